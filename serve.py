@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Set up, build and serve the attention playground.
+
+    python3 serve.py                  # set up, build the web preset if stale, serve on 127.0.0.1:8000
+    python3 serve.py --port 9000      # another port
+    python3 serve.py --host 0.0.0.0   # listen on another address (explicitly)
+    python3 serve.py --no-build       # serve build/web/site as it is
+
+Serves only the files inside the built site folder: no directory listings, no
+path that leads outside it (.., encoded or not, or symlinks), the right MIME
+type for .wasm, gzip when the browser accepts it. Ctrl-C stops it cleanly.
+"""
+import argparse
+import gzip
+import http.server
+import os
+import posixpath
+import subprocess
+import sys
+import threading
+import urllib.parse
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+SITE = os.path.join(ROOT, "build", "web", "site")
+SOURCE_DIRS = ("src", "web", "shaders", "assets")
+SOURCE_FILES = ("CMakeLists.txt", "CMakePresets.json")
+
+MIME = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".wasm": "application/wasm",
+    ".data": "application/octet-stream",
+    ".json": "application/json",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+    ".ttf": "font/ttf",
+    ".woff2": "font/woff2",
+    ".webmanifest": "application/manifest+json",
+    ".txt": "text/plain; charset=utf-8",
+    ".glsl": "text/plain; charset=utf-8",
+}
+COMPRESSIBLE = {".html", ".js", ".mjs", ".css", ".wasm", ".data", ".json", ".svg", ".ttf", ".txt", ".glsl"}
+
+
+def newest_mtime(paths):
+    newest = 0.0
+    for p in paths:
+        if os.path.isfile(p):
+            newest = max(newest, os.path.getmtime(p))
+        for dirpath, _, files in os.walk(p):
+            for f in files:
+                newest = max(newest, os.path.getmtime(os.path.join(dirpath, f)))
+    return newest
+
+
+def site_is_stale():
+    outputs = [os.path.join(SITE, f) for f in ("attn.js", "attn.wasm", "index.html")]
+    if not all(os.path.isfile(o) for o in outputs):
+        return True
+    sources = [os.path.join(ROOT, d) for d in SOURCE_DIRS + SOURCE_FILES]
+    return newest_mtime(sources) > min(os.path.getmtime(o) for o in outputs)
+
+
+def run(cmd, env=None):
+    print("+ " + " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+
+
+def build():
+    run(["bash", os.path.join("scripts", "setup.sh"), "--web"])
+    if not site_is_stale():
+        print("site is up to date: " + SITE)
+        return
+    env = dict(os.environ)
+    env["NODE_PATH"] = "/usr/share/nodejs" + (os.pathsep + env["NODE_PATH"] if env.get("NODE_PATH") else "")
+    run(["cmake", "--preset", "web"], env)
+    run(["cmake", "--build", "--preset", "web", "--target", "attn_site", "-j", str(os.cpu_count() or 2)], env)
+
+
+class SiteHandler(http.server.BaseHTTPRequestHandler):
+    """Serves files from `site` (a class attribute set before serving) and nothing else."""
+
+    site = SITE
+    server_version = "attn-serve"
+    sys_version = ""
+    _gzip_cache = {}
+    _gzip_lock = threading.Lock()
+
+    def resolve(self):
+        """Maps the request path to a file inside the site, or None."""
+        raw = urllib.parse.urlsplit(self.path).path
+        path = urllib.parse.unquote(raw, errors="strict") if "%" in raw else raw
+        if "\x00" in path or "\\" in path:
+            return None
+        path = posixpath.normpath("/" + path.lstrip("/"))
+        parts = [p for p in path.split("/") if p]
+        if any(p in ("..", ".") or p.startswith(".") for p in parts):
+            return None
+        root = os.path.realpath(self.site)
+        full = os.path.realpath(os.path.join(root, *parts))
+        if os.path.commonpath([root, full]) != root:
+            return None
+        if os.path.isdir(full):
+            full = os.path.join(full, "index.html")
+        return full if os.path.isfile(full) else None
+
+    def do_HEAD(self):
+        self.respond(head_only=True)
+
+    def do_GET(self):
+        self.respond(head_only=False)
+
+    def respond(self, head_only):
+        try:
+            full = self.resolve()
+        except UnicodeDecodeError:
+            full = None
+        if full is None:
+            self.send_error(404, "Not found")
+            return
+        ext = os.path.splitext(full)[1].lower()
+        with open(full, "rb") as f:
+            body = f.read()
+        encoding = None
+        if ext in COMPRESSIBLE and "gzip" in self.headers.get("Accept-Encoding", ""):
+            key = (full, os.path.getmtime(full))
+            with self._gzip_lock:
+                packed = self._gzip_cache.get(key)
+                if packed is None:
+                    packed = gzip.compress(body, compresslevel=6, mtime=0)
+                    self._gzip_cache[key] = packed
+            body, encoding = packed, "gzip"
+        self.send_response(200)
+        self.send_header("Content-Type", MIME.get(ext, "application/octet-stream"))
+        self.send_header("Content-Length", str(len(body)))
+        if encoding:
+            self.send_header("Content-Encoding", encoding)
+            self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        if not head_only:
+            self.wfile.write(body)
+
+    def log_message(self, fmt, *args):
+        if os.environ.get("ATTN_SERVE_QUIET") != "1":
+            sys.stderr.write("%s %s\n" % (self.address_string(), fmt % args))
+
+
+def make_server(host, port, site):
+    handler = type("BoundSiteHandler", (SiteHandler,), {"site": site})
+    server = http.server.ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Set up, build and serve the attention playground.")
+    ap.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    ap.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    ap.add_argument("--no-build", action="store_true", help="serve build/web/site as it is")
+    ap.add_argument("--site", default=SITE, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    if not args.no_build:
+        try:
+            build()
+        except subprocess.CalledProcessError as e:
+            print("serve.py: the build failed (exit %d); see the output above." % e.returncode, file=sys.stderr)
+            return 1
+    if not os.path.isfile(os.path.join(args.site, "index.html")):
+        print("serve.py: no built site in %s; run without --no-build first." % args.site, file=sys.stderr)
+        return 1
+    try:
+        server = make_server(args.host, args.port, args.site)
+    except OSError as e:
+        print("serve.py: cannot listen on %s:%d: %s" % (args.host, args.port, e.strerror), file=sys.stderr)
+        return 1
+    host, port = server.server_address[:2]
+    shown = "[%s]" % host if ":" in host else host
+    print("Serving the attention playground at http://%s:%d/  (Ctrl-C stops)" % (shown, port), flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nstopped.")
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

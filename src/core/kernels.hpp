@@ -1,0 +1,32 @@
+// The numeric kernels of the attention core.
+//
+// Every kernel comes in two forms: the SIMD one (xsimd, vectorised over the
+// innermost dimension with a scalar tail) and its `_naive` twin, written as the
+// plain loop the formula reads as. The twins are kept forever: the tests compare
+// every SIMD kernel with its twin over many shapes, including sizes that are not
+// multiples of the vector width.
+//
+// All matrices are row-major and dense. Shapes are given as (rows, cols).
+#pragma once
+
+namespace attn {
+
+// c(n, m) = a(n, k) · b(k, m)            -- projections X·W, weights·V
+void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m);
+void kernel_matmul_naive(const float* a, const float* b, float* c, int n, int k, int m);
+
+// c(n, m) = a(n, d) · b(m, d)ᵀ           -- scores Q·Kᵀ
+void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, int d);
+void kernel_matmul_bt_naive(const float* a, const float* b, float* c, int n, int m, int d);
+
+// x(n, m) ← softmax of each row, in place.
+// subtract_max = true is the stable form; false is the article's bug (exp of raw
+// logits, which overflows). A row whose every entry is -inf (fully masked)
+// becomes all zeros rather than 0/0.
+void kernel_softmax_rows(float* x, int n, int m, bool subtract_max);
+void kernel_softmax_rows_naive(float* x, int n, int m, bool subtract_max);
+
+// Name of the SIMD instruction set the kernels were compiled for ("sse2", "wasm", ...).
+const char* kernel_arch_name();
+
+}  // namespace attn

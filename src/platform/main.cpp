@@ -1,0 +1,245 @@
+// The attention playground's entry point, natively (GLFW + OpenGL 3) and in the
+// browser (Emscripten's GLFW + WebGL2). The frame loop reads top to bottom; the
+// only Emscripten difference is how the loop is driven (run_main_loop below).
+//
+// Options (argv natively; the page passes its URL hash as --experiment):
+//   --experiment TEXT   the experiment's text form (v=1&text=...)
+//   --frames N          render N frames, then exit (for tests under Xvfb)
+//   --screenshot FILE   with --frames: save the last frame as a PNG
+//   --size WxH          window size in pixels (native)
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#define GLFW_INCLUDE_NONE
+#ifdef __EMSCRIPTEN__
+#include <GLES3/gl3.h>
+#include <emscripten.h>
+#else
+#define GL_GLEXT_PROTOTYPES
+#include <GL/gl.h>
+#endif
+#include <GLFW/glfw3.h>
+
+#include "app.hpp"
+#include "bridge.hpp"
+#include "imgui.h"
+#include "imgui_impl_glfw.h"
+#include "imgui_impl_opengl3.h"
+#include "png_write.hpp"
+
+#ifndef ATTN_ASSET_DIR
+#define ATTN_ASSET_DIR "assets"
+#endif
+
+namespace {
+
+struct options {
+    std::string experiment;
+    int frames = 0;  // 0: run until the window closes
+    std::string screenshot;
+    int width = 1280, height = 720;
+};
+
+bool options_parse(int argc, char** argv, options& o) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const bool has_value = i + 1 < argc;
+        if (arg == "--experiment" && has_value) {
+            o.experiment = argv[++i];
+        } else if (arg == "--frames" && has_value) {
+            o.frames = std::atoi(argv[++i]);
+        } else if (arg == "--screenshot" && has_value) {
+            o.screenshot = argv[++i];
+        } else if (arg == "--size" && has_value) {
+            if (std::sscanf(argv[++i], "%dx%d", &o.width, &o.height) != 2 || o.width < 64 || o.height < 64) {
+                std::fprintf(stderr, "attn_app: --size expects WxH, e.g. 1280x720\n");
+                return false;
+            }
+        } else if (arg == "--help" || arg == "-h") {
+            std::printf("usage: attn_app [--experiment TEXT] [--frames N [--screenshot FILE.png]] [--size WxH]\n");
+            std::exit(0);
+        } else {
+            std::fprintf(stderr, "attn_app: unknown or incomplete option '%s' (try --help)\n", arg.c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
+// Loads the UI font at a pixel size fit for the display; the built-in font
+// stands in (with a message) if the file is missing.
+void load_fonts(float pixel_ratio) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.Fonts->Clear();
+    const std::string path = std::string(ATTN_ASSET_DIR) + "/ui-latin.ttf";
+    ImFontConfig cfg;
+    cfg.OversampleH = 2;
+    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0391, 0x03C9, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2070, 0x209F, 0x00B7, 0x00B7, 0};
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+        std::fclose(f);
+        io.Fonts->AddFontFromFileTTF(path.c_str(), 15.0f * pixel_ratio, &cfg, ranges);
+    } else {
+        std::fprintf(stderr, "attn_app: font '%s' not found; using the built-in font\n", path.c_str());
+        ImFontConfig def;
+        def.SizePixels = 13.0f * pixel_ratio;
+        io.Fonts->AddFontDefault(&def);
+    }
+    io.Fonts->Build();
+}
+
+void apply_scale(float s) {
+    ImGuiStyle& style = ImGui::GetStyle();
+    style = ImGuiStyle();
+    ImGui::StyleColorsDark(&style);
+    style.WindowRounding = 0.0f;
+    style.FrameRounding = 3.0f;
+    style.ScaleAllSizes(s);
+}
+
+bool save_screenshot(const std::string& path, int w, int h) {
+    std::vector<unsigned char> rgba(std::size_t(w) * std::size_t(h) * 4), rgb(std::size_t(w) * std::size_t(h) * 3);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    for (int y = 0; y < h; ++y)  // OpenGL's first row is the bottom one
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c)
+                rgb[(std::size_t(y) * std::size_t(w) + std::size_t(x)) * 3 + std::size_t(c)] =
+                    rgba[(std::size_t(h - 1 - y) * std::size_t(w) + std::size_t(x)) * 4 + std::size_t(c)];
+    return attn::platform::png_write_rgb(path, w, h, rgb);
+}
+
+std::function<bool()> g_frame;  // returns false to stop
+
+void run_main_loop() {
+#ifdef __EMSCRIPTEN__
+    emscripten_set_main_loop([] { g_frame(); }, 0, true);
+#else
+    while (g_frame()) {
+    }
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    options opt;
+    if (!options_parse(argc, argv, opt)) return 2;
+
+    glfwSetErrorCallback([](int code, const char* what) { std::fprintf(stderr, "GLFW error %d: %s\n", code, what); });
+    if (!glfwInit()) {
+        std::fprintf(stderr, "attn_app: cannot initialise GLFW (is there a display?)\n");
+        return 1;
+    }
+#ifdef __EMSCRIPTEN__
+    const char* glsl_version = "#version 300 es";
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+#else
+    const char* glsl_version = "#version 130";
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+#endif
+    GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "Attention playground", nullptr, nullptr);
+    if (!window) {
+        std::fprintf(stderr, "attn_app: cannot create an OpenGL 3 window\n");
+        glfwTerminate();
+        return 1;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(1);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init(glsl_version);
+
+    static attn::ui::app app;
+    attn::experiment initial;
+    if (!opt.experiment.empty()) {
+        auto parsed = attn::experiment_parse(opt.experiment);
+        if (parsed.value) {
+            initial = *parsed.value;
+        } else {
+            for (const auto& e : parsed.errors) std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
+        }
+        attn::ui::app_init(app, initial);
+        if (!parsed.value) app.errors = parsed.errors;
+    } else {
+        attn::ui::app_init(app, initial);
+    }
+    attn::platform::bridge_attach(&app);
+
+    float ui_scale = 0.0f;  // forces the first font build
+    int frame_index = 0;
+    g_frame = [&]() -> bool {
+        glfwPollEvents();
+        if (glfwWindowShouldClose(window)) return false;
+
+        // Device pixels per UI point: the page's devicePixelRatio on the web (the
+        // canvas is sized in device pixels for sharp text), the monitor's content
+        // scale natively.
+        float scale = 1.0f;
+        int want_w = 0, want_h = 0;
+        if (attn::platform::bridge_canvas_size(want_w, want_h, scale)) {
+            int cur_w = 0, cur_h = 0;
+            glfwGetWindowSize(window, &cur_w, &cur_h);
+            if (cur_w != want_w || cur_h != want_h) glfwSetWindowSize(window, want_w, want_h);
+        } else {
+#ifndef __EMSCRIPTEN__
+            float sx = 1.0f, sy = 1.0f;
+            glfwGetWindowContentScale(window, &sx, &sy);
+            scale = sx;
+#endif
+        }
+        if (scale != ui_scale) {
+            ui_scale = scale;
+            app.scale = scale;
+            load_fonts(scale);
+            apply_scale(scale);
+            ImGui_ImplOpenGL3_DestroyFontsTexture();
+            ImGui_ImplOpenGL3_CreateFontsTexture();
+        }
+
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+        attn::ui::app_draw(app);
+        ImGui::Render();
+
+        int fb_w = 0, fb_h = 0;
+        glfwGetFramebufferSize(window, &fb_w, &fb_h);
+        glViewport(0, 0, fb_w, fb_h);
+        glClearColor(0.08f, 0.09f, 0.11f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+        if (app.experiment_changed) {
+            attn::platform::bridge_publish(app);
+            app.experiment_changed = false;
+        }
+        if (++frame_index == 2) attn::platform::bridge_first_frame();
+        if (opt.frames > 0 && frame_index >= opt.frames) {
+            if (!opt.screenshot.empty() && !save_screenshot(opt.screenshot, fb_w, fb_h)) {
+                std::fprintf(stderr, "attn_app: cannot write screenshot '%s'\n", opt.screenshot.c_str());
+                std::exit(1);
+            }
+            return false;
+        }
+        glfwSwapBuffers(window);
+        return true;
+    };
+    run_main_loop();
+
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return 0;
+}

@@ -1,0 +1,113 @@
+// Every SIMD kernel against its scalar twin over many random shapes, including
+// sizes that are not multiples of the vector width.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "kernels.hpp"
+#include "random.hpp"
+
+using namespace attn;
+
+namespace {
+
+std::vector<float> random_vector(rng& g, std::size_t n, float scale = 1.0f) {
+    std::vector<float> v(n);
+    for (float& x : v) x = g.normal() * scale;
+    return v;
+}
+
+// Reports the first mismatches, like a diff, and returns how many there were.
+int compare(const std::vector<float>& got, const std::vector<float>& want, float tol, const std::string& what) {
+    int bad = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const float err = std::fabs(got[i] - want[i]);
+        const bool same_special = (std::isnan(got[i]) && std::isnan(want[i])) || got[i] == want[i];
+        if (!same_special && !(err <= tol * (1.0f + std::fabs(want[i])))) {
+            if (bad < 5)
+                MESSAGE(what << " [" << i << "]: simd " << got[i] << " vs naive " << want[i] << " (|diff| " << err << ")");
+            ++bad;
+        }
+    }
+    return bad;
+}
+
+struct shape {
+    int n, k, m;
+};
+
+std::vector<shape> shapes() {
+    std::vector<shape> out = {{1, 1, 1}, {1, 3, 5}, {2, 4, 4}, {3, 7, 9}, {5, 8, 16}, {8, 64, 8}, {17, 33, 31}, {1, 1, 67}};
+    rng g(99);
+    for (int i = 0; i < 40; ++i)
+        out.push_back({1 + int(g.next_u64() % 40), 1 + int(g.next_u64() % 70), 1 + int(g.next_u64() % 70)});
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("kernel_matmul equals its scalar twin") {
+    rng g(1);
+    for (const shape s : shapes()) {
+        const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.k * s.m));
+        std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
+        kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);
+        kernel_matmul_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
+        INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
+        CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul") == 0);
+    }
+}
+
+TEST_CASE("kernel_matmul_bt equals its scalar twin") {
+    rng g(2);
+    for (const shape s : shapes()) {
+        const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.m * s.k));
+        std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
+        kernel_matmul_bt(a.data(), b.data(), c.data(), s.n, s.m, s.k);
+        kernel_matmul_bt_naive(a.data(), b.data(), c_ref.data(), s.n, s.m, s.k);
+        INFO("shape n=" << s.n << " m=" << s.m << " d=" << s.k);
+        CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul_bt") == 0);
+    }
+}
+
+TEST_CASE("kernel_softmax_rows equals its scalar twin, stable and unstable, with -inf entries") {
+    rng g(3);
+    for (const shape s : shapes()) {
+        for (bool stable : {true, false}) {
+            auto x = random_vector(g, std::size_t(s.n * s.m), 3.0f);
+            // Mask some entries the way the causal mask does.
+            for (int i = 0; i < s.n; ++i)
+                for (int j = i + 1; j < s.m; ++j)
+                    if ((i + j) % 3 == 0) x[std::size_t(i * s.m + j)] = -INFINITY;
+            auto x_ref = x;
+            kernel_softmax_rows(x.data(), s.n, s.m, stable);
+            kernel_softmax_rows_naive(x_ref.data(), s.n, s.m, stable);
+            INFO("shape n=" << s.n << " m=" << s.m << " stable=" << stable);
+            CHECK(compare(x, x_ref, 2e-6f, "softmax") == 0);
+        }
+    }
+}
+
+TEST_CASE("kernel_softmax_rows: a fully masked row becomes zeros; overflow without max-subtraction gives NaN") {
+    std::vector<float> x = {-INFINITY, -INFINITY, -INFINITY, 1.0f, 100.0f, 2.0f};
+    kernel_softmax_rows(x.data(), 2, 3, true);
+    CHECK(x[0] == 0.0f);
+    CHECK(x[2] == 0.0f);
+    CHECK(x[4] == doctest::Approx(1.0f));
+    std::vector<float> y = {1.0f, 100.0f, 2.0f};  // e^100 overflows float: inf / inf = NaN
+    kernel_softmax_rows(y.data(), 1, 3, false);
+    CHECK(std::isnan(y[1]));
+}
+
+TEST_CASE("kernels are built for a SIMD architecture") {
+    const std::string arch = kernel_arch_name();
+    MESSAGE("xsimd arch: " << arch);
+#ifdef __EMSCRIPTEN__
+    CHECK(arch == "wasm");
+#else
+    CHECK(arch != "");
+#endif
+}

@@ -1,0 +1,82 @@
+// Shared by the browser tests: serves the built site with serve.py on a free
+// port and drives Debian's Chromium (headless, WebGL2 through SwiftShader)
+// with playwright-core. Nothing here downloads a browser.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export async function startServer() {
+  const proc = spawn('python3', [path.join(root, 'serve.py'), '--no-build', '--port', '0'], {
+    cwd: root,
+    env: { ...process.env, ATTN_SERVE_QUIET: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr.on('data', (d) => { stderr += d; });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('serve.py did not start: ' + stderr)), 15000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/http:\/\/[^\s]+\//);
+      if (m) { clearTimeout(timer); resolve(m[0]); }
+    });
+    proc.on('exit', (code) => reject(new Error('serve.py exited with ' + code + ': ' + stderr)));
+  });
+  return { url, stop: () => proc.kill('SIGINT') };
+}
+
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+      '--disable-quic', '--disable-default-apps',
+    ],
+  });
+}
+
+// Opens the playground and waits for the app's first frame. Collects console
+// errors, page errors and any request to another host.
+export async function openPage(browser, url, { width = 1280, height = 720, deviceScaleFactor = 1 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor });
+  const page = await context.newPage();
+  const problems = [];
+  const origin = new URL(url).origin;
+  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+  page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
+  page.on('request', (r) => {
+    if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) problems.push('foreign request: ' + r.url());
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+  return { page, context, problems };
+}
+
+// Mean and variance of what the person sees (a real screenshot, decoded in the
+// page), plus the canvas's backing-store size.
+export async function canvasStats(page) {
+  const png = await page.screenshot({ type: 'png' });
+  return page.evaluate(async (b64) => {
+    const c = document.getElementById('canvas');
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const off = new OffscreenCanvas(img.width, img.height);
+    const ctx = off.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, img.width, img.height).data;
+    let s = 0, s2 = 0, n = 0;
+    for (let i = 0; i < d.length; i += 16) {
+      const v = (d[i] + d[i + 1] + d[i + 2]) / 3;
+      s += v; s2 += v * v; n++;
+    }
+    const mean = s / n;
+    return { width: c.width, height: c.height, mean, variance: s2 / n - mean * mean };
+  }, png.toString('base64'));
+}

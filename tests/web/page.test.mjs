@@ -1,0 +1,131 @@
+// The real page in headless Chromium: it loads cleanly, draws, and the numbers
+// the wasm core computed agree with an independent computation in JS.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root, startServer, launchBrowser, openPage, canvasStats } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const num = (x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : x);
+const at = (m, r, c) => num(m.data[r * m.shape[1] + c]);
+
+// softmax(mask(X W_q (X W_k)ᵀ / √d_k)) for one head, in float64 from the page's own inputs.
+function referenceWeights(t, head, heads, causal) {
+  const n = t.x.shape[0], d = t.x.shape[1], dk = d / heads;
+  const proj = (w) => Array.from({ length: n }, (_, i) => Array.from({ length: dk }, (_, c) => {
+    let s = 0;
+    for (let p = 0; p < d; p++) s += at(t.x, i, p) * at(w, p, head * dk + c);
+    return s;
+  }));
+  const q = proj(t.w_q), k = proj(t.w_k);
+  return q.map((qi, i) => {
+    const s = k.map((kj, j) => (causal && j > i ? -Infinity : qi.reduce((a, x, c) => a + x * kj[c], 0) / Math.sqrt(dk)));
+    const mx = Math.max(...s);
+    const e = s.map((x) => Math.exp(x - mx));
+    const sum = e.reduce((a, b) => a + b, 0);
+    return e.map((x) => x / sum);
+  });
+}
+
+test('the page loads without errors, draws the heatmap, and its numbers match an independent computation', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  try {
+    const stats = await canvasStats(page);
+    assert.ok(stats.width >= 1280 && stats.height >= 720, `canvas fills the window: ${stats.width}x${stats.height}`);
+    assert.ok(stats.variance > 100, `canvas is not blank (pixel variance ${stats.variance.toFixed(1)})`);
+
+    const t = await page.evaluate(() => window.attn.trace());
+    assert.deepEqual(t.tokens, ['the', 'cat', 'chased', 'the', 'dog']);
+    assert.ok(t.heads.length >= 2, 'at least two heads');
+    const expText = await page.evaluate(() => window.attn.experiment());
+    assert.match(expText, /mask=causal/);
+    for (let h = 0; h < t.heads.length; h++) {
+      const want = referenceWeights(t, h, t.heads.length, true);
+      for (let i = 0; i < want.length; i++)
+        for (let j = 0; j < want.length; j++)
+          assert.ok(Math.abs(at(t.heads[h].weights, i, j) - want[i][j]) < 1e-5, `head ${h} weight (${i},${j})`);
+    }
+    // The page publishes the experiment into the URL hash.
+    assert.equal(decodeURIComponent(new URL(page.url()).hash.slice(1)), decodeURIComponent(expText));
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the wasm core draws the same parameters as the native core, bit for bit', async () => {
+  const cli = path.join(root, 'build', 'native-debug', 'tests', 'attn');
+  if (!fs.existsSync(cli)) assert.fail('native attn CLI not built: ' + cli);
+  const experiment = 'v=1&text=%E7%8C%AB%E8%BF%BD%E7%8B%97%20the%20dog&seed=77&d_model=12&heads=3&mask=causal';
+  const native = JSON.parse(execFileSync(cli, ['eval', experiment, '--json'], { encoding: 'utf8' }));
+  const { page, context, problems } = await openPage(browser, server.url + '#' + experiment);
+  try {
+    const t = await page.evaluate(() => window.attn.trace());
+    assert.deepEqual(t.tokens, native.tokens);
+    for (const name of ['x', 'w_q', 'w_k', 'w_v', 'w_o']) assert.deepEqual(t[name], native[name], name);
+    for (let h = 0; h < native.heads.length; h++)
+      native.heads[h].weights.data.forEach((w, i) => assert.ok(Math.abs(num(t.heads[h].weights.data[i]) - num(w)) < 1e-6));
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('changing the head count and the mask recomputes at once', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  try {
+    const before = await canvasStats(page);
+    const err = await page.evaluate(() => window.attn.setExperiment('v=1&text=the%20cat%20chased%20the%20dog&heads=4&mask=none'));
+    assert.equal(err, '');
+    const t = await page.evaluate(() => window.attn.trace());
+    assert.equal(t.heads.length, 4);
+    const w = t.heads[0].weights;
+    assert.ok(at(w, 0, 4) > 0, 'without the causal mask the first token sees the last');
+    await page.waitForTimeout(200);
+    const after = await canvasStats(page);
+    assert.notEqual(after.mean.toFixed(3), before.mean.toFixed(3), 'the canvas changed');
+    assert.match(new URL(page.url()).hash, /heads=4/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a bad experiment is refused with a message and the last good one stays', async () => {
+  const { page, context, problems } = await openPage(browser, server.url + '#v=1&heads=3&mask=sideways');
+  try {
+    const errors = await page.evaluate(() => window.attn.errors());
+    assert.match(errors, /mask/);
+    assert.match(await page.evaluate(() => window.attn.experiment()), /heads=2/);  // the default stands
+    const err = await page.evaluate(() => window.attn.setExperiment('v=1&d_model=99999'));
+    assert.match(err, /d_model/);
+    assert.match(await page.evaluate(() => window.attn.experiment()), /heads=2/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('HiDPI: the canvas backing store follows devicePixelRatio', async () => {
+  const { page, context } = await openPage(browser, server.url, { width: 800, height: 600, deviceScaleFactor: 2 });
+  try {
+    await page.waitForFunction(() => document.getElementById('canvas').width === 1600, null, { timeout: 10000 });
+    await page.setViewportSize({ width: 640, height: 480 });
+    await page.waitForFunction(() => document.getElementById('canvas').width === 1280, null, { timeout: 10000 });
+    const stats = await canvasStats(page);
+    assert.ok(stats.variance > 100);
+  } finally {
+    await context.close();
+  }
+});
