@@ -29,6 +29,9 @@ imgui_version=1.90.1
 
 pkgs=("${pkgs_web[@]}")
 [ $want_tests = 1 ] && pkgs+=("${pkgs_test[@]}")
+# Extra packages to require (the set-up test uses it to see the non-root report).
+# shellcheck disable=SC2206
+[ -n "${ATTN_SETUP_EXTRA_PKGS:-}" ] && pkgs+=($ATTN_SETUP_EXTRA_PKGS)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -54,8 +57,8 @@ if [ $need_root = 1 ] && [ "$(id -u)" != 0 ] && ! { command -v sudo >/dev/null &
   [ $xsimd_ok = 0 ] && echo "  missing: libxsimd-dev >= 11 (from trixie, pinned at priority 100)" >&2
   echo "Run as root (or with sudo):  sudo bash scripts/setup.sh" >&2
   echo "or install them by hand:" >&2
-  echo "  apt-get update && apt-get install -y ${missing[*]:-}" >&2
-  echo "  (xsimd: add a 'trixie' deb/deb-src source pinned at 100, then apt-get install -t trixie libxsimd-dev)" >&2
+  [ ${#missing[@]} -gt 0 ] && echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  [ $xsimd_ok = 0 ] && echo "  (xsimd: add a 'trixie' deb/deb-src source pinned at priority 100, then apt-get install -t trixie libxsimd-dev)" >&2
   exit 2
 fi
 

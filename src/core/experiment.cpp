@@ -31,9 +31,12 @@ std::string percent_encode(std::string_view s) {
 }
 
 int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
     return -1;
 }
 
@@ -45,9 +48,11 @@ std::optional<std::string> percent_decode(std::string_view s) {
             out += s[i];
             continue;
         }
-        if (i + 2 >= s.size()) return std::nullopt;
+        if (i + 2 >= s.size())
+            return std::nullopt;
         const int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
-        if (hi < 0 || lo < 0) return std::nullopt;
+        if (hi < 0 || lo < 0)
+            return std::nullopt;
         out += char(hi * 16 + lo);
         i += 2;
     }
@@ -56,7 +61,8 @@ std::optional<std::string> percent_decode(std::string_view s) {
 
 template <class T>
 bool parse_int(std::string_view s, T& out) {
-    if (s.empty() || s.size() > 12) return false;
+    if (s.empty() || s.size() > 12)
+        return false;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc() && p == s.data() + s.size();
 }
@@ -64,7 +70,8 @@ bool parse_int(std::string_view s, T& out) {
 std::string quoted(std::string_view s) {
     std::string out = "'";
     out.append(s.substr(0, 40));
-    if (s.size() > 40) out += "...";
+    if (s.size() > 40)
+        out += "...";
     return out + "'";
 }
 
@@ -87,10 +94,12 @@ std::vector<std::string> experiment_validate(const experiment& e) {
     using L = experiment_limits;
     std::vector<std::string> errors;
     if (e.text.size() > std::size_t(L::max_text_bytes))
-        errors.push_back("text is " + std::to_string(e.text.size()) + " bytes; the limit is " + std::to_string(L::max_text_bytes));
+        errors.push_back("text is " + std::to_string(e.text.size()) + " bytes; the limit is " +
+                         std::to_string(L::max_text_bytes));
     else {
         const std::size_t n = tokenize(e.text).size();
-        if (n == 0) errors.push_back("text has no tokens; type at least one word");
+        if (n == 0)
+            errors.push_back("text has no tokens; type at least one word");
         if (n > std::size_t(L::max_tokens))
             errors.push_back("text has " + std::to_string(n) + " tokens; the limit is " + std::to_string(L::max_tokens));
     }
@@ -111,7 +120,8 @@ experiment_parse_result experiment_parse(std::string_view text) {
         errors.push_back("experiment text is " + std::to_string(text.size()) + " bytes, far over the limit");
         return r;
     }
-    if (!text.empty() && text.front() == '#') text.remove_prefix(1);
+    if (!text.empty() && text.front() == '#')
+        text.remove_prefix(1);
 
     experiment e;
     bool seen_version = false;
@@ -119,10 +129,12 @@ experiment_parse_result experiment_parse(std::string_view text) {
     std::size_t pos = 0;
     while (pos <= text.size()) {
         std::size_t amp = text.find('&', pos);
-        if (amp == std::string_view::npos) amp = text.size();
+        if (amp == std::string_view::npos)
+            amp = text.size();
         const std::string_view pair = text.substr(pos, amp - pos);
         pos = amp + 1;
-        if (pair.empty()) continue;
+        if (pair.empty())
+            continue;
         const std::size_t eq = pair.find('=');
         if (eq == std::string_view::npos) {
             errors.push_back("expected key=value, got " + quoted(pair));
@@ -136,7 +148,8 @@ experiment_parse_result experiment_parse(std::string_view text) {
         }
         const std::string& v = *decoded;
         bool duplicate = false;
-        for (const auto& k : seen) duplicate |= k == key;
+        for (const auto& k : seen)
+            duplicate |= k == key;
         if (duplicate) {
             errors.push_back(key + " is given twice");
             continue;
@@ -157,8 +170,8 @@ experiment_parse_result experiment_parse(std::string_view text) {
             seen_version = true;
             int version = 0;
             if (!parse_int(v, version) || version != experiment_format_version)
-                errors.push_back("unsupported format version " + quoted(v) + " (this build reads v=" +
-                                 std::to_string(experiment_format_version) + ")");
+                errors.push_back("unsupported format version " + quoted(v) +
+                                 " (this build reads v=" + std::to_string(experiment_format_version) + ")");
         } else if (key == "text") {
             if (v.size() > std::size_t(experiment_limits::max_text_bytes))
                 errors.push_back("text is " + std::to_string(v.size()) + " bytes; the limit is " +
@@ -182,9 +195,14 @@ experiment_parse_result experiment_parse(std::string_view text) {
             errors.push_back("unknown key " + quoted(key));
         }
     }
-    if (!seen_version) errors.push_back("missing format version (v=" + std::to_string(experiment_format_version) + ")");
-    if (errors.empty()) errors = experiment_validate(e);
-    if (errors.empty()) r.value = std::move(e);
+    if (!seen_version)
+        errors.push_back("missing format version (v=" + std::to_string(experiment_format_version) + ")");
+    // Cross-field checks run even after field errors, so one pass reports everything
+    // (a field that failed to parse keeps its default and raises nothing here).
+    for (auto& err : experiment_validate(e))
+        errors.push_back(std::move(err));
+    if (errors.empty())
+        r.value = std::move(e);
     return r;
 }
 

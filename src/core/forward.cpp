@@ -14,7 +14,8 @@ namespace {
 matrix random_matrix(std::uint64_t seed, std::string_view name, int rows, int cols, float scale) {
     rng g(hash_combine(seed, name));
     matrix m(rows, cols);
-    for (float& x : m.data) x = g.normal() * scale;
+    for (float& x : m.data)
+        x = g.normal() * scale;
     return m;
 }
 
@@ -22,7 +23,8 @@ matrix random_matrix(std::uint64_t seed, std::string_view name, int rows, int co
 matrix take_columns(const matrix& m, int c0, int w) {
     matrix out(m.rows, w);
     for (int r = 0; r < m.rows; ++r)
-        for (int c = 0; c < w; ++c) out(r, c) = m(r, c0 + c);
+        for (int c = 0; c < w; ++c)
+            out(r, c) = m(r, c0 + c);
     return out;
 }
 
@@ -41,7 +43,8 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
     w.embeddings = matrix(n, d);
     for (int i = 0; i < n; ++i) {
         rng g(hash_combine(e.seed, "embedding:" + tokens[std::size_t(i)]));
-        for (int c = 0; c < d; ++c) w.embeddings(i, c) = g.normal();
+        for (int c = 0; c < d; ++c)
+            w.embeddings(i, c) = g.normal();
     }
     // Projections scaled by 1/√d_model keep Q, K, V components near unit variance.
     const float s = 1.0f / std::sqrt(float(d));
@@ -75,16 +78,19 @@ trace forward(const experiment& e) {
         ht.scores = matrix(n, n);
         kernel_matmul_bt(ht.q.data.data(), ht.k.data.data(), ht.scores.data.data(), n, n, dk);
         ht.scaled = ht.scores;
-        for (float& s : ht.scaled.data) s *= inv_sqrt_dk;
+        for (float& s : ht.scaled.data)
+            s *= inv_sqrt_dk;
         ht.masked = ht.scaled;
         if (e.mask == mask_kind::causal)
             for (int i = 0; i < n; ++i)
-                for (int j = i + 1; j < n; ++j) ht.masked(i, j) = neg_inf;
+                for (int j = i + 1; j < n; ++j)
+                    ht.masked(i, j) = neg_inf;
         ht.weights = ht.masked;
         kernel_softmax_rows(ht.weights.data.data(), n, n, true);
         ht.out = matmul(ht.weights, ht.v);
         for (int r = 0; r < n; ++r)
-            for (int c = 0; c < dk; ++c) t.concat(r, hi * dk + c) = ht.out(r, c);
+            for (int c = 0; c < dk; ++c)
+                t.concat(r, hi * dk + c) = ht.out(r, c);
     }
     t.output = matmul(t.concat, t.params.w_o);
     return t;

@@ -22,17 +22,17 @@ namespace attn {
 
 // The parameters an experiment's seed generates.
 struct model_weights {
-    matrix embeddings;  // (n, d_model): one row per token, drawn from hash(seed, token text)
+    matrix embeddings;          // (n, d_model): one row per token, drawn from hash(seed, token text)
     matrix w_q, w_k, w_v, w_o;  // (d_model, d_model)
 };
 
 struct head_trace {
-    matrix q, k, v;    // (n, d_k)
-    matrix scores;     // (n, n) Q_h·K_hᵀ
-    matrix scaled;     // (n, n) scores / √d_k
-    matrix masked;     // (n, n) scaled with -inf where the mask hides j from i
-    matrix weights;    // (n, n) softmax of masked, rows sum to 1
-    matrix out;        // (n, d_k) weights·V_h
+    matrix q, k, v;  // (n, d_k)
+    matrix scores;   // (n, n) Q_h·K_hᵀ
+    matrix scaled;   // (n, n) scores / √d_k
+    matrix masked;   // (n, n) scaled with -inf where the mask hides j from i
+    matrix weights;  // (n, n) softmax of masked, rows sum to 1
+    matrix out;      // (n, d_k) weights·V_h
 };
 
 struct trace {

@@ -22,7 +22,8 @@ void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m
     const int mv = m - m % W;
     for (int i = 0; i < n; ++i) {
         float* ci = c + i * m;
-        for (int j = 0; j < m; ++j) ci[j] = 0.0f;
+        for (int j = 0; j < m; ++j)
+            ci[j] = 0.0f;
         for (int p = 0; p < k; ++p) {
             const float aip = a[i * k + p];
             const float* bp = b + p * m;
@@ -33,7 +34,8 @@ void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m
                 acc = xsimd::fma(av, batch::load_unaligned(bp + j), acc);
                 acc.store_unaligned(ci + j);
             }
-            for (; j < m; ++j) ci[j] += aip * bp[j];
+            for (; j < m; ++j)
+                ci[j] += aip * bp[j];
         }
     }
 }
@@ -52,9 +54,11 @@ void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, in
                 acc0 = xsimd::fma(batch::load_unaligned(ai + p), batch::load_unaligned(bj + p), acc0);
                 acc1 = xsimd::fma(batch::load_unaligned(ai + p + W), batch::load_unaligned(bj + p + W), acc1);
             }
-            for (; p < d1; p += W) acc0 = xsimd::fma(batch::load_unaligned(ai + p), batch::load_unaligned(bj + p), acc0);
+            for (; p < d1; p += W)
+                acc0 = xsimd::fma(batch::load_unaligned(ai + p), batch::load_unaligned(bj + p), acc0);
             float s = xsimd::reduce_add(acc0 + acc1);
-            for (; p < d; ++p) s += ai[p] * bj[p];
+            for (; p < d; ++p)
+                s += ai[p] * bj[p];
             c[i * m + j] = s;
         }
     }
@@ -69,12 +73,15 @@ void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) {
         {
             batch bm(neg_inf);
             int j = 0;
-            for (; j < mv; j += W) bm = xsimd::max(bm, batch::load_unaligned(r + j));
+            for (; j < mv; j += W)
+                bm = xsimd::max(bm, batch::load_unaligned(r + j));
             mx = xsimd::reduce_max(bm);
-            for (; j < m; ++j) mx = std::fmax(mx, r[j]);
+            for (; j < m; ++j)
+                mx = std::fmax(mx, r[j]);
         }
         if (mx == neg_inf) {
-            for (int j = 0; j < m; ++j) r[j] = 0.0f;
+            for (int j = 0; j < m; ++j)
+                r[j] = 0.0f;
             continue;
         }
         const float shift = subtract_max ? mx : 0.0f;
@@ -93,8 +100,10 @@ void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) {
         }
         const batch inv(1.0f / sum);
         j = 0;
-        for (; j < mv; j += W) (batch::load_unaligned(r + j) * inv).store_unaligned(r + j);
-        for (; j < m; ++j) r[j] *= 1.0f / sum;
+        for (; j < mv; j += W)
+            (batch::load_unaligned(r + j) * inv).store_unaligned(r + j);
+        for (; j < m; ++j)
+            r[j] *= 1.0f / sum;
     }
 }
 

@@ -27,14 +27,16 @@ struct rng {
     // Approximately standard normal (Irwin-Hall, n = 12), summed in a fixed order.
     float normal() {
         float s = 0.0f;
-        for (int i = 0; i < 12; ++i) s += uniform();
+        for (int i = 0; i < 12; ++i)
+            s += uniform();
         return s - 6.0f;
     }
 };
 
 // FNV-1a over bytes: stable seeds derived from names (a token, "layer0.W_q").
 inline std::uint64_t hash_bytes(std::string_view s, std::uint64_t h = 0xCBF29CE484222325ull) {
-    for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
+    for (unsigned char c : s)
+        h = (h ^ c) * 0x100000001B3ull;
     return h;
 }
 

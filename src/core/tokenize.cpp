@@ -27,7 +27,8 @@ int decode_utf8(std::string_view s, std::size_t i, char32_t& cp) {
 
 bool is_space(char32_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == 0x3000; }
 bool is_word(char32_t c) {
-    if (c < 0x80) return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '\'' || c == '_';
+    if (c < 0x80)
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '\'' || c == '_';
     return c < 0x2E80 && c != 0xFFFD;
 }
 
@@ -37,13 +38,15 @@ std::vector<std::string> tokenize(std::string_view text) {
     std::vector<std::string> out;
     std::string word;
     auto flush = [&] {
-        if (!word.empty()) out.push_back(std::move(word));
+        if (!word.empty())
+            out.push_back(std::move(word));
         word.clear();
     };
     for (std::size_t i = 0; i < text.size();) {
         char32_t cp;
         const int len = decode_utf8(text, i, cp);
-        const std::string_view bytes = cp == 0xFFFD && len == 1 ? std::string_view("\xEF\xBF\xBD") : text.substr(i, std::size_t(len));
+        const std::string_view bytes =
+            cp == 0xFFFD && len == 1 ? std::string_view("\xEF\xBF\xBD") : text.substr(i, std::size_t(len));
         i += std::size_t(len);
         if (is_space(cp)) {
             flush();

@@ -39,7 +39,8 @@ void append_float(std::string& out, float x) {
 void append_matrix(std::string& out, const matrix& m) {
     out += "{\"shape\":[" + std::to_string(m.rows) + "," + std::to_string(m.cols) + "],\"data\":[";
     for (std::size_t i = 0; i < m.data.size(); ++i) {
-        if (i) out += ',';
+        if (i)
+            out += ',';
         append_float(out, m.data[i]);
     }
     out += "]}";
@@ -61,14 +62,22 @@ std::string trace_to_json(const experiment& e, const trace& t) {
     append_key(out, "tokens");
     out += '[';
     for (std::size_t i = 0; i < t.tokens.size(); ++i) {
-        if (i) out += ',';
+        if (i)
+            out += ',';
         append_string(out, t.tokens[i]);
     }
     out += "],";
     const std::pair<const char*, const matrix*> top[] = {
-        {"x", &t.params.embeddings}, {"w_q", &t.params.w_q}, {"w_k", &t.params.w_k}, {"w_v", &t.params.w_v},
-        {"w_o", &t.params.w_o},      {"q", &t.q},            {"k", &t.k},            {"v", &t.v},
-        {"concat", &t.concat},       {"output", &t.output},
+        {"x", &t.params.embeddings},
+        {"w_q", &t.params.w_q},
+        {"w_k", &t.params.w_k},
+        {"w_v", &t.params.w_v},
+        {"w_o", &t.params.w_o},
+        {"q", &t.q},
+        {"k", &t.k},
+        {"v", &t.v},
+        {"concat", &t.concat},
+        {"output", &t.output},
     };
     for (const auto& [name, m] : top) {
         append_key(out, name);
@@ -79,15 +88,23 @@ std::string trace_to_json(const experiment& e, const trace& t) {
     out += '[';
     for (std::size_t h = 0; h < t.heads.size(); ++h) {
         const head_trace& ht = t.heads[h];
-        if (h) out += ',';
+        if (h)
+            out += ',';
         const std::pair<const char*, const matrix*> per_head[] = {
-            {"q", &ht.q},           {"k", &ht.k},           {"v", &ht.v},         {"scores", &ht.scores},
-            {"scaled", &ht.scaled}, {"masked", &ht.masked}, {"weights", &ht.weights}, {"out", &ht.out},
+            {"q", &ht.q},
+            {"k", &ht.k},
+            {"v", &ht.v},
+            {"scores", &ht.scores},
+            {"scaled", &ht.scaled},
+            {"masked", &ht.masked},
+            {"weights", &ht.weights},
+            {"out", &ht.out},
         };
         out += '{';
         bool first = true;
         for (const auto& [name, m] : per_head) {
-            if (!first) out += ',';
+            if (!first)
+                out += ',';
             first = false;
             append_key(out, name);
             append_matrix(out, *m);

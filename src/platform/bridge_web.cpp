@@ -26,9 +26,11 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_experiment() {
 // Applies an experiment text; returns "" or the problems, one per line.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_set_experiment(const char* text) {
     g_buffer.clear();
-    if (!g_app) return "";
+    if (!g_app)
+        return "";
     if (!attn::ui::app_set_experiment_text(*g_app, text))
-        for (const auto& e : g_app->errors) g_buffer += e + "\n";
+        for (const auto& e : g_app->errors)
+            g_buffer += e + "\n";
     return g_buffer.c_str();
 }
 
@@ -40,7 +42,8 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_trace_json() {
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
     g_buffer.clear();
     if (g_app)
-        for (const auto& e : g_app->errors) g_buffer += e + "\n";
+        for (const auto& e : g_app->errors)
+            g_buffer += e + "\n";
     return g_buffer.c_str();
 }
 
@@ -52,11 +55,19 @@ void bridge_attach(ui::app* a) { g_app = a; }
 
 void bridge_publish(const ui::app& a) {
     const std::string text = experiment_to_text(a.exp);
-    EM_ASM({ if (window.attnShell) window.attnShell.publishExperiment(UTF8ToString($0)); }, text.c_str());
+    EM_ASM(
+        {
+            if (window.attnShell)
+                window.attnShell.publishExperiment(UTF8ToString($0));
+        },
+        text.c_str());
 }
 
 void bridge_first_frame() {
-    EM_ASM({ if (window.attnShell) window.attnShell.firstFrame(); });
+    EM_ASM({
+        if (window.attnShell)
+            window.attnShell.firstFrame();
+    });
 }
 
 bool bridge_canvas_size(int& width, int& height, float& pixel_ratio) {

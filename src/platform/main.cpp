@@ -78,7 +78,8 @@ void load_fonts(float pixel_ratio) {
     const std::string path = std::string(ATTN_ASSET_DIR) + "/ui-latin.ttf";
     ImFontConfig cfg;
     cfg.OversampleH = 2;
-    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0391, 0x03C9, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2070, 0x209F, 0x00B7, 0x00B7, 0};
+    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0391, 0x03C9, 0x2190, 0x21FF, 0x2200,
+                                     0x22FF, 0x2070, 0x209F, 0x00B7, 0x00B7, 0};
     if (FILE* f = std::fopen(path.c_str(), "rb")) {
         std::fclose(f);
         io.Fonts->AddFontFromFileTTF(path.c_str(), 15.0f * pixel_ratio, &cfg, ranges);
@@ -127,7 +128,8 @@ void run_main_loop() {
 
 int main(int argc, char** argv) {
     options opt;
-    if (!options_parse(argc, argv, opt)) return 2;
+    if (!options_parse(argc, argv, opt))
+        return 2;
 
     glfwSetErrorCallback([](int code, const char* what) { std::fprintf(stderr, "GLFW error %d: %s\n", code, what); });
     if (!glfwInit()) {
@@ -166,10 +168,12 @@ int main(int argc, char** argv) {
         if (parsed.value) {
             initial = *parsed.value;
         } else {
-            for (const auto& e : parsed.errors) std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
+            for (const auto& e : parsed.errors)
+                std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
         }
         attn::ui::app_init(app, initial);
-        if (!parsed.value) app.errors = parsed.errors;
+        if (!parsed.value)
+            app.errors = parsed.errors;
     } else {
         attn::ui::app_init(app, initial);
     }
@@ -179,7 +183,8 @@ int main(int argc, char** argv) {
     int frame_index = 0;
     g_frame = [&]() -> bool {
         glfwPollEvents();
-        if (glfwWindowShouldClose(window)) return false;
+        if (glfwWindowShouldClose(window))
+            return false;
 
         // Device pixels per UI point: the page's devicePixelRatio on the web (the
         // canvas is sized in device pixels for sharp text), the monitor's content
@@ -189,7 +194,8 @@ int main(int argc, char** argv) {
         if (attn::platform::bridge_canvas_size(want_w, want_h, scale)) {
             int cur_w = 0, cur_h = 0;
             glfwGetWindowSize(window, &cur_w, &cur_h);
-            if (cur_w != want_w || cur_h != want_h) glfwSetWindowSize(window, want_w, want_h);
+            if (cur_w != want_w || cur_h != want_h)
+                glfwSetWindowSize(window, want_w, want_h);
         } else {
 #ifndef __EMSCRIPTEN__
             float sx = 1.0f, sy = 1.0f;
@@ -223,7 +229,8 @@ int main(int argc, char** argv) {
             attn::platform::bridge_publish(app);
             app.experiment_changed = false;
         }
-        if (++frame_index == 2) attn::platform::bridge_first_frame();
+        if (++frame_index == 2)
+            attn::platform::bridge_first_frame();
         if (opt.frames > 0 && frame_index >= opt.frames) {
             if (!opt.screenshot.empty() && !save_screenshot(opt.screenshot, fb_w, fb_h)) {
                 std::fprintf(stderr, "attn_app: cannot write screenshot '%s'\n", opt.screenshot.c_str());

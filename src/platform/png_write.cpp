@@ -12,13 +12,15 @@ std::uint32_t crc32(const unsigned char* p, std::size_t n, std::uint32_t crc = 0
     crc = ~crc;
     for (std::size_t i = 0; i < n; ++i) {
         crc ^= p[i];
-        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+        for (int k = 0; k < 8; ++k)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
     }
     return ~crc;
 }
 
 void put_u32(std::vector<unsigned char>& out, std::uint32_t v) {
-    for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<unsigned char>(v >> s));
+    for (int s = 24; s >= 0; s -= 8)
+        out.push_back(static_cast<unsigned char>(v >> s));
 }
 
 void put_chunk(std::vector<unsigned char>& out, const char* type, const std::vector<unsigned char>& data) {
@@ -32,7 +34,8 @@ void put_chunk(std::vector<unsigned char>& out, const char* type, const std::vec
 }  // namespace
 
 bool png_write_rgb(const std::string& path, int width, int height, const std::vector<unsigned char>& rgb) {
-    if (width <= 0 || height <= 0 || rgb.size() != std::size_t(width) * std::size_t(height) * 3) return false;
+    if (width <= 0 || height <= 0 || rgb.size() != std::size_t(width) * std::size_t(height) * 3)
+        return false;
     // Raw scanlines, each prefixed by filter type 0.
     std::vector<unsigned char> raw;
     raw.reserve(std::size_t(height) * (std::size_t(width) * 3 + 1));
@@ -53,7 +56,8 @@ bool png_write_rgb(const std::string& path, int width, int height, const std::ve
         z.push_back(static_cast<unsigned char>((~len >> 8) & 0xFF));
         z.insert(z.end(), raw.begin() + std::ptrdiff_t(pos), raw.begin() + std::ptrdiff_t(pos + len));
         pos += len;
-        if (last) break;
+        if (last)
+            break;
     }
     std::uint32_t a = 1, b = 0;
     for (unsigned char c : raw) {
@@ -72,7 +76,8 @@ bool png_write_rgb(const std::string& path, int width, int height, const std::ve
     put_chunk(png, "IEND", {});
 
     FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return false;
+    if (!f)
+        return false;
     const bool ok = std::fwrite(png.data(), 1, png.size(), f) == png.size();
     if (std::fclose(f) != 0 || !ok) {
         std::remove(path.c_str());

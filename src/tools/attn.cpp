@@ -28,7 +28,8 @@ int usage() {
 bool parse_or_report(const char* text, attn::experiment& out) {
     auto r = attn::experiment_parse(text);
     if (!r.value) {
-        for (const auto& e : r.errors) std::fprintf(stderr, "attn: %s\n", e.c_str());
+        for (const auto& e : r.errors)
+            std::fprintf(stderr, "attn: %s\n", e.c_str());
         return false;
     }
     out = *r.value;
@@ -38,13 +39,15 @@ bool parse_or_report(const char* text, attn::experiment& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) return usage();
+    if (argc < 2)
+        return usage();
     const std::string cmd = argv[1];
     if (cmd == "arch") {
         std::printf("%s\n", attn::kernel_arch_name());
         return 0;
     }
-    if ((cmd != "eval" && cmd != "check") || argc < 3) return usage();
+    if ((cmd != "eval" && cmd != "check") || argc < 3)
+        return usage();
     bool json = false;
     for (int i = 3; i < argc; ++i) {
         if (std::strcmp(argv[i], "--json") == 0 && cmd == "eval")
@@ -53,7 +56,8 @@ int main(int argc, char** argv) {
             return usage();
     }
     attn::experiment e;
-    if (!parse_or_report(argv[2], e)) return 1;
+    if (!parse_or_report(argv[2], e))
+        return 1;
     if (cmd == "check") {
         std::printf("ok: %s\n", attn::experiment_to_text(e).c_str());
         return 0;
@@ -68,7 +72,8 @@ int main(int argc, char** argv) {
     for (std::size_t h = 0; h < t.heads.size(); ++h) {
         std::printf("head %zu weights:\n", h);
         for (int i = 0; i < t.heads[h].weights.rows; ++i) {
-            for (int j = 0; j < t.heads[h].weights.cols; ++j) std::printf(" %6.3f", double(t.heads[h].weights(i, j)));
+            for (int j = 0; j < t.heads[h].weights.cols; ++j)
+                std::printf(" %6.3f", double(t.heads[h].weights(i, j)));
             std::printf("   %s\n", t.tokens[std::size_t(i)].c_str());
         }
     }

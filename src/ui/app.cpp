@@ -65,7 +65,8 @@ void draw_controls(app& a) {
     // Head counts that divide d_model, as radio buttons: only valid choices are offered.
     ImGui::TextUnformatted("heads");
     for (int h = 1; h <= experiment_limits::max_heads; ++h) {
-        if (a.exp.d_model % h != 0) continue;
+        if (a.exp.d_model % h != 0)
+            continue;
         ImGui::SameLine();
         char label[8];
         std::snprintf(label, sizeof label, "%d", h);
@@ -91,7 +92,8 @@ void draw_controls(app& a) {
         app_set_experiment(a, next);
         a.text_edit = typed;  // keep what is being typed, even when it is not valid yet
     }
-    for (const auto& err : a.errors) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", err.c_str());
+    for (const auto& err : a.errors)
+        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", err.c_str());
 }
 
 }  // namespace
@@ -101,8 +103,8 @@ void app_draw(app& a) {
     ImGui::SetNextWindowPos(vp->WorkPos);
     ImGui::SetNextWindowSize(vp->WorkSize);
     ImGui::Begin("Attention", nullptr,
-                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
-                     ImGuiWindowFlags_HorizontalScrollbar);
+                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_HorizontalScrollbar);
     ImGui::TextUnformatted("Attention weights  softmax(Q K^T / sqrt(d_k))  per head");
     draw_controls(a);
     ImGui::Separator();
@@ -116,7 +118,8 @@ void app_draw(app& a) {
     style.cell = std::max(ImGui::GetFontSize() * 1.2f, std::min(ImGui::GetFontSize() * 3.0f, per_head / float(n > 0 ? n : 1)));
 
     for (int hi = 0; hi < h; ++hi) {
-        if (hi > 0) ImGui::SameLine();
+        if (hi > 0)
+            ImGui::SameLine();
         ImGui::BeginGroup();
         ImGui::Text("head %d", hi);
         char id[16];

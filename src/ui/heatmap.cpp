@@ -15,7 +15,8 @@ ImU32 lerp_color(const float (*stops)[3], int count, float t) {
     const int i = std::min(int(t), count - 2);
     const float f = t - float(i);
     float rgb[3];
-    for (int c = 0; c < 3; ++c) rgb[c] = stops[i][c] + (stops[i + 1][c] - stops[i][c]) * f;
+    for (int c = 0; c < 3; ++c)
+        rgb[c] = stops[i][c] + (stops[i + 1][c] - stops[i][c]) * f;
     return IM_COL32(int(rgb[0] * 255.0f), int(rgb[1] * 255.0f), int(rgb[2] * 255.0f), 255);
 }
 
@@ -36,7 +37,8 @@ std::pair<int, int> heatmap_draw(const char* id, const matrix& m, const std::vec
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float cell = style.cell;
     float label_w = 0.0f;
-    for (const auto& r : rows) label_w = std::max(label_w, ImGui::CalcTextSize(r.c_str()).x);
+    for (const auto& r : rows)
+        label_w = std::max(label_w, ImGui::CalcTextSize(r.c_str()).x);
     label_w += ImGui::GetStyle().ItemSpacing.x;
     const float label_h = ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 origin = ImGui::GetCursorScreenPos();

@@ -10,7 +10,7 @@
 namespace attn::ui {
 
 struct heatmap_style {
-    float cell = 28.0f;     // cell edge in pixels (already scaled for the display)
+    float cell = 28.0f;       // cell edge in pixels (already scaled for the display)
     bool show_values = true;  // print the number in each cell when it fits
 };
 

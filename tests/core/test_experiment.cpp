@@ -34,7 +34,8 @@ TEST_CASE("experiment text form: random experiments round trip exactly") {
         CHECK(*r.value == e);
         CHECK(experiment_to_text(*r.value) == s);
         // The form is URL-safe: nothing a URL hash would re-encode.
-        for (char c : s) CHECK((std::isalnum(static_cast<unsigned char>(c)) || std::string("-._~%&=").find(c) != std::string::npos));
+        for (char c : s)
+            CHECK((std::isalnum(static_cast<unsigned char>(c)) || std::string("-._~%&=").find(c) != std::string::npos));
     }
 }
 
@@ -50,7 +51,8 @@ TEST_CASE("experiment parse: every problem is reported and nothing is half-appli
     CHECK_FALSE(r.value);
     const std::string all = [&] {
         std::string s;
-        for (const auto& e : r.errors) s += e + "\n";
+        for (const auto& e : r.errors)
+            s += e + "\n";
         return s;
     }();
     INFO(all);
@@ -62,18 +64,19 @@ TEST_CASE("experiment parse: every problem is reported and nothing is half-appli
 }
 
 TEST_CASE("experiment parse: rejections") {
-    CHECK_FALSE(experiment_parse("").value);                             // no version
-    CHECK_FALSE(experiment_parse("v=2&heads=2").value);                  // future version
-    CHECK_FALSE(experiment_parse("v=1&heads=3").value);                  // 3 does not divide 8
-    CHECK_FALSE(experiment_parse("v=1&d_model=100000").value);           // too wide
-    CHECK_FALSE(experiment_parse("v=1&text=%20%20").value);              // no tokens
-    CHECK_FALSE(experiment_parse("v=1&heads=2&heads=2").value);          // duplicate
-    CHECK_FALSE(experiment_parse("v=1&heads").value);                    // no '='
-    CHECK_FALSE(experiment_parse("v=1&heads=2x").value);                 // trailing junk
+    CHECK_FALSE(experiment_parse("").value);                               // no version
+    CHECK_FALSE(experiment_parse("v=2&heads=2").value);                    // future version
+    CHECK_FALSE(experiment_parse("v=1&heads=3").value);                    // 3 does not divide 8
+    CHECK_FALSE(experiment_parse("v=1&d_model=100000").value);             // too wide
+    CHECK_FALSE(experiment_parse("v=1&text=%20%20").value);                // no tokens
+    CHECK_FALSE(experiment_parse("v=1&heads=2&heads=2").value);            // duplicate
+    CHECK_FALSE(experiment_parse("v=1&heads").value);                      // no '='
+    CHECK_FALSE(experiment_parse("v=1&heads=2x").value);                   // trailing junk
     CHECK_FALSE(experiment_parse("v=1&seed=99999999999999999999").value);  // overflow
-    CHECK_FALSE(experiment_parse(std::string(100000, 'a')).value);       // oversized
+    CHECK_FALSE(experiment_parse(std::string(100000, 'a')).value);         // oversized
     std::string many = "v=1&text=";
-    for (int i = 0; i < experiment_limits::max_tokens + 1; ++i) many += "a%20";
+    for (int i = 0; i < experiment_limits::max_tokens + 1; ++i)
+        many += "a%20";
     CHECK_FALSE(experiment_parse(many).value);
 }
 

@@ -20,7 +20,8 @@ std::vector<double> reference_output(const experiment& e, const model_weights& w
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < d; ++j) {
                 double s = 0;
-                for (int p = 0; p < d; ++p) s += double(w.embeddings(i, p)) * double(W(p, j));
+                for (int p = 0; p < d; ++p)
+                    s += double(w.embeddings(i, p)) * double(W(p, j));
                 out[std::size_t(i * d + j)] = s;
             }
         return out;
@@ -33,15 +34,18 @@ std::vector<double> reference_output(const experiment& e, const model_weights& w
             double mx = -INFINITY;
             for (int j = 0; j < n; ++j) {
                 double dot = 0;
-                for (int c = 0; c < dk; ++c) dot += q[std::size_t(i * d + hh * dk + c)] * k[std::size_t(j * d + hh * dk + c)];
+                for (int c = 0; c < dk; ++c)
+                    dot += q[std::size_t(i * d + hh * dk + c)] * k[std::size_t(j * d + hh * dk + c)];
                 s[std::size_t(j)] = (e.mask == mask_kind::causal && j > i) ? -INFINITY : dot / std::sqrt(double(dk));
                 mx = std::max(mx, s[std::size_t(j)]);
             }
             double sum = 0;
-            for (auto& x : s) sum += (x = std::exp(x - mx));
+            for (auto& x : s)
+                sum += (x = std::exp(x - mx));
             for (int c = 0; c < dk; ++c) {
                 double acc = 0;
-                for (int j = 0; j < n; ++j) acc += s[std::size_t(j)] / sum * v[std::size_t(j * d + hh * dk + c)];
+                for (int j = 0; j < n; ++j)
+                    acc += s[std::size_t(j)] / sum * v[std::size_t(j * d + hh * dk + c)];
                 concat[std::size_t(i * d + hh * dk + c)] = acc;
             }
         }
@@ -49,7 +53,8 @@ std::vector<double> reference_output(const experiment& e, const model_weights& w
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < d; ++j) {
             double acc = 0;
-            for (int p = 0; p < d; ++p) acc += concat[std::size_t(i * d + p)] * double(w.w_o(p, j));
+            for (int p = 0; p < d; ++p)
+                acc += concat[std::size_t(i * d + p)] * double(w.w_o(p, j));
             out[std::size_t(i * d + j)] = acc;
         }
     return out;
@@ -69,7 +74,8 @@ TEST_CASE("forward equals an independent double-precision implementation") {
             const auto want = reference_output(e, t.params);
             REQUIRE(t.output.size() == want.size());
             double worst = 0;
-            for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(double(t.output.data[i]) - want[i]));
+            for (std::size_t i = 0; i < want.size(); ++i)
+                worst = std::max(worst, std::fabs(double(t.output.data[i]) - want[i]));
             INFO("heads=" << heads << " mask=" << mask_kind_name(mask) << " worst |diff|=" << worst);
             CHECK(worst < 1e-4);
         }
@@ -86,7 +92,8 @@ TEST_CASE("forward: weights rows sum to 1, masked weights are exactly 0") {
             double sum = 0;
             for (int j = 0; j < n; ++j) {
                 sum += h.weights(i, j);
-                if (j > i) CHECK(h.weights(i, j) == 0.0f);
+                if (j > i)
+                    CHECK(h.weights(i, j) == 0.0f);
                 CHECK(h.weights(i, j) >= 0.0f);
             }
             CHECK(sum == doctest::Approx(1.0).epsilon(1e-6));
@@ -97,14 +104,17 @@ TEST_CASE("forward: the same token text gets the same embedding row") {
     experiment e;
     e.text = "the cat saw the dog";
     const trace t = forward(e);
-    for (int c = 0; c < e.d_model; ++c) CHECK(t.params.embeddings(0, c) == t.params.embeddings(3, c));
+    for (int c = 0; c < e.d_model; ++c)
+        CHECK(t.params.embeddings(0, c) == t.params.embeddings(3, c));
     bool differs = false;
-    for (int c = 0; c < e.d_model; ++c) differs |= t.params.embeddings(0, c) != t.params.embeddings(1, c);
+    for (int c = 0; c < e.d_model; ++c)
+        differs |= t.params.embeddings(0, c) != t.params.embeddings(1, c);
     CHECK(differs);
 }
 
 TEST_CASE("forward: the first query under a causal mask attends only to itself") {
     experiment e;
     const trace t = forward(e);
-    for (const auto& h : t.heads) CHECK(h.weights(0, 0) == 1.0f);
+    for (const auto& h : t.heads)
+        CHECK(h.weights(0, 0) == 1.0f);
 }

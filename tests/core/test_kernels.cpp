@@ -16,7 +16,8 @@ namespace {
 
 std::vector<float> random_vector(rng& g, std::size_t n, float scale = 1.0f) {
     std::vector<float> v(n);
-    for (float& x : v) x = g.normal() * scale;
+    for (float& x : v)
+        x = g.normal() * scale;
     return v;
 }
 
@@ -81,7 +82,8 @@ TEST_CASE("kernel_softmax_rows equals its scalar twin, stable and unstable, with
             // Mask some entries the way the causal mask does.
             for (int i = 0; i < s.n; ++i)
                 for (int j = i + 1; j < s.m; ++j)
-                    if ((i + j) % 3 == 0) x[std::size_t(i * s.m + j)] = -INFINITY;
+                    if ((i + j) % 3 == 0)
+                        x[std::size_t(i * s.m + j)] = -INFINITY;
             auto x_ref = x;
             kernel_softmax_rows(x.data(), s.n, s.m, stable);
             kernel_softmax_rows_naive(x_ref.data(), s.n, s.m, stable);

@@ -20,6 +20,7 @@ TEST_CASE("tokenize: Chinese is one token per character") {
 }
 
 TEST_CASE("tokenize: invalid UTF-8 becomes U+FFFD tokens") {
-    CHECK(tokenize("a\xff" "b") == v{"a", "\xEF\xBF\xBD", "b"});
+    CHECK(tokenize("a\xff"
+                   "b") == v{"a", "\xEF\xBF\xBD", "b"});
     CHECK(tokenize("\xe7\x8c") == v{"\xEF\xBF\xBD", "\xEF\xBF\xBD"});
 }

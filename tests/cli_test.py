@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""The `attn` command line, and a cross-check of its numbers with the article's numpy code.
+
+    python3 tests/cli_test.py path/to/attn
+"""
+import json
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+
+ATTN = sys.argv.pop(1) if len(sys.argv) > 1 else "build/native-debug/tests/attn"
+
+
+# --- the article's reference implementation, as written there -----------------
+def softmax(x, axis=-1):
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def attention(X, W_q, W_k, W_v, causal=True):
+    # X: (n, d_model)
+    n = X.shape[0]
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    scores = Q @ K.T / np.sqrt(K.shape[-1])      # (n, n)
+    if causal:
+        mask = np.triu(np.ones((n, n)), k=1).astype(bool)
+        scores = np.where(mask, -np.inf, scores)
+    return softmax(scores) @ V, softmax(scores)
+# -------------------------------------------------------------------------------
+
+
+def run(*args):
+    return subprocess.run([ATTN, *args], capture_output=True, text=True, timeout=60)
+
+
+def mat(m):
+    return np.array([float(x) for x in m["data"]], dtype=np.float64).reshape(m["shape"])
+
+
+class CliTest(unittest.TestCase):
+    def test_eval_matches_the_article_numpy_code(self):
+        for exp in ["v=1&text=the%20cat%20chased%20the%20dog&seed=3&d_model=16&heads=4&mask=causal",
+                    "v=1&text=%E7%8C%AB%E8%BF%BD%E7%8B%97&seed=9&d_model=8&heads=1&mask=none",
+                    "v=1&text=a%20b%20c%20d%20e%20f%20g&seed=5&d_model=12&heads=3&mask=causal"]:
+            p = run("eval", exp, "--json")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            t = json.loads(p.stdout)
+            X, Wq, Wk, Wv, Wo = (mat(t[k]) for k in ("x", "w_q", "w_k", "w_v", "w_o"))
+            heads = len(t["heads"])
+            dk = X.shape[1] // heads
+            causal = "mask=causal" in exp
+            outs = []
+            for h in range(heads):
+                cols = slice(h * dk, (h + 1) * dk)
+                out, weights = attention(X, Wq[:, cols], Wk[:, cols], Wv[:, cols], causal=causal)
+                np.testing.assert_allclose(mat(t["heads"][h]["weights"]), weights, atol=2e-6, err_msg=exp)
+                np.testing.assert_allclose(mat(t["heads"][h]["out"]), out, atol=1e-5, err_msg=exp)
+                outs.append(out)
+            np.testing.assert_allclose(mat(t["output"]), np.concatenate(outs, axis=1) @ Wo, atol=1e-5, err_msg=exp)
+
+    def test_check_reports_problems_and_exits_nonzero(self):
+        p = run("check", "v=1&heads=3&mask=sideways")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("mask", p.stderr)
+        self.assertIn("heads", p.stderr)
+        p = run("check", "v=1&heads=4")
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("heads=4", p.stdout)
+
+    def test_usage_errors(self):
+        self.assertEqual(run().returncode, 2)
+        self.assertEqual(run("frobnicate", "v=1").returncode, 2)
+        self.assertEqual(run("eval", "v=1", "--bogus").returncode, 2)
+
+    def test_summary_output(self):
+        p = run("eval", "v=1&text=one%20two")
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("head 0 weights", p.stdout)
+        self.assertIn("two", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
