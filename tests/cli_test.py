@@ -48,16 +48,18 @@ class CliTest(unittest.TestCase):
             p = run("eval", exp, "--json")
             self.assertEqual(p.returncode, 0, p.stderr)
             t = json.loads(p.stdout)
-            X, Wq, Wk, Wv, Wo = (mat(t[k]) for k in ("x", "w_q", "w_k", "w_v", "w_o"))
-            heads = len(t["heads"])
+            X = mat(t["x"])
+            Wq, Wk, Wv, Wo = (mat(t["layers"][0][k]) for k in ("w_q", "w_k", "w_v", "w_o"))
+            layer = t["layers"][0]
+            heads = len(layer["heads"])
             dk = X.shape[1] // heads
             causal = "mask=causal" in exp
             outs = []
             for h in range(heads):
                 cols = slice(h * dk, (h + 1) * dk)
                 out, weights = attention(X, Wq[:, cols], Wk[:, cols], Wv[:, cols], causal=causal)
-                np.testing.assert_allclose(mat(t["heads"][h]["weights"]), weights, atol=2e-6, err_msg=exp)
-                np.testing.assert_allclose(mat(t["heads"][h]["out"]), out, atol=1e-5, err_msg=exp)
+                np.testing.assert_allclose(mat(layer["heads"][h]["weights"]), weights, atol=2e-6, err_msg=exp)
+                np.testing.assert_allclose(mat(layer["heads"][h]["out"]), out, atol=1e-5, err_msg=exp)
                 outs.append(out)
             np.testing.assert_allclose(mat(t["output"]), np.concatenate(outs, axis=1) @ Wo, atol=1e-5, err_msg=exp)
 

@@ -1,7 +1,10 @@
 #include "experiment.hpp"
 
 #include <charconv>
-#include <type_traits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 
 #include "tokenize.hpp"
 
@@ -9,9 +12,11 @@ namespace attn {
 
 namespace {
 
-bool is_unreserved(unsigned char c) {
+// [SECTION] text helpers
+
+bool keeps_literal(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-           c == '~';
+           c == '~' || c == ',' || c == ':';
 }
 
 std::string percent_encode(std::string_view s) {
@@ -19,7 +24,7 @@ std::string percent_encode(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (unsigned char c : s) {
-        if (is_unreserved(c)) {
+        if (keeps_literal(c)) {
             out += char(c);
         } else {
             out += '%';
@@ -59,12 +64,40 @@ std::optional<std::string> percent_decode(std::string_view s) {
     return out;
 }
 
-template <class T>
-bool parse_int(std::string_view s, T& out) {
+bool parse_int(std::string_view s, long long& out) {
     if (s.empty() || s.size() > 12)
         return false;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc() && p == s.data() + s.size();
+}
+
+// Accepts decimal and exponent forms only (no hex, inf or nan).
+bool parse_float(std::string_view s, float& out) {
+    if (s.empty() || s.size() > 32)
+        return false;
+    for (char c : s)
+        if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
+            return false;
+    const std::string buf(s);
+    char* end = nullptr;
+    out = std::strtof(buf.c_str(), &end);
+    return end == buf.c_str() + buf.size() && std::isfinite(out);
+}
+
+// The shortest %g form that reads back to exactly x; whole numbers up to 1e9
+// without an exponent ("10000", not "1e+04").
+std::string format_float(float x) {
+    char buf[48];
+    if (x == std::floor(x) && std::fabs(x) < 1e9f) {
+        std::snprintf(buf, sizeof buf, "%.0f", double(x));
+        return buf;
+    }
+    for (int prec = 1; prec <= 9; ++prec) {
+        std::snprintf(buf, sizeof buf, "%.*g", prec, double(x));
+        if (std::strtof(buf, nullptr) == x)
+            break;
+    }
+    return buf;
 }
 
 std::string quoted(std::string_view s) {
@@ -75,49 +108,286 @@ std::string quoted(std::string_view s) {
     return out + "'";
 }
 
+std::vector<std::string_view> split(std::string_view s, char sep) {
+    std::vector<std::string_view> out;
+    if (s.empty())
+        return out;
+    std::size_t pos = 0;
+    for (;;) {
+        const std::size_t next = s.find(sep, pos);
+        out.push_back(s.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
+        if (next == std::string_view::npos)
+            break;
+        pos = next + 1;
+    }
+    return out;
+}
+
+// Parses "a.b.c..." into exactly `count` non-negative integers.
+bool parse_dotted(std::string_view s, int* out, int count) {
+    const auto parts = split(s, '.');
+    if (int(parts.size()) != count)
+        return false;
+    for (int i = 0; i < count; ++i) {
+        long long v = 0;
+        if (!parse_int(parts[std::size_t(i)], v) || v < 0 || v > 100000)
+            return false;
+        out[i] = int(v);
+    }
+    return true;
+}
+
+// [SECTION] names
+
+template <class E>
+struct enum_name {
+    E value;
+    const char* name;
+};
+
+constexpr enum_name<positional> positional_names[] = {
+    {positional::none, "none"}, {positional::sinusoidal, "sin"}, {positional::rope, "rope"}};
+constexpr enum_name<mask_kind> mask_names[] = {
+    {mask_kind::none, "none"}, {mask_kind::causal, "causal"}, {mask_kind::padding, "padding"}};
+constexpr enum_name<softmax_mode> softmax_names[] = {
+    {softmax_mode::stable, "stable"}, {softmax_mode::no_max, "no_max"}, {softmax_mode::argmax, "argmax"}};
+constexpr enum_name<mask_placement> mask_at_names[] = {{mask_placement::before_softmax, "before"},
+                                                       {mask_placement::after_softmax, "after"}};
+constexpr enum_name<block_kind> block_names[] = {{block_kind::attention_only, "attn"}, {block_kind::full, "full"}};
+constexpr enum_name<edit_target> target_names[] = {
+    {edit_target::x, "x"},     {edit_target::w_q, "w_q"}, {edit_target::w_k, "w_k"}, {edit_target::w_v, "w_v"},
+    {edit_target::w_o, "w_o"}, {edit_target::w_1, "w_1"}, {edit_target::w_2, "w_2"}};
+
+template <class E, std::size_t N>
+const char* name_of(const enum_name<E> (&table)[N], E v) {
+    for (const auto& entry : table)
+        if (entry.value == v)
+            return entry.name;
+    return "?";
+}
+
+template <class E, std::size_t N>
+std::optional<E> value_of(const enum_name<E> (&table)[N], std::string_view s) {
+    for (const auto& entry : table)
+        if (s == entry.name)
+            return entry.value;
+    return std::nullopt;
+}
+
+template <class E, std::size_t N>
+std::string choices(const enum_name<E> (&table)[N]) {
+    std::string out;
+    for (std::size_t i = 0; i < N; ++i)
+        out += (i ? (i + 1 == N ? " or '" : ", '") : "'") + std::string(table[i].name) + "'";
+    return out;
+}
+
+// [SECTION] lists
+
+std::string format_edges(const std::vector<masked_edge>& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i)
+            out += ',';
+        out += std::to_string(v[i].layer) + "." + std::to_string(v[i].head) + "." + std::to_string(v[i].query) + "." +
+               std::to_string(v[i].key);
+    }
+    return out;
+}
+
+std::string format_ablate(const std::vector<ablated_head>& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i)
+            out += ',';
+        out += std::to_string(v[i].layer) + "." + std::to_string(v[i].head);
+    }
+    return out;
+}
+
+std::string format_edits(const std::vector<value_edit>& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i)
+            out += ',';
+        if (v[i].target != edit_target::x)
+            out += "l" + std::to_string(v[i].layer) + ".";
+        out += name_of(target_names, v[i].target);
+        out += "." + std::to_string(v[i].row) + "." + std::to_string(v[i].col) + ":" + format_float(v[i].value);
+    }
+    return out;
+}
+
+// "x.row.col:value" or "lL.target.row.col:value".
+std::optional<value_edit> parse_edit(std::string_view s) {
+    value_edit e;
+    const std::size_t colon = s.find(':');
+    if (colon == std::string_view::npos || !parse_float(s.substr(colon + 1), e.value))
+        return std::nullopt;
+    const auto parts = split(s.substr(0, colon), '.');
+    const bool has_layer = parts.size() == 4;
+    if (!has_layer && parts.size() != 3)
+        return std::nullopt;
+    long long layer = 0, row = 0, col = 0;
+    if (has_layer && (parts[0].size() < 2 || parts[0][0] != 'l' || !parse_int(parts[0].substr(1), layer) || layer < 0))
+        return std::nullopt;
+    const std::size_t i = has_layer ? 1 : 0;
+    const auto target = value_of(target_names, parts[i]);
+    if (!target || (*target == edit_target::x) == has_layer)
+        return std::nullopt;
+    if (!parse_int(parts[i + 1], row) || !parse_int(parts[i + 2], col) || row < 0 || col < 0 || row > 100000 || col > 100000 ||
+        layer > 100)
+        return std::nullopt;
+    e.target = *target;
+    e.layer = int(layer);
+    e.row = int(row);
+    e.col = int(col);
+    return e;
+}
+
 }  // namespace
 
-const char* mask_kind_name(mask_kind m) { return m == mask_kind::causal ? "causal" : "none"; }
+const char* mask_kind_name(mask_kind m) { return name_of(mask_names, m); }
+const char* positional_name(positional p) { return name_of(positional_names, p); }
+const char* softmax_mode_name(softmax_mode s) { return name_of(softmax_names, s); }
+const char* edit_target_name(edit_target t) { return name_of(target_names, t); }
+
+// [SECTION] format
 
 std::string experiment_to_text(const experiment& e) {
     std::string s = "v=" + std::to_string(experiment_format_version);
-    s += "&text=" + percent_encode(e.text);
-    s += "&seed=" + std::to_string(e.seed);
-    s += "&d_model=" + std::to_string(e.d_model);
-    s += "&heads=" + std::to_string(e.heads);
-    s += "&mask=";
-    s += mask_kind_name(e.mask);
+    auto put = [&s](const char* key, const std::string& value) {
+        s += '&';
+        s += key;
+        s += '=';
+        s += percent_encode(value);
+    };
+    put("text", e.text);
+    put("seed", std::to_string(e.seed));
+    put("d_model", std::to_string(e.d_model));
+    put("heads", std::to_string(e.heads));
+    put("kv_heads", std::to_string(e.kv_heads));
+    put("layers", std::to_string(e.layers));
+    put("block", name_of(block_names, e.block));
+    put("pos", name_of(positional_names, e.pos));
+    put("rope_base", format_float(e.rope_base));
+    put("pos_offset", std::to_string(e.pos_offset));
+    put("mask", name_of(mask_names, e.mask));
+    put("pad", std::to_string(e.pad));
+    put("edges", format_edges(e.edges));
+    put("scale", e.scale == score_scale::sqrt_dk ? "sqrt" : e.scale == score_scale::none ? "none" : format_float(e.scale_value));
+    put("softmax", name_of(softmax_names, e.softmax));
+    put("temp", format_float(e.temperature));
+    put("mask_at", name_of(mask_at_names, e.mask_at));
+    put("wo", e.use_wo ? "on" : "off");
+    put("precision", precision_name(e.prec));
+    put("ablate", format_ablate(e.ablate));
+    put("decode", std::to_string(e.decode));
+    put("edits", format_edits(e.edits));
     return s;
 }
+
+// [SECTION] validate
 
 std::vector<std::string> experiment_validate(const experiment& e) {
     using L = experiment_limits;
     std::vector<std::string> errors;
-    if (e.text.size() > std::size_t(L::max_text_bytes))
-        errors.push_back("text is " + std::to_string(e.text.size()) + " bytes; the limit is " +
-                         std::to_string(L::max_text_bytes));
-    else {
-        const std::size_t n = tokenize(e.text).size();
+    auto err = [&errors](std::string m) { errors.push_back(std::move(m)); };
+    auto str = [](auto v) { return std::to_string(v); };
+
+    int n = 0;
+    if (e.text.size() > std::size_t(L::max_text_bytes)) {
+        err("text is " + str(e.text.size()) + " bytes; the limit is " + str(L::max_text_bytes));
+    } else {
+        n = int(tokenize(e.text).size());
         if (n == 0)
-            errors.push_back("text has no tokens; type at least one word");
-        if (n > std::size_t(L::max_tokens))
-            errors.push_back("text has " + std::to_string(n) + " tokens; the limit is " + std::to_string(L::max_tokens));
+            err("text has no tokens; type at least one word");
+        if (n > L::max_tokens)
+            err("text has " + str(n) + " tokens; the limit is " + str(L::max_tokens));
     }
-    if (e.d_model < L::min_d_model || e.d_model > L::max_d_model)
-        errors.push_back("d_model must be between " + std::to_string(L::min_d_model) + " and " + std::to_string(L::max_d_model) +
-                         ", not " + std::to_string(e.d_model));
-    if (e.heads < 1 || e.heads > L::max_heads)
-        errors.push_back("heads must be between 1 and " + std::to_string(L::max_heads) + ", not " + std::to_string(e.heads));
-    else if (e.d_model >= L::min_d_model && e.d_model % e.heads != 0)
-        errors.push_back("heads (" + std::to_string(e.heads) + ") must divide d_model (" + std::to_string(e.d_model) + ")");
+    if (e.d_model < 1 || e.d_model > L::max_d_model)
+        err("d_model must be between 1 and " + str(L::max_d_model) + ", not " + str(e.d_model));
+    const bool heads_ok = e.heads >= 1 && e.heads <= L::max_heads;
+    if (!heads_ok)
+        err("heads must be between 1 and " + str(L::max_heads) + ", not " + str(e.heads));
+    else if (e.d_model >= 1 && e.d_model % e.heads != 0)
+        err("heads (" + str(e.heads) + ") must divide d_model (" + str(e.d_model) + ")");
+    if (heads_ok && (e.kv_heads < 1 || e.kv_heads > e.heads || e.heads % e.kv_heads != 0))
+        err("kv_heads (" + str(e.kv_heads) + ") must divide heads (" + str(e.heads) + "): " + str(e.heads) + " is MHA, 1 is MQA");
+    if (e.layers < 1 || e.layers > L::max_layers)
+        err("layers must be between 1 and " + str(L::max_layers) + ", not " + str(e.layers));
+    if (!(std::isfinite(e.rope_base) && e.rope_base > 1.0f && e.rope_base <= 1e9f))
+        err("rope_base must be a number above 1 (10000 is usual)");
+    if (e.pos_offset < 0 || e.pos_offset > L::max_pos_offset)
+        err("pos_offset must be between 0 and " + str(L::max_pos_offset) + ", not " + str(e.pos_offset));
+    if (e.pad < 0 || (n > 0 && e.pad >= n))
+        err("pad must leave at least one real token (0 <= pad < " + str(n) + ")");
+    if (e.pad > 0 && e.mask != mask_kind::padding)
+        err("pad is only used with mask=padding");
+    if (e.scale == score_scale::custom && !(std::isfinite(e.scale_value) && std::fabs(e.scale_value) <= L::max_abs_value))
+        err("scale must be 'sqrt', 'none' or a finite number");
+    if (!(std::isfinite(e.temperature) && e.temperature > 0.0f && e.temperature <= L::max_abs_value))
+        err("temp must be a positive number");
+    if (e.decode < 0 || (n > 0 && e.decode > n))
+        err("decode must be between 0 and the number of tokens (" + str(n) + ")");
+
+    const bool sizes_ok = errors.empty();
+    if (int(e.edges.size()) > L::max_list_items || int(e.ablate.size()) > L::max_list_items ||
+        int(e.edits.size()) > L::max_list_items)
+        err("at most " + str(L::max_list_items) + " items in each of edges, ablate and edits");
+    if (!sizes_ok)
+        return errors;  // the checks below index into the model's sizes
+
+    for (const auto& m : e.edges)
+        if (m.layer >= e.layers || m.head >= e.heads || m.query >= n || m.key >= n)
+            err("edge " + str(m.layer) + "." + str(m.head) + "." + str(m.query) + "." + str(m.key) +
+                " is outside the model (layer.head.query.key)");
+    for (const auto& a : e.ablate)
+        if (a.layer >= e.layers || a.head >= e.heads)
+            err("ablated head " + str(a.layer) + "." + str(a.head) + " is outside the model (layer.head)");
+    const int dk = e.d_model / e.heads, kv_width = e.kv_heads * dk, ffn = 4 * e.d_model;
+    for (const auto& x : e.edits) {
+        int rows = 0, cols = 0;
+        switch (x.target) {
+            case edit_target::x:
+                rows = n, cols = e.d_model;
+                break;
+            case edit_target::w_q:
+                rows = e.d_model, cols = e.d_model;
+                break;
+            case edit_target::w_k:
+            case edit_target::w_v:
+                rows = e.d_model, cols = kv_width;
+                break;
+            case edit_target::w_o:
+                rows = e.d_model, cols = e.d_model;
+                break;
+            case edit_target::w_1:
+                rows = e.d_model, cols = ffn;
+                break;
+            case edit_target::w_2:
+                rows = ffn, cols = e.d_model;
+                break;
+        }
+        const bool ffn_target = x.target == edit_target::w_1 || x.target == edit_target::w_2;
+        if (x.layer >= e.layers || x.row >= rows || x.col >= cols || (ffn_target && e.block != block_kind::full))
+            err("edit of " + std::string(edit_target_name(x.target)) + " at layer " + str(x.layer) + ", (" + str(x.row) + ", " +
+                str(x.col) + ") is outside the model");
+        if (!(std::isfinite(x.value) && std::fabs(x.value) <= L::max_abs_value))
+            err("edited values must be finite and at most 1e6 in size");
+    }
     return errors;
 }
+
+// [SECTION] parse
 
 experiment_parse_result experiment_parse(std::string_view text) {
     experiment_parse_result r;
     auto& errors = r.errors;
-    if (text.size() > std::size_t(experiment_limits::max_text_bytes) * 3 + 512) {
-        errors.push_back("experiment text is " + std::to_string(text.size()) + " bytes, far over the limit");
+    constexpr std::size_t max_input = std::size_t(experiment_limits::max_text_bytes) * 3 + 16384;
+    if (text.size() > max_input) {
+        errors.push_back("experiment text is " + std::to_string(text.size()) + " bytes; the limit is " +
+                         std::to_string(max_input));
         return r;
     }
     if (!text.empty() && text.front() == '#')
@@ -126,13 +396,130 @@ experiment_parse_result experiment_parse(std::string_view text) {
     experiment e;
     bool seen_version = false;
     std::vector<std::string> seen;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t amp = text.find('&', pos);
-        if (amp == std::string_view::npos)
-            amp = text.size();
-        const std::string_view pair = text.substr(pos, amp - pos);
-        pos = amp + 1;
+
+    // Each field's parser: returns "" or what is wrong with the value.
+    using field_parser = std::function<std::string(const std::string&)>;
+    auto int_field = [](int& field, long long lo, long long hi) -> field_parser {
+        return [&field, lo, hi](const std::string& v) -> std::string {
+            long long x = 0;
+            if (!parse_int(v, x))
+                return "must be a whole number, not " + quoted(v);
+            if (x < lo || x > hi)
+                return "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", not " + v;
+            field = int(x);
+            return "";
+        };
+    };
+    auto float_field = [](float& field) -> field_parser {
+        return [&field](const std::string& v) -> std::string {
+            return parse_float(v, field) ? "" : "must be a finite number, not " + quoted(v);
+        };
+    };
+    auto enum_field = [](auto& field, const auto& table) -> field_parser {
+        return [&field, &table](const std::string& v) -> std::string {
+            const auto x = value_of(table, v);
+            if (!x)
+                return "must be " + choices(table) + ", not " + quoted(v);
+            field = *x;
+            return "";
+        };
+    };
+    auto list_field = [](auto& field, auto parse_item, const char* form) -> field_parser {
+        return [&field, parse_item, form](const std::string& v) -> std::string {
+            field.clear();
+            const auto items = split(v, ',');
+            if (int(items.size()) > experiment_limits::max_list_items)
+                return "has " + std::to_string(items.size()) + " items; the limit is " +
+                       std::to_string(experiment_limits::max_list_items);
+            for (const auto item : items) {
+                const auto x = parse_item(item);
+                if (!x)
+                    return "item " + quoted(item) + " is not of the form " + form;
+                field.push_back(*x);
+            }
+            return "";
+        };
+    };
+    long long seed = e.seed;
+    const std::pair<const char*, field_parser> fields[] = {
+        {"text",
+         [&e](const std::string& v) -> std::string {
+             if (v.size() > std::size_t(experiment_limits::max_text_bytes))
+                 return "is " + std::to_string(v.size()) + " bytes; the limit is " +
+                        std::to_string(experiment_limits::max_text_bytes);
+             e.text = v;
+             return "";
+         }},
+        {"seed",
+         [&seed](const std::string& v) -> std::string {
+             if (!parse_int(v, seed) || seed < 0 || seed > 4294967295ll)
+                 return "must be a whole number from 0 to 4294967295";
+             return "";
+         }},
+        {"d_model", int_field(e.d_model, 1, experiment_limits::max_d_model)},
+        {"heads", int_field(e.heads, 1, experiment_limits::max_heads)},
+        {"kv_heads", int_field(e.kv_heads, 1, experiment_limits::max_heads)},
+        {"layers", int_field(e.layers, 1, experiment_limits::max_layers)},
+        {"block", enum_field(e.block, block_names)},
+        {"pos", enum_field(e.pos, positional_names)},
+        {"rope_base", float_field(e.rope_base)},
+        {"pos_offset", int_field(e.pos_offset, 0, experiment_limits::max_pos_offset)},
+        {"mask", enum_field(e.mask, mask_names)},
+        {"pad", int_field(e.pad, 0, experiment_limits::max_tokens)},
+        {"edges", list_field(
+                      e.edges,
+                      [](std::string_view s) -> std::optional<masked_edge> {
+                          int v[4];
+                          if (!parse_dotted(s, v, 4))
+                              return std::nullopt;
+                          return masked_edge{v[0], v[1], v[2], v[3]};
+                      },
+                      "layer.head.query.key")},
+        {"scale",
+         [&e](const std::string& v) -> std::string {
+             if (v == "sqrt") {
+                 e.scale = score_scale::sqrt_dk;
+             } else if (v == "none") {
+                 e.scale = score_scale::none;
+             } else if (parse_float(v, e.scale_value)) {
+                 e.scale = score_scale::custom;
+             } else {
+                 return "must be 'sqrt', 'none' or a number, not " + quoted(v);
+             }
+             return "";
+         }},
+        {"softmax", enum_field(e.softmax, softmax_names)},
+        {"temp", float_field(e.temperature)},
+        {"mask_at", enum_field(e.mask_at, mask_at_names)},
+        {"wo",
+         [&e](const std::string& v) -> std::string {
+             if (v != "on" && v != "off")
+                 return "must be 'on' or 'off', not " + quoted(v);
+             e.use_wo = v == "on";
+             return "";
+         }},
+        {"precision",
+         [&e](const std::string& v) -> std::string {
+             const auto p = precision_parse(v);
+             if (!p)
+                 return "must be 'fp32', 'fp16' or 'bf16', not " + quoted(v);
+             e.prec = *p;
+             return "";
+         }},
+        {"ablate", list_field(
+                       e.ablate,
+                       [](std::string_view s) -> std::optional<ablated_head> {
+                           int v[2];
+                           if (!parse_dotted(s, v, 2))
+                               return std::nullopt;
+                           return ablated_head{v[0], v[1]};
+                       },
+                       "layer.head")},
+        {"decode", int_field(e.decode, 0, experiment_limits::max_tokens)},
+        {"edits", list_field(e.edits, parse_edit, "x.row.col:value or lL.w_q.row.col:value")},
+    };
+
+    for (const auto pair : split(text, '&')) {
         if (pair.empty())
             continue;
         const std::size_t eq = pair.find('=');
@@ -146,7 +533,6 @@ experiment_parse_result experiment_parse(std::string_view text) {
             errors.push_back(key + ": malformed percent-encoding in " + quoted(pair.substr(eq + 1)));
             continue;
         }
-        const std::string& v = *decoded;
         bool duplicate = false;
         for (const auto& k : seen)
             duplicate |= k == key;
@@ -155,46 +541,32 @@ experiment_parse_result experiment_parse(std::string_view text) {
             continue;
         }
         seen.push_back(key);
-
-        auto int_field = [&](auto& field, long long lo, long long hi) {
-            long long x = 0;
-            if (!parse_int(v, x)) {
-                errors.push_back(key + " must be a whole number, not " + quoted(v));
-            } else if (x < lo || x > hi) {
-                errors.push_back(key + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", not " + v);
-            } else {
-                field = static_cast<std::remove_reference_t<decltype(field)>>(x);
-            }
-        };
         if (key == "v") {
             seen_version = true;
-            int version = 0;
-            if (!parse_int(v, version) || version != experiment_format_version)
-                errors.push_back("unsupported format version " + quoted(v) +
+            long long version = 0;
+            if (!parse_int(*decoded, version) || version != experiment_format_version)
+                errors.push_back("unsupported format version " + quoted(*decoded) +
                                  " (this build reads v=" + std::to_string(experiment_format_version) + ")");
-        } else if (key == "text") {
-            if (v.size() > std::size_t(experiment_limits::max_text_bytes))
-                errors.push_back("text is " + std::to_string(v.size()) + " bytes; the limit is " +
-                                 std::to_string(experiment_limits::max_text_bytes));
-            else
-                e.text = v;
-        } else if (key == "seed") {
-            int_field(e.seed, 0, 4294967295ll);
-        } else if (key == "d_model") {
-            int_field(e.d_model, experiment_limits::min_d_model, experiment_limits::max_d_model);
-        } else if (key == "heads") {
-            int_field(e.heads, 1, experiment_limits::max_heads);
-        } else if (key == "mask") {
-            if (v == "causal")
-                e.mask = mask_kind::causal;
-            else if (v == "none")
-                e.mask = mask_kind::none;
-            else
-                errors.push_back("mask must be 'none' or 'causal', not " + quoted(v));
-        } else {
-            errors.push_back("unknown key " + quoted(key));
+            continue;
         }
+        bool known = false;
+        for (const auto& [name, parse] : fields) {
+            if (key != name)
+                continue;
+            known = true;
+            if (std::string problem = parse(*decoded); !problem.empty())
+                errors.push_back(key + " " + problem);
+        }
+        if (!known)
+            errors.push_back("unknown key " + quoted(key));
     }
+    e.seed = std::uint32_t(seed);
+    // A link that sets heads but not kv_heads means plain multi-head attention.
+    bool kv_given = false;
+    for (const auto& k : seen)
+        kv_given |= k == "kv_heads";
+    if (!kv_given)
+        e.kv_heads = e.heads;
     if (!seen_version)
         errors.push_back("missing format version (v=" + std::to_string(experiment_format_version) + ")");
     // Cross-field checks run even after field errors, so one pass reports everything

@@ -1,14 +1,25 @@
 // One experiment, one value.
 //
 // `experiment` holds everything a person sets up; its canonical text form is what
-// the URL hash, the native command line, presets and tests exchange:
+// the URL hash, the native command line, presets and tests exchange, e.g.
 //
-//     v=1&text=the%20cat%20sat&seed=1&d_model=8&heads=2&mask=causal
+//     v=1&text=the%20cat%20sat&seed=1&d_model=8&heads=2&kv_heads=2&layers=1&block=attn
+//     &pos=none&rope_base=10000&pos_offset=0&mask=causal&pad=0&edges=&scale=sqrt
+//     &softmax=stable&temp=1&mask_at=before&wo=on&precision=fp32&ablate=&decode=0&edits=
 //
-// Keys appear in a fixed order, every key is written, values are percent-encoded
-// (UTF-8 bytes and reserved characters), so format(parse(s)) == s for canonical s
-// and parse(format(e)) == e for every valid e. Parsing collects every problem as
-// a readable message and returns no experiment unless there are none.
+// (one line in practice). Keys appear in this fixed order and every key is
+// written; values are percent-encoded UTF-8 except for unreserved characters and
+// ',' ':' (safe in a URL fragment), so format(parse(s)) == s for canonical s and
+// parse(format(e)) == e for every valid e. Floats are written in the shortest form
+// that reads back to the same float. Parsing accepts keys in any order, missing
+// keys (their defaults), a leading '#', and raw UTF-8; it collects every problem
+// as a readable message and returns an experiment only when there are none.
+//
+// Lists:
+//   edges   masked attention edges  layer.head.query.key, comma-separated ("0.1.3.2,0.0.4.1")
+//   ablate  zeroed heads            layer.head, comma-separated            ("0.1,1.0")
+//   edits   overridden numbers      target.row.col:value, comma-separated   ("x.2.3:0.5,l0.w_q.1.2:-1.25")
+//           target is x (token embeddings, row = token position) or lL.w_q / w_k / w_v / w_o / w_1 / w_2
 #pragma once
 
 #include <cstdint>
@@ -17,17 +28,48 @@
 #include <string_view>
 #include <vector>
 
+#include "precision.hpp"
+
 namespace attn {
 
-enum class mask_kind { none, causal };
+enum class positional { none, sinusoidal, rope };
+enum class mask_kind { none, causal, padding };
+enum class score_scale { sqrt_dk, none, custom };
+enum class softmax_mode { stable, no_max, argmax };
+enum class mask_placement { before_softmax, after_softmax };
+enum class block_kind { attention_only, full };  // full: pre-norm residual + FFN per layer
 
-// Documented limits, checked by experiment_validate before any allocation.
+// Documented limits, checked before any allocation.
 struct experiment_limits {
     static constexpr int max_text_bytes = 4096;
     static constexpr int max_tokens = 1024;
-    static constexpr int min_d_model = 1;
     static constexpr int max_d_model = 256;
     static constexpr int max_heads = 16;
+    static constexpr int max_layers = 4;
+    static constexpr int max_pos_offset = 100000;
+    static constexpr int max_list_items = 256;    // edges, ablate, edits each
+    static constexpr float max_abs_value = 1e6f;  // edits, custom scale, temperature
+};
+
+struct masked_edge {
+    int layer = 0, head = 0, query = 0, key = 0;
+    bool operator==(const masked_edge&) const = default;
+};
+
+struct ablated_head {
+    int layer = 0, head = 0;
+    bool operator==(const ablated_head&) const = default;
+};
+
+// Which generated matrix an edit overrides.
+enum class edit_target { x, w_q, w_k, w_v, w_o, w_1, w_2 };
+
+struct value_edit {
+    edit_target target = edit_target::x;
+    int layer = 0;  // ignored for x
+    int row = 0, col = 0;
+    float value = 0.0f;
+    bool operator==(const value_edit&) const = default;
 };
 
 struct experiment {
@@ -35,7 +77,25 @@ struct experiment {
     std::uint32_t seed = 1;
     int d_model = 8;
     int heads = 2;
+    int kv_heads = 2;  // = heads: MHA; 1: MQA; a divisor of heads: GQA
+    int layers = 1;
+    block_kind block = block_kind::attention_only;
+    positional pos = positional::none;
+    float rope_base = 10000.0f;
+    int pos_offset = 0;  // position of the first token (shift every position)
     mask_kind mask = mask_kind::causal;
+    int pad = 0;  // with mask=padding: how many trailing tokens are padding
+    std::vector<masked_edge> edges;
+    score_scale scale = score_scale::sqrt_dk;
+    float scale_value = 1.0f;  // used when scale == custom
+    softmax_mode softmax = softmax_mode::stable;
+    float temperature = 1.0f;
+    mask_placement mask_at = mask_placement::before_softmax;
+    bool use_wo = true;
+    precision prec{};  // fp32
+    std::vector<ablated_head> ablate;
+    int decode = 0;  // 0: off; t: KV-cache decoding has consumed the first t tokens
+    std::vector<value_edit> edits;
 
     bool operator==(const experiment&) const = default;
 };
@@ -50,9 +110,16 @@ struct experiment_parse_result {
 };
 experiment_parse_result experiment_parse(std::string_view text);
 
-// Every problem with e (sizes out of range, heads not dividing d_model, no tokens).
+// Every problem with e: sizes out of range, heads not dividing d_model, lists
+// pointing outside the model, non-finite numbers.
 std::vector<std::string> experiment_validate(const experiment& e);
 
+// d_k of e (d_model / heads).
+inline int experiment_d_k(const experiment& e) { return e.heads > 0 ? e.d_model / e.heads : 0; }
+
 const char* mask_kind_name(mask_kind m);
+const char* positional_name(positional p);
+const char* softmax_mode_name(softmax_mode s);
+const char* edit_target_name(edit_target t);
 
 }  // namespace attn

@@ -1,17 +1,23 @@
 #include "forward.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "kernels.hpp"
+#include "measure.hpp"
+#include "precision.hpp"
 #include "random.hpp"
+#include "rope.hpp"
 #include "tokenize.hpp"
 
 namespace attn {
 
 namespace {
 
-matrix random_matrix(std::uint64_t seed, std::string_view name, int rows, int cols, float scale) {
+constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+
+matrix random_matrix(std::uint64_t seed, const std::string& name, int rows, int cols, float scale) {
     rng g(hash_combine(seed, name));
     matrix m(rows, cols);
     for (float& x : m.data)
@@ -19,7 +25,7 @@ matrix random_matrix(std::uint64_t seed, std::string_view name, int rows, int co
     return m;
 }
 
-// Columns [c0, c0 + w) of m: the per-head view of a (n, d_model) matrix.
+// Columns [c0, c0 + w) of m: the per-head view of a (n, d) matrix.
 matrix take_columns(const matrix& m, int c0, int w) {
     matrix out(m.rows, w);
     for (int r = 0; r < m.rows; ++r)
@@ -28,16 +34,237 @@ matrix take_columns(const matrix& m, int c0, int w) {
     return out;
 }
 
-matrix matmul(const matrix& a, const matrix& b) {
-    matrix c(a.rows, b.cols);
-    kernel_matmul(a.data.data(), b.data.data(), c.data.data(), a.rows, a.cols, b.cols);
-    return c;
+// Every stored intermediate goes through here: it is rounded to the experiment's
+// precision, as a half-precision kernel would store it.
+struct stepper {
+    precision prec;
+
+    matrix& store(matrix& m) const {
+        round_all(prec, m.data.data(), m.data.size());
+        return m;
+    }
+    matrix matmul(const matrix& a, const matrix& b) const {
+        matrix c(a.rows, b.cols);
+        kernel_matmul(a.data.data(), b.data.data(), c.data.data(), a.rows, a.cols, b.cols);
+        return std::move(store(c));
+    }
+    // RMS normalisation without learned gain: x / sqrt(mean(x²) + 1e-6) per row.
+    matrix rmsnorm(const matrix& x) const {
+        matrix out = x;
+        for (int r = 0; r < x.rows; ++r) {
+            double ss = 0;
+            for (int c = 0; c < x.cols; ++c)
+                ss += double(x(r, c)) * double(x(r, c));
+            const float inv = float(1.0 / std::sqrt(ss / double(std::max(1, x.cols)) + 1e-6));
+            for (int c = 0; c < x.cols; ++c)
+                out(r, c) = x(r, c) * inv;
+        }
+        return std::move(store(out));
+    }
+    matrix add(const matrix& a, const matrix& b) const {
+        matrix out = a;
+        for (std::size_t i = 0; i < out.data.size(); ++i)
+            out.data[i] += b.data[i];
+        return std::move(store(out));
+    }
+};
+
+// softmax (or argmax) of each row of `logits`, in the experiment's precision.
+// In fp32 the SIMD kernel does it; in fp16/bf16 each step is rounded as stored:
+// exp(x) is rounded before the sum, so without max-subtraction exp(x > ~11.1)
+// becomes inf in fp16, the sum inf, and inf/inf NaN — the article's bug.
+void softmax_rows(matrix& w, softmax_mode mode, precision prec) {
+    const int n = w.rows, m = w.cols;
+    if (mode == softmax_mode::argmax) {
+        for (int i = 0; i < n; ++i) {
+            float* r = w.row(i);
+            int best = -1;
+            for (int j = 0; j < m; ++j)
+                if (!std::isnan(r[j]) && r[j] != neg_inf && (best < 0 || r[j] > r[best]))
+                    best = j;
+            for (int j = 0; j < m; ++j)
+                r[j] = j == best ? 1.0f : 0.0f;
+        }
+        return;
+    }
+    const bool subtract_max = mode == softmax_mode::stable;
+    if (prec == precision::fp32) {
+        kernel_softmax_rows(w.data.data(), n, m, subtract_max);
+        return;
+    }
+    for (int i = 0; i < n; ++i) {
+        float* r = w.row(i);
+        float mx = neg_inf;
+        for (int j = 0; j < m; ++j)
+            mx = std::fmax(mx, r[j]);
+        if (mx == neg_inf) {
+            std::fill(r, r + m, 0.0f);
+            continue;
+        }
+        const float shift = subtract_max ? mx : 0.0f;
+        float sum = 0.0f;
+        for (int j = 0; j < m; ++j) {
+            r[j] = round_to(prec, std::exp(round_to(prec, r[j] - shift)));
+            sum = round_to(prec, sum + r[j]);
+        }
+        for (int j = 0; j < m; ++j)
+            r[j] = round_to(prec, r[j] / sum);
+    }
+}
+
+// Whether the mask hides key j from query i in head `head` of layer `layer`.
+struct mask_rule {
+    const experiment& e;
+    int n;
+    bool hides(int layer, int head, int i, int j) const {
+        if (e.mask == mask_kind::causal && j > i)
+            return true;
+        if (e.mask == mask_kind::padding && j >= n - e.pad)
+            return true;
+        for (const auto& edge : e.edges)
+            if (edge.layer == layer && edge.head == head && edge.query == i && edge.key == j)
+                return true;
+        return false;
+    }
+};
+
+void count_specials(const matrix& m, trace& t, bool skip_neg_inf = false) {
+    for (float x : m.data) {
+        if (std::isnan(x))
+            ++t.nan_count;
+        else if (std::isinf(x) && !(skip_neg_inf && x < 0))
+            ++t.inf_count;
+    }
+}
+
+layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, const matrix& x, const stepper& st) {
+    const int n = x.rows, d = e.d_model, h = e.heads, g = e.kv_heads, dk = d / h, group = h / g;
+    const mask_rule rule{e, n};
+    layer_trace lt;
+    lt.input = x;
+    lt.normed = e.block == block_kind::full ? st.rmsnorm(x) : x;
+    lt.q = st.matmul(lt.normed, w.w_q);
+    lt.k = st.matmul(lt.normed, w.w_k);
+    lt.v = st.matmul(lt.normed, w.w_v);
+    lt.q_rot = lt.q;
+    lt.k_rot = lt.k;
+    if (e.pos == positional::rope) {
+        // Rotate each head's slice in place: a (n, d_k) copy per head, then back.
+        for (int c0 = 0; c0 < d; c0 += dk) {
+            matrix s = take_columns(lt.q_rot, c0, dk);
+            rope_rotate(s.data.data(), n, dk, e.pos_offset, e.rope_base);
+            for (int r = 0; r < n; ++r)
+                std::copy(s.row(r), s.row(r) + dk, lt.q_rot.row(r) + c0);
+        }
+        for (int c0 = 0; c0 < g * dk; c0 += dk) {
+            matrix s = take_columns(lt.k_rot, c0, dk);
+            rope_rotate(s.data.data(), n, dk, e.pos_offset, e.rope_base);
+            for (int r = 0; r < n; ++r)
+                std::copy(s.row(r), s.row(r) + dk, lt.k_rot.row(r) + c0);
+        }
+        st.store(lt.q_rot);
+        st.store(lt.k_rot);
+    }
+
+    const float scale = e.scale == score_scale::sqrt_dk ? 1.0f / std::sqrt(float(dk))
+                        : e.scale == score_scale::none  ? 1.0f
+                                                        : e.scale_value;
+    lt.concat = matrix(n, d);
+    lt.heads.resize(std::size_t(h));
+    for (int hi = 0; hi < h; ++hi) {
+        head_trace& ht = lt.heads[std::size_t(hi)];
+        ht.kv_group = hi / group;
+        ht.q = take_columns(lt.q_rot, hi * dk, dk);
+        ht.k = take_columns(lt.k_rot, ht.kv_group * dk, dk);
+        ht.v = take_columns(lt.v, ht.kv_group * dk, dk);
+        ht.scores = matrix(n, n);
+        kernel_matmul_bt(ht.q.data.data(), ht.k.data.data(), ht.scores.data.data(), n, n, dk);
+        st.store(ht.scores);
+        ht.scaled = ht.scores;
+        for (float& s : ht.scaled.data)
+            s *= scale;
+        st.store(ht.scaled);
+
+        ht.masked = ht.scaled;
+        const bool before = e.mask_at == mask_placement::before_softmax;
+        if (before)
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j)
+                    if (rule.hides(layer, hi, i, j))
+                        ht.masked(i, j) = neg_inf;
+        ht.weights = ht.masked;
+        if (e.temperature != 1.0f) {
+            for (float& s : ht.weights.data)
+                s /= e.temperature;
+            st.store(ht.weights);
+        }
+        softmax_rows(ht.weights, e.softmax, e.prec);
+        if (!before)  // the bug: hard zeros after normalising, rows no longer sum to 1
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j)
+                    if (rule.hides(layer, hi, i, j))
+                        ht.weights(i, j) = 0.0f;
+
+        ht.row_sums.resize(std::size_t(n));
+        ht.row_entropies.resize(std::size_t(n));
+        for (int i = 0; i < n; ++i) {
+            double s = 0;
+            for (int j = 0; j < n; ++j)
+                s += ht.weights(i, j);
+            ht.row_sums[std::size_t(i)] = float(s);
+            ht.row_entropies[std::size_t(i)] = softmax_row_entropy(ht.weights.row(i), n);
+        }
+
+        for (const auto& a : e.ablate)
+            ht.ablated |= a.layer == layer && a.head == hi;
+        ht.out = ht.ablated ? matrix(n, dk) : st.matmul(ht.weights, ht.v);
+        for (int r = 0; r < n; ++r)
+            std::copy(ht.out.row(r), ht.out.row(r) + dk, lt.concat.row(r) + hi * dk);
+    }
+    lt.attn_out = e.use_wo ? st.matmul(lt.concat, w.w_o) : lt.concat;
+
+    if (e.block == block_kind::full) {
+        lt.residual = st.add(x, lt.attn_out);
+        lt.ffn_normed = st.rmsnorm(lt.residual);
+        lt.ffn_hidden = st.matmul(lt.ffn_normed, w.w_1);
+        for (float& v : lt.ffn_hidden.data)
+            v = v > 0.0f ? v : (std::isnan(v) ? v : 0.0f);
+        lt.ffn_out = st.matmul(lt.ffn_hidden, w.w_2);
+        lt.output = st.add(lt.residual, lt.ffn_out);
+    } else {
+        lt.output = lt.attn_out;
+    }
+    return lt;
+}
+
+decode_trace run_decode(const experiment& e, const layer_trace& lt) {
+    const int d = e.d_model, h = e.heads, dk = d / h;
+    const float scale = e.scale == score_scale::sqrt_dk ? 1.0f / std::sqrt(float(dk))
+                        : e.scale == score_scale::none  ? 1.0f
+                                                        : e.scale_value;
+    decode_trace dt;
+    dt.steps = e.decode;
+    dt.cache = kv_cache(e.kv_heads, dk);
+    dt.out = matrix(e.decode, d);
+    for (int t = 0; t < e.decode; ++t)
+        dt.bytes_read.push_back(decode_step(dt.cache, lt.q_rot.row(t), lt.k_rot.row(t), lt.v.row(t), dt.out.row(t), h, scale));
+    return dt;
 }
 
 }  // namespace
 
+matrix positions_sinusoidal(int n, int d, int pos0) {
+    matrix pe(n, d);
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < d; ++c) {
+            const double angle = double(pos0 + r) / std::pow(10000.0, double(c - c % 2) / double(d));
+            pe(r, c) = float(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
+        }
+    return pe;
+}
+
 model_weights model_generate(const experiment& e, const std::vector<std::string>& tokens) {
-    const int n = int(tokens.size()), d = e.d_model;
+    const int n = int(tokens.size()), d = e.d_model, dk = d / e.heads, kvw = e.kv_heads * dk, f = 4 * d;
     model_weights w;
     // Unit-variance embeddings; the same token text always gets the same row.
     w.embeddings = matrix(n, d);
@@ -46,54 +273,72 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
         for (int c = 0; c < d; ++c)
             w.embeddings(i, c) = g.normal();
     }
-    // Projections scaled by 1/√d_model keep Q, K, V components near unit variance.
-    const float s = 1.0f / std::sqrt(float(d));
-    w.w_q = random_matrix(e.seed, "layer0.w_q", d, d, s);
-    w.w_k = random_matrix(e.seed, "layer0.w_k", d, d, s);
-    w.w_v = random_matrix(e.seed, "layer0.w_v", d, d, s);
-    w.w_o = random_matrix(e.seed, "layer0.w_o", d, d, s);
+    // Projections scaled by 1/√fan_in keep every component near unit variance.
+    const float s = 1.0f / std::sqrt(float(d)), sf = 1.0f / std::sqrt(float(f));
+    for (int l = 0; l < e.layers; ++l) {
+        const std::string p = "layer" + std::to_string(l) + ".";
+        layer_weights lw;
+        lw.w_q = random_matrix(e.seed, p + "w_q", d, d, s);
+        lw.w_k = random_matrix(e.seed, p + "w_k", d, kvw, s);
+        lw.w_v = random_matrix(e.seed, p + "w_v", d, kvw, s);
+        lw.w_o = random_matrix(e.seed, p + "w_o", d, d, s);
+        if (e.block == block_kind::full) {
+            lw.w_1 = random_matrix(e.seed, p + "w_1", d, f, s);
+            lw.w_2 = random_matrix(e.seed, p + "w_2", f, d, sf);
+        }
+        w.layers.push_back(std::move(lw));
+    }
+    for (const auto& x : e.edits) {
+        if (x.target == edit_target::x) {
+            w.embeddings(x.row, x.col) = x.value;
+            continue;
+        }
+        layer_weights& lw = w.layers[std::size_t(x.layer)];
+        matrix* m = x.target == edit_target::w_q   ? &lw.w_q
+                    : x.target == edit_target::w_k ? &lw.w_k
+                    : x.target == edit_target::w_v ? &lw.w_v
+                    : x.target == edit_target::w_o ? &lw.w_o
+                    : x.target == edit_target::w_1 ? &lw.w_1
+                                                   : &lw.w_2;
+        (*m)(x.row, x.col) = x.value;
+    }
     return w;
 }
 
-trace forward(const experiment& e) {
+trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params) {
     trace t;
-    t.tokens = tokenize(e.text);
-    t.params = model_generate(e, t.tokens);
-    const int n = int(t.tokens.size()), d = e.d_model, h = e.heads, dk = d / h;
-    const matrix& x = t.params.embeddings;
-
-    t.q = matmul(x, t.params.w_q);
-    t.k = matmul(x, t.params.w_k);
-    t.v = matmul(x, t.params.w_v);
-    t.concat = matrix(n, d);
-    const float inv_sqrt_dk = 1.0f / std::sqrt(float(dk));
-    constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-
-    t.heads.resize(std::size_t(h));
-    for (int hi = 0; hi < h; ++hi) {
-        head_trace& ht = t.heads[std::size_t(hi)];
-        ht.q = take_columns(t.q, hi * dk, dk);
-        ht.k = take_columns(t.k, hi * dk, dk);
-        ht.v = take_columns(t.v, hi * dk, dk);
-        ht.scores = matrix(n, n);
-        kernel_matmul_bt(ht.q.data.data(), ht.k.data.data(), ht.scores.data.data(), n, n, dk);
-        ht.scaled = ht.scores;
-        for (float& s : ht.scaled.data)
-            s *= inv_sqrt_dk;
-        ht.masked = ht.scaled;
-        if (e.mask == mask_kind::causal)
-            for (int i = 0; i < n; ++i)
-                for (int j = i + 1; j < n; ++j)
-                    ht.masked(i, j) = neg_inf;
-        ht.weights = ht.masked;
-        kernel_softmax_rows(ht.weights.data.data(), n, n, true);
-        ht.out = matmul(ht.weights, ht.v);
-        for (int r = 0; r < n; ++r)
-            for (int c = 0; c < dk; ++c)
-                t.concat(r, hi * dk + c) = ht.out(r, c);
+    t.tokens = tokens;
+    t.params = params;
+    const int n = int(tokens.size()), d = e.d_model;
+    const stepper st{e.prec};
+    t.positions = e.pos == positional::sinusoidal ? positions_sinusoidal(n, d, e.pos_offset) : matrix(n, d);
+    t.x0 = st.add(t.params.embeddings, t.positions);
+    const matrix* x = &t.x0;
+    for (int l = 0; l < e.layers; ++l) {
+        t.layers.push_back(run_layer(e, l, t.params.layers[std::size_t(l)], *x, st));
+        x = &t.layers.back().output;
     }
-    t.output = matmul(t.concat, t.params.w_o);
+    t.output = *x;
+    if (e.decode > 0)
+        t.decode = run_decode(e, t.layers.front());
+
+    count_specials(t.x0, t);
+    for (const auto& lt : t.layers) {
+        for (const matrix* m : {&lt.q_rot, &lt.k_rot, &lt.v, &lt.concat, &lt.attn_out, &lt.residual, &lt.ffn_hidden, &lt.output})
+            count_specials(*m, t);
+        for (const auto& ht : lt.heads) {
+            count_specials(ht.scores, t);
+            count_specials(ht.masked, t, true);
+            count_specials(ht.weights, t);
+            count_specials(ht.out, t);
+        }
+    }
     return t;
+}
+
+trace forward(const experiment& e) {
+    const std::vector<std::string> tokens = tokenize(e.text);
+    return forward_with(e, tokens, model_generate(e, tokens));
 }
 
 }  // namespace attn

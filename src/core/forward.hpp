@@ -1,53 +1,113 @@
-// The forward pass of one multi-head self-attention layer, recorded step by step.
+// The forward pass of a small transformer, recorded step by step.
 //
 // Shapes, named once:
 //   n        tokens
-//   d_model  width of the residual stream
-//   h        heads, d_k = d_model / h per head
+//   d        d_model, width of the residual stream
+//   h        query heads, d_k = d / h per head
+//   g        kv_heads (K/V heads); query head i reads K/V head i / (h / g)
+//   f        FFN width, 4·d
 //
-//   X (n, d_model) ─┬─ ·W_q → Q (n, d_model) ─ split → Q_h (n, d_k)
-//                   ├─ ·W_k → K ...                    K_h (n, d_k)
-//                   └─ ·W_v → V ...                    V_h (n, d_k)
-//   scores_h = Q_h·K_hᵀ (n, n) → scaled = scores/√d_k → masked → weights = softmax
-//   out_h = weights·V_h (n, d_k) → concat (n, d_model) → ·W_o → output (n, d_model)
+// One layer, for block = attn (the article's attention alone):
+//   x (n, d) ─┬─ ·W_q (d, d)    → Q (n, d)    ─ split → Q_i (n, d_k) ─ RoPE ─┐
+//             ├─ ·W_k (d, g·d_k) → K (n, g·d_k) ─ split → K_j (n, d_k) ─ RoPE ─┤
+//             └─ ·W_v (d, g·d_k) → V (n, g·d_k) ─ split → V_j (n, d_k)         │
+//   scores_i = Q_i·K_jᵀ (n, n) → scaled (·1/√d_k, none or custom) → masked (-inf)
+//   → weights = softmax(masked / temp) → out_i = weights·V_j (n, d_k)
+//   → concat (n, d) → attn_out = concat·W_o (n, d) (or concat when W_O is off)
+//   the layer's output is attn_out.
+// For block = full (pre-norm, so ablation has downstream effects):
+//   a = attention(rmsnorm(x)); r = x + a; output = r + relu(rmsnorm(r)·W_1)·W_2
+//
+// Positions: sinusoidal encodings are added to the embeddings before layer 0;
+// RoPE rotates every Q_i and K_j row by its position (pos_offset + row).
+// Precision fp16 / bf16 rounds every stored intermediate (round to nearest even).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "decode.hpp"
 #include "experiment.hpp"
 #include "matrix.hpp"
 
 namespace attn {
 
-// The parameters an experiment's seed generates.
+struct layer_weights {
+    matrix w_q;       // (d, d)
+    matrix w_k, w_v;  // (d, g·d_k)
+    matrix w_o;       // (d, d)
+    matrix w_1;       // (d, f)   block = full only
+    matrix w_2;       // (f, d)   block = full only
+};
+
+// The parameters an experiment's seed generates (after its edits are applied).
 struct model_weights {
-    matrix embeddings;          // (n, d_model): one row per token, drawn from hash(seed, token text)
-    matrix w_q, w_k, w_v, w_o;  // (d_model, d_model)
+    matrix embeddings;  // (n, d): one row per token, drawn from hash(seed, token text)
+    std::vector<layer_weights> layers;
 };
 
 struct head_trace {
-    matrix q, k, v;  // (n, d_k)
-    matrix scores;   // (n, n) Q_h·K_hᵀ
-    matrix scaled;   // (n, n) scores / √d_k
-    matrix masked;   // (n, n) scaled with -inf where the mask hides j from i
-    matrix weights;  // (n, n) softmax of masked, rows sum to 1
-    matrix out;      // (n, d_k) weights·V_h
+    int kv_group = 0;  // which K/V head this query head reads
+    matrix q, k, v;    // (n, d_k) after RoPE (q, k) when it is on
+    matrix scores;     // (n, n) Q·Kᵀ
+    matrix scaled;     // (n, n) scores · scale
+    matrix masked;     // (n, n) -inf where the mask hides key j from query i (before softmax) — or scaled (mask after)
+    matrix weights;    // (n, n) softmax (or argmax) of masked / temp, masked after softmax if asked
+    matrix out;        // (n, d_k) weights·V (zero when the head is ablated)
+    std::vector<float> row_sums;       // (n) Σ_j weights(i, j)
+    std::vector<float> row_entropies;  // (n) −Σ p log p, natural log
+    bool ablated = false;
+};
+
+struct layer_trace {
+    matrix input;         // (n, d) the residual stream entering the layer
+    matrix normed;        // (n, d) rmsnorm(input) for block = full, else = input
+    matrix q, k, v;       // (n, d), (n, g·d_k), (n, g·d_k) projections before RoPE
+    matrix q_rot, k_rot;  // the same after RoPE (= q, k without it)
+    std::vector<head_trace> heads;
+    matrix concat;      // (n, d)
+    matrix attn_out;    // (n, d) concat·W_o, or concat when W_O is off
+    matrix residual;    // (n, d) input + attn_out            (block = full)
+    matrix ffn_normed;  // (n, d) rmsnorm(residual)           (block = full)
+    matrix ffn_hidden;  // (n, f) relu(ffn_normed·W_1)        (block = full)
+    matrix ffn_out;     // (n, d) ffn_hidden·W_2              (block = full)
+    matrix output;      // (n, d) what the next layer reads
+};
+
+// KV-cache decoding of layer 0, token by token, up to experiment.decode tokens.
+// It follows the plain causal path (scale as set, stable softmax; no edge masks,
+// ablation or temperature; a custom scale of 0 reads as 1/√d_k), so its rows
+// equal the full pass's under mask=causal.
+struct decode_trace {
+    int steps = 0;                        // tokens consumed
+    kv_cache cache;                       // after the last step: kv_heads × (steps, d_k)
+    matrix out;                           // (steps, d) each step's heads side by side, before W_O
+    std::vector<std::size_t> bytes_read;  // (steps) bytes of cached K and V each step read
 };
 
 struct trace {
     std::vector<std::string> tokens;
     model_weights params;
-    matrix q, k, v;                 // (n, d_model) before the split into heads
-    std::vector<head_trace> heads;  // h entries
-    matrix concat;                  // (n, d_model)
-    matrix output;                  // (n, d_model) concat·W_o
+    matrix positions;  // (n, d) sinusoidal encodings (zeros unless pos = sin)
+    matrix x0;         // (n, d) embeddings + positions, rounded to the precision
+    std::vector<layer_trace> layers;
+    matrix output;        // (n, d) the last layer's output
+    decode_trace decode;  // empty when experiment.decode is 0
+    int nan_count = 0;    // over every recorded intermediate
+    int inf_count = 0;    // ±inf, not counting the -inf the mask writes into `masked`
 };
 
-// Parameters for e, deterministic in e.seed and the token texts.
+// Parameters for e, deterministic in e.seed and the token texts; e.edits applied.
 model_weights model_generate(const experiment& e, const std::vector<std::string>& tokens);
+
+// Sinusoidal encodings for n positions starting at pos0: PE(p, 2i) = sin(p / 10000^(2i/d)),
+// PE(p, 2i+1) = cos(same angle). Computed in double, rounded once to float.
+matrix positions_sinusoidal(int n, int d, int pos0);
 
 // Runs e; e must be valid (experiment_validate(e) empty).
 trace forward(const experiment& e);
+
+// Runs e with parameters given (e.g. to compare an ablation on the same weights).
+trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params);
 
 }  // namespace attn

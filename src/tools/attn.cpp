@@ -69,11 +69,12 @@ int main(int argc, char** argv) {
     }
     std::printf("experiment %s\n%zu tokens, d_model %d, %d heads\n", attn::experiment_to_text(e).c_str(), t.tokens.size(),
                 e.d_model, e.heads);
-    for (std::size_t h = 0; h < t.heads.size(); ++h) {
-        std::printf("head %zu weights:\n", h);
-        for (int i = 0; i < t.heads[h].weights.rows; ++i) {
-            for (int j = 0; j < t.heads[h].weights.cols; ++j)
-                std::printf(" %6.3f", double(t.heads[h].weights(i, j)));
+    const auto& heads = t.layers.front().heads;
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        std::printf("layer 0 head %zu weights:\n", h);
+        for (int i = 0; i < heads[h].weights.rows; ++i) {
+            for (int j = 0; j < heads[h].weights.cols; ++j)
+                std::printf(" %6.3f", double(heads[h].weights(i, j)));
             std::printf("   %s\n", t.tokens[std::size_t(i)].c_str());
         }
     }

@@ -72,6 +72,9 @@ void draw_controls(app& a) {
         std::snprintf(label, sizeof label, "%d", h);
         if (ImGui::RadioButton(label, a.exp.heads == h)) {
             next.heads = h;
+            next.kv_heads = h;
+            next.ablate.clear();
+            next.edges.clear();
             changed = true;
         }
     }
@@ -112,7 +115,8 @@ void app_draw(app& a) {
     const int n = int(a.tr.tokens.size());
     heatmap_style style;
     const float avail = ImGui::GetContentRegionAvail().x;
-    const int h = int(a.tr.heads.size());
+    const std::vector<head_trace>& heads = a.tr.layers.front().heads;
+    const int h = int(heads.size());
     // Fit all heads side by side when the window allows, but keep cells readable.
     const float per_head = avail / float(h > 0 ? h : 1) - ImGui::GetFontSize() * 6.0f;
     style.cell = std::max(ImGui::GetFontSize() * 1.2f, std::min(ImGui::GetFontSize() * 3.0f, per_head / float(n > 0 ? n : 1)));
@@ -124,10 +128,10 @@ void app_draw(app& a) {
         ImGui::Text("head %d", hi);
         char id[16];
         std::snprintf(id, sizeof id, "head%d", hi);
-        const auto [r, c] = heatmap_draw(id, a.tr.heads[std::size_t(hi)].weights, a.tr.tokens, a.tr.tokens, style);
+        const auto [r, c] = heatmap_draw(id, heads[std::size_t(hi)].weights, a.tr.tokens, a.tr.tokens, style);
         if (r >= 0)
             ImGui::SetTooltip("head %d: \"%s\" attends to \"%s\"\nweight %.4f", hi, a.tr.tokens[std::size_t(r)].c_str(),
-                              a.tr.tokens[std::size_t(c)].c_str(), double(a.tr.heads[std::size_t(hi)].weights(r, c)));
+                              a.tr.tokens[std::size_t(c)].c_str(), double(heads[std::size_t(hi)].weights(r, c)));
         ImGui::EndGroup();
     }
     ImGui::End();

@@ -64,8 +64,8 @@ TEST_CASE("model parameters are the generator's draws in row-major order") {
             const float second = g.normal() * scale;
             const float third = g.normal() * scale;
             INFO("seed " << seed << " d_model " << d);
-            CHECK(w.w_q.data[0] == first);
-            CHECK(w.w_q.data[1] == second);
-            CHECK(w.w_q.data[2] == third);
+            CHECK(w.layers[0].w_q.data[0] == first);
+            CHECK(w.layers[0].w_q.data[1] == second);
+            CHECK(w.layers[0].w_q.data[2] == third);
         }
 }

@@ -23,12 +23,13 @@ const at = (m, r, c) => num(m.data[r * m.shape[1] + c]);
 // softmax(mask(X W_q (X W_k)ᵀ / √d_k)) for one head, in float64 from the page's own inputs.
 function referenceWeights(t, head, heads, causal) {
   const n = t.x.shape[0], d = t.x.shape[1], dk = d / heads;
+  const layer = t.layers[0];
   const proj = (w) => Array.from({ length: n }, (_, i) => Array.from({ length: dk }, (_, c) => {
     let s = 0;
     for (let p = 0; p < d; p++) s += at(t.x, i, p) * at(w, p, head * dk + c);
     return s;
   }));
-  const q = proj(t.w_q), k = proj(t.w_k);
+  const q = proj(layer.w_q), k = proj(layer.w_k);
   return q.map((qi, i) => {
     const s = k.map((kj, j) => (causal && j > i ? -Infinity : qi.reduce((a, x, c) => a + x * kj[c], 0) / Math.sqrt(dk)));
     const mx = Math.max(...s);
@@ -47,14 +48,15 @@ test('the page loads without errors, draws the heatmap, and its numbers match an
 
     const t = await page.evaluate(() => window.attn.trace());
     assert.deepEqual(t.tokens, ['the', 'cat', 'chased', 'the', 'dog']);
-    assert.ok(t.heads.length >= 2, 'at least two heads');
+    const heads = t.layers[0].heads;
+    assert.ok(heads.length >= 2, 'at least two heads');
     const expText = await page.evaluate(() => window.attn.experiment());
     assert.match(expText, /mask=causal/);
-    for (let h = 0; h < t.heads.length; h++) {
-      const want = referenceWeights(t, h, t.heads.length, true);
+    for (let h = 0; h < heads.length; h++) {
+      const want = referenceWeights(t, h, heads.length, true);
       for (let i = 0; i < want.length; i++)
         for (let j = 0; j < want.length; j++)
-          assert.ok(Math.abs(at(t.heads[h].weights, i, j) - want[i][j]) < 1e-5, `head ${h} weight (${i},${j})`);
+          assert.ok(Math.abs(at(heads[h].weights, i, j) - want[i][j]) < 1e-5, `head ${h} weight (${i},${j})`);
     }
     // The page publishes the experiment into the URL hash.
     assert.equal(decodeURIComponent(new URL(page.url()).hash.slice(1)), decodeURIComponent(expText));
@@ -67,15 +69,19 @@ test('the page loads without errors, draws the heatmap, and its numbers match an
 test('the wasm core draws the same parameters as the native core, bit for bit', async () => {
   const cli = path.join(root, 'build', 'native-debug', 'tests', 'attn');
   if (!fs.existsSync(cli)) assert.fail('native attn CLI not built: ' + cli);
-  const experiment = 'v=1&text=%E7%8C%AB%E8%BF%BD%E7%8B%97%20the%20dog&seed=77&d_model=12&heads=3&mask=causal';
+  const experiment = 'v=1&text=%E7%8C%AB%E8%BF%BD%E7%8B%97%20the%20dog&seed=77&d_model=12&heads=3&kv_heads=1&layers=2&block=full&pos=rope&mask=causal';
   const native = JSON.parse(execFileSync(cli, ['eval', experiment, '--json'], { encoding: 'utf8' }));
   const { page, context, problems } = await openPage(browser, server.url + '#' + experiment);
   try {
     const t = await page.evaluate(() => window.attn.trace());
     assert.deepEqual(t.tokens, native.tokens);
-    for (const name of ['x', 'w_q', 'w_k', 'w_v', 'w_o']) assert.deepEqual(t[name], native[name], name);
-    for (let h = 0; h < native.heads.length; h++)
-      native.heads[h].weights.data.forEach((w, i) => assert.ok(Math.abs(num(t.heads[h].weights.data[i]) - num(w)) < 1e-6));
+    assert.equal(t.arch, 'wasm');
+    assert.deepEqual(t.x, native.x, 'embeddings');
+    for (const name of ['w_q', 'w_k', 'w_v', 'w_o', 'w_1', 'w_2']) assert.deepEqual(t.layers[0][name], native.layers[0][name], name);
+    const heads = native.layers[0].heads;
+    for (let h = 0; h < heads.length; h++)
+      heads[h].weights.data.forEach((w, i) => assert.ok(Math.abs(num(t.layers[0].heads[h].weights.data[i]) - num(w)) < 1e-5));
+    native.output.data.forEach((x, i) => assert.ok(Math.abs(num(t.output.data[i]) - num(x)) < 1e-4, 'output ' + i));
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
@@ -89,8 +95,8 @@ test('changing the head count and the mask recomputes at once', async () => {
     const err = await page.evaluate(() => window.attn.setExperiment('v=1&text=the%20cat%20chased%20the%20dog&heads=4&mask=none'));
     assert.equal(err, '');
     const t = await page.evaluate(() => window.attn.trace());
-    assert.equal(t.heads.length, 4);
-    const w = t.heads[0].weights;
+    assert.equal(t.layers[0].heads.length, 4);
+    const w = t.layers[0].heads[0].weights;
     assert.ok(at(w, 0, 4) > 0, 'without the causal mask the first token sees the last');
     await page.waitForTimeout(200);
     const after = await canvasStats(page);
