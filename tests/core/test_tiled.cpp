@@ -3,10 +3,12 @@
 // tiles rather than with n², and masked tiles skipped under the causal mask.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "alloc_counter.hpp"
 #include "random.hpp"
 #include "tiled.hpp"
 
@@ -200,4 +202,31 @@ TEST_CASE("attention_tiled: a query that sees no key (causal, m < n) gets a zero
             CHECK(o[std::size_t(i * 5 + c)] == 0.0f);
     }
     CHECK(stats.row_sum[5] > 0.0f);
+}
+
+TEST_CASE("attention_tiled: counted from outside, its heap use grows with n·d while the naive pass grows with n²") {
+    // The allocator itself counts here, so nothing depends on the kernel's own report.
+    const int d = 32;
+    attention_options opt;
+    opt.causal = true;
+    opt.tile_q = opt.tile_k = 32;
+    std::size_t tiled[2], naive[2];
+    const int sizes[2] = {256, 1024};
+    for (int i = 0; i < 2; ++i) {
+        rng g(11);
+        const problem p = random_problem(g, sizes[i], sizes[i], d, d);
+        std::vector<float> o(std::size_t(p.n * d));
+        alloc_counter_start();
+        attention_tiled(p.q.data(), p.k.data(), p.v.data(), o.data(), p.n, p.m, d, d, opt);
+        tiled[i] = alloc_counter_stop();
+        alloc_counter_start();
+        attention_naive(p.q.data(), p.k.data(), p.v.data(), o.data(), p.n, p.m, d, d, opt);
+        naive[i] = alloc_counter_stop();
+    }
+    MESSAGE("heap peak, n=256 -> 1024: tiled " << tiled[0] << " -> " << tiled[1] << " B, naive " << naive[0] << " -> " << naive[1]
+                                               << " B");
+    CHECK(naive[1] >= std::size_t(1024) * 1024 * sizeof(float));                  // the n×n matrix really is allocated there
+    CHECK(double(naive[1]) / double(naive[0]) > 12.0);                            // ~16×: quadratic
+    CHECK(double(tiled[1]) <= 4.5 * double(std::max<std::size_t>(tiled[0], 1)));  // at most linear in n
+    CHECK(tiled[1] < naive[1] / 50);
 }
