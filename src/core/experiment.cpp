@@ -153,6 +153,10 @@ constexpr enum_name<softmax_mode> softmax_names[] = {
     {softmax_mode::stable, "stable"}, {softmax_mode::no_max, "no_max"}, {softmax_mode::argmax, "argmax"}};
 constexpr enum_name<mask_placement> mask_at_names[] = {{mask_placement::before_softmax, "before"},
                                                        {mask_placement::after_softmax, "after"}};
+constexpr enum_name<weight_init> weights_names[] = {{weight_init::random, "random"},
+                                                    {weight_init::specialised, "specialised"},
+                                                    {weight_init::cancel, "cancel"},
+                                                    {weight_init::sink, "sink"}};
 constexpr enum_name<block_kind> block_names[] = {{block_kind::attention_only, "attn"}, {block_kind::full, "full"}};
 constexpr enum_name<edit_target> target_names[] = {
     {edit_target::x, "x"},     {edit_target::w_q, "w_q"}, {edit_target::w_k, "w_k"}, {edit_target::w_v, "w_v"},
@@ -251,6 +255,7 @@ const char* mask_kind_name(mask_kind m) { return name_of(mask_names, m); }
 const char* positional_name(positional p) { return name_of(positional_names, p); }
 const char* softmax_mode_name(softmax_mode s) { return name_of(softmax_names, s); }
 const char* edit_target_name(edit_target t) { return name_of(target_names, t); }
+const char* weight_init_name(weight_init w) { return name_of(weights_names, w); }
 
 // [SECTION] format
 
@@ -269,6 +274,7 @@ std::string experiment_to_text(const experiment& e) {
     put("kv_heads", std::to_string(e.kv_heads));
     put("layers", std::to_string(e.layers));
     put("block", name_of(block_names, e.block));
+    put("weights", name_of(weights_names, e.weights));
     put("pos", name_of(positional_names, e.pos));
     put("rope_base", format_float(e.rope_base));
     put("pos_offset", std::to_string(e.pos_offset));
@@ -314,6 +320,13 @@ std::vector<std::string> experiment_validate(const experiment& e) {
         err("heads (" + str(e.heads) + ") must divide d_model (" + str(e.d_model) + ")");
     if (heads_ok && (e.kv_heads < 1 || e.kv_heads > e.heads || e.heads % e.kv_heads != 0))
         err("kv_heads (" + str(e.kv_heads) + ") must divide heads (" + str(e.heads) + "): " + str(e.heads) + " is MHA, 1 is MQA");
+    if ((e.weights == weight_init::specialised || e.weights == weight_init::cancel) && heads_ok &&
+        (e.heads < 2 || e.d_model / e.heads < 2))
+        err(std::string("weights=") + weight_init_name(e.weights) + " needs at least 2 heads of d_k >= 2");
+    if (e.weights == weight_init::cancel && e.kv_heads != e.heads)
+        err("weights=cancel needs kv_heads = heads (MHA)");
+    if (e.weights == weight_init::sink && e.d_model < 3)
+        err("weights=sink needs d_model >= 3");
     if (e.layers < 1 || e.layers > L::max_layers)
         err("layers must be between 1 and " + str(L::max_layers) + ", not " + str(e.layers));
     if (!(std::isfinite(e.rope_base) && e.rope_base > 1.0f && e.rope_base <= 1e9f))
@@ -461,6 +474,7 @@ experiment_parse_result experiment_parse(std::string_view text) {
         {"kv_heads", int_field(e.kv_heads, 1, experiment_limits::max_heads)},
         {"layers", int_field(e.layers, 1, experiment_limits::max_layers)},
         {"block", enum_field(e.block, block_names)},
+        {"weights", enum_field(e.weights, weights_names)},
         {"pos", enum_field(e.pos, positional_names)},
         {"rope_base", float_field(e.rope_base)},
         {"pos_offset", int_field(e.pos_offset, 0, experiment_limits::max_pos_offset)},

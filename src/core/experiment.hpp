@@ -3,7 +3,7 @@
 // `experiment` holds everything a person sets up; its canonical text form is what
 // the URL hash, the native command line, presets and tests exchange, e.g.
 //
-//     v=1&text=the%20cat%20sat&seed=1&d_model=8&heads=2&kv_heads=2&layers=1&block=attn
+//     v=1&text=the%20cat%20sat&seed=1&d_model=8&heads=2&kv_heads=2&layers=1&block=attn&weights=random
 //     &pos=none&rope_base=10000&pos_offset=0&mask=causal&pad=0&edges=&scale=sqrt
 //     &softmax=stable&temp=1&mask_at=before&wo=on&precision=fp32&ablate=&decode=0&edits=
 //
@@ -38,6 +38,9 @@ enum class score_scale { sqrt_dk, none, custom };
 enum class softmax_mode { stable, no_max, argmax };
 enum class mask_placement { before_softmax, after_softmax };
 enum class block_kind { attention_only, full };  // full: pre-norm residual + FFN per layer
+// How the parameters are made: drawn from the seed, or drawn and then partly
+// constructed by hand to show one behaviour (see model_generate in forward.hpp).
+enum class weight_init { random, specialised, cancel, sink };
 
 // Documented limits, checked before any allocation.
 struct experiment_limits {
@@ -80,6 +83,7 @@ struct experiment {
     int kv_heads = 2;  // = heads: MHA; 1: MQA; a divisor of heads: GQA
     int layers = 1;
     block_kind block = block_kind::attention_only;
+    weight_init weights = weight_init::random;
     positional pos = positional::none;
     float rope_base = 10000.0f;
     int pos_offset = 0;  // position of the first token (shift every position)
@@ -121,5 +125,6 @@ const char* mask_kind_name(mask_kind m);
 const char* positional_name(positional p);
 const char* softmax_mode_name(softmax_mode s);
 const char* edit_target_name(edit_target t);
+const char* weight_init_name(weight_init w);
 
 }  // namespace attn

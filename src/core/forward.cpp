@@ -251,6 +251,73 @@ decode_trace run_decode(const experiment& e, const layer_trace& lt) {
     return dt;
 }
 
+// The hand-made parts of weights = specialised / cancel / sink (see forward.hpp).
+void construct(const experiment& e, model_weights& w) {
+    if (e.weights == weight_init::random)
+        return;
+    const int n = w.embeddings.rows, d = e.d_model, dk = d / e.heads;
+    for (int i = 0; i < n; ++i)
+        w.embeddings(i, 0) = 1.0f;
+    for (layer_weights& lw : w.layers) {
+        auto clear_rows = [](matrix& m, int r) { std::fill(m.row(r), m.row(r) + m.cols, 0.0f); };
+        switch (e.weights) {
+            case weight_init::specialised: {
+                // Head 0: q = a·e₀ for every token, k = a·(cos 1, sin 1): pair 0 turns 1 rad per position.
+                const float a = std::sqrt(12.0f * std::sqrt(float(dk)));
+                for (int r = 0; r < d; ++r)
+                    for (int c = 0; c < dk; ++c)
+                        lw.w_q(r, c) = lw.w_k(r, c) = 0.0f;
+                lw.w_q(0, 0) = a;
+                lw.w_k(0, 0) = a * std::cos(1.0f);
+                lw.w_k(0, 1) = a * std::sin(1.0f);
+                // Head 1: W_k = W_q, scaled up, blind to the constant channel.
+                for (int r = 0; r < d; ++r)
+                    for (int c = dk; c < 2 * dk; ++c) {
+                        lw.w_q(r, c) = r == 0 ? 0.0f : lw.w_q(r, c) * 3.0f;
+                        if (c < lw.w_k.cols)
+                            lw.w_k(r, c) = lw.w_q(r, c);
+                    }
+                break;
+            }
+            case weight_init::cancel:
+                for (int r = 0; r < d; ++r)
+                    for (int c = 0; c < dk; ++c) {
+                        lw.w_q(r, c) *= 3.0f;
+                        lw.w_q(r, dk + c) = lw.w_q(r, c);
+                        lw.w_k(r, dk + c) = lw.w_k(r, c);
+                        lw.w_v(r, dk + c) = -lw.w_v(r, c);
+                    }
+                for (int r = 0; r < dk; ++r)
+                    for (int c = 0; c < d; ++c)
+                        lw.w_o(dk + r, c) = lw.w_o(r, c);
+                break;
+            case weight_init::sink: {
+                // Every query carries u (from the constant channel); only the first
+                // token's key does (from its marker channel 1); its value is zero.
+                clear_rows(lw.w_k, 1);
+                for (int h = 0; h < e.heads; ++h)
+                    for (int r = 0; r < d; ++r)
+                        lw.w_q(r, h * dk) = r == 0 ? 1.0f : 0.0f;  // q₀ = 1 exactly
+                // The marker (4 in channel 1) times 2.5·√d_k: a scaled score of 10 for the sink.
+                for (int g = 0; g < e.kv_heads; ++g)
+                    lw.w_k(1, g * dk) = 2.5f * std::sqrt(float(dk));
+                clear_rows(lw.w_k, 0);
+                clear_rows(lw.w_v, 0);
+                clear_rows(lw.w_v, 1);
+                break;
+            }
+            case weight_init::random:
+                break;
+        }
+    }
+    if (e.weights == weight_init::sink) {
+        for (int c = 0; c < d; ++c)
+            w.embeddings(0, c) = c == 0 ? 1.0f : c == 1 ? 4.0f : 0.0f;
+        for (int i = 1; i < n; ++i)
+            w.embeddings(i, 1) = 0.0f;
+    }
+}
+
 }  // namespace
 
 matrix positions_sinusoidal(int n, int d, int pos0) {
@@ -288,6 +355,7 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
         }
         w.layers.push_back(std::move(lw));
     }
+    construct(e, w);
     for (const auto& x : e.edits) {
         if (x.target == edit_target::x) {
             w.embeddings(x.row, x.col) = x.value;

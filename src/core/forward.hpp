@@ -98,6 +98,16 @@ struct trace {
 };
 
 // Parameters for e, deterministic in e.seed and the token texts; e.edits applied.
+// Besides weights=random, three constructed models show one behaviour each (on
+// top of the random draw, in every layer; channel 0 of every embedding is set to
+// 1, a constant "bias" feature the constructions read):
+//   specialised  head 0 attends to the previous token (with RoPE: q is constant
+//                and k is q turned by one position, so q·R_{j-i}k peaks at j = i-1),
+//                head 1 to the token itself (W_q = W_k, scaled up)
+//   cancel       head 1 copies head 0's W_q, W_k and W_O rows and negates its W_v:
+//                two identical bright heatmaps whose contributions sum to zero
+//   sink         the first token carries a marker (channel 1) that every query
+//                matches and has no content (V = 0): an attention sink
 model_weights model_generate(const experiment& e, const std::vector<std::string>& tokens);
 
 // Sinusoidal encodings for n positions starting at pos0: PE(p, 2i) = sin(p / 10000^(2i/d)),

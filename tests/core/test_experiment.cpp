@@ -34,6 +34,13 @@ experiment random_experiment(rng& g) {
     e.kv_heads = std::max(1, e.heads >> pick(3));
     e.layers = 1 + pick(experiment_limits::max_layers);
     e.block = pick(2) ? block_kind::full : block_kind::attention_only;
+    e.weights = weight_init(pick(4));
+    const bool two_heads = e.heads >= 2 && e.d_model / e.heads >= 2;
+    if ((e.weights == weight_init::specialised && !two_heads) || (e.weights == weight_init::cancel && !two_heads) ||
+        (e.weights == weight_init::sink && e.d_model < 3))
+        e.weights = weight_init::random;
+    if (e.weights == weight_init::cancel)
+        e.kv_heads = e.heads;
     e.pos = positional(pick(3));
     e.rope_base = pick(2) ? 10000.0f : 2.0f + g.uniform() * 500.0f;
     e.pos_offset = pick(3) ? 0 : pick(5000);

@@ -379,3 +379,49 @@ TEST_CASE("KV-cache decoding in the trace equals the full causal pass, for MHA, 
     const trace t = forward(e);
     CHECK(t.decode.out.rows == 2);
 }
+
+TEST_CASE("constructed weights: a previous-token head beside a same-token head") {
+    experiment e = small("the cat sat on the warm mat", 16, 2);
+    e.weights = weight_init::specialised;
+    e.pos = positional::rope;
+    const trace t = forward(e);
+    const auto& prev = t.layers[0].heads[0].weights;
+    const auto& self = t.layers[0].heads[1].weights;
+    for (int i = 1; i < prev.rows; ++i) {
+        CHECK(prev(i, i - 1) > 0.9f);
+        CHECK(self(i, i) > 0.5f);
+    }
+    // Without positions the previous-token head has nothing to go on.
+    e.pos = positional::none;
+    CHECK(forward(e).layers[0].heads[0].weights(3, 2) < 0.5f);
+}
+
+TEST_CASE("constructed weights: two bright heads that cancel exactly") {
+    experiment e = small("a b c d e", 16, 4);
+    e.weights = weight_init::cancel;
+    const trace t = forward(e);
+    CHECK(max_abs_diff(t.layers[0].heads[0].weights, t.layers[0].heads[1].weights) == 0.0);
+    float brightest = 0;
+    for (float x : t.layers[0].heads[0].weights.data)
+        if (x < 0.999f)
+            brightest = std::max(brightest, x);
+    CHECK(brightest > 0.5f);  // a sharp, "important-looking" map
+    experiment both = e;
+    both.ablate = {{0, 0}, {0, 1}};
+    CHECK(max_abs_diff(forward(both).output, t.output) < 1e-5);  // removing both: no change
+    experiment one = e;
+    one.ablate = {{0, 0}};
+    CHECK(max_abs_diff(forward(one).output, t.output) > 0.1);  // removing one: a large change
+}
+
+TEST_CASE("constructed weights: the first token is an attention sink with no content") {
+    experiment e = small("<s> the cat sat down", 16, 4);
+    e.weights = weight_init::sink;
+    const trace t = forward(e);
+    for (const auto& h : t.layers[0].heads) {
+        for (int c = 0; c < h.v.cols; ++c)
+            CHECK(h.v(0, c) == 0.0f);
+        for (int i = 1; i < h.weights.rows; ++i)
+            CHECK(h.weights(i, 0) > 0.6f);
+    }
+}
