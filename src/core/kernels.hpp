@@ -26,6 +26,18 @@ void kernel_matmul_bt_naive(const float* a, const float* b, float* c, int n, int
 void kernel_softmax_rows(float* x, int n, int m, bool subtract_max);
 void kernel_softmax_rows_naive(float* x, int n, int m, bool subtract_max);
 
+// One online-softmax step of the tiled pass (tiled.hpp) over a tile of raw scores.
+// s(rows, cols) holds Q·Kᵀ for the tile; row r sees its first visible[r] keys
+// (clamped to [0, cols]). Per row, with m_old = row_max[r]:
+//   s_j ← s_j · scale, m_new = max(m_old, max_j<visible s_j),
+//   s_j ← exp(s_j − m_new) for j < visible and 0 after,
+//   rescale[r] = exp(m_old − m_new) (1 while the row has seen no key, m_new = −inf),
+//   row_max[r] = m_new, row_sum[r] = row_sum[r] · rescale[r] + Σ_j s_j.
+void kernel_softmax_online(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
+                           float* rescale);
+void kernel_softmax_online_naive(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
+                                 float* rescale);
+
 // Name of the SIMD instruction set the kernels were compiled for ("sse2", "wasm", ...).
 const char* kernel_arch_name();
 

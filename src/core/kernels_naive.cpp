@@ -1,4 +1,5 @@
 // Scalar twins of the kernels in kernels_simd.cpp: the reference the tests trust.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -45,6 +46,31 @@ void kernel_softmax_rows_naive(float* x, int n, int m, bool subtract_max) {
         }
         for (int j = 0; j < m; ++j)
             r[j] /= sum;
+    }
+}
+
+void kernel_softmax_online_naive(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
+                                 float* rescale) {
+    constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+    for (int r = 0; r < rows; ++r) {
+        float* sr = s + r * cols;
+        const int vis = std::clamp(visible[r], 0, cols);
+        float tile_max = neg_inf;
+        for (int j = 0; j < vis; ++j) {
+            sr[j] *= scale;
+            tile_max = std::max(tile_max, sr[j]);
+        }
+        const float m_old = row_max[r];
+        const float m_new = std::max(m_old, tile_max);
+        const float alpha = m_new == neg_inf ? 1.0f : std::exp(m_old - m_new);
+        float tile_sum = 0.0f;
+        for (int j = 0; j < cols; ++j) {
+            sr[j] = j < vis ? std::exp(sr[j] - m_new) : 0.0f;
+            tile_sum += sr[j];
+        }
+        row_max[r] = m_new;
+        row_sum[r] = row_sum[r] * alpha + tile_sum;
+        rescale[r] = alpha;
     }
 }
 

@@ -1,7 +1,7 @@
-// Tiled online-softmax attention and its materialising reference. Both use the
-// existing kernels for the two products; the online softmax itself is a short
-// scalar loop per row, because its per-row bookkeeping (max, sum, rescale) is the
-// part this file exists to show.
+// Tiled online-softmax attention and its materialising reference. The tiled
+// pass is three SIMD kernels per (query tile, key tile) pair: Q·Kᵀ, the online
+// softmax step (kernel_softmax_online: the per-row max, sum and rescale this
+// file exists to show, written out in its scalar twin) and weights·V.
 #include "tiled.hpp"
 
 #include <algorithm>
@@ -15,7 +15,7 @@ namespace attn {
 namespace {
 
 constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-constexpr int default_tile = 32;
+constexpr int default_tile = 64;
 
 float scale_for(const attention_options& opt, int d) {
     return opt.scale != 0.0f ? opt.scale : 1.0f / std::sqrt(float(std::max(d, 1)));
@@ -51,6 +51,7 @@ void attention_tiled(const float* q, const float* k, const float* v, float* o, i
     std::vector<float> run_max = ws.take(std::size_t(tq));                 // (tq) m_i
     std::vector<float> run_sum = ws.take(std::size_t(tq));                 // (tq) l_i
     std::vector<float> rescale = ws.take(std::size_t(tq));                 // (tq) exp(m_old − m_new)
+    std::vector<int> visible(static_cast<std::size_t>(tq));                // (tq) keys of the tile each row sees
 
     if (steps)
         steps->clear();
@@ -89,28 +90,9 @@ void attention_tiled(const float* q, const float* k, const float* v, float* o, i
                 std::fill(rescale.begin(), rescale.end(), 1.0f);
             } else {
                 kernel_matmul_bt(q + std::size_t(q0) * std::size_t(d), k + std::size_t(k0) * std::size_t(d), s.data(), qr, kr, d);
-                for (int r = 0; r < qr; ++r) {
-                    float* sr = s.data() + std::size_t(r) * std::size_t(kr);
-                    const int vis = std::clamp(visible_keys(q0 + r, n, m, opt.causal) - k0, 0, kr);
-                    float tile_max = neg_inf;
-                    for (int j = 0; j < vis; ++j) {
-                        sr[j] *= scale;
-                        tile_max = std::max(tile_max, sr[j]);
-                    }
-                    const float m_old = run_max[std::size_t(r)];
-                    const float m_new = std::max(m_old, tile_max);
-                    // While a row has seen no key its max stays −inf and there is
-                    // nothing to rescale (exp(−inf − (−inf)) would be NaN).
-                    const float alpha = m_new == neg_inf ? 1.0f : std::exp(m_old - m_new);
-                    float tile_sum = 0.0f;
-                    for (int j = 0; j < kr; ++j) {
-                        sr[j] = j < vis ? std::exp(sr[j] - m_new) : 0.0f;
-                        tile_sum += sr[j];
-                    }
-                    run_max[std::size_t(r)] = m_new;
-                    run_sum[std::size_t(r)] = run_sum[std::size_t(r)] * alpha + tile_sum;
-                    rescale[std::size_t(r)] = alpha;
-                }
+                for (int r = 0; r < qr; ++r)
+                    visible[std::size_t(r)] = visible_keys(q0 + r, n, m, opt.causal) - k0;
+                kernel_softmax_online(s.data(), qr, kr, visible.data(), scale, run_max.data(), run_sum.data(), rescale.data());
                 kernel_matmul(s.data(), v + std::size_t(k0) * std::size_t(d_v), pv.data(), qr, kr, d_v);
                 for (int r = 0; r < qr; ++r) {
                     float* ar = acc.data() + std::size_t(r) * std::size_t(d_v);

@@ -104,6 +104,50 @@ TEST_CASE("kernel_softmax_rows: a fully masked row becomes zeros; overflow witho
     CHECK(std::isnan(y[1]));
 }
 
+TEST_CASE("kernel_softmax_online equals its scalar twin, with rows that see all, some or none of the tile") {
+    rng g(4);
+    for (const shape s : shapes()) {
+        for (const float scale : {0.125f, 1.0f}) {
+            auto x = random_vector(g, std::size_t(s.n * s.m), 3.0f);
+            std::vector<int> visible(std::size_t(s.n));
+            std::vector<float> row_max(std::size_t(s.n)), row_sum(std::size_t(s.n)), rescale(std::size_t(s.n), -1.0f);
+            for (int i = 0; i < s.n; ++i) {
+                // Causal-like diagonals, rows before any key (−inf max) and rows past the tile.
+                visible[std::size_t(i)] = int(g.next_u64() % std::uint64_t(s.m + 3)) - 1;
+                const bool seen = g.next_u64() % 4 != 0;
+                row_max[std::size_t(i)] = seen ? g.normal() * 2.0f : -INFINITY;
+                row_sum[std::size_t(i)] = seen ? 1.0f + std::fabs(g.normal()) : 0.0f;
+            }
+            auto x_ref = x;
+            auto max_ref = row_max, sum_ref = row_sum, rescale_ref = rescale;
+            kernel_softmax_online(x.data(), s.n, s.m, visible.data(), scale, row_max.data(), row_sum.data(), rescale.data());
+            kernel_softmax_online_naive(x_ref.data(), s.n, s.m, visible.data(), scale, max_ref.data(), sum_ref.data(),
+                                        rescale_ref.data());
+            INFO("shape n=" << s.n << " m=" << s.m << " scale=" << scale);
+            CHECK(compare(x, x_ref, 2e-6f, "weights") == 0);
+            CHECK(compare(row_max, max_ref, 0.0f, "row_max") == 0);
+            CHECK(compare(row_sum, sum_ref, 2e-6f * float(s.m), "row_sum") == 0);
+            CHECK(compare(rescale, rescale_ref, 2e-6f, "rescale") == 0);
+        }
+    }
+}
+
+TEST_CASE("kernel products equal their twins on attention-sized shapes (register tiles, k blocks, tails)") {
+    rng g(5);
+    for (const shape s :
+         std::vector<shape>{{64, 64, 64}, {33, 300, 65}, {4, 2048, 64}, {1, 2048, 64}, {70, 513, 37}, {9, 64, 2048}}) {
+        const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.k * s.m));
+        std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
+        kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);
+        kernel_matmul_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
+        INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
+        CHECK(compare(c, c_ref, 1e-5f * std::sqrt(float(s.k)), "matmul") == 0);
+        kernel_matmul_bt(a.data(), b.data(), c.data(), s.n, s.m, s.k);
+        kernel_matmul_bt_naive(a.data(), b.data(), c_ref.data(), s.n, s.m, s.k);
+        CHECK(compare(c, c_ref, 1e-5f * std::sqrt(float(s.k)), "matmul_bt") == 0);
+    }
+}
+
 TEST_CASE("kernels are built for a SIMD architecture") {
     const std::string arch = kernel_arch_name();
     MESSAGE("xsimd arch: " << arch);

@@ -1,0 +1,128 @@
+// The attention graphs the onnxruntime peers run, built here from the ONNX schema
+// (npm onnx-proto) — nothing is downloaded. Each graph is the workload written
+// with standard ONNX operators (opset 17):
+//   W1  MatMul(Q, Transpose(K)) → Mul(1/√d) → Where(causal mask, −inf, ·) → Softmax → MatMul(·, V)
+//   W2  x·W_q, x·W_k, x·W_v (weights as initializers) → Reshape/Transpose to heads → W1's chain
+//       per head (batched MatMul) → Transpose/Reshape → ·W_o
+//   W3  Concat(past_k, k) and Concat(past_v, v) (the append) → the new token's queries, grouped
+//       (kv, h/kv, d) → MatMul with Kᵀ → Mul → Softmax → MatMul with V → (h, d)
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { onnx } = require('onnx-proto');
+
+const FLOAT = onnx.TensorProto.DataType.FLOAT;
+const BOOL = onnx.TensorProto.DataType.BOOL;
+const INT64 = onnx.TensorProto.DataType.INT64;
+
+function valueInfo(name, shape) {
+  return onnx.ValueInfoProto.create({
+    name,
+    type: { tensorType: { elemType: FLOAT, shape: { dim: shape.map((d) => ({ dimValue: d })) } } },
+  });
+}
+
+function tensor(name, dataType, dims, bytes) {
+  return onnx.TensorProto.create({ name, dataType, dims, rawData: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
+}
+const floatTensor = (name, dims, values) => tensor(name, FLOAT, dims, Float32Array.from(values));
+const int64Tensor = (name, values) => tensor(name, INT64, [values.length], BigInt64Array.from(values.map(BigInt)));
+
+function node(opType, inputs, outputs, attrs = {}) {
+  const attribute = Object.entries(attrs).map(([name, v]) => {
+    if (Array.isArray(v)) return { name, type: onnx.AttributeProto.AttributeType.INTS, ints: v };
+    return { name, type: onnx.AttributeProto.AttributeType.INT, i: v };
+  });
+  return onnx.NodeProto.create({ opType, input: inputs, output: outputs, attribute });
+}
+
+function model(name, nodes, inputs, outputs, initializers) {
+  const graph = onnx.GraphProto.create({ name, node: nodes, input: inputs, output: outputs, initializer: initializers });
+  const m = onnx.ModelProto.create({
+    irVersion: 8,
+    producerName: 'attention-playground-bench',
+    opsetImport: [{ domain: '', version: 17 }],
+    graph,
+  });
+  return onnx.ModelProto.encode(m).finish();
+}
+
+// Upper-triangle (key after query) mask, n × n booleans: true = hidden.
+function causalMask(name, n, dims) {
+  const b = new Uint8Array(n * n);
+  for (let i = 0; i < n; ++i) for (let j = i + 1; j < n; ++j) b[i * n + j] = 1;
+  return tensor(name, BOOL, dims, b);
+}
+
+// The softmax(mask(scores · scale)) · V tail shared by W1 and W2.
+function attentionTail(nodes, inits, q, k, v, out, n, d, causal, transposeK) {
+  nodes.push(node('Transpose', [k], ['kt'], transposeK));
+  nodes.push(node('MatMul', [q, 'kt'], ['scores']));
+  inits.push(floatTensor('scale', [], [1 / Math.sqrt(d)]));
+  nodes.push(node('Mul', ['scores', 'scale'], ['scaled']));
+  let logits = 'scaled';
+  if (causal) {
+    inits.push(causalMask('mask', n, [n, n]), floatTensor('neg_inf', [], [-Infinity]));
+    nodes.push(node('Where', ['mask', 'neg_inf', 'scaled'], ['masked']));
+    logits = 'masked';
+  }
+  nodes.push(node('Softmax', [logits], ['weights'], { axis: -1 }));
+  nodes.push(node('MatMul', ['weights', v], [out]));
+}
+
+// w: a workload from bench_describe; inputs: its Float32Arrays in order.
+// Returns { bytes, feeds: [[name, Float32Array, shape]], output }.
+export function buildModel(w, inputs) {
+  const nodes = [], inits = [];
+  if (w.kind === 'w1') {
+    const shape = [w.n, w.d];
+    attentionTail(nodes, inits, 'q', 'k', 'v', 'out', w.n, w.d, w.causal, { perm: [1, 0] });
+    return {
+      bytes: model('w1', nodes, ['q', 'k', 'v'].map((s) => valueInfo(s, shape)), [valueInfo('out', shape)], inits),
+      feeds: ['q', 'k', 'v'].map((s, i) => [s, inputs[i], shape]),
+    };
+  }
+  if (w.kind === 'w2') {
+    const n = w.n, dm = w.d_model, h = w.heads, dk = dm / h;
+    ['w_q', 'w_k', 'w_v', 'w_o'].forEach((s, i) => inits.push(tensor(s, FLOAT, [dm, dm], inputs[i + 1])));
+    inits.push(int64Tensor('heads_shape', [n, h, dk]), int64Tensor('concat_shape', [n, dm]));
+    for (const p of ['q', 'k', 'v']) {
+      nodes.push(node('MatMul', ['x', 'w_' + p], [p + '_proj']));
+      nodes.push(node('Reshape', [p + '_proj', 'heads_shape'], [p + '_split']));
+    }
+    nodes.push(node('Transpose', ['q_split'], ['q_heads'], { perm: [1, 0, 2] }));  // (h, n, dk)
+    nodes.push(node('Transpose', ['v_split'], ['v_heads'], { perm: [1, 0, 2] }));
+    // K: (n, h, dk) → (h, dk, n) in one Transpose, done by the tail.
+    attentionTail(nodes, inits, 'q_heads', 'k_split', 'v_heads', 'o_heads', n, dk, w.causal, { perm: [1, 2, 0] });
+    nodes.push(node('Transpose', ['o_heads'], ['o_tokens'], { perm: [1, 0, 2] }));
+    nodes.push(node('Reshape', ['o_tokens', 'concat_shape'], ['concat']));
+    nodes.push(node('MatMul', ['concat', 'w_o'], ['out']));
+    return {
+      bytes: model('w2', nodes, [valueInfo('x', [n, dm])], [valueInfo('out', [n, dm])], inits),
+      feeds: [['x', inputs[0], [n, dm]]],
+    };
+  }
+  if (w.kind === 'w3') {
+    const t = w.n, kv = w.kv_heads, h = w.heads, d = w.d, group = h / kv;
+    inits.push(int64Tensor('axis1', [1]), int64Tensor('group_shape', [kv, group, d]), int64Tensor('out_shape', [h, d]));
+    inits.push(floatTensor('scale', [], [1 / Math.sqrt(d)]));
+    nodes.push(node('Unsqueeze', ['k', 'axis1'], ['k_row']));
+    nodes.push(node('Unsqueeze', ['v', 'axis1'], ['v_row']));
+    nodes.push(node('Concat', ['past_k', 'k_row'], ['present_k'], { axis: 1 }));  // (kv, t, d)
+    nodes.push(node('Concat', ['past_v', 'v_row'], ['present_v'], { axis: 1 }));
+    nodes.push(node('Reshape', ['q', 'group_shape'], ['q_groups']));                 // (kv, group, d)
+    nodes.push(node('Transpose', ['present_k'], ['kt'], { perm: [0, 2, 1] }));        // (kv, d, t)
+    nodes.push(node('MatMul', ['q_groups', 'kt'], ['scores']));                      // (kv, group, t)
+    nodes.push(node('Mul', ['scores', 'scale'], ['scaled']));
+    nodes.push(node('Softmax', ['scaled'], ['weights'], { axis: -1 }));
+    nodes.push(node('MatMul', ['weights', 'present_v'], ['o_groups']));               // (kv, group, d)
+    nodes.push(node('Reshape', ['o_groups', 'out_shape'], ['out']));
+    const shapes = [[h, d], [kv, d], [kv, d], [kv, t - 1, d], [kv, t - 1, d]];
+    const names = ['q', 'k', 'v', 'past_k', 'past_v'];
+    return {
+      bytes: model('w3', nodes, names.map((s, i) => valueInfo(s, shapes[i])), [valueInfo('out', [h, d])], inits),
+      feeds: names.map((s, i) => [s, inputs[i], shapes[i]]),
+    };
+  }
+  return null;
+}

@@ -1,0 +1,472 @@
+// The side-by-side benchmark: our attention core natively, in wasm under Node and
+// in wasm in headless Chromium, against the article's numpy code (reference BLAS
+// and OpenBLAS on one thread), onnxruntime-web (wasm SIMD, one thread; in Node
+// and in Chromium) and onnxruntime-node (one thread), in interleaved rounds.
+//
+//   bash bench/run.sh [--rounds N]        # what users run: installs, builds, pins to one core, then this
+//   node bench/run.mjs [--rounds N] [--out FILE] [--no-page] [--no-numpy]
+//
+// [SECTION] peers: one interface (prepare · run(reps) → s/run · output) for every runtime
+// [SECTION] measurement: check against ours, calibrate repetitions, interleaved rounds
+// [SECTION] page cost: the playground's bytes (gzip) and time to its first frame
+// [SECTION] report: table, targets, JSON
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildModel } from './lib/onnx_models.mjs';
+import { oursWasm, ortPeer } from './lib/peers.mjs';
+
+const require = createRequire(import.meta.url);
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(benchDir, '..');
+const build = (...p) => path.join(root, 'build', ...p);
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
+const rounds = Number(opt('--rounds', 15));
+const outFile = path.resolve(opt('--out', build('bench', 'results.json')));
+const dataDir = build('bench', 'data');
+const sampleSeconds = Number(opt('--sample-seconds', 0.02));  // each sample: enough runs to last about this long
+const log = (...a) => console.error('[bench]', ...a);
+
+// --- [SECTION] peers -------------------------------------------------------------
+
+// A child process that answers one line per command line.
+function lineProcess(cmd, argv, env) {
+  const proc = spawn(cmd, argv, { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  let buffer = '';
+  const waiting = [];
+  proc.stdout.on('data', (d) => {
+    buffer += d;
+    let at;
+    while ((at = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, at);
+      buffer = buffer.slice(at + 1);
+      const w = waiting.shift();
+      if (w) w.resolve(line);
+    }
+  });
+  proc.on('exit', (code) => { for (const w of waiting.splice(0)) w.reject(new Error(`${cmd} exited with ${code}`)); });
+  return {
+    ask(line) {
+      return new Promise((resolve, reject) => { waiting.push({ resolve, reject }); proc.stdin.write(line + '\n'); });
+    },
+    stop() { proc.stdin.end('quit\n'); },
+  };
+}
+
+function readF32(file) {
+  const b = fs.readFileSync(file);
+  return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4).slice();
+}
+
+function nativeOurs() {
+  const p = lineProcess(build('bench-native', 'attn_bench'), [], process.env);
+  return {
+    name: 'ours native', env: 'native', proc: p,
+    supports: () => true,
+    prepare: async () => {},
+    run: async (w, reps) => Number(await p.ask(`run ${w.id} ${reps}`)),
+    output: async (w) => readF32(path.join(dataDir, `${w.id}.out.f32`)),
+    peak: async (s) => JSON.parse(await p.ask(`peak ${s}`)),
+    stop: () => p.stop(),
+  };
+}
+
+// numpy with a chosen BLAS: Debian's reference BLAS or OpenBLAS (pthread build) on one thread.
+function numpyPeer(blas) {
+  const lib = '/usr/lib/x86_64-linux-gnu';
+  const env = { ...process.env };
+  delete env.OPENBLAS_CORETYPE;  // set on some machines for old OpenBLAS builds; they slow a current one
+  delete env.OPENBLAS_L2_SIZE;
+  env.OPENBLAS_NUM_THREADS = '1';
+  env.OMP_NUM_THREADS = '1';
+  env.LD_LIBRARY_PATH = blas === 'reference' ? `${lib}/blas:${lib}/lapack` : `${lib}/openblas-pthread`;
+  const p = lineProcess('/usr/bin/python3', [path.join(benchDir, 'numpy_peer.py'), dataDir], env);
+  return {
+    name: `numpy ${blas === 'reference' ? 'ref BLAS' : 'OpenBLAS 1t'}`, env: 'native', proc: p,
+    supports: (w) => w.kind !== 'w4',
+    prepare: async (w) => { await p.ask(`prepare ${w.id}`); },
+    run: async (w, reps) => Number(await p.ask(`run ${w.id} ${reps}`)),
+    output: async (w) => {
+      const f = path.join(dataDir, `${w.id}.numpy-${blas}.f32`);
+      await p.ask(`output ${w.id} ${f}`);
+      return readF32(f);
+    },
+    info: async () => JSON.parse(await p.ask('info')),
+    stop: () => p.stop(),
+  };
+}
+
+// Serves the benchmark page and its files, cross-origin isolated (so that
+// performance.now() has its fine resolution and onnxruntime-web may use its
+// threaded build with one thread).
+function startPageServer() {
+  const mounts = [
+    ['/ort/', path.join(benchDir, 'node_modules', 'onnxruntime-web', 'dist')],
+    ['/ours/', build('bench-web')],
+    ['/data/', dataDir],
+    ['/lib/', path.join(benchDir, 'lib')],
+    ['/web/', path.join(benchDir, 'web')],
+  ];
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://localhost').pathname;
+    let file = url === '/' ? path.join(benchDir, 'web', 'index.html') : null;
+    for (const [prefix, dir] of mounts)
+      if (!file && url.startsWith(prefix)) {
+        const f = path.resolve(dir, '.' + path.posix.normalize('/' + url.slice(prefix.length)));
+        if (f.startsWith(dir + path.sep)) file = f;
+      }
+    if (!file || !fs.existsSync(file) || !fs.statSync(file).isFile()) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, {
+      'Content-Type': types[path.extname(file)] || 'application/octet-stream',
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cross-Origin-Embedder-Policy': 'require-corp',
+    });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/` })));
+}
+
+async function launchChromium() {
+  const { chromium } = require('playwright-core');
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+      '--disable-quic', '--disable-default-apps', '--disable-renderer-backgrounding', '--disable-background-timer-throttling'],
+  });
+}
+
+async function chromiumPeers(browser) {
+  const { server, url } = await startPageServer();
+  const page = await browser.newPage();
+  const foreign = [];
+  page.on('request', (r) => { if (!r.url().startsWith(url) && !r.url().startsWith('data:')) foreign.push(r.url()); });
+  page.on('console', (m) => { if (m.type() === 'error') log('chromium console:', m.text()); });
+  await page.goto(url);
+  await page.waitForFunction(() => window.benchReady || window.benchError, null, { timeout: 120000 });
+  const error = await page.evaluate(() => window.benchError);
+  if (error) throw new Error('benchmark page: ' + error);
+  const isolated = await page.evaluate(() => window.bench.crossOriginIsolated());
+  const make = (peer, name, supports) => ({
+    name, env: 'chromium', supports,
+    prepare: (w) => page.evaluate(([p, id]) => window.bench.prepare(p, id), [peer, w.id]),
+    run: (w, reps) => page.evaluate(([p, id, r]) => window.bench.run(p, id, r), [peer, w.id, reps]),
+    output: async (w) => Float32Array.from(await page.evaluate(([p, id]) => window.bench.output(p, id), [peer, w.id])),
+  });
+  return {
+    ours: { ...make('ours', 'ours wasm Chromium', () => true), peak: (s) => page.evaluate((sec) => window.bench.peak(sec), s) },
+    ort: make('ort', 'ort-web Chromium', (w) => Boolean(w.model)),
+    foreign, isolated, stop: () => server.close(),
+  };
+}
+
+// --- [SECTION] measurement -----------------------------------------------------------
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); const at = (s.length - 1) * q; const lo = Math.floor(at); return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo); };
+
+function maxAbsError(a, b) {
+  if (a.length !== b.length) return Infinity;
+  let e = 0;
+  for (let i = 0; i < a.length; ++i) { const d = Math.abs(a[i] - b[i]); if (!(d <= e)) e = Number.isNaN(d) ? Infinity : Math.max(e, d); }
+  return e;
+}
+
+function shuffle(xs, seed) {
+  const out = [...xs];
+  let s = seed * 2654435761 % 4294967296;
+  for (let i = out.length - 1; i > 0; --i) {
+    s = (s * 1664525 + 1013904223) % 4294967296;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+// --- [SECTION] page cost -------------------------------------------------------------
+
+async function pageCost(browser, loads = 5) {
+  const site = build('bench-site', 'site');
+  if (!fs.existsSync(path.join(site, 'attn.wasm'))) return { error: 'no site at ' + site };
+  const proc = spawn('python3', [path.join(root, 'serve.py'), '--no-build', '--port', '0', '--site', site],
+    { cwd: root, env: { ...process.env, ATTN_SERVE_QUIET: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('serve.py did not start')), 15000);
+    proc.stdout.on('data', (d) => { out += d; const m = out.match(/http:\/\/[^\s]+\//); if (m) { clearTimeout(timer); resolve(m[0]); } });
+  });
+  const samples = [];
+  try {
+    for (let i = 0; i < loads; ++i) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+      const page = await context.newPage();
+      // Wraps attnShell.firstFrame to note when the app reports its first rendered frame.
+      await page.addInitScript(() => {
+        let shell;
+        Object.defineProperty(window, 'attnShell', {
+          configurable: true,
+          get: () => shell,
+          set: (s) => {
+            const first = s.firstFrame;
+            s.firstFrame = function () { window.benchFirstFrameAt = performance.now(); return first.apply(this, arguments); };
+            shell = s;
+          },
+        });
+      });
+      const foreign = [];
+      page.on('request', (r) => { if (!r.url().startsWith(url) && !r.url().startsWith('data:')) foreign.push(r.url()); });
+      await page.goto(url);
+      await page.waitForFunction(() => window.benchFirstFrameAt !== undefined, null, { timeout: 60000 });
+      await page.waitForTimeout(300);  // let any request the first frame started finish
+      const s = await page.evaluate(() => {
+        const entries = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')];
+        return {
+          firstFrameMs: window.benchFirstFrameAt,
+          transferBytes: entries.reduce((a, e) => a + e.transferSize, 0),
+          encodedBytes: entries.reduce((a, e) => a + e.encodedBodySize, 0),
+          decodedBytes: entries.reduce((a, e) => a + e.decodedBodySize, 0),
+          files: entries.map((e) => ({ name: new URL(e.name).pathname, encoded: e.encodedBodySize, decoded: e.decodedBodySize })),
+        };
+      });
+      s.foreign = foreign;
+      samples.push(s);
+      await context.close();
+    }
+  } finally {
+    proc.kill('SIGINT');
+  }
+  return {
+    loads,
+    firstFrameMs: { median: median(samples.map((s) => s.firstFrameMs)), min: Math.min(...samples.map((s) => s.firstFrameMs)), max: Math.max(...samples.map((s) => s.firstFrameMs)) },
+    transferBytes: median(samples.map((s) => s.transferBytes)),
+    encodedBytes: median(samples.map((s) => s.encodedBytes)),
+    decodedBytes: median(samples.map((s) => s.decodedBytes)),
+    files: samples[0].files,
+    foreignRequests: samples.flatMap((s) => s.foreign),
+  };
+}
+
+// --- main -------------------------------------------------------------------------
+
+async function main() {
+  fs.mkdirSync(path.join(dataDir, 'models'), { recursive: true });
+  const t0 = Date.now();
+  const native = nativeOurs();
+  const workloads = JSON.parse(await native.proc.ask('describe'));
+  await native.proc.ask(`dump ${dataDir}`);
+  for (const w of workloads) {
+    const inputs = w.inputs.map((_, i) => readF32(path.join(dataDir, `${w.id}.${i}.f32`)));
+    const m = buildModel(w, inputs);
+    if (!m) continue;
+    fs.writeFileSync(path.join(dataDir, 'models', `${w.id}.onnx`), m.bytes);
+    w.model = { feeds: m.feeds.map(([name, data, shape]) => [name, inputs.indexOf(data), shape]) };
+    w.ortFeeds = m.feeds;
+    w.ortBytes = m.bytes;
+  }
+  fs.writeFileSync(path.join(dataDir, 'workloads.json'), JSON.stringify(workloads.map(({ ortFeeds, ortBytes, ...w }) => w)));
+  const models = new Map(workloads.filter((w) => w.model).map((w) => [w.id, { bytes: w.ortBytes, feeds: w.ortFeeds }]));
+
+  // Peers.
+  const createAttnBench = require(build('bench-web', 'attn_bench.js'));
+  const oursNode = await oursWasm(createAttnBench, fs.readFileSync(build('bench-web', 'attn_bench.wasm')));
+  const ortNode = require('onnxruntime-node');
+  const ortWeb = await import('onnxruntime-web');
+  ortWeb.env.wasm.numThreads = 1;
+  const peers = [
+    native,
+    { ...oursNode, name: 'ours wasm Node', env: 'node', supports: () => true },
+    { ...ortPeer(ortWeb, models, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }), name: 'ort-web Node', env: 'node' },
+    { ...ortPeer(ortNode, models, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' }), name: 'ort-node', env: 'native' },
+  ];
+  const numpyInfo = {};
+  if (!args.includes('--no-numpy')) {
+    for (const blas of ['reference', 'openblas']) {
+      const p = numpyPeer(blas);
+      numpyInfo[p.name] = await p.info();
+      peers.push(p);
+    }
+  }
+  log('launching Chromium');
+  const browser = await launchChromium();
+  const chrome = await chromiumPeers(browser);
+  peers.push(chrome.ours, chrome.ort);
+
+  // Peak probes, each in its own runtime.
+  log('peak probes');
+  const peak = {
+    native: await native.peak(1.0),
+    node: oursNode.peak(1.0),
+    chromium: await chrome.ours.peak(1.0),
+  };
+  // The machine's memory bandwidth is the native figure; wasm's own are recorded beside it.
+  const bandwidth = peak.native.bandwidth;
+
+  // The reference is ours natively; every peer is checked against it before it is timed.
+  log('checking every peer against ours (max |error| <= 1e-4) and calibrating');
+  const checks = [];
+  const active = new Map();  // "peer|w" → reps
+  for (const w of workloads) {
+    const want = await native.output(w);
+    for (const p of peers) {
+      if (!p.supports(w)) continue;
+      await p.prepare(w);
+      const err = maxAbsError(await p.output(w), want);
+      const ok = err <= 1e-4;
+      checks.push({ workload: w.name, peer: p.name, maxAbsError: err, ok });
+      if (!ok) { log(`  ${p.name} on ${w.name}: max |error| ${err}: not timed`); continue; }
+      await p.run(w, 1);  // warm-up (JIT tiers, caches, lazy allocations)
+      const t = Math.max(await p.run(w, 1), await p.run(w, 1) * 0 + 1e-7);
+      active.set(`${p.name}|${w.id}`, Math.max(1, Math.min(5000, Math.ceil(sampleSeconds / t))));
+    }
+  }
+
+  log(`${rounds} interleaved rounds`);
+  const samples = new Map();  // "peer|w" → [s/run per round]
+  for (let r = 0; r < rounds; ++r) {
+    for (const w of workloads) {
+      for (const p of shuffle(peers, r * 31 + w.id)) {
+        const key = `${p.name}|${w.id}`;
+        if (!active.has(key)) continue;
+        const t = await p.run(w, active.get(key));
+        if (!samples.has(key)) samples.set(key, []);
+        samples.get(key).push(t);
+      }
+    }
+    log(`  round ${r + 1}/${rounds} done (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  }
+
+  log('page cost');
+  const page = args.includes('--no-page') ? { skipped: true } : await pageCost(browser);
+  await browser.close();
+  chrome.stop();
+  for (const p of peers) if (p.stop) p.stop();
+
+  // --- [SECTION] report ---------------------------------------------------------------
+  const oursFor = { native: 'ours native', node: 'ours wasm Node', chromium: 'ours wasm Chromium' };
+  const peakFor = { native: peak.native.flops, node: peak.node.flops, chromium: peak.chromium.flops };
+  const rows = [];
+  for (const w of workloads) {
+    for (const p of peers) {
+      const s = samples.get(`${p.name}|${w.id}`);
+      if (!s) continue;
+      const ours = samples.get(`${oursFor[p.env]}|${w.id}`);
+      const ratios = p.name === oursFor[p.env] ? null : s.map((t, i) => ours[i] / t);
+      const med = median(s);
+      const row = {
+        workload: w.name, peer: p.name, env: p.env, samples: s.length, reps_per_sample: active.get(`${p.name}|${w.id}`),
+        median_ms: med * 1e3, p25_ms: quantile(s, 0.25) * 1e3, p75_ms: quantile(s, 0.75) * 1e3, min_ms: Math.min(...s) * 1e3,
+        max_ms: Math.max(...s) * 1e3,
+        ours_over_peer: ratios ? median(ratios) : null,
+        ours_over_peer_p25: ratios ? quantile(ratios, 0.25) : null, ours_over_peer_p75: ratios ? quantile(ratios, 0.75) : null,
+      };
+      if (w.flop && w.kind !== 'w3') {
+        row.dense_gflops = w.flop / med / 1e9;
+        row.fraction_of_peak = w.flop / med / peakFor[p.env];
+      }
+      if (w.bytes) {
+        row.gbytes_per_s = w.bytes / med / 1e9;
+        row.fraction_of_bandwidth = w.bytes / med / bandwidth;
+      }
+      rows.push(row);
+    }
+  }
+
+  const find = (wname, peer) => rows.find((r) => r.workload.startsWith(wname) && r.peer === peer);
+  const targets = [];
+  const speedup = (wname, env, oursName, peerName, goal) => {
+    const r = find(wname, peerName);
+    if (!r) return;
+    const value = 1 / r.ours_over_peer;
+    targets.push({ target: `${wname}: ${oursName} ≥ ${goal}× faster than ${peerName}`, value: `${value.toFixed(2)}×`, met: value >= goal });
+  };
+  for (const n of [512, 2048]) {
+    speedup(`W1 causal n=${n}`, 'node', 'ours wasm Node', 'ort-web Node', 2);
+    speedup(`W1 causal n=${n}`, 'chromium', 'ours wasm Chromium', 'ort-web Chromium', 2);
+  }
+  for (const who of ['ours wasm Node', 'ours wasm Chromium']) {
+    const r = find('W1 no mask n=2048', who);
+    if (r) targets.push({ target: `W1 no mask n=2048: ${who} ≥ 60 % of wasm simd128 peak`, value: `${(100 * r.fraction_of_peak).toFixed(1)} %`, met: r.fraction_of_peak >= 0.6 });
+  }
+  speedup('W2', 'node', 'ours wasm Node', 'ort-web Node', 1.5);
+  speedup('W2', 'chromium', 'ours wasm Chromium', 'ort-web Chromium', 1.5);
+  speedup('W2', 'native', 'ours native', 'ort-node', 1);
+  for (const wn of ['W3 decode t=2048 h=8 MHA', 'W3 decode t=2048 h=8 GQA']) {
+    for (const who of ['ours native', 'ours wasm Node', 'ours wasm Chromium']) {
+      const r = find(wn, who);
+      if (r) targets.push({ target: `${wn}: ${who} ≥ 50 % of memory bandwidth`, value: `${(100 * r.fraction_of_bandwidth).toFixed(1)} %`, met: r.fraction_of_bandwidth >= 0.5 });
+    }
+  }
+  const w4 = find('W4', 'ours wasm Chromium');
+  if (w4) targets.push({ target: 'W4: full recompute of the default experiment in Chromium < 2 ms', value: `${w4.median_ms.toFixed(3)} ms`, met: w4.median_ms < 2 });
+  if (page.transferBytes !== undefined) {
+    targets.push({ target: 'Page: < 800 KB transferred (gzip) in total', value: `${(page.transferBytes / 1024).toFixed(0)} KB`, met: page.transferBytes < 800 * 1024 });
+    targets.push({ target: 'Page: first frame < 1.5 s after navigation', value: `${(page.firstFrameMs.median / 1000).toFixed(2)} s`, met: page.firstFrameMs.median < 1500 });
+  }
+
+  const result = {
+    command: 'bash bench/run.sh ' + args.join(' '),
+    date: new Date().toISOString(),
+    machine: { cpus: (await import('node:os')).cpus().map((c) => c.model)[0], pinned: process.env.ATTN_BENCH_PINNED || 'not pinned' },
+    notes: [
+      'dense-equivalent GFLOP/s = (4·n²·d per head, + 8·n·d_model² for W2\'s projections) / median time, whatever the mask skips',
+      'ours_over_peer = median over rounds of (our time / peer time) in the same round; below 1 means ours is faster',
+      'ours is compared in the same runtime: native peers against ours native, ort-web Node against ours wasm Node, ort-web Chromium against ours wasm Chromium',
+      'fraction_of_peak: against the peak probe of that runtime (native: the core\'s own baseline arch, no FMA; wasm: simd128, no FMA); native peers built for AVX-512/FMA can exceed 1',
+      'W3 GB/s = bytes of cached K and V read per step / median time; fraction against the native read bandwidth',
+      'numpy W2 is the article\'s attention() per head as written there, which computes softmax twice (it also returns the weights)',
+    ],
+    peak, bandwidth, numpy: numpyInfo, checks, rows, targets, page,
+    chromium: { crossOriginIsolated: chrome.isolated, foreignRequests: chrome.foreign },
+    seconds: (Date.now() - t0) / 1000,
+  };
+  fs.mkdirSync(path.dirname(outFile), { recursive: true });
+  fs.writeFileSync(outFile, JSON.stringify(result, null, 2));
+  printReport(result);
+  console.log(`\nJSON: ${path.relative(process.cwd(), outFile)}  (${result.seconds.toFixed(0)} s)`);
+}
+
+function printReport(r) {
+  const g = (x, d = 1) => (x === undefined || x === null ? '' : x.toFixed(d));
+  console.log(`\nPeaks (best of ~1 s): native ${r.peak.native.arch} ${g(r.peak.native.flops / 1e9)} GFLOP/s, ` +
+    `wasm simd128 Node ${g(r.peak.node.flops / 1e9)} GFLOP/s, Chromium ${g(r.peak.chromium.flops / 1e9)} GFLOP/s (multiply + add chains, no FMA); ` +
+    `read bandwidth native ${g(r.bandwidth / 1e9)} GB/s (wasm Node ${g(r.peak.node.bandwidth / 1e9)}, Chromium ${g(r.peak.chromium.bandwidth / 1e9)})`);
+  for (const [name, info] of Object.entries(r.numpy)) {
+    const tp = Array.isArray(info.threadpoolctl) ? info.threadpoolctl.map((t) => `${t.internal_api} ${t.version || ''} ${t.architecture || ''} threads=${t.num_threads}`).join('; ') : '';
+    console.log(`${name}: numpy ${info.numpy}, loaded ${info.libraries.filter((l) => /blas/.test(l)).join(', ')}${tp ? ' [' + tp + ']' : ''}`);
+  }
+  const head = ['workload', 'peer', 'median ms', 'p25–p75 ms', 'GFLOP/s*', '% peak', 'GB/s', '% BW', 'ours/peer', '×faster'];
+  const lines = [head];
+  for (const x of r.rows) {
+    lines.push([x.workload, x.peer, g(x.median_ms, 3), `${g(x.p25_ms, 3)}–${g(x.p75_ms, 3)}`, g(x.dense_gflops), x.fraction_of_peak === undefined ? '' : g(100 * x.fraction_of_peak),
+      g(x.gbytes_per_s), x.fraction_of_bandwidth === undefined ? '' : g(100 * x.fraction_of_bandwidth),
+      x.ours_over_peer === null ? '—' : g(x.ours_over_peer, 3), x.ours_over_peer === null ? '' : g(1 / x.ours_over_peer, 2)]);
+  }
+  const widths = head.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
+  console.log('');
+  for (const [i, l] of lines.entries()) {
+    console.log(l.map((c, j) => (j < 2 ? String(c).padEnd(widths[j]) : String(c).padStart(widths[j]))).join('  '));
+    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+  console.log(`* dense-equivalent: 4·n²·d per head (+ 8·n·d_model² projections in W2) / median time, masked work counted as if done.`);
+  console.log(`  ours/peer: median over ${r.rows[0]?.samples} rounds of the per-round time ratio against ours in the same runtime (< 1: ours faster).`);
+  const failed = r.checks.filter((c) => !c.ok);
+  console.log(`Checks against ours natively: ${r.checks.length - failed.length}/${r.checks.length} within 1e-4` +
+    (failed.length ? '; failed: ' + failed.map((c) => `${c.peer} on ${c.workload} (${c.maxAbsError})`).join(', ') : ''));
+  if (r.page.transferBytes !== undefined) {
+    console.log(`\nPage cost (playground, build/bench-site, served by serve.py with gzip, ${r.page.loads} cold loads in headless Chromium): ` +
+      `${(r.page.transferBytes / 1024).toFixed(0)} KB transferred (${(r.page.encodedBytes / 1024).toFixed(0)} KB bodies, ${(r.page.decodedBytes / 1024).toFixed(0)} KB uncompressed), ` +
+      `first frame ${r.page.firstFrameMs.median.toFixed(0)} ms median (${r.page.firstFrameMs.min.toFixed(0)}–${r.page.firstFrameMs.max.toFixed(0)})` +
+      (r.page.foreignRequests.length ? `; FOREIGN REQUESTS: ${r.page.foreignRequests.join(', ')}` : ''));
+  } else if (r.page.error) console.log('\nPage cost: ' + r.page.error);
+  console.log('\nTargets:');
+  for (const t of r.targets) console.log(`  [${t.met ? 'met' : 'MISSED'}] ${t.target}: ${t.value}`);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });

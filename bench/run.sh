@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The side-by-side benchmark in one command (see README.md, "Benchmark"):
+#
+#   bash bench/run.sh [--rounds N] [--no-page] [--no-numpy] [--out FILE]
+#
+# Installs what it needs (scripts/setup.sh, then OpenBLAS and threadpoolctl from
+# Debian, then bench/'s npm packages from the committed lockfile), builds into its
+# own folders (build/bench-native, build/bench-web, build/bench-site), and runs
+# bench/run.mjs pinned to one core. Prints the table and writes
+# build/bench/results.json. Nothing is downloaded at run time.
+set -euo pipefail
+
+root_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root_dir"
+log() { printf '[bench] %s\n' "$*" >&2; }
+
+bash scripts/setup.sh >&2
+
+# Debian packages only the benchmark needs: OpenBLAS for the second numpy peer
+# (selected per process through LD_LIBRARY_PATH, beside the reference BLAS) and
+# threadpoolctl to report which BLAS numpy really loaded.
+extra=(libopenblas0-pthread python3-threadpoolctl util-linux)
+missing=()
+for p in "${extra[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "bench: missing Debian packages: ${missing[*]}; run as root or: apt-get install -y ${missing[*]}" >&2
+    exit 2
+  fi
+  log "installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm peers from the committed lockfile. onnxruntime-node ships its CPU binaries in
+# the package; its install step would only fetch optional GPU files: skip it.
+if [ ! -d bench/node_modules/onnxruntime-node ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
+  log "npm ci in bench/"
+  (cd bench && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error >&2)
+fi
+
+export NODE_PATH=/usr/share/nodejs  # Debian's acorn, for emcc's optimiser
+toolchain=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake
+jobs=$(nproc)
+log "building build/bench-native (portable baseline, no -march=native)"
+cmake -S bench -B build/bench-native -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/bench-native -j"$jobs" >/dev/null
+log "building build/bench-web (wasm simd128)"
+cmake -S bench -B build/bench-web -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/bench-web -j"$jobs" >/dev/null
+args=("$@")
+if [[ " $* " != *" --no-page "* ]]; then
+  log "building build/bench-site (the playground, for the page cost)"
+  if ! { cmake -S . -B build/bench-site -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF >/dev/null &&
+         cmake --build build/bench-site -j"$jobs" --target attn_site >/dev/null; }; then
+    log "the playground did not build: no page cost this run"
+    args+=(--no-page)
+  fi
+fi
+
+# One core for everything (Chromium's processes inherit it): the last one.
+cpu=$(($(nproc) - 1))
+log "running on cpu $cpu"
+exec taskset -c "$cpu" env ATTN_BENCH_PINNED="taskset -c $cpu" node bench/run.mjs "${args[@]}"

@@ -1,0 +1,63 @@
+// The native side of the benchmark: the workloads of workloads.hpp over a line
+// protocol on stdin/stdout, driven by bench/run.mjs.
+//
+//   describe             -> one line of JSON (bench_describe)
+//   dump DIR             -> writes DIR/<id>.<input>.f32 and DIR/<id>.out.f32, then "ok"
+//   run ID REPS          -> seconds per run
+//   peak SECONDS         -> {"arch":…, "flops":…, "bandwidth":…}
+//   quit
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "workloads.hpp"
+
+namespace {
+
+void write_floats(const std::string& path, const float* data, int count) {
+    std::ofstream f(path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(data), std::streamsize(count) * std::streamsize(sizeof(float)));
+}
+
+}  // namespace
+
+int main() {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        std::istringstream in(line);
+        std::string cmd;
+        in >> cmd;
+        if (cmd == "describe") {
+            std::cout << bench_describe() << std::endl;
+        } else if (cmd == "dump") {
+            std::string dir;
+            in >> dir;
+            for (int id = 0; id < bench_workload_count(); ++id) {
+                for (int i = 0; i < bench_input_count(id); ++i)
+                    write_floats(dir + "/" + std::to_string(id) + "." + std::to_string(i) + ".f32", bench_input(id, i),
+                                 bench_input_size(id, i));
+                write_floats(dir + "/" + std::to_string(id) + ".out.f32", bench_output(id), bench_output_size(id));
+            }
+            std::cout << "ok" << std::endl;
+        } else if (cmd == "run") {
+            int id = 0, reps = 1;
+            in >> id >> reps;
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.9g", bench_run(id, reps));
+            std::cout << buf << std::endl;
+        } else if (cmd == "peak") {
+            double seconds = 1.0;
+            in >> seconds;
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"flops\":%.6g,\"bandwidth\":%.6g}", bench_arch(),
+                          bench_peak_flops(seconds), bench_peak_bandwidth(seconds));
+            std::cout << buf << std::endl;
+        } else if (cmd == "quit") {
+            break;
+        } else {
+            std::cout << "error: unknown command " << cmd << std::endl;
+        }
+    }
+}

@@ -1,0 +1,46 @@
+// The benchmark's workloads, run on the attention core (src/core), and the C
+// interface the drivers use: the native runner (runner_native.cpp) over a line
+// protocol, the wasm build (Node and Chromium) through exported functions.
+//
+// Shapes, named once:
+//   n      tokens (queries = keys in W1, W2)
+//   d      width of one head (64 throughout)
+//   d_m    d_model of W2 (512 = 8 heads × 64)
+//   h      query heads, kv KV heads (W3: 8 and 8 for MHA, 8 and 2 for GQA)
+//   t      tokens in the KV cache after the step's append (W3: 2048)
+//
+// Workloads (ids in this order):
+//   W1  single-head attention O (n, d) = softmax(mask(Q·Kᵀ/√d))·V        attention_tiled
+//   W2  x (n, d_m) → Q/K/V projections, 8 causal heads, concat, ·W_O    kernel_matmul + attention_tiled
+//   W3  one decode step: append (kv, d) to a (kv, t − 1, d) cache, attend for h heads   decode_step
+//   W4  attn::forward(attn::experiment{}): the playground's default, full trace
+#pragma once
+
+extern "C" {
+
+// JSON array describing every workload: name, kind, parameters, inputs (name and
+// shape, in the order of bench_input), output shape, dense-equivalent FLOP, bytes.
+const char* bench_describe();
+
+// Builds the workload's inputs (seeded, bit-identical natively and in wasm) and
+// whatever state its run needs (W3: the prefilled cache). Idempotent.
+void bench_prepare(int workload);
+
+// Runs the workload reps times and returns seconds per run (steady clock).
+double bench_run(int workload, int reps);
+
+int bench_workload_count();
+int bench_input_count(int workload);
+const float* bench_input(int workload, int index);
+int bench_input_size(int workload, int index);
+const float* bench_output(int workload);
+int bench_output_size(int workload);
+
+// Peak probes. FLOP/s of independent multiply-add chains over xsimd batches of
+// the architecture this file is built for (one multiply and one add per lane
+// count as two FLOP), and read bandwidth in bytes/s over a buffer far larger than
+// the caches. Each runs for about `seconds` and returns the best of its trials.
+double bench_peak_flops(double seconds);
+double bench_peak_bandwidth(double seconds);
+const char* bench_arch();
+}
