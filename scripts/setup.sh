@@ -20,8 +20,8 @@ log() { printf '[setup] %s\n' "$*"; }
 
 # Debian packages. The web build needs emscripten (+ cmake); the native build and
 # the tests need the rest.
-pkgs_web=(cmake make g++ emscripten python3 python3-fonttools fonts-dejavu-core)
-pkgs_test=(libglfw3-dev doctest-dev xvfb xauth chromium python3-numpy fonts-wqy-microhei
+pkgs_web=(cmake make g++ emscripten python3 python3-fonttools fonts-dejavu-core fonts-wqy-microhei)
+pkgs_test=(libglfw3-dev doctest-dev xvfb xauth chromium python3-numpy
            clang-format imagemagick)
 # From trixie, pinned low so that nothing else is upgraded: xsimd >= 11 has the wasm arch.
 pkgs_trixie=(libxsimd-dev)

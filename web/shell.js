@@ -1,7 +1,8 @@
 // The page shell: checks the browser can run the playground, downloads and
 // compiles the WebAssembly with a progress bar, passes the URL hash to the app
 // as its experiment, and exposes window.attn, the JS hook tests and embedders
-// use. It requests nothing from any other host.
+// use. It requests nothing from any other host; the Chinese font (assets/)
+// only when the app asks for it.
 'use strict';
 
 (function () {
@@ -57,6 +58,43 @@
       loading.classList.add('done');
       document.getElementById('canvas').focus();
     },
+    // Font files the app asked for: name -> 'loading' | 'loaded' | 'failed'.
+    fonts: {},
+    // Called by the app (bridge_fetch_font) the first time some text needs a
+    // font not in attn.data: the Chinese one, ~400 KB gzip, so never up front.
+    // Fetches assets/<name> from this site only and hands the bytes to the wasm
+    // in a Module._malloc'd buffer, which the app then owns; on failure it says
+    // why here and tells the app, which draws those characters as '?'.
+    fetchFont(name) {
+      const M = window.Module;
+      const hand = (bytes) => {
+        const ptr = bytes && bytes.length ? M._malloc(bytes.length) : 0;
+        if (ptr) M.HEAPU8.set(bytes, ptr);
+        M.ccall('attn_hook_font_received', null, ['string', 'number', 'number'], [name, ptr, ptr ? bytes.length : 0]);
+        return ptr !== 0;
+      };
+      const report = (why) => {
+        shell.fonts[name] = 'failed';
+        console.error('attn: font ' + name + ' could not be loaded (' + why + '); characters the UI font lacks show as "?"');
+      };
+      const fail = (why) => { report(why); hand(null); };
+      shell.fonts[name] = 'loading';
+      const url = new URL('assets/' + name, document.baseURI);
+      if (!/^[A-Za-z0-9_.-]+$/.test(name) || url.origin !== window.location.origin) {
+        Promise.resolve().then(() => fail('not a font of this site'));  // answer outside the app's frame
+        return;
+      }
+      fetch(url.href, { credentials: 'same-origin' })
+        .then((r) => {
+          if (!r.ok) throw new Error('HTTP ' + r.status);
+          return r.arrayBuffer();
+        })
+        .then((buffer) => {
+          if (!buffer.byteLength) return fail('empty file');
+          if (hand(new Uint8Array(buffer))) shell.fonts[name] = 'loaded';
+          else report('out of memory');
+        }, (err) => fail(String(err.message || err)));
+    },
   };
   window.attnShell = shell;
 
@@ -107,6 +145,7 @@
         setExperiment: (t) => call('attn_hook_set_experiment', String(t)),
         errors: () => call('attn_hook_errors'),
         trace: () => JSON.parse(call('attn_hook_trace_json')),
+        ui: () => JSON.parse(call('attn_hook_ui_state')),
       };
     },
   };

@@ -8,7 +8,11 @@
 #include <emscripten/html5.h>
 
 #include <cmath>
+#include <cstdio>
 
+#include "i18n.hpp"
+
+#include "fonts.hpp"
 #include "trace_json.hpp"
 
 namespace {
@@ -39,6 +43,40 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_trace_json() {
     return g_buffer.c_str();
 }
 
+// The view: stage, layer, selection, language, and the rectangles of named
+// widgets in CSS pixels, so a test can click where a person would.
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
+    g_buffer = "{}";
+    if (!g_app)
+        return g_buffer.c_str();
+    const attn::ui::app& a = *g_app;
+    const float s = a.scale > 0 ? a.scale : 1.0f;
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "{\"stage\":%d,\"layer\":%d,\"sel_row\":%d,\"language\":\"%s\",\"help\":%s,\"undo\":%zu,\"redo\":%zu,"
+                  "\"selected\":[%d,%d,%d,%d],\"version\":%llu,\"widgets\":{",
+                  int(a.current), a.layer, a.sel_row, attn::ui::ui_language() == attn::ui::language::zh ? "zh" : "en",
+                  a.show_help ? "true" : "false", a.undo.size(), a.redo.size(), a.selected.matrix, a.selected.head,
+                  a.selected.row, a.selected.col, static_cast<unsigned long long>(a.version));
+    g_buffer = buf;
+    bool first = true;
+    for (const auto& w : a.widgets) {
+        std::snprintf(buf, sizeof buf, "%s\"%s\":[%.1f,%.1f,%.1f,%.1f]", first ? "" : ",", w.name.c_str(), double(w.x0 / s),
+                      double(w.y0 / s), double(w.x1 / s), double(w.y1 / s));
+        g_buffer += buf;
+        first = false;
+    }
+    g_buffer += "},\"lesson\":" + std::to_string(a.lesson.index) + ",\"numbers\":{";
+    first = true;
+    for (const auto& [name, value] : a.lesson.numbers) {
+        std::snprintf(buf, sizeof buf, "%s\"%s\":%.9g", first ? "" : ",", name.c_str(), std::isfinite(value) ? value : -1e300);
+        g_buffer += buf;
+        first = false;
+    }
+    g_buffer += "}}";
+    return g_buffer.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
     g_buffer.clear();
     if (g_app)
@@ -47,13 +85,24 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
     return g_buffer.c_str();
 }
 
+// The page's answer to bridge_fetch_font: `bytes` (size bytes, from Module._malloc)
+// now belongs to the fonts; nullptr if the fetch failed.
+EMSCRIPTEN_KEEPALIVE void attn_hook_font_received(const char* file_name, unsigned char* bytes, int size) {
+    attn::platform::fonts_receive(file_name, bytes, size > 0 ? std::size_t(size) : 0);
+}
+
 }  // extern "C"
 
 namespace attn::platform {
 
 void bridge_attach(ui::app* a) { g_app = a; }
 
-void bridge_publish(const ui::app& a) {
+bool bridge_publish(const ui::app& a) {
+    static double last = -1e9;
+    const double now = emscripten_get_now();
+    if (now - last < 250.0)
+        return false;
+    last = now;
     const std::string text = experiment_to_text(a.exp);
     EM_ASM(
         {
@@ -61,6 +110,7 @@ void bridge_publish(const ui::app& a) {
                 window.attnShell.publishExperiment(UTF8ToString($0));
         },
         text.c_str());
+    return true;
 }
 
 void bridge_first_frame() {
@@ -68,6 +118,11 @@ void bridge_first_frame() {
         if (window.attnShell)
             window.attnShell.firstFrame();
     });
+}
+
+void bridge_resize_canvas(int width, int height) {
+    // Browser.setCanvasSize notifies its resize listeners, GLFW's among them.
+    EM_ASM({ Browser.setCanvasSize($0, $1); }, width, height);
 }
 
 bool bridge_canvas_size(int& width, int& height, float& pixel_ratio) {
@@ -79,15 +134,28 @@ bool bridge_canvas_size(int& width, int& height, float& pixel_ratio) {
     return width > 0 && height > 0;
 }
 
+bool bridge_fetch_font(const char* file_name) {
+    return EM_ASM_INT(
+        {
+            if (!window.attnShell || !window.attnShell.fetchFont)
+                return 0;
+            window.attnShell.fetchFont(UTF8ToString($0));
+            return 1;
+        },
+        file_name);
+}
+
 }  // namespace attn::platform
 
 #else
 
 namespace attn::platform {
 void bridge_attach(ui::app*) {}
-void bridge_publish(const ui::app&) {}
+bool bridge_publish(const ui::app&) { return true; }
 void bridge_first_frame() {}
 bool bridge_canvas_size(int&, int&, float&) { return false; }
+void bridge_resize_canvas(int, int) {}
+bool bridge_fetch_font(const char*) { return false; }
 }  // namespace attn::platform
 
 #endif

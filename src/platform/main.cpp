@@ -7,6 +7,9 @@
 //   --frames N          render N frames, then exit (for tests under Xvfb)
 //   --screenshot FILE   with --frames: save the last frame as a PNG
 //   --size WxH          window size in pixels (native)
+//   --lesson N          open lesson N (1-8) on its preset
+//   --stage N           open pipeline stage N (0-10)
+//   --lang en|zh        interface language
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,14 +29,14 @@
 
 #include "app.hpp"
 #include "bridge.hpp"
+#include "fonts.hpp"
+#include "heatmap_gl.hpp"
+#include "i18n.hpp"
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
+#include "lessons.hpp"
 #include "png_write.hpp"
-
-#ifndef ATTN_ASSET_DIR
-#define ATTN_ASSET_DIR "assets"
-#endif
 
 namespace {
 
@@ -42,6 +45,9 @@ struct options {
     int frames = 0;  // 0: run until the window closes
     std::string screenshot;
     int width = 1280, height = 720;
+    int lesson = 0;  // 1-based; 0: none
+    int stage = -1;
+    std::string lang;
 };
 
 bool options_parse(int argc, char** argv, options& o) {
@@ -54,13 +60,33 @@ bool options_parse(int argc, char** argv, options& o) {
             o.frames = std::atoi(argv[++i]);
         } else if (arg == "--screenshot" && has_value) {
             o.screenshot = argv[++i];
+        } else if (arg == "--lesson" && has_value) {
+            o.lesson = std::atoi(argv[++i]);
+            if (o.lesson < 1 || o.lesson > int(attn::ui::lessons().size())) {
+                std::fprintf(stderr, "attn_app: --lesson expects 1 to %zu\n", attn::ui::lessons().size());
+                return false;
+            }
+        } else if (arg == "--stage" && has_value) {
+            o.stage = std::atoi(argv[++i]);
+            if (o.stage < 0 || o.stage >= attn::ui::stage_count) {
+                std::fprintf(stderr, "attn_app: --stage expects 0 to %d\n", attn::ui::stage_count - 1);
+                return false;
+            }
+        } else if (arg == "--lang" && has_value) {
+            o.lang = argv[++i];
+            if (o.lang != "en" && o.lang != "zh") {
+                std::fprintf(stderr, "attn_app: --lang expects en or zh\n");
+                return false;
+            }
         } else if (arg == "--size" && has_value) {
             if (std::sscanf(argv[++i], "%dx%d", &o.width, &o.height) != 2 || o.width < 64 || o.height < 64) {
                 std::fprintf(stderr, "attn_app: --size expects WxH, e.g. 1280x720\n");
                 return false;
             }
         } else if (arg == "--help" || arg == "-h") {
-            std::printf("usage: attn_app [--experiment TEXT] [--frames N [--screenshot FILE.png]] [--size WxH]\n");
+            std::printf(
+                "usage: attn_app [--experiment TEXT] [--lesson N] [--stage N] [--lang en|zh] [--frames N [--screenshot "
+                "FILE.png]] [--size WxH]\n");
             std::exit(0);
         } else {
             std::fprintf(stderr, "attn_app: unknown or incomplete option '%s' (try --help)\n", arg.c_str());
@@ -68,28 +94,6 @@ bool options_parse(int argc, char** argv, options& o) {
         }
     }
     return true;
-}
-
-// Loads the UI font at a pixel size fit for the display; the built-in font
-// stands in (with a message) if the file is missing.
-void load_fonts(float pixel_ratio) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.Fonts->Clear();
-    const std::string path = std::string(ATTN_ASSET_DIR) + "/ui-latin.ttf";
-    ImFontConfig cfg;
-    cfg.OversampleH = 2;
-    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0391, 0x03C9, 0x2190, 0x21FF, 0x2200,
-                                     0x22FF, 0x2070, 0x209F, 0x00B7, 0x00B7, 0};
-    if (FILE* f = std::fopen(path.c_str(), "rb")) {
-        std::fclose(f);
-        io.Fonts->AddFontFromFileTTF(path.c_str(), 15.0f * pixel_ratio, &cfg, ranges);
-    } else {
-        std::fprintf(stderr, "attn_app: font '%s' not found; using the built-in font\n", path.c_str());
-        ImFontConfig def;
-        def.SizePixels = 13.0f * pixel_ratio;
-        io.Fonts->AddFontDefault(&def);
-    }
-    io.Fonts->Build();
 }
 
 void apply_scale(float s) {
@@ -160,6 +164,10 @@ int main(int argc, char** argv) {
     ImGui::GetIO().IniFilename = nullptr;
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init(glsl_version);
+    // Heatmaps as float textures colour-mapped by a shader (rectangles if it fails).
+    static std::unique_ptr<attn::ui::heatmap_gpu> heatmap_gpu = attn::platform::heatmap_gl_create();
+    attn::ui::heatmap_set_gpu(heatmap_gpu.get());
+    attn::platform::fonts_init();
 
     static attn::ui::app app;
     attn::experiment initial;
@@ -178,8 +186,14 @@ int main(int argc, char** argv) {
         attn::ui::app_init(app, initial);
     }
     attn::platform::bridge_attach(&app);
+    if (opt.lesson > 0)
+        attn::ui::lesson_open(app, opt.lesson - 1);
+    if (opt.stage >= 0)
+        app.current = attn::ui::stage(opt.stage);
+    if (opt.lang == "zh")
+        attn::ui::ui_set_language(attn::ui::language::zh);
 
-    float ui_scale = 0.0f;  // forces the first font build
+    float ui_scale = 0.0f;  // forces the first style scaling
     int frame_index = 0;
     g_frame = [&]() -> bool {
         glfwPollEvents();
@@ -195,7 +209,7 @@ int main(int argc, char** argv) {
             int cur_w = 0, cur_h = 0;
             glfwGetWindowSize(window, &cur_w, &cur_h);
             if (cur_w != want_w || cur_h != want_h)
-                glfwSetWindowSize(window, want_w, want_h);
+                attn::platform::bridge_resize_canvas(want_w, want_h);
         } else {
 #ifndef __EMSCRIPTEN__
             float sx = 1.0f, sy = 1.0f;
@@ -206,11 +220,13 @@ int main(int argc, char** argv) {
         if (scale != ui_scale) {
             ui_scale = scale;
             app.scale = scale;
-            load_fonts(scale);
             apply_scale(scale);
-            ImGui_ImplOpenGL3_DestroyFontsTexture();
-            ImGui_ImplOpenGL3_CreateFontsTexture();
         }
+        // The font atlas holds the glyphs of the text on screen: a new scale, or a
+        // new character (Chinese, from the font loaded when first needed), rebuilds
+        // it here, before NewFrame. The UI adds its own strings via ui::glyphs_require.
+        attn::platform::fonts_require_text(app.exp.text);
+        attn::platform::fonts_update_before_frame(scale);
 
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
@@ -225,10 +241,8 @@ int main(int argc, char** argv) {
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-        if (app.experiment_changed) {
-            attn::platform::bridge_publish(app);
+        if (app.experiment_changed && attn::platform::bridge_publish(app))
             app.experiment_changed = false;
-        }
         if (++frame_index == 2)
             attn::platform::bridge_first_frame();
         if (opt.frames > 0 && frame_index >= opt.frames) {
@@ -243,6 +257,8 @@ int main(int argc, char** argv) {
     };
     run_main_loop();
 
+    attn::ui::heatmap_set_gpu(nullptr);
+    heatmap_gpu.reset();
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();

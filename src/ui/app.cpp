@@ -1,31 +1,75 @@
+// [SECTION] state and history
+// [SECTION] layout
 #include "app.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "heatmap.hpp"
+#include "i18n.hpp"
 #include "imgui.h"
+#include "panels.hpp"
+#include "tokenize.hpp"
 
 namespace attn::ui {
 
+// [SECTION] state and history
+
+namespace {
+
+experiment without_interventions(const experiment& e) {
+    experiment b = e;
+    b.ablate.clear();
+    b.edges.clear();
+    return b;
+}
+
+void recompute(app& a) {
+    a.tr = forward(a.exp);
+    a.has_baseline = !a.exp.ablate.empty() || !a.exp.edges.empty();
+    if (a.has_baseline)
+        a.baseline = forward_with(without_interventions(a.exp), a.tr.tokens, a.tr.params);
+    else
+        a.baseline = trace{};
+    ++a.version;
+    const int n = int(a.tr.tokens.size());
+    a.sel_row = std::clamp(a.sel_row, 0, n - 1);
+    a.layer = std::clamp(a.layer, 0, a.exp.layers - 1);
+    if (!stage_applies(a.current, a.exp))
+        a.current = stage::output;
+    a.selected = cell_ref{};
+    a.hovered = cell_ref{};
+}
+
+}  // namespace
+
 void app_init(app& a, const experiment& e) {
-    if (!app_set_experiment(a, e)) {
+    if (!app_set_experiment(a, e, false)) {
         const std::vector<std::string> errors = a.errors;
-        app_set_experiment(a, experiment{});
+        app_set_experiment(a, experiment{}, false);
         a.errors = errors;
     }
 }
 
-bool app_set_experiment(app& a, const experiment& e) {
+bool app_set_experiment(app& a, const experiment& e, bool history) {
     std::vector<std::string> errors = experiment_validate(e);
     if (!errors.empty()) {
         a.errors = std::move(errors);
         return false;
     }
+    if (history && !(e == a.exp)) {
+        // Drags and typing arrive as many small changes: one history entry per burst.
+        const double now = ImGui::GetCurrentContext() ? ImGui::GetTime() : 0.0;
+        if (a.undo.empty() || now - a.last_history_time > 0.6)
+            a.undo.push_back(a.exp);
+        if (a.undo.size() > 200)
+            a.undo.erase(a.undo.begin());
+        a.last_history_time = now;
+        a.redo.clear();
+    }
     a.errors.clear();
     a.exp = e;
-    a.tr = forward(e);
     a.text_edit = e.text;
+    recompute(a);
     a.experiment_changed = true;
     return true;
 }
@@ -39,62 +83,110 @@ bool app_set_experiment_text(app& a, const std::string& text) {
     return app_set_experiment(a, *r.value);
 }
 
-namespace {
-
-// Callback that grows std::string while ImGui edits it.
-int resize_callback(ImGuiInputTextCallbackData* data) {
-    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize) {
-        auto* s = static_cast<std::string*>(data->UserData);
-        s->resize(std::size_t(data->BufTextLen));
-        data->Buf = s->data();
-    }
-    return 0;
+bool app_undo(app& a) {
+    if (a.undo.empty())
+        return false;
+    a.redo.push_back(a.exp);
+    const experiment e = a.undo.back();
+    a.undo.pop_back();
+    a.last_history_time = -1.0;
+    return app_set_experiment(a, e, false);
 }
 
-void draw_controls(app& a) {
-    experiment next = a.exp;
-    bool changed = false;
+bool app_redo(app& a) {
+    if (a.redo.empty())
+        return false;
+    a.undo.push_back(a.exp);
+    const experiment e = a.redo.back();
+    a.redo.pop_back();
+    a.last_history_time = -1.0;
+    return app_set_experiment(a, e, false);
+}
 
-    ImGui::SetNextItemWidth(-FLT_MIN);
-    if (ImGui::InputTextWithHint("##text", "type a sentence", a.text_edit.data(), a.text_edit.capacity() + 1,
-                                 ImGuiInputTextFlags_CallbackResize, resize_callback, &a.text_edit)) {
-        next.text = a.text_edit.c_str();
-        changed = true;
-    }
+void apply(app& a, const experiment& next) {
+    const std::string typed = a.text_edit;
+    const bool ok = app_set_experiment(a, next);
+    if (!ok || next.text != a.exp.text)
+        a.text_edit = typed;  // keep what is being typed, valid or not
+}
 
-    // Head counts that divide d_model, as radio buttons: only valid choices are offered.
-    ImGui::TextUnformatted("heads");
-    for (int h = 1; h <= experiment_limits::max_heads; ++h) {
-        if (a.exp.d_model % h != 0)
-            continue;
-        ImGui::SameLine();
-        char label[8];
-        std::snprintf(label, sizeof label, "%d", h);
-        if (ImGui::RadioButton(label, a.exp.heads == h)) {
-            next.heads = h;
-            next.kv_heads = h;
-            next.ablate.clear();
-            next.edges.clear();
-            changed = true;
-        }
-    }
-    bool causal = a.exp.mask == mask_kind::causal;
-    if (ImGui::Checkbox("causal mask", &causal)) {
-        next.mask = causal ? mask_kind::causal : mask_kind::none;
-        changed = true;
-    }
+void mark_widget(app& a, const char* name) {
+    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
+    a.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y});
+}
+
+void mark_slider(app& a, const char* name, const char* label) {
+    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
+    const float text = ImGui::CalcTextSize(label, nullptr, true).x;
+    const float frame_x1 = text > 0 ? p1.x - text - ImGui::GetStyle().ItemInnerSpacing.x : p1.x;
+    a.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y});
+}
+
+// [SECTION] layout
+
+namespace {
+
+void handle_keys(app& a) {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (io.WantTextInput)
+        return;
+    const bool ctrl = io.KeyCtrl || io.KeySuper;
+    auto step = [&a](int dir) {
+        int s = int(a.current);
+        do {
+            s = std::clamp(s + dir, 0, stage_count - 1);
+        } while (!stage_applies(stage(s), a.exp) && s > 0 && s < stage_count - 1);
+        a.current = stage(s);
+    };
+    if (ImGui::IsKeyPressed(ImGuiKey_RightArrow))
+        step(+1);
+    if (ImGui::IsKeyPressed(ImGuiKey_LeftArrow))
+        step(-1);
+    const int n = int(a.tr.tokens.size());
+    if (ImGui::IsKeyPressed(ImGuiKey_DownArrow))
+        a.sel_row = std::min(n - 1, a.sel_row + 1);
+    if (ImGui::IsKeyPressed(ImGuiKey_UpArrow))
+        a.sel_row = std::max(0, a.sel_row - 1);
+    if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Z))
+        io.KeyShift ? app_redo(a) : app_undo(a);
+    if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Y))
+        app_redo(a);
+    if (!ctrl && ImGui::IsKeyPressed(ImGuiKey_H))
+        a.show_help = !a.show_help;
+    if (!ctrl && ImGui::IsKeyPressed(ImGuiKey_L))
+        ui_set_language(ui_language() == language::en ? language::zh : language::en);
+    if (ImGui::IsKeyPressed(ImGuiKey_Escape))
+        a.show_help = false;
+}
+
+void top_bar(app& a) {
+    ImGui::TextUnformatted(tr("Attention playground", "注意力演练场"));
     ImGui::SameLine();
-    int seed = int(a.exp.seed);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-    if (ImGui::InputInt("seed", &seed)) {
-        next.seed = std::uint32_t(seed < 0 ? 0 : seed);
-        changed = true;
-    }
-    if (changed) {
-        const std::string typed = a.text_edit;
-        app_set_experiment(a, next);
-        a.text_edit = typed;  // keep what is being typed, even when it is not valid yet
-    }
+    ImGui::TextDisabled("%s", tr("— watch attention compute, change any number", "— 看注意力一步步计算，改动任何数字"));
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const char* lang = ui_language() == language::en ? "中文" : "English";
+    const float w_lang = ImGui::CalcTextSize(lang).x + st.FramePadding.x * 2;
+    const float w_undo = ImGui::CalcTextSize(tr("Undo", "撤销")).x + ImGui::CalcTextSize(tr("Redo", "重做")).x +
+                         ImGui::CalcTextSize("?").x + st.FramePadding.x * 6 + st.ItemSpacing.x * 3;
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w_lang - w_undo));
+    ImGui::BeginDisabled(a.undo.empty());
+    if (ImGui::Button(tr("Undo", "撤销")))
+        app_undo(a);
+    mark_widget(a, "undo");
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(a.redo.empty());
+    if (ImGui::Button(tr("Redo", "重做")))
+        app_redo(a);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (ImGui::Button("?"))
+        a.show_help = !a.show_help;
+    mark_widget(a, "help");
+    ImGui::SameLine();
+    if (ImGui::Button(lang))
+        ui_set_language(ui_language() == language::en ? language::zh : language::en);
+    mark_widget(a, "language");
     for (const auto& err : a.errors)
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", err.c_str());
 }
@@ -102,39 +194,52 @@ void draw_controls(app& a) {
 }  // namespace
 
 void app_draw(app& a) {
+    a.widgets.clear();
+    glyphs_require(a.text_edit);  // what is being typed, accepted or not
+    handle_keys(a);
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
     ImGui::SetNextWindowSize(vp->WorkSize);
-    ImGui::Begin("Attention", nullptr,
-                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_HorizontalScrollbar);
-    ImGui::TextUnformatted("Attention weights  softmax(Q K^T / sqrt(d_k))  per head");
-    draw_controls(a);
-    ImGui::Separator();
+    ImGui::Begin("##root", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoBringToFrontOnFocus);
+    top_bar(a);
 
-    const int n = int(a.tr.tokens.size());
-    heatmap_style style;
-    const float avail = ImGui::GetContentRegionAvail().x;
-    const std::vector<head_trace>& heads = a.tr.layers.front().heads;
-    const int h = int(heads.size());
-    // Fit all heads side by side when the window allows, but keep cells readable.
-    const float per_head = avail / float(h > 0 ? h : 1) - ImGui::GetFontSize() * 6.0f;
-    style.cell = std::max(ImGui::GetFontSize() * 1.2f, std::min(ImGui::GetFontSize() * 3.0f, per_head / float(n > 0 ? n : 1)));
+    // Three columns on a wide screen; on a narrow one (a phone in landscape) the
+    // inspector and the code move under the matrices.
+    const float font = ImGui::GetFontSize();
+    const float width = ImGui::GetContentRegionAvail().x;
+    const bool wide = width > font * 62.0f;
+    const float left = std::clamp(width * 0.24f, font * 15.0f, font * 22.0f);
+    const float right = wide ? std::clamp(width * 0.27f, font * 18.0f, font * 28.0f) : 0.0f;
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
 
-    for (int hi = 0; hi < h; ++hi) {
-        if (hi > 0)
-            ImGui::SameLine();
-        ImGui::BeginGroup();
-        ImGui::Text("head %d", hi);
-        char id[16];
-        std::snprintf(id, sizeof id, "head%d", hi);
-        const auto [r, c] = heatmap_draw(id, heads[std::size_t(hi)].weights, a.tr.tokens, a.tr.tokens, style);
-        if (r >= 0)
-            ImGui::SetTooltip("head %d: \"%s\" attends to \"%s\"\nweight %.4f", hi, a.tr.tokens[std::size_t(r)].c_str(),
-                              a.tr.tokens[std::size_t(c)].c_str(), double(heads[std::size_t(hi)].weights(r, c)));
-        ImGui::EndGroup();
+    ImGui::BeginChild("controls", ImVec2(left, 0), true);
+    panel_controls(a);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("center", ImVec2(wide ? width - left - right - 2 * spacing : 0, 0), true,
+                      ImGuiWindowFlags_HorizontalScrollbar);
+    panel_lesson(a);
+    panel_pipeline(a);
+    if (!wide) {
+        ImGui::Separator();
+        panel_inspector(a);
+        panel_impact(a);
+        panel_code(a);
+    }
+    ImGui::EndChild();
+    if (wide) {
+        ImGui::SameLine();
+        ImGui::BeginChild("side", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+        panel_inspector(a);
+        panel_impact(a);
+        panel_code(a);
+        ImGui::EndChild();
     }
     ImGui::End();
+    if (a.show_help)
+        panel_help(a);
 }
 
 }  // namespace attn::ui

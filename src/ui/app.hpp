@@ -1,35 +1,73 @@
-// The playground's state and its one frame of UI.
+// The playground's state and its frame of UI.
 //
-// `app` holds the experiment a person is looking at and the trace the core
-// computed for it. Every change goes through app_set_experiment, which keeps the
-// last good experiment when the new one is invalid and says why.
+// `app` holds the experiment a person is looking at, the trace the core computed
+// for it, and the view (stage, selection, language, history). Every change of
+// the experiment goes through app_set_experiment, which keeps the last good
+// experiment when the new one is invalid and says why.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "experiment.hpp"
 #include "forward.hpp"
+#include "lessons.hpp"
+#include "stages.hpp"
 
 namespace attn::ui {
+
+// A named widget's rectangle in pixels, recorded each frame for tests and help.
+struct widget_rect {
+    std::string name;
+    float x0, y0, x1, y1;
+};
+
+struct cell_ref {
+    stage at = stage::weights;
+    int matrix = 0;  // index into stage_matrices()
+    int head = 0;
+    int row = -1, col = -1;
+    bool valid() const { return row >= 0 && col >= 0; }
+};
 
 struct app {
     experiment exp;
     trace tr;
+    trace baseline;  // exp without its ablations and masked edges (when it has any)
+    bool has_baseline = false;
+    std::uint64_t version = 1;        // bumped on every recompute
     std::vector<std::string> errors;  // problems with the last rejected change
     std::string text_edit;            // the sentence box while it is being typed
     float scale = 1.0f;               // device pixels per UI point
-    bool experiment_changed = false;  // set on every accepted change; the platform clears it
+    bool experiment_changed = false;  // set on every accepted change; the platform clears it once published
+
+    stage current = stage::weights;
+    int layer = 0;
+    int sel_row = 0;    // the query row followed through every stage
+    cell_ref selected;  // the clicked cell the inspector explains (hover takes precedence)
+    cell_ref hovered;
+
+    std::vector<experiment> undo, redo;
+    double last_history_time = -1.0;
+    bool show_help = false;
+    std::uint32_t shuffle_count = 0;
+    std::vector<widget_rect> widgets;
+    lesson_state lesson;
 };
 
 void app_init(app& a, const experiment& e);
 
-// Validates e; on success recomputes the trace and returns true. On failure keeps
-// the previous experiment and trace and records the errors.
-bool app_set_experiment(app& a, const experiment& e);
+// Validates e; on success recomputes and returns true (recording the previous
+// experiment for undo when `history` is set). On failure keeps the previous
+// experiment and trace and records the errors.
+bool app_set_experiment(app& a, const experiment& e, bool history = true);
 
 // Parses text (the canonical form) and applies it; errors are recorded likewise.
 bool app_set_experiment_text(app& a, const std::string& text);
+
+bool app_undo(app& a);
+bool app_redo(app& a);
 
 // Draws one frame of UI into the current ImGui context.
 void app_draw(app& a);

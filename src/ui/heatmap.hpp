@@ -1,24 +1,72 @@
-// Draws a matrix as a grid of coloured cells with token labels, inside the
-// current ImGui window. Reads the matrix; owns nothing.
+// The heatmap widget: draws a matrix as coloured cells with token labels inside
+// the current ImGui window, in a child region that scrolls when the matrix is
+// larger than the space. Reads the matrix; keeps only a small per-widget cache
+// (value range, row sums, zoom) and, through heatmap_gpu.hpp, a texture.
+//
+//   heatmap_options opt;
+//   opt.version = a.version;            // bump whenever m (or masked_from) changes
+//   opt.row_labels = opt.col_labels = &tokens;
+//   heatmap_result r = heatmap_draw("weights_h0", m, opt);
+//   if (r.clicked_row >= 0) ...
+//
+// Colours: sequential = viridis (weights), diverging = blue - white - red centred
+// on 0 (signed values). NaN is magenta, +inf white-hot with an orange dot, -inf
+// black with a white dot, masked cells (masked_from is -inf there) grey hatching.
+// Ctrl + mouse wheel over the matrix zooms it about the pointer.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "heatmap_data.hpp"
 #include "matrix.hpp"
 
 namespace attn::ui {
+
+struct heatmap_options {
+    colormap map = colormap::sequential;
+    std::uint64_t version = 0;  // bump when the data (m or masked_from) changes: the texture is re-uploaded
+                                // only when (id, version, rows, cols) changes
+    float cell = 0.0f;          // pixels per cell; 0 = fit the available width (clamped to a readable minimum)
+    const std::vector<std::string>* row_labels = nullptr;
+    const std::vector<std::string>* col_labels = nullptr;
+    const matrix* masked_from = nullptr;         // cells where this matrix is -inf are drawn as masked
+    int highlight_row = -1, highlight_col = -1;  // e.g. the selected query row, followed through stages
+    bool show_values = true, show_row_sums = false, show_legend = true;
+    bool fixed_range = false;
+    float lo = 0, hi = 1;  // with fixed_range; else [min, max] of finite values (diverging: symmetric ±max|x|)
+
+    float zoom = 1.0f;        // multiplies cell (and the user's own Ctrl+wheel zoom)
+    float max_height = 0.0f;  // of the scrolling region in pixels; 0 = the available height (at least ~12 lines)
+};
+
+struct heatmap_result {
+    int hovered_row = -1, hovered_col = -1;
+    int clicked_row = -1, clicked_col = -1;  // a click (mouse or touch) released on a cell this frame
+    // Where the cells were drawn (screen pixels, not clipped: may extend past a
+    // scrolled view) and the cell edge used after zoom; all 0 when not drawn.
+    float cells_x0 = 0, cells_y0 = 0, cells_x1 = 0, cells_y1 = 0;
+    float cell = 0;
+};
+
+// Draws m under the ImGui id `id` (unique within the current ID scope).
+heatmap_result heatmap_draw(const char* id, const matrix& m, const heatmap_options& opt);
+
+// --- compatibility with the first app (to be removed once app.cpp moves over) ---
 
 struct heatmap_style {
     float cell = 28.0f;       // cell edge in pixels (already scaled for the display)
     bool show_values = true;  // print the number in each cell when it fits
 };
 
-// Sequential map for values in [0, 1] (weights): dark blue → teal → yellow.
+// Sequential map for values in [0, 1] (weights) as an ImU32 colour.
 unsigned heatmap_color_sequential(float t);
 
-// Draws m with row labels `rows` and column labels `cols`; returns the hovered
-// cell as (row, col) or (-1, -1).
+// The old call: weights in [0, 1] with labels; returns the hovered (row, col) or
+// (-1, -1). It has no version, so it notices new data by the matrix's storage
+// address (a recomputed trace allocates new storage) and a sample of its values.
 std::pair<int, int> heatmap_draw(const char* id, const matrix& m, const std::vector<std::string>& rows,
                                  const std::vector<std::string>& cols, const heatmap_style& style);
 

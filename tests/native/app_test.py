@@ -5,9 +5,11 @@ frame shows the heatmap (not a blank window). Bad options fail with a message.
     python3 tests/native/app_test.py path/to/attn_app screenshot_dir
 """
 import os
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import unittest
 import zlib
 
@@ -37,9 +39,44 @@ def read_png_rgb(path):
     return width, height, rows
 
 
-def xvfb(args):
+def xvfb(args, env=None):
     return subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x720x24", APP, *args],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def ink_bands(a, b):
+    """Where two frames of the same view differ, in horizontal bands (rows with
+    differences, split at gaps): per band, the text ink (bright on the dark
+    theme) of each frame, as [first_row, last_row, ink_a, ink_b]."""
+    (wa, ha, rows_a), (wb, hb, rows_b) = a, b
+    assert (wa, ha) == (wb, hb)
+    bands, band, gap = [], None, 0
+    for y in range(ha):
+        ra, rb = rows_a[y], rows_b[y]
+        if ra == rb:
+            if band and gap >= 2:
+                band = None
+            gap += 1
+            continue
+        ink_a = ink_b = differ = 0
+        for i in range(0, len(ra), 3):
+            la = 0.299 * ra[i] + 0.587 * ra[i + 1] + 0.114 * ra[i + 2]
+            lb = 0.299 * rb[i] + 0.587 * rb[i + 1] + 0.114 * rb[i + 2]
+            if abs(la - lb) < 24:
+                continue
+            differ += 1
+            ink_a += la > 110
+            ink_b += lb > 110
+        if not differ:
+            if band and gap >= 2:
+                band = None
+            gap += 1
+            continue
+        if band is None:
+            band = [y, y, 0, 0]
+            bands.append(band)
+        band[1], band[2], band[3], gap = y, band[2] + ink_a, band[3] + ink_b, 0
+    return bands
 
 
 class NativeAppTest(unittest.TestCase):
@@ -71,6 +108,29 @@ class NativeAppTest(unittest.TestCase):
         p = xvfb(["--frames", "2", "--experiment", "v=1&heads=3"])
         self.assertEqual(p.returncode, 0)
         self.assertIn("heads (3) must divide d_model", p.stderr)
+
+    def test_chinese_text_draws_with_the_chinese_font(self):
+        # 猫追狗: the Chinese font is read from the asset folder when needed.
+        experiment = "v=1&text=%E7%8C%AB%E8%BF%BD%E7%8B%97"
+        shot = os.path.join(OUT, "native-chinese.png")
+        p = xvfb(["--frames", "4", "--screenshot", shot, "--size", "1024x640", "--experiment", experiment])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("font", p.stderr.lower())
+        # The same without it (an asset folder with only the Latin font): a clear
+        # message, the app still runs, and those characters draw as '?'.
+        fallback = os.path.join(OUT, "native-chinese-fallback.png")
+        with tempfile.TemporaryDirectory() as assets:
+            shutil.copy(os.path.join(os.path.dirname(APP), "assets", "ui-latin.ttf"), assets)
+            p = xvfb(["--frames", "4", "--screenshot", fallback, "--size", "1024x640", "--experiment", experiment],
+                     env={**os.environ, "ATTN_ASSET_DIR": assets})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("font '%s/ui-cjk.ttf' could not be loaded" % assets, p.stderr)
+        # Same view, so only glyphs differ: some line of text has far more ink
+        # with the font (strokes of 猫追狗) than with three '?'.
+        bands = ink_bands(read_png_rgb(shot), read_png_rgb(fallback))
+        self.assertTrue(bands, "the Chinese glyphs change the frame")
+        self.assertTrue(any(a > 60 and a > 2 * b for _, _, a, b in bands), "glyphs, not '?': %s" % bands)
+        self.assertGreater(sum(b[2] for b in bands), sum(b[3] for b in bands))
 
     def test_bad_options(self):
         p = subprocess.run([APP, "--bogus"], capture_output=True, text=True, timeout=30)

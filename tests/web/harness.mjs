@@ -42,8 +42,9 @@ export async function launchBrowser() {
 }
 
 // Opens the playground and waits for the app's first frame. Collects console
-// errors, page errors and any request to another host.
-export async function openPage(browser, url, { width = 1280, height = 720, deviceScaleFactor = 1 } = {}) {
+// errors, page errors and any request to another host. `prepare(page)` runs
+// before the page loads (to watch or route its requests).
+export async function openPage(browser, url, { width = 1280, height = 720, deviceScaleFactor = 1, prepare } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor });
   const page = await context.newPage();
   const problems = [];
@@ -53,6 +54,7 @@ export async function openPage(browser, url, { width = 1280, height = 720, devic
   page.on('request', (r) => {
     if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) problems.push('foreign request: ' + r.url());
   });
+  if (prepare) await prepare(page);
   await page.goto(url);
   await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
   return { page, context, problems };

@@ -1,0 +1,144 @@
+// Links: an experiment (and how to show it) as a short string for the URL hash.
+//
+// A link is '&'-separated key=value pairs, in two parts:
+//
+//   experiment   the canonical text form (experiment_to_text), when it is at most
+//                link_limits::compress_above characters:
+//                    v=1&text=the%20cat&seed=1&...&edits=
+//                otherwise one pair z=<payload> (see "Compressed form" below), used
+//                only when it is actually shorter:
+//                    z=AQ...
+//   view         optional pairs with keys prefixed "view.", written after the
+//                experiment part and only when they differ from link_view{}:
+//                    ...&view.lesson=3&view.stage=5&view.row=2&view.hide=controls,code
+//                    &view.readonly=1&view.embed=1
+//                They say how the page shows the experiment and are never part of
+//                the experiment value. They stay readable (outside the compressed
+//                payload) so an embed snippet can be edited by hand. Each key at
+//                most once, values plain ASCII (not percent-decoded):
+//                    view.lesson    -1..8   (-1: none)
+//                    view.stage     -1..10  (-1: none)
+//                    view.row       -1..n-1 (-1: none; n = the experiment's tokens)
+//                    view.hide      comma-separated panels, each at most once:
+//                                   controls, code, inspector, lessons, stepper
+//                    view.readonly  0 or 1
+//                    view.embed     0 or 1
+//                An unknown view.* key is an error, like an unknown experiment key.
+//
+// link_decode accepts: the canonical form, the compressed form, either with a
+// leading '#', and a whole playground URL (everything up to and including the
+// first '#' is dropped, e.g. "https://example.org/attn/index.html?embed=1#z=...").
+// Leading and trailing ASCII whitespace (from copy and paste) is ignored. Every
+// problem comes back as a readable message; the value is set only when there are
+// none, so a bad link never half-applies.
+//
+// Compressed form, z=<base64url, no padding> of these bytes:
+//   method     1 byte: 1 = LZ77 over (frozen dictionary ‖ text) + adaptive binary
+//              range coder (order-0 literals). A new method gets a new byte; the
+//              decoder for method 1 and its dictionary never change.
+//   size       LEB128 varint (1..3 bytes, minimal): the payload's length in bytes,
+//              at most link_limits::max_payload_bytes, checked before anything is
+//              allocated.
+//   check      3 bytes: the low 24 bits of FNV-1a 64 of the payload, little-endian
+//              (a damaged or truncated link is an error, not a different experiment).
+//   stream     the range-coded tokens; its trailing zero bytes are left out.
+//              Tokens are a match flag, then a literal byte (an 8-bit tree) or a
+//              copy: length - 2 and distance, each an adaptive Elias-gamma code.
+//              A copy may overlap its own output (a run) but never reach before
+//              the dictionary or past the declared size; reading stops at the
+//              declared size, so time and memory are bounded by it.
+// The payload is the experiment's canonical text (v=1 today). Integer arithmetic
+// only, so native and wasm produce the same bytes.
+//
+// Compatibility: a link written today must open the same experiment after any
+// future format change; tests/core/test_link.cpp pins v=1 links (canonical and
+// compressed) to the experiments they produce.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "experiment.hpp"
+
+namespace attn {
+
+// Documented limits, checked before any allocation. compress_above: the default
+// experiment's canonical text is 266 characters, so an experiment with a short
+// sentence and a few changes stays readable in the address bar; beyond that the
+// compressed form is far shorter (a 64-character sentence: 324 -> 86 characters).
+struct link_limits {
+    static constexpr std::size_t compress_above = 300;       // canonical texts longer than this are compressed
+    static constexpr std::size_t max_link_bytes = 65536;     // a whole link, URL prefix included
+    static constexpr std::size_t max_payload_bytes = 32768;  // the decompressed z= payload
+};
+
+// Panels a link can hide (view.hide=controls,code).
+enum class view_panel { controls, code, inspector, lessons, stepper };
+inline constexpr int view_panel_count = 5;
+const char* view_panel_name(view_panel p);
+
+// How the page shows an experiment. Zero / default means "as usual".
+struct link_view {
+    int lesson = -1;                            // -1: none; 0..8: open this lesson
+    int stage = -1;                             // -1: none; 0..10: the stepper's stage
+    int row = -1;                               // -1: none; else a query row (token) of the experiment
+    std::array<bool, view_panel_count> hide{};  // indexed by view_panel
+    bool readonly = false;                      // controls cannot change the experiment
+    bool embed = false;                         // minimal chrome, for an <iframe>
+
+    bool hides(view_panel p) const { return hide[std::size_t(p)]; }
+    bool operator==(const link_view&) const = default;
+};
+
+struct link_view_limits {
+    static constexpr int max_lesson = 8;
+    static constexpr int max_stage = 10;
+};
+
+// The link for e (and v): see the top of this file. e should be valid
+// (experiment_validate); an invalid one is written but will not decode.
+std::string link_encode(const experiment& e);
+std::string link_encode(const experiment& e, const link_view& v);
+
+struct link_parse_result {
+    std::optional<experiment> value;  // set only when errors is empty
+    link_view view;                   // meaningful only when value is set
+    std::vector<std::string> errors;
+};
+// Everything in a link: the experiment and the view options.
+link_parse_result link_parse(std::string_view link);
+// The experiment of a link (view options are still checked: a bad one is an error).
+experiment_parse_result link_decode(std::string_view link);
+
+// [SECTION] the codec, exposed for tests and the fuzzer
+
+// The compressed payload bytes (method, size, check, stream) of text, which must be
+// at most link_limits::max_payload_bytes long (longer text gives an empty string).
+std::string link_compress(std::string_view text);
+// The text of a payload, or nullopt with *error set. Bounded: refuses a size above
+// link_limits::max_payload_bytes before allocating, never reads outside `bytes`.
+std::optional<std::string> link_decompress(std::string_view bytes, std::string* error = nullptr);
+
+std::string link_base64url_encode(std::string_view bytes);
+std::optional<std::string> link_base64url_decode(std::string_view text);  // strict: no padding, no stray bits
+
+// An LZ77 token: a literal byte (length == 0) or a copy of `length` bytes from
+// `distance` bytes back in (dictionary ‖ text so far).
+struct link_token {
+    unsigned char literal = 0;
+    int length = 0;
+    int distance = 0;
+};
+// A method-1 payload from explicit tokens, with the given size and check fields.
+// Lets tests write hostile payloads (back-references before the start, sizes
+// that lie); link_compress is link_payload_from_tokens over its own parse.
+std::string link_payload_from_tokens(const std::vector<link_token>& tokens, std::uint64_t size, std::uint32_t check);
+// The check field of a payload's text (low 24 bits of FNV-1a 64).
+std::uint32_t link_payload_check(std::string_view text);
+
+}  // namespace attn

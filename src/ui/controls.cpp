@@ -1,0 +1,311 @@
+// The experiment's settings: the sentence and its tokens, sizes, mask,
+// positions, scaling, softmax, precision, seed. Every control edits a copy of
+// the experiment and applies it at once.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "i18n.hpp"
+#include "imgui.h"
+#include "panels.hpp"
+#include "random.hpp"
+#include "tokenize.hpp"
+
+namespace attn::ui {
+
+namespace {
+
+int resize_callback(ImGuiInputTextCallbackData* data) {
+    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize) {
+        auto* s = static_cast<std::string*>(data->UserData);
+        s->resize(std::size_t(data->BufTextLen));
+        data->Buf = s->data();
+    }
+    return 0;
+}
+
+// Largest divisor of n not above cap.
+int divisor_at_most(int n, int cap) {
+    for (int d = std::min(n, cap); d > 1; --d)
+        if (n % d == 0)
+            return d;
+    return 1;
+}
+
+void section(const char* title) {
+    ImGui::Spacing();
+    ImGui::SeparatorText(title);
+}
+
+// A row of radio buttons over the values for which `valid` holds.
+// Each button is recorded as widget "<id>_<value>".
+template <class Valid, class Label>
+bool radio_row(app& a, const char* id, int& value, int lo, int hi, Valid valid, Label label) {
+    bool changed = false;
+    ImGui::PushID(id);
+    bool first = true;
+    for (int v = lo; v <= hi; ++v) {
+        if (!valid(v))
+            continue;
+        if (!first)
+            ImGui::SameLine();
+        first = false;
+        ImGui::PushID(v);
+        if (ImGui::RadioButton(label(v).c_str(), value == v)) {
+            value = v;
+            changed = true;
+        }
+        mark_widget(a, (std::string(id) + "_" + std::to_string(v)).c_str());
+        ImGui::PopID();
+        if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 3.0f)
+            first = true;  // wrap
+    }
+    ImGui::PopID();
+    return changed;
+}
+
+// The combo is recorded as widget `id`, its open items as "<id>_<index>".
+template <class E>
+bool combo(app& a, const char* id, const char* label, E& value, std::initializer_list<std::pair<E, const char*>> items) {
+    const char* preview = "?";
+    for (const auto& [v, name] : items)
+        if (v == value)
+            preview = name;
+    bool changed = false;
+    const bool open = ImGui::BeginCombo(label, preview);
+    mark_widget(a, id);
+    if (open) {
+        int index = 0;
+        for (const auto& [v, name] : items) {
+            if (ImGui::Selectable(name, v == value)) {
+                value = v;
+                changed = true;
+            }
+            mark_widget(a, (std::string(id) + "_" + std::to_string(index++)).c_str());
+        }
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+
+void tokens_row(app& a, experiment& next, bool& changed) {
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    if (ImGui::InputTextWithHint("##text", tr("type a sentence (English or 中文)", "输入一句话（中文或 English）"),
+                                 a.text_edit.data(), a.text_edit.capacity() + 1, ImGuiInputTextFlags_CallbackResize,
+                                 resize_callback, &a.text_edit)) {
+        next.text = a.text_edit.c_str();
+        // Edits, masked edges and ablations point at token positions: they do not
+        // survive a new sentence.
+        next.edges.clear();
+        next.edits.clear();
+        next.decode = 0;
+        next.pad = 0;
+        changed = true;
+    }
+    mark_widget(a, "text");
+    // Token chips: click one to follow it through every stage.
+    const auto& tokens = a.tr.tokens;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        ImGui::PushID(int(i));
+        // Chips flow like words: on the same line while the next one fits.
+        const float w = ImGui::CalcTextSize(tokens[i].c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+        const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+        if (i > 0 && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= right)
+            ImGui::SameLine();
+        const bool selected = int(i) == a.sel_row;
+        if (selected)
+            ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+        if (ImGui::SmallButton(tokens[i].c_str()))
+            a.sel_row = int(i);
+        if (selected)
+            ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s %zu", tr("token", "词元"), i);
+        ImGui::PopID();
+    }
+    if (ImGui::Button(tr("Shuffle tokens", "打乱词元"))) {
+        std::vector<std::string> t = tokens;
+        rng g(hash_combine(++a.shuffle_count, next.text));
+        for (std::size_t i = t.size(); i > 1; --i)
+            std::swap(t[i - 1], t[g.next_u64() % i]);
+        std::string joined;
+        for (const auto& s : t)
+            joined += (joined.empty() ? "" : " ") + s;
+        next.text = joined;
+        next.edges.clear();
+        next.edits.clear();
+        changed = true;
+    }
+    mark_widget(a, "shuffle");
+    ImGui::SameLine();
+    ImGui::TextDisabled("%zu %s", tokens.size(), tr("tokens", "个词元"));
+}
+
+}  // namespace
+
+void panel_controls(app& a) {
+    experiment next = a.exp;
+    bool changed = false;
+    const float label_w = ImGui::GetFontSize() * 6.5f;
+    ImGui::PushItemWidth(-label_w);
+
+    section(tr("Input", "输入"));
+    tokens_row(a, next, changed);
+
+    section(tr("Model", "模型"));
+    int d_model = next.d_model;
+    if (ImGui::SliderInt("d_model", &d_model, 2, 64)) {
+        next.d_model = d_model;
+        next.heads = divisor_at_most(d_model, next.heads);
+        next.kv_heads = divisor_at_most(next.heads, next.kv_heads);
+        next.edits.clear();
+        next.ablate.clear();
+        next.edges.clear();
+        changed = true;
+    }
+    mark_slider(a, "d_model", "d_model");
+    ImGui::TextUnformatted(tr("heads", "头数"));
+    ImGui::SameLine(label_w * 0.9f);
+    if (radio_row(
+            a, "heads", next.heads, 1, experiment_limits::max_heads, [&](int h) { return next.d_model % h == 0; },
+            [](int h) { return std::to_string(h); })) {
+        next.kv_heads = next.heads;  // back to plain multi-head attention
+        next.ablate.clear();
+        next.edges.clear();
+        next.edits.clear();
+        changed = true;
+    }
+    ImGui::TextUnformatted("kv_heads");
+    ImGui::SameLine(label_w * 0.9f);
+    if (radio_row(
+            a, "kv", next.kv_heads, 1, next.heads, [&](int g) { return next.heads % g == 0; },
+            [&](int g) {
+                return std::to_string(g) + (g == next.heads ? " MHA" : g == 1 ? " MQA" : " GQA");
+            })) {
+        next.edits.clear();
+        changed = true;
+    }
+    int layers = next.layers;
+    if (ImGui::SliderInt(tr("layers", "层数"), &layers, 1, experiment_limits::max_layers)) {
+        next.layers = layers;
+        if (layers > 1)
+            next.block = block_kind::full;
+        next.ablate.clear();
+        next.edges.clear();
+        next.edits.clear();
+        changed = true;
+    }
+    changed |= combo(a, "block", tr("block", "结构"), next.block,
+                     {{block_kind::attention_only, tr("attention only", "仅注意力")},
+                      {block_kind::full, tr("+ residual + FFN", "+ 残差 + FFN")}});
+    if (next.block != a.exp.block)
+        next.edits.clear();
+    int seed = int(next.seed);
+    if (ImGui::InputInt(tr("seed", "随机种子"), &seed)) {
+        next.seed = std::uint32_t(std::max(0, seed));
+        next.edits.clear();
+        changed = true;
+    }
+    mark_widget(a, "seed");
+
+    section(tr("Attention", "注意力"));
+    if (combo(a, "mask", tr("mask", "掩码"), next.mask,
+              {{mask_kind::none, tr("none", "无")},
+               {mask_kind::causal, tr("causal", "因果")},
+               {mask_kind::padding, tr("padding", "填充")}})) {
+        next.pad = next.mask == mask_kind::padding ? 1 : 0;
+        changed = true;
+    }
+    if (next.mask == mask_kind::padding) {
+        int pad = next.pad;
+        if (ImGui::SliderInt(tr("padding tokens", "填充词元"), &pad, 0, std::max(0, int(a.tr.tokens.size()) - 1))) {
+            next.pad = pad;
+            changed = true;
+        }
+    }
+    bool after = next.mask_at == mask_placement::after_softmax;
+    if (ImGui::Checkbox(tr("mask after softmax (bug)", "softmax 之后再掩码（错误）"), &after)) {
+        next.mask_at = after ? mask_placement::after_softmax : mask_placement::before_softmax;
+        changed = true;
+    }
+    changed |= combo(
+        a, "positions", tr("positions", "位置编码"), next.pos,
+        {{positional::none, tr("none", "无")}, {positional::sinusoidal, tr("sinusoidal", "正弦")}, {positional::rope, "RoPE"}});
+    if (next.pos != positional::none) {
+        int offset = next.pos_offset;
+        if (ImGui::SliderInt(tr("first position", "起始位置"), &offset, 0, 100)) {
+            next.pos_offset = offset;
+            changed = true;
+        }
+    }
+    if (next.pos == positional::rope) {
+        float base = next.rope_base;
+        if (ImGui::DragFloat(tr("RoPE base", "RoPE 底数"), &base, 50.0f, 2.0f, 1e6f, "%.0f", ImGuiSliderFlags_Logarithmic)) {
+            next.rope_base = std::max(2.0f, base);
+            changed = true;
+        }
+    }
+    changed |= combo(a, "scale", tr("scale", "缩放"), next.scale,
+                     {{score_scale::sqrt_dk, "1/√d_k"},
+                      {score_scale::none, tr("none", "不缩放")},
+                      {score_scale::custom, tr("custom", "自定义")}});
+    if (next.scale == score_scale::custom) {
+        float s = next.scale_value;
+        if (ImGui::DragFloat(tr("factor", "系数"), &s, 0.01f, -100.0f, 100.0f, "%.3f")) {
+            next.scale_value = s;
+            changed = true;
+        }
+    }
+    changed |= combo(a, "softmax", tr("softmax", "softmax"), next.softmax,
+                     {{softmax_mode::stable, tr("stable (x − max)", "稳定（x − max）")},
+                      {softmax_mode::no_max, tr("no max-subtraction (bug)", "不减最大值（错误）")},
+                      {softmax_mode::argmax, tr("argmax (hard lookup)", "argmax（硬查表）")}});
+    if (next.softmax != softmax_mode::argmax) {
+        float t = next.temperature;
+        if (ImGui::SliderFloat(tr("temperature", "温度"), &t, 0.05f, 10.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) {
+            next.temperature = std::max(0.01f, t);
+            changed = true;
+        }
+        mark_slider(a, "temperature", tr("temperature", "温度"));
+    }
+    bool wo = next.use_wo;
+    if (ImGui::Checkbox(tr("W_O (mix the heads)", "W_O（混合各头）"), &wo)) {
+        next.use_wo = wo;
+        changed = true;
+    }
+    mark_widget(a, "wo");
+    ImGui::TextUnformatted(tr("precision", "精度"));
+    ImGui::SameLine(label_w * 0.9f);
+    int prec = int(next.prec);
+    const char* names[] = {"fp32", "fp16", "bf16"};
+    for (int p = 0; p < 3; ++p) {
+        if (p)
+            ImGui::SameLine();
+        if (ImGui::RadioButton(names[p], prec == p)) {
+            next.prec = precision(p);
+            changed = true;
+        }
+        mark_widget(a, (std::string("precision_") + names[p]).c_str());
+    }
+
+    section(tr("Interventions", "干预"));
+    ImGui::TextWrapped("%s", tr("Click a head's \"zero\" box to ablate it; click a cell of a softmax map to mask that edge.",
+                                "勾选某个头的\"置零\"来消融它；在 softmax 热力图上点击一个格子来屏蔽那条边。"));
+    ImGui::Text("%s: %zu   %s: %zu", tr("zeroed heads", "置零的头"), next.ablate.size(), tr("masked edges", "屏蔽的边"),
+                next.edges.size());
+    ImGui::Text("%s: %zu", tr("edited numbers", "改过的数值"), next.edits.size());
+    ImGui::BeginDisabled(next.ablate.empty() && next.edges.empty() && next.edits.empty());
+    if (ImGui::Button(tr("Clear interventions", "清除全部干预"))) {
+        next.ablate.clear();
+        next.edges.clear();
+        next.edits.clear();
+        changed = true;
+    }
+    ImGui::EndDisabled();
+    ImGui::PopItemWidth();
+
+    if (changed)
+        apply(a, next);
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,255 @@
+// [SECTION] inspector: the current stage's formula with the live values of a cell
+// [SECTION] impact: the output before and after ablations and masked edges
+// [SECTION] code: the article's numpy implementation, current lines lit
+// [SECTION] help
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "heatmap.hpp"
+#include "i18n.hpp"
+#include "imgui.h"
+#include "panels.hpp"
+
+namespace attn::ui {
+
+namespace {
+
+std::string fmt(float x) {
+    if (std::isnan(x))
+        return "NaN";
+    if (std::isinf(x))
+        return x > 0 ? "+∞" : "−∞";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", double(x));
+    return buf;
+}
+
+// "a·b + c·d + … = r" for a dot product over k terms, the first few written out.
+std::string dot_terms(const float* a, int sa, const float* b, int sb, int k, float result) {
+    std::string s;
+    const int shown = std::min(k, 3);
+    for (int i = 0; i < shown; ++i) {
+        if (i)
+            s += " + ";
+        s += "(" + fmt(a[i * sa]) + ")·(" + fmt(b[i * sb]) + ")";
+    }
+    if (k > shown)
+        s += " + … (" + std::to_string(k - shown) + tr(" more)", " 项)");
+    return s + " = " + fmt(result);
+}
+
+void explain_cell(app& a, const cell_ref& c) {
+    const trace& t = a.tr;
+    const layer_trace& lt = t.layers[std::size_t(a.layer)];
+    const auto mats = stage_matrices(c.at, t, a.layer, c.head);
+    if (c.matrix >= int(mats.size()))
+        return;
+    const stage_matrix& sm = mats[std::size_t(c.matrix)];
+    if (c.row >= sm.m->rows || c.col >= sm.m->cols)
+        return;
+    const int i = c.row, j = c.col, dk = a.exp.d_model / a.exp.heads;
+    const float v = (*sm.m)(i, j);
+    const auto& tokens = t.tokens;
+    const bool per_head = stage_per_head(c.at);
+    if (per_head)
+        ImGui::Text("%s %d", tr("head", "头"), c.head);
+    ImGui::Text("%s(%d, %d) = %s", sm.label, i, j, fmt(v).c_str());
+    const head_trace& ht = lt.heads[std::size_t(c.head)];
+    std::string line;
+    switch (c.at) {
+        case stage::embeddings:
+            if (sm.label[0] == 'X' && !t.positions.empty())
+                line = "X = E + PE = " + fmt(t.params.embeddings(i, j)) + " + " + fmt(t.positions(i, j)) + " = " + fmt(v);
+            break;
+        case stage::projections:
+            if (sm.label[0] == 'Q' || sm.label[0] == 'K' || sm.label[0] == 'V') {
+                const matrix& w = sm.label[0] == 'Q'   ? t.params.layers[std::size_t(a.layer)].w_q
+                                  : sm.label[0] == 'K' ? t.params.layers[std::size_t(a.layer)].w_k
+                                                       : t.params.layers[std::size_t(a.layer)].w_v;
+                const matrix& before = sm.label[0] == 'Q' ? lt.q : sm.label[0] == 'K' ? lt.k : lt.v;
+                line = std::string(sm.label) + "(i,c) = Σ_k x(i,k)·W(k,c) = " +
+                       dot_terms(lt.normed.row(i), 1, w.data.data() + j, w.cols, w.rows, before(i, j));
+                if (a.exp.pos == positional::rope && sm.label[0] != 'V')
+                    line += tr("\nthen rotated by RoPE for position ", "\n再按 RoPE 旋转，位置 ") +
+                            std::to_string(a.exp.pos_offset + i) + " → " + fmt(v);
+            }
+            break;
+        case stage::scores:
+            line = "q_i·k_j = " + dot_terms(ht.q.row(i), 1, ht.k.row(j), 1, dk, v);
+            line += std::string("\n\"") + tokens[std::size_t(i)] + "\" → \"" + tokens[std::size_t(j)] + "\"";
+            break;
+        case stage::scaled:
+            line = fmt(ht.scores(i, j)) + " × " + fmt(ht.scores(i, j) != 0 ? ht.scaled(i, j) / ht.scores(i, j) : 0.0f) + " = " +
+                   fmt(v);
+            break;
+        case stage::masked:
+            line = std::isinf(v) && v < 0 ? tr("hidden: key j may not be seen from query i", "被屏蔽：查询 i 看不到键 j")
+                                          : tr("visible: the scaled score passes through", "可见：缩放后的分数原样通过");
+            break;
+        case stage::weights: {
+            float mx = -INFINITY;
+            for (int k = 0; k < ht.masked.cols; ++k)
+                mx = std::max(mx, ht.masked(i, k));
+            line = "exp(" + fmt(ht.masked(i, j)) + " − " + fmt(mx) + ") / Σ = " + fmt(v);
+            line += std::string("\n") + tr("row sum ", "行和 ") + fmt(ht.row_sums[std::size_t(i)]) + tr(",  entropy ", "，熵 ") +
+                    fmt(ht.row_entropies[std::size_t(i)]) + " nats";
+            line += std::string("\n\"") + tokens[std::size_t(i)] + "\" " + tr("takes ", "从 \"") + fmt(v * 100.0f) +
+                    tr("% of its mix from \"", "% 的内容来自 \"") + tokens[std::size_t(j)] + "\"";
+            line += tr("\nclick: mask this edge (click again to restore)", "\n点击：屏蔽这条边（再点恢复）");
+            break;
+        }
+        case stage::weighted_sum:
+            line = "Σ_j P(i,j)·V(j,c) = " + dot_terms(ht.weights.row(i), 1, ht.v.data.data() + j, ht.v.cols, ht.v.rows, v);
+            break;
+        case stage::concat:
+            line = tr("from head ", "来自头 ") + std::to_string(j / dk) + tr(", column ", "，第 ") + std::to_string(j % dk) +
+                   tr("", " 列");
+            break;
+        case stage::output_proj:
+            if (sm.label[0] == 'A')
+                line = "Σ_k O(i,k)·W_O(k,c) = " + dot_terms(lt.concat.row(i), 1,
+                                                            t.params.layers[std::size_t(a.layer)].w_o.data.data() + j,
+                                                            a.exp.d_model, a.exp.d_model, v);
+            break;
+        default:
+            break;
+    }
+    if (!line.empty())
+        ImGui::TextWrapped("%s", line.c_str());
+
+    if (sm.editable && c.at == a.selected.at && c.row == a.selected.row && c.col == a.selected.col &&
+        c.matrix == a.selected.matrix) {
+        // Editing a generated number: drag or type; it becomes an edit in the experiment.
+        float x = v;
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
+        if (ImGui::DragFloat(tr("edit value", "修改数值"), &x, 0.01f, -100.0f, 100.0f, "%.4f")) {
+            experiment next = a.exp;
+            value_edit e{sm.target, sm.target == edit_target::x ? 0 : a.layer, i, j, x};
+            auto same = [&e](const value_edit& o) {
+                return o.target == e.target && o.layer == e.layer && o.row == e.row && o.col == e.col;
+            };
+            next.edits.erase(std::remove_if(next.edits.begin(), next.edits.end(), same), next.edits.end());
+            next.edits.push_back(e);
+            apply(a, next);
+        }
+        mark_widget(a, "edit_value");
+    }
+}
+
+}  // namespace
+
+// [SECTION] inspector
+
+void panel_inspector(app& a) {
+    ImGui::SeparatorText(tr("Inspector", "检查器"));
+    ImGui::TextWrapped("%s", stage_formula(a.current));
+    const cell_ref& c = a.hovered.valid() ? a.hovered : a.selected;
+    if (c.valid() && c.at == a.current)
+        explain_cell(a, c);
+    else
+        ImGui::TextDisabled("%s",
+                            tr("Hover or click a cell to see how it is computed.", "悬停或点击一个格子，查看它是怎么算出来的。"));
+    const trace& t = a.tr;
+    if (t.nan_count || t.inf_count)
+        ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.9f, 1.0f), "%s: %d NaN, %d ±∞", tr("non-finite values", "非有限值"), t.nan_count,
+                           t.inf_count);
+}
+
+// [SECTION] impact
+
+void panel_impact(app& a) {
+    if (!a.has_baseline)
+        return;
+    ImGui::SeparatorText(tr("Effect of the interventions", "干预的效果"));
+    const matrix& y = a.tr.output;
+    const matrix& y0 = a.baseline.output;
+    matrix diff(y.rows, y.cols);
+    double ss = 0, ss0 = 0, worst = 0;
+    for (std::size_t i = 0; i < y.data.size(); ++i) {
+        diff.data[i] = y.data[i] - y0.data[i];
+        ss += double(diff.data[i]) * double(diff.data[i]);
+        ss0 += double(y0.data[i]) * double(y0.data[i]);
+        worst = std::max(worst, std::fabs(double(diff.data[i])));
+    }
+    const double rel = ss0 > 0 ? std::sqrt(ss / ss0) : 0.0;
+    ImGui::Text("%s %.4g   %s %.1f%%", tr("max |Δy|", "最大 |Δy|"), worst, tr("‖Δy‖/‖y‖", "‖Δy‖/‖y‖"), rel * 100.0);
+    mark_widget(a, "impact");
+    ImGui::TextDisabled("%s", tr("Δy = output with the interventions − output without", "Δy = 有干预的输出 − 无干预的输出"));
+    heatmap_options opt;
+    opt.map = colormap::diverging;
+    opt.version = a.version;
+    opt.row_labels = &a.tr.tokens;
+    opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(y.cols + 4), ImGui::GetFontSize() * 0.5f,
+                          ImGui::GetFontSize() * 1.6f);
+    opt.show_values = false;
+    heatmap_draw("impact_diff", diff, opt);
+}
+
+// [SECTION] code
+
+void panel_code(app& a) {
+    ImGui::SeparatorText(tr("The code (the article's numpy)", "代码（文章里的 numpy）"));
+    const auto [lo, hi] = stage_code_lines(a.current);
+    const auto& lines = numpy_code_lines();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (int i = 0; i < int(lines.size()); ++i) {
+        const bool lit = i >= lo && i <= hi;
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        if (lit)
+            dl->AddRectFilled(p, ImVec2(p.x + ImGui::GetContentRegionAvail().x, p.y + ImGui::GetTextLineHeightWithSpacing()),
+                              IM_COL32(60, 110, 90, 160));
+        ImGui::TextDisabled("%2d", i + 1);
+        ImGui::SameLine();
+        if (lit)
+            ImGui::TextUnformatted(lines[std::size_t(i)]);
+        else
+            ImGui::TextDisabled("%s", lines[std::size_t(i)]);
+        if (lit && i == lo)
+            mark_widget(a, "code_lit");
+    }
+    if (lo < 0)
+        ImGui::TextDisabled("%s", tr("(this stage is beyond the article's 30 lines)", "（这一步在文章的 30 行代码之外）"));
+}
+
+// [SECTION] help
+
+void panel_help(app& a) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
+                            ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSize(ImVec2(std::min(vp->WorkSize.x * 0.9f, ImGui::GetFontSize() * 34.0f), 0));
+    ImGui::Begin(tr("Help###help", "帮助###help"), &a.show_help, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
+    ImGui::TextWrapped("%s",
+                       tr("Type a sentence, step through the stages, and change any setting: every number is recomputed at once. "
+                          "The address bar always holds the whole experiment: copy it to share exactly what you see.",
+                          "输入一句话，逐步查看各个阶段，改动任何设置：所有数字立即重算。地址栏始终保存完整的实验：复制它，"
+                          "别人就能看到和你完全一样的东西。"));
+    ImGui::Spacing();
+    const char* keys[][3] = {
+        {"← / →", "previous / next stage", "上一步 / 下一步"},
+        {"↑ / ↓", "previous / next query token", "上一个 / 下一个查询词元"},
+        {"Ctrl+Z", "undo", "撤销"},
+        {"Ctrl+Shift+Z, Ctrl+Y", "redo", "重做"},
+        {"H", "this help", "本帮助"},
+        {"L", "English / 中文", "English / 中文"},
+        {"Esc", "close help", "关闭帮助"},
+        {tr("click a cell", "点击格子"), "inspect it; on softmax maps: mask that edge", "查看它；在 softmax 图上：屏蔽这条边"},
+        {tr("zero (head header)", "置零（头标题）"), "ablate that head", "消融这个头"},
+        {"Ctrl + wheel", "zoom a map", "缩放热力图"},
+    };
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
+        for (const auto& k : keys) {
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(k[0]);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(tr(k[1], k[2]));
+        }
+        ImGui::EndTable();
+    }
+    mark_widget(a, "help_table");
+    ImGui::End();
+}
+
+}  // namespace attn::ui

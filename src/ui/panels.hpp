@@ -1,0 +1,25 @@
+// The panels app_draw lays out; each draws into the current ImGui child region.
+#pragma once
+
+#include "app.hpp"
+
+namespace attn::ui {
+
+void panel_controls(app& a);   // controls.cpp: the experiment's settings
+void panel_pipeline(app& a);   // pipeline.cpp: stage stepper and the stage's matrices
+void panel_inspector(app& a);  // inspector.cpp: the formula with the live values of a cell
+void panel_impact(app& a);     // inspector.cpp: output before/after ablations and masked edges
+void panel_code(app& a);       // inspector.cpp: the article's numpy code, current lines lit
+void panel_help(app& a);       // inspector.cpp: keyboard shortcuts and how to use it
+
+// Records the last ImGui item's rectangle under `name` (tests click through these).
+void mark_widget(app& a, const char* name);
+
+// The same for a slider or drag labelled `label`: only its frame, not the label
+// beside it (a click on the label does nothing; a click on the frame sets the value).
+void mark_slider(app& a, const char* name, const char* label);
+
+// Applies a change made by a control: recompute, history, URL.
+void apply(app& a, const experiment& next);
+
+}  // namespace attn::ui

@@ -1,0 +1,207 @@
+// The stage stepper and the current stage's matrices: per-head stages side by
+// side, one map per head; a click selects a cell for the inspector, or (on the
+// softmax maps) masks that edge; each head can be zeroed from its header.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "heatmap.hpp"
+#include "i18n.hpp"
+#include "imgui.h"
+#include "panels.hpp"
+
+namespace attn::ui {
+
+namespace {
+
+void stepper(app& a) {
+    ImGui::BeginDisabled(int(a.current) == 0);
+    if (ImGui::ArrowButton("prev", ImGuiDir_Left)) {
+        int s = int(a.current) - 1;
+        while (s > 0 && !stage_applies(stage(s), a.exp))
+            --s;
+        a.current = stage(s);
+    }
+    mark_widget(a, "prev");
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    for (int s = 0; s < stage_count; ++s) {
+        if (!stage_applies(stage(s), a.exp))
+            continue;
+        ImGui::PushID(s);
+        const bool on = a.current == stage(s);
+        if (on)
+            ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+        if (ImGui::Button(stage_name(stage(s))))
+            a.current = stage(s);
+        if (on)
+            ImGui::PopStyleColor();
+        char name[16];
+        std::snprintf(name, sizeof name, "stage%d", s);
+        mark_widget(a, name);
+        ImGui::PopID();
+        ImGui::SameLine();
+        if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 8.0f)
+            ImGui::NewLine();
+    }
+    ImGui::BeginDisabled(int(a.current) == stage_count - 1);
+    if (ImGui::ArrowButton("next", ImGuiDir_Right)) {
+        int s = int(a.current) + 1;
+        while (s < stage_count - 1 && !stage_applies(stage(s), a.exp))
+            ++s;
+        a.current = stage(s);
+    }
+    mark_widget(a, "next");
+    ImGui::EndDisabled();
+}
+
+// "0", "1", … — built once and grown as needed (not per frame).
+const std::vector<std::string>& index_labels(int n) {
+    static std::vector<std::string> labels;
+    while (int(labels.size()) < n)
+        labels.push_back(std::to_string(labels.size()));
+    return labels;
+}
+
+void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell, const std::vector<std::string>& feature_rows) {
+    const auto& tokens = a.tr.tokens;
+    const bool token_rows = sm.m->rows == int(tokens.size()) && sm.target == edit_target::x && sm.label[0] != 'W';
+    heatmap_options opt;
+    opt.map = sm.signed_values ? colormap::diverging : colormap::sequential;
+    opt.version = a.version;
+    opt.cell = cell;
+    opt.row_labels = token_rows ? &tokens : &feature_rows;
+    opt.col_labels = sm.token_cols ? &tokens : &index_labels(sm.m->cols);
+    opt.masked_from = sm.masked_from;
+    opt.show_row_sums = sm.row_sums;
+    if (!sm.signed_values) {
+        opt.fixed_range = true;
+        opt.lo = 0.0f;
+        opt.hi = 1.0f;
+    }
+    if (token_rows)
+        opt.highlight_row = a.sel_row;
+    const cell_ref& focus = a.hovered.valid() ? a.hovered : a.selected;
+    if (focus.valid() && focus.at == a.current && focus.matrix == index && focus.head == head)
+        opt.highlight_col = focus.col;
+
+    char id[48];
+    std::snprintf(id, sizeof id, "m%d_h%d_s%d", index, head, int(a.current));
+    const heatmap_result r = heatmap_draw(id, *sm.m, opt);
+    // The cells' rectangle, under a name tests can click into ("grid_head1", "grid_map0").
+    char name[24];
+    if (stage_per_head(a.current))
+        std::snprintf(name, sizeof name, "grid_head%d", head);
+    else
+        std::snprintf(name, sizeof name, "grid_map%d", index);
+    a.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1});
+    if (r.hovered_row >= 0)
+        a.hovered = cell_ref{a.current, index, head, r.hovered_row, r.hovered_col};
+    if (r.clicked_row >= 0) {
+        a.selected = cell_ref{a.current, index, head, r.clicked_row, r.clicked_col};
+        if (token_rows)
+            a.sel_row = r.clicked_row;
+        if (a.current == stage::weights) {
+            // A click on a softmax cell masks (or unmasks) that one edge.
+            experiment next = a.exp;
+            const masked_edge edge{a.layer, head, r.clicked_row, r.clicked_col};
+            const auto it = std::find(next.edges.begin(), next.edges.end(), edge);
+            if (it != next.edges.end())
+                next.edges.erase(it);
+            else
+                next.edges.push_back(edge);
+            apply(a, next);
+        }
+    }
+}
+
+}  // namespace
+
+void panel_pipeline(app& a) {
+    stepper(a);
+    if (a.exp.layers > 1) {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
+        ImGui::SliderInt(tr("layer", "层"), &a.layer, 0, a.exp.layers - 1);
+        mark_widget(a, "layer");
+    }
+    ImGui::TextWrapped("%s", stage_explain(a.current));
+    ImGui::TextDisabled("%s", stage_formula(a.current));
+    ImGui::Separator();
+
+    const int n = int(a.tr.tokens.size());
+    const int h = a.exp.heads;
+    const float font = ImGui::GetFontSize();
+    const float avail = ImGui::GetContentRegionAvail().x;
+    a.hovered = cell_ref{};
+    const std::vector<std::string>& feature_rows = index_labels(std::max(a.exp.d_model * 4, n));
+
+    if (stage_per_head(a.current)) {
+        // Heads side by side, each map sized so that all fit when they can.
+        const int cols = a.current == stage::weighted_sum ? a.exp.d_model / h : n;
+        // Room per head beside its grid: row labels, the row sums of softmax maps.
+        const float extra = font * (a.current == stage::weights ? 9.0f : 6.0f);
+        const float min_cell = font * 1.3f;
+        // As many heads per row as fit at a readable cell size; the rest wrap.
+        const int per_row = std::clamp(int(avail / (extra + min_cell * float(cols))), 1, h);
+        const float per_head = avail / float(per_row) - extra;
+        const float cell = std::clamp(per_head / float(cols), font * 0.6f, font * 2.6f);
+        for (int hi = 0; hi < h; ++hi) {
+            if (hi % per_row != 0)
+                ImGui::SameLine();
+            ImGui::BeginGroup();
+            ImGui::PushID(hi);
+            const head_trace& ht = a.tr.layers[std::size_t(a.layer)].heads[std::size_t(hi)];
+            ImGui::Text("%s %d", tr("head", "头"), hi);
+            if (a.exp.kv_heads != a.exp.heads) {
+                ImGui::SameLine();
+                ImGui::TextDisabled("(kv %d)", ht.kv_group);
+            }
+            ImGui::SameLine();
+            bool zero = ht.ablated;
+            if (ImGui::Checkbox(tr("zero", "置零"), &zero)) {
+                experiment next = a.exp;
+                const ablated_head which{a.layer, hi};
+                const auto it = std::find(next.ablate.begin(), next.ablate.end(), which);
+                if (it != next.ablate.end())
+                    next.ablate.erase(it);
+                else
+                    next.ablate.push_back(which);
+                apply(a, next);
+            }
+            char name[24];
+            std::snprintf(name, sizeof name, "zero_head%d", hi);
+            mark_widget(a, name);
+            const auto mats = stage_matrices(a.current, a.tr, a.layer, hi);
+            for (std::size_t k = 0; k < mats.size(); ++k) {
+                draw_matrix(a, mats[k], int(k), hi, cell, feature_rows);
+                std::snprintf(name, sizeof name, "map_head%d", hi);
+                mark_widget(a, name);
+            }
+            ImGui::PopID();
+            ImGui::EndGroup();
+        }
+        return;
+    }
+
+    const auto mats = stage_matrices(a.current, a.tr, a.layer, 0);
+    // Two columns when the stage shows several matrices (W_q beside W_k, …).
+    const float column = mats.size() > 1 ? avail * 0.5f - ImGui::GetStyle().ItemSpacing.x : avail;
+    for (std::size_t k = 0; k < mats.size(); ++k) {
+        const stage_matrix& sm = mats[k];
+        const float cell = std::clamp((column - font * 4.0f) / float(sm.m->cols), font * 0.6f, font * 2.4f);
+        ImGui::BeginGroup();
+        ImGui::Text("%s  (%d × %d)%s", sm.label, sm.m->rows, sm.m->cols, sm.editable ? "  ✎" : "");
+        if (sm.editable && ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s", tr("Editable: click a cell, then drag or type its value in the inspector.",
+                                       "可编辑：点击格子，然后在检查器里拖动或输入它的值。"));
+        draw_matrix(a, sm, int(k), 0, cell, feature_rows);
+        char name[24];
+        std::snprintf(name, sizeof name, "map%zu", k);
+        mark_widget(a, name);
+        ImGui::EndGroup();
+        if (k % 2 == 0 && k + 1 < mats.size() && ImGui::GetItemRectSize().x * 2 <= avail)
+            ImGui::SameLine();
+    }
+}
+
+}  // namespace attn::ui

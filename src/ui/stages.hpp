@@ -1,0 +1,54 @@
+// The pipeline a person steps through, from tokens to the output, and what each
+// stage shows: its name, formula, explanation, the matrices it draws and the
+// lines of the article's numpy code it corresponds to.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "forward.hpp"
+
+namespace attn::ui {
+
+enum class stage {
+    embeddings,    // X = embeddings (+ positions)
+    projections,   // Q = X·W_q, K = X·W_k, V = X·W_v (+ RoPE)
+    scores,        // Q_h·K_hᵀ
+    scaled,        // · 1/√d_k
+    masked,        // -inf where hidden
+    weights,       // softmax
+    weighted_sum,  // weights·V_h
+    concat,        // heads side by side
+    output_proj,   // ·W_O
+    block,         // residual + FFN (block = full)
+    output,        // what the model returns
+    count
+};
+
+constexpr int stage_count = int(stage::count);
+
+const char* stage_name(stage s);                   // in the current language
+const char* stage_formula(stage s);                // plain-text formula
+const char* stage_explain(stage s);                // one or two sentences, current language
+bool stage_per_head(stage s);                      // drawn once per head
+bool stage_applies(stage s, const experiment& e);  // e.g. block only for block = full
+
+// The matrices a stage shows. `editable` names the weight an edit would change.
+struct stage_matrix {
+    const char* label;
+    const matrix* m = nullptr;
+    bool signed_values = true;            // diverging colour map; else sequential
+    const matrix* masked_from = nullptr;  // draw -inf cells of this as masked
+    bool row_sums = false;
+    bool token_cols = false;  // columns are tokens (n, n) rather than features
+    edit_target target = edit_target::x;
+    bool editable = false;
+};
+std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int head);
+
+// The article's numpy implementation, one string per line, and the lines
+// (0-based, inclusive range) a stage highlights.
+const std::vector<const char*>& numpy_code_lines();
+std::pair<int, int> stage_code_lines(stage s);
+
+}  // namespace attn::ui

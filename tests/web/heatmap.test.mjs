@@ -1,0 +1,140 @@
+// GPU heatmaps in the real page (headless Chromium, WebGL2 through SwiftShader):
+// the shader compiles under GLSL ES 3.00, NaN weights show in magenta, weights in
+// the sequential map, signed values in the diverging one, and a click (mouse or
+// touch) on a cell reaches the app (on the softmax stage it masks that edge).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, openPage } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const NAN_EXPERIMENT = 'v=1&precision=fp16&softmax=no_max&scale=6';
+
+// Counts of telling colours in a real screenshot, and the box of the yellow
+// (weight 1) pixels. The predicates match tests/native/heatmap_test.py.
+async function colours(page) {
+  const png = await page.screenshot({ type: 'png' });
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const off = new OffscreenCanvas(img.width, img.height);
+    const ctx = off.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, img.width, img.height).data;
+    const near = (r, g, b, R, G, B, t) => Math.abs(r - R) <= t && Math.abs(g - G) <= t && Math.abs(b - B) <= t;
+    const n = { magenta: 0, yellow: 0, red: 0, blue: 0, hatchLight: 0, hatchDark: 0 };
+    const box = { x0: Infinity, y0: Infinity, x1: -1, y1: -1 };
+    for (let i = 0; i < d.length; i += 4) {
+      const r = d[i], g = d[i + 1], b = d[i + 2];
+      if (near(r, g, b, 255, 0, 255, 8)) n.magenta++;
+      if (r > 200 && g > 180 && b < 90) {
+        n.yellow++;
+        const x = (i / 4) % img.width, y = Math.floor(i / 4 / img.width);
+        if (x < box.x0 || (x === box.x0 && y < box.y0)) { box.x0 = x; box.y0 = y; }
+      }
+      if (r > 170 && r - b >= 40 && b >= 30 && b >= 0.55 * g) n.red++;
+      if (r >= 25 && r <= 160 && g >= 90 && g <= 210 && b >= 160 && b <= 235 && b - r > 50) n.blue++;
+      if (near(r, g, b, 128, 128, 128, 3)) n.hatchLight++;
+      if (near(r, g, b, 82, 82, 82, 3)) n.hatchDark++;
+    }
+    // The first full-weight cell: walk right and down from its top-left pixel.
+    if (box.x1 < 0 && n.yellow > 0) {
+      const yellow = (x, y) => { const j = (y * img.width + x) * 4; return d[j] > 200 && d[j + 1] > 180 && d[j + 2] < 90; };
+      let x = box.x0, y = box.y0;
+      while (x + 1 < img.width && yellow(x + 1, box.y0)) x++;
+      while (y + 1 < img.height && yellow(box.x0, y + 1)) y++;
+      box.x1 = x; box.y1 = y;
+    }
+    return { ...n, box, width: img.width };
+  }, png.toString('base64'));
+}
+
+function watchShaderMessages(page) {
+  const messages = [];
+  page.on('console', (m) => { if (/shader|WebGL|GL_INVALID/i.test(m.text())) messages.push(m.text()); });
+  return messages;
+}
+
+test('NaN weights are drawn in magenta, by the shader under WebGL2', async () => {
+  const { page, context, problems } = await openPage(browser, server.url + '#' + NAN_EXPERIMENT);
+  try {
+    const shaderMessages = watchShaderMessages(page);
+    await page.waitForTimeout(300);
+    const t = await page.evaluate(() => window.attn.trace());
+    assert.ok(t.layers[0].heads[0].weights.data.includes('nan'), 'the experiment makes NaN weights');
+    const c = await colours(page);
+    assert.ok(c.magenta > 1000, `magenta NaN cells on screen (${c.magenta} pixels)`);
+    assert.deepEqual(shaderMessages, []);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('weights use the sequential map, masked cells are hatched, signed values use the diverging map', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  try {
+    const shaderMessages = watchShaderMessages(page);
+    let c = await colours(page);
+    assert.ok(c.yellow > 400, `viridis' bright end where a weight is 1 (${c.yellow} pixels)`);
+    assert.equal(c.magenta, 0, 'no NaN colour without NaN');
+    assert.ok(c.red < 50, `weights are not in the diverging map (${c.red} red pixels)`);
+    assert.ok(c.hatchLight > 2000 && c.hatchDark > 2000, `masked cells hatched (${c.hatchLight} / ${c.hatchDark})`);
+
+    // Zeroing head 1 shows Δy, a signed matrix, in blue - white - red.
+    assert.equal(await page.evaluate(() => window.attn.setExperiment('v=1&ablate=0.1')), '');
+    await page.waitForTimeout(300);
+    c = await colours(page);
+    assert.ok(c.red > 300 && c.blue > 300, `diverging map on screen (${c.red} red, ${c.blue} blue pixels)`);
+    assert.deepEqual(shaderMessages, []);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// Clicks (or taps) the cell one row below the first full-weight cell: query 1
+// ("cat") attending to key 0 ("the") of head 0; on the softmax stage that masks the edge.
+async function clickSecondRowCell(page, tap) {
+  const { box } = await colours(page);
+  assert.ok(box.x1 > box.x0 + 4, 'found the weight-1 cell: ' + JSON.stringify(box));
+  const cell = box.x1 - box.x0 + 1;
+  const x = box.x0 + cell / 2, y = box.y0 + cell * 1.5;
+  if (tap) await page.touchscreen.tap(x, y);
+  else await page.mouse.click(x, y);
+  await page.waitForFunction(() => /edges=0\.0\.1\.0/.test(window.attn.experiment()), null, { timeout: 5000 });
+}
+
+test('a mouse click on a cell reports it (the app masks that edge)', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  try {
+    await page.mouse.move(5, 5);
+    await page.waitForTimeout(100);
+    await clickSecondRowCell(page, false);
+    assert.match(await page.evaluate(() => window.attn.experiment()), /edges=0\.0\.1\.0/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a tap on a cell reports it too', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, hasTouch: true });
+  const page = await context.newPage();
+  try {
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+    await clickSecondRowCell(page, true);
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,174 @@
+// Each lesson opens in headless Chromium and its key claim is asserted on the
+// numbers the page itself computed (window.attn.ui().numbers), after acting on
+// the lesson's own controls as a person would.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, openPage } from './harness.mjs';
+import { frames, ui, trace, experiment, click, key, gotoStage, STAGE } from './person.mjs';
+
+let server, browser, page, context, problems;
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  ({ page, context, problems } = await openPage(browser, server.url, { width: 1400, height: 900 }));
+});
+after(async () => {
+  await context?.close();
+  await browser?.close();
+  server?.stop();
+});
+
+async function openLesson(n) {
+  await click(page, 'lesson' + n);
+  const state = await ui(page);
+  assert.equal(state.lesson, n - 1);
+  return state;
+}
+const numbers = async () => (await ui(page)).numbers;
+
+test('L1 soft lookup: weights sum to 1; argmax turns them into a hard, one-hot lookup', async () => {
+  await openLesson(1);
+  let n = await numbers();
+  assert.ok(Math.abs(n.row_sum - 1) < 1e-5);
+  assert.equal(n.one_hot, 0);
+  await click(page, 'l1_argmax');
+  n = await numbers();
+  assert.match(await experiment(page), /softmax=argmax/);
+  assert.equal(n.one_hot, 1);
+  assert.equal(n.max_weight, 1);
+  await click(page, 'l1_softmax');
+  assert.equal((await numbers()).one_hot, 0);
+});
+
+test('L2 √d_k: std of q·k is √d_k, 1 after scaling; without it entropy and the Jacobian collapse', async () => {
+  await openLesson(2);
+  for (const fx of [0.5, 0.25]) {
+    await click(page, 'l2_dk', fx);
+    const n = await numbers();
+    assert.ok(n.dk >= 2, 'd_k ' + n.dk);
+    assert.ok(Math.abs(n.std_raw / Math.sqrt(n.dk) - 1) < 0.06, `std ${n.std_raw} vs √${n.dk}`);
+    assert.ok(Math.abs(n.std_scaled - 1) < 0.06, 'scaled std ' + n.std_scaled);
+    if (n.dk >= 16) {
+      assert.ok(n.entropy_raw < 0.6 * n.entropy_scaled, `entropy ${n.entropy_raw} vs ${n.entropy_scaled}`);
+      assert.ok(n.jacobian_raw < n.jacobian_scaled, `jacobian ${n.jacobian_raw} vs ${n.jacobian_scaled}`);
+    }
+  }
+});
+
+test('L3 subspaces: parameters and matrix FLOPs do not depend on the head count; constructed heads specialise', async () => {
+  await openLesson(3);
+  let n = await numbers();
+  assert.ok(n.prev_token_weight > 0.9, 'previous-token head ' + n.prev_token_weight);
+  assert.ok(n.self_weight > 0.5, 'same-token head ' + n.self_weight);
+  assert.equal(n.params_h, n.params_1);
+  assert.equal(n.flops_h, n.flops_1);
+  await click(page, 'heads_4');
+  n = await numbers();
+  assert.match(await experiment(page), /heads=4/);
+  assert.equal(n.params_h, n.params_1);
+  assert.equal(n.flops_h, n.flops_1);
+});
+
+test('L4 order: without positions a reversed sentence gives the same outputs; RoPE breaks it and only offsets count', async () => {
+  await openLesson(4);
+  let n = await numbers();
+  assert.ok(n.reverse_output_diff < 1e-4, 'outputs move with their tokens: ' + n.reverse_output_diff);
+  assert.ok(n.reverse_weight_diff < 1e-5);
+  await click(page, 'l4_pos1');
+  assert.ok((await numbers()).reverse_output_diff > 1e-3, 'sinusoidal positions break it');
+  await click(page, 'l4_pos2');
+  n = await numbers();
+  assert.match(await experiment(page), /pos=rope/);
+  assert.ok(n.reverse_output_diff > 1e-3, 'RoPE breaks it');
+  await click(page, 'l4_shift', 0.7);
+  n = await numbers();
+  assert.match(await experiment(page), /pos_offset=[1-9]/);
+  assert.ok(n.rope_q_moved > 1e-3, 'q turned');
+  assert.ok(n.rope_score_shift_diff < 1e-4, 'the score did not: ' + n.rope_score_shift_diff);
+});
+
+test('L5 cost: 32× length is 1024× cost; tiled equals plain in less memory; decoding equals the causal pass', async () => {
+  await openLesson(5);
+  let n = await numbers();
+  assert.equal(Math.round(n.cost_ratio_32x), 1024);
+  assert.ok(n.tiled_max_diff < 1e-5);
+  assert.ok(n.tiled_memory < n.plain_memory);
+  assert.ok(n.decode_max_diff < 1e-5);
+  assert.equal(n.bytes_mha, 2 * n.bytes_gqa);
+  assert.equal(n.bytes_mha, 4 * n.bytes_mqa);
+  assert.equal(n.bytes_read_step, n.bytes_gqa);  // the experiment is GQA (kv_heads 2)
+  await click(page, 'l5_decode', 0.95);
+  const more = await numbers();
+  assert.ok(more.bytes_gqa > n.bytes_gqa, 'more tokens in the cache, more bytes per step');
+  assert.ok(more.decode_max_diff < 1e-5);
+  const t = await trace(page);
+  assert.equal(t.decode.steps, t.tokens.length);
+});
+
+test('L6 code: the lit numpy lines follow the stage', async () => {
+  await openLesson(6);
+  await gotoStage(page, STAGE.scores);
+  assert.equal((await numbers()).lit_from, 9);
+  await gotoStage(page, STAGE.weights);
+  assert.equal((await numbers()).lit_from, 0);
+  await gotoStage(page, STAGE.masked);
+  const n = await numbers();
+  assert.equal(n.lit_from, 10);
+  assert.equal(n.lit_to, 12);
+});
+
+test('L7 weights are not explanations: cancelling heads, an attention sink, and ablation as the evidence', async () => {
+  await openLesson(7);
+  let n = await numbers();
+  assert.ok(n.bright_weight > 0 && Number.isFinite(n.bright_effect));
+  await click(page, 'l7_preset1');
+  n = await numbers();
+  assert.match(await experiment(page), /weights=cancel/);
+  assert.ok(n.cancel_delta_one > 0.1, 'one head alone matters: ' + n.cancel_delta_one);
+  assert.ok(n.cancel_delta_both < 1e-4, 'both together do not: ' + n.cancel_delta_both);
+  await click(page, 'l7_preset2');
+  n = await numbers();
+  assert.match(await experiment(page), /weights=sink/);
+  assert.ok(n.sink_weight > 0.6, 'the first token soaks up weight: ' + n.sink_weight);
+  assert.equal(n.sink_value_norm, 0);
+  await click(page, 'l7_sink');
+  assert.match(await experiment(page), /edges=0\.0\.1\.0/);
+  assert.equal((await numbers()).sink_weight, 0);
+});
+
+test('L8 bugs: mask after softmax, no max-subtraction in fp16, no W_O — each against the correct computation', async () => {
+  await openLesson(8);
+  let n = await numbers();
+  assert.equal(n.nan_count, 0);
+  assert.ok(n.overflow_row >= 0, 'a logit past 11.09 exists');
+  await click(page, 'l8_after');
+  n = await numbers();
+  assert.ok(n.min_row_sum < 0.99, 'rows no longer sum to 1: ' + n.min_row_sum);
+  assert.ok(n.output_norm < n.correct_output_norm, 'the output darkens');
+  await click(page, 'l8_after');
+  await click(page, 'l8_nomax');
+  n = await numbers();
+  assert.match(await experiment(page), /softmax=no_max/);
+  assert.ok(n.nan_count > 0, 'NaN appears');
+  assert.equal(n.correct_nan_count, 0);
+  const t = await trace(page);
+  assert.ok(t.output.data.some((x) => x === 'nan'), 'NaN reached the output');
+  await click(page, 'l8_nomax');
+  await click(page, 'l8_nowo');
+  n = await numbers();
+  assert.match(await experiment(page), /wo=off/);
+  assert.ok(n.output_diff > 1e-3);
+  assert.equal(n.nan_count, 0);
+  assert.deepEqual(problems, []);
+});
+
+test('the guided path: next goes through L1 → L8, each opening its preset', async () => {
+  await openLesson(1);
+  for (let i = 2; i <= 8; i++) {
+    await click(page, 'lesson_next');
+    assert.equal((await ui(page)).lesson, i - 1);
+  }
+  await key(page, 'l');
+  assert.equal((await ui(page)).language, 'zh');
+  await key(page, 'l');
+});

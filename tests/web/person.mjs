@@ -1,0 +1,58 @@
+// What a person does on the page: click the widgets the app reports, press
+// keys, wait for frames; and what the tests read back through window.attn.
+import assert from 'node:assert/strict';
+
+export async function frames(page, n = 4) {
+  await page.evaluate((n) => new Promise((resolve) => {
+    let k = 0;
+    const tick = () => (++k >= n ? resolve() : requestAnimationFrame(tick));
+    requestAnimationFrame(tick);
+  }), n);
+}
+export const ui = (page) => page.evaluate(() => window.attn.ui());
+export const trace = (page) => page.evaluate(() => window.attn.trace());
+export const experiment = (page) => page.evaluate(() => window.attn.experiment());
+
+export async function widget(page, name) {
+  const w = (await ui(page)).widgets[name];
+  assert.ok(w, `widget ${name} is on screen`);
+  return w;
+}
+export async function click(page, name, fx = 0.5, fy = 0.5) {
+  const w = await widget(page, name);
+  await page.mouse.click(w[0] + (w[2] - w[0]) * fx, w[1] + (w[3] - w[1]) * fy);
+  await frames(page, 4);
+}
+export async function key(page, k, times = 1) {
+  for (let i = 0; i < times; i++) {
+    await page.keyboard.press(k);
+    await frames(page, 2);
+  }
+}
+export async function gotoStage(page, stage) {
+  for (let guard = 0; guard < 20; guard++) {
+    const s = (await ui(page)).stage;
+    if (s === stage) return;
+    await key(page, s < stage ? 'ArrowRight' : 'ArrowLeft');
+  }
+  assert.fail('could not reach stage ' + stage);
+}
+export const STAGE = { embeddings: 0, projections: 1, scores: 2, scaled: 3, masked: 4, weights: 5, weighted_sum: 6, concat: 7, wo: 8, block: 9, output: 10 };
+
+// Mean brightness of a region of a screenshot (CSS pixels).
+export async function regionMean(page, [x0, y0, x1, y1]) {
+  const png = await page.screenshot({ clip: { x: x0, y: y0, width: Math.max(1, x1 - x0), height: Math.max(1, y1 - y0) } });
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = new OffscreenCanvas(img.width, img.height);
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, img.width, img.height).data;
+    let s = 0;
+    for (let i = 0; i < d.length; i += 4) s += d[i] + d[i + 1] + d[i + 2];
+    return s / (d.length / 4) / 3;
+  }, png.toString('base64'));
+}
+
