@@ -165,7 +165,9 @@ std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int
             break;
         case stage::block:
             add({"r = x + A", &lt.residual});
+            add({"W_1", &w.w_1, true, nullptr, false, false, edit_target::w_1, true});
             add({"relu(norm(r)·W_1)", &lt.ffn_hidden});
+            add({"W_2", &w.w_2, true, nullptr, false, false, edit_target::w_2, true});
             add({"y", &lt.output});
             break;
         case stage::output:

@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -143,7 +142,7 @@ TEST_CASE("link: a short experiment is its canonical text form") {
     CHECK(*r.value == e);
 }
 
-TEST_CASE("link: a long experiment is compressed to well under half") {
+TEST_CASE("link: a long experiment compresses to under half") {
     const experiment e = busy_experiment();
     REQUIRE(experiment_validate(e).empty());
     const std::string canonical = experiment_to_text(e);
@@ -538,19 +537,17 @@ TEST_CASE("link: malformed links are errors with messages") {
     CHECK(rejected == int(z.size()) - 2);
 }
 
+// Refused before any work: the allocator sees almost nothing (timings belong in the benchmark).
 TEST_CASE("link: oversized input is refused at once, with bounded memory") {
     const std::string huge(10 * 1024 * 1024, 'a');
     const std::string huge_z = "z=" + std::string(10 * 1024 * 1024, 'A');
     for (const std::string* s : {&huge, &huge_z}) {
-        const auto t0 = std::chrono::steady_clock::now();
         alloc_counter_start();
         const auto r = link_decode(*s);
         const std::size_t peak = alloc_counter_stop();
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         CHECK_FALSE(r.value);
         CHECK(mentions(r.errors, "limit"));
         CHECK(peak < 4096);
-        CHECK(ms < 50.0);
     }
 }
 

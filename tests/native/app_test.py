@@ -132,10 +132,27 @@ class NativeAppTest(unittest.TestCase):
         self.assertTrue(any(a > 60 and a > 2 * b for _, _, a, b in bands), "glyphs, not '?': %s" % bands)
         self.assertGreater(sum(b[2] for b in bands), sum(b[3] for b in bands))
 
+    def test_every_stage_and_lesson_renders(self):
+        # Each pipeline stage (with the residual + FFN block on) and each lesson.
+        runs = [["--stage", str(s), "--experiment", "v=1&layers=2&block=full&heads=4&d_model=16"] for s in range(11)]
+        runs += [["--lesson", str(l)] for l in range(1, 9)]
+        for args in runs:
+            shot = os.path.join(OUT, "native-%s.png" % "-".join(a for a in args[:2]).strip("-"))
+            p = xvfb(["--frames", "3", "--screenshot", shot, *args])
+            self.assertEqual(p.returncode, 0, "%s: %s" % (args, p.stderr))
+            w, h, rows = read_png_rgb(shot)
+            pixels = [tuple(r[i:i + 3]) for r in rows[::8] for i in range(0, len(r), 24)]
+            mean = sum(sum(p) for p in pixels) / (3 * len(pixels))
+            var = sum((sum(p) / 3 - mean) ** 2 for p in pixels) / len(pixels)
+            self.assertGreater(var, 100, "%s draws something" % args)
+
     def test_bad_options(self):
         p = subprocess.run([APP, "--bogus"], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2)
         self.assertIn("unknown", p.stderr)
+        for bad in (["--lesson", "9"], ["--stage", "11"], ["--lang", "fr"]):
+            p = subprocess.run([APP, *bad], capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, bad)
 
 
 if __name__ == "__main__":

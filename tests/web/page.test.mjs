@@ -123,6 +123,24 @@ test('a bad experiment is refused with a message and the last good one stays', a
   }
 });
 
+for (const [what, hide] of [['WebGL 2', "const g = HTMLCanvasElement.prototype.getContext; HTMLCanvasElement.prototype.getContext = function (t, ...a) { return t === 'webgl2' ? null : g.call(this, t, ...a); };"],
+  ['WebAssembly SIMD', 'WebAssembly.validate = () => false;']]) {
+  test(`without ${what} the page says so in plain language instead of going blank`, async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.addInitScript(hide);
+      await page.goto(server.url);
+      await page.waitForSelector('#fatal:not([hidden])', { timeout: 10000 });
+      const text = await page.textContent('#fatal');
+      assert.match(text, /cannot run the playground/);
+      assert.ok(text.includes(what), text);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
 test('HiDPI: the canvas backing store follows devicePixelRatio', async () => {
   const { page, context } = await openPage(browser, server.url, { width: 800, height: 600, deviceScaleFactor: 2 });
   try {
