@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "text_util.hpp"
 #include "tokenize.hpp"
 
 namespace attn {
@@ -98,29 +99,6 @@ std::string format_float(float x) {
             break;
     }
     return buf;
-}
-
-std::string quoted(std::string_view s) {
-    std::string out = "'";
-    out.append(s.substr(0, 40));
-    if (s.size() > 40)
-        out += "...";
-    return out + "'";
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> out;
-    if (s.empty())
-        return out;
-    std::size_t pos = 0;
-    for (;;) {
-        const std::size_t next = s.find(sep, pos);
-        out.push_back(s.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
-        if (next == std::string_view::npos)
-            break;
-        pos = next + 1;
-    }
-    return out;
 }
 
 // Parses "a.b.c..." into exactly `count` non-negative integers.

@@ -14,6 +14,7 @@
 #include <bit>
 
 #include "random.hpp"
+#include "text_util.hpp"
 #include "tokenize.hpp"
 
 namespace attn {
@@ -479,26 +480,6 @@ int base64_value(char c) {
 // [SECTION] view options
 
 constexpr const char* panel_names[view_panel_count] = {"controls", "code", "inspector", "lessons", "stepper"};
-
-std::string quoted(std::string_view s) {
-    std::string out = "'";
-    out.append(s.substr(0, 40));
-    if (s.size() > 40)
-        out += "...";
-    return out + "'";
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> out;
-    std::size_t pos = 0;
-    for (;;) {
-        const std::size_t next = s.find(sep, pos);
-        out.push_back(s.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
-        if (next == std::string_view::npos)
-            return out;
-        pos = next + 1;
-    }
-}
 
 bool parse_small_int(std::string_view s, int lo, int hi, int& out) {
     if (s.empty() || s.size() > 6)

@@ -8,17 +8,12 @@
 
 #include "decode.hpp"
 #include "random.hpp"
+#include "test_util.hpp"
 
 using namespace attn;
+using attn::test::random_vector;
 
 namespace {
-
-std::vector<float> random_vector(rng& g, std::size_t n) {
-    std::vector<float> v(n);
-    for (float& x : v)
-        x = g.normal();
-    return v;
-}
 
 // A sequence of n tokens: q (n, h·d_k), k and v (n, kv_heads·d_k).
 struct sequence {

@@ -5,9 +5,11 @@
 
 #include "experiment.hpp"
 #include "random.hpp"
+#include "test_util.hpp"
 #include "tokenize.hpp"
 
 using namespace attn;
+using attn::test::random_experiment;
 
 TEST_CASE("experiment text form: default round trip") {
     const experiment e;
@@ -19,65 +21,10 @@ TEST_CASE("experiment text form: default round trip") {
     CHECK(experiment_to_text(*r.value) == s);
 }
 
-namespace {
-
-// A random valid experiment touching every field.
-experiment random_experiment(rng& g) {
-    const char* texts[] = {"猫追狗", "a&b=c%d#e f", "hello, world! how are you", "x y", "tab\tand\nnewline ü"};
-    auto pick = [&g](int n) { return int(g.next_u64() % std::uint64_t(n)); };
-    experiment e;
-    e.text = texts[pick(5)];
-    const int n = int(tokenize(e.text).size());
-    e.seed = std::uint32_t(g.next_u64());
-    e.heads = 1 << pick(4);
-    e.d_model = e.heads * (1 + pick(16));
-    e.kv_heads = std::max(1, e.heads >> pick(3));
-    e.layers = 1 + pick(experiment_limits::max_layers);
-    e.block = pick(2) ? block_kind::full : block_kind::attention_only;
-    e.weights = weight_init(pick(4));
-    const bool two_heads = e.heads >= 2 && e.d_model / e.heads >= 2;
-    if ((e.weights == weight_init::specialised && !two_heads) || (e.weights == weight_init::cancel && !two_heads) ||
-        (e.weights == weight_init::sink && e.d_model < 3))
-        e.weights = weight_init::random;
-    if (e.weights == weight_init::cancel)
-        e.kv_heads = e.heads;
-    e.pos = positional(pick(3));
-    e.rope_base = pick(2) ? 10000.0f : 2.0f + g.uniform() * 500.0f;
-    e.pos_offset = pick(3) ? 0 : pick(5000);
-    e.mask = mask_kind(pick(3));
-    e.pad = e.mask == mask_kind::padding ? pick(n) : 0;
-    for (int i = pick(4); i > 0; --i)
-        e.edges.push_back({pick(e.layers), pick(e.heads), pick(n), pick(n)});
-    e.scale = score_scale(pick(3));
-    if (e.scale == score_scale::custom)
-        e.scale_value = (g.uniform() - 0.5f) * 8.0f;
-    e.softmax = softmax_mode(pick(3));
-    e.temperature = pick(2) ? 1.0f : 0.01f + g.uniform() * 10.0f;
-    e.mask_at = pick(2) ? mask_placement::after_softmax : mask_placement::before_softmax;
-    e.use_wo = pick(2);
-    e.prec = precision(pick(3));
-    for (int i = pick(3); i > 0; --i)
-        e.ablate.push_back({pick(e.layers), pick(e.heads)});
-    e.decode = pick(n + 1);
-    for (int i = pick(4); i > 0; --i) {
-        value_edit x;
-        x.target = edit_target(pick(e.block == block_kind::full ? 7 : 5));
-        x.layer = x.target == edit_target::x ? 0 : pick(e.layers);
-        x.row = pick(x.target == edit_target::x ? n : e.d_model);
-        const bool kv = x.target == edit_target::w_k || x.target == edit_target::w_v;
-        x.col = pick(kv ? e.kv_heads * (e.d_model / e.heads) : e.d_model);
-        x.value = (g.uniform() - 0.5f) * 1000.0f;
-        e.edits.push_back(x);
-    }
-    return e;
-}
-
-}  // namespace
-
 TEST_CASE("experiment text form: random experiments round trip exactly") {
     rng g(5);
     for (int i = 0; i < 500; ++i) {
-        const experiment e = random_experiment(g);
+        const experiment e = random_experiment(g, 3);
         const auto problems = experiment_validate(e);
         INFO((problems.empty() ? std::string() : problems.front()));
         REQUIRE(problems.empty());

@@ -9,17 +9,12 @@
 
 #include "kernels.hpp"
 #include "random.hpp"
+#include "test_util.hpp"
 
 using namespace attn;
+using attn::test::random_vector;
 
 namespace {
-
-std::vector<float> random_vector(rng& g, std::size_t n, float scale = 1.0f) {
-    std::vector<float> v(n);
-    for (float& x : v)
-        x = g.normal() * scale;
-    return v;
-}
 
 // Reports the first mismatches, like a diff, and returns how many there were.
 int compare(const std::vector<float>& got, const std::vector<float>& want, float tol, const std::string& what) {

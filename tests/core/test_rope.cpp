@@ -8,17 +8,12 @@
 
 #include "random.hpp"
 #include "rope.hpp"
+#include "test_util.hpp"
 
 using namespace attn;
+using attn::test::random_vector;
 
 namespace {
-
-std::vector<float> random_vector(rng& g, std::size_t n) {
-    std::vector<float> v(n);
-    for (float& x : v)
-        x = g.normal();
-    return v;
-}
 
 double dot(const std::vector<float>& a, const std::vector<float>& b) {
     double s = 0.0;

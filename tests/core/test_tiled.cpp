@@ -10,18 +10,13 @@
 
 #include "alloc_counter.hpp"
 #include "random.hpp"
+#include "test_util.hpp"
 #include "tiled.hpp"
 
 using namespace attn;
+using attn::test::random_vector;
 
 namespace {
-
-std::vector<float> random_vector(rng& g, std::size_t n) {
-    std::vector<float> v(n);
-    for (float& x : v)
-        x = g.normal();
-    return v;
-}
 
 struct problem {
     int n, m, d, d_v;
