@@ -1,8 +1,40 @@
 // The page shell: checks the browser can run the playground, downloads and
 // compiles the WebAssembly with a progress bar, passes the URL hash to the app
-// as its experiment, and exposes window.attn, the JS hook tests and embedders
-// use. It requests nothing from any other host; the Chinese font (assets/)
-// only when the app asks for it.
+// as its link (experiment + view.* keys), and exposes window.attn, the JS hook
+// tests and embedders use. It requests nothing from any other host; the Chinese
+// font (assets/) only when the app asks for it. After the first frame it
+// registers sw.js, which keeps the site's files for offline use.
+//
+// window.attnShell: what the app (C++, src/platform/bridge_web.cpp) calls. None
+// of these throws.
+//   publishExperiment(link)   after each accepted change (the app throttles it to
+//                             every 250 ms): the whole link text goes into the URL
+//                             hash and, when embedded, to the host (attn:changed).
+//   firstFrame()              once the first frame is drawn (then firstFrameSeen).
+//   fetchFont(name)           fetches assets/<name> and hands it to the app.
+//   copyText(text)            -> Promise<boolean>: the clipboard (navigator.clipboard,
+//                             else a hidden textarea + execCommand('copy')).
+//   download(filename, mimeType, bytes)  -> boolean: saves bytes (a Uint8Array,
+//                             copied at once; or a string) as a file.
+//   storageGet(key)           -> string or null; storageSet(key, value) -> boolean.
+//                             localStorage, or nothing when it is disabled (private mode).
+//   openUrl(url)              -> boolean: an http(s) URL in a new tab, noopener.
+//   embedded                  true when the link has view.embed=1 or the page is in a frame.
+//
+// Embedding (README.md, "Embedding"): inside an <iframe> the page talks to its
+// parent with window.postMessage. The parent's origin comes from ?host=<origin>
+// in the page's URL, else from document.referrer, else from the parent's first
+// attn:* message. Only messages whose source is the parent window and whose
+// origin is that origin are read; replies and notifications go to that origin
+// only. Messages are plain data; nothing in them is ever evaluated.
+//   host -> page  {type: 'attn:set', link}   link: a string of at most 65536 characters
+//                                            (link_limits::max_link_bytes); applied with
+//                                            window.attn.setExperiment; a problem is
+//                                            answered {type: 'attn:error', errors: [...]}
+//                 {type: 'attn:get'}         answered {type: 'attn:state', link}
+//   page -> host  {type: 'attn:ready'}       once the first frame is drawn
+//                 {type: 'attn:changed', link}  whenever the experiment changes
+// Other attn:* types are answered with attn:error; anything else is ignored.
 'use strict';
 
 (function () {
@@ -46,17 +78,129 @@
     return missing;
   }
 
+  // Longest link handed to the app: link_limits::max_link_bytes (src/core/link.hpp).
+  // A longer hash is cut to one character more, so the app still says it is too long.
+  const MAX_LINK_CHARS = 65536;
+  function capLink(link) {
+    if (link.length <= MAX_LINK_CHARS) return link;
+    let cut = MAX_LINK_CHARS + 1;
+    const c = link.charCodeAt(cut - 1);
+    if (c >= 0xd800 && c <= 0xdbff) cut--;  // never split a surrogate pair
+    return link.slice(0, cut);
+  }
+  // The raw hash, never percent-decoded here (a malformed %-escape is the app's to report).
+  const hash = capLink(window.location.hash.replace(/^#/, ''));
+
+  function inFrame() {
+    try { return window.self !== window.top; } catch (e) { return true; }
+  }
+  // "http://host:port" of a URL string, or null.
+  function httpOrigin(text) {
+    try {
+      const u = new URL(text);
+      return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : null;
+    } catch (e) { return null; }
+  }
+  const framed = inFrame();
+  const embedded = framed || /(?:^|&)view\.embed=1(?:&|$)/.test(hash);
+  if (embedded) document.documentElement.classList.add('embedded');
+  let hostOrigin = null;
+  if (framed) {
+    let param = null;
+    try { param = new URLSearchParams(window.location.search).get('host'); } catch (e) { /* no ?host= */ }
+    hostOrigin = (param && httpOrigin(param)) || httpOrigin(document.referrer);
+  }
+  let lastLink = null;  // the last link the app published
+
+  function notifyHost(message) {
+    if (!framed || !hostOrigin) return;
+    try { window.parent.postMessage(message, hostOrigin); } catch (e) { /* the parent went away */ }
+  }
+
   const shell = {
     firstFrameSeen: false,
-    // Called by the app after each accepted change: keeps the experiment in the URL.
-    publishExperiment(experimentText) {
-      const hash = '#' + experimentText;
-      if (window.location.hash !== hash) history.replaceState(null, '', hash);
+    embedded,
+    // Called by the app after each accepted change: keeps the link in the URL and tells the host.
+    publishExperiment(link) {
+      link = String(link);
+      const changed = link !== lastLink;
+      lastLink = link;
+      try {
+        const h = '#' + link;
+        if (window.location.hash !== h) history.replaceState(null, '', h);
+      } catch (e) { /* a sandboxed frame may refuse history changes */ }
+      if (changed) notifyHost({ type: 'attn:changed', link });
     },
     firstFrame() {
       shell.firstFrameSeen = true;
       loading.classList.add('done');
-      document.getElementById('canvas').focus();
+      if (!framed) document.getElementById('canvas').focus();  // an embed must not scroll its host
+      notifyHost({ type: 'attn:ready' });
+      registerServiceWorker();
+    },
+    copyText(text) {
+      text = String(text);
+      const fallback = () => {
+        let ok = false;
+        try {
+          const ta = document.createElement('textarea');
+          ta.value = text;
+          ta.setAttribute('readonly', '');
+          ta.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;opacity:0;';
+          document.body.appendChild(ta);
+          ta.select();
+          ok = document.execCommand('copy');
+          ta.remove();
+          document.getElementById('canvas').focus({ preventScroll: true });
+        } catch (e) { ok = false; }
+        return ok;
+      };
+      try {
+        if (navigator.clipboard && navigator.clipboard.writeText)
+          return navigator.clipboard.writeText(text).then(() => true, () => fallback());
+      } catch (e) { /* fall through */ }
+      return Promise.resolve(fallback());
+    },
+    download(filename, mimeType, bytes) {
+      try {
+        const name = String(filename || 'download').replace(/[\\/:*?"<>|\u0000-\u001f]/g, '_').slice(0, 200) || 'download';
+        // Copy: bytes may be a view of the wasm heap, which the app reuses or grows.
+        const data = typeof bytes === 'string' ? bytes : new Uint8Array(bytes);
+        const blob = new Blob([data], { type: String(mimeType || 'application/octet-stream') });
+        const url = URL.createObjectURL(blob);
+        const a = document.createElement('a');
+        a.href = url;
+        a.download = name;
+        a.style.display = 'none';
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 10000);
+        return true;
+      } catch (e) {
+        console.warn('attn: download failed: ' + (e && e.message));
+        return false;
+      }
+    },
+    storageGet(key) {
+      try {
+        const v = window.localStorage.getItem(String(key));
+        return v === null ? null : String(v);
+      } catch (e) { return null; }
+    },
+    storageSet(key, value) {
+      try {
+        window.localStorage.setItem(String(key), String(value));
+        return true;
+      } catch (e) { return false; }
+    },
+    openUrl(url) {
+      try {
+        const u = new URL(String(url), document.baseURI);
+        if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+        window.open(u.href, '_blank', 'noopener,noreferrer');
+        return true;
+      } catch (e) { return false; }
     },
     // Font files the app asked for: name -> 'loading' | 'loaded' | 'failed'.
     fonts: {},
@@ -98,6 +242,58 @@
   };
   window.attnShell = shell;
 
+  // [Embedding] messages from the host page: see the top of this file.
+  function replyTo(event, message) {
+    try { event.source.postMessage(message, event.origin); } catch (e) { /* the host went away */ }
+  }
+  function onHostMessage(event) {
+    if (event.source !== window.parent || event.origin === 'null') return;
+    if (hostOrigin && event.origin !== hostOrigin) return;
+    const m = event.data;
+    if (!m || typeof m !== 'object' || Array.isArray(m) || typeof m.type !== 'string' || !m.type.startsWith('attn:')) return;
+    if (!hostOrigin) hostOrigin = event.origin;  // no ?host= and no referrer: the parent's first message names it
+    const error = (...errors) => replyTo(event, { type: 'attn:error', errors });
+    if (m.type === 'attn:get') {
+      let link = lastLink;
+      if (link === null && window.attn) link = window.attn.experiment();
+      if (link === null) return error('the playground is still loading; wait for attn:ready');
+      return replyTo(event, { type: 'attn:state', link });
+    }
+    if (m.type === 'attn:set') {
+      if (typeof m.link !== 'string') return error('attn:set needs link: a string');
+      if (m.link.length > MAX_LINK_CHARS) return error('the link is ' + m.link.length + ' characters; the limit is ' + MAX_LINK_CHARS);
+      if (!window.attn) return error('the playground is still loading; wait for attn:ready');
+      let problems;
+      try { problems = window.attn.setExperiment(m.link); } catch (e) { problems = String(e && e.message || e); }
+      const errors = String(problems || '').split('\n').filter((line) => line.trim() !== '');
+      if (errors.length) error(...errors);
+      return;  // success shows up as attn:changed once the app publishes the new link
+    }
+    error('unknown message type ' + JSON.stringify(m.type.slice(0, 40)));
+  }
+  if (framed) window.addEventListener('message', onHostMessage);
+
+  // An embed scrolled out of its host's view draws about 4 frames a second
+  // instead of 60 (enough to publish changes), so a page of embeds stays light.
+  let onScreen = true;
+  let lastIdleFrame = 0;
+  if (embedded && 'IntersectionObserver' in window) {
+    new IntersectionObserver((entries) => { onScreen = entries[entries.length - 1].isIntersecting; })
+      .observe(document.getElementById('canvas'));
+  }
+
+  // [Offline] sw.js keeps this site's files (same origin only) for offline use.
+  function registerServiceWorker() {
+    if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+    if (window.location.protocol !== 'http:' && window.location.protocol !== 'https:') return;
+    try {
+      shell.serviceWorker = navigator.serviceWorker.register('sw.js').catch((e) => {
+        console.warn('attn: offline use unavailable (' + (e && e.message) + ')');
+        return null;
+      });
+    } catch (e) { /* e.g. a sandboxed frame */ }
+  }
+
   const missing = missingFeatures();
   if (missing.length) {
     fatal('This browser cannot run the playground', [
@@ -129,13 +325,19 @@
     return bytes;
   }
 
-  const hash = window.location.hash.replace(/^#/, '');
   const Module = {
     canvas: document.getElementById('canvas'),
     arguments: hash ? ['--experiment', hash] : [],
     print: (s) => console.log(s),
     printErr: (s) => console.warn(s),
     setStatus: () => {},
+    preMainLoop() {
+      if (onScreen) return true;
+      const now = performance.now();
+      if (now - lastIdleFrame < 250) return false;  // skip this frame
+      lastIdleFrame = now;
+      return true;
+    },
     onAbort: (what) => fatal('The playground stopped', [String(what)]),
     onRuntimeInitialized() {
       progress(1, 'Starting…');

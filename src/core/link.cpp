@@ -528,6 +528,8 @@ void parse_view_pair(std::string_view pair, link_view& v, std::vector<std::strin
     };
     if (key == "view.lesson") {
         int_option(v.lesson, -1, link_view_limits::max_lesson);
+        if (v.lesson == 0)
+            errors.push_back("view.lesson counts from 1 (L1), not 0");
     } else if (key == "view.stage") {
         int_option(v.stage, -1, link_view_limits::max_stage);
     } else if (key == "view.row") {

@@ -16,7 +16,7 @@
 //                the experiment value. They stay readable (outside the compressed
 //                payload) so an embed snippet can be edited by hand. Each key at
 //                most once, values plain ASCII (not percent-decoded):
-//                    view.lesson    -1..8   (-1: none)
+//                    view.lesson    1..8    the lesson L1..L8 (-1: none)
 //                    view.stage     -1..10  (-1: none)
 //                    view.row       -1..n-1 (-1: none; n = the experiment's tokens)
 //                    view.hide      comma-separated panels, each at most once:
@@ -84,7 +84,7 @@ const char* view_panel_name(view_panel p);
 
 // How the page shows an experiment. Zero / default means "as usual".
 struct link_view {
-    int lesson = -1;                            // -1: none; 0..8: open this lesson
+    int lesson = -1;                            // -1: none; 1..8: open lesson L1..L8
     int stage = -1;                             // -1: none; 0..10: the stepper's stage
     int row = -1;                               // -1: none; else a query row (token) of the experiment
     std::array<bool, view_panel_count> hide{};  // indexed by view_panel
@@ -96,7 +96,7 @@ struct link_view {
 };
 
 struct link_view_limits {
-    static constexpr int max_lesson = 8;
+    static constexpr int max_lesson = 8;  // lessons count from 1, as their names L1..L8 do
     static constexpr int max_stage = 10;
 };
 

@@ -12,9 +12,10 @@ namespace attn::platform {
 // Lets the page's JS hook (window.attn) reach the app. No-op natively.
 void bridge_attach(ui::app* a);
 
-// Publishes an accepted change: rewrites the URL hash on the web, at most every
-// 250 ms (a dragged slider changes it every frame). Returns false when it held
-// back, so the caller tries again next frame. Always true natively.
+// Publishes an accepted change of the experiment or the view: rewrites the URL
+// hash with app_link (experiment + view.* keys) on the web, at most every 250 ms
+// (a dragged slider changes it every frame). Returns false when it held back, so
+// the caller tries again next frame. Always true natively.
 bool bridge_publish(const ui::app& a);
 
 // Tells the page the first frame is drawn (hides the loading indicator).
@@ -32,5 +33,26 @@ void bridge_resize_canvas(int width, int height);
 // its bytes, or the failure, arrive later through fonts_receive. Returns false
 // natively (and on a page without the shell): read it from the asset folder.
 bool bridge_fetch_font(const char* file_name);
+
+// [SECTION] share, export, memory (web: window.attnShell; each call is skipped
+// when the page lacks that function)
+
+// Copies the page's URL with `link` as its hash (built in JS from
+// location.origin + location.pathname + '#' + link). Natively there is no
+// clipboard: prints the link to stdout. Returns what the person is told.
+std::string bridge_copy_link(const std::string& link);
+// Copies an <iframe> snippet whose src is the page's URL with `embed_link` as hash.
+std::string bridge_copy_embed(const std::string& embed_link);
+// Saves a file: a download on the web, a file in the current directory natively.
+// Returns what the person is told ("saved /path/attn-weights.csv"), or a failure.
+std::string bridge_save_file(const std::string& name, const std::string& mime, const std::string& bytes);
+// Opens the full playground at `link` in a new tab (web only).
+void bridge_open_full(const std::string& link);
+// True inside an iframe or the page's embed mode. False natively.
+bool bridge_embedded();
+// Remembered between visits (localStorage, keys prefixed "attn."); "" when
+// absent, and natively (nothing is remembered there).
+std::string bridge_storage_get(const char* key);
+void bridge_storage_set(const char* key, const std::string& value);
 
 }  // namespace attn::platform

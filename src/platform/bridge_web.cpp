@@ -27,14 +27,22 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_experiment() {
     return g_buffer.c_str();
 }
 
-// Applies an experiment text; returns "" or the problems, one per line.
+// Applies the experiment of a link (any form link_decode reads: canonical, z=,
+// a whole URL; view.* keys are checked but the view stays as it is); returns ""
+// or the problems, one per line.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_set_experiment(const char* text) {
     g_buffer.clear();
     if (!g_app)
         return "";
-    if (!attn::ui::app_set_experiment_text(*g_app, text))
-        for (const auto& e : g_app->errors)
-            g_buffer += e + "\n";
+    attn::experiment_parse_result r = attn::link_decode(text);
+    if (r.value) {
+        attn::ui::app_set_experiment(*g_app, *r.value);
+    } else {
+        g_app->errors = std::move(r.errors);
+        g_app->errors_from_link = false;
+    }
+    for (const auto& e : g_app->errors)
+        g_buffer += e + "\n";
     return g_buffer.c_str();
 }
 
@@ -73,7 +81,10 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
         g_buffer += buf;
         first = false;
     }
-    g_buffer += "}}";
+    g_buffer += "},\"link\":\"" + attn::ui::app_link(a) + "\"";  // a link is URL-safe ASCII: no escaping needed
+    g_buffer += std::string(",\"embed\":") + (a.options.embed ? "true" : "false");
+    g_buffer += std::string(",\"readonly\":") + (a.options.readonly ? "true" : "false");
+    g_buffer += "}";
     return g_buffer.c_str();
 }
 
@@ -103,14 +114,102 @@ bool bridge_publish(const ui::app& a) {
     if (now - last < 250.0)
         return false;
     last = now;
-    const std::string text = experiment_to_text(a.exp);
+    const std::string text = ui::app_link(a);
     EM_ASM(
         {
-            if (window.attnShell)
+            if (window.attnShell && window.attnShell.publishExperiment)
                 window.attnShell.publishExperiment(UTF8ToString($0));
         },
         text.c_str());
     return true;
+}
+
+std::string bridge_copy_link(const std::string& link) {
+    const int ok = EM_ASM_INT(
+        {
+            if (!window.attnShell || !window.attnShell.copyText)
+                return 0;
+            window.attnShell.copyText(location.origin + location.pathname + '#' + UTF8ToString($0));
+            return 1;
+        },
+        link.c_str());
+    return ok ? ui::tr("Link copied.", "链接已复制。") : ui::tr("This page cannot copy.", "这个页面无法复制。");
+}
+
+std::string bridge_copy_embed(const std::string& embed_link) {
+    const int ok = EM_ASM_INT(
+        {
+            if (!window.attnShell || !window.attnShell.copyText)
+                return 0;
+            const q = String.fromCharCode(34);  // '"' (a lone one would upset the C preprocessor)
+            const src = (location.origin + location.pathname + '#' + UTF8ToString($0)).split('&').join('&amp;');
+            window.attnShell.copyText('<iframe src=' + q + src + q + ' width=' + q + '720' + q + ' height=' + q + '480' + q +
+                                      ' style=' + q + 'border:0' + q + ' loading=' + q + 'lazy' + q + ' title=' + q +
+                                      'Attention playground' + q + '></iframe>');
+            return 1;
+        },
+        embed_link.c_str());
+    return ok ? ui::tr("Embed code copied.", "嵌入代码已复制。") : ui::tr("This page cannot copy.", "这个页面无法复制。");
+}
+
+std::string bridge_save_file(const std::string& name, const std::string& mime, const std::string& bytes) {
+    const int ok = EM_ASM_INT(
+        {
+            if (!window.attnShell || !window.attnShell.download)
+                return 0;
+            window.attnShell.download(UTF8ToString($0), UTF8ToString($1), HEAPU8.slice($2, $2 + $3));
+            return 1;
+        },
+        name.c_str(), mime.c_str(), bytes.data(), int(bytes.size()));
+    return (ok ? ui::tr("Downloaded ", "已下载 ") : ui::tr("This page cannot download ", "这个页面无法下载 ")) + name;
+}
+
+void bridge_open_full(const std::string& link) {
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.openUrl)
+                window.attnShell.openUrl(location.origin + location.pathname + '#' + UTF8ToString($0));
+        },
+        link.c_str());
+}
+
+bool bridge_embedded() {
+    return EM_ASM_INT({ return window.attnShell && window.attnShell.embedded ? 1 : 0; });
+}
+
+std::string bridge_storage_get(const char* key) {
+    // Two steps (the length, then the bytes) so C++ owns the buffer.
+    const int length = EM_ASM_INT(
+        {
+            if (!window.attnShell || !window.attnShell.storageGet)
+                return -1;
+            const v = window.attnShell.storageGet(UTF8ToString($0));
+            if (v == null)  // null or undefined
+                return -1;
+            window.attnStorageValue = String(v);
+            return lengthBytesUTF8(window.attnStorageValue);
+        },
+        key);
+    if (length < 0)
+        return "";
+    std::string s(std::size_t(length) + 1, '\0');
+    EM_ASM(
+        {
+            stringToUTF8(window.attnStorageValue, $0, $1);
+            delete window.attnStorageValue;
+        },
+        s.data(), length + 1);
+    s.resize(std::size_t(length));
+    return s;
+}
+
+void bridge_storage_set(const char* key, const std::string& value) {
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.storageSet)
+                window.attnShell.storageSet(UTF8ToString($0), UTF8ToString($1));
+        },
+        key, value.c_str());
 }
 
 void bridge_first_frame() {
@@ -149,7 +248,39 @@ bool bridge_fetch_font(const char* file_name) {
 
 #else
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
 namespace attn::platform {
+std::string bridge_copy_link(const std::string& link) {
+    std::printf("link: %s\n", link.c_str());
+    std::fflush(stdout);
+    return "No clipboard here: the link is printed in the terminal.";
+}
+std::string bridge_copy_embed(const std::string& embed_link) {
+    std::printf("embed link: %s\n", embed_link.c_str());
+    std::fflush(stdout);
+    return "No clipboard here: the embed link is printed in the terminal.";
+}
+std::string bridge_save_file(const std::string& name, const std::string&, const std::string& bytes) {
+    std::error_code ec;
+    const std::filesystem::path path = std::filesystem::absolute(name, ec);
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    out.close();
+    if (ec || !out) {
+        std::fprintf(stderr, "attn_app: cannot write %s\n", path.string().c_str());
+        return "Could not save " + path.string();
+    }
+    std::printf("saved %s\n", path.string().c_str());
+    std::fflush(stdout);
+    return "Saved " + path.string();
+}
+void bridge_open_full(const std::string&) {}
+bool bridge_embedded() { return false; }
+std::string bridge_storage_get(const char*) { return ""; }
+void bridge_storage_set(const char*, const std::string&) {}
 void bridge_attach(ui::app*) {}
 bool bridge_publish(const ui::app&) { return true; }
 void bridge_first_frame() {}

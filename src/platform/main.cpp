@@ -3,7 +3,12 @@
 // only Emscripten difference is how the loop is driven (run_main_loop below).
 //
 // Options (argv natively; the page passes its URL hash as --experiment):
-//   --experiment TEXT   the experiment's text form (v=1&text=...)
+//   --experiment LINK   a link (link.hpp): the experiment's text form (v=1&text=...),
+//                       its z= form, view.* keys (lesson, stage, row, hide,
+//                       readonly, embed), or a whole playground URL
+//   --print-link        on exit, print the link of what is on screen (stdout)
+//   --export LIST       with --frames: on the last frame do these exports into the
+//                       current directory (comma-separated: csv,json,png)
 //   --frames N          render N frames, then exit (for tests under Xvfb)
 //   --screenshot FILE   with --frames: save the last frame as a PNG
 //   --size WxH          window size in pixels (native)
@@ -37,6 +42,7 @@
 #include "imgui_impl_opengl3.h"
 #include "lessons.hpp"
 #include "png_write.hpp"
+#include "share.hpp"
 
 namespace {
 
@@ -48,6 +54,8 @@ struct options {
     int lesson = 0;  // 1-based; 0: none
     int stage = -1;
     std::string lang;
+    bool print_link = false;
+    std::vector<attn::ui::share_action> exports;
 };
 
 bool options_parse(int argc, char** argv, options& o) {
@@ -56,6 +64,23 @@ bool options_parse(int argc, char** argv, options& o) {
         const bool has_value = i + 1 < argc;
         if (arg == "--experiment" && has_value) {
             o.experiment = argv[++i];
+        } else if (arg == "--print-link") {
+            o.print_link = true;
+        } else if (arg == "--export" && has_value) {
+            const std::string list = std::string(argv[++i]) + ",";
+            for (std::size_t p = 0, q; (q = list.find(',', p)) != std::string::npos; p = q + 1) {
+                const std::string what = list.substr(p, q - p);
+                if (what == "csv")
+                    o.exports.push_back(attn::ui::share_action::export_csv);
+                else if (what == "json")
+                    o.exports.push_back(attn::ui::share_action::export_json);
+                else if (what == "png")
+                    o.exports.push_back(attn::ui::share_action::export_png);
+                else {
+                    std::fprintf(stderr, "attn_app: --export expects csv, json and/or png, comma-separated\n");
+                    return false;
+                }
+            }
         } else if (arg == "--frames" && has_value) {
             o.frames = std::atoi(argv[++i]);
         } else if (arg == "--screenshot" && has_value) {
@@ -85,8 +110,8 @@ bool options_parse(int argc, char** argv, options& o) {
             }
         } else if (arg == "--help" || arg == "-h") {
             std::printf(
-                "usage: attn_app [--experiment TEXT] [--lesson N] [--stage N] [--lang en|zh] [--frames N [--screenshot "
-                "FILE.png]] [--size WxH]\n");
+                "usage: attn_app [--experiment LINK] [--lesson N] [--stage N] [--lang en|zh] [--frames N [--screenshot "
+                "FILE.png] [--export csv,json,png]] [--size WxH] [--print-link]\n");
             std::exit(0);
         } else {
             std::fprintf(stderr, "attn_app: unknown or incomplete option '%s' (try --help)\n", arg.c_str());
@@ -105,7 +130,9 @@ void apply_scale(float s) {
     style.ScaleAllSizes(s);
 }
 
-bool save_screenshot(const std::string& path, int w, int h) {
+// The frame just drawn (before the swap: WebGL keeps no drawing buffer after it)
+// as RGB rows, top row first.
+std::vector<unsigned char> read_frame_rgb(int w, int h) {
     std::vector<unsigned char> rgba(std::size_t(w) * std::size_t(h) * 4), rgb(std::size_t(w) * std::size_t(h) * 3);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
@@ -114,7 +141,44 @@ bool save_screenshot(const std::string& path, int w, int h) {
             for (int c = 0; c < 3; ++c)
                 rgb[(std::size_t(y) * std::size_t(w) + std::size_t(x)) * 3 + std::size_t(c)] =
                     rgba[(std::size_t(h - 1 - y) * std::size_t(w) + std::size_t(x)) * 4 + std::size_t(c)];
-    return attn::platform::png_write_rgb(path, w, h, rgb);
+    return rgb;
+}
+
+bool save_screenshot(const std::string& path, int w, int h) {
+    return attn::platform::png_write_rgb(path, w, h, read_frame_rgb(w, h));
+}
+
+// Does what the Share menu asked this frame; right after rendering, so a PNG
+// export reads the frame that is on screen.
+void share_service(attn::ui::app& a, int fb_w, int fb_h) {
+    namespace ui = attn::ui;
+    namespace platform = attn::platform;
+    for (const ui::share_action action : a.requests) {
+        switch (action) {
+            case ui::share_action::copy_link:
+                a.notice = platform::bridge_copy_link(ui::app_link(a));
+                break;
+            case ui::share_action::copy_embed:
+                a.notice = platform::bridge_copy_embed(ui::share_embed_link(a));
+                break;
+            case ui::share_action::export_csv:
+            case ui::share_action::export_json: {
+                const ui::export_file f =
+                    action == ui::share_action::export_csv ? ui::share_export_csv(a) : ui::share_export_json(a);
+                a.notice = platform::bridge_save_file(f.name, f.mime, f.bytes);
+                break;
+            }
+            case ui::share_action::export_png: {
+                const std::vector<unsigned char> png = attn::platform::png_encode_rgb(fb_w, fb_h, read_frame_rgb(fb_w, fb_h));
+                a.notice = platform::bridge_save_file(ui::share_png_name(), "image/png", std::string(png.begin(), png.end()));
+                break;
+            }
+            case ui::share_action::open_full:
+                platform::bridge_open_full(ui::share_full_link(a));
+                break;
+        }
+    }
+    a.requests.clear();
 }
 
 std::function<bool()> g_frame;  // returns false to stop
@@ -170,29 +234,25 @@ int main(int argc, char** argv) {
     attn::platform::fonts_init();
 
     static attn::ui::app app;
-    attn::experiment initial;
-    if (!opt.experiment.empty()) {
-        auto parsed = attn::experiment_parse(opt.experiment);
-        if (parsed.value) {
-            initial = *parsed.value;
-        } else {
-            for (const auto& e : parsed.errors)
-                std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
-        }
-        attn::ui::app_init(app, initial);
-        if (!parsed.value)
-            app.errors = parsed.errors;
-    } else {
-        attn::ui::app_init(app, initial);
-    }
+    attn::ui::app_init(app, attn::experiment{});
+    if (!opt.experiment.empty() && !attn::ui::app_open_link(app, opt.experiment, false))
+        for (const auto& e : app.errors)
+            std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
     attn::platform::bridge_attach(&app);
     if (opt.lesson > 0)
         attn::ui::lesson_open(app, opt.lesson - 1);
     if (opt.stage >= 0)
         app.current = attn::ui::stage(opt.stage);
-    if (opt.lang == "zh")
+    app.undo.clear();
+    if (attn::platform::bridge_embedded())
+        app.options.embed = true;
+    // The interface language is remembered between visits; --lang wins.
+    const std::string remembered = attn::platform::bridge_storage_get("attn.lang");
+    if (opt.lang == "zh" || (opt.lang.empty() && remembered == "zh"))
         attn::ui::ui_set_language(attn::ui::language::zh);
-
+    attn::ui::language stored_language = remembered == "zh" ? attn::ui::language::zh : attn::ui::language::en;
+    attn::link_view published_view = attn::ui::app_view(app);
+    // experiment_changed stays set: the first frame publishes the link in full (canonical form).
     float ui_scale = 0.0f;  // forces the first style scaling
     int frame_index = 0;
     g_frame = [&]() -> bool {
@@ -231,6 +291,8 @@ int main(int argc, char** argv) {
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
+        if (opt.frames > 0 && frame_index + 1 == opt.frames)
+            app.requests.insert(app.requests.end(), opt.exports.begin(), opt.exports.end());
         attn::ui::app_draw(app);
         ImGui::Render();
 
@@ -241,8 +303,17 @@ int main(int argc, char** argv) {
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-        if (app.experiment_changed && attn::platform::bridge_publish(app))
+        if (!app.requests.empty())
+            share_service(app, fb_w, fb_h);
+        const attn::link_view view = attn::ui::app_view(app);
+        if ((app.experiment_changed || !(view == published_view)) && attn::platform::bridge_publish(app)) {
             app.experiment_changed = false;
+            published_view = view;
+        }
+        if (attn::ui::ui_language() != stored_language) {
+            stored_language = attn::ui::ui_language();
+            attn::platform::bridge_storage_set("attn.lang", stored_language == attn::ui::language::zh ? "zh" : "en");
+        }
         if (++frame_index == 2)
             attn::platform::bridge_first_frame();
         if (opt.frames > 0 && frame_index >= opt.frames) {
@@ -256,6 +327,8 @@ int main(int argc, char** argv) {
         return true;
     };
     run_main_loop();
+    if (opt.print_link)
+        std::printf("%s\n", attn::ui::app_link(app).c_str());
 
     attn::ui::heatmap_set_gpu(nullptr);
     heatmap_gpu.reset();

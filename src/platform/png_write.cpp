@@ -33,9 +33,9 @@ void put_chunk(std::vector<unsigned char>& out, const char* type, const std::vec
 
 }  // namespace
 
-bool png_write_rgb(const std::string& path, int width, int height, const std::vector<unsigned char>& rgb) {
+std::vector<unsigned char> png_encode_rgb(int width, int height, const std::vector<unsigned char>& rgb) {
     if (width <= 0 || height <= 0 || rgb.size() != std::size_t(width) * std::size_t(height) * 3)
-        return false;
+        return {};
     // Raw scanlines, each prefixed by filter type 0.
     std::vector<unsigned char> raw;
     raw.reserve(std::size_t(height) * (std::size_t(width) * 3 + 1));
@@ -74,7 +74,13 @@ bool png_write_rgb(const std::string& path, int width, int height, const std::ve
     put_chunk(png, "IHDR", ihdr);
     put_chunk(png, "IDAT", z);
     put_chunk(png, "IEND", {});
+    return png;
+}
 
+bool png_write_rgb(const std::string& path, int width, int height, const std::vector<unsigned char>& rgb) {
+    const std::vector<unsigned char> png = png_encode_rgb(width, height, rgb);
+    if (png.empty())
+        return false;
     FILE* f = std::fopen(path.c_str(), "wb");
     if (!f)
         return false;

@@ -54,6 +54,7 @@ bool app_set_experiment(app& a, const experiment& e, bool history) {
     std::vector<std::string> errors = experiment_validate(e);
     if (!errors.empty()) {
         a.errors = std::move(errors);
+        a.errors_from_link = false;
         return false;
     }
     if (history && !(e == a.exp)) {
@@ -83,6 +84,54 @@ bool app_set_experiment_text(app& a, const std::string& text) {
     return app_set_experiment(a, *r.value);
 }
 
+bool app_open_link(app& a, std::string_view link, bool history) {
+    link_parse_result r = link_parse(link);
+    if (r.value && r.view.lesson > int(lessons().size()))
+        r.errors.push_back("view.lesson " + std::to_string(r.view.lesson) + ": there are lessons 1 to " +
+                           std::to_string(lessons().size()));
+    if (!r.value || !r.errors.empty()) {
+        a.errors = std::move(r.errors);
+        a.errors_from_link = true;
+        return false;
+    }
+    link_view v = r.view;
+    v.lesson = v.lesson > 0 ? v.lesson - 1 : -1;  // links count lessons from 1 (L1), the app from 0
+    if (v.lesson >= 0)
+        lesson_open(a, v.lesson);  // its view and stage; the link's experiment replaces the preset below
+    else
+        a.lesson.index = -1;
+    const stage before = a.current;
+    if (!app_set_experiment(a, *r.value, history)) {
+        a.errors_from_link = true;
+        return false;
+    }
+    a.current = v.lesson >= 0 ? lessons()[std::size_t(v.lesson)].opens_on : before;
+    if (v.stage >= 0)
+        a.current = stage(v.stage);
+    if (!stage_applies(a.current, a.exp))
+        a.current = stage::output;
+    const int n = int(a.tr.tokens.size());
+    a.sel_row = std::clamp(v.row >= 0 ? v.row : v.lesson >= 0 ? n - 1 : a.sel_row, 0, n - 1);
+    a.options = v;
+    a.options.lesson = a.options.stage = a.options.row = -1;
+    a.errors_from_link = false;
+    return true;
+}
+
+link_view app_view(const app& a) {
+    link_view v = a.options;
+    const int index = a.lesson.index;
+    const bool in_lesson = index >= 0 && index < int(lessons().size());
+    v.lesson = in_lesson ? index + 1 : -1;  // L1 is view.lesson=1
+    const stage opens_on = in_lesson ? lessons()[std::size_t(index)].opens_on : stage::weights;
+    const int default_row = in_lesson ? int(a.tr.tokens.size()) - 1 : 0;
+    v.stage = a.current != opens_on ? int(a.current) : -1;
+    v.row = a.sel_row != default_row ? a.sel_row : -1;
+    return v;
+}
+
+std::string app_link(const app& a) { return link_encode(a.exp, app_view(a)); }
+
 bool app_undo(app& a) {
     if (a.undo.empty())
         return false;
@@ -104,6 +153,8 @@ bool app_redo(app& a) {
 }
 
 void apply(app& a, const experiment& next) {
+    if (a.options.readonly)
+        return;  // a read-only link: controls are drawn disabled, and this catches the rest
     const std::string typed = a.text_edit;
     const bool ok = app_set_experiment(a, next);
     if (!ok || next.text != a.exp.text)
@@ -147,9 +198,9 @@ void handle_keys(app& a) {
         a.sel_row = std::min(n - 1, a.sel_row + 1);
     if (ImGui::IsKeyPressed(ImGuiKey_UpArrow))
         a.sel_row = std::max(0, a.sel_row - 1);
-    if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Z))
+    if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Z) && !a.options.readonly)
         io.KeyShift ? app_redo(a) : app_undo(a);
-    if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Y))
+    if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Y) && !a.options.readonly)
         app_redo(a);
     if (!ctrl && ImGui::IsKeyPressed(ImGuiKey_H))
         a.show_help = !a.show_help;
@@ -167,15 +218,17 @@ void top_bar(app& a) {
     const char* lang = ui_language() == language::en ? "中文" : "English";
     const float w_lang = ImGui::CalcTextSize(lang).x + st.FramePadding.x * 2;
     const float w_undo = ImGui::CalcTextSize(tr("Undo", "撤销")).x + ImGui::CalcTextSize(tr("Redo", "重做")).x +
-                         ImGui::CalcTextSize("?").x + st.FramePadding.x * 6 + st.ItemSpacing.x * 3;
+                         ImGui::CalcTextSize("?").x + st.FramePadding.x * 6 + st.ItemSpacing.x * 3 + share_menu_width();
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w_lang - w_undo));
-    ImGui::BeginDisabled(a.undo.empty());
+    share_menu(a);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(a.undo.empty() || a.options.readonly);
     if (ImGui::Button(tr("Undo", "撤销")))
         app_undo(a);
     mark_widget(a, "undo");
     ImGui::EndDisabled();
     ImGui::SameLine();
-    ImGui::BeginDisabled(a.redo.empty());
+    ImGui::BeginDisabled(a.redo.empty() || a.options.readonly);
     if (ImGui::Button(tr("Redo", "重做")))
         app_redo(a);
     ImGui::EndDisabled();
@@ -187,8 +240,6 @@ void top_bar(app& a) {
     if (ImGui::Button(lang))
         ui_set_language(ui_language() == language::en ? language::zh : language::en);
     mark_widget(a, "language");
-    for (const auto& err : a.errors)
-        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", err.c_str());
 }
 
 }  // namespace
@@ -203,38 +254,65 @@ void app_draw(app& a) {
     ImGui::Begin("##root", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoBringToFrontOnFocus);
+    if (a.options.embed) {
+        embed_bar(a);
+        banner(a);
+        // Only the centre panel, at whatever size the iframe has.
+        ImGui::BeginChild("center", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+        if (a.lesson.index >= 0 && !a.options.hides(view_panel::lessons))
+            panel_lesson(a);
+        panel_pipeline(a);
+        ImGui::EndChild();
+        ImGui::End();
+        return;
+    }
     top_bar(a);
+    banner(a);
 
     // Three columns on a wide screen; on a narrow one (a phone in landscape) the
-    // inspector and the code move under the matrices.
+    // inspector and the code move under the matrices. A link's view.hide drops panels.
+    const bool show_controls = !a.options.hides(view_panel::controls);
+    const bool show_inspector = !a.options.hides(view_panel::inspector);
+    const bool show_code = !a.options.hides(view_panel::code);
+    const bool show_side = show_inspector || show_code;
+    auto side_panels = [&] {
+        if (show_inspector) {
+            panel_inspector(a);
+            panel_impact(a);
+        }
+        if (show_code)
+            panel_code(a);
+    };
     const float font = ImGui::GetFontSize();
     const float width = ImGui::GetContentRegionAvail().x;
     const bool wide = width > font * 62.0f;
-    const float left = std::clamp(width * 0.24f, font * 15.0f, font * 22.0f);
-    const float right = wide ? std::clamp(width * 0.27f, font * 18.0f, font * 28.0f) : 0.0f;
+    const float left = show_controls ? std::clamp(width * 0.24f, font * 15.0f, font * 22.0f) : 0.0f;
+    const float right = wide && show_side ? std::clamp(width * 0.27f, font * 18.0f, font * 28.0f) : 0.0f;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
 
-    ImGui::BeginChild("controls", ImVec2(left, 0), true);
-    panel_controls(a);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("center", ImVec2(wide ? width - left - right - 2 * spacing : 0, 0), true,
+    if (show_controls) {
+        ImGui::BeginChild("controls", ImVec2(left, 0), true);
+        ImGui::BeginDisabled(a.options.readonly);
+        panel_controls(a);
+        ImGui::EndDisabled();
+        ImGui::EndChild();
+        ImGui::SameLine();
+    }
+    const float gaps = (show_controls ? spacing : 0.0f) + (right > 0 ? spacing : 0.0f);
+    ImGui::BeginChild("center", ImVec2(wide && right > 0 ? width - left - right - gaps : 0, 0), true,
                       ImGuiWindowFlags_HorizontalScrollbar);
-    panel_lesson(a);
+    if (!a.options.hides(view_panel::lessons))
+        panel_lesson(a);
     panel_pipeline(a);
-    if (!wide) {
+    if (!wide && show_side) {
         ImGui::Separator();
-        panel_inspector(a);
-        panel_impact(a);
-        panel_code(a);
+        side_panels();
     }
     ImGui::EndChild();
-    if (wide) {
+    if (wide && show_side) {
         ImGui::SameLine();
         ImGui::BeginChild("side", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
-        panel_inspector(a);
-        panel_impact(a);
-        panel_code(a);
+        side_panels();
         ImGui::EndChild();
     }
     ImGui::End();

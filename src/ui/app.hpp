@@ -13,6 +13,7 @@
 #include "experiment.hpp"
 #include "forward.hpp"
 #include "lessons.hpp"
+#include "link.hpp"
 #include "stages.hpp"
 
 namespace attn::ui {
@@ -30,6 +31,10 @@ struct cell_ref {
     int row = -1, col = -1;
     bool valid() const { return row >= 0 && col >= 0; }
 };
+
+// What the share menu asks for. The platform does it after the frame is drawn
+// (it owns the clipboard, the files and the pixels): see share.cpp.
+enum class share_action { copy_link, copy_embed, export_csv, export_json, export_png, open_full };
 
 struct app {
     experiment exp;
@@ -54,6 +59,11 @@ struct app {
     std::uint32_t shuffle_count = 0;
     std::vector<widget_rect> widgets;
     lesson_state lesson;
+
+    link_view options;                   // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)
+    bool errors_from_link = false;       // the errors are the opening link's (the banner says so)
+    std::vector<share_action> requests;  // asked this frame; the platform clears them
+    std::string notice;                  // one line after an export or copy ("saved attn-weights.csv in …")
 };
 
 void app_init(app& a, const experiment& e);
@@ -65,6 +75,18 @@ bool app_set_experiment(app& a, const experiment& e, bool history = true);
 
 // Parses text (the canonical form) and applies it; errors are recorded likewise.
 bool app_set_experiment_text(app& a, const std::string& text);
+
+// Opens a link (link.hpp: canonical or z= form, view.* keys, a whole URL): the
+// experiment, then the lesson, stage and row, and remembers hide/readonly/embed.
+// A bad link changes nothing and records its errors (the banner names them).
+// `history`: record the previous experiment for undo (false at start).
+bool app_open_link(app& a, std::string_view link, bool history = true);
+
+// The view to publish: the current lesson, stage and row (each only when it
+// differs from what the experiment or lesson opens on anyway) and the options.
+link_view app_view(const app& a);
+// The link reproducing what is on screen: link_encode(a.exp, app_view(a)).
+std::string app_link(const app& a);
 
 bool app_undo(app& a);
 bool app_redo(app& a);

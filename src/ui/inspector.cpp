@@ -119,7 +119,7 @@ void explain_cell(app& a, const cell_ref& c) {
     if (!line.empty())
         ImGui::TextWrapped("%s", line.c_str());
 
-    if (sm.editable && c.at == a.selected.at && c.row == a.selected.row && c.col == a.selected.col &&
+    if (sm.editable && !a.options.readonly && c.at == a.selected.at && c.row == a.selected.row && c.col == a.selected.col &&
         c.matrix == a.selected.matrix) {
         // Editing a generated number: drag or type; it becomes an edit in the experiment.
         float x = v;

@@ -812,8 +812,9 @@ void view_bugs(app& a) {
 
 // [SECTION] card and navigation
 
-void panel_lesson(app& a) {
-    a.lesson.numbers.clear();
+namespace {
+
+void lesson_list(app& a) {
     const auto& list = lessons();
     ImGui::TextUnformatted(tr("Lessons", "课程"));
     for (int i = 0; i < int(list.size()); ++i) {
@@ -833,8 +834,22 @@ void panel_lesson(app& a) {
     if (ImGui::SmallButton(tr("explore", "自由探索")))
         lesson_open(a, -1);
     mark_widget(a, "explore");
-    if (a.lesson.index < 0)
+}
+
+}  // namespace
+
+void panel_lesson(app& a) {
+    a.lesson.numbers.clear();
+    const auto& list = lessons();
+    // Opening a lesson replaces the experiment: not in a read-only link; an embed
+    // shows only the open lesson's card.
+    ImGui::BeginDisabled(a.options.readonly);
+    if (!a.options.embed)
+        lesson_list(a);
+    if (a.lesson.index < 0) {
+        ImGui::EndDisabled();
         return;
+    }
     const lesson& l = list[std::size_t(a.lesson.index)];
     // A plain group, not an auto-resizing child: a child sized from the previous
     // frame clips (and so ignores the mouse over) controls a lesson has just added.
@@ -842,17 +857,19 @@ void panel_lesson(app& a) {
     ImGui::BeginGroup();
     ImGui::PushID("lesson");
     ImGui::Text("%s  %s", l.id, tr(l.title_en, l.title_zh));
-    ImGui::SameLine(ImGui::GetContentRegionMax().x - ImGui::GetFontSize() * 9.0f);
-    ImGui::BeginDisabled(a.lesson.index == 0);
-    if (ImGui::SmallButton(tr("◀ previous", "◀ 上一课")))
-        lesson_open(a, a.lesson.index - 1);
-    ImGui::EndDisabled();
-    ImGui::SameLine();
-    ImGui::BeginDisabled(a.lesson.index + 1 >= int(list.size()));
-    if (ImGui::SmallButton(tr("next ▶", "下一课 ▶")))
-        lesson_open(a, a.lesson.index + 1);
-    mark_widget(a, "lesson_next");
-    ImGui::EndDisabled();
+    if (!a.options.embed) {
+        ImGui::SameLine(ImGui::GetContentRegionMax().x - ImGui::GetFontSize() * 9.0f);
+        ImGui::BeginDisabled(a.lesson.index == 0);
+        if (ImGui::SmallButton(tr("◀ previous", "◀ 上一课")))
+            lesson_open(a, a.lesson.index - 1);
+        ImGui::EndDisabled();
+        ImGui::SameLine();
+        ImGui::BeginDisabled(a.lesson.index + 1 >= int(list.size()));
+        if (ImGui::SmallButton(tr("next ▶", "下一课 ▶")))
+            lesson_open(a, a.lesson.index + 1);
+        mark_widget(a, "lesson_next");
+        ImGui::EndDisabled();
+    }
     ImGui::TextWrapped("%s", tr(l.try_en, l.try_zh));
     ImGui::Separator();
     switch (a.lesson.index) {
@@ -885,6 +902,7 @@ void panel_lesson(app& a) {
     }
     ImGui::PopID();
     ImGui::EndGroup();
+    ImGui::EndDisabled();
     ImGui::Separator();
 }
 

@@ -12,6 +12,11 @@ void panel_impact(app& a);     // inspector.cpp: output before/after ablations a
 void panel_code(app& a);       // inspector.cpp: the article's numpy code, current lines lit
 void panel_help(app& a);       // inspector.cpp: keyboard shortcuts and how to use it
 
+void share_menu(app& a);   // share.cpp: the top bar's Share menu (copy link / embed code, exports)
+float share_menu_width();  // its button's width, for right-aligning the top bar
+void embed_bar(app& a);    // share.cpp: embed mode's only chrome, "Open in the full playground"
+void banner(app& a);       // share.cpp: the errors (or a notice) under the top bar, with a close button
+
 // Records the last ImGui item's rectangle under `name` (tests click through these).
 void mark_widget(app& a, const char* name);
 

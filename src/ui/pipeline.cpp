@@ -101,7 +101,7 @@ void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell
         a.selected = cell_ref{a.current, index, head, r.clicked_row, r.clicked_col};
         if (token_rows)
             a.sel_row = r.clicked_row;
-        if (a.current == stage::weights) {
+        if (a.current == stage::weights && !a.options.readonly) {
             // A click on a softmax cell masks (or unmasks) that one edge.
             experiment next = a.exp;
             const masked_edge edge{a.layer, head, r.clicked_row, r.clicked_col};
@@ -118,7 +118,8 @@ void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell
 }  // namespace
 
 void panel_pipeline(app& a) {
-    stepper(a);
+    if (!a.options.hides(view_panel::stepper))
+        stepper(a);
     if (a.exp.layers > 1) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
         ImGui::SliderInt(tr("layer", "层"), &a.layer, 0, a.exp.layers - 1);
@@ -158,7 +159,10 @@ void panel_pipeline(app& a) {
             }
             ImGui::SameLine();
             bool zero = ht.ablated;
-            if (ImGui::Checkbox(tr("zero", "置零"), &zero)) {
+            ImGui::BeginDisabled(a.options.readonly);
+            const bool zero_clicked = ImGui::Checkbox(tr("zero", "置零"), &zero);
+            ImGui::EndDisabled();
+            if (zero_clicked) {
                 experiment next = a.exp;
                 const ablated_head which{a.layer, hi};
                 const auto it = std::find(next.ablate.begin(), next.ablate.end(), which);

@@ -35,7 +35,7 @@ link_view random_view(rng& g, int tokens) {
     link_view v;
     if (pick(2))
         return v;
-    v.lesson = pick(link_view_limits::max_lesson + 2) - 1;
+    v.lesson = pick(2) ? -1 : 1 + pick(link_view_limits::max_lesson);
     v.stage = pick(link_view_limits::max_stage + 2) - 1;
     v.row = pick(tokens + 1) - 1;
     for (auto& h : v.hide)
@@ -400,21 +400,22 @@ TEST_CASE("link view: defaults are not written, others in a fixed order") {
     v.embed = true;
     v.hide[std::size_t(view_panel::stepper)] = true;
     v.hide[std::size_t(view_panel::controls)] = true;
-    v.lesson = 0;
-    CHECK(link_encode(e, v) == experiment_to_text(e) + "&view.lesson=0&view.hide=controls,stepper&view.embed=1");
+    v.lesson = 1;
+    CHECK(link_encode(e, v) == experiment_to_text(e) + "&view.lesson=1&view.hide=controls,stepper&view.embed=1");
     // Keys in any order, views before the experiment keys.
-    const auto r = link_parse("view.embed=1&view.hide=stepper,controls&v=1&view.lesson=0");
+    const auto r = link_parse("view.embed=1&view.hide=stepper,controls&v=1&view.lesson=1");
     REQUIRE(r.value);
     CHECK(r.view == v);
     // A view next to a compressed experiment stays readable.
     const std::string z = link_encode(busy_experiment(), v);
     CHECK(z.rfind("z=", 0) == 0);
-    CHECK(z.find("&view.lesson=0&view.hide=controls,stepper&view.embed=1") != std::string::npos);
+    CHECK(z.find("&view.lesson=1&view.hide=controls,stepper&view.embed=1") != std::string::npos);
     CHECK(link_parse(z).view == v);
 }
 
 TEST_CASE("link view: rejections, each with a message, and no value") {
     const char* bad[] = {"v=1&view.lesson=9",
+                         "v=1&view.lesson=0",
                          "v=1&view.lesson=-2",
                          "v=1&view.stage=11",
                          "v=1&view.stage=x",

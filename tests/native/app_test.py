@@ -4,6 +4,7 @@ frame shows the heatmap (not a blank window). Bad options fail with a message.
 
     python3 tests/native/app_test.py path/to/attn_app screenshot_dir
 """
+import json
 import os
 import shutil
 import struct
@@ -145,6 +146,54 @@ class NativeAppTest(unittest.TestCase):
             mean = sum(sum(p) for p in pixels) / (3 * len(pixels))
             var = sum((sum(p) / 3 - mean) ** 2 for p in pixels) / len(pixels)
             self.assertGreater(var, 100, "%s draws something" % args)
+
+    def test_a_whole_link_opens_its_lesson_stage_and_row(self):
+        # A playground URL, as copied from the address bar: the experiment, lesson L2,
+        # stage 2 and row 1 come back in the link of what is on screen.
+        url = "http://127.0.0.1:8000/#v=1&heads=4&view.lesson=2&view.stage=2&view.row=1&view.hide=code"
+        p = xvfb(["--frames", "3", "--print-link", "--experiment", url])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr.strip(), "")
+        link = p.stdout.strip().splitlines()[-1]
+        self.assertIn("heads=4&kv_heads=4", link)
+        self.assertTrue(link.endswith("&view.lesson=2&view.stage=2&view.row=1&view.hide=code"), link)
+        # The printed link opens the same view again.
+        p = xvfb(["--frames", "2", "--print-link", "--experiment", link.replace("&view.hide=code", "")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.strip().endswith("&view.lesson=2&view.stage=2&view.row=1"), p.stdout)
+        # A bad link: the errors on stderr, the default experiment, still exit 0.
+        p = xvfb(["--frames", "2", "--print-link", "--experiment", "v=1&heads=2&view.lesson=99&view.bogus=1"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("view.lesson", p.stderr)
+        self.assertIn("heads=2", p.stdout)
+        self.assertNotIn("view.", p.stdout)
+
+    def test_export_writes_csv_json_and_png_into_the_current_directory(self):
+        with tempfile.TemporaryDirectory() as cwd:
+            p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x720x24", os.path.abspath(APP), "--frames", "3",
+                                "--size", "800x500", "--stage", "5", "--export", "csv,json,png"],
+                               capture_output=True, text=True, timeout=120, cwd=cwd)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for name in ("attn-weights.csv", "attn-trace.json", "attn-canvas.png"):
+                self.assertIn("saved " + os.path.join(os.path.realpath(cwd), name), p.stdout)
+            with open(os.path.join(cwd, "attn-trace.json")) as f:
+                trace = json.load(f)
+            with open(os.path.join(cwd, "attn-weights.csv")) as f:
+                csv = f.read()
+            sections = csv.strip("\n").split("\n\n")
+            self.assertEqual(len(sections), len(trace["layers"][0]["heads"]))
+            lines = sections[0].splitlines()
+            self.assertTrue(lines[0].startswith("# weights layer 0 head 0"), lines[0])
+            self.assertEqual(lines[1].split(",")[1:], trace["tokens"])
+            w = trace["layers"][0]["heads"][0]["weights"]
+            for r, line in enumerate(lines[2:]):
+                cells = line.split(",")
+                self.assertEqual(cells[0], trace["tokens"][r])
+                for c, x in enumerate(cells[1:]):
+                    self.assertAlmostEqual(float(x), float(w["data"][r * w["shape"][1] + c]), places=6)
+            self.assertEqual(read_png_rgb(os.path.join(cwd, "attn-canvas.png"))[:2], (800, 500))
+        p = subprocess.run([APP, "--export", "gif"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
 
     def test_bad_options(self):
         p = subprocess.run([APP, "--bogus"], capture_output=True, text=True, timeout=30)

@@ -1,0 +1,34 @@
+// Share and export: what the Share menu produces. The UI builds the links and
+// the files' bytes; the platform copies, downloads or writes them (it owns the
+// clipboard, the file system and the pixels).
+#pragma once
+
+#include <string>
+
+#include "app.hpp"
+
+namespace attn::ui {
+
+struct export_file {
+    std::string name;   // e.g. "attn-weights.csv"
+    std::string mime;   // e.g. "text/csv"
+    std::string bytes;  // the file's contents
+};
+
+// The current stage's matrices (every head of a per-head stage, the selected
+// layer) as ONE CSV file with a section per matrix: each section is a line
+// "# <stage> layer <l> head <h>: <matrix label>" followed by the matrix as plain
+// CSV (core matrix_to_csv: token labels, nan/inf/-inf), sections separated by
+// an empty line. Named "attn-<stage>.csv".
+export_file share_export_csv(const app& a);
+// The whole trace (trace_to_json), "attn-trace.json".
+export_file share_export_json(const app& a);
+// The name the canvas PNG gets.
+inline const char* share_png_name() { return "attn-canvas.png"; }
+
+// The link with view.embed=1 (for the iframe snippet), and without it (the
+// embed's "Open in the full playground" button).
+std::string share_embed_link(const app& a);
+std::string share_full_link(const app& a);
+
+}  // namespace attn::ui

@@ -1,0 +1,93 @@
+// Offline: web/sw.js keeps the site, so after one visit the page opens and
+// computes with the network off; a new build (a new build-id.js) replaces the
+// cached files. Runs on a copy of the built site, served by its own serve.py,
+// so the test can change files as a rebuild would.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { root, launchBrowser } from './harness.mjs';
+
+let browser, site, server, url;
+before(async () => {
+  site = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-site-'));
+  fs.cpSync(path.join(root, 'build', 'web', 'site'), site, { recursive: true });
+  server = spawn('python3', [path.join(root, 'serve.py'), '--no-build', '--port', '0', '--site', site],
+    { env: { ...process.env, ATTN_SERVE_QUIET: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('serve.py did not start')), 15000);
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/http:\/\/[^\s]+\//);
+      if (m) { clearTimeout(timer); resolve(m[0]); }
+    });
+  });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.kill('SIGINT');
+  if (site) fs.rmSync(site, { recursive: true, force: true });
+});
+
+const up = (page) => page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+const cachedPaths = (page) => page.evaluate(async () => {
+  const names = (await caches.keys()).filter((n) => n.startsWith('attn-site-'));
+  const out = {};
+  for (const n of names) out[n] = (await (await caches.open(n)).keys()).map((r) => new URL(r.url).pathname);
+  return out;
+});
+
+test('after one visit the playground opens and computes offline; a new build replaces the cache', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
+  page.on('request', (r) => { if (!r.url().startsWith(url) && !r.url().startsWith('data:')) problems.push('foreign request: ' + r.url()); });
+  try {
+    const buildId = fs.readFileSync(path.join(site, 'build-id.js'), 'utf8').match(/'([^']+)'/)[1];
+    await page.goto(url + '#v=1&text=%E7%8C%AB%20%E8%BF%BD%20%E7%8B%97&heads=2');
+    await up(page);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.waitForFunction(() => window.attnShell.fonts['ui-cjk.ttf'] === 'loaded', null, { timeout: 30000 });
+    await page.reload();  // now controlled: the font request goes through the worker too
+    await up(page);
+    await page.waitForFunction(() => !!navigator.serviceWorker.controller && window.attnShell.fonts['ui-cjk.ttf'] === 'loaded', null, { timeout: 30000 });
+    const cached = await cachedPaths(page);
+    assert.deepEqual(Object.keys(cached), ['attn-site-' + buildId]);
+    for (const f of ['/', '/index.html', '/shell.js', '/shell.css', '/attn.js', '/attn.wasm', '/attn.data', '/favicon.svg', '/blog.html', '/assets/ui-cjk.ttf'])
+      assert.ok(cached['attn-site-' + buildId].includes(f), 'cached: ' + f);
+
+    await context.setOffline(true);
+    await page.reload();
+    await up(page);
+    const t = await page.evaluate(() => window.attn.trace());
+    assert.deepEqual(t.tokens, ['猫', '追', '狗']);
+    assert.equal(await page.evaluate(() => window.attn.errors()), '');
+    await page.goto(url + 'blog.html');
+    assert.match(await page.title(), /Attention/);
+
+    // A rebuild: new files and a new build id. Online, one reload gets the new files.
+    await context.setOffline(false);
+    fs.appendFileSync(path.join(site, 'shell.css'), '\n/* rebuilt */ #canvas { --rebuilt: 1; }\n');
+    fs.writeFileSync(path.join(site, 'build-id.js'), "self.ATTN_BUILD_ID = 'rebuilt0000000';\n");
+    await page.goto(url);
+    await up(page);
+    const rebuilt = () => page.evaluate(() => getComputedStyle(document.getElementById('canvas')).getPropertyValue('--rebuilt').trim());
+    assert.equal(await rebuilt(), '1', 'the reload after a rebuild uses the new shell.css');
+    await page.waitForFunction(async () => (await caches.keys()).filter((n) => n.startsWith('attn-site-')).join() === 'attn-site-rebuilt0000000',
+      null, { timeout: 30000 });
+    // And offline, the new files come from the new cache.
+    await context.setOffline(true);
+    await page.reload();
+    await up(page);
+    assert.equal(await rebuilt(), '1', 'offline after a rebuild: the new shell.css');
+    assert.ok((await page.evaluate(() => window.attn.trace())).tokens.length > 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,267 @@
+// Share, embed, export, as a person uses them: a link reproduces the lesson,
+// stage and selection; view.hide / readonly / embed change what the page offers;
+// the Share menu copies links and downloads the numbers and the picture; the
+// language is remembered; a bad link says what is wrong.
+//
+// attnShell's copyText / download / openUrl are wrapped after load to record
+// their calls (the test checks what the app hands the page, not how the page
+// copies or downloads). storageGet / storageSet are backed by localStorage when
+// the shell lacks them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, openPage } from './harness.mjs';
+import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE } from './person.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const num = (x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : Number(x));
+const hashOf = (page) => page.evaluate(() => location.hash.slice(1));
+
+// Records what the app asks the page to do.
+async function recordShell(page) {
+  await page.evaluate(() => {
+    window.__copied = [];
+    window.__downloads = [];
+    window.__opened = [];
+    window.attnShell.copyText = (t) => window.__copied.push(t);
+    window.attnShell.download = (name, mime, bytes) => window.__downloads.push({ name, mime, bytes: Array.from(bytes) });
+    window.attnShell.openUrl = (u) => window.__opened.push(u);
+  });
+}
+
+async function share(page, item) {
+  await click(page, 'share');
+  await click(page, item);
+}
+
+test('a link reproduces the lesson, the stage, the selected row and the experiment', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  try {
+    await click(page, 'lesson3');
+    await gotoStage(page, STAGE.scores);
+    await key(page, 'ArrowUp', 2);
+    const want = await ui(page);
+    assert.equal(want.lesson, 2);
+    const wantExperiment = await experiment(page);
+    await page.waitForFunction(() => location.hash.includes('view.lesson=3') && location.hash.includes('view.stage=2'), null,
+      { timeout: 5000 });
+    await frames(page, 20);  // past the publishing throttle
+    const hash = await hashOf(page);
+    assert.equal(hash, want.link);
+    assert.match(hash, new RegExp('view.row=' + want.sel_row));
+
+    const other = await openPage(browser, server.url + '#' + hash);
+    try {
+      const got = await ui(other.page);
+      assert.equal(got.lesson, 2);
+      assert.equal(got.stage, STAGE.scores);
+      assert.equal(got.sel_row, want.sel_row);
+      assert.equal(await experiment(other.page), wantExperiment);
+      assert.equal(await hashOf(other.page), hash, 'opening the link publishes the same link');
+      assert.deepEqual(other.problems, []);
+    } finally {
+      await other.context.close();
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a z= link opens the same experiment as its canonical form', async () => {
+  const sentence = 'the quick brown fox jumps over the lazy dog while the cat watches from the warm windowsill';
+  const canonical = 'v=1&text=' + encodeURIComponent(sentence) + '&heads=4&mask=none&seed=9';
+  const { page, context, problems } = await openPage(browser, server.url + '#' + canonical);
+  try {
+    const wantExperiment = await experiment(page);
+    assert.ok(wantExperiment.length > 300, 'long enough to be compressed');
+    const link = (await ui(page)).link;
+    assert.match(link, /^z=[A-Za-z0-9_-]+$/);
+    const other = await openPage(browser, server.url + '#' + link);
+    try {
+      assert.equal(await experiment(other.page), wantExperiment);
+      assert.deepEqual((await trace(other.page)).tokens, (await trace(page)).tokens);
+    } finally {
+      await other.context.close();
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('view.hide removes panels; view.readonly keeps the experiment but allows stepping', async () => {
+  let { page, context, problems } = await openPage(browser, server.url + '#v=1&view.hide=controls,code');
+  try {
+    const w = (await ui(page)).widgets;
+    assert.ok(!w.heads_2 && !w.text, 'no controls');
+    assert.ok(!w.code_lit, 'no code');
+    assert.ok(w.grid_head0 && w.stage0 && w.share, 'the maps, the stepper and the menu stay');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+  ({ page, context, problems } = await openPage(browser, server.url + '#v=1&view.readonly=1&view.stage=5'));
+  try {
+    const before = await experiment(page);
+    assert.equal((await ui(page)).readonly, true);
+    await click(page, 'heads_4');
+    await click(page, 'grid_head0', 0.9, 0.1);  // would mask an edge
+    await key(page, 'Control+z');
+    assert.equal(await experiment(page), before, 'nothing changed the experiment');
+    await click(page, 'next');
+    assert.equal((await ui(page)).stage, STAGE.weighted_sum, 'stepping still works');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('view.embed: a small iframe-sized page with only the maps and "Open in the full playground"', async () => {
+  const { page, context, problems } = await openPage(browser, server.url + '#v=1&heads=4&view.lesson=1&view.embed=1',
+    { width: 700, height: 450 });
+  try {
+    await recordShell(page);
+    const state = await ui(page);
+    assert.equal(state.embed, true);
+    const w = state.widgets;
+    assert.ok(!w.share && !w.language && !w.heads_2 && !w.lesson1, 'no top bar, no controls, no lesson list');
+    assert.ok(w.open_full && w.stage0 && w.l1_softmax, 'the button, the stepper and the lesson card');
+    for (const [name, r] of Object.entries(w)) {
+      if (!name.startsWith('grid_') && name !== 'open_full') continue;
+      assert.ok(r[0] >= 0 && r[2] <= 700, `${name} fits the width: ${r}`);
+    }
+    await click(page, 'open_full');
+    const opened = await page.evaluate(() => window.__opened);
+    assert.equal(opened.length, 1);
+    const url = new URL(opened[0]);
+    assert.equal(url.origin + url.pathname, new URL(server.url).origin + new URL(server.url).pathname);
+    assert.ok(!url.hash.includes('view.embed'), url.hash);
+    assert.match(url.hash, /heads=4/);
+    assert.match(url.hash, /view.lesson=1/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('Share: copy the link and the embed code', async () => {
+  const { page, context, problems } = await openPage(browser, server.url + '#v=1&heads=4');
+  try {
+    await recordShell(page);
+    await share(page, 'share_copy_link');
+    const { link } = await ui(page);
+    const base = await page.evaluate(() => location.origin + location.pathname);
+    assert.deepEqual(await page.evaluate(() => window.__copied), [base + '#' + link]);
+    await share(page, 'share_copy_embed');
+    const snippet = (await page.evaluate(() => window.__copied))[1];
+    const m = snippet.match(/^<iframe src="([^"]+)" width="720" height="480" style="border:0" loading="lazy" title="Attention playground"><\/iframe>$/);
+    assert.ok(m, snippet);
+    assert.equal(m[1].replaceAll('&amp;', '&'), base + '#' + link + '&view.embed=1');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('Share: export the stage as CSV, the trace as JSON and the canvas as PNG', async () => {
+  const { page, context, problems } = await openPage(browser, server.url + '#v=1&heads=2&view.stage=5',
+    { width: 800, height: 500 });
+  try {
+    await recordShell(page);
+    await share(page, 'share_export_csv');
+    await share(page, 'share_export_json');
+    await share(page, 'share_export_png');
+    const downloads = await page.evaluate(() => window.__downloads);
+    assert.deepEqual(downloads.map((d) => [d.name, d.mime]),
+      [['attn-weights.csv', 'text/csv'], ['attn-trace.json', 'application/json'], ['attn-canvas.png', 'image/png']]);
+    const t = await trace(page);
+    const text = (d) => Buffer.from(d.bytes).toString('utf8');
+
+    const sections = text(downloads[0]).trim().split('\n\n');
+    assert.equal(sections.length, 2, 'one section per head');
+    sections.forEach((section, h) => {
+      const [title, header, ...rows] = section.split('\n');
+      assert.match(title, new RegExp(`^# weights layer 0 head ${h}`));
+      assert.deepEqual(header.split(',').slice(1), t.tokens);
+      const w = t.layers[0].heads[h].weights;
+      assert.equal(rows.length, w.shape[0]);
+      rows.forEach((row, r) => {
+        const cells = row.split(',');
+        assert.equal(cells[0], t.tokens[r]);
+        cells.slice(1).forEach((x, c) => assert.equal(num(x), num(w.data[r * w.shape[1] + c]), `head ${h} (${r},${c})`));
+      });
+    });
+
+    assert.deepEqual(JSON.parse(text(downloads[1])), t);
+
+    const png = Buffer.from(downloads[2].bytes);
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const size = await page.evaluate(() => [document.getElementById('canvas').width, document.getElementById('canvas').height]);
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], size);
+    assert.ok(png.length > size[0] * size[1] * 3, 'holds every pixel');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the interface language is remembered across a reload', async () => {
+  const { page, context, problems } = await openPage(browser, server.url, {
+    prepare: (p) => p.addInitScript(() => {
+      // Give the shell localStorage-backed storage if it has none (the app only needs the two names).
+      let shell;
+      Object.defineProperty(window, 'attnShell', {
+        configurable: true,
+        get: () => shell,
+        set: (s) => {
+          shell = s;
+          s.storageGet ??= (k) => localStorage.getItem(k);
+          s.storageSet ??= (k, v) => localStorage.setItem(k, v);
+        },
+      });
+    }),
+  });
+  try {
+    assert.equal((await ui(page)).language, 'en');
+    await click(page, 'language');
+    assert.equal((await ui(page)).language, 'zh');
+    await frames(page, 4);
+    await page.reload();
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+    assert.equal((await ui(page)).language, 'zh');
+    assert.ok(!/lang/.test(new URL(page.url()).hash), 'the language is not part of the link');
+    assert.deepEqual(problems.filter((p) => !p.includes('font')), []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a bad, truncated or oversized link: a banner says what is wrong, the default experiment opens', async () => {
+  const cases = [
+    ['#v=1&heads=2&view.lesson=99', /view\.lesson/],
+    ['#z=AQxyz', /z|compress|check|payload/i],
+    ['#v=1&text=' + 'a'.repeat(70000), /65536/],
+  ];
+  for (const [hash, why] of cases) {
+    const { page, context, problems } = await openPage(browser, server.url + hash);
+    try {
+      assert.match(await page.evaluate(() => window.attn.errors()), why);
+      assert.match(await experiment(page), /text=the%20cat%20chased%20the%20dog&.*heads=2/);
+      await widget(page, 'banner');
+      await click(page, 'banner_close');
+      assert.ok(!(await ui(page)).widgets.banner, 'the banner closes');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  }
+});
