@@ -251,6 +251,9 @@ int main(int argc, char** argv) {
     if (opt.lang == "zh" || (opt.lang.empty() && remembered == "zh"))
         attn::ui::ui_set_language(attn::ui::language::zh);
     attn::ui::language stored_language = remembered == "zh" ? attn::ui::language::zh : attn::ui::language::en;
+    // So are the panels closed from the View menu.
+    std::string stored_layout = attn::platform::bridge_storage_get("attn.layout");
+    attn::ui::app_set_layout_text(app, stored_layout);
     attn::link_view published_view = attn::ui::app_view(app);
     // experiment_changed stays set: the first frame publishes the link in full (canonical form).
     float ui_scale = 0.0f;  // forces the first style scaling
@@ -309,6 +312,10 @@ int main(int argc, char** argv) {
         if ((app.experiment_changed || !(view == published_view)) && attn::platform::bridge_publish(app)) {
             app.experiment_changed = false;
             published_view = view;
+        }
+        if (const std::string layout = attn::ui::app_layout_text(app); layout != stored_layout) {
+            stored_layout = layout;
+            attn::platform::bridge_storage_set("attn.layout", layout);
         }
         if (attn::ui::ui_language() != stored_language) {
             stored_language = attn::ui::ui_language();

@@ -8,6 +8,7 @@
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
+#include "text_util.hpp"
 #include "tokenize.hpp"
 
 namespace attn::ui {
@@ -210,6 +211,30 @@ void handle_keys(app& a) {
         a.show_help = false;
 }
 
+constexpr const char* layout_panel_names[view_panel_count] = {"controls", "code", "inspector", "lessons", "stepper"};
+
+bool panel_hidden(const app& a, view_panel p) { return a.options.hides(p) || a.layout_hidden[std::size_t(p)]; }
+
+// The View menu: which panels to show. The choice is remembered between visits.
+void view_menu(app& a) {
+    if (ImGui::Button(tr("View", "视图")))
+        ImGui::OpenPopup("view_menu");
+    mark_widget(a, "view_menu");
+    if (ImGui::BeginPopup("view_menu")) {
+        const std::pair<view_panel, const char*> items[] = {{view_panel::controls, tr("Controls", "控制面板")},
+                                                            {view_panel::lessons, tr("Lessons bar", "课程栏")},
+                                                            {view_panel::inspector, tr("Inspector", "检查器")},
+                                                            {view_panel::code, tr("Code", "代码")}};
+        for (const auto& [panel, label] : items) {
+            bool shown = !a.layout_hidden[std::size_t(panel)];
+            if (ImGui::Checkbox(label, &shown))
+                a.layout_hidden[std::size_t(panel)] = !shown;
+            mark_widget(a, (std::string("view_") + layout_panel_names[std::size_t(panel)]).c_str());
+        }
+        ImGui::EndPopup();
+    }
+}
+
 void top_bar(app& a) {
     ImGui::TextUnformatted(tr("Attention playground", "注意力演练场"));
     ImGui::SameLine();
@@ -218,8 +243,11 @@ void top_bar(app& a) {
     const char* lang = ui_language() == language::en ? "中文" : "English";
     const float w_lang = ImGui::CalcTextSize(lang).x + st.FramePadding.x * 2;
     const float w_undo = ImGui::CalcTextSize(tr("Undo", "撤销")).x + ImGui::CalcTextSize(tr("Redo", "重做")).x +
-                         ImGui::CalcTextSize("?").x + st.FramePadding.x * 6 + st.ItemSpacing.x * 3 + share_menu_width();
+                         ImGui::CalcTextSize("?").x + ImGui::CalcTextSize(tr("View", "视图")).x + st.FramePadding.x * 8 +
+                         st.ItemSpacing.x * 4 + share_menu_width();
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w_lang - w_undo));
+    view_menu(a);
+    ImGui::SameLine();
     share_menu(a);
     ImGui::SameLine();
     ImGui::BeginDisabled(a.undo.empty() || a.options.readonly);
@@ -271,9 +299,9 @@ void app_draw(app& a) {
 
     // Three columns on a wide screen; on a narrow one (a phone in landscape) the
     // inspector and the code move under the matrices. A link's view.hide drops panels.
-    const bool show_controls = !a.options.hides(view_panel::controls);
-    const bool show_inspector = !a.options.hides(view_panel::inspector);
-    const bool show_code = !a.options.hides(view_panel::code);
+    const bool show_controls = !panel_hidden(a, view_panel::controls);
+    const bool show_inspector = !panel_hidden(a, view_panel::inspector);
+    const bool show_code = !panel_hidden(a, view_panel::code);
     const bool show_side = show_inspector || show_code;
     auto side_panels = [&] {
         if (show_inspector) {
@@ -301,7 +329,7 @@ void app_draw(app& a) {
     const float gaps = (show_controls ? spacing : 0.0f) + (right > 0 ? spacing : 0.0f);
     ImGui::BeginChild("center", ImVec2(wide && right > 0 ? width - left - right - gaps : 0, 0), true,
                       ImGuiWindowFlags_HorizontalScrollbar);
-    if (!a.options.hides(view_panel::lessons))
+    if (!panel_hidden(a, view_panel::lessons))
         panel_lesson(a);
     panel_pipeline(a);
     if (!wide && show_side) {
@@ -318,6 +346,22 @@ void app_draw(app& a) {
     ImGui::End();
     if (a.show_help)
         panel_help(a);
+}
+
+std::string app_layout_text(const app& a) {
+    std::string out;
+    for (std::size_t p = 0; p < view_panel_count; ++p)
+        if (a.layout_hidden[p])
+            out += (out.empty() ? "" : ",") + std::string(layout_panel_names[p]);
+    return out;
+}
+
+void app_set_layout_text(app& a, std::string_view text) {
+    a.layout_hidden = {};
+    for (std::size_t p = 0; p < view_panel_count; ++p)
+        for (const auto name : split(text, ','))
+            if (name == layout_panel_names[p])
+                a.layout_hidden[p] = true;
 }
 
 }  // namespace attn::ui

@@ -6,6 +6,7 @@
 // experiment when the new one is invalid and says why.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ struct app {
     std::uint32_t shuffle_count = 0;
     std::vector<widget_rect> widgets;
     lesson_state lesson;
+    // Panels the person closed from the View menu: remembered between visits
+    // (app_layout_text), unlike a link's view.hide, which only that link applies.
+    std::array<bool, view_panel_count> layout_hidden{};
 
     link_view options;                   // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)
     bool errors_from_link = false;       // the errors are the opening link's (the banner says so)
@@ -85,6 +89,10 @@ bool app_open_link(app& a, std::string_view link, bool history = true);
 // The view to publish: the current lesson, stage and row (each only when it
 // differs from what the experiment or lesson opens on anyway) and the options.
 link_view app_view(const app& a);
+
+// The View menu's closed panels as text ("code,inspector") and back, for storage.
+std::string app_layout_text(const app& a);
+void app_set_layout_text(app& a, std::string_view text);
 // The link reproducing what is on screen: link_encode(a.exp, app_view(a)).
 std::string app_link(const app& a);
 

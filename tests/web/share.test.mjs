@@ -245,6 +245,32 @@ test('the interface language is remembered across a reload', async () => {
   }
 });
 
+test('panels closed from the View menu stay closed after a reload, and are not part of the link', async () => {
+  const { page, context, problems } = await openPage(browser, server.url);
+  try {
+    assert.ok((await ui(page)).widgets.code_lit, 'the code panel is open');
+    await click(page, 'view_menu');
+    await click(page, 'view_code');
+    await key(page, 'Escape');
+    assert.ok(!(await ui(page)).widgets.code_lit, 'the code panel closed');
+    assert.equal(await page.evaluate(() => localStorage.getItem('attn.layout')), 'code');
+    await page.reload();
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+    await frames(page, 4);
+    const state = await ui(page);
+    assert.ok(!state.widgets.code_lit, 'still closed after the reload');
+    assert.ok(state.widgets.heads_2, 'the rest of the layout is there');
+    assert.ok(!/view\./.test(new URL(page.url()).hash), 'the layout is not part of the link');
+    await click(page, 'view_menu');
+    await click(page, 'view_code');
+    await key(page, 'Escape');
+    assert.ok((await ui(page)).widgets.code_lit, 'open again');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('a bad, truncated or oversized link: a banner says what is wrong, the default experiment opens', async () => {
   const cases = [
     ['#v=1&heads=2&view.lesson=99', /view\.lesson/],
