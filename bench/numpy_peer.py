@@ -20,23 +20,9 @@ import time
 import numpy as np
 
 
-# --- the article's reference implementation, as written there (tests/cli_test.py) ---
-def softmax(x, axis=-1):
-    x = x - x.max(axis=axis, keepdims=True)
-    e = np.exp(x)
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def attention(X, W_q, W_k, W_v, causal=True):
-    # X: (n, d_model)
-    n = X.shape[0]
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v
-    scores = Q @ K.T / np.sqrt(K.shape[-1])      # (n, n)
-    if causal:
-        mask = np.triu(np.ones((n, n)), k=1).astype(bool)
-        scores = np.where(mask, -np.inf, scores)
-    return softmax(scores) @ V, softmax(scores)
-# -------------------------------------------------------------------------------------
+# The article's softmax() and attention(), from the project's one copy of them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from article import attention, softmax  # noqa: E402,F401
 
 
 def attention_qkv(Q, K, V, causal=True):

@@ -4,6 +4,7 @@
     python3 tests/cli_test.py path/to/attn
 """
 import json
+import os
 import subprocess
 import sys
 import unittest
@@ -13,23 +14,9 @@ import numpy as np
 ATTN = sys.argv.pop(1) if len(sys.argv) > 1 else "build/native-debug/tests/attn"
 
 
-# --- the article's reference implementation, as written there -----------------
-def softmax(x, axis=-1):
-    x = x - x.max(axis=axis, keepdims=True)
-    e = np.exp(x)
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def attention(X, W_q, W_k, W_v, causal=True):
-    # X: (n, d_model)
-    n = X.shape[0]
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v
-    scores = Q @ K.T / np.sqrt(K.shape[-1])      # (n, n)
-    if causal:
-        mask = np.triu(np.ones((n, n)), k=1).astype(bool)
-        scores = np.where(mask, -np.inf, scores)
-    return softmax(scores) @ V, softmax(scores)
-# -------------------------------------------------------------------------------
+# The article's softmax() and attention(), exactly as written there.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from article import attention  # noqa: E402
 
 
 def run(*args):
