@@ -18,9 +18,22 @@ export async function widget(page, name) {
   assert.ok(w, `widget ${name} is on screen`);
   return w;
 }
+// Clicks like a person: waits until the widget stops moving (a layout can take a
+// frame or two to settle after a change), moves there, lets the hover register,
+// then presses and releases in separate frames.
 export async function click(page, name, fx = 0.5, fy = 0.5) {
-  const w = await widget(page, name);
-  await page.mouse.click(w[0] + (w[2] - w[0]) * fx, w[1] + (w[3] - w[1]) * fy);
+  let w = await widget(page, name);
+  for (let i = 0; i < 10; i++) {
+    await frames(page, 2);
+    const again = await widget(page, name);
+    if (again.every((v, k) => v === w[k])) break;
+    w = again;
+  }
+  await page.mouse.move(w[0] + (w[2] - w[0]) * fx, w[1] + (w[3] - w[1]) * fy);
+  await frames(page, 2);
+  await page.mouse.down();
+  await frames(page, 2);
+  await page.mouse.up();
   await frames(page, 4);
 }
 export async function key(page, k, times = 1) {
