@@ -1,28 +1,21 @@
 // Embedding: web/blog.html's live iframes, the postMessage API of web/shell.js
 // (README.md, "Embedding"), window.attnShell's clipboard / download / storage
 // functions, and links the shell must survive (a 5 MB hash, broken %-escapes).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startServer, launchBrowser, openPage } from './harness.mjs';
+import { openPage, browserSuite } from './harness.mjs';
+import { at } from './person.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const suite = browserSuite();
 
 // Opens the blog (or another page of the site without an app of its own),
 // collecting console errors and requests to any host but ours and `allow`.
 async function openHost(path, { allow = [], contextOptions = {} } = {}) {
-  const context = await browser.newContext({ viewport: { width: 1000, height: 800 }, ...contextOptions });
+  const context = await suite.browser.newContext({ viewport: { width: 1000, height: 800 }, ...contextOptions });
   const page = await context.newPage();
   const problems = [];
-  const origin = new URL(server.url).origin;
+  const origin = new URL(suite.server.url).origin;
   page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
   page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
   context.on('request', (r) => {
@@ -30,7 +23,7 @@ async function openHost(path, { allow = [], contextOptions = {} } = {}) {
     if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:') && !allow.some((a) => u.startsWith(a)))
       problems.push('foreign request: ' + u);
   });
-  await page.goto(server.url + path);
+  await page.goto(suite.server.url + path);
   return { page, context, problems };
 }
 
@@ -102,7 +95,7 @@ test('postMessage: attn:set changes the frame and the host hears attn:changed; b
     const frames = await appFrames(page);
     const f = frames[1];
     const experiment = () => f.evaluate(() => window.attn.experiment());
-    const origin = new URL(server.url).origin;
+    const origin = new URL(suite.server.url).origin;
 
     const got = await exchange(page, 1, { type: 'attn:set', link: 'v=1&text=one%20two%20three&heads=4&mask=none' });
     assert.match(await experiment(), /text=one%20two%20three&.*heads=4.*mask=none/);
@@ -172,9 +165,9 @@ test('postMessage: a frame of another origin is ignored (a real cross-origin ifr
 });
 
 test('attnShell: copyText, download, storageGet/storageSet, openUrl, embedded', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(suite.server.url).origin });
     assert.equal(await page.evaluate(() => window.attnShell.embedded), false);
     const copied = await page.evaluate(() => window.attnShell.copyText('v=1&heads=3 猫'));
     assert.equal(copied, true);
@@ -228,7 +221,7 @@ for (const [what, hash] of [
   ['a truncated compressed link', 'z=AcQCaba_9f8BHE9c-R1L4ci3nFa'],
 ]) {
   test(`${what} in the URL: the app still comes up and names the problem`, async () => {
-    const { page, context, problems } = await openPage(browser, server.url + '#' + hash);
+    const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + hash);
     try {
       const errors = await page.evaluate(() => window.attn.errors());
       assert.notEqual(errors.trim(), '', 'the app names a problem');

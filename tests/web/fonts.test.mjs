@@ -2,33 +2,25 @@
 // once, from this site, and then draws real glyphs instead of '?' (checked on
 // the pixels, against the same page with the font's request blocked); and its
 // size is reported.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { root, startServer, launchBrowser, openPage } from './harness.mjs';
+import { root, openPage, browserSuite } from './harness.mjs';
 
 const FONT = 'ui-cjk.ttf';
 const isFontRequest = (u) => new URL(u).pathname.endsWith('/assets/' + FONT);
 const CHINESE = 'v=1&text=%E7%8C%AB%E8%BF%BD%E7%8B%97';  // 猫追狗
 const site = path.join(root, 'build', 'web', 'site');
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const suite = browserSuite();
 
 // Opens the page, recording every request for the font; `block` aborts them.
 async function open(hash, { block = false } = {}) {
   const fontRequests = [];
-  const opened = await openPage(browser, server.url + hash, {
+  const opened = await openPage(suite.browser, suite.server.url + hash, {
     prepare: async (page) => {
       page.on('request', (r) => { if (isFontRequest(r.url())) fontRequests.push(r.url()); });
       if (block) await page.route((u) => isFontRequest(u.href), (route) => route.abort());
@@ -100,7 +92,7 @@ test('the English page does not download the Chinese font; typing Chinese later 
     await page.evaluate(() => window.attn.setExperiment('v=1&text=%E7%8B%97%E8%BF%BD%E7%8C%AB'));  // more new characters
     await frames(page, 10);
     assert.equal(fontRequests.length, 1, 'fetched exactly once: ' + fontRequests.join(', '));
-    assert.equal(new URL(fontRequests[0]).origin, new URL(server.url).origin, 'from this site');
+    assert.equal(new URL(fontRequests[0]).origin, new URL(suite.server.url).origin, 'from this site');
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -27,6 +28,23 @@ export async function startServer() {
     proc.on('exit', (code) => reject(new Error('serve.py exited with ' + code + ': ' + stderr)));
   });
   return { url, stop: () => proc.kill('SIGINT') };
+}
+
+// For a test file: serves the site and starts the browser before its tests,
+// stops both after them. The returned object's server and browser are set then;
+// `setup(suite)`, if given, runs once they are (e.g. to open a shared page).
+export function browserSuite(setup) {
+  const suite = { server: null, browser: null };
+  before(async () => {
+    suite.server = await startServer();
+    suite.browser = await launchBrowser();
+    if (setup) await setup(suite);
+  });
+  after(async () => {
+    await suite.browser?.close();
+    suite.server?.stop();
+  });
+  return suite;
 }
 
 export async function launchBrowser() {

@@ -2,19 +2,11 @@
 // the shader compiles under GLSL ES 3.00, NaN weights show in magenta, weights in
 // the sequential map, signed values in the diverging one, and a click (mouse or
 // touch) on a cell reaches the app (on the softmax stage it masks that edge).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, openPage } from './harness.mjs';
+import { openPage, browserSuite } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const suite = browserSuite();
 
 const NAN_EXPERIMENT = 'v=1&precision=fp16&softmax=no_max&scale=6';
 
@@ -65,7 +57,7 @@ function watchShaderMessages(page) {
 }
 
 test('NaN weights are drawn in magenta, by the shader under WebGL2', async () => {
-  const { page, context, problems } = await openPage(browser, server.url + '#' + NAN_EXPERIMENT);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + NAN_EXPERIMENT);
   try {
     const shaderMessages = watchShaderMessages(page);
     await page.waitForTimeout(300);
@@ -81,7 +73,7 @@ test('NaN weights are drawn in magenta, by the shader under WebGL2', async () =>
 });
 
 test('weights use the sequential map, masked cells are hatched, signed values use the diverging map', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     const shaderMessages = watchShaderMessages(page);
     let c = await colours(page);
@@ -115,7 +107,7 @@ async function clickSecondRowCell(page, tap) {
 }
 
 test('a mouse click on a cell reports it (the app masks that edge)', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     await page.mouse.move(5, 5);
     await page.waitForTimeout(100);
@@ -128,10 +120,10 @@ test('a mouse click on a cell reports it (the app masks that edge)', async () =>
 });
 
 test('a tap on a cell reports it too', async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, hasTouch: true });
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 720 }, hasTouch: true });
   const page = await context.newPage();
   try {
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
     await clickSecondRowCell(page, true);
   } finally {

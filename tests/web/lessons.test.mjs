@@ -1,21 +1,15 @@
 // Each lesson opens in headless Chromium and its key claim is asserted on the
 // numbers the page itself computed (window.attn.ui().numbers), after acting on
 // the lesson's own controls as a person would.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, openPage } from './harness.mjs';
+import { openPage, browserSuite } from './harness.mjs';
 import { frames, ui, trace, experiment, click, key, gotoStage, STAGE } from './person.mjs';
 
-let server, browser, page, context, problems;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  ({ page, context, problems } = await openPage(browser, server.url, { width: 1400, height: 900 }));
-});
-after(async () => {
-  await context?.close();
-  await browser?.close();
-  server?.stop();
+// One page for all lessons, closed with the browser.
+let page, problems;
+browserSuite(async (suite) => {
+  ({ page, problems } = await openPage(suite.browser, suite.server.url, { width: 1400, height: 900 }));
 });
 
 async function openLesson(n) {

@@ -1,24 +1,15 @@
 // The real page in headless Chromium: it loads cleanly, draws, and the numbers
 // the wasm core computed agree with an independent computation in JS.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, startServer, launchBrowser, openPage, canvasStats } from './harness.mjs';
+import { root, openPage, canvasStats, browserSuite } from './harness.mjs';
+import { num, at } from './person.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const suite = browserSuite();
 
-const num = (x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : x);
-const at = (m, r, c) => num(m.data[r * m.shape[1] + c]);
 
 // softmax(mask(X W_q (X W_k)ᵀ / √d_k)) for one head, in float64 from the page's own inputs.
 function referenceWeights(t, head, heads, causal) {
@@ -40,7 +31,7 @@ function referenceWeights(t, head, heads, causal) {
 }
 
 test('the page loads without errors, draws the heatmap, and its numbers match an independent computation', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     const stats = await canvasStats(page);
     assert.ok(stats.width >= 1280 && stats.height >= 720, `canvas fills the window: ${stats.width}x${stats.height}`);
@@ -71,7 +62,7 @@ test('the wasm core draws the same parameters as the native core, bit for bit', 
   if (!fs.existsSync(cli)) assert.fail('native attn CLI not built: ' + cli);
   const experiment = 'v=1&text=%E7%8C%AB%E8%BF%BD%E7%8B%97%20the%20dog&seed=77&d_model=12&heads=3&kv_heads=1&layers=2&block=full&pos=rope&mask=causal';
   const native = JSON.parse(execFileSync(cli, ['eval', experiment, '--json'], { encoding: 'utf8' }));
-  const { page, context, problems } = await openPage(browser, server.url + '#' + experiment);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + experiment);
   try {
     const t = await page.evaluate(() => window.attn.trace());
     assert.deepEqual(t.tokens, native.tokens);
@@ -89,7 +80,7 @@ test('the wasm core draws the same parameters as the native core, bit for bit', 
 });
 
 test('changing the head count and the mask recomputes at once', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     const before = await canvasStats(page);
     const err = await page.evaluate(() => window.attn.setExperiment('v=1&text=the%20cat%20chased%20the%20dog&heads=4&mask=none'));
@@ -109,7 +100,7 @@ test('changing the head count and the mask recomputes at once', async () => {
 });
 
 test('a bad experiment is refused with a message and the last good one stays', async () => {
-  const { page, context, problems } = await openPage(browser, server.url + '#v=1&heads=3&mask=sideways');
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=3&mask=sideways');
   try {
     const errors = await page.evaluate(() => window.attn.errors());
     assert.match(errors, /mask/);
@@ -126,11 +117,11 @@ test('a bad experiment is refused with a message and the last good one stays', a
 for (const [what, hide] of [['WebGL 2', "const g = HTMLCanvasElement.prototype.getContext; HTMLCanvasElement.prototype.getContext = function (t, ...a) { return t === 'webgl2' ? null : g.call(this, t, ...a); };"],
   ['WebAssembly SIMD', 'WebAssembly.validate = () => false;']]) {
   test(`without ${what} the page says so in plain language instead of going blank`, async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await context.newPage();
     try {
       await page.addInitScript(hide);
-      await page.goto(server.url);
+      await page.goto(suite.server.url);
       await page.waitForSelector('#fatal:not([hidden])', { timeout: 10000 });
       const text = await page.textContent('#fatal');
       assert.match(text, /cannot run the playground/);
@@ -142,7 +133,7 @@ for (const [what, hide] of [['WebGL 2', "const g = HTMLCanvasElement.prototype.g
 }
 
 test('HiDPI: the canvas backing store follows devicePixelRatio', async () => {
-  const { page, context } = await openPage(browser, server.url, { width: 800, height: 600, deviceScaleFactor: 2 });
+  const { page, context } = await openPage(suite.browser, suite.server.url, { width: 800, height: 600, deviceScaleFactor: 2 });
   try {
     await page.waitForFunction(() => document.getElementById('canvas').width === 1600, null, { timeout: 10000 });
     await page.setViewportSize({ width: 640, height: 480 });

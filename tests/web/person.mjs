@@ -2,6 +2,10 @@
 // keys, wait for frames; and what the tests read back through window.attn.
 import assert from 'node:assert/strict';
 
+// Numbers from window.attn.trace(): NaN and infinities arrive as strings.
+export const num = (x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : Number(x));
+export const at = (m, r, c) => num(m.data[r * m.shape[1] + c]);
+
 export async function frames(page, n = 4) {
   await page.evaluate((n) => new Promise((resolve) => {
     let k = 0;

@@ -1,26 +1,16 @@
 // The playground as a person uses it, in headless Chromium: real clicks and
 // keys on the canvas (at the rectangles the app reports for its widgets), then
 // the experiment and the recomputed numbers read back through window.attn.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, openPage, canvasStats } from './harness.mjs';
-import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE, regionMean } from './person.mjs';
+import { openPage, canvasStats, browserSuite } from './harness.mjs';
+import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE, regionMean, num, at } from './person.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const suite = browserSuite();
 
-const num = (x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : x);
-const at = (m, r, c) => num(m.data[r * m.shape[1] + c]);
 
 test('type a token: the sentence, the tokens and the numbers change, and the URL follows', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     const before = await trace(page);
     await click(page, 'text', 0.98);
@@ -38,7 +28,7 @@ test('type a token: the sentence, the tokens and the numbers change, and the URL
 });
 
 test('change the head count and toggle the causal mask: recomputed at once, the masked triangle appears', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     await gotoStage(page, STAGE.weights);
     await click(page, 'heads_4');
@@ -64,7 +54,7 @@ test('change the head count and toggle the causal mask: recomputed at once, the 
 });
 
 test('step forward through every stage with the arrow keys, and back with the button', async () => {
-  const { page, context, problems } = await openPage(browser, server.url + '#v=1&layers=2&block=full');
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&layers=2&block=full');
   try {
     await gotoStage(page, STAGE.embeddings);
     const seen = [];
@@ -90,7 +80,7 @@ test('step forward through every stage with the arrow keys, and back with the bu
 });
 
 test('ablate a head by clicking it, see the change in the output, and undo', async () => {
-  const { page, context, problems } = await openPage(browser, server.url + '#v=1&d_model=16&heads=4&layers=2&block=full');
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&d_model=16&heads=4&layers=2&block=full');
   try {
     await gotoStage(page, STAGE.weights);
     const base = await trace(page);
@@ -114,7 +104,7 @@ test('ablate a head by clicking it, see the change in the output, and undo', asy
 });
 
 test('click a softmax cell to mask that edge; the row renormalises without it', async () => {
-  const { page, context, problems } = await openPage(browser, server.url + '#v=1&mask=none');
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&mask=none');
   try {
     await gotoStage(page, STAGE.weights);
     const g = await widget(page, 'grid_head0');
@@ -134,7 +124,7 @@ test('click a softmax cell to mask that edge; the row renormalises without it', 
 });
 
 test('edit a number: drag an embedding value and the pipeline follows', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     await gotoStage(page, STAGE.embeddings);
     const g = await widget(page, 'grid_map1'); // E, the editable embeddings
@@ -160,7 +150,7 @@ test('edit a number: drag an embedding value and the pipeline follows', async ()
 });
 
 test('reload and a copied address reproduce the exact experiment', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     await click(page, 'heads_1');
     await click(page, 'precision_bf16');
@@ -182,7 +172,7 @@ test('reload and a copied address reproduce the exact experiment', async () => {
 });
 
 test('language switch, help panel, shuffle, and a phone in landscape', async () => {
-  const { page, context, problems } = await openPage(browser, server.url, { width: 800, height: 380, deviceScaleFactor: 2 });
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 800, height: 380, deviceScaleFactor: 2 });
   try {
     await click(page, 'language');
     assert.equal((await ui(page)).language, 'zh');

@@ -7,22 +7,13 @@
 // their calls (the test checks what the app hands the page, not how the page
 // copies or downloads). storageGet / storageSet are backed by localStorage when
 // the shell lacks them.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, openPage } from './harness.mjs';
-import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE } from './person.mjs';
+import { openPage, browserSuite } from './harness.mjs';
+import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE, num } from './person.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const suite = browserSuite();
 
-const num = (x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : Number(x));
 const hashOf = (page) => page.evaluate(() => location.hash.slice(1));
 
 // Records what the app asks the page to do.
@@ -43,7 +34,7 @@ async function share(page, item) {
 }
 
 test('a link reproduces the lesson, the stage, the selected row and the experiment', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     await click(page, 'lesson3');
     await gotoStage(page, STAGE.scores);
@@ -58,7 +49,7 @@ test('a link reproduces the lesson, the stage, the selected row and the experime
     assert.equal(hash, want.link);
     assert.match(hash, new RegExp('view.row=' + want.sel_row));
 
-    const other = await openPage(browser, server.url + '#' + hash);
+    const other = await openPage(suite.browser, suite.server.url + '#' + hash);
     try {
       const got = await ui(other.page);
       assert.equal(got.lesson, 2);
@@ -79,13 +70,13 @@ test('a link reproduces the lesson, the stage, the selected row and the experime
 test('a z= link opens the same experiment as its canonical form', async () => {
   const sentence = 'the quick brown fox jumps over the lazy dog while the cat watches from the warm windowsill';
   const canonical = 'v=1&text=' + encodeURIComponent(sentence) + '&heads=4&mask=none&seed=9';
-  const { page, context, problems } = await openPage(browser, server.url + '#' + canonical);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + canonical);
   try {
     const wantExperiment = await experiment(page);
     assert.ok(wantExperiment.length > 300, 'long enough to be compressed');
     const link = (await ui(page)).link;
     assert.match(link, /^z=[A-Za-z0-9_-]+$/);
-    const other = await openPage(browser, server.url + '#' + link);
+    const other = await openPage(suite.browser, suite.server.url + '#' + link);
     try {
       assert.equal(await experiment(other.page), wantExperiment);
       assert.deepEqual((await trace(other.page)).tokens, (await trace(page)).tokens);
@@ -99,7 +90,7 @@ test('a z= link opens the same experiment as its canonical form', async () => {
 });
 
 test('view.hide removes panels; view.readonly keeps the experiment but allows stepping', async () => {
-  let { page, context, problems } = await openPage(browser, server.url + '#v=1&view.hide=controls,code');
+  let { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.hide=controls,code');
   try {
     const w = (await ui(page)).widgets;
     assert.ok(!w.heads_2 && !w.text, 'no controls');
@@ -109,7 +100,7 @@ test('view.hide removes panels; view.readonly keeps the experiment but allows st
   } finally {
     await context.close();
   }
-  ({ page, context, problems } = await openPage(browser, server.url + '#v=1&view.readonly=1&view.stage=5'));
+  ({ page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.readonly=1&view.stage=5'));
   try {
     const before = await experiment(page);
     assert.equal((await ui(page)).readonly, true);
@@ -126,7 +117,7 @@ test('view.hide removes panels; view.readonly keeps the experiment but allows st
 });
 
 test('view.embed: a small iframe-sized page with only the maps and "Open in the full playground"', async () => {
-  const { page, context, problems } = await openPage(browser, server.url + '#v=1&heads=4&view.lesson=1&view.embed=1',
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=4&view.lesson=1&view.embed=1',
     { width: 700, height: 450 });
   try {
     await recordShell(page);
@@ -143,7 +134,7 @@ test('view.embed: a small iframe-sized page with only the maps and "Open in the 
     const opened = await page.evaluate(() => window.__opened);
     assert.equal(opened.length, 1);
     const url = new URL(opened[0]);
-    assert.equal(url.origin + url.pathname, new URL(server.url).origin + new URL(server.url).pathname);
+    assert.equal(url.origin + url.pathname, new URL(suite.server.url).origin + new URL(suite.server.url).pathname);
     assert.ok(!url.hash.includes('view.embed'), url.hash);
     assert.match(url.hash, /heads=4/);
     assert.match(url.hash, /view.lesson=1/);
@@ -154,7 +145,7 @@ test('view.embed: a small iframe-sized page with only the maps and "Open in the 
 });
 
 test('Share: copy the link and the embed code', async () => {
-  const { page, context, problems } = await openPage(browser, server.url + '#v=1&heads=4');
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=4');
   try {
     await recordShell(page);
     await share(page, 'share_copy_link');
@@ -173,7 +164,7 @@ test('Share: copy the link and the embed code', async () => {
 });
 
 test('Share: export the stage as CSV, the trace as JSON and the canvas as PNG', async () => {
-  const { page, context, problems } = await openPage(browser, server.url + '#v=1&heads=2&view.stage=5',
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=2&view.stage=5',
     { width: 800, height: 500 });
   try {
     await recordShell(page);
@@ -215,7 +206,7 @@ test('Share: export the stage as CSV, the trace as JSON and the canvas as PNG', 
 });
 
 test('the interface language is remembered across a reload', async () => {
-  const { page, context, problems } = await openPage(browser, server.url, {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, {
     prepare: (p) => p.addInitScript(() => {
       // Give the shell localStorage-backed storage if it has none (the app only needs the two names).
       let shell;
@@ -246,7 +237,7 @@ test('the interface language is remembered across a reload', async () => {
 });
 
 test('panels closed from the View menu stay closed after a reload, and are not part of the link', async () => {
-  const { page, context, problems } = await openPage(browser, server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     assert.ok((await ui(page)).widgets.code_lit, 'the code panel is open');
     await click(page, 'view_menu');
@@ -278,7 +269,7 @@ test('a bad, truncated or oversized link: a banner says what is wrong, the defau
     ['#v=1&text=' + 'a'.repeat(70000), /65536/],
   ];
   for (const [hash, why] of cases) {
-    const { page, context, problems } = await openPage(browser, server.url + hash);
+    const { page, context, problems } = await openPage(suite.browser, suite.server.url + hash);
     try {
       assert.match(await page.evaluate(() => window.attn.errors()), why);
       assert.match(await experiment(page), /text=the%20cat%20chased%20the%20dog&.*heads=2/);
