@@ -38,7 +38,18 @@ void kernel_softmax_online(float* s, int rows, int cols, const int* visible, flo
 void kernel_softmax_online_naive(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
                                  float* rescale);
 
-// Name of the SIMD instruction set the kernels were compiled for ("sse2", "wasm", ...).
+// The SIMD kernels above are built once per instruction set the platform
+// offers (wasm: simd128; x86-64: sse2, avx2 with FMA, avx512f), and the best one
+// this CPU can run is used from the first call. The naive twins never change.
+//
+// Name of the instruction set in use ("sse2", "fma3+avx2", "avx512f", "wasm").
 const char* kernel_arch_name();
+// The instruction sets this build carries and this CPU can run, best first.
+int kernel_arch_count();
+const char* kernel_arch_at(int index);
+// Switches every SIMD kernel to the named set (one of kernel_arch_at); false,
+// and nothing changes, when there is no such set or the CPU cannot run it. For
+// tests and benchmarks that compare the sets; not thread-safe.
+bool kernel_use_arch(const char* name);
 
 }  // namespace attn

@@ -1,8 +1,13 @@
 // SIMD kernels over xsimd::batch<float> for the architecture this file is built
-// for (wasm simd128 under -msimd128; SSE2/AVX natively). Each loop runs whole
-// batches first and finishes with a scalar tail, so any size works.
+// for. The build compiles it once per instruction set (wasm simd128 under
+// -msimd128; natively sse2, avx2 + FMA and avx512f, each with its own flags)
+// into the kernel_set named by ATTN_KERNEL_SET; kernels_dispatch.cpp picks one
+// at run time. Everything else here has internal linkage, so the copies never
+// meet. Each loop runs whole batches first and finishes with a scalar tail, so
+// any size works.
 //
-// Shapes as in kernels.hpp. W is the batch width (4 floats for wasm and SSE).
+// Shapes as in kernels.hpp. W is the batch width (4 floats for wasm and SSE, 8
+// for AVX2, 16 for AVX-512).
 //
 // [SECTION] products: register tiles
 //   The two products keep a small block of c in registers while they walk the
@@ -17,7 +22,11 @@
 #include <limits>
 #include <xsimd/xsimd.hpp>
 
-#include "kernels.hpp"
+#include "kernel_set.hpp"
+
+#ifndef ATTN_KERNEL_SET
+#error "build kernels_simd.cpp with ATTN_KERNEL_SET=<name of its kernel_set>"
+#endif
 
 namespace attn {
 
@@ -54,17 +63,23 @@ inline void matmul_tile(const float* a, int lda, const float* b, int ldb, float*
             acc[r][q].store_unaligned(c + r * ldc + q * W);
 }
 
-// R rows of c over columns [0, width) (b and c of row stride ld), shared
-// dimension [p0, p1). Fewer rows get wider column blocks so that there are
-// always about eight accumulators.
-template <int R>
-void matmul_rows(const float* a, int lda, const float* b, int ld, int width, float* c, int p0, int p1, bool accumulate) {
-    constexpr int C = R >= 3 ? 2 : 8 / R;
-    int j = 0;
+// Columns [j, width) of R rows of c, in tiles of C batches, then of C/2, C/4, ...
+// as long as whole tiles fit; j ends at the first column no tile covered.
+template <int R, int C>
+void matmul_cols(const float* a, int lda, const float* b, int ld, int width, float* c, int p0, int p1, bool accumulate, int& j) {
     for (; j + C * W <= width; j += C * W)
         matmul_tile<R, C>(a, lda, b + j, ld, c + j, ld, p0, p1, accumulate);
-    for (; j + W <= width; j += W)
-        matmul_tile<R, 1>(a, lda, b + j, ld, c + j, ld, p0, p1, accumulate);
+    if constexpr (C > 1)
+        matmul_cols<R, C / 2>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
+}
+
+// R rows of c over columns [0, width) (b and c of row stride ld), shared
+// dimension [p0, p1), b read in place. Fewer rows get wider column blocks so
+// that there are about eight accumulators when the width allows.
+template <int R>
+void matmul_rows(const float* a, int lda, const float* b, int ld, int width, float* c, int p0, int p1, bool accumulate) {
+    int j = 0;
+    matmul_cols<R, R >= 3 ? 2 : 8 / R>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
     for (; j < width; ++j)
         for (int r = 0; r < R; ++r) {
             float s = accumulate ? c[r * ld + j] : 0.0f;
@@ -76,9 +91,65 @@ void matmul_rows(const float* a, int lda, const float* b, int ld, int width, flo
 
 constexpr int k_block = 128;
 constexpr int m_block = 64;
+// The register tile of the big products: tile_rows rows of a × tile_cols
+// batches of b, eight accumulators. Natively 4 × 2 (four broadcasts and two
+// loads per step); V8 compiles 2 × 4 better (measured, W2: 41 ms against 43 ms
+// in Node; 4 × 3, 3 × 3 and wider spill: 52 ms and more).
+#if defined(__wasm__)
+constexpr int tile_rows = 2, tile_cols = 4;
+#else
+constexpr int tile_rows = 4, tile_cols = 2;
+#endif
+constexpr int panel_w = tile_cols * W;  // columns per packed strip: one tile wide
+constexpr int pack_min_rows = 8;        // fewer rows of a: b is read in place
+
+// R rows of c, columns [j0, j0 + mj) of a k_block × m_block block: the first
+// `packed` columns from the packed strips (panel, kb rows each), the rest from
+// b in place.
+template <int R>
+void matmul_block(const float* a, int lda, const float* b, int ld, const float* panel, int kb, float* c, int j0, int packed,
+                  int mj, int p0, int p1, bool accumulate) {
+    for (int s = 0; s < packed; s += panel_w)
+        matmul_tile<R, tile_cols>(a + p0, lda, panel + s * kb, panel_w, c + j0 + s, ld, 0, p1 - p0, accumulate);
+    if (packed < mj)
+        matmul_rows<R>(a, lda, b + j0 + packed, ld, mj - packed, c + j0 + packed, p0, p1, accumulate);
+}
+
+// The last rows of c, fewer than a whole tile: `rows` ≤ R of them.
+template <int R>
+void matmul_block_last(int rows, const float* a, int lda, const float* b, int ld, const float* panel, int kb, float* c, int j0,
+                       int packed, int mj, int p0, int p1, bool accumulate) {
+    if constexpr (R > 0) {
+        if (rows == R)
+            matmul_block<R>(a, lda, b, ld, panel, kb, c, j0, packed, mj, p0, p1, accumulate);
+        else
+            matmul_block_last<R - 1>(rows, a, lda, b, ld, panel, kb, c, j0, packed, mj, p0, p1, accumulate);
+    }
+}
+
+// The W sums of W batches as one batch: lane q holds the sum of the lanes of
+// acc[q]. xsimd::haddp, except for AVX-512, where xsimd 13.2's haddp mixes up
+// lanes (the kernel tests caught it): there each half-width sum goes through
+// the AVX2 haddp and the two halves are joined.
+inline batch fold_sums(const batch* acc) {
+#if defined(__AVX512F__)
+    using half = xsimd::batch<float, xsimd::fma3<xsimd::avx2>>;
+    static_assert(W == 16);
+    half lo[8], hi[8];
+    for (int q = 0; q < 8; ++q) {
+        const __m512 x = acc[q], y = acc[q + 8];
+        lo[q] = _mm256_add_ps(_mm512_castps512_ps256(x), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+        hi[q] = _mm256_add_ps(_mm512_castps512_ps256(y), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(y), 1)));
+    }
+    const __m256 a = xsimd::haddp(lo), b = xsimd::haddp(hi);
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(a)), _mm256_castps_pd(b), 1));
+#else
+    return xsimd::haddp(acc);
+#endif
+}
 
 // c[0..R)[j0..j0 + W) = a[0..R) · b[j0..j0 + W)ᵀ: R rows of a against W rows of b
-// (all rows of stride d). R·W accumulators, one per output; haddp folds the W
+// (all rows of stride d). R·W accumulators, one per output; fold_sums folds the W
 // accumulators of a row into one batch of W dot products.
 template <int R>
 inline void matmul_bt_tile(const float* a, const float* b, float* c, int ldc, int d) {
@@ -98,7 +169,7 @@ inline void matmul_bt_tile(const float* a, const float* b, float* c, int ldc, in
         }
     }
     for (int r = 0; r < R; ++r) {
-        batch sums = xsimd::haddp(acc[r]);
+        batch sums = fold_sums(acc[r]);
         if (dv < d) {
             alignas(64) float tail[W];
             for (int q = 0; q < W; ++q) {
@@ -132,40 +203,37 @@ inline float dot(const float* x, const float* y, int d) {
 // the register file (16 vector registers for SSE and for wasm on x86-64).
 constexpr int bt_rows = W >= 8 ? 1 : 2;
 
-}  // namespace
-
-const char* kernel_arch_name() { return xsimd::default_arch::name(); }
-
 void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m) {
     if (k == 0) {
         std::fill(c, c + n * m, 0.0f);
         return;
     }
-    // Blocks of b (k_block × m_block floats, 32 KB) stay in L1 while every row
-    // block of a goes over them.
-    for (int p0 = 0; p0 < k; p0 += k_block) {
-        const int p1 = std::min(k, p0 + k_block);
+    // b is walked in blocks of k_block rows × m_block columns. Each block is first
+    // copied into strips of panel_w columns, each strip's rows one after another
+    // (32 KB in all), so that a register tile reads it as one sequential stream:
+    // read in place, its rows lie m floats apart, and for the power-of-two widths
+    // of a model (m = 512: 2 KB) they all fall into the same few L1 sets and evict
+    // each other. Every row block of a then goes over the packed block in L1.
+    alignas(64) float panel[k_block * m_block];
+    const int kstep = k_block;
+    for (int p0 = 0; p0 < k; p0 += kstep) {
+        const int p1 = std::min(k, p0 + kstep), kb = p1 - p0;
         const bool accumulate = p0 > 0;
         for (int j0 = 0; j0 < m; j0 += m_block) {
             const int mj = std::min(m_block, m - j0);
+            // Columns [j0, j0 + packed) go through the panel; with few rows of a
+            // the copy would cost as much as the product, and b is read in place.
+            const int packed = n >= pack_min_rows ? mj / panel_w * panel_w : 0;
+            for (int s = 0; s < packed; s += panel_w)
+                for (int p = 0; p < kb; ++p)
+                    for (int q = 0; q < panel_w; q += W)
+                        batch::load_unaligned(b + (p0 + p) * m + j0 + s + q).store_aligned(panel + s * kb + p * panel_w + q);
             int i = 0;
-            for (; i + 4 <= n; i += 4)
-                matmul_rows<4>(a + i * k, k, b + j0, m, mj, c + i * m + j0, p0, p1, accumulate);
-            const float* ai = a + i * k;
-            float* ci = c + i * m + j0;
-            switch (n - i) {
-                case 3:
-                    matmul_rows<3>(ai, k, b + j0, m, mj, ci, p0, p1, accumulate);
-                    break;
-                case 2:
-                    matmul_rows<2>(ai, k, b + j0, m, mj, ci, p0, p1, accumulate);
-                    break;
-                case 1:
-                    matmul_rows<1>(ai, k, b + j0, m, mj, ci, p0, p1, accumulate);
-                    break;
-                default:
-                    break;
-            }
+            for (; i + tile_rows <= n; i += tile_rows)
+                matmul_block<tile_rows>(a + i * k, k, b, m, panel, kb, c + i * m, j0, packed, mj, p0, p1, accumulate);
+            if (i < n)
+                matmul_block_last<tile_rows - 1>(n - i, a + i * k, k, b, m, panel, kb, c + i * m, j0, packed, mj, p0, p1,
+                                                 accumulate);
         }
     }
 }
@@ -194,8 +262,6 @@ void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, in
 }
 
 // --- [SECTION] softmax --------------------------------------------------------
-
-namespace {
 
 // e^x for x ≤ 0 (what a softmax with its max subtracted sees), within 2 ulp of
 // std::exp; below −87 (where e^x leaves the normal floats) it gives exactly 0.
@@ -239,8 +305,6 @@ inline float exp_nonpositive(float x) {
     exp_nonpositive<1>(&b);
     return b.get(0);
 }
-
-}  // namespace
 
 void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) {
     const int mv = m - m % W;
@@ -371,5 +435,10 @@ void kernel_softmax_online(float* s, int rows, int cols, const int* visible, flo
         rescale[r] = alpha;
     }
 }
+
+}  // namespace
+
+extern const kernel_set ATTN_KERNEL_SET = {xsimd::default_arch::name(), kernel_matmul, kernel_matmul_bt, kernel_softmax_rows,
+                                           kernel_softmax_online};
 
 }  // namespace attn

@@ -1,5 +1,6 @@
 // Every SIMD kernel against its scalar twin over many random shapes, including
-// sizes that are not multiples of the vector width.
+// sizes that are not multiples of the vector width, for every kernel set this
+// build carries and this CPU runs (x86-64: avx512f, avx2 + FMA, sse2; wasm).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -43,112 +44,155 @@ std::vector<shape> shapes() {
     return out;
 }
 
+// Runs body once with each kernel set this CPU can run, then restores the one in use.
+template <class Body>
+void each_kernel_set(Body body) {
+    const std::string initial = kernel_arch_name();
+    for (int i = 0; i < kernel_arch_count(); ++i) {
+        const std::string set = kernel_arch_at(i);
+        REQUIRE(kernel_use_arch(set.c_str()));
+        INFO("kernel set " << set);
+        body();
+    }
+    REQUIRE(kernel_use_arch(initial.c_str()));
+}
+
 }  // namespace
 
 TEST_CASE("kernel_matmul equals its scalar twin") {
-    rng g(1);
-    for (const shape s : shapes()) {
-        const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.k * s.m));
-        std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
-        kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);
-        kernel_matmul_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
-        INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
-        CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul") == 0);
-    }
+    each_kernel_set([&] {
+        rng g(1);
+        for (const shape s : shapes()) {
+            const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.k * s.m));
+            std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
+            kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);
+            kernel_matmul_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
+            INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
+            CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul") == 0);
+        }
+    });
 }
 
 TEST_CASE("kernel_matmul_bt equals its scalar twin") {
-    rng g(2);
-    for (const shape s : shapes()) {
-        const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.m * s.k));
-        std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
-        kernel_matmul_bt(a.data(), b.data(), c.data(), s.n, s.m, s.k);
-        kernel_matmul_bt_naive(a.data(), b.data(), c_ref.data(), s.n, s.m, s.k);
-        INFO("shape n=" << s.n << " m=" << s.m << " d=" << s.k);
-        CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul_bt") == 0);
-    }
+    each_kernel_set([&] {
+        rng g(2);
+        for (const shape s : shapes()) {
+            const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.m * s.k));
+            std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
+            kernel_matmul_bt(a.data(), b.data(), c.data(), s.n, s.m, s.k);
+            kernel_matmul_bt_naive(a.data(), b.data(), c_ref.data(), s.n, s.m, s.k);
+            INFO("shape n=" << s.n << " m=" << s.m << " d=" << s.k);
+            CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul_bt") == 0);
+        }
+    });
 }
 
 TEST_CASE("kernel_softmax_rows equals its scalar twin, stable and unstable, with -inf entries") {
-    rng g(3);
-    for (const shape s : shapes()) {
-        for (bool stable : {true, false}) {
-            auto x = random_vector(g, std::size_t(s.n * s.m), 3.0f);
-            // Mask some entries the way the causal mask does.
-            for (int i = 0; i < s.n; ++i)
-                for (int j = i + 1; j < s.m; ++j)
-                    if ((i + j) % 3 == 0)
-                        x[std::size_t(i * s.m + j)] = -INFINITY;
-            auto x_ref = x;
-            kernel_softmax_rows(x.data(), s.n, s.m, stable);
-            kernel_softmax_rows_naive(x_ref.data(), s.n, s.m, stable);
-            INFO("shape n=" << s.n << " m=" << s.m << " stable=" << stable);
-            CHECK(compare(x, x_ref, 2e-6f, "softmax") == 0);
+    each_kernel_set([&] {
+        rng g(3);
+        for (const shape s : shapes()) {
+            for (bool stable : {true, false}) {
+                auto x = random_vector(g, std::size_t(s.n * s.m), 3.0f);
+                // Mask some entries the way the causal mask does.
+                for (int i = 0; i < s.n; ++i)
+                    for (int j = i + 1; j < s.m; ++j)
+                        if ((i + j) % 3 == 0)
+                            x[std::size_t(i * s.m + j)] = -INFINITY;
+                auto x_ref = x;
+                kernel_softmax_rows(x.data(), s.n, s.m, stable);
+                kernel_softmax_rows_naive(x_ref.data(), s.n, s.m, stable);
+                INFO("shape n=" << s.n << " m=" << s.m << " stable=" << stable);
+                CHECK(compare(x, x_ref, 2e-6f, "softmax") == 0);
+            }
         }
-    }
+    });
 }
 
 TEST_CASE("kernel_softmax_rows: a fully masked row becomes zeros; overflow without max-subtraction gives NaN") {
-    std::vector<float> x = {-INFINITY, -INFINITY, -INFINITY, 1.0f, 100.0f, 2.0f};
-    kernel_softmax_rows(x.data(), 2, 3, true);
-    CHECK(x[0] == 0.0f);
-    CHECK(x[2] == 0.0f);
-    CHECK(x[4] == doctest::Approx(1.0f));
-    std::vector<float> y = {1.0f, 100.0f, 2.0f};  // e^100 overflows float: inf / inf = NaN
-    kernel_softmax_rows(y.data(), 1, 3, false);
-    CHECK(std::isnan(y[1]));
+    each_kernel_set([&] {
+        std::vector<float> x = {-INFINITY, -INFINITY, -INFINITY, 1.0f, 100.0f, 2.0f};
+        kernel_softmax_rows(x.data(), 2, 3, true);
+        CHECK(x[0] == 0.0f);
+        CHECK(x[2] == 0.0f);
+        CHECK(x[4] == doctest::Approx(1.0f));
+        std::vector<float> y = {1.0f, 100.0f, 2.0f};  // e^100 overflows float: inf / inf = NaN
+        kernel_softmax_rows(y.data(), 1, 3, false);
+        CHECK(std::isnan(y[1]));
+    });
 }
 
 TEST_CASE("kernel_softmax_online equals its scalar twin, with rows that see all, some or none of the tile") {
-    rng g(4);
-    for (const shape s : shapes()) {
-        for (const float scale : {0.125f, 1.0f}) {
-            auto x = random_vector(g, std::size_t(s.n * s.m), 3.0f);
-            std::vector<int> visible(std::size_t(s.n));
-            std::vector<float> row_max(std::size_t(s.n)), row_sum(std::size_t(s.n)), rescale(std::size_t(s.n), -1.0f);
-            for (int i = 0; i < s.n; ++i) {
-                // Causal-like diagonals, rows before any key (−inf max) and rows past the tile.
-                visible[std::size_t(i)] = int(g.next_u64() % std::uint64_t(s.m + 3)) - 1;
-                const bool seen = g.next_u64() % 4 != 0;
-                row_max[std::size_t(i)] = seen ? g.normal() * 2.0f : -INFINITY;
-                row_sum[std::size_t(i)] = seen ? 1.0f + std::fabs(g.normal()) : 0.0f;
+    each_kernel_set([&] {
+        rng g(4);
+        for (const shape s : shapes()) {
+            for (const float scale : {0.125f, 1.0f}) {
+                auto x = random_vector(g, std::size_t(s.n * s.m), 3.0f);
+                std::vector<int> visible(std::size_t(s.n));
+                std::vector<float> row_max(std::size_t(s.n)), row_sum(std::size_t(s.n)), rescale(std::size_t(s.n), -1.0f);
+                for (int i = 0; i < s.n; ++i) {
+                    // Causal-like diagonals, rows before any key (−inf max) and rows past the tile.
+                    visible[std::size_t(i)] = int(g.next_u64() % std::uint64_t(s.m + 3)) - 1;
+                    const bool seen = g.next_u64() % 4 != 0;
+                    row_max[std::size_t(i)] = seen ? g.normal() * 2.0f : -INFINITY;
+                    row_sum[std::size_t(i)] = seen ? 1.0f + std::fabs(g.normal()) : 0.0f;
+                }
+                auto x_ref = x;
+                auto max_ref = row_max, sum_ref = row_sum, rescale_ref = rescale;
+                kernel_softmax_online(x.data(), s.n, s.m, visible.data(), scale, row_max.data(), row_sum.data(), rescale.data());
+                kernel_softmax_online_naive(x_ref.data(), s.n, s.m, visible.data(), scale, max_ref.data(), sum_ref.data(),
+                                            rescale_ref.data());
+                INFO("shape n=" << s.n << " m=" << s.m << " scale=" << scale);
+                CHECK(compare(x, x_ref, 2e-6f, "weights") == 0);
+                CHECK(compare(row_max, max_ref, 0.0f, "row_max") == 0);
+                CHECK(compare(row_sum, sum_ref, 2e-6f * float(s.m), "row_sum") == 0);
+                CHECK(compare(rescale, rescale_ref, 2e-6f, "rescale") == 0);
             }
-            auto x_ref = x;
-            auto max_ref = row_max, sum_ref = row_sum, rescale_ref = rescale;
-            kernel_softmax_online(x.data(), s.n, s.m, visible.data(), scale, row_max.data(), row_sum.data(), rescale.data());
-            kernel_softmax_online_naive(x_ref.data(), s.n, s.m, visible.data(), scale, max_ref.data(), sum_ref.data(),
-                                        rescale_ref.data());
-            INFO("shape n=" << s.n << " m=" << s.m << " scale=" << scale);
-            CHECK(compare(x, x_ref, 2e-6f, "weights") == 0);
-            CHECK(compare(row_max, max_ref, 0.0f, "row_max") == 0);
-            CHECK(compare(row_sum, sum_ref, 2e-6f * float(s.m), "row_sum") == 0);
-            CHECK(compare(rescale, rescale_ref, 2e-6f, "rescale") == 0);
         }
-    }
+    });
 }
 
 TEST_CASE("kernel products equal their twins on attention-sized shapes (register tiles, k blocks, tails)") {
-    rng g(5);
-    for (const shape s :
-         std::vector<shape>{{64, 64, 64}, {33, 300, 65}, {4, 2048, 64}, {1, 2048, 64}, {70, 513, 37}, {9, 64, 2048}}) {
-        const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.k * s.m));
-        std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
-        kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);
-        kernel_matmul_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
-        INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
-        CHECK(compare(c, c_ref, 1e-5f * std::sqrt(float(s.k)), "matmul") == 0);
-        kernel_matmul_bt(a.data(), b.data(), c.data(), s.n, s.m, s.k);
-        kernel_matmul_bt_naive(a.data(), b.data(), c_ref.data(), s.n, s.m, s.k);
-        CHECK(compare(c, c_ref, 1e-5f * std::sqrt(float(s.k)), "matmul_bt") == 0);
-    }
+    each_kernel_set([&] {
+        rng g(5);
+        for (const shape s : std::vector<shape>{{64, 64, 64},
+                                                {33, 300, 65},
+                                                {8, 300, 100},
+                                                {12, 129, 96},
+                                                {4, 2048, 64},
+                                                {1, 2048, 64},
+                                                {70, 513, 37},
+                                                {9, 64, 2048}}) {
+            const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.k * s.m));
+            std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
+            kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);
+            kernel_matmul_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
+            INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
+            CHECK(compare(c, c_ref, 1e-5f * std::sqrt(float(s.k)), "matmul") == 0);
+            kernel_matmul_bt(a.data(), b.data(), c.data(), s.n, s.m, s.k);
+            kernel_matmul_bt_naive(a.data(), b.data(), c_ref.data(), s.n, s.m, s.k);
+            CHECK(compare(c, c_ref, 1e-5f * std::sqrt(float(s.k)), "matmul_bt") == 0);
+        }
+    });
 }
 
-TEST_CASE("kernels are built for a SIMD architecture") {
+TEST_CASE("kernel sets: the best one this CPU runs is in use; each can be chosen; unknown names change nothing") {
     const std::string arch = kernel_arch_name();
-    MESSAGE("xsimd arch: " << arch);
+    MESSAGE("kernel sets: " << kernel_arch_count() << ", in use: " << arch);
+    REQUIRE(kernel_arch_count() >= 1);
+    CHECK(arch == kernel_arch_at(0));
+    CHECK(kernel_arch_at(kernel_arch_count()) == nullptr);
+    CHECK(kernel_arch_at(-1) == nullptr);
 #ifdef __EMSCRIPTEN__
     CHECK(arch == "wasm");
-#else
-    CHECK(arch != "");
+#elif defined(__x86_64__)
+    CHECK(std::string(kernel_arch_at(kernel_arch_count() - 1)) == "sse2");  // every x86-64 runs it
 #endif
+    CHECK_FALSE(kernel_use_arch("no-such-set"));
+    CHECK_FALSE(kernel_use_arch(nullptr));
+    CHECK(kernel_arch_name() == arch);
+    for (int i = 0; i < kernel_arch_count(); ++i) {
+        CHECK(kernel_use_arch(kernel_arch_at(i)));
+        CHECK(std::string(kernel_arch_name()) == kernel_arch_at(i));
+    }
+    CHECK(kernel_use_arch(arch.c_str()));
 }
