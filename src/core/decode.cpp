@@ -2,6 +2,7 @@
 // reproduce (scalar kernels).
 #include "decode.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -42,20 +43,33 @@ void kv_cache_append(kv_cache& cache, const float* k, const float* v) {
 
 // The query heads of group g are rows [g·group, (g+1)·group) of q, contiguous,
 // so one Q·Kᵀ and one weights·V per KV head serve the whole group: K_g and V_g
-// are streamed once per step, not once per query head.
+// are streamed once per step, not once per query head. The softmax is the
+// online step of the tiled pass over a single tile (scale, max, exp, sum in two
+// sweeps, no normalising sweep): the group's rows of exp weights go through ·V
+// as they are and each output row is divided by its sum at the end, d_k
+// divisions instead of t.
 std::size_t decode_step(kv_cache& cache, const float* q, const float* k, const float* v, float* out, int h, float scale) {
     assert(cache.kv_heads > 0 && h % cache.kv_heads == 0);
     kv_cache_append(cache, k, v);
     const int t = cache.tokens(), dk = cache.d_k, group = h / cache.kv_heads;
     const float s = scale_for(scale, dk);
     std::vector<float> weights(std::size_t(group) * std::size_t(t));  // (group, t)
+    const std::size_t rows = static_cast<std::size_t>(group);
+    std::vector<float> row_max(rows), row_sum(rows), rescale(rows);
+    const std::vector<int> visible(rows, t);
     for (int g = 0; g < cache.kv_heads; ++g) {
         const std::size_t first = std::size_t(g) * std::size_t(group) * std::size_t(dk);
         kernel_matmul_bt(q + first, cache.k[std::size_t(g)].data.data(), weights.data(), group, t, dk);
-        for (float& w : weights)
-            w *= s;
-        kernel_softmax_rows(weights.data(), group, t, true);
+        std::fill(row_max.begin(), row_max.end(), -std::numeric_limits<float>::infinity());
+        std::fill(row_sum.begin(), row_sum.end(), 0.0f);
+        kernel_softmax_online(weights.data(), group, t, visible.data(), s, row_max.data(), row_sum.data(), rescale.data());
         kernel_matmul(weights.data(), cache.v[std::size_t(g)].data.data(), out + first, group, t, dk);
+        for (int r = 0; r < group; ++r) {
+            const float inv = 1.0f / row_sum[std::size_t(r)];
+            for (float* o = out + first + std::size_t(r) * std::size_t(dk);
+                 o != out + first + std::size_t(r + 1) * std::size_t(dk); ++o)
+                *o *= inv;
+        }
     }
     return std::size_t(t) * std::size_t(cache.kv_heads) * std::size_t(dk) * 2 * sizeof(float);
 }
