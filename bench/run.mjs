@@ -63,14 +63,28 @@ function readF32(file) {
   return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4).slice();
 }
 
-function nativeOurs() {
+// Ours natively, with the best kernel set the CPU runs, or with the one named
+// (`arch`: 'sse2', the x86-64 baseline every machine has).
+function nativeOurs(arch) {
   const p = lineProcess(build('bench-native', 'attn_bench'), [], process.env);
+  const dir = arch ? path.join(dataDir, arch) : dataDir;
+  let dumped = false;
+  const ready = arch ? p.ask(`arch ${arch}`).then((r) => { if (r !== 'ok') throw new Error(r); }) : Promise.resolve();
   return {
-    name: 'ours native', env: 'native', proc: p,
+    name: arch ? `ours native ${arch}` : 'ours native', env: 'native', peakKey: arch ? `native_${arch}` : 'native', proc: p, ready,
     supports: () => true,
     prepare: async () => {},
     run: async (w, reps) => Number(await p.ask(`run ${w.id} ${reps}`)),
-    output: async (w) => readF32(path.join(dataDir, `${w.id}.out.f32`)),
+    // The default process dumps into dataDir first (main); another kernel set
+    // dumps its own outputs beside them, to be checked against those.
+    output: async (w) => {
+      if (arch && !dumped) {
+        fs.mkdirSync(dir, { recursive: true });
+        await p.ask(`dump ${dir}`);
+        dumped = true;
+      }
+      return readF32(path.join(dir, `${w.id}.out.f32`));
+    },
     peak: async (s) => JSON.parse(await p.ask(`peak ${s}`)),
     stop: () => p.stop(),
   };
@@ -285,6 +299,15 @@ async function main() {
     { ...ortPeer(ortWeb, models, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }), name: 'ort-web Node', env: 'node' },
     { ...ortPeer(ortNode, models, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' }), name: 'ort-node', env: 'native' },
   ];
+  // The portable build of the same core (x86-64 only: the dispatch's baseline set).
+  const portable = nativeOurs('sse2');
+  try {
+    await portable.ready;
+    peers.splice(1, 0, portable);
+  } catch (e) {
+    log(`no sse2 kernel set here (${e.message}): one native row`);
+    portable.stop();
+  }
   const numpyInfo = {};
   if (!args.includes('--no-numpy')) {
     for (const blas of ['reference', 'openblas']) {
@@ -302,6 +325,7 @@ async function main() {
   log('peak probes');
   const peak = {
     native: await native.peak(1.0),
+    ...(peers.includes(portable) ? { native_sse2: await portable.peak(1.0) } : {}),
     node: oursNode.peak(1.0),
     chromium: await chrome.ours.peak(1.0),
   };
@@ -350,7 +374,7 @@ async function main() {
 
   // --- [SECTION] report ---------------------------------------------------------------
   const oursFor = { native: 'ours native', node: 'ours wasm Node', chromium: 'ours wasm Chromium' };
-  const peakFor = { native: peak.native.flops, node: peak.node.flops, chromium: peak.chromium.flops };
+  const peakFor = Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, v.flops]));
   const rows = [];
   for (const w of workloads) {
     for (const p of peers) {
@@ -368,7 +392,7 @@ async function main() {
       };
       if (w.flop && w.kind !== 'w3') {
         row.dense_gflops = w.flop / med / 1e9;
-        row.fraction_of_peak = w.flop / med / peakFor[p.env];
+        row.fraction_of_peak = w.flop / med / peakFor[p.peakKey || p.env];
       }
       if (w.bytes) {
         row.gbytes_per_s = w.bytes / med / 1e9;
@@ -418,7 +442,7 @@ async function main() {
       'dense-equivalent GFLOP/s = (4·n²·d per head, + 8·n·d_model² for W2\'s projections) / median time, whatever the mask skips',
       'ours_over_peer = median over rounds of (our time / peer time) in the same round; below 1 means ours is faster',
       'ours is compared in the same runtime: native peers against ours native, ort-web Node against ours wasm Node, ort-web Chromium against ours wasm Chromium',
-      'fraction_of_peak: against the peak probe of that runtime (native: the core\'s own baseline arch, no FMA; wasm: simd128, no FMA); native peers built for AVX-512/FMA can exceed 1',
+      'fraction_of_peak: against the peak probe of that runtime and kernel set (native: the set in use, with FMA where it has one; ours native sse2 against the sse2 probe; wasm: simd128, no FMA)',
       'W3 GB/s = bytes of cached K and V read per step / median time; fraction against the native read bandwidth',
       'numpy W2 is the article\'s attention() per head as written there, which computes softmax twice (it also returns the weights)',
     ],
@@ -434,8 +458,9 @@ async function main() {
 
 function printReport(r) {
   const g = (x, d = 1) => (x === undefined || x === null ? '' : x.toFixed(d));
-  console.log(`\nPeaks (best of ~1 s): native ${r.peak.native.arch} ${g(r.peak.native.flops / 1e9)} GFLOP/s, ` +
-    `wasm simd128 Node ${g(r.peak.node.flops / 1e9)} GFLOP/s, Chromium ${g(r.peak.chromium.flops / 1e9)} GFLOP/s (multiply + add chains, no FMA); ` +
+  console.log(`\nPeaks (best of ~1 s): native ${r.peak.native.arch} ${g(r.peak.native.flops / 1e9)} GFLOP/s` +
+    (r.peak.native_sse2 ? ` (sse2 ${g(r.peak.native_sse2.flops / 1e9)})` : '') + ', ' +
+    `wasm simd128 Node ${g(r.peak.node.flops / 1e9)} GFLOP/s, Chromium ${g(r.peak.chromium.flops / 1e9)} GFLOP/s (independent multiply-add chains; FMA natively where the set has it, none in wasm); ` +
     `read bandwidth native ${g(r.bandwidth / 1e9)} GB/s (wasm Node ${g(r.peak.node.bandwidth / 1e9)}, Chromium ${g(r.peak.chromium.bandwidth / 1e9)})`);
   for (const [name, info] of Object.entries(r.numpy)) {
     const tp = Array.isArray(info.threadpoolctl) ? info.threadpoolctl.map((t) => `${t.internal_api} ${t.version || ''} ${t.architecture || ''} threads=${t.num_threads}`).join('; ') : '';

@@ -43,7 +43,7 @@ fi
 export NODE_PATH=/usr/share/nodejs  # Debian's acorn, for emcc's optimiser
 toolchain=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake
 jobs=$(nproc)
-log "building build/bench-native (portable baseline, no -march=native)"
+log "building build/bench-native (no -march=native: sse2, avx2 and avx512f kernels, picked at run time)"
 cmake -S bench -B build/bench-native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/bench-native -j"$jobs" >/dev/null
 log "building build/bench-web (wasm simd128)"

@@ -5,6 +5,7 @@
 //   dump DIR             -> writes DIR/<id>.<input>.f32 and DIR/<id>.out.f32, then "ok"
 //   run ID REPS          -> seconds per run
 //   peak SECONDS         -> {"arch":…, "flops":…, "bandwidth":…}
+//   arch NAME            -> "ok" once the core uses that kernel set, else "error: …"
 //   quit
 #include <cstdio>
 #include <fstream>
@@ -54,6 +55,10 @@ int main() {
             std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"flops\":%.6g,\"bandwidth\":%.6g}", bench_arch(),
                           bench_peak_flops(seconds), bench_peak_bandwidth(seconds));
             std::cout << buf << std::endl;
+        } else if (cmd == "arch") {
+            std::string name;
+            in >> name;
+            std::cout << (bench_use_arch(name.c_str()) ? "ok" : "error: no kernel set " + name) << std::endl;
         } else if (cmd == "quit") {
             break;
         } else {

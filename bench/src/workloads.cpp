@@ -16,6 +16,15 @@
 #include "random.hpp"
 #include "tiled.hpp"
 
+// bench/src/peak.cpp, once per instruction set.
+#if BENCH_PEAK_X86
+double peak_flops_sse2(double seconds);
+double peak_flops_avx2(double seconds);
+double peak_flops_avx512f(double seconds);
+#else
+double peak_flops_default(double seconds);
+#endif
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
@@ -158,23 +167,6 @@ void run_once(workload& w) {
 // ---- peak probes -------------------------------------------------------------
 
 using batch = xsimd::batch<float>;
-constexpr int chains = 12;  // mul latency + add latency (3 + 3 cycles) × 2 pipes each
-
-// noinline: V8 tiers a wasm function up between calls, so the probe calls this
-// repeatedly rather than running one long inlined loop in the baseline tier.
-[[gnu::noinline]] float flops_kernel(long iterations, float seed) {
-    batch acc[chains];
-    for (int c = 0; c < chains; ++c)
-        acc[c] = batch(seed + float(c) * 1e-3f);
-    const batch a(0.999999f), b(1e-6f);
-    for (long i = 0; i < iterations; ++i)
-        for (int c = 0; c < chains; ++c)
-            acc[c] = acc[c] * a + b;  // a multiply and an add: no FMA on wasm simd128 or baseline x86-64
-    batch s = acc[0];
-    for (int c = 1; c < chains; ++c)
-        s += acc[c];
-    return xsimd::reduce_add(s);
-}
 
 [[gnu::noinline]] float sum_kernel(const float* data, std::size_t count) {
     batch acc[4] = {batch(0.0f), batch(0.0f), batch(0.0f), batch(0.0f)};
@@ -309,18 +301,16 @@ const float* bench_output(int id) { return workloads()[std::size_t(id)].out.data
 int bench_output_size(int id) { return int(workloads()[std::size_t(id)].out.size()); }
 
 double bench_peak_flops(double seconds) {
-    long iterations = 1 << 16;
-    double best = 0;
-    const auto start = clock_type::now();
-    while (seconds_since(start) < seconds) {
-        const auto t0 = clock_type::now();
-        sink = flops_kernel(iterations, float(iterations % 7) * 0.1f);
-        const double dt = seconds_since(t0);
-        best = std::max(best, double(iterations) * chains * 2.0 * batch::size / dt);
-        if (dt < 0.02)
-            iterations *= 2;
-    }
-    return best;
+    const std::string arch = attn::kernel_arch_name();
+#if BENCH_PEAK_X86
+    if (arch == "avx512f")
+        return peak_flops_avx512f(seconds);
+    if (arch == "fma3+avx2")
+        return peak_flops_avx2(seconds);
+    return peak_flops_sse2(seconds);
+#else
+    return peak_flops_default(seconds);
+#endif
 }
 
 double bench_peak_bandwidth(double seconds) {
@@ -342,4 +332,5 @@ double bench_peak_bandwidth(double seconds) {
 }
 
 const char* bench_arch() { return attn::kernel_arch_name(); }
+int bench_use_arch(const char* name) { return attn::kernel_use_arch(name) ? 1 : 0; }
 }

@@ -37,10 +37,12 @@ const float* bench_output(int workload);
 int bench_output_size(int workload);
 
 // Peak probes. FLOP/s of independent multiply-add chains over xsimd batches of
-// the architecture this file is built for (one multiply and one add per lane
-// count as two FLOP), and read bandwidth in bytes/s over a buffer far larger than
+// the instruction set the core's kernels use (attn::kernel_arch_name(): FMA
+// where it has one; one multiply-add per lane counts as two FLOP), and read bandwidth in bytes/s over a buffer far larger than
 // the caches. Each runs for about `seconds` and returns the best of its trials.
 double bench_peak_flops(double seconds);
 double bench_peak_bandwidth(double seconds);
-const char* bench_arch();
+const char* bench_arch();  // the kernel set in use
+// Switches the core to another of its kernel sets (attn::kernel_use_arch); 1 if it could.
+int bench_use_arch(const char* name);
 }
