@@ -53,19 +53,23 @@ std::size_t decode_step(kv_cache& cache, const float* q, const float* k, const f
     kv_cache_append(cache, k, v);
     const int t = cache.tokens(), dk = cache.d_k, group = h / cache.kv_heads;
     const float s = scale_for(scale, dk);
-    std::vector<float> weights(std::size_t(group) * std::size_t(t));  // (group, t)
     const std::size_t rows = static_cast<std::size_t>(group);
-    std::vector<float> row_max(rows), row_sum(rows), rescale(rows);
-    const std::vector<int> visible(rows, t);
+    kv_cache::workspace& w = cache.work;
+    w.weights.resize(rows * std::size_t(t));  // (group, t)
+    w.row_max.resize(rows);
+    w.row_sum.resize(rows);
+    w.rescale.resize(rows);
+    w.visible.assign(rows, t);
+    float* weights = w.weights.data();
     for (int g = 0; g < cache.kv_heads; ++g) {
         const std::size_t first = std::size_t(g) * std::size_t(group) * std::size_t(dk);
-        kernel_matmul_bt(q + first, cache.k[std::size_t(g)].data.data(), weights.data(), group, t, dk);
-        std::fill(row_max.begin(), row_max.end(), -std::numeric_limits<float>::infinity());
-        std::fill(row_sum.begin(), row_sum.end(), 0.0f);
-        kernel_softmax_online(weights.data(), group, t, visible.data(), s, row_max.data(), row_sum.data(), rescale.data());
-        kernel_matmul(weights.data(), cache.v[std::size_t(g)].data.data(), out + first, group, t, dk);
+        kernel_matmul_bt(q + first, cache.k[std::size_t(g)].data.data(), weights, group, t, dk);
+        std::fill(w.row_max.begin(), w.row_max.end(), -std::numeric_limits<float>::infinity());
+        std::fill(w.row_sum.begin(), w.row_sum.end(), 0.0f);
+        kernel_softmax_online(weights, group, t, w.visible.data(), s, w.row_max.data(), w.row_sum.data(), w.rescale.data());
+        kernel_matmul(weights, cache.v[std::size_t(g)].data.data(), out + first, group, t, dk);
         for (int r = 0; r < group; ++r) {
-            const float inv = 1.0f / row_sum[std::size_t(r)];
+            const float inv = 1.0f / w.row_sum[std::size_t(r)];
             for (float* o = out + first + std::size_t(r) * std::size_t(dk);
                  o != out + first + std::size_t(r + 1) * std::size_t(dk); ++o)
                 *o *= inv;

@@ -27,6 +27,12 @@ struct kv_cache {
     int kv_heads = 0;
     int d_k = 0;
     std::vector<matrix> k, v;  // kv_heads entries, each (t, d_k): row j is token j
+    // decode_step's working memory (one group's weights and row statistics),
+    // kept between steps: a step allocates only when t outgrows the capacity.
+    struct workspace {
+        std::vector<float> weights, row_max, row_sum, rescale;
+        std::vector<int> visible;
+    } work;
 
     kv_cache() = default;
     kv_cache(int kv_heads, int d_k);
