@@ -2,7 +2,8 @@
 # Sets up and runs every test of the project:
 #   1. native debug build: core unit tests (doctest), the attn CLI against the
 #      article's numpy code, serve.py, clang-format, the native app under Xvfb;
-#   2. the core tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   2. the core tests and the headless UI frames again under AddressSanitizer +
+#      UndefinedBehaviorSanitizer;
 #   3. the web build: the same core tests compiled to wasm (SIMD) under Node;
 #   4. the real page in headless Chromium (playwright-core).
 # A second run with nothing changed only rebuilds what changed.
@@ -21,10 +22,10 @@ cmake --preset native-debug >/dev/null
 cmake --build --preset native-debug -j "$jobs"
 ctest --preset native-debug -j "$jobs"
 
-stage "core tests under ASan + UBSan"
+stage "core tests and the headless UI frames under ASan + UBSan"
 cmake --preset native-asan >/dev/null
-cmake --build --preset native-asan -j "$jobs" --target attn_core_tests
-ctest --preset native-asan -R '^core$'
+cmake --build --preset native-asan -j "$jobs" --target attn_core_tests attn_ui_app_tests
+ctest --preset native-asan -R '^(core|ui_app_frames)$'
 
 stage "web build and the core tests in wasm (Node)"
 cmake --preset web >/dev/null

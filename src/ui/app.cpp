@@ -156,11 +156,24 @@ bool app_redo(app& a) {
 void apply(app& a, const experiment& next) {
     if (a.options.readonly)
         return;  // a read-only link: controls are drawn disabled, and this catches the rest
+    a.pending = next;
+}
+
+namespace {
+
+// The change apply() queued in the last frame, before anything reads the trace.
+void apply_pending(app& a) {
+    if (!a.pending)
+        return;
+    const experiment next = std::move(*a.pending);
+    a.pending.reset();
     const std::string typed = a.text_edit;
     const bool ok = app_set_experiment(a, next);
     if (!ok || next.text != a.exp.text)
         a.text_edit = typed;  // keep what is being typed, valid or not
 }
+
+}  // namespace
 
 void mark_widget(app& a, const char* name) {
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
@@ -273,6 +286,7 @@ void top_bar(app& a) {
 }  // namespace
 
 void app_draw(app& a) {
+    apply_pending(a);
     a.widgets.clear();
     glyphs_require(a.text_edit);  // what is being typed, accepted or not
     handle_keys(a);

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct app {
     std::uint64_t version = 1;        // bumped on every recompute
     std::vector<std::string> errors;  // problems with the last rejected change
     std::string text_edit;            // the sentence box while it is being typed
+    // A change a control asked for (apply): made current at the start of the next
+    // app_draw, so that nothing drawn in this frame reads a trace that was
+    // recomputed under it (views hold references into tr while they draw).
+    std::optional<experiment> pending;
     float scale = 1.0f;               // device pixels per UI point
     bool experiment_changed = false;  // set on every accepted change; the platform clears it once published
 

@@ -24,7 +24,9 @@ void mark_widget(app& a, const char* name);
 // beside it (a click on the label does nothing; a click on the frame sets the value).
 void mark_slider(app& a, const char* name, const char* label);
 
-// Applies a change made by a control: recompute, history, URL.
+// Queues a change made by a control. The next app_draw makes it current
+// (recompute, history, URL) before anything is drawn, so a view may keep
+// references into a.tr for the whole frame.
 void apply(app& a, const experiment& next);
 
 }  // namespace attn::ui

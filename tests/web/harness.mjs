@@ -68,7 +68,7 @@ export async function openPage(browser, url, { width = 1280, height = 720, devic
   const problems = [];
   const origin = new URL(url).origin;
   page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
-  page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
+  page.on('pageerror', (e) => problems.push('pageerror: ' + e.message + ' ' + e.stack));
   page.on('request', (r) => {
     if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) problems.push('foreign request: ' + r.url());
   });
