@@ -314,11 +314,12 @@ inline void exp_nonpositive(batch* x) {
     batch t[U], r[U], p[U];
     for (int u = 0; u < U; ++u) {
         underflow[u] = x[u] < lo;
-        t[u] = xsimd::fma(xsimd::max(x[u], lo), log2e, round_magic);
+        x[u] = xsimd::max(x[u], lo);
+        t[u] = xsimd::fma(x[u], log2e, round_magic);
     }
     for (int u = 0; u < U; ++u) {
         const batch n = t[u] - round_magic;
-        r[u] = xsimd::fnma(n, ln2_lo, xsimd::fnma(n, ln2_hi, xsimd::max(x[u], lo)));  // x − n·ln2, ln2 in two parts
+        r[u] = xsimd::fnma(n, ln2_lo, xsimd::fnma(n, ln2_hi, x[u]));  // x − n·ln2, ln2 in two parts
         p[u] = batch(1.9875691500e-4f);
     }
     for (const float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
@@ -330,6 +331,19 @@ inline void exp_nonpositive(batch* x) {
         const ibatch n_int = xsimd::bitwise_cast<std::int32_t>(t[u]) - xsimd::bitwise_cast<std::int32_t>(round_magic);
         x[u] = xsimd::select(underflow[u], batch(0.0f), p[u] * xsimd::bitwise_cast<float>((n_int + ibatch(127)) << 23));
     }
+}
+
+// The lane-wise max of x[0, end), end a multiple of W (−inf when empty). Four
+// independent chains: one would wait a max latency per batch.
+inline batch max_batches(const float* x, int end) {
+    batch m[4] = {batch(neg_inf), batch(neg_inf), batch(neg_inf), batch(neg_inf)};
+    int j = 0;
+    for (; j + 4 * W <= end; j += 4 * W)
+        for (int u = 0; u < 4; ++u)
+            m[u] = xsimd::max(m[u], batch::load_unaligned(x + j + u * W));
+    for (; j < end; j += W)
+        m[0] = xsimd::max(m[0], batch::load_unaligned(x + j));
+    return xsimd::max(xsimd::max(m[0], m[1]), xsimd::max(m[2], m[3]));
 }
 
 inline float exp_nonpositive(float x) {
@@ -344,11 +358,8 @@ void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) {
         float* r = x + i * m;
         float mx = neg_inf;
         {
-            batch bm(neg_inf);
-            int j = 0;
-            for (; j < mv; j += W)
-                bm = xsimd::max(bm, batch::load_unaligned(r + j));
-            mx = xsimd::reduce_max(bm);
+            int j = mv;
+            mx = xsimd::reduce_max(max_batches(r, mv));
             for (; j < m; ++j)
                 mx = std::fmax(mx, r[j]);
         }
@@ -403,10 +414,8 @@ void kernel_softmax_online(float* s, int rows, int cols, const int* visible, flo
         float tile_max = neg_inf;
         int j = 0;
         if (scale > 0.0f) {
-            batch bm(neg_inf);
-            for (; j < vv; j += W)
-                bm = xsimd::max(bm, batch::load_unaligned(sr + j));
-            float raw_max = xsimd::reduce_max(bm);
+            j = vv;
+            float raw_max = xsimd::reduce_max(max_batches(sr, vv));
             for (; j < vis; ++j)
                 raw_max = std::max(raw_max, sr[j]);
             tile_max = raw_max * scale;
