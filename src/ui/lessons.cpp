@@ -181,6 +181,17 @@ void bars(const char* id, const std::vector<std::string>& labels, const std::vec
     ImGui::PopID();
 }
 
+// Controls that change the experiment, drawn disabled in a read-only link
+// (apply() refuses them anyway). The lesson's own view controls (L2's d_k, L5's
+// tile stepper) stay live: they change what is shown, not what is shared.
+class experiment_controls {
+  public:
+    explicit experiment_controls(const app& a) { ImGui::BeginDisabled(a.options.readonly); }
+    ~experiment_controls() { ImGui::EndDisabled(); }
+    experiment_controls(const experiment_controls&) = delete;
+    experiment_controls& operator=(const experiment_controls&) = delete;
+};
+
 // [SECTION] L1 soft lookup
 
 void view_lookup(app& a) {
@@ -199,24 +210,27 @@ void view_lookup(app& a) {
     bars("weights", tokens, w, false, IM_COL32(250, 200, 60, 255));
     experiment next = a.exp;
     bool changed = false;
-    int mode = int(next.softmax == softmax_mode::argmax);
-    changed |= ImGui::RadioButton("softmax", &mode, 0);
-    mark_widget(a, "l1_softmax");
-    ImGui::SameLine();
-    changed |= ImGui::RadioButton(tr("argmax (hard)", "argmax（硬）"), &mode, 1);
-    mark_widget(a, "l1_argmax");
-    next.softmax = mode ? softmax_mode::argmax : softmax_mode::stable;
-    if (!mode) {
+    {
+        const experiment_controls controls(a);
+        int mode = int(next.softmax == softmax_mode::argmax);
+        changed |= ImGui::RadioButton("softmax", &mode, 0);
+        mark_widget(a, "l1_softmax");
         ImGui::SameLine();
-        float t = next.temperature;
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
-        if (ImGui::SliderFloat(tr("temperature", "温度"), &t, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) {
-            next.temperature = t;
-            changed = true;
+        changed |= ImGui::RadioButton(tr("argmax (hard)", "argmax（硬）"), &mode, 1);
+        mark_widget(a, "l1_argmax");
+        next.softmax = mode ? softmax_mode::argmax : softmax_mode::stable;
+        if (!mode) {
+            ImGui::SameLine();
+            float t = next.temperature;
+            ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
+            if (ImGui::SliderFloat(tr("temperature", "温度"), &t, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) {
+                next.temperature = t;
+                changed = true;
+            }
         }
+        if (changed)
+            apply(a, next);
     }
-    if (changed)
-        apply(a, next);
     double sum = 0, mx = 0;
     int ones = 0;
     for (float x : w) {
@@ -395,18 +409,21 @@ void view_subspaces(app& a) {
 void view_order(app& a) {
     experiment next = a.exp;
     bool changed = false;
-    int pos = int(next.pos);
-    ImGui::TextUnformatted(tr("positions:", "位置编码："));
-    const char* names[] = {tr("none", "无"), tr("sinusoidal", "正弦"), "RoPE"};
-    for (int p = 0; p < 3; ++p) {
-        ImGui::SameLine();
-        if (ImGui::RadioButton(names[p], &pos, p))
-            changed = true;
-        mark_widget(a, (std::string("l4_pos") + std::to_string(p)).c_str());
+    {
+        const experiment_controls controls(a);
+        int pos = int(next.pos);
+        ImGui::TextUnformatted(tr("positions:", "位置编码："));
+        const char* names[] = {tr("none", "无"), tr("sinusoidal", "正弦"), "RoPE"};
+        for (int p = 0; p < 3; ++p) {
+            ImGui::SameLine();
+            if (ImGui::RadioButton(names[p], &pos, p))
+                changed = true;
+            mark_widget(a, (std::string("l4_pos") + std::to_string(p)).c_str());
+        }
+        next.pos = positional(pos);
+        if (changed)
+            apply(a, next);
     }
-    next.pos = positional(pos);
-    if (changed)
-        apply(a, next);
 
     // The same tokens in reverse order, run side by side.
     std::vector<std::string> tokens = a.tr.tokens;
@@ -482,12 +499,15 @@ void view_order(app& a) {
         ImGui::BeginGroup();
         int shift = a.exp.pos_offset;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
-        if (ImGui::SliderInt(tr("shift both positions", "两个位置一起平移"), &shift, 0, 50)) {
-            experiment s = a.exp;
-            s.pos_offset = shift;
-            apply(a, s);
+        {
+            const experiment_controls controls(a);
+            if (ImGui::SliderInt(tr("shift both positions", "两个位置一起平移"), &shift, 0, 50)) {
+                experiment s = a.exp;
+                s.pos_offset = shift;
+                apply(a, s);
+            }
+            mark_slider(a, "l4_shift", tr("shift both positions", "两个位置一起平移"));
         }
-        mark_slider(a, "l4_shift", tr("shift both positions", "两个位置一起平移"));
         experiment base = a.exp;
         base.pos_offset = 0;
         const trace t0 = forward_with(base, a.tr.tokens, a.tr.params);
@@ -612,6 +632,7 @@ void view_cost(app& a) {
     ImGui::EndGroup();
     number(a, "tiled_max_diff", diff);
     number(a, "tiled_steps", total);
+    number(a, "tile_step", a.lesson.tile_step);
     number(a, "tiled_memory", double(st_tiled.peak_bytes()));
     number(a, "plain_memory", double(st_plain.peak_bytes()));
 
@@ -619,12 +640,15 @@ void view_cost(app& a) {
     ImGui::SeparatorText(tr("Decoding with a KV cache", "用 KV 缓存解码"));
     int t = a.exp.decode;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
-    if (ImGui::SliderInt(tr("tokens decoded", "已解码词元"), &t, 1, n)) {
-        experiment next = a.exp;
-        next.decode = t;
-        apply(a, next);
+    {
+        const experiment_controls controls(a);
+        if (ImGui::SliderInt(tr("tokens decoded", "已解码词元"), &t, 1, n)) {
+            experiment next = a.exp;
+            next.decode = t;
+            apply(a, next);
+        }
+        mark_slider(a, "l5_decode", tr("tokens decoded", "已解码词元"));
     }
-    mark_slider(a, "l5_decode", tr("tokens decoded", "已解码词元"));
     const decode_trace& dt = a.tr.decode;
     if (dt.steps > 0) {
         ImGui::Text("%s %d %s × %d KV %s; %s 1, %s %d", tr("cache:", "缓存："), dt.cache.tokens(), tr("rows", "行"),
@@ -673,15 +697,18 @@ void view_not_explanations(app& a) {
         "v=1&text=the%20cat%20chased%20the%20dog%20home&d_model=16&heads=4&weights=cancel&mask=causal",
         "v=1&text=%3Cs%3E%20the%20cat%20chased%20the%20dog&d_model=16&heads=4&weights=sink&mask=causal",
     };
-    for (int i = 0; i < 3; ++i) {
-        if (i)
-            ImGui::SameLine();
-        if (ImGui::Button(labels[i])) {
-            auto r = experiment_parse(presets[i]);
-            if (r.value)
-                apply(a, *r.value);
+    {
+        const experiment_controls controls(a);
+        for (int i = 0; i < 3; ++i) {
+            if (i)
+                ImGui::SameLine();
+            if (ImGui::Button(labels[i])) {
+                auto r = experiment_parse(presets[i]);
+                if (r.value)
+                    apply(a, *r.value);
+            }
+            mark_widget(a, (std::string("l7_preset") + std::to_string(i)).c_str());
         }
-        mark_widget(a, (std::string("l7_preset") + std::to_string(i)).c_str());
     }
     const trace& t = a.tr;
     const head_trace& h0 = t.layers[0].heads[0];
@@ -719,18 +746,21 @@ void view_not_explanations(app& a) {
             col0 += h0.weights(i, 0) / double(n - 1);
         ImGui::Text("%s %.2f", tr("mean weight on the first token:", "第一个词元上的平均权重："), col0);
         const bool masked = !a.exp.edges.empty();
-        if (ImGui::Button(masked ? tr("Restore the sink", "恢复沉淀词元")
-                                 : tr("Mask the sink (column 0)", "屏蔽沉淀词元（第 0 列）"))) {
-            experiment next = a.exp;
-            next.edges.clear();
-            if (!masked)
-                for (int l = 0; l < a.exp.layers; ++l)
-                    for (int hh = 0; hh < a.exp.heads; ++hh)
-                        for (int i = 1; i < n; ++i)
-                            next.edges.push_back({l, hh, i, 0});
-            apply(a, next);
+        {
+            const experiment_controls controls(a);
+            if (ImGui::Button(masked ? tr("Restore the sink", "恢复沉淀词元")
+                                     : tr("Mask the sink (column 0)", "屏蔽沉淀词元（第 0 列）"))) {
+                experiment next = a.exp;
+                next.edges.clear();
+                if (!masked)
+                    for (int l = 0; l < a.exp.layers; ++l)
+                        for (int hh = 0; hh < a.exp.heads; ++hh)
+                            for (int i = 1; i < n; ++i)
+                                next.edges.push_back({l, hh, i, 0});
+                apply(a, next);
+            }
+            mark_widget(a, "l7_sink");
         }
-        mark_widget(a, "l7_sink");
         number(a, "sink_weight", col0);
         double v0 = 0;
         for (int c = 0; c < h0.v.cols; ++c)
@@ -746,21 +776,24 @@ void view_bugs(app& a) {
     bool after = next.mask_at == mask_placement::after_softmax, no_max = next.softmax == softmax_mode::no_max,
          no_wo = !next.use_wo;
     bool changed = false;
-    changed |= ImGui::Checkbox(tr("mask after softmax", "softmax 之后再掩码"), &after);
-    mark_widget(a, "l8_after");
-    ImGui::SameLine();
-    changed |= ImGui::Checkbox(tr("no x − max (in fp16)", "不减最大值（fp16）"), &no_max);
-    mark_widget(a, "l8_nomax");
-    ImGui::SameLine();
-    changed |= ImGui::Checkbox(tr("forget W_O", "忘了 W_O"), &no_wo);
-    mark_widget(a, "l8_nowo");
-    if (changed) {
-        next.mask_at = after ? mask_placement::after_softmax : mask_placement::before_softmax;
-        next.softmax = no_max ? softmax_mode::no_max : softmax_mode::stable;
-        next.use_wo = !no_wo;
-        if (no_max && next.prec == precision::fp32)
-            next.prec = precision::fp16;
-        apply(a, next);
+    {
+        const experiment_controls controls(a);
+        changed |= ImGui::Checkbox(tr("mask after softmax", "softmax 之后再掩码"), &after);
+        mark_widget(a, "l8_after");
+        ImGui::SameLine();
+        changed |= ImGui::Checkbox(tr("no x − max (in fp16)", "不减最大值（fp16）"), &no_max);
+        mark_widget(a, "l8_nomax");
+        ImGui::SameLine();
+        changed |= ImGui::Checkbox(tr("forget W_O", "忘了 W_O"), &no_wo);
+        mark_widget(a, "l8_nowo");
+        if (changed) {
+            next.mask_at = after ? mask_placement::after_softmax : mask_placement::before_softmax;
+            next.softmax = no_max ? softmax_mode::no_max : softmax_mode::stable;
+            next.use_wo = !no_wo;
+            if (no_max && next.prec == precision::fp32)
+                next.prec = precision::fp16;
+            apply(a, next);
+        }
     }
     experiment right = a.exp;
     right.mask_at = mask_placement::before_softmax;
@@ -843,13 +876,12 @@ void panel_lesson(app& a) {
     const auto& list = lessons();
     // Opening a lesson replaces the experiment: not in a read-only link; an embed
     // shows only the open lesson's card.
-    ImGui::BeginDisabled(a.options.readonly);
-    if (!a.options.embed)
+    if (!a.options.embed) {
+        const experiment_controls controls(a);
         lesson_list(a);
-    if (a.lesson.index < 0) {
-        ImGui::EndDisabled();
-        return;
     }
+    if (a.lesson.index < 0)
+        return;
     const lesson& l = list[std::size_t(a.lesson.index)];
     // A plain group, not an auto-resizing child: a child sized from the previous
     // frame clips (and so ignores the mouse over) controls a lesson has just added.
@@ -858,6 +890,7 @@ void panel_lesson(app& a) {
     ImGui::PushID("lesson");
     ImGui::Text("%s  %s", l.id, tr(l.title_en, l.title_zh));
     if (!a.options.embed) {
+        const experiment_controls controls(a);
         ImGui::SameLine(ImGui::GetContentRegionMax().x - ImGui::GetFontSize() * 9.0f);
         ImGui::BeginDisabled(a.lesson.index == 0);
         if (ImGui::SmallButton(tr("◀ previous", "◀ 上一课")))
@@ -902,7 +935,6 @@ void panel_lesson(app& a) {
     }
     ImGui::PopID();
     ImGui::EndGroup();
-    ImGui::EndDisabled();
     ImGui::Separator();
 }
 

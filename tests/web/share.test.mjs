@@ -116,6 +116,25 @@ test('view.hide removes panels; view.readonly keeps the experiment but allows st
   }
 });
 
+test('view.readonly in a lesson: its view controls still work, the ones that change the experiment do not', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=5&view.readonly=1',
+    { width: 1400, height: 900 });
+  try {
+    const before = await experiment(page);
+    assert.equal((await ui(page)).lesson, 4);
+    assert.equal((await ui(page)).numbers.tile_step, 0);
+    await click(page, 'l5_step', 0.75);  // "step ▶"
+    assert.equal((await ui(page)).numbers.tile_step, 1, 'the tile stepper moved');
+    await click(page, 'l5_decode', 0.9);  // would decode more tokens
+    await click(page, 'lesson_next');
+    assert.equal(await experiment(page), before, 'nothing changed the experiment');
+    assert.equal((await ui(page)).lesson, 4, 'still on L5');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('view.embed: a small iframe-sized page with only the maps and "Open in the full playground"', async () => {
   const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=4&view.lesson=1&view.embed=1',
     { width: 700, height: 450 });
