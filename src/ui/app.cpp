@@ -52,6 +52,7 @@ void app_init(app& a, const experiment& e) {
 }
 
 bool app_set_experiment(app& a, const experiment& e, bool history) {
+    a.pending.reset();  // a change made directly (undo, a lesson, a link, the page's API) supersedes a queued one
     std::vector<std::string> errors = experiment_validate(e);
     if (!errors.empty()) {
         a.errors = std::move(errors);

@@ -903,7 +903,8 @@ void panel_lesson(app& a) {
         mark_widget(a, "lesson_next");
         ImGui::EndDisabled();
     }
-    ImGui::TextWrapped("%s", tr(l.try_en, l.try_zh));
+    const lesson& shown = list[std::size_t(a.lesson.index)];  // previous/next may have just moved on from l
+    ImGui::TextWrapped("%s", tr(shown.try_en, shown.try_zh));
     ImGui::Separator();
     switch (a.lesson.index) {
         case 0:

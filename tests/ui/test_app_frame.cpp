@@ -6,6 +6,9 @@
 #include <doctest/doctest.h>
 #include <imgui.h>
 
+#include <algorithm>
+#include <string>
+
 #include "app.hpp"
 #include "lessons.hpp"
 #include "panels.hpp"
@@ -32,6 +35,19 @@ void frame(ui::app& a) {
     ImGui::NewFrame();
     ui::app_draw(a);
     ImGui::Render();
+}
+
+const ui::widget_rect* find_widget(const ui::app& a, const std::string& name) {
+    const auto it = std::find_if(a.widgets.begin(), a.widgets.end(), [&](const ui::widget_rect& w) { return w.name == name; });
+    return it == a.widgets.end() ? nullptr : &*it;
+}
+
+double lesson_number(const ui::app& a, const std::string& name) {
+    for (const auto& [key, value] : a.lesson.numbers)
+        if (key == name)
+            return value;
+    FAIL("the lesson view published no " << name);
+    return 0;
 }
 
 }  // namespace
@@ -76,4 +92,37 @@ TEST_CASE("every lesson view draws frame after frame while its experiment change
         }
         CHECK(a.lesson.index == lesson);
     }
+}
+
+TEST_CASE("L4: dragging the RoPE shift slider like a person, frame by frame") {
+    // The view draws from references into the trace while the slider changes the
+    // experiment; recomputing there read freed memory (ASan runs this test).
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    ui::lesson_open(a, 3);
+    experiment e = a.exp;
+    e.pos = positional::rope;
+    e.pos_offset = 0;
+    REQUIRE(ui::app_set_experiment(a, e));
+    frame(a);
+    frame(a);
+    const ui::widget_rect* w = find_widget(a, "l4_shift");
+    REQUIRE(w != nullptr);
+    const float y = (w->y0 + w->y1) / 2, x0 = w->x0 + 2, x1 = w->x1 - 2;
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddMousePosEvent(x0, y);
+    frame(a);
+    io.AddMouseButtonEvent(ImGuiMouseButton_Left, true);
+    frame(a);
+    for (int k = 1; k <= 8; ++k) {
+        io.AddMousePosEvent(x0 + (x1 - x0) * float(k) / 8.0f, y);
+        frame(a);
+    }
+    io.AddMouseButtonEvent(ImGuiMouseButton_Left, false);
+    frame(a);
+    frame(a);
+    CHECK(a.exp.pos_offset > 25);  // dragged to the right end: 0 … 50
+    CHECK(lesson_number(a, "rope_q_moved") > 1e-3);
+    CHECK(lesson_number(a, "rope_score_shift_diff") < 1e-4);
 }
