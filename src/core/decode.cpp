@@ -69,10 +69,10 @@ std::size_t decode_step(kv_cache& cache, const float* q, const float* k, const f
         kernel_softmax_online(weights, group, t, w.visible.data(), s, w.row_max.data(), w.row_sum.data(), w.rescale.data());
         kernel_matmul(weights, cache.v[std::size_t(g)].data.data(), out + first, group, t, dk);
         for (int r = 0; r < group; ++r) {
+            float* row = out + first + std::size_t(r) * std::size_t(dk);
             const float inv = 1.0f / w.row_sum[std::size_t(r)];
-            for (float* o = out + first + std::size_t(r) * std::size_t(dk);
-                 o != out + first + std::size_t(r + 1) * std::size_t(dk); ++o)
-                *o *= inv;
+            for (int c = 0; c < dk; ++c)
+                row[c] *= inv;
         }
     }
     return std::size_t(t) * std::size_t(cache.kv_heads) * std::size_t(dk) * 2 * sizeof(float);

@@ -167,7 +167,9 @@ inline void matmul_bt_tile(const float* a, const float* b, float* c, int ldc, in
         for (int q = 0; q < W; ++q)
             acc[r][q] = batch(0.0f);
     const int dv = d - d % W;
-    auto step = [&](const float* ap, const float* bp) {
+    const float* ap = a;
+    const float* bp = b;
+    for (int steps = dv / W; steps > 0; --steps, ap += W, bp += W) {
         batch av[R];
         for (int r = 0; r < R; ++r)
             av[r] = batch::load_unaligned(ap + r * d);
@@ -176,11 +178,7 @@ inline void matmul_bt_tile(const float* a, const float* b, float* c, int ldc, in
             for (int r = 0; r < R; ++r)
                 acc[r][q] = xsimd::fma(av[r], bq, acc[r][q]);
         }
-    };
-    const float* ap = a;
-    const float* bp = b;
-    for (int steps = dv / W; steps > 0; --steps, ap += W, bp += W)
-        step(ap, bp);
+    }
     for (int r = 0; r < R; ++r) {
         batch sums = fold_sums(acc[r]);
         if (dv < d) {
@@ -228,9 +226,8 @@ void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m
     // of a model (m = 512: 2 KB) they all fall into the same few L1 sets and evict
     // each other. Every row block of a then goes over the packed block in L1.
     alignas(64) float panel[k_block * m_block];
-    const int kstep = k_block;
-    for (int p0 = 0; p0 < k; p0 += kstep) {
-        const int p1 = std::min(k, p0 + kstep), kb = p1 - p0;
+    for (int p0 = 0; p0 < k; p0 += k_block) {
+        const int p1 = std::min(k, p0 + k_block), kb = p1 - p0;
         const bool accumulate = p0 > 0;
         for (int j0 = 0; j0 < m; j0 += m_block) {
             const int mj = std::min(m_block, m - j0);
@@ -257,7 +254,7 @@ void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m
 
 // kernel_matmul_bt with d fixed at compile time when D > 0 (see matmul_bt_tile).
 template <int D>
-[[gnu::noinline]] void matmul_bt(const float* a, const float* b, float* c, int n, int m, int d) {
+void matmul_bt(const float* a, const float* b, float* c, int n, int m, int d) {
     // Keys in blocks of m_block rows: a block of b stays in L1 while every row
     // pair of a goes over it, so b is read from memory once (decoding: K once
     // per step, whatever the group size).
