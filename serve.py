@@ -9,15 +9,23 @@
 Serves only the files inside the built site folder: no directory listings, no
 path that leads outside it (.., encoded or not, or symlinks), the right MIME
 type for .wasm, gzip when the browser accepts it. Ctrl-C stops it cleanly.
+
+Bounded like a careful static server: a connection that sends nothing for
+IDLE_TIMEOUT seconds, or takes longer than REQUEST_DEADLINE to send its request
+line and headers (a client trickling bytes), is dropped; at most MAX_THREADS
+connections are served at once (more are answered 503 and closed, without a
+thread); a malformed request line gets 400 and HTTP/0.9 requests are refused.
 """
 import argparse
 import gzip
 import http.server
+import io
 import os
 import posixpath
 import subprocess
 import sys
 import threading
+import time
 import urllib.parse
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -41,6 +49,9 @@ MIME = {
     ".txt": "text/plain; charset=utf-8",
     ".glsl": "text/plain; charset=utf-8",
 }
+IDLE_TIMEOUT = 10.0  # seconds a connection may stay silent
+REQUEST_DEADLINE = 20.0  # seconds to send the whole request line and headers
+MAX_THREADS = 64  # connections served at once (a browser opens about six)
 COMPRESSIBLE = {".html", ".js", ".mjs", ".css", ".wasm", ".data", ".json", ".svg", ".ttf", ".txt", ".glsl"}
 
 
@@ -79,14 +90,84 @@ def build():
     run(["cmake", "--build", "--preset", "web", "--target", "attn_site", "-j", str(os.cpu_count() or 2)], env)
 
 
+def accepts_gzip(header):
+    """Whether an Accept-Encoding value allows gzip: a 'gzip' (or 'x-gzip') entry,
+    else '*', with a q-value above 0 ('gzip;q=0' refuses it)."""
+    named, wildcard = None, None
+    for entry in (header or "").split(","):
+        parts = [p.strip() for p in entry.split(";")]
+        coding = parts[0].lower()
+        q = 1.0
+        for param in parts[1:]:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value.strip())
+                except ValueError:
+                    q = 0.0
+                if not 0.0 <= q <= 1.0:  # also NaN
+                    q = 0.0
+        if coding in ("gzip", "x-gzip"):
+            named = q if named is None else max(named, q)
+        elif coding == "*":
+            wildcard = q
+    chosen = named if named is not None else wildcard
+    return chosen is not None and chosen > 0.0
+
+
+class DeadlineReader(io.RawIOBase):
+    """The connection's reads, each allowed at most `idle` seconds and, while a
+    deadline is set, no later than the deadline (a time.monotonic() value).
+    A read past either raises TimeoutError, which drops the connection."""
+
+    def __init__(self, sock, idle, deadline):
+        super().__init__()
+        self.sock, self.idle, self.deadline = sock, idle, deadline
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        wait = self.idle
+        if self.deadline is not None:
+            wait = min(wait, self.deadline - time.monotonic())
+            if wait <= 0:
+                raise TimeoutError("the request took too long to arrive")
+        self.sock.settimeout(wait)
+        return self.sock.recv_into(buffer)
+
+
 class SiteHandler(http.server.BaseHTTPRequestHandler):
     """Serves files from `site` (a class attribute set before serving) and nothing else."""
 
     site = SITE
     server_version = "attn-serve"
     sys_version = ""
+    timeout = IDLE_TIMEOUT  # also the socket timeout of every write
+    default_request_version = "HTTP/1.0"  # errors before the version is read still get a status line
+    request_deadline = REQUEST_DEADLINE
     _gzip_cache = {}
     _gzip_lock = threading.Lock()
+
+    def setup(self):
+        super().setup()
+        self.rfile.close()
+        self.reader = DeadlineReader(self.connection, self.timeout, time.monotonic() + self.request_deadline)
+        self.rfile = io.BufferedReader(self.reader)
+
+    def parse_request(self):
+        words = str(self.raw_requestline, "iso-8859-1").split()
+        if len(words) == 2:  # "GET /": HTTP/0.9, which has no status line or headers
+            self.command, self.requestline = words[0], " ".join(words)
+            self.request_version = "HTTP/1.0"  # so the refusal has a status line
+            self.close_connection = True
+            self.send_error(400, "HTTP/0.9 is not supported")
+            return False
+        if not super().parse_request():
+            return False
+        self.reader.deadline = None  # the head has arrived; nothing else is read
+        self.connection.settimeout(self.timeout)
+        return True
 
     def resolve(self):
         """Maps the request path to a file inside the site, or None."""
@@ -117,6 +198,9 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
             full = self.resolve()
         except UnicodeDecodeError:
             full = None
+        except ValueError:  # a request target urlsplit cannot read, e.g. "http://[x/"
+            self.send_error(400, "Malformed request target")
+            return
         if full is None:
             self.send_error(404, "Not found")
             return
@@ -124,7 +208,7 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
         with open(full, "rb") as f:
             body = f.read()
         encoding = None
-        if ext in COMPRESSIBLE and "gzip" in self.headers.get("Accept-Encoding", ""):
+        if ext in COMPRESSIBLE and accepts_gzip(self.headers.get("Accept-Encoding")):
             key = (full, os.path.getmtime(full))
             with self._gzip_lock:
                 packed = self._gzip_cache.get(key)
@@ -149,11 +233,45 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
             sys.stderr.write("%s %s\n" % (self.address_string(), fmt % args))
 
 
-def make_server(host, port, site):
-    handler = type("BoundSiteHandler", (SiteHandler,), {"site": site})
-    server = http.server.ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
+class BoundedServer(http.server.ThreadingHTTPServer):
+    """One thread per connection, at most `max_threads` at once."""
+
+    daemon_threads = True
+    max_threads = MAX_THREADS
+    request_queue_size = 128  # the listen backlog: connections wait there, not in threads
+
+    def server_activate(self):
+        super().server_activate()
+        self.slots = threading.BoundedSemaphore(self.max_threads)
+
+    def process_request(self, request, client_address):
+        if not self.slots.acquire(blocking=False):
+            # Full: answer without a thread (the kernel buffers these few bytes) and close.
+            try:
+                request.setblocking(False)
+                request.send(b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\n\r\n")
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+
+def make_server(host, port, site, idle_timeout=IDLE_TIMEOUT, request_deadline=REQUEST_DEADLINE, max_threads=MAX_THREADS):
+    handler = type("BoundSiteHandler", (SiteHandler,),
+                   {"site": site, "timeout": idle_timeout, "request_deadline": request_deadline})
+    server_class = type("BoundServer", (BoundedServer,), {"max_threads": max_threads})
+    return server_class((host, port), handler)
 
 
 def main(argv=None):

@@ -3,6 +3,7 @@ import gzip
 import http.client
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -80,6 +81,40 @@ class ServeTest(unittest.TestCase):
         self.assertLess(len(body), 4008)
         self.assertEqual(gzip.decompress(body)[:4], b"\0asm")
 
+    def test_no_gzip_when_refused(self):
+        for value in ["gzip;q=0", "gzip; q=0.000, deflate", "*;q=0", "br", "identity", "*, gzip;q=0", "gzip;q=nan"]:
+            r, body = self.get("/attn.wasm", headers={"Accept-Encoding": value})
+            self.assertIsNone(r.getheader("Content-Encoding"), value)
+            self.assertEqual(body[:4], b"\0asm", value)
+        for value in ["gzip;q=0.5", "x-gzip", "*", "deflate, GZIP ; q=1"]:
+            r, _ = self.get("/attn.wasm", headers={"Accept-Encoding": value})
+            self.assertEqual(r.getheader("Content-Encoding"), "gzip", value)
+
+    def raw(self, data, timeout=5):
+        """Sends raw bytes on a fresh connection; returns everything the server sends back before closing."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as s:
+            s.sendall(data)
+            chunks = []
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+
+    def test_malformed_request_lines_get_400(self):
+        for line in [b"GET http://[x/ HTTP/1.1", b"GET http://[::1/index.html HTTP/1.0", b"GET / HTTP/1.1 extra",
+                     b"GET / HTTP/x.y", b"GET / FTP/1.0"]:
+            answer = self.raw(line + b"\r\nHost: a\r\n\r\n")
+            self.assertRegex(answer, rb"^HTTP/1\.[01] 400 ", line)
+        r, _ = self.get("/")  # and the server is still up
+        self.assertEqual(r.status, 200)
+
+    def test_http_0_9_is_refused(self):
+        for line in [b"GET /\r\n", b"GET /index.html\r\n", b"HEAD /\r\n"]:
+            answer = self.raw(line)
+            self.assertRegex(answer, rb"^HTTP/1\.0 400 ", line)
+            self.assertNotIn(b"<title>t</title>", answer, line)
+
     def test_nothing_outside_the_site(self):
         for path in ["/../secret.txt", "/%2e%2e/secret.txt", "/sub/../../secret.txt", "/sub/%2e%2e/%2e%2e/secret.txt",
                      "/..%2fsecret.txt", "/%2e%2e%2fsecret.txt", "/sub%5c..%5c..%5csecret.txt", "/link.txt", "/.hidden",
@@ -94,6 +129,105 @@ class ServeTest(unittest.TestCase):
         r, body = self.get("/sub/")
         self.assertEqual(r.status, 404)
         self.assertNotIn(b"a.js", body)
+
+
+class ServeLimitsTest(unittest.TestCase):
+    """Timeouts and the thread bound, on a server with short timeouts so the test stays quick."""
+
+    IDLE, DEADLINE, THREADS = 0.4, 1.0, 4
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        with open(os.path.join(self.tmp.name, "index.html"), "w") as f:
+            f.write("hello")
+        self.server = None
+        self.start(self.IDLE)
+
+    def start(self, idle):
+        if self.server:
+            self.stop()
+        self.server = serve.make_server("127.0.0.1", 0, self.tmp.name, idle_timeout=idle,
+                                        request_deadline=self.DEADLINE, max_threads=self.THREADS)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def tearDown(self):
+        self.stop()
+        self.tmp.cleanup()
+
+    def connect(self):
+        return socket.create_connection(("127.0.0.1", self.port), timeout=10)
+
+    def closed_within(self, s, seconds):
+        """Reads until the server closes s; the seconds that took (fails past `seconds`)."""
+        start = time.monotonic()
+        s.settimeout(seconds)
+        try:
+            while s.recv(4096):
+                pass
+        except socket.timeout:
+            self.fail("the server kept the connection open for %.1f s" % seconds)
+        return time.monotonic() - start
+
+    def test_an_idle_client_is_dropped(self):
+        with self.connect() as s:
+            self.assertLess(self.closed_within(s, 5.0), 5.0)
+
+    def test_a_slow_client_is_dropped_at_the_deadline(self):
+        with self.connect() as s:
+            s.sendall(b"GET / HTTP/1.1\r\n")
+            start = time.monotonic()
+            # One header line every IDLE/4 seconds: never idle, never finished.
+            dropped = False
+            while time.monotonic() - start < 5.0 and not dropped:
+                try:
+                    s.sendall(b"X-Slow: 1\r\n")
+                except OSError:
+                    dropped = True
+                    break
+                s.settimeout(self.IDLE / 4)
+                try:
+                    dropped = s.recv(4096) == b""
+                except socket.timeout:
+                    pass
+            elapsed = time.monotonic() - start
+            self.assertTrue(dropped, "still connected after %.1f s" % elapsed)
+            self.assertLess(elapsed, 5.0)
+            self.assertGreater(elapsed, self.DEADLINE * 0.5)
+
+    def test_idle_connections_hold_a_bounded_number_of_threads(self):
+        self.start(idle=3.0)  # long enough for all 40 to connect while the first ones still wait
+        before = threading.active_count()
+        idle = [self.connect() for _ in range(40)]
+        try:
+            # Those past the bound are answered 503 and closed at once, without a thread.
+            refused = 0
+            for s in idle[self.THREADS:]:
+                s.settimeout(5)
+                answer = s.recv(4096)
+                refused += answer.startswith(b"HTTP/1.0 503")
+            self.assertEqual(refused, len(idle) - self.THREADS)
+            self.assertLessEqual(threading.active_count() - before, self.THREADS)
+            # The idle ones are dropped after the idle timeout, and the server serves again.
+            for s in idle[:self.THREADS]:
+                self.closed_within(s, 5.0)
+        finally:
+            for s in idle:
+                s.close()
+        deadline = time.monotonic() + 5
+        while True:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+            conn.request("GET", "/")
+            r = conn.getresponse()
+            body = r.read()
+            conn.close()
+            if r.status == 200 or time.monotonic() > deadline:
+                break
+        self.assertEqual((r.status, body), (200, b"hello"))
 
 
 class ServeProcessTest(unittest.TestCase):
