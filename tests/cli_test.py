@@ -59,6 +59,71 @@ class CliTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0)
         self.assertIn("heads=4", p.stdout)
 
+    def run_bytes(self, *args):
+        return subprocess.run([ATTN.encode(), *args], capture_output=True, timeout=60)
+
+    def test_control_characters_from_a_pasted_link_are_escaped(self):
+        # A terminal title change, a colour, a cursor move and a C1 CSI, in an error and in a token.
+        p = self.run_bytes(b"check", b"v=1&mask=\x1b]0;owned\x07\x1b[31mred\xc2\x9b2J&heads=3")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"\\x1B]0;owned\\x07\\x1B[31mred\\xC2\\x9B2J", p.stderr)
+        self.assertNotIn(b"\xc2\x9b", p.stderr)
+        for byte in range(0x20):
+            self.assertNotIn(bytes([byte]), p.stderr.replace(b"\n", b""), byte)
+        self.assertNotIn(b"\x7f", p.stderr)
+        p = self.run_bytes(b"eval", b"v=1&text=a%1B%5B2J%20b%C2%9Bc%20%E7%8C%AB%7F")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(b"\\x1B", p.stdout)
+        self.assertIn(b"b\\xC2\\x9Bc", p.stdout)
+        self.assertIn("   猫\n".encode(), p.stdout)  # printable UTF-8 stays as it is
+        self.assertIn(b"   \\x7F\n", p.stdout)
+        self.assertNotIn(b"\x1b", p.stdout)
+        self.assertNotIn(b"\xc2\x9b", p.stdout)
+
+    def test_invalid_utf8_is_rejected_and_json_is_always_utf8(self):
+        for text, what in [(b"%C0%80", b"overlong"), (b"%E0%80%AF", b"overlong"), (b"%ED%A0%80", b"surrogate"),
+                           (b"%F4%90%80%80", b"above U+10FFFF"), (b"%F8%88%80%80%80", b"above U+10FFFF"),
+                           (b"\xed\xa0\x80", b"surrogate"), (b"\xc0\xaf", b"overlong"), (b"a%E2%82", b"broken"),
+                           (b"a%80", b"broken"), (b"a%00b", b"NUL")]:
+            p = self.run_bytes(b"eval", b"v=1&text=" + text, b"--json")
+            self.assertEqual(p.returncode, 1, text)
+            self.assertIn(what, p.stderr, text)
+            self.assertEqual(p.stdout, b"", text)
+            p.stderr.decode("utf-8")  # the message itself is valid UTF-8 (escaped)
+        # Every control character and the edges of UTF-8 that are valid: JSON that parses as UTF-8.
+        text = "".join("%%%02X" % c for c in range(1, 0x20)) + "%7F%20%C2%80%20%EF%BF%BF%20%F4%8F%BF%BF%20猫"
+        p = self.run_bytes(b"eval", ("v=1&text=x" + text).encode(), b"--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        t = json.loads(p.stdout.decode("utf-8", errors="strict"))
+        self.assertIn("\U0010FFFF", "".join(t["tokens"]))
+
+    def test_one_message_per_problem(self):
+        for exp, want in [("v=1&temp=1e39", "temp is out of range: '1e39' overflows"),
+                          ("v=1&scale=-1e39", "scale is out of range"),
+                          ("v=1&edits=x.0.0:1e39", "out of range"),
+                          ("v=1&temp=1e-45", "temp must be from 1e-6 to 1e6, not 1e-45"),
+                          ("v=1&temp=0", "temp must be from 1e-6 to 1e6, not 0"),
+                          ("v=1&temp=1e7", "temp must be from 1e-6 to 1e6, not 10000000")]:
+            p = run("check", exp)
+            self.assertEqual(p.returncode, 1, exp)
+            lines = p.stderr.strip().split("\n")
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertIn(want, lines[0])
+            self.assertNotIn("not of the form", lines[0])
+
+    def test_messages_are_capped_and_deduplicated(self):
+        p = run("check", "v=1" + "&x" * 9555)
+        self.assertEqual(p.stderr, "attn: expected key=value, got 'x'\n")
+        p = run("check", "v=1" + "".join("&k%d=1" % i for i in range(500)))
+        lines = p.stderr.strip().split("\n")
+        self.assertEqual(len(lines), 21)
+        self.assertEqual(lines[-1], "attn: ... and 480 more problems")
+        key = "k" * 14000
+        p = run("check", "v=1&%s=1&%s=2" % (key, key))
+        self.assertEqual(p.returncode, 1)
+        self.assertLess(max(len(line) for line in p.stderr.split("\n")), 200, "echoed keys are cut")
+        self.assertIn("is given twice", p.stderr)
+
     def test_usage_errors(self):
         self.assertEqual(run().returncode, 2)
         self.assertEqual(run("frobnicate", "v=1").returncode, 2)

@@ -65,6 +65,49 @@ std::optional<std::string> percent_decode(std::string_view s) {
     return out;
 }
 
+// "" when s is valid UTF-8 without NUL, else what is wrong (for "<key> <problem>").
+// Rejects what a lenient decoder would let through into tokens and JSON: stray
+// continuation bytes, truncated sequences, overlong forms (C0 80 for NUL), UTF-16
+// surrogates (ED A0 80 ..) and code points above U+10FFFF (F4 90 .., F5 ..).
+std::string utf8_problem(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c == 0)
+            return "contains a NUL character (%00) at byte " + std::to_string(i);
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        const int len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        const auto at = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+        // The second byte's range rules out overlong forms, surrogates and > U+10FFFF.
+        const unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+        const unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+        bool ok = len > 0 && at(1) >= lo && at(1) <= hi;
+        for (int k = 2; ok && k < len; ++k)
+            ok = at(std::size_t(k)) >= 0x80 && at(std::size_t(k)) <= 0xBF;
+        if (!ok) {
+            const char* what = c == 0xC0 || c == 0xC1 || (c == 0xE0 && at(1) < 0xA0) || (c == 0xF0 && at(1) < 0x90)
+                                   ? "an overlong encoding"
+                               : c == 0xED && at(1) >= 0xA0                ? "an encoded UTF-16 surrogate"
+                               : c >= 0xF5 || (c == 0xF4 && at(1) >= 0x90) ? "a code point above U+10FFFF"
+                                                                           : "a broken byte sequence";
+            return "is not valid UTF-8: " + std::string(what) + " at byte " + std::to_string(i);
+        }
+        i += std::size_t(len);
+    }
+    return "";
+}
+
+// A key as an error message names it: as it is when it reads as a key, else quoted
+// (cut to 40 bytes: a pasted link may hold a key of kilobytes).
+std::string key_label(std::string_view key) {
+    bool plain = !key.empty() && key.size() <= 40;
+    for (char c : key)
+        plain = plain && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.');
+    return plain ? std::string(key) : quoted(key);
+}
+
 bool parse_int(std::string_view s, long long& out) {
     if (s.empty() || s.size() > 12)
         return false;
@@ -72,17 +115,35 @@ bool parse_int(std::string_view s, long long& out) {
     return ec == std::errc() && p == s.data() + s.size();
 }
 
-// Accepts decimal and exponent forms only (no hex, inf or nan).
-bool parse_float(std::string_view s, float& out) {
+enum class float_parse { ok, malformed, overflow };
+
+// Accepts decimal and exponent forms only (no hex, inf or nan); sets out only when
+// ok. A number beyond the largest float (about 3.4e38) is an overflow, not a
+// malformed one; one too small for a float rounds to the nearest (possibly 0).
+float_parse parse_float(std::string_view s, float& out) {
     if (s.empty() || s.size() > 32)
-        return false;
+        return float_parse::malformed;
     for (char c : s)
         if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
-            return false;
+            return float_parse::malformed;
     const std::string buf(s);
     char* end = nullptr;
-    out = std::strtof(buf.c_str(), &end);
-    return end == buf.c_str() + buf.size() && std::isfinite(out);
+    const float x = std::strtof(buf.c_str(), &end);
+    if (end != buf.c_str() + buf.size())
+        return float_parse::malformed;
+    if (!std::isfinite(x))
+        return float_parse::overflow;
+    out = x;
+    return float_parse::ok;
+}
+
+// What is wrong with a float value, for "<key> <problem>"; "" when it parsed.
+std::string float_problem(float_parse p, std::string_view v, const char* expected) {
+    if (p == float_parse::ok)
+        return "";
+    if (p == float_parse::overflow)
+        return "is out of range: " + quoted(v) + " overflows a 32-bit float (largest about 3.4e38)";
+    return std::string("must be ") + expected + ", not " + quoted(v);
 }
 
 // The shortest %g form that reads back to exactly x; whole numbers up to 1e9
@@ -204,7 +265,13 @@ std::string format_edits(const std::vector<value_edit>& v) {
 std::optional<value_edit> parse_edit(std::string_view s) {
     value_edit e;
     const std::size_t colon = s.find(':');
-    if (colon == std::string_view::npos || !parse_float(s.substr(colon + 1), e.value))
+    if (colon == std::string_view::npos)
+        return std::nullopt;
+    // An overflowing value is kept as infinity so experiment_validate reports it
+    // as out of range, once, instead of "not of the form".
+    if (const auto p = parse_float(s.substr(colon + 1), e.value); p == float_parse::overflow)
+        e.value = s[colon + 1] == '-' ? -INFINITY : INFINITY;
+    else if (p != float_parse::ok)
         return std::nullopt;
     const auto parts = split(s.substr(0, colon), '.');
     const bool has_layer = parts.size() == 4;
@@ -307,8 +374,8 @@ std::vector<std::string> experiment_validate(const experiment& e) {
         err("weights=sink needs d_model >= 3");
     if (e.layers < 1 || e.layers > L::max_layers)
         err("layers must be between 1 and " + str(L::max_layers) + ", not " + str(e.layers));
-    if (!(std::isfinite(e.rope_base) && e.rope_base > 1.0f && e.rope_base <= 1e9f))
-        err("rope_base must be a number above 1 (10000 is usual)");
+    if (!(std::isfinite(e.rope_base) && e.rope_base > 1.0f && e.rope_base <= L::max_rope_base))
+        err("rope_base must be above 1 and at most 1e9 (10000 is usual), not " + format_float(e.rope_base));
     if (e.pos_offset < 0 || e.pos_offset > L::max_pos_offset)
         err("pos_offset must be between 0 and " + str(L::max_pos_offset) + ", not " + str(e.pos_offset));
     if (e.pad < 0 || (n > 0 && e.pad >= n))
@@ -316,9 +383,10 @@ std::vector<std::string> experiment_validate(const experiment& e) {
     if (e.pad > 0 && e.mask != mask_kind::padding)
         err("pad is only used with mask=padding");
     if (e.scale == score_scale::custom && !(std::isfinite(e.scale_value) && std::fabs(e.scale_value) <= L::max_abs_value))
-        err("scale must be 'sqrt', 'none' or a finite number");
-    if (!(std::isfinite(e.temperature) && e.temperature > 0.0f && e.temperature <= L::max_abs_value))
-        err("temp must be a positive number");
+        err("scale must be 'sqrt', 'none' or a number from -1e6 to 1e6, not " + format_float(e.scale_value));
+    if (!(std::isfinite(e.temperature) && e.temperature >= L::min_temperature && e.temperature <= L::max_abs_value))
+        err("temp must be from 1e-6 to 1e6, not " + format_float(e.temperature) +
+            (e.temperature < L::min_temperature ? " (a smaller one makes ordinary scores infinite and the softmax NaN)" : ""));
     if (e.decode < 0 || (n > 0 && e.decode > n))
         err("decode must be between 0 and the number of tokens (" + str(n) + ")");
 
@@ -326,8 +394,10 @@ std::vector<std::string> experiment_validate(const experiment& e) {
     if (int(e.edges.size()) > L::max_list_items || int(e.ablate.size()) > L::max_list_items ||
         int(e.edits.size()) > L::max_list_items)
         err("at most " + str(L::max_list_items) + " items in each of edges, ablate and edits");
-    if (!sizes_ok)
+    if (!sizes_ok) {
+        errors_tidy(errors);
         return errors;  // the checks below index into the model's sizes
+    }
 
     for (const auto& m : e.edges)
         if (m.layer >= e.layers || m.head >= e.heads || m.query >= n || m.key >= n)
@@ -365,8 +435,10 @@ std::vector<std::string> experiment_validate(const experiment& e) {
             err("edit of " + std::string(edit_target_name(x.target)) + " at layer " + str(x.layer) + ", (" + str(x.row) + ", " +
                 str(x.col) + ") is outside the model");
         if (!(std::isfinite(x.value) && std::fabs(x.value) <= L::max_abs_value))
-            err("edited values must be finite and at most 1e6 in size");
+            err("edit of " + std::string(edit_target_name(x.target)) + " at (" + str(x.row) + ", " + str(x.col) +
+                ") is out of range: edited values are from -1e6 to 1e6");
     }
+    errors_tidy(errors);
     return errors;
 }
 
@@ -379,6 +451,10 @@ experiment_parse_result experiment_parse(std::string_view text) {
     if (text.size() > max_input) {
         errors.push_back("experiment text is " + std::to_string(text.size()) + " bytes; the limit is " +
                          std::to_string(max_input));
+        return r;
+    }
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+        errors.push_back(nul_message(nul));
         return r;
     }
     if (!text.empty() && text.front() == '#')
@@ -402,9 +478,7 @@ experiment_parse_result experiment_parse(std::string_view text) {
         };
     };
     auto float_field = [](float& field) -> field_parser {
-        return [&field](const std::string& v) -> std::string {
-            return parse_float(v, field) ? "" : "must be a finite number, not " + quoted(v);
-        };
+        return [&field](const std::string& v) -> std::string { return float_problem(parse_float(v, field), v, "a number"); };
     };
     auto enum_field = [](auto& field, const auto& table) -> field_parser {
         return [&field, &table](const std::string& v) -> std::string {
@@ -473,10 +547,10 @@ experiment_parse_result experiment_parse(std::string_view text) {
                  e.scale = score_scale::sqrt_dk;
              } else if (v == "none") {
                  e.scale = score_scale::none;
-             } else if (parse_float(v, e.scale_value)) {
+             } else if (const auto p = parse_float(v, e.scale_value); p == float_parse::ok) {
                  e.scale = score_scale::custom;
              } else {
-                 return "must be 'sqrt', 'none' or a number, not " + quoted(v);
+                 return float_problem(p, v, "'sqrt', 'none' or a number");
              }
              return "";
          }},
@@ -522,14 +596,18 @@ experiment_parse_result experiment_parse(std::string_view text) {
         const std::string key(pair.substr(0, eq));
         const auto decoded = percent_decode(pair.substr(eq + 1));
         if (!decoded) {
-            errors.push_back(key + ": malformed percent-encoding in " + quoted(pair.substr(eq + 1)));
+            errors.push_back(key_label(key) + ": malformed percent-encoding in " + quoted(pair.substr(eq + 1)));
+            continue;
+        }
+        if (const std::string problem = utf8_problem(*decoded); !problem.empty()) {
+            errors.push_back(key_label(key) + " " + problem);
             continue;
         }
         bool duplicate = false;
         for (const auto& k : seen)
             duplicate |= k == key;
         if (duplicate) {
-            errors.push_back(key + " is given twice");
+            errors.push_back(key_label(key) + " is given twice");
             continue;
         }
         seen.push_back(key);
@@ -565,6 +643,7 @@ experiment_parse_result experiment_parse(std::string_view text) {
     // (a field that failed to parse keeps its default and raises nothing here).
     for (auto& err : experiment_validate(e))
         errors.push_back(std::move(err));
+    errors_tidy(errors);
     if (errors.empty())
         r.value = std::move(e);
     return r;

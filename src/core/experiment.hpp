@@ -52,6 +52,15 @@ struct experiment_limits {
     static constexpr int max_pos_offset = 100000;
     static constexpr int max_list_items = 256;    // edges, ablate, edits each
     static constexpr float max_abs_value = 1e6f;  // edits, custom scale, temperature
+    // Below this the stable softmax cannot work: an ordinary score divided by a
+    // temperature near the smallest float (1e-45) is infinite, and inf - inf is NaN.
+    // At 1e-6 the softmax is already an argmax for any score gap above ~1e-4.
+    static constexpr float min_temperature = 1e-6f;
+    // rope_base: above 1 and at most this (0 or below gives infinite or NaN
+    // frequencies; at most 1, the pairs no longer slow down from first to last).
+    static constexpr float max_rope_base = 1e9f;
+    // Custom scale, edits: any value from -1e6 to 1e6 works, 0 and denormals included
+    // (every score 0 gives uniform weights); what overflows beyond that is shown as inf/NaN.
 };
 
 struct masked_edge {

@@ -512,7 +512,7 @@ void parse_view_pair(std::string_view pair, link_view& v, std::vector<std::strin
     const std::string key(pair.substr(0, eq));
     const std::string_view value = pair.substr(eq + 1);
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
-        errors.push_back(key + " is given twice");
+        errors.push_back(quoted(key) + " is given twice");
         return;
     }
     seen.push_back(key);
@@ -703,6 +703,10 @@ link_parse_result link_parse(std::string_view link) {
                          std::to_string(link_limits::max_link_bytes));
         return r;
     }
+    if (const std::size_t nul = link.find('\0'); nul != std::string_view::npos) {
+        errors.push_back(nul_message(nul));
+        return r;
+    }
     while (!link.empty() && is_space(link.front()))
         link.remove_prefix(1);
     while (!link.empty() && is_space(link.back()))
@@ -769,6 +773,7 @@ link_parse_result link_parse(std::string_view link) {
             r.view = view;
         }
     }
+    errors_tidy(errors);
     return r;
 }
 

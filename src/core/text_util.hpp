@@ -1,19 +1,71 @@
 // Small text helpers shared by the parsers of the experiment and of links.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace attn {
 
-// s in single quotes for an error message, cut to 40 bytes ("'abc...'").
+// s in single quotes for an error message, cut to 40 bytes ("'abc...'"), never
+// inside a UTF-8 sequence.
 inline std::string quoted(std::string_view s) {
+    std::size_t cut = s.size() > 40 ? 40 : s.size();
+    if (cut < s.size())
+        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+            --cut;
     std::string out = "'";
-    out.append(s.substr(0, 40));
-    if (s.size() > 40)
+    out.append(s.substr(0, cut));
+    if (cut < s.size())
         out += "...";
     return out + "'";
+}
+
+// The message for input holding a NUL at byte `at` (a C string would end there).
+inline std::string nul_message(std::size_t at) {
+    return "the link contains a NUL character at byte " + std::to_string(at) +
+           "; a link never holds one (was it cut or corrupted?)";
+}
+
+// At most this many messages reach a person; the rest are counted.
+inline constexpr std::size_t max_error_messages = 20;
+
+// Keeps the first of identical messages and at most max_error_messages of them,
+// then one "... and N more problems" line. Idempotent: a list that already ends
+// in such a line (from an inner parser) has its count carried over.
+inline void errors_tidy(std::vector<std::string>& errors) {
+    static constexpr std::string_view more_prefix = "... and ", more_suffix = " more problems";
+    std::vector<std::string> kept;
+    std::unordered_set<std::string> seen;
+    std::size_t more = 0;
+    for (auto& m : errors) {
+        const std::string_view v = m;
+        if (v.size() > more_prefix.size() + more_suffix.size() && v.substr(0, more_prefix.size()) == more_prefix &&
+            v.substr(v.size() - more_suffix.size()) == more_suffix) {
+            const std::string_view digits = v.substr(more_prefix.size(), v.size() - more_prefix.size() - more_suffix.size());
+            std::size_t count = 0;
+            bool number = digits.size() <= 9;
+            for (char c : digits) {
+                number = number && c >= '0' && c <= '9';
+                count = count * 10 + std::size_t(c - '0');
+            }
+            if (number) {
+                more += count;
+                continue;
+            }
+        }
+        if (!seen.insert(m).second)
+            continue;
+        if (kept.size() < max_error_messages)
+            kept.push_back(std::move(m));
+        else
+            ++more;
+    }
+    if (more > 0)
+        kept.push_back(std::string(more_prefix) + std::to_string(more) + std::string(more_suffix));
+    errors = std::move(kept);
 }
 
 // The pieces of s between separators; an empty s has none ("a,,b" has three).

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "experiment.hpp"
 #include "forward.hpp"
@@ -25,11 +26,49 @@ int usage() {
     return 2;
 }
 
+// s made safe to print on a terminal: control characters (C0, DEL, C1) and bytes
+// that are not UTF-8 become \xNN, so a pasted link cannot move the cursor, change
+// colours or retitle the window. Printable UTF-8 (猫, é) passes unchanged.
+std::string terminal_safe(std::string_view s) {
+    std::string out;
+    auto escape = [&out](unsigned char c) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02X", c);
+        out += buf;
+    };
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c == 0x7F) {
+            escape(c);
+            ++i;
+            continue;
+        }
+        const std::size_t len = c < 0x80                 ? 1
+                                : c >= 0xC2 && c <= 0xDF ? 2
+                                : c >= 0xE0 && c <= 0xEF ? 3
+                                : c >= 0xF0 && c <= 0xF4 ? 4
+                                                         : 0;
+        bool ok = len > 0 && i + len <= s.size();
+        for (std::size_t k = 1; ok && k < len; ++k)
+            ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+        if (ok && len == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0)
+            ok = false;  // U+0080..U+009F: C1 controls (0x9B is a one-byte CSI)
+        if (!ok) {
+            escape(c);
+            ++i;
+            continue;
+        }
+        out.append(s.substr(i, len));
+        i += len;
+    }
+    return out;
+}
+
 bool parse_or_report(const char* text, attn::experiment& out) {
     auto r = attn::experiment_parse(text);
     if (!r.value) {
         for (const auto& e : r.errors)
-            std::fprintf(stderr, "attn: %s\n", e.c_str());
+            std::fprintf(stderr, "attn: %s\n", terminal_safe(e).c_str());
         return false;
     }
     out = *r.value;
@@ -75,7 +114,7 @@ int main(int argc, char** argv) {
         for (int i = 0; i < heads[h].weights.rows; ++i) {
             for (int j = 0; j < heads[h].weights.cols; ++j)
                 std::printf(" %6.3f", double(heads[h].weights(i, j)));
-            std::printf("   %s\n", t.tokens[std::size_t(i)].c_str());
+            std::printf("   %s\n", terminal_safe(t.tokens[std::size_t(i)]).c_str());
         }
     }
     return 0;

@@ -6,6 +6,7 @@
 #include "experiment.hpp"
 #include "random.hpp"
 #include "test_util.hpp"
+#include "text_util.hpp"
 #include "tokenize.hpp"
 
 using namespace attn;
@@ -121,4 +122,143 @@ TEST_CASE("experiment_validate names the limits") {
     e.heads = 0;
     e.text = "";
     CHECK(experiment_validate(e).size() == 3);
+}
+
+namespace {
+std::string joined(const std::vector<std::string>& errors) {
+    std::string s;
+    for (const auto& e : errors)
+        s += e + "\n";
+    return s;
+}
+}  // namespace
+
+TEST_CASE("experiment parse: a NUL anywhere rejects the whole text, raw or percent-encoded") {
+    using namespace std::string_view_literals;
+    for (const auto text : {"v=1&heads=8\0&heads=99&garbage"sv, "\0v=1"sv, "v=1&text=a\0b"sv}) {
+        const auto r = experiment_parse(text);
+        INFO(joined(r.errors));
+        CHECK_FALSE(r.value);
+        REQUIRE(r.errors.size() == 1);
+        CHECK(r.errors[0].find("NUL") != std::string::npos);
+    }
+    const auto r = experiment_parse("v=1&text=a%00b");
+    CHECK_FALSE(r.value);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0] == "text contains a NUL character (%00) at byte 1");
+}
+
+TEST_CASE("experiment parse: text must be valid UTF-8, raw or percent-encoded") {
+    const std::pair<const char*, const char*> bad[] = {
+        {"%C0%80", "overlong"},       {"%C1%BF", "overlong"},        {"%E0%80%AF", "overlong"},
+        {"%F0%80%80%AF", "overlong"}, {"%ED%A0%80", "surrogate"},    {"%ED%BF%BF", "surrogate"},
+        {"%F4%90%80%80", "U+10FFFF"}, {"%F5%80%80%80", "U+10FFFF"},  {"%FF", "U+10FFFF"},
+        {"a%80", "broken"},           {"a%E2%82", "broken"},         {"%E2%82%20", "broken"},
+        {"\xC0\xAF", "overlong"},     {"\xED\xA0\x80", "surrogate"}, {"\xF4\x90\x80\x80", "U+10FFFF"},
+    };
+    for (const auto& [text, what] : bad) {
+        const auto r = experiment_parse(std::string("v=1&text=") + text);
+        INFO(text, " -> ", joined(r.errors));
+        CHECK_FALSE(r.value);
+        REQUIRE(r.errors.size() == 1);
+        CHECK(r.errors[0].rfind("text is not valid UTF-8: ", 0) == 0);
+        CHECK(r.errors[0].find(what) != std::string::npos);
+    }
+    // The edges of what is valid.
+    for (const char* text : {"%C2%80", "%DF%BF", "%E0%A0%80", "%ED%9F%BF", "%EE%80%80", "%EF%BF%BF", "%F0%90%80%80",
+                             "%F4%8F%BF%BF", "猫追狗", "caf%C3%A9"}) {
+        const auto r = experiment_parse(std::string("v=1&text=") + text);
+        INFO(text, " -> ", joined(r.errors));
+        CHECK(r.value);
+    }
+}
+
+TEST_CASE("experiment parse: one message per problem, naming overflow as such") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"v=1&temp=1e39", "temp is out of range: '1e39' overflows a 32-bit float (largest about 3.4e38)"},
+        {"v=1&temp=-1e39", "temp is out of range: '-1e39' overflows a 32-bit float (largest about 3.4e38)"},
+        {"v=1&rope_base=9e99", "rope_base is out of range: '9e99' overflows a 32-bit float (largest about 3.4e38)"},
+        {"v=1&scale=1e39", "scale is out of range: '1e39' overflows a 32-bit float (largest about 3.4e38)"},
+        {"v=1&scale=abc", "scale must be 'sqrt', 'none' or a number, not 'abc'"},
+        {"v=1&temp=x", "temp must be a number, not 'x'"},
+        {"v=1&temp=1e7", "temp must be from 1e-6 to 1e6, not 10000000"},
+        {"v=1&scale=2e6", "scale must be 'sqrt', 'none' or a number from -1e6 to 1e6, not 2000000"},
+        {"v=1&edits=x.0.0:1e39", "edit of x at (0, 0) is out of range: edited values are from -1e6 to 1e6"},
+        {"v=1&edits=x.0.0:-1e39", "edit of x at (0, 0) is out of range: edited values are from -1e6 to 1e6"},
+        {"v=1&edits=x.0.0:2e6", "edit of x at (0, 0) is out of range: edited values are from -1e6 to 1e6"},
+    };
+    for (const auto& [text, message] : cases) {
+        const auto r = experiment_parse(text);
+        INFO(text, " -> ", joined(r.errors));
+        CHECK_FALSE(r.value);
+        REQUIRE(r.errors.size() == 1);
+        CHECK(r.errors[0] == message);
+    }
+}
+
+TEST_CASE("experiment parse: documented lower bounds of the float keys") {
+    // temp: below 1e-6 an ordinary score over the temperature is infinite and the stable softmax NaN.
+    for (const char* t : {"1e-45", "1e-38", "1e-7", "0", "-1", "1e-50"}) {
+        const auto r = experiment_parse(std::string("v=1&temp=") + t);
+        INFO(t, " -> ", joined(r.errors));
+        CHECK_FALSE(r.value);
+        REQUIRE(r.errors.size() == 1);
+        CHECK(r.errors[0].rfind("temp must be from 1e-6 to 1e6, not ", 0) == 0);
+    }
+    CHECK(experiment_parse("v=1&temp=1e-6").value);
+    CHECK(experiment_parse("v=1&temp=1e6").value);
+    for (const char* b : {"1", "0.5", "0", "-3", "2e9"})
+        CHECK_FALSE(experiment_parse(std::string("v=1&rope_base=") + b).value);
+    CHECK(experiment_parse("v=1&rope_base=1.001").value);
+    CHECK(experiment_parse("v=1&rope_base=1e9").value);
+    // scale and edits: every value within +-1e6 works, 0 and denormals included.
+    for (const char* v : {"0", "1e-45", "-1e-45", "1e6", "-1e6"}) {
+        CHECK(experiment_parse(std::string("v=1&scale=") + v).value);
+        CHECK(experiment_parse(std::string("v=1&edits=x.0.0:") + v).value);
+    }
+}
+
+TEST_CASE("experiment parse: errors are deduplicated, capped, and echo at most 40 bytes of input") {
+    std::string repeated = "v=1";
+    for (int i = 0; i < 9555; ++i)
+        repeated += "&x";
+    auto r = experiment_parse(repeated);
+    CHECK(r.errors == std::vector<std::string>{"expected key=value, got 'x'"});
+
+    std::string many = "v=1";
+    for (int i = 0; i < 300; ++i)
+        many += "&k" + std::to_string(i) + "=1";
+    r = experiment_parse(many);
+    REQUIRE(r.errors.size() == max_error_messages + 1);
+    CHECK(r.errors.front() == "unknown key 'k0'");
+    CHECK(r.errors.back() == "... and 280 more problems");
+
+    // 300 edges outside the model: at most 256 per list, each message once, capped.
+    std::string edges = "v=1&edges=";
+    for (int i = 0; i < 256; ++i)
+        edges += (i ? "," : "") + std::string("0.0.0.") + std::to_string(100 + i);
+    r = experiment_parse(edges);
+    REQUIRE(r.errors.size() == max_error_messages + 1);
+    CHECK(r.errors.back() == "... and 236 more problems");
+
+    const std::string key(8000, 'k');  // three of them stay under the input limit
+    r = experiment_parse("v=1&" + key + "=1&" + key + "=2&" + key + "=%zz");
+    REQUIRE_FALSE(r.value);
+    for (const auto& e : r.errors) {
+        INFO(e.substr(0, 200));
+        CHECK(e.size() < 120);
+    }
+    CHECK(joined(r.errors).find("is given twice") != std::string::npos);
+}
+
+TEST_CASE("errors_tidy keeps order, carries an inner count over, and is idempotent") {
+    std::vector<std::string> e = {"a", "b", "a", "... and 5 more problems", "c"};
+    errors_tidy(e);
+    CHECK(e == std::vector<std::string>{"a", "b", "c", "... and 5 more problems"});
+    auto again = e;
+    errors_tidy(again);
+    CHECK(again == e);
+    std::vector<std::string> odd = {"... and x more problems"};  // not a count: kept as a message
+    errors_tidy(odd);
+    CHECK(odd == std::vector<std::string>{"... and x more problems"});
 }

@@ -12,6 +12,7 @@
 #include "link_check.hpp"
 #include "random.hpp"
 #include "test_util.hpp"
+#include "text_util.hpp"
 #include "tokenize.hpp"
 
 using namespace attn;
@@ -570,3 +571,24 @@ TEST_CASE("link: the fuzz corpus (tests/fuzz/corpus) replays cleanly") {
     CHECK(decoded >= 5);
 }
 #endif
+
+TEST_CASE("link parse: a NUL is refused before anything else; view errors are capped and cut") {
+    using namespace std::string_view_literals;
+    for (const auto link : {"v=1&heads=8\0&heads=99&garbage"sv, "https://x.org/#v=1&view.stage=2\0"sv, "z=AQ\0"sv}) {
+        const auto r = link_parse(link);
+        CHECK_FALSE(r.value);
+        REQUIRE(r.errors.size() == 1);
+        CHECK(r.errors[0].find("NUL character") != std::string::npos);
+    }
+    std::string hidden = "v=1&view.hide=";
+    for (int i = 0; i < 500; ++i)
+        hidden += (i ? ",p" : "p") + std::to_string(i);
+    auto r = link_parse(hidden);
+    REQUIRE(r.errors.size() == max_error_messages + 1);
+    CHECK(r.errors.back() == "... and 480 more problems");
+    const std::string key = "view." + std::string(20000, 'k');
+    r = link_parse("v=1&" + key + "=1&" + key + "=1");
+    REQUIRE(r.errors.size() == 2);
+    for (const auto& e : r.errors)
+        CHECK(e.size() < 200);
+}
