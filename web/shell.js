@@ -29,7 +29,8 @@
 // only. Messages are plain data; nothing in them is ever evaluated.
 //   host -> page  {type: 'attn:set', link}   link: a string of at most 65536 characters
 //                                            (link_limits::max_link_bytes); applied with
-//                                            window.attn.setExperiment; a problem is
+//                                            window.attn.setExperiment; a problem, or a
+//                                            read-only embed (view.readonly=1), is
 //                                            answered {type: 'attn:error', errors: [...]}
 //                 {type: 'attn:get'}         answered {type: 'attn:state', link}
 //   page -> host  {type: 'attn:ready'}       once the first frame is drawn
@@ -263,6 +264,8 @@
       if (typeof m.link !== 'string') return error('attn:set needs link: a string');
       if (m.link.length > MAX_LINK_CHARS) return error('the link is ' + m.link.length + ' characters; the limit is ' + MAX_LINK_CHARS);
       if (!window.attn) return error('the playground is still loading; wait for attn:ready');
+      // A read-only embed stays what its author linked: the host cannot change it either.
+      if (window.attn.ui().readonly) return error('this embed is read-only (view.readonly=1): attn:set cannot change it');
       let problems;
       try { problems = window.attn.setExperiment(m.link); } catch (e) { problems = String(e && e.message || e); }
       const errors = String(problems || '').split('\n').filter((line) => line.trim() !== '');
@@ -292,6 +295,16 @@
         return null;
       });
     } catch (e) { /* e.g. a sandboxed frame */ }
+  }
+
+  // An <iframe sandbox> without allow-same-origin gives the page an opaque origin
+  // ('null'): it cannot fetch its own files or keep settings. Say what the host must allow.
+  if (framed && window.origin === 'null' && /^https?:$/.test(window.location.protocol)) {
+    fatal('This embed is sandboxed too tightly', [
+      'The page embedding the playground put it in an <iframe sandbox> without "allow-same-origin", so it cannot load its own files.',
+      'The host page must allow both: <iframe sandbox="allow-scripts allow-same-origin" src="…">.',
+    ]);
+    return;
   }
 
   const missing = missingFeatures();
@@ -342,9 +355,13 @@
     onRuntimeInitialized() {
       progress(1, 'Starting…');
       const call = (name, ...args) => Module.ccall(name, 'string', args.map(() => 'string'), args);
+      // A C string ends at a NUL: refused here, or the app would apply what comes before it.
+      const nulProblem = (t) => t.includes('\0')
+        ? 'the link contains a NUL character at position ' + t.indexOf('\0') + '; a link never holds one (was it cut or corrupted?)\n'
+        : '';
       window.attn = {
         experiment: () => call('attn_hook_experiment'),
-        setExperiment: (t) => call('attn_hook_set_experiment', String(t)),
+        setExperiment: (t) => nulProblem(String(t)) || call('attn_hook_set_experiment', String(t)),
         errors: () => call('attn_hook_errors'),
         trace: () => JSON.parse(call('attn_hook_trace_json')),
         ui: () => JSON.parse(call('attn_hook_ui_state')),

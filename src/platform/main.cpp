@@ -5,7 +5,8 @@
 // Options (argv natively; the page passes its URL hash as --experiment):
 //   --experiment LINK   a link (link.hpp): the experiment's text form (v=1&text=...),
 //                       its z= form, view.* keys (lesson, stage, row, hide,
-//                       readonly, embed), or a whole playground URL
+//                       readonly, embed), or a whole playground URL; natively one
+//                       that does not open exits with status 1
 //   --print-link        on exit, print the link of what is on screen (stdout)
 //   --export LIST       with --frames: on the last frame do these exports into the
 //                       current directory (comma-separated: csv,json,png)
@@ -198,6 +199,16 @@ int main(int argc, char** argv) {
     options opt;
     if (!options_parse(argc, argv, opt))
         return 2;
+#ifndef __EMSCRIPTEN__
+    // Natively a link that does not open is an error of the command (exit 1, before
+    // any window), as in `attn check`; the page instead shows the default experiment
+    // under a banner that names the problems.
+    if (const auto r = attn::link_parse(opt.experiment); !opt.experiment.empty() && !r.value) {
+        for (const auto& e : r.errors)
+            std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
+        return 1;
+    }
+#endif
 
     glfwSetErrorCallback([](int code, const char* what) { std::fprintf(stderr, "GLFW error %d: %s\n", code, what); });
     if (!glfwInit()) {
@@ -235,9 +246,13 @@ int main(int argc, char** argv) {
 
     static attn::ui::app app;
     attn::ui::app_init(app, attn::experiment{});
-    if (!opt.experiment.empty() && !attn::ui::app_open_link(app, opt.experiment, false))
+    if (!opt.experiment.empty() && !attn::ui::app_open_link(app, opt.experiment, false)) {
         for (const auto& e : app.errors)
             std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
+        // The address bar keeps the link that did not open, so the person can fix or
+        // report it; their first change replaces it.
+        app.experiment_changed = false;
+    }
     attn::platform::bridge_attach(&app);
     if (opt.lesson > 0)
         attn::ui::lesson_open(app, opt.lesson - 1);

@@ -106,9 +106,15 @@ class NativeAppTest(unittest.TestCase):
         shot = os.path.join(OUT, "native-nomask.png")
         p = xvfb(["--frames", "4", "--screenshot", shot, "--experiment", "v=1&text=a%20b&heads=1&mask=none"])
         self.assertEqual(p.returncode, 0, p.stderr)
-        p = xvfb(["--frames", "2", "--experiment", "v=1&heads=3"])
-        self.assertEqual(p.returncode, 0)
-        self.assertIn("heads (3) must divide d_model", p.stderr)
+        # A link that does not open is an error of the command: its problems on
+        # stderr, exit 1, no frame drawn (nothing written where a screenshot would go).
+        bad = os.path.join(OUT, "native-bad-link.png")
+        if os.path.exists(bad):
+            os.remove(bad)
+        p = xvfb(["--frames", "2", "--screenshot", bad, "--experiment", "v=1&heads=3"])
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("attn_app: experiment: heads (3) must divide d_model", p.stderr)
+        self.assertFalse(os.path.exists(bad))
 
     def test_chinese_text_draws_with_the_chinese_font(self):
         # 猫追狗: the Chinese font is read from the asset folder when needed.
@@ -161,12 +167,12 @@ class NativeAppTest(unittest.TestCase):
         p = xvfb(["--frames", "2", "--print-link", "--experiment", link.replace("&view.hide=code", "")])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue(p.stdout.strip().endswith("&view.lesson=2&view.stage=2&view.row=1"), p.stdout)
-        # A bad link: the errors on stderr, the default experiment, still exit 0.
+        # A bad link: every problem on stderr, exit 1, nothing printed as the link.
         p = xvfb(["--frames", "2", "--print-link", "--experiment", "v=1&heads=2&view.lesson=99&view.bogus=1"])
-        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("view.lesson", p.stderr)
-        self.assertIn("heads=2", p.stdout)
-        self.assertNotIn("view.", p.stdout)
+        self.assertIn("view.bogus", p.stderr)
+        self.assertEqual(p.stdout, "")
 
     def test_export_writes_csv_json_and_png_into_the_current_directory(self):
         with tempfile.TemporaryDirectory() as cwd:
