@@ -14,6 +14,11 @@
 // that reads back to the same float. Parsing accepts keys in any order, missing
 // keys (their defaults), a leading '#', and raw UTF-8; it collects every problem
 // as a readable message and returns an experiment only when there are none.
+// Every value, raw or percent-decoded, must be valid UTF-8 without NUL (no
+// overlong forms, encoded surrogates or code points above U+10FFFF), and a raw
+// NUL anywhere rejects the whole text. Messages: one per problem, identical ones
+// once, at most max_error_messages (text_util.hpp) then "... and N more
+// problems"; quoted input is cut to 40 bytes.
 //
 // Lists:
 //   edges   masked attention edges  layer.head.query.key, comma-separated ("0.1.3.2,0.0.4.1")
