@@ -87,11 +87,14 @@ std::string utf8_problem(std::string_view s) {
         for (int k = 2; ok && k < len; ++k)
             ok = at(std::size_t(k)) >= 0x80 && at(std::size_t(k)) <= 0xBF;
         if (!ok) {
-            const char* what = c == 0xC0 || c == 0xC1 || (c == 0xE0 && at(1) < 0xA0) || (c == 0xF0 && at(1) < 0x90)
+            // Named by the lead byte and the second byte's range (a continuation byte
+            // either way); anything else is a stray, truncated or impossible sequence.
+            const bool cont = at(1) >= 0x80 && at(1) <= 0xBF;
+            const char* what = c == 0xC0 || c == 0xC1 || (cont && ((c == 0xE0 && at(1) < 0xA0) || (c == 0xF0 && at(1) < 0x90)))
                                    ? "an overlong encoding"
-                               : c == 0xED && at(1) >= 0xA0                ? "an encoded UTF-16 surrogate"
-                               : c >= 0xF5 || (c == 0xF4 && at(1) >= 0x90) ? "a code point above U+10FFFF"
-                                                                           : "a broken byte sequence";
+                               : cont && c == 0xED && at(1) >= 0xA0                               ? "an encoded UTF-16 surrogate"
+                               : (c >= 0xF5 && c <= 0xFD) || (cont && c == 0xF4 && at(1) >= 0x90) ? "a code point above U+10FFFF"
+                                                                                                  : "a broken byte sequence";
             return "is not valid UTF-8: " + std::string(what) + " at byte " + std::to_string(i);
         }
         i += std::size_t(len);

@@ -150,11 +150,23 @@ TEST_CASE("experiment parse: a NUL anywhere rejects the whole text, raw or perce
 
 TEST_CASE("experiment parse: text must be valid UTF-8, raw or percent-encoded") {
     const std::pair<const char*, const char*> bad[] = {
-        {"%C0%80", "overlong"},       {"%C1%BF", "overlong"},        {"%E0%80%AF", "overlong"},
-        {"%F0%80%80%AF", "overlong"}, {"%ED%A0%80", "surrogate"},    {"%ED%BF%BF", "surrogate"},
-        {"%F4%90%80%80", "U+10FFFF"}, {"%F5%80%80%80", "U+10FFFF"},  {"%FF", "U+10FFFF"},
-        {"a%80", "broken"},           {"a%E2%82", "broken"},         {"%E2%82%20", "broken"},
-        {"\xC0\xAF", "overlong"},     {"\xED\xA0\x80", "surrogate"}, {"\xF4\x90\x80\x80", "U+10FFFF"},
+        {"%C0%80", "overlong"},
+        {"%C1%BF", "overlong"},
+        {"%E0%80%AF", "overlong"},
+        {"%F0%80%80%AF", "overlong"},
+        {"%ED%A0%80", "surrogate"},
+        {"%ED%BF%BF", "surrogate"},
+        {"%F4%90%80%80", "U+10FFFF"},
+        {"%F5%80%80%80", "U+10FFFF"},
+        {"%FF", "broken"},
+        {"a%80", "broken"},
+        {"%E0%41%80", "broken"},
+        {"%ED%41", "broken"},
+        {"a%E2%82", "broken"},
+        {"%E2%82%20", "broken"},
+        {"\xC0\xAF", "overlong"},
+        {"\xED\xA0\x80", "surrogate"},
+        {"\xF4\x90\x80\x80", "U+10FFFF"},
     };
     for (const auto& [text, what] : bad) {
         const auto r = experiment_parse(std::string("v=1&text=") + text);
