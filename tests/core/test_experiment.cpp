@@ -168,7 +168,8 @@ TEST_CASE("experiment parse: text must be valid UTF-8, raw or percent-encoded") 
         {"\xED\xA0\x80", "surrogate"},
         {"\xF4\x90\x80\x80", "U+10FFFF"},
     };
-    for (const auto& [text, what] : bad) {
+    for (const auto& c : bad) {
+        const char *text = c.first, *what = c.second;  // not a structured binding: clang 14 cannot capture one
         const auto r = experiment_parse(std::string("v=1&text=") + text);
         INFO(text, " -> ", joined(r.errors));
         CHECK_FALSE(r.value);
@@ -199,7 +200,8 @@ TEST_CASE("experiment parse: one message per problem, naming overflow as such") 
         {"v=1&edits=x.0.0:-1e39", "edit of x at (0, 0) is out of range: edited values are from -1e6 to 1e6"},
         {"v=1&edits=x.0.0:2e6", "edit of x at (0, 0) is out of range: edited values are from -1e6 to 1e6"},
     };
-    for (const auto& [text, message] : cases) {
+    for (const auto& c : cases) {
+        const char *text = c.first, *message = c.second;
         const auto r = experiment_parse(text);
         INFO(text, " -> ", joined(r.errors));
         CHECK_FALSE(r.value);
