@@ -69,18 +69,39 @@ struct stepper {
     }
 };
 
-// softmax (or argmax) of each row of `logits`, in the experiment's precision.
-// In fp32 the SIMD kernel does it; in fp16/bf16 each step is rounded as stored:
-// exp(x) is rounded before the sum, so without max-subtraction exp(x > ~11.1)
-// becomes inf in fp16, the sum inf, and inf/inf NaN — the article's bug.
+// Whether row r[0, m) has no entry above −inf: a fully masked row. Its
+// weights are all 0, or all NaN when any entry is NaN (NaN is never masked).
+bool no_key_visible(float* r, int m) {
+    float mx = neg_inf;
+    for (int j = 0; j < m; ++j)
+        mx = std::fmax(mx, r[j]);
+    if (mx != neg_inf)
+        return false;
+    const bool any_nan = std::any_of(r, r + m, [](float v) { return std::isnan(v); });
+    std::fill(r, r + m, any_nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
+    return true;
+}
+
+// softmax (or argmax) of each row of `logits`, in the experiment's precision
+// (the rules are stated in forward.hpp, "Numerics"). In fp32 the SIMD kernel
+// does it; in fp16/bf16 each step is rounded as stored: x − max, exp(x − max)
+// before the sum, every partial sum, and each quotient. So without
+// max-subtraction exp(x > ~11.09) becomes inf in fp16, the sum inf, and
+// inf/inf NaN — the article's bug.
 void softmax_rows(matrix& w, softmax_mode mode, precision prec) {
     const int n = w.rows, m = w.cols;
     if (mode == softmax_mode::argmax) {
         for (int i = 0; i < n; ++i) {
             float* r = w.row(i);
-            int best = -1;
-            for (int j = 0; j < m; ++j)
-                if (!std::isnan(r[j]) && r[j] != neg_inf && (best < 0 || r[j] > r[best]))
+            if (no_key_visible(r, m))
+                continue;
+            if (std::any_of(r, r + m, [](float v) { return std::isnan(v); })) {
+                std::fill(r, r + m, std::numeric_limits<float>::quiet_NaN());
+                continue;
+            }
+            int best = 0;  // the first of equal maxima
+            for (int j = 1; j < m; ++j)
+                if (r[j] > r[best])
                     best = j;
             for (int j = 0; j < m; ++j)
                 r[j] = j == best ? 1.0f : 0.0f;
@@ -94,13 +115,11 @@ void softmax_rows(matrix& w, softmax_mode mode, precision prec) {
     }
     for (int i = 0; i < n; ++i) {
         float* r = w.row(i);
+        if (no_key_visible(r, m))
+            continue;
         float mx = neg_inf;
         for (int j = 0; j < m; ++j)
             mx = std::fmax(mx, r[j]);
-        if (mx == neg_inf) {
-            std::fill(r, r + m, 0.0f);
-            continue;
-        }
         const float shift = subtract_max ? mx : 0.0f;
         float sum = 0.0f;
         for (int j = 0; j < m; ++j) {
@@ -128,13 +147,41 @@ struct mask_rule {
     }
 };
 
-void count_specials(const matrix& m, trace& t, bool skip_neg_inf = false) {
-    for (float x : m.data) {
-        if (std::isnan(x))
+void count_specials(const float* x, std::size_t n, trace& t) {
+    for (std::size_t i = 0; i < n; ++i) {
+        if (std::isnan(x[i]))
             ++t.nan_count;
-        else if (std::isinf(x) && !(skip_neg_inf && x < 0))
+        else if (std::isinf(x[i]))
             ++t.inf_count;
     }
+}
+void count_specials(const matrix& m, trace& t) { count_specials(m.data.data(), m.data.size(), t); }
+void count_specials(const std::vector<float>& v, trace& t) { count_specials(v.data(), v.size(), t); }
+
+// nan_count and inf_count over every matrix the trace stores once (forward.hpp).
+void count_trace_specials(const experiment& e, trace& t) {
+    count_specials(t.x0, t);
+    const bool full = e.block == block_kind::full, rope = e.pos == positional::rope;
+    for (const auto& lt : t.layers) {
+        for (const matrix* m : {&lt.q, &lt.k, &lt.v, &lt.concat})
+            count_specials(*m, t);
+        if (rope) {
+            count_specials(lt.q_rot, t);
+            count_specials(lt.k_rot, t);
+        }
+        if (e.use_wo)
+            count_specials(lt.attn_out, t);
+        if (full)
+            for (const matrix* m : {&lt.normed, &lt.residual, &lt.ffn_normed, &lt.ffn_hidden, &lt.ffn_out, &lt.output})
+                count_specials(*m, t);
+        for (const auto& ht : lt.heads) {
+            for (const matrix* m : {&ht.scores, &ht.scaled, &ht.weights, &ht.out})
+                count_specials(*m, t);
+            count_specials(ht.row_sums, t);
+            count_specials(ht.row_entropies, t);
+        }
+    }
+    count_specials(t.decode.out, t);
 }
 
 layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, const matrix& x, const stepper& st) {
@@ -248,6 +295,7 @@ decode_trace run_decode(const experiment& e, const layer_trace& lt) {
     dt.out = matrix(e.decode, d);
     for (int t = 0; t < e.decode; ++t)
         dt.bytes_read.push_back(decode_step(dt.cache, lt.q_rot.row(t), lt.k_rot.row(t), lt.v.row(t), dt.out.row(t), h, scale));
+    round_all(e.prec, dt.out.data.data(), dt.out.data.size());  // stored like every other intermediate
     return dt;
 }
 
@@ -390,17 +438,7 @@ trace forward_with(const experiment& e, const std::vector<std::string>& tokens, 
     if (e.decode > 0)
         t.decode = run_decode(e, t.layers.front());
 
-    count_specials(t.x0, t);
-    for (const auto& lt : t.layers) {
-        for (const matrix* m : {&lt.q_rot, &lt.k_rot, &lt.v, &lt.concat, &lt.attn_out, &lt.residual, &lt.ffn_hidden, &lt.output})
-            count_specials(*m, t);
-        for (const auto& ht : lt.heads) {
-            count_specials(ht.scores, t);
-            count_specials(ht.masked, t, true);
-            count_specials(ht.weights, t);
-            count_specials(ht.out, t);
-        }
-    }
+    count_trace_specials(e, t);
     return t;
 }
 
