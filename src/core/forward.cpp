@@ -131,21 +131,24 @@ void softmax_rows(matrix& w, softmax_mode mode, precision prec) {
     }
 }
 
-// Whether the mask hides key j from query i in head `head` of layer `layer`.
-struct mask_rule {
-    const experiment& e;
-    int n;
-    bool hides(int layer, int head, int i, int j) const {
-        if (e.mask == mask_kind::causal && j > i)
-            return true;
-        if (e.mask == mask_kind::padding && j >= n - e.pad)
-            return true;
-        for (const auto& edge : e.edges)
-            if (edge.layer == layer && edge.head == head && edge.query == i && edge.key == j)
-                return true;
-        return false;
-    }
-};
+// Calls hide(i, j) for every key j the mask hides from query i in head `head`
+// of layer `layer`: the causal or padding rule cell by cell, then the masked
+// edges of this head (one pass over the edge list, not one per cell). A cell
+// may be named twice; hide must not mind.
+template <class Hide>
+void for_each_hidden(const experiment& e, int n, int layer, int head, Hide hide) {
+    if (e.mask == mask_kind::causal)
+        for (int i = 0; i < n; ++i)
+            for (int j = i + 1; j < n; ++j)
+                hide(i, j);
+    if (e.mask == mask_kind::padding)
+        for (int i = 0; i < n; ++i)
+            for (int j = std::max(0, n - e.pad); j < n; ++j)
+                hide(i, j);
+    for (const auto& edge : e.edges)
+        if (edge.layer == layer && edge.head == head && edge.query < n && edge.key < n)
+            hide(edge.query, edge.key);
+}
 
 void count_specials(const float* x, std::size_t n, trace& t) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -184,9 +187,9 @@ void count_trace_specials(const experiment& e, trace& t) {
     count_specials(t.decode.out, t);
 }
 
-layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, const matrix& x, const stepper& st) {
+layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, const matrix& x, const stepper& st,
+                      const trace_options& opt) {
     const int n = x.rows, d = e.d_model, h = e.heads, g = e.kv_heads, dk = d / h, group = h / g;
-    const mask_rule rule{e, n};
     layer_trace lt;
     lt.input = x;
     lt.normed = e.block == block_kind::full ? st.rmsnorm(x) : x;
@@ -235,10 +238,7 @@ layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, co
         ht.masked = ht.scaled;
         const bool before = e.mask_at == mask_placement::before_softmax;
         if (before)
-            for (int i = 0; i < n; ++i)
-                for (int j = 0; j < n; ++j)
-                    if (rule.hides(layer, hi, i, j))
-                        ht.masked(i, j) = neg_inf;
+            for_each_hidden(e, n, layer, hi, [&](int i, int j) { ht.masked(i, j) = neg_inf; });
         ht.weights = ht.masked;
         if (e.temperature != 1.0f) {
             for (float& s : ht.weights.data)
@@ -247,10 +247,7 @@ layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, co
         }
         softmax_rows(ht.weights, e.softmax, e.prec);
         if (!before)  // the bug: hard zeros after normalising, rows no longer sum to 1
-            for (int i = 0; i < n; ++i)
-                for (int j = 0; j < n; ++j)
-                    if (rule.hides(layer, hi, i, j))
-                        ht.weights(i, j) = 0.0f;
+            for_each_hidden(e, n, layer, hi, [&](int i, int j) { ht.weights(i, j) = 0.0f; });
 
         ht.row_sums.resize(std::size_t(n));
         ht.row_entropies.resize(std::size_t(n));
@@ -265,6 +262,8 @@ layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, co
         for (const auto& a : e.ablate)
             ht.ablated |= a.layer == layer && a.head == hi;
         ht.out = ht.ablated ? matrix(n, dk) : st.matmul(ht.weights, ht.v);
+        if (opt.keep_head_matrices && !opt.keep_head_matrices(layer, hi))
+            ht.scores = ht.scaled = ht.masked = ht.weights = matrix{};
         for (int r = 0; r < n; ++r)
             std::copy(ht.out.row(r), ht.out.row(r) + dk, lt.concat.row(r) + hi * dk);
     }
@@ -421,7 +420,8 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
     return w;
 }
 
-trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params) {
+trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params,
+                   const trace_options& opt) {
     trace t;
     t.tokens = tokens;
     t.params = params;
@@ -431,7 +431,7 @@ trace forward_with(const experiment& e, const std::vector<std::string>& tokens, 
     t.x0 = st.add(t.params.embeddings, t.positions);
     const matrix* x = &t.x0;
     for (int l = 0; l < e.layers; ++l) {
-        t.layers.push_back(run_layer(e, l, t.params.layers[std::size_t(l)], *x, st));
+        t.layers.push_back(run_layer(e, l, t.params.layers[std::size_t(l)], *x, st, opt));
         x = &t.layers.back().output;
     }
     t.output = *x;
@@ -442,9 +442,30 @@ trace forward_with(const experiment& e, const std::vector<std::string>& tokens, 
     return t;
 }
 
-trace forward(const experiment& e) {
+trace forward(const experiment& e, const trace_options& opt) {
     const std::vector<std::string> tokens = tokenize(e.text);
-    return forward_with(e, tokens, model_generate(e, tokens));
+    return forward_with(e, tokens, model_generate(e, tokens), opt);
+}
+
+std::size_t trace_bytes(const experiment& e, int n, bool lean) {
+    const std::size_t nn = std::size_t(n), d = std::size_t(e.d_model), h = std::size_t(e.heads);
+    const std::size_t dk = d / h, kvw = std::size_t(e.kv_heads) * dk, f = 4 * d, L = std::size_t(e.layers);
+    const bool full = e.block == block_kind::full;
+    std::size_t floats = 4 * nn * d;  // embeddings, positions, x0, output
+    std::size_t per_layer = 2 * d * d + 2 * d * kvw + (full ? 2 * d * f : 0);  // params
+    per_layer += nn * d * 5 + nn * kvw * 3 + nn * d + nn * d;  // input, normed, q, q_rot, concat, attn_out, output; k, k_rot, v
+    if (full)
+        per_layer += nn * d * 3 + nn * f;  // residual, ffn_normed, ffn_out; ffn_hidden
+    const std::size_t per_head = 4 * nn * dk + 2 * nn + (lean ? 0 : 4 * nn * nn);
+    floats += L * (per_layer + h * per_head);
+    const std::size_t dec = std::size_t(e.decode);
+    floats += dec * d + 2 * dec * kvw;  // decode.out, the cache
+    return floats * sizeof(float);
+}
+
+std::size_t experiment_peak_bytes(const experiment& e, int n) {
+    const bool baseline = !e.ablate.empty() || !e.edges.empty();
+    return trace_bytes(e, n) + (baseline ? trace_bytes(e, n, true) : 0) + 4 * std::size_t(n) * std::size_t(n) * sizeof(float);
 }
 
 }  // namespace attn

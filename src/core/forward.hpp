@@ -45,6 +45,8 @@
 //     layer's input, attn-only output and the trace's output.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -119,6 +121,33 @@ struct trace {
     int inf_count = 0;    // ±inf, likewise
 };
 
+// What a trace keeps. The (n, n) matrices of each head (scores, scaled, masked,
+// weights: 16 MB per head at 1024 tokens) are most of a trace; a head whose
+// matrices are not kept computes them, takes its row sums, entropies and out,
+// and drops them (empty matrices), so memory stays bounded by one head's.
+struct trace_options {
+    // (layer, head) → keep that head's (n, n) matrices. Empty: keep all.
+    std::function<bool(int layer, int head)> keep_head_matrices;
+    static trace_options lean() {
+        return {[](int, int) { return false; }};
+    }
+};
+
+// Bytes the trace of e over n tokens stores (matrices and vectors; params
+// included), computed before anything is allocated. lean: no head keeps its
+// (n, n) matrices.
+std::size_t trace_bytes(const experiment& e, int n, bool lean = false);
+
+// Peak bytes recomputing e over n tokens needs where the page holds one trace
+// at a time: the trace, plus the lean baseline when e ablates heads or masks
+// edges (the comparison without interventions needs only its output), plus one
+// head's (n, n) working matrices.
+std::size_t experiment_peak_bytes(const experiment& e, int n);
+
+// The page's wasm heap stops at 2 GB; experiment_peak_bytes of every valid
+// experiment stays below this (a test checks the largest).
+constexpr std::size_t page_memory_budget = std::size_t(1536) << 20;
+
 // Parameters for e, deterministic in e.seed and the token texts; e.edits applied.
 // Besides weights=random, three constructed models show one behaviour each (on
 // top of the random draw, in every layer; channel 0 of every embedding is set to
@@ -137,9 +166,10 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
 matrix positions_sinusoidal(int n, int d, int pos0);
 
 // Runs e; e must be valid (experiment_validate(e) empty).
-trace forward(const experiment& e);
+trace forward(const experiment& e, const trace_options& opt = {});
 
 // Runs e with parameters given (e.g. to compare an ablation on the same weights).
-trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params);
+trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params,
+                   const trace_options& opt = {});
 
 }  // namespace attn

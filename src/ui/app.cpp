@@ -25,12 +25,14 @@ experiment without_interventions(const experiment& e) {
 }
 
 void recompute(app& a) {
+    // One trace at a time, and a lean baseline (its output is all it is read
+    // for): the peak forward.hpp's experiment_peak_bytes bounds.
+    a.tr = trace{};
+    a.baseline = trace{};
     a.tr = forward(a.exp);
     a.has_baseline = !a.exp.ablate.empty() || !a.exp.edges.empty();
     if (a.has_baseline)
-        a.baseline = forward_with(without_interventions(a.exp), a.tr.tokens, a.tr.params);
-    else
-        a.baseline = trace{};
+        a.baseline = forward_with(without_interventions(a.exp), a.tr.tokens, a.tr.params, trace_options::lean());
     ++a.version;
     const int n = int(a.tr.tokens.size());
     a.sel_row = std::clamp(a.sel_row, 0, n - 1);

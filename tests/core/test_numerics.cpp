@@ -198,3 +198,70 @@ TEST_CASE("numerics 8: the tokenizer keeps '_' inside a word, as documented; oth
     CHECK(tokenize("x-1") == std::vector<std::string>{"x", "-", "1"});
     CHECK(tokenize("don't") == std::vector<std::string>{"don't"});
 }
+
+// --- the largest experiments: memory known before allocating -------------------
+
+namespace {
+
+std::size_t stored_bytes(const trace& t) {
+    std::size_t f = 0;
+    auto m = [&f](const matrix& x) { f += x.data.size(); };
+    m(t.params.embeddings);
+    m(t.positions);
+    m(t.x0);
+    m(t.output);
+    for (std::size_t l = 0; l < t.layers.size(); ++l) {
+        const layer_weights& w = t.params.layers[l];
+        for (const matrix* x : {&w.w_q, &w.w_k, &w.w_v, &w.w_o, &w.w_1, &w.w_2})
+            m(*x);
+        const layer_trace& lt = t.layers[l];
+        for (const matrix* x : {&lt.input, &lt.normed, &lt.q, &lt.k, &lt.v, &lt.q_rot, &lt.k_rot, &lt.concat, &lt.attn_out,
+                                &lt.residual, &lt.ffn_normed, &lt.ffn_hidden, &lt.ffn_out, &lt.output})
+            m(*x);
+        for (const head_trace& ht : lt.heads) {
+            for (const matrix* x : {&ht.q, &ht.k, &ht.v, &ht.scores, &ht.scaled, &ht.masked, &ht.weights, &ht.out})
+                m(*x);
+            f += ht.row_sums.size() + ht.row_entropies.size();
+        }
+    }
+    m(t.decode.out);
+    for (const matrix& x : t.decode.cache.k)
+        m(x);
+    for (const matrix& x : t.decode.cache.v)
+        m(x);
+    return f * sizeof(float);
+}
+
+}  // namespace
+
+TEST_CASE("trace_bytes equals what a trace stores, full and lean, for random experiments") {
+    rng g(16);
+    for (int i = 0; i < 60; ++i) {
+        const experiment e = attn::test::random_experiment(g, 4);
+        const int n = int(tokenize(e.text).size());
+        INFO(experiment_to_text(e));
+        CHECK(trace_bytes(e, n) == stored_bytes(forward(e)));
+        const trace lean = forward(e, trace_options::lean());
+        CHECK(trace_bytes(e, n, true) == stored_bytes(lean));
+        CHECK(lean.layers[0].heads[0].weights.empty());
+        // A lean trace computes the same numbers it keeps.
+        const trace full = forward(e);
+        CHECK(lean.output.data.size() == full.output.data.size());
+        for (std::size_t k = 0; k < full.output.data.size(); ++k)
+            CHECK((lean.output.data[k] == full.output.data[k] || (std::isnan(lean.output.data[k]) && std::isnan(full.output.data[k]))));
+    }
+}
+
+TEST_CASE("the largest valid experiment, with interventions, fits the page's memory budget") {
+    const int n = experiment_limits::max_tokens;
+    std::string text = "a";
+    for (int i = 1; i < n; ++i)
+        text += "%20a";
+    const experiment e =
+        parse("v=1&text=" + text + "&d_model=256&heads=16&layers=4&block=full&decode=1024&ablate=3.15&edges=3.15.1023.0");
+    REQUIRE(int(tokenize(e.text).size()) == n);
+    const std::size_t peak = experiment_peak_bytes(e, n);
+    MESSAGE("largest experiment: trace " << (trace_bytes(e, n) >> 20) << " MB, peak " << (peak >> 20) << " MB");
+    CHECK(peak < page_memory_budget);
+    CHECK(page_memory_budget < (std::size_t(2) << 30));
+}
