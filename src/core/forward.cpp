@@ -451,7 +451,7 @@ std::size_t trace_bytes(const experiment& e, int n, bool lean) {
     const std::size_t nn = std::size_t(n), d = std::size_t(e.d_model), h = std::size_t(e.heads);
     const std::size_t dk = d / h, kvw = std::size_t(e.kv_heads) * dk, f = 4 * d, L = std::size_t(e.layers);
     const bool full = e.block == block_kind::full;
-    std::size_t floats = 4 * nn * d;  // embeddings, positions, x0, output
+    std::size_t floats = 4 * nn * d;                                           // embeddings, positions, x0, output
     std::size_t per_layer = 2 * d * d + 2 * d * kvw + (full ? 2 * d * f : 0);  // params
     per_layer += nn * d * 5 + nn * kvw * 3 + nn * d + nn * d;  // input, normed, q, q_rot, concat, attn_out, output; k, k_rot, v
     if (full)

@@ -1,8 +1,8 @@
 #include "trace_json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <initializer_list>
 
 #include "kernels.hpp"
@@ -181,11 +181,11 @@ void write_decode(sink& out, const decode_trace& dt) {
     out += '}';
 }
 
-const char* const stage_names[] = {"x",         "positions", "x0",        "output",     "w_q",        "w_k",    "w_v",
-                                   "w_o",       "w_1",       "w_2",       "input",      "normed",     "q",      "k",
-                                   "v",         "q_rot",     "k_rot",     "concat",     "attn_out",   "residual",
-                                   "ffn_normed", "ffn_hidden", "ffn_out", "scores",     "scaled",     "masked", "weights",
-                                   "out",       "row_sums",  "row_entropies", "decode"};
+const char* const stage_names[] = {"x",          "positions",     "x0",     "output", "w_q",      "w_k",      "w_v",
+                                   "w_o",        "w_1",           "w_2",    "input",  "normed",   "q",        "k",
+                                   "v",          "q_rot",         "k_rot",  "concat", "attn_out", "residual", "ffn_normed",
+                                   "ffn_hidden", "ffn_out",       "scores", "scaled", "masked",   "weights",  "out",
+                                   "row_sums",   "row_entropies", "decode"};
 
 template <class T>
 bool listed(const std::vector<T>& list, const T& x) {
@@ -243,7 +243,8 @@ std::optional<std::string> trace_json_parse_indices(std::string_view list, int l
         return err;
     out.clear();
     for (const std::string& item : items) {
-        const bool digits = item.size() <= 4 && std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const bool digits =
+            item.size() <= 4 && std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
         const int v = digits ? std::stoi(item) : -1;
         if (v < 0 || v >= limit)
             return "'" + item.substr(0, 40) + "' is not an index in [0, " + std::to_string(limit) + ")";

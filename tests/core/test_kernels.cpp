@@ -309,7 +309,7 @@ TEST_CASE("softmax without max-subtraction overflows where fp32 does (e^88.72), 
         for (int m = 1; m <= 70; ++m) {
             INFO("m=" << m);
             std::vector<float> below(std::size_t(m), 0.0f), above(std::size_t(m), 0.0f), tiny(std::size_t(m), -95.0f);
-            below[0] = 88.7f;  // e^88.7 = 3.3e38, finite: weight 1
+            below[0] = 88.7f;   // e^88.7 = 3.3e38, finite: weight 1
             above[0] = 88.75f;  // e^88.75 overflows: inf / inf
             kernel_softmax_rows(below.data(), 1, m, false);
             kernel_softmax_rows(above.data(), 1, m, false);

@@ -99,8 +99,9 @@ TEST_CASE("numerics 3: softmax=no_max overflows where fp32 does, whatever the le
 }
 
 TEST_CASE("numerics 3b: fp16 no_max overflows at e^11.09") {
-    const std::string base = "v=1&text=a%20b&d_model=1&heads=1&mask=causal&scale=none&softmax=no_max&wo=off&precision=fp16"
-                             "&edits=x.0.0:1,x.1.0:1,l0.w_q.0.0:1,l0.w_k.0.0:";
+    const std::string base =
+        "v=1&text=a%20b&d_model=1&heads=1&mask=causal&scale=none&softmax=no_max&wo=off&precision=fp16"
+        "&edits=x.0.0:1,x.1.0:1,l0.w_q.0.0:1,l0.w_k.0.0:";
     CHECK(forward(parse(base + "11")).layers[0].heads[0].weights(0, 0) == 1.0f);  // e^11 = 59874 < 65504
     CHECK(std::isnan(forward(parse(base + "11.2")).layers[0].heads[0].weights(0, 0)));
 }
@@ -125,13 +126,15 @@ TEST_CASE("numerics 4: a row of NaN logits is NaN, not a masked row (fp16, two l
 }
 
 TEST_CASE("numerics 4b: argmax of a NaN row is NaN; ties go to the first maximum; all −inf is masked") {
-    const trace t = forward(parse("v=1&text=a%20b%20c&d_model=1&heads=1&mask=none&scale=none&wo=off&softmax=argmax"
-                                  "&edits=x.0.0:1,x.1.0:1,x.2.0:1,l0.w_q.0.0:1,l0.w_k.0.0:1"));
+    const trace t =
+        forward(parse("v=1&text=a%20b%20c&d_model=1&heads=1&mask=none&scale=none&wo=off&softmax=argmax"
+                      "&edits=x.0.0:1,x.1.0:1,x.2.0:1,l0.w_q.0.0:1,l0.w_k.0.0:1"));
     const matrix& w = t.layers[0].heads[0].weights;
     CHECK(w(0, 0) == 1.0f);  // three equal scores: the first wins
     CHECK(w(0, 1) == 0.0f);
-    const trace bad = forward(parse("v=1&text=a%20b%20c&d_model=1&heads=1&mask=none&scale=none&wo=off&softmax=argmax"
-                                    "&precision=fp16&edits=x.0.0:1000,x.1.0:-1000,l0.w_q.0.0:1000,l0.w_k.0.0:1000"));
+    const trace bad =
+        forward(parse("v=1&text=a%20b%20c&d_model=1&heads=1&mask=none&scale=none&wo=off&softmax=argmax"
+                      "&precision=fp16&edits=x.0.0:1000,x.1.0:-1000,l0.w_q.0.0:1000,l0.w_k.0.0:1000"));
     const head_trace& h = bad.layers[0].heads[0];
     for (int i = 0; i < 3; ++i)
         if (std::any_of(h.masked.row(i), h.masked.row(i) + 3, [](float v) { return std::isnan(v); }))
@@ -146,8 +149,9 @@ TEST_CASE("numerics 5: entropy of a row with NaN or inf is NaN") {
 }
 
 TEST_CASE("numerics 6: inf_count counts infinities made by overflow, in every stored matrix") {
-    const trace t = forward(parse("v=1&text=a%20b%20c&d_model=1&heads=1&mask=causal&precision=fp16&scale=-500&wo=off"
-                                  "&edits=x.0.0:1,x.1.0:2,x.2.0:3,l0.w_q.0.0:8,l0.w_k.0.0:8"));
+    const trace t =
+        forward(parse("v=1&text=a%20b%20c&d_model=1&heads=1&mask=causal&precision=fp16&scale=-500&wo=off"
+                      "&edits=x.0.0:1,x.1.0:2,x.2.0:3,l0.w_q.0.0:8,l0.w_k.0.0:8"));
     const head_trace& h = t.layers[0].heads[0];
     int visible_inf = 0;
     for (int i = 0; i < 3; ++i)
@@ -156,8 +160,9 @@ TEST_CASE("numerics 6: inf_count counts infinities made by overflow, in every st
     REQUIRE(visible_inf > 0);
     CHECK(t.inf_count >= visible_inf);
     // Every stored matrix is counted (forward.hpp's list): recount them here.
-    const trace p = forward(parse("v=1&text=a%20b%20c&d_model=4&heads=2&block=full&decode=3&pos=rope&precision=fp16"
-                                  "&edits=l0.w_q.0.0:1e5,l0.w_v.1.0:1e5,l0.w_2.0.0:1e5"));
+    const trace p =
+        forward(parse("v=1&text=a%20b%20c&d_model=4&heads=2&block=full&decode=3&pos=rope&precision=fp16"
+                      "&edits=l0.w_q.0.0:1e5,l0.w_v.1.0:1e5,l0.w_2.0.0:1e5"));
     long nan = 0, inf = 0;
     auto add = [&](const std::vector<float>& v) {
         for (float x : v) {
@@ -185,7 +190,8 @@ TEST_CASE("numerics 6: inf_count counts infinities made by overflow, in every st
 
 TEST_CASE("numerics 7: decode.out is rounded to fp16 / bf16 like every other stored value") {
     for (const char* p : {"fp16", "bf16"}) {
-        const trace t = forward(parse(std::string("v=1&text=the%20cat%20sat%20on&d_model=8&heads=2&mask=causal&decode=4&precision=") + p));
+        const trace t =
+            forward(parse(std::string("v=1&text=the%20cat%20sat%20on&d_model=8&heads=2&mask=causal&decode=4&precision=") + p));
         const precision prec = *precision_parse(p);
         REQUIRE(t.decode.out.rows == 4);
         for (float x : t.decode.out.data)
@@ -248,7 +254,8 @@ TEST_CASE("trace_bytes equals what a trace stores, full and lean, for random exp
         const trace full = forward(e);
         CHECK(lean.output.data.size() == full.output.data.size());
         for (std::size_t k = 0; k < full.output.data.size(); ++k)
-            CHECK((lean.output.data[k] == full.output.data[k] || (std::isnan(lean.output.data[k]) && std::isnan(full.output.data[k]))));
+            CHECK((lean.output.data[k] == full.output.data[k] ||
+                   (std::isnan(lean.output.data[k]) && std::isnan(full.output.data[k]))));
     }
 }
 
