@@ -263,7 +263,8 @@ layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, co
             ht.ablated |= a.layer == layer && a.head == hi;
         ht.out = ht.ablated ? matrix(n, dk) : st.matmul(ht.weights, ht.v);
         if (opt.keep_head_matrices && !opt.keep_head_matrices(layer, hi))
-            ht.scores = ht.scaled = ht.masked = ht.weights = matrix{};
+            for (matrix* m : {&ht.scores, &ht.scaled, &ht.masked, &ht.weights})
+                *m = matrix{};  // moved in: the memory goes (a copy of an empty matrix would keep it)
         for (int r = 0; r < n; ++r)
             std::copy(ht.out.row(r), ht.out.row(r) + dk, lt.concat.row(r) + hi * dk);
     }

@@ -250,6 +250,7 @@ TEST_CASE("trace_bytes equals what a trace stores, full and lean, for random exp
         const trace lean = forward(e, trace_options::lean());
         CHECK(trace_bytes(e, n, true) == stored_bytes(lean));
         CHECK(lean.layers[0].heads[0].weights.empty());
+        CHECK(lean.layers[0].heads[0].scores.data.capacity() == 0);  // given back, not just cleared
         // A lean trace computes the same numbers it keeps.
         const trace full = forward(e);
         CHECK(lean.output.data.size() == full.output.data.size());
