@@ -464,6 +464,10 @@ std::size_t trace_bytes(const experiment& e, int n, bool lean) {
     return floats * sizeof(float);
 }
 
+std::size_t experiment_peak_bytes(const experiment& e) {
+    return experiment_validate(e).empty() ? experiment_peak_bytes(e, int(tokenize(e.text).size())) : 0;
+}
+
 std::size_t experiment_peak_bytes(const experiment& e, int n) {
     const bool baseline = !e.ablate.empty() || !e.edges.empty();
     return trace_bytes(e, n) + (baseline ? trace_bytes(e, n, true) : 0) + 4 * std::size_t(n) * std::size_t(n) * sizeof(float);

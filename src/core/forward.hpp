@@ -144,6 +144,13 @@ std::size_t trace_bytes(const experiment& e, int n, bool lean = false);
 // head's (n, n) working matrices.
 std::size_t experiment_peak_bytes(const experiment& e, int n);
 
+// The same for e over its own tokens; 0 when e is not valid.
+std::size_t experiment_peak_bytes(const experiment& e);
+
+// From about this peak a recompute takes seconds in the page, which first
+// draws a frame that says so instead of freezing without a word.
+constexpr std::size_t slow_recompute_bytes = std::size_t(256) << 20;
+
 // The page's wasm heap stops at 2 GB; experiment_peak_bytes of every valid
 // experiment stays below this (a test checks the largest).
 constexpr std::size_t page_memory_budget = std::size_t(1536) << 20;

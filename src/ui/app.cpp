@@ -55,6 +55,9 @@ void app_init(app& a, const experiment& e) {
 
 bool app_set_experiment(app& a, const experiment& e, bool history) {
     a.pending.reset();  // a change made directly (undo, a lesson, a link, the page's API) supersedes a queued one
+    if (a.pending_announced)
+        a.notice.clear();
+    a.pending_announced = false;
     std::vector<std::string> errors = experiment_validate(e);
     if (!errors.empty()) {
         a.errors = std::move(errors);
@@ -168,6 +171,16 @@ namespace {
 void apply_pending(app& a) {
     if (!a.pending)
         return;
+    const std::size_t cost = experiment_peak_bytes(*a.pending);
+    if (cost >= slow_recompute_bytes && !a.pending_announced) {  // this frame shows the note; the next computes
+        a.pending_announced = true;
+        a.notice = std::string(tr("Computing a large experiment", "正在计算大型实验")) + " (" + std::to_string(cost >> 20) +
+                   " MB)…";
+        return;
+    }
+    if (a.pending_announced)
+        a.notice.clear();
+    a.pending_announced = false;
     const experiment next = std::move(*a.pending);
     a.pending.reset();
     const std::string typed = a.text_edit;
