@@ -135,6 +135,27 @@ class CliTest(unittest.TestCase):
         self.assertIn("head 0 weights", p.stdout)
         self.assertIn("two", p.stdout)
 
+    def test_eval_selects_stages_layers_and_heads(self):
+        exp = "v=1&text=the%20cat%20sat&heads=4&d_model=8&layers=3&block=full&decode=2"
+        full = json.loads(run("eval", exp, "--json").stdout)
+        p = run("eval", exp, "--json", "--stages", "weights,row_sums,output", "--layers", "2,0", "--heads", "3")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        sel = json.loads(p.stdout)
+        self.assertEqual([layer["layer"] for layer in sel["layers"]], [0, 2])
+        for layer in sel["layers"]:
+            self.assertEqual(set(layer), {"layer", "output", "heads"})
+            [head] = layer["heads"]
+            self.assertEqual(set(head), {"head", "kv_group", "ablated", "weights", "row_sums"})
+            self.assertEqual(head["weights"], full["layers"][layer["layer"]]["heads"][3]["weights"])
+        self.assertNotIn("decode", sel)
+        self.assertNotIn("x0", sel)
+        self.assertEqual(sel["output"], full["output"])
+        for bad in (["--stages", "nope"], ["--layers", "3"], ["--heads", "1,,2"], ["--heads", "-1"]):
+            p = run("eval", exp, "--json", *bad)
+            self.assertEqual(p.returncode, 1, bad)
+            self.assertIn("attn:", p.stderr)
+        self.assertEqual(run("eval", exp, "--stages", "weights").returncode, 2)  # selection without --json
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -70,7 +70,8 @@ std::size_t decode_step(kv_cache& cache, const float* q, const float* k, const f
         kernel_matmul(weights, cache.v[std::size_t(g)].data.data(), out + first, group, t, dk);
         for (int r = 0; r < group; ++r) {
             float* row = out + first + std::size_t(r) * std::size_t(dk);
-            const float inv = 1.0f / w.row_sum[std::size_t(r)];
+            const float sum = w.row_sum[std::size_t(r)];
+            const float inv = sum == 0.0f ? 0.0f : 1.0f / sum;  // 0: every score −inf, as a masked row; NaN stays NaN
             for (int c = 0; c < dk; ++c)
                 row[c] *= inv;
         }

@@ -69,18 +69,39 @@ struct stepper {
     }
 };
 
-// softmax (or argmax) of each row of `logits`, in the experiment's precision.
-// In fp32 the SIMD kernel does it; in fp16/bf16 each step is rounded as stored:
-// exp(x) is rounded before the sum, so without max-subtraction exp(x > ~11.1)
-// becomes inf in fp16, the sum inf, and inf/inf NaN — the article's bug.
+// Whether row r[0, m) has no entry above −inf: a fully masked row. Its
+// weights are all 0, or all NaN when any entry is NaN (NaN is never masked).
+bool no_key_visible(float* r, int m) {
+    float mx = neg_inf;
+    for (int j = 0; j < m; ++j)
+        mx = std::fmax(mx, r[j]);
+    if (mx != neg_inf)
+        return false;
+    const bool any_nan = std::any_of(r, r + m, [](float v) { return std::isnan(v); });
+    std::fill(r, r + m, any_nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
+    return true;
+}
+
+// softmax (or argmax) of each row of `logits`, in the experiment's precision
+// (the rules are stated in forward.hpp, "Numerics"). In fp32 the SIMD kernel
+// does it; in fp16/bf16 each step is rounded as stored: x − max, exp(x − max)
+// before the sum, every partial sum, and each quotient. So without
+// max-subtraction exp(x > ~11.09) becomes inf in fp16, the sum inf, and
+// inf/inf NaN — the article's bug.
 void softmax_rows(matrix& w, softmax_mode mode, precision prec) {
     const int n = w.rows, m = w.cols;
     if (mode == softmax_mode::argmax) {
         for (int i = 0; i < n; ++i) {
             float* r = w.row(i);
-            int best = -1;
-            for (int j = 0; j < m; ++j)
-                if (!std::isnan(r[j]) && r[j] != neg_inf && (best < 0 || r[j] > r[best]))
+            if (no_key_visible(r, m))
+                continue;
+            if (std::any_of(r, r + m, [](float v) { return std::isnan(v); })) {
+                std::fill(r, r + m, std::numeric_limits<float>::quiet_NaN());
+                continue;
+            }
+            int best = 0;  // the first of equal maxima
+            for (int j = 1; j < m; ++j)
+                if (r[j] > r[best])
                     best = j;
             for (int j = 0; j < m; ++j)
                 r[j] = j == best ? 1.0f : 0.0f;
@@ -94,13 +115,11 @@ void softmax_rows(matrix& w, softmax_mode mode, precision prec) {
     }
     for (int i = 0; i < n; ++i) {
         float* r = w.row(i);
+        if (no_key_visible(r, m))
+            continue;
         float mx = neg_inf;
         for (int j = 0; j < m; ++j)
             mx = std::fmax(mx, r[j]);
-        if (mx == neg_inf) {
-            std::fill(r, r + m, 0.0f);
-            continue;
-        }
         const float shift = subtract_max ? mx : 0.0f;
         float sum = 0.0f;
         for (int j = 0; j < m; ++j) {
@@ -112,34 +131,65 @@ void softmax_rows(matrix& w, softmax_mode mode, precision prec) {
     }
 }
 
-// Whether the mask hides key j from query i in head `head` of layer `layer`.
-struct mask_rule {
-    const experiment& e;
-    int n;
-    bool hides(int layer, int head, int i, int j) const {
-        if (e.mask == mask_kind::causal && j > i)
-            return true;
-        if (e.mask == mask_kind::padding && j >= n - e.pad)
-            return true;
-        for (const auto& edge : e.edges)
-            if (edge.layer == layer && edge.head == head && edge.query == i && edge.key == j)
-                return true;
-        return false;
-    }
-};
+// Calls hide(i, j) for every key j the mask hides from query i in head `head`
+// of layer `layer`: the causal or padding rule cell by cell, then the masked
+// edges of this head (one pass over the edge list, not one per cell). A cell
+// may be named twice; hide must not mind.
+template <class Hide>
+void for_each_hidden(const experiment& e, int n, int layer, int head, Hide hide) {
+    if (e.mask == mask_kind::causal)
+        for (int i = 0; i < n; ++i)
+            for (int j = i + 1; j < n; ++j)
+                hide(i, j);
+    if (e.mask == mask_kind::padding)
+        for (int i = 0; i < n; ++i)
+            for (int j = std::max(0, n - e.pad); j < n; ++j)
+                hide(i, j);
+    for (const auto& edge : e.edges)
+        if (edge.layer == layer && edge.head == head && edge.query < n && edge.key < n)
+            hide(edge.query, edge.key);
+}
 
-void count_specials(const matrix& m, trace& t, bool skip_neg_inf = false) {
-    for (float x : m.data) {
-        if (std::isnan(x))
+void count_specials(const float* x, std::size_t n, trace& t) {
+    for (std::size_t i = 0; i < n; ++i) {
+        if (std::isnan(x[i]))
             ++t.nan_count;
-        else if (std::isinf(x) && !(skip_neg_inf && x < 0))
+        else if (std::isinf(x[i]))
             ++t.inf_count;
     }
 }
+void count_specials(const matrix& m, trace& t) { count_specials(m.data.data(), m.data.size(), t); }
+void count_specials(const std::vector<float>& v, trace& t) { count_specials(v.data(), v.size(), t); }
 
-layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, const matrix& x, const stepper& st) {
+// nan_count and inf_count over every matrix the trace stores once (forward.hpp).
+void count_trace_specials(const experiment& e, trace& t) {
+    count_specials(t.x0, t);
+    const bool full = e.block == block_kind::full, rope = e.pos == positional::rope;
+    for (const auto& lt : t.layers) {
+        for (const matrix* m : {&lt.q, &lt.k, &lt.v, &lt.concat})
+            count_specials(*m, t);
+        if (rope) {
+            count_specials(lt.q_rot, t);
+            count_specials(lt.k_rot, t);
+        }
+        if (e.use_wo)
+            count_specials(lt.attn_out, t);
+        if (full)
+            for (const matrix* m : {&lt.normed, &lt.residual, &lt.ffn_normed, &lt.ffn_hidden, &lt.ffn_out, &lt.output})
+                count_specials(*m, t);
+        for (const auto& ht : lt.heads) {
+            for (const matrix* m : {&ht.scores, &ht.scaled, &ht.weights, &ht.out})
+                count_specials(*m, t);
+            count_specials(ht.row_sums, t);
+            count_specials(ht.row_entropies, t);
+        }
+    }
+    count_specials(t.decode.out, t);
+}
+
+layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, const matrix& x, const stepper& st,
+                      const trace_options& opt) {
     const int n = x.rows, d = e.d_model, h = e.heads, g = e.kv_heads, dk = d / h, group = h / g;
-    const mask_rule rule{e, n};
     layer_trace lt;
     lt.input = x;
     lt.normed = e.block == block_kind::full ? st.rmsnorm(x) : x;
@@ -188,10 +238,7 @@ layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, co
         ht.masked = ht.scaled;
         const bool before = e.mask_at == mask_placement::before_softmax;
         if (before)
-            for (int i = 0; i < n; ++i)
-                for (int j = 0; j < n; ++j)
-                    if (rule.hides(layer, hi, i, j))
-                        ht.masked(i, j) = neg_inf;
+            for_each_hidden(e, n, layer, hi, [&](int i, int j) { ht.masked(i, j) = neg_inf; });
         ht.weights = ht.masked;
         if (e.temperature != 1.0f) {
             for (float& s : ht.weights.data)
@@ -200,10 +247,7 @@ layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, co
         }
         softmax_rows(ht.weights, e.softmax, e.prec);
         if (!before)  // the bug: hard zeros after normalising, rows no longer sum to 1
-            for (int i = 0; i < n; ++i)
-                for (int j = 0; j < n; ++j)
-                    if (rule.hides(layer, hi, i, j))
-                        ht.weights(i, j) = 0.0f;
+            for_each_hidden(e, n, layer, hi, [&](int i, int j) { ht.weights(i, j) = 0.0f; });
 
         ht.row_sums.resize(std::size_t(n));
         ht.row_entropies.resize(std::size_t(n));
@@ -218,6 +262,9 @@ layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, co
         for (const auto& a : e.ablate)
             ht.ablated |= a.layer == layer && a.head == hi;
         ht.out = ht.ablated ? matrix(n, dk) : st.matmul(ht.weights, ht.v);
+        if (opt.keep_head_matrices && !opt.keep_head_matrices(layer, hi))
+            for (matrix* m : {&ht.scores, &ht.scaled, &ht.masked, &ht.weights})
+                *m = matrix{};  // moved in: the memory goes (a copy of an empty matrix would keep it)
         for (int r = 0; r < n; ++r)
             std::copy(ht.out.row(r), ht.out.row(r) + dk, lt.concat.row(r) + hi * dk);
     }
@@ -248,6 +295,7 @@ decode_trace run_decode(const experiment& e, const layer_trace& lt) {
     dt.out = matrix(e.decode, d);
     for (int t = 0; t < e.decode; ++t)
         dt.bytes_read.push_back(decode_step(dt.cache, lt.q_rot.row(t), lt.k_rot.row(t), lt.v.row(t), dt.out.row(t), h, scale));
+    round_all(e.prec, dt.out.data.data(), dt.out.data.size());  // stored like every other intermediate
     return dt;
 }
 
@@ -373,7 +421,8 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
     return w;
 }
 
-trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params) {
+trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params,
+                   const trace_options& opt) {
     trace t;
     t.tokens = tokens;
     t.params = params;
@@ -383,30 +432,45 @@ trace forward_with(const experiment& e, const std::vector<std::string>& tokens, 
     t.x0 = st.add(t.params.embeddings, t.positions);
     const matrix* x = &t.x0;
     for (int l = 0; l < e.layers; ++l) {
-        t.layers.push_back(run_layer(e, l, t.params.layers[std::size_t(l)], *x, st));
+        t.layers.push_back(run_layer(e, l, t.params.layers[std::size_t(l)], *x, st, opt));
         x = &t.layers.back().output;
     }
     t.output = *x;
     if (e.decode > 0)
         t.decode = run_decode(e, t.layers.front());
 
-    count_specials(t.x0, t);
-    for (const auto& lt : t.layers) {
-        for (const matrix* m : {&lt.q_rot, &lt.k_rot, &lt.v, &lt.concat, &lt.attn_out, &lt.residual, &lt.ffn_hidden, &lt.output})
-            count_specials(*m, t);
-        for (const auto& ht : lt.heads) {
-            count_specials(ht.scores, t);
-            count_specials(ht.masked, t, true);
-            count_specials(ht.weights, t);
-            count_specials(ht.out, t);
-        }
-    }
+    count_trace_specials(e, t);
     return t;
 }
 
-trace forward(const experiment& e) {
+trace forward(const experiment& e, const trace_options& opt) {
     const std::vector<std::string> tokens = tokenize(e.text);
-    return forward_with(e, tokens, model_generate(e, tokens));
+    return forward_with(e, tokens, model_generate(e, tokens), opt);
+}
+
+std::size_t trace_bytes(const experiment& e, int n, bool lean) {
+    const std::size_t nn = std::size_t(n), d = std::size_t(e.d_model), h = std::size_t(e.heads);
+    const std::size_t dk = d / h, kvw = std::size_t(e.kv_heads) * dk, f = 4 * d, L = std::size_t(e.layers);
+    const bool full = e.block == block_kind::full;
+    std::size_t floats = 4 * nn * d;                                           // embeddings, positions, x0, output
+    std::size_t per_layer = 2 * d * d + 2 * d * kvw + (full ? 2 * d * f : 0);  // params
+    per_layer += nn * d * 5 + nn * kvw * 3 + nn * d + nn * d;  // input, normed, q, q_rot, concat, attn_out, output; k, k_rot, v
+    if (full)
+        per_layer += nn * d * 3 + nn * f;  // residual, ffn_normed, ffn_out; ffn_hidden
+    const std::size_t per_head = 4 * nn * dk + 2 * nn + (lean ? 0 : 4 * nn * nn);
+    floats += L * (per_layer + h * per_head);
+    const std::size_t dec = std::size_t(e.decode);
+    floats += dec * d + 2 * dec * kvw;  // decode.out, the cache
+    return floats * sizeof(float);
+}
+
+std::size_t experiment_peak_bytes(const experiment& e) {
+    return experiment_validate(e).empty() ? experiment_peak_bytes(e, int(tokenize(e.text).size())) : 0;
+}
+
+std::size_t experiment_peak_bytes(const experiment& e, int n) {
+    const bool baseline = !e.ablate.empty() || !e.edges.empty();
+    return trace_bytes(e, n) + (baseline ? trace_bytes(e, n, true) : 0) + 4 * std::size_t(n) * std::size_t(n) * sizeof(float);
 }
 
 }  // namespace attn

@@ -21,8 +21,32 @@
 // Positions: sinusoidal encodings are added to the embeddings before layer 0;
 // RoPE rotates every Q_i and K_j row by its position (pos_offset + row).
 // Precision fp16 / bf16 rounds every stored intermediate (round to nearest even).
+//
+// Numerics (the same rules in README.md, "Numerics"): IEEE semantics wherever a
+// value is shown, identical on every kernel set (sse2, avx2, avx512f, wasm).
+//   * NaN stays NaN through every kernel and fast path; overflow gives ±inf
+//     where the precision would (fp32 e^x past x ≈ 88.72, fp16 past ≈ 11.09).
+//   * softmax, stable: e^(x − max) / Σ; without max-subtraction (the bug
+//     mode): e^x / Σ. The max skips NaN. In fp16/bf16 the steps are rounded as
+//     stored: x − max, each e^(·), each partial sum, each quotient.
+//   * A row whose every entry is −inf (masked, or a scaled score overflowed to
+//     −inf) gets weights 0: a fully masked row. A row with any NaN gets NaN
+//     weights (never shown as masked); its row sum and entropy are NaN.
+//   * argmax: 1 at the first of equal maxima, 0 elsewhere; NaN row if any
+//     entry is NaN; zeros if every entry is −inf.
+//   * RMSNorm: x / sqrt(mean(x²) + 1e-6), summed in double, no learned gain.
+//   * Entropy −Σ p ln p (nats), 0·ln 0 = 0, NaN if any p is NaN or ±inf.
+//   * nan_count / inf_count count every matrix the trace stores once: x0; per
+//     layer q, k, v, q_rot and k_rot (RoPE), concat, attn_out (W_O on), the
+//     block = full matrices (normed, residual, ffn_normed, ffn_hidden, ffn_out,
+//     output); per head scores, scaled, weights, out, row_sums,
+//     row_entropies; decode.out. Not counted, being copies: each head's q, k,
+//     v (columns of the layer's), `masked` (scaled with the mask's −inf), a
+//     layer's input, attn-only output and the trace's output.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -81,7 +105,7 @@ struct layer_trace {
 struct decode_trace {
     int steps = 0;                        // tokens consumed
     kv_cache cache;                       // after the last step: kv_heads × (steps, d_k)
-    matrix out;                           // (steps, d) each step's heads side by side, before W_O
+    matrix out;                           // (steps, d) each step's heads side by side, before W_O, rounded to the precision
     std::vector<std::size_t> bytes_read;  // (steps) bytes of cached K and V each step read
 };
 
@@ -93,9 +117,43 @@ struct trace {
     std::vector<layer_trace> layers;
     matrix output;        // (n, d) the last layer's output
     decode_trace decode;  // empty when experiment.decode is 0
-    int nan_count = 0;    // over every recorded intermediate
-    int inf_count = 0;    // ±inf, not counting the -inf the mask writes into `masked`
+    int nan_count = 0;    // over every stored matrix (see "Numerics" above)
+    int inf_count = 0;    // ±inf, likewise
 };
+
+// What a trace keeps. The (n, n) matrices of each head (scores, scaled, masked,
+// weights: 16 MB per head at 1024 tokens) are most of a trace; a head whose
+// matrices are not kept computes them, takes its row sums, entropies and out,
+// and drops them (empty matrices), so memory stays bounded by one head's.
+struct trace_options {
+    // (layer, head) → keep that head's (n, n) matrices. Empty: keep all.
+    std::function<bool(int layer, int head)> keep_head_matrices;
+    static trace_options lean() {
+        return {[](int, int) { return false; }};
+    }
+};
+
+// Bytes the trace of e over n tokens stores (matrices and vectors; params
+// included), computed before anything is allocated. lean: no head keeps its
+// (n, n) matrices.
+std::size_t trace_bytes(const experiment& e, int n, bool lean = false);
+
+// Peak bytes recomputing e over n tokens needs where the page holds one trace
+// at a time: the trace, plus the lean baseline when e ablates heads or masks
+// edges (the comparison without interventions needs only its output), plus one
+// head's (n, n) working matrices.
+std::size_t experiment_peak_bytes(const experiment& e, int n);
+
+// The same for e over its own tokens; 0 when e is not valid.
+std::size_t experiment_peak_bytes(const experiment& e);
+
+// From about this peak a recompute takes seconds in the page, which first
+// draws a frame that says so instead of freezing without a word.
+constexpr std::size_t slow_recompute_bytes = std::size_t(256) << 20;
+
+// The page's wasm heap stops at 2 GB; experiment_peak_bytes of every valid
+// experiment stays below this (a test checks the largest).
+constexpr std::size_t page_memory_budget = std::size_t(1536) << 20;
 
 // Parameters for e, deterministic in e.seed and the token texts; e.edits applied.
 // Besides weights=random, three constructed models show one behaviour each (on
@@ -115,9 +173,10 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
 matrix positions_sinusoidal(int n, int d, int pos0);
 
 // Runs e; e must be valid (experiment_validate(e) empty).
-trace forward(const experiment& e);
+trace forward(const experiment& e, const trace_options& opt = {});
 
 // Runs e with parameters given (e.g. to compare an ablation on the same weights).
-trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params);
+trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params,
+                   const trace_options& opt = {});
 
 }  // namespace attn

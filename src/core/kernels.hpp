@@ -21,8 +21,10 @@ void kernel_matmul_bt_naive(const float* a, const float* b, float* c, int n, int
 
 // x(n, m) ← softmax of each row, in place.
 // subtract_max = true is the stable form; false is the article's bug (exp of raw
-// logits, which overflows). A row whose every entry is -inf (fully masked)
-// becomes all zeros rather than 0/0.
+// logits, which overflows to inf past x ≈ 88.72 exactly as fp32's e^x does, and
+// gives subnormals down to e^−103.97). IEEE semantics on every kernel set: the
+// max skips NaN, a NaN entry makes its row NaN, a row whose every entry is -inf
+// (fully masked) becomes all zeros rather than 0/0, and an all-NaN row is NaN.
 void kernel_softmax_rows(float* x, int n, int m, bool subtract_max);
 void kernel_softmax_rows_naive(float* x, int n, int m, bool subtract_max);
 
@@ -30,7 +32,8 @@ void kernel_softmax_rows_naive(float* x, int n, int m, bool subtract_max);
 // s(rows, cols) holds Q·Kᵀ for the tile; row r sees its first visible[r] keys
 // (clamped to [0, cols]). Per row, with m_old = row_max[r]:
 //   s_j ← s_j · scale, m_new = max(m_old, max_j<visible s_j),
-//   s_j ← exp(s_j − m_new) for j < visible and 0 after,
+//   s_j ← exp(s_j − m_new) for j < visible and 0 after (while m_new = −inf:
+//   exp(s_j), so −inf scores weigh 0 and NaN stays NaN),
 //   rescale[r] = exp(m_old − m_new) (1 while the row has seen no key, m_new = −inf),
 //   row_max[r] = m_new, row_sum[r] = row_sum[r] · rescale[r] + Σ_j s_j.
 void kernel_softmax_online(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,

@@ -33,9 +33,12 @@ void kernel_softmax_rows_naive(float* x, int n, int m, bool subtract_max) {
         float mx = -std::numeric_limits<float>::infinity();
         for (int j = 0; j < m; ++j)
             mx = std::fmax(mx, r[j]);
-        if (mx == -std::numeric_limits<float>::infinity()) {
+        if (mx == -std::numeric_limits<float>::infinity()) {  // masked (zeros), or NaN if any entry is NaN
+            bool any_nan = false;
             for (int j = 0; j < m; ++j)
-                r[j] = 0.0f;
+                any_nan |= std::isnan(r[j]);
+            for (int j = 0; j < m; ++j)
+                r[j] = any_nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
             continue;
         }
         const float shift = subtract_max ? mx : 0.0f;
@@ -64,8 +67,9 @@ void kernel_softmax_online_naive(float* s, int rows, int cols, const int* visibl
         const float m_new = std::max(m_old, tile_max);
         const float alpha = m_new == neg_inf ? 1.0f : std::exp(m_old - m_new);
         float tile_sum = 0.0f;
+        const float shift = m_new == neg_inf ? 0.0f : m_new;  // nothing seen yet: −inf scores weigh 0
         for (int j = 0; j < cols; ++j) {
-            sr[j] = j < vis ? std::exp(sr[j] - m_new) : 0.0f;
+            sr[j] = j < vis ? std::exp(sr[j] - shift) : 0.0f;
             tile_sum += sr[j];
         }
         row_max[r] = m_new;

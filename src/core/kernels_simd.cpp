@@ -293,11 +293,15 @@ void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, in
 // --- [SECTION] softmax --------------------------------------------------------
 
 // e^x for x ≤ 0 (what a softmax with its max subtracted sees), within 2 ulp of
-// std::exp; below −87 (where e^x leaves the normal floats) it gives exactly 0.
-// Cody–Waite reduction x = n·ln2 + r, |r| ≤ ln2/2, Cephes' degree-6 polynomial
-// for e^r, and 2^n built in the exponent bits. About 20 vector operations:
-// several times fewer than the general xsimd::exp, which must also handle
-// overflow, NaN and x > 0.
+// std::exp; below −87 (where e^x leaves the normal floats) it gives exactly 0,
+// and NaN stays NaN. Cody–Waite reduction x = n·ln2 + r, |r| ≤ ln2/2, Cephes'
+// degree-6 polynomial for e^r, and 2^n built in the exponent bits. About 20
+// vector operations: several times fewer than the general xsimd::exp.
+//
+// x is not clamped: a lane below −87 (−inf included) is replaced by 0 at the
+// end whatever its 2^n bits hold, and a NaN lane (x < −87 is false for it)
+// carries NaN through the polynomial. A clamp with max(x, −87) would turn NaN
+// into e⁻⁸⁷ on x86, where max returns its second operand when either is NaN.
 //
 // It works on U batches at once, step by step across them: each e^x is a chain of
 // some twenty dependent operations, and interleaving independent chains in the
@@ -311,7 +315,6 @@ inline void exp_nonpositive(batch* x) {
     batch t[U], r[U], p[U];
     for (int u = 0; u < U; ++u) {
         underflow[u] = x[u] < lo;
-        x[u] = xsimd::max(x[u], lo);
         t[u] = xsimd::fma(x[u], log2e, round_magic);
     }
     for (int u = 0; u < U; ++u) {
@@ -324,22 +327,67 @@ inline void exp_nonpositive(batch* x) {
             p[u] = xsimd::fma(p[u], r[u], batch(c));
     for (int u = 0; u < U; ++u) {
         p[u] = xsimd::fma(p[u] * r[u], r[u], r[u]) + batch(1.0f);
-        // 2^n: n + 127 in the exponent field; n ≥ −126 after the clamp.
+        // 2^n: n + 127 in the exponent field; n ≥ −126 in every lane kept.
         const ibatch n_int = xsimd::bitwise_cast<std::int32_t>(t[u]) - xsimd::bitwise_cast<std::int32_t>(round_magic);
         x[u] = xsimd::select(underflow[u], batch(0.0f), p[u] * xsimd::bitwise_cast<float>((n_int + ibatch(127)) << 23));
     }
 }
 
-// The lane-wise max of x[0, end), end a multiple of W (−inf when empty). Four
-// independent chains: one would wait a max latency per batch.
+// e^x over the whole float range, as std::exp rounds it to within 2 ulp: +inf
+// above ln(FLT_MAX) ≈ 88.72, subnormal results down to e^−103.97, 0 below, NaN
+// for NaN. The softmax without max-subtraction (the article's bug) needs it to
+// overflow exactly where fp32 does. Same reduction and polynomial as
+// exp_nonpositive; 2^n is applied as 2^⌊n/2⌋ · 2^(n−⌊n/2⌋) so that both factors
+// stay normal for n in [−151, 129]. The clamp to [−104, 89] keeps n there and
+// is written as compare-and-select, which leaves NaN alone.
+template <int U>
+inline void exp_full(batch* x) {
+    using ibatch = xsimd::batch<std::int32_t>;
+    const batch round_magic(12582912.0f), lo(-104.0f), hi(89.0f);
+    const batch log2e(1.44269504088896341f), ln2_hi(0.693359375f), ln2_lo(-2.12194440e-4f);
+    batch t[U], r[U], p[U];
+    for (int u = 0; u < U; ++u) {
+        x[u] = xsimd::select(x[u] < lo, lo, xsimd::select(x[u] > hi, hi, x[u]));
+        t[u] = xsimd::fma(x[u], log2e, round_magic);
+    }
+    for (int u = 0; u < U; ++u) {
+        const batch n = t[u] - round_magic;
+        r[u] = xsimd::fnma(n, ln2_lo, xsimd::fnma(n, ln2_hi, x[u]));
+        p[u] = batch(1.9875691500e-4f);
+    }
+    for (const float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
+        for (int u = 0; u < U; ++u)
+            p[u] = xsimd::fma(p[u], r[u], batch(c));
+    for (int u = 0; u < U; ++u) {
+        p[u] = xsimd::fma(p[u] * r[u], r[u], r[u]) + batch(1.0f);
+        const ibatch n_int = xsimd::bitwise_cast<std::int32_t>(t[u]) - xsimd::bitwise_cast<std::int32_t>(round_magic);
+        const ibatch n1 = n_int >> 1, n2 = n_int - n1;
+        x[u] = p[u] * xsimd::bitwise_cast<float>((n1 + ibatch(127)) << 23) * xsimd::bitwise_cast<float>((n2 + ibatch(127)) << 23);
+    }
+}
+
+// max(m, x) lane-wise where a NaN lane of x leaves m unchanged (std::fmax's rule
+// for the running max). x86's max returns its second operand when either is
+// NaN, wasm's pmax its first, so the operand order is per target.
+inline batch max_keep(const batch& m, const batch& x) {
+#if defined(__wasm__)
+    return xsimd::max(m, x);
+#else
+    return xsimd::max(x, m);
+#endif
+}
+
+// The lane-wise max of x[0, end), end a multiple of W (−inf when empty); NaN
+// entries are skipped, as std::fmax skips them. Four independent chains: one
+// would wait a max latency per batch.
 inline batch max_batches(const float* x, int end) {
     batch m[4] = {batch(neg_inf), batch(neg_inf), batch(neg_inf), batch(neg_inf)};
     int j = 0;
     for (; j + 4 * W <= end; j += 4 * W)
         for (int u = 0; u < 4; ++u)
-            m[u] = xsimd::max(m[u], batch::load_unaligned(x + j + u * W));
+            m[u] = max_keep(m[u], batch::load_unaligned(x + j + u * W));
     for (; j < end; j += W)
-        m[0] = xsimd::max(m[0], batch::load_unaligned(x + j));
+        m[0] = max_keep(m[0], batch::load_unaligned(x + j));
     return xsimd::max(xsimd::max(m[0], m[1]), xsimd::max(m[2], m[3]));
 }
 
@@ -349,49 +397,65 @@ inline float exp_nonpositive(float x) {
     return b.get(0);
 }
 
+// e^(x − shift) over r[0, mv) in place (mv a multiple of W), U batches at a
+// time, then one at a time; returns the sum. stable: every x − shift ≤ 0 (or
+// NaN) and the short exp serves; otherwise the full-range one.
+template <bool stable>
+batch exp_shifted(float* r, int mv, float shift) {
+    const batch bs(shift);
+    batch bsum(0.0f);
+    constexpr int U = 4;
+    int j = 0;
+    for (; j + U * W <= mv; j += U * W) {
+        batch e[U];
+        for (int u = 0; u < U; ++u)
+            e[u] = batch::load_unaligned(r + j + u * W) - bs;
+        if constexpr (stable)
+            exp_nonpositive<U>(e);
+        else
+            exp_full<U>(e);
+        for (int u = 0; u < U; ++u) {
+            e[u].store_unaligned(r + j + u * W);
+            bsum += e[u];
+        }
+    }
+    for (; j < mv; j += W) {
+        batch e = batch::load_unaligned(r + j) - bs;
+        if constexpr (stable)
+            exp_nonpositive<1>(&e);
+        else
+            exp_full<1>(&e);
+        e.store_unaligned(r + j);
+        bsum += e;
+    }
+    return bsum;
+}
+
 void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) {
     const int mv = m - m % W;
     for (int i = 0; i < n; ++i) {
         float* r = x + i * m;
-        float mx = neg_inf;
-        {
-            int j = mv;
-            mx = xsimd::reduce_max(max_batches(r, mv));
-            for (; j < m; ++j)
-                mx = std::fmax(mx, r[j]);
-        }
-        if (mx == neg_inf) {
-            for (int j = 0; j < m; ++j)
-                r[j] = 0.0f;
+        float mx = xsimd::reduce_max(max_batches(r, mv));
+        for (int j = mv; j < m; ++j)
+            mx = std::fmax(mx, r[j]);
+        if (mx == neg_inf) {  // no entry above −inf: masked (zeros), or NaN if any entry is NaN
+            const bool any_nan = std::any_of(r, r + m, [](float v) { return std::isnan(v); });
+            std::fill(r, r + m, any_nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
             continue;
         }
         const float shift = subtract_max ? mx : 0.0f;
-        const batch bs(shift);
-        batch bsum(0.0f);
-        int j = 0;
-        if (subtract_max)  // every x − max ≤ 0: the short exp, four batches at a time
-            for (; j + 4 * W <= mv; j += 4 * W) {
-                batch e[4];
-                for (int u = 0; u < 4; ++u)
-                    e[u] = batch::load_unaligned(r + j + u * W) - bs;
-                exp_nonpositive<4>(e);
-                for (int u = 0; u < 4; ++u) {
-                    e[u].store_unaligned(r + j + u * W);
-                    bsum += e[u];
-                }
-            }
-        for (; j < mv; j += W) {
-            const batch e = xsimd::exp(batch::load_unaligned(r + j) - bs);
-            e.store_unaligned(r + j);
-            bsum += e;
-        }
-        float sum = xsimd::reduce_add(bsum);
-        for (; j < m; ++j) {
+        float sum = xsimd::reduce_add(subtract_max ? exp_shifted<true>(r, mv, shift) : exp_shifted<false>(r, mv, shift));
+        for (int j = mv; j < m; ++j) {
             r[j] = std::exp(r[j] - shift);
             sum += r[j];
         }
+        if (sum > 0.0f && sum < std::numeric_limits<float>::min()) {  // subnormal sum: 1/sum would lose the digits or overflow
+            for (int j = 0; j < m; ++j)
+                r[j] /= sum;
+            continue;
+        }
         const batch inv(1.0f / sum);
-        j = 0;
+        int j = 0;
         for (; j < mv; j += W)
             (batch::load_unaligned(r + j) * inv).store_unaligned(r + j);
         for (; j < m; ++j)
@@ -421,7 +485,7 @@ void kernel_softmax_online(float* s, int rows, int cols, const int* visible, flo
             for (; j < vv; j += W) {
                 const batch x = batch::load_unaligned(sr + j) * bscale;
                 x.store_unaligned(sr + j);
-                bm = xsimd::max(bm, x);
+                bm = max_keep(bm, x);
             }
             tile_max = xsimd::reduce_max(bm);
             for (; j < vis; ++j) {
@@ -434,8 +498,9 @@ void kernel_softmax_online(float* s, int rows, int cols, const int* visible, flo
         // While a row has seen no key its max stays −inf and there is nothing
         // to rescale (exp(−inf − (−inf)) would be NaN).
         const float alpha = m_new == neg_inf ? 1.0f : exp_nonpositive(m_old - m_new);
-        // Pass 2: weights and their sum.
-        const batch bnew(m_new), bmul(scale > 0.0f ? scale : 1.0f);
+        // Pass 2: weights and their sum. While the max is −inf the −inf scores
+        // weigh 0 (masked) and NaN stays NaN: the shift is 0, not −inf.
+        const batch bnew(m_new == neg_inf ? 0.0f : m_new), bmul(scale > 0.0f ? scale : 1.0f);
         batch bsum(0.0f);
         j = 0;
         for (; j + 6 * W <= vv; j += 6 * W) {

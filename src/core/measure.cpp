@@ -4,6 +4,7 @@
 #include "measure.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "random.hpp"
 
@@ -107,7 +108,9 @@ float softmax_jacobian_norm_naive(const float* p, int m) {
 float softmax_row_entropy(const float* p, int m) {
     double h = 0;
     for (int i = 0; i < m; ++i)
-        if (p[i] > 0)
+        if (!std::isfinite(p[i]))  // NaN or ±inf is no probability: H is NaN, never skipped
+            return std::numeric_limits<float>::quiet_NaN();
+        else if (p[i] > 0)
             h -= double(p[i]) * std::log(double(p[i]));
     return float(h);
 }

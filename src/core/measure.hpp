@@ -51,7 +51,8 @@ float softmax_jacobian_norm(const float* p, int m);
 // The same by building J (m, m) entry by entry: the reference for the closed form.
 float softmax_jacobian_norm_naive(const float* p, int m);
 
-// −Σ p_i ln p_i with 0 · ln 0 = 0, in nats: ln m for a uniform row, 0 for one-hot.
+// −Σ p_i ln p_i with 0 · ln 0 = 0, in nats: ln m for a uniform row, 0 for one-hot;
+// NaN when any p_i is NaN or ±inf (a NaN row is never shown as certain).
 float softmax_row_entropy(const float* p, int m);
 
 // --- L3: what one attention layer costs -------------------------------------------

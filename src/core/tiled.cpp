@@ -112,7 +112,7 @@ void attention_tiled(const float* q, const float* k, const float* v, float* o, i
 
         for (int r = 0; r < qr; ++r) {
             const float l = run_sum[std::size_t(r)];
-            const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+            const float inv = l == 0.0f ? 0.0f : 1.0f / l;  // 0: every key masked; NaN stays NaN
             const float* ar = acc.data() + std::size_t(r) * std::size_t(d_v);
             float* orow = o + std::size_t(q0 + r) * std::size_t(d_v);
             for (int c = 0; c < d_v; ++c)
@@ -146,11 +146,11 @@ void attention_naive(const float* q, const float* k, const float* v, float* o, i
         }
         float sum = 0.0f;
         for (int j = 0; j < m; ++j) {
-            row[j] = j < vis ? std::exp(row[j] - mx) : 0.0f;
+            row[j] = j < vis ? std::exp(row[j] - (mx == neg_inf ? 0.0f : mx)) : 0.0f;  // all −inf: weights 0
             sum += row[j];
         }
         for (int j = 0; j < m; ++j)
-            row[j] = sum > 0.0f ? row[j] / sum : 0.0f;
+            row[j] = sum == 0.0f ? 0.0f : row[j] / sum;  // NaN stays NaN
         if (stats) {
             stats->row_max[std::size_t(i)] = mx;
             stats->row_sum[std::size_t(i)] = sum;

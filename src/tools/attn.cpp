@@ -1,12 +1,17 @@
 // attn: the core from the command line, for scripts, blog figures and tests.
 //
 //   attn eval '<experiment text>' [--json]   run it; print the trace (JSON) or a summary
+//        [--stages a,b] [--layers 0,1] [--heads 0,3]
+//                                            only those parts of the JSON (trace_json.hpp);
+//                                            the JSON is streamed, and heads whose (n, n)
+//                                            matrices are not printed are not kept
 //   attn check '<experiment text>'           report every problem; exit 1 if any
 //   attn arch                                the SIMD architecture of the kernels
 //
 // Exit codes: 0 ok, 1 invalid experiment, 2 bad usage.
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,7 +24,7 @@ namespace {
 
 int usage() {
     std::fprintf(stderr,
-                 "usage: attn eval '<experiment text>' [--json]\n"
+                 "usage: attn eval '<experiment text>' [--json [--stages a,b] [--layers 0,1] [--heads 0,3]]\n"
                  "       attn check '<experiment text>'\n"
                  "       attn arch\n"
                  "example: attn eval 'v=1&text=the%%20cat%%20sat&heads=2' --json\n");
@@ -75,6 +80,53 @@ bool parse_or_report(const char* text, attn::experiment& out) {
     return true;
 }
 
+struct eval_args {
+    bool json = false;
+    const char* stages = nullptr;
+    const char* layers = nullptr;
+    const char* heads = nullptr;
+};
+
+// argv[3..] of `attn eval`: --json and the selection options; false on anything else.
+bool parse_eval_args(int argc, char** argv, eval_args& out) {
+    for (int i = 3; i < argc; ++i) {
+        const char*& opt = std::strcmp(argv[i], "--stages") == 0   ? out.stages
+                           : std::strcmp(argv[i], "--layers") == 0 ? out.layers
+                                                                   : out.heads;
+        if (std::strcmp(argv[i], "--json") == 0)
+            out.json = true;
+        else if ((std::strcmp(argv[i], "--stages") == 0 || std::strcmp(argv[i], "--layers") == 0 ||
+                  std::strcmp(argv[i], "--heads") == 0) &&
+                 i + 1 < argc)
+            opt = argv[++i];
+        else
+            return false;
+    }
+    return out.json || (!out.stages && !out.layers && !out.heads);
+}
+
+// The selection of `attn eval --json`, checked against e; false after reporting a problem.
+bool make_selection(const eval_args& a, const attn::experiment& e, attn::trace_json_select& sel) {
+    std::optional<std::string> err;
+    if (a.stages)
+        err = attn::trace_json_parse_stages(a.stages, sel.stages);
+    if (!err && a.layers)
+        err = attn::trace_json_parse_indices(a.layers, e.layers, sel.layers);
+    if (!err && a.heads)
+        err = attn::trace_json_parse_indices(a.heads, e.heads, sel.heads);
+    if (err)
+        std::fprintf(stderr, "attn: %s\n", err->c_str());
+    return !err;
+}
+
+// Runs e keeping only what sel prints, and streams the JSON to stdout.
+int eval_json(const attn::experiment& e, const attn::trace_json_select& sel) {
+    const attn::trace t = attn::forward(e, sel.options());
+    attn::trace_write_json(e, t, sel, [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); });
+    std::fputc('\n', stdout);
+    return std::fflush(stdout) == 0 ? 0 : 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,13 +139,9 @@ int main(int argc, char** argv) {
     }
     if ((cmd != "eval" && cmd != "check") || argc < 3)
         return usage();
-    bool json = false;
-    for (int i = 3; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--json") == 0 && cmd == "eval")
-            json = true;
-        else
-            return usage();
-    }
+    eval_args args;
+    if (cmd == "check" ? argc > 3 : !parse_eval_args(argc, argv, args))
+        return usage();
     attn::experiment e;
     if (!parse_or_report(argv[2], e))
         return 1;
@@ -101,11 +149,11 @@ int main(int argc, char** argv) {
         std::printf("ok: %s\n", attn::experiment_to_text(e).c_str());
         return 0;
     }
-    const attn::trace t = attn::forward(e);
-    if (json) {
-        std::printf("%s\n", attn::trace_to_json(e, t).c_str());
-        return 0;
+    if (args.json) {
+        attn::trace_json_select sel;
+        return make_selection(args, e, sel) ? eval_json(e, sel) : 1;
     }
+    const attn::trace t = attn::forward(e);
     std::printf("experiment %s\n%zu tokens, d_model %d, %d heads\n", attn::experiment_to_text(e).c_str(), t.tokens.size(),
                 e.d_model, e.heads);
     const auto& heads = t.layers.front().heads;

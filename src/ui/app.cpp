@@ -25,12 +25,14 @@ experiment without_interventions(const experiment& e) {
 }
 
 void recompute(app& a) {
+    // One trace at a time, and a lean baseline (its output is all it is read
+    // for): the peak forward.hpp's experiment_peak_bytes bounds.
+    a.tr = trace{};
+    a.baseline = trace{};
     a.tr = forward(a.exp);
     a.has_baseline = !a.exp.ablate.empty() || !a.exp.edges.empty();
     if (a.has_baseline)
-        a.baseline = forward_with(without_interventions(a.exp), a.tr.tokens, a.tr.params);
-    else
-        a.baseline = trace{};
+        a.baseline = forward_with(without_interventions(a.exp), a.tr.tokens, a.tr.params, trace_options::lean());
     ++a.version;
     const int n = int(a.tr.tokens.size());
     a.sel_row = std::clamp(a.sel_row, 0, n - 1);
@@ -53,6 +55,9 @@ void app_init(app& a, const experiment& e) {
 
 bool app_set_experiment(app& a, const experiment& e, bool history) {
     a.pending.reset();  // a change made directly (undo, a lesson, a link, the page's API) supersedes a queued one
+    if (a.pending_announced)
+        a.notice.clear();
+    a.pending_announced = false;
     std::vector<std::string> errors = experiment_validate(e);
     if (!errors.empty()) {
         a.errors = std::move(errors);
@@ -166,6 +171,16 @@ namespace {
 void apply_pending(app& a) {
     if (!a.pending)
         return;
+    const std::size_t cost = experiment_peak_bytes(*a.pending);
+    if (cost >= slow_recompute_bytes && !a.pending_announced) {  // this frame shows the note; the next computes
+        a.pending_announced = true;
+        a.notice =
+            std::string(tr("Computing a large experiment", "正在计算大型实验")) + " (" + std::to_string(cost >> 20) + " MB)…";
+        return;
+    }
+    if (a.pending_announced)
+        a.notice.clear();
+    a.pending_announced = false;
     const experiment next = std::move(*a.pending);
     a.pending.reset();
     const std::string typed = a.text_edit;

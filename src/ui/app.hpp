@@ -50,6 +50,7 @@ struct app {
     // app_draw, so that nothing drawn in this frame reads a trace that was
     // recomputed under it (views hold references into tr while they draw).
     std::optional<experiment> pending;
+    bool pending_announced = false;   // a costly pending change: one frame says "computing" before it runs
     float scale = 1.0f;               // device pixels per UI point
     bool experiment_changed = false;  // set on every accepted change; the platform clears it once published
 

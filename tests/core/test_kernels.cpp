@@ -3,8 +3,10 @@
 // build carries and this CPU runs (x86-64: avx512f, avx2 + FMA, sse2; wasm).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "test_util.hpp"
 
 using namespace attn;
+using attn::test::each_kernel_set;
 using attn::test::random_vector;
 
 namespace {
@@ -51,22 +54,6 @@ std::vector<shape> wide_shapes() {
     for (const shape s : std::vector<shape>{{4, 1, 96}, {3, 1, 97}, {2, 1, 111}, {4, 1, 2048}, {2, 1, 2061}})
         out.push_back(s);
     return out;
-}
-
-// Runs body once with each kernel set this CPU can run, then restores the one in
-// use (also when a REQUIRE in body throws).
-template <class Body>
-void each_kernel_set(Body body) {
-    struct restore {
-        std::string initial = kernel_arch_name();
-        ~restore() { kernel_use_arch(initial.c_str()); }
-    } guard;
-    for (int i = 0; i < kernel_arch_count(); ++i) {
-        const std::string set = kernel_arch_at(i);
-        REQUIRE(kernel_use_arch(set.c_str()));
-        INFO("kernel set " << set);
-        body();
-    }
 }
 
 }  // namespace
@@ -207,4 +194,129 @@ TEST_CASE("kernel sets: the best one this CPU runs is in use; each can be chosen
         CHECK(std::string(kernel_arch_name()) == kernel_arch_at(i));
     }
     CHECK(kernel_use_arch(arch.c_str()));
+}
+
+// --- NaN, ±inf, huge and subnormal inputs: IEEE semantics on every kernel set ---
+
+namespace {
+
+// Replaces about one entry in `every` of x with one of `specials`.
+void sprinkle(rng& g, std::vector<float>& x, const std::vector<float>& specials, int every) {
+    for (float& v : x)
+        if (g.next_u64() % std::uint64_t(every) == 0)
+            v = specials[g.next_u64() % specials.size()];
+}
+
+constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
+constexpr float subnormal = 1e-40f;
+
+}  // namespace
+
+TEST_CASE("kernel products equal their twins with NaN, ±inf, huge and subnormal inputs") {
+    // Huge values only in a: a product of two would overflow inside an FMA but
+    // not in the twin's rounded product, which is a legitimate difference.
+    const std::vector<float> in_a = {nan_f, INFINITY, -INFINITY, 1e30f, -3e30f, subnormal, -subnormal};
+    const std::vector<float> in_b = {nan_f, INFINITY, -INFINITY, subnormal};
+    each_kernel_set([&] {
+        rng g(6);
+        for (const shape s : shapes()) {
+            auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.k * s.m));
+            sprinkle(g, a, in_a, 9);
+            sprinkle(g, b, in_b, 13);
+            std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
+            INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
+            kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);
+            kernel_matmul_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
+            CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul") == 0);
+            std::vector<float> bt(std::size_t(s.m * s.k));
+            for (int i = 0; i < s.m * s.k; ++i)
+                bt[std::size_t(i)] = b[std::size_t(i)];
+            kernel_matmul_bt(a.data(), bt.data(), c.data(), s.n, s.m, s.k);
+            kernel_matmul_bt_naive(a.data(), bt.data(), c_ref.data(), s.n, s.m, s.k);
+            CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul_bt") == 0);
+        }
+    });
+}
+
+TEST_CASE("kernel_softmax_rows equals its twin with NaN, ±inf, huge and subnormal logits") {
+    // 88.5 and −95: e^x finite and subnormal in fp32, where the no-max form must
+    // still give the format's answer.
+    const std::vector<float> specials = {nan_f, INFINITY, -INFINITY, 1e30f, -1e30f, 88.5f, -95.0f, subnormal};
+    each_kernel_set([&] {
+        rng g(7);
+        for (const shape s : wide_shapes())
+            for (bool stable : {true, false})
+                for (int every : {3, 40}) {
+                    auto x = random_vector(g, std::size_t(s.n * s.m), 3.0f);
+                    sprinkle(g, x, specials, every);
+                    auto x_ref = x;
+                    kernel_softmax_rows(x.data(), s.n, s.m, stable);
+                    kernel_softmax_rows_naive(x_ref.data(), s.n, s.m, stable);
+                    INFO("shape n=" << s.n << " m=" << s.m << " stable=" << stable << " every=" << every);
+                    CHECK(compare(x, x_ref, 2e-6f, "softmax") == 0);
+                }
+    });
+}
+
+TEST_CASE("kernel_softmax_online equals its twin with NaN, ±inf and huge scores") {
+    const std::vector<float> specials = {nan_f, INFINITY, -INFINITY, 1e30f, -1e30f, subnormal};
+    each_kernel_set([&] {
+        rng g(8);
+        for (const shape s : wide_shapes())
+            for (const float scale : {0.125f, -0.5f}) {
+                auto x = random_vector(g, std::size_t(s.n * s.m), 3.0f);
+                sprinkle(g, x, specials, 11);
+                std::vector<int> visible(std::size_t(s.n));
+                std::vector<float> row_max(std::size_t(s.n), -INFINITY), row_sum(std::size_t(s.n), 0.0f);
+                std::vector<float> rescale(std::size_t(s.n), -1.0f);
+                for (int i = 0; i < s.n; ++i)
+                    visible[std::size_t(i)] = int(g.next_u64() % std::uint64_t(s.m + 1));
+                auto x_ref = x;
+                auto max_ref = row_max, sum_ref = row_sum, rescale_ref = rescale;
+                kernel_softmax_online(x.data(), s.n, s.m, visible.data(), scale, row_max.data(), row_sum.data(), rescale.data());
+                kernel_softmax_online_naive(x_ref.data(), s.n, s.m, visible.data(), scale, max_ref.data(), sum_ref.data(),
+                                            rescale_ref.data());
+                INFO("shape n=" << s.n << " m=" << s.m << " scale=" << scale);
+                CHECK(compare(x, x_ref, 2e-6f, "weights") == 0);
+                CHECK(compare(row_max, max_ref, 0.0f, "row_max") == 0);
+                CHECK(compare(row_sum, sum_ref, 2e-6f * float(s.m), "row_sum") == 0);
+                CHECK(compare(rescale, rescale_ref, 2e-6f, "rescale") == 0);
+            }
+    });
+}
+
+TEST_CASE("softmax rows: a NaN anywhere makes the row NaN at every length; all-NaN is NaN, all −inf is masked") {
+    each_kernel_set([&] {
+        for (int m = 1; m <= 140; ++m)
+            for (bool stable : {true, false}) {
+                INFO("m=" << m << " stable=" << stable);
+                std::vector<float> x(std::size_t(m), 0.5f);
+                x[std::size_t(m / 2)] = nan_f;
+                kernel_softmax_rows(x.data(), 1, m, stable);
+                CHECK(std::all_of(x.begin(), x.end(), [](float v) { return std::isnan(v); }));
+                std::vector<float> all_nan(std::size_t(m), nan_f);
+                kernel_softmax_rows(all_nan.data(), 1, m, stable);
+                CHECK(std::all_of(all_nan.begin(), all_nan.end(), [](float v) { return std::isnan(v); }));
+                std::vector<float> masked(std::size_t(m), -INFINITY);
+                kernel_softmax_rows(masked.data(), 1, m, stable);
+                CHECK(std::all_of(masked.begin(), masked.end(), [](float v) { return v == 0.0f; }));
+            }
+    });
+}
+
+TEST_CASE("softmax without max-subtraction overflows where fp32 does (e^88.72), and subnormal sums still divide") {
+    each_kernel_set([&] {
+        for (int m = 1; m <= 70; ++m) {
+            INFO("m=" << m);
+            std::vector<float> below(std::size_t(m), 0.0f), above(std::size_t(m), 0.0f), tiny(std::size_t(m), -95.0f);
+            below[0] = 88.7f;   // e^88.7 = 3.3e38, finite: weight 1
+            above[0] = 88.75f;  // e^88.75 overflows: inf / inf
+            kernel_softmax_rows(below.data(), 1, m, false);
+            kernel_softmax_rows(above.data(), 1, m, false);
+            kernel_softmax_rows(tiny.data(), 1, m, false);
+            CHECK(below[0] == doctest::Approx(1.0f));
+            CHECK(std::isnan(above[0]));
+            CHECK(tiny[0] == doctest::Approx(1.0f / float(m)).epsilon(0.02));  // e^−95 is subnormal, not 0
+        }
+    });
 }

@@ -1,16 +1,36 @@
 // Helpers the core tests share.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "experiment.hpp"
+#include "kernels.hpp"
 #include "random.hpp"
 #include "tokenize.hpp"
 
 namespace attn::test {
+
+// Runs body once with each kernel set this CPU can run (kernels.hpp), then
+// restores the one in use (also when a REQUIRE in body throws).
+template <class Body>
+void each_kernel_set(Body body) {
+    struct restore {
+        std::string initial = kernel_arch_name();
+        ~restore() { kernel_use_arch(initial.c_str()); }
+    } guard;
+    for (int i = 0; i < kernel_arch_count(); ++i) {
+        const std::string set = kernel_arch_at(i);
+        REQUIRE(kernel_use_arch(set.c_str()));
+        INFO("kernel set " << set);
+        body();
+    }
+}
 
 // n unit-normal floats (times scale) from g.
 inline std::vector<float> random_vector(rng& g, std::size_t n, float scale = 1.0f) {

@@ -126,3 +126,28 @@ TEST_CASE("L4: dragging the RoPE shift slider like a person, frame by frame") {
     CHECK(lesson_number(a, "rope_q_moved") > 1e-3);
     CHECK(lesson_number(a, "rope_score_shift_diff") < 1e-4);
 }
+
+TEST_CASE("a costly change first draws a frame that says it is computing, then recomputes") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    frame(a);
+    const auto version = a.version;
+    experiment next = a.exp;
+    next.text = "a";
+    for (int i = 1; i < experiment_limits::max_tokens; ++i)
+        next.text += " a";
+    next.heads = next.kv_heads = 16;
+    next.d_model = 16;
+    next.layers = 1;
+    REQUIRE(experiment_validate(next).empty());
+    REQUIRE(experiment_peak_bytes(next) >= slow_recompute_bytes);
+    ui::apply(a, next);
+    frame(a);
+    CHECK(a.version == version);  // this frame only says so
+    CHECK(a.notice.find("MB") != std::string::npos);
+    frame(a);
+    CHECK(a.version == version + 1);
+    CHECK(a.notice.empty());
+    CHECK(a.tr.tokens.size() == std::size_t(experiment_limits::max_tokens));
+}

@@ -72,6 +72,30 @@ test('NaN weights are drawn in magenta, by the shader under WebGL2', async () =>
   }
 });
 
+// A row whose logits are all NaN (x₀ is inf in fp16 and meets zero weights: inf·0)
+// is NaN, drawn in magenta: never zeros, never the look of a masked row.
+const NAN_ROW_EXPERIMENT =
+  'v=1&text=the%20cat%20sat&d_model=4&heads=1&precision=fp16&mask=none&scale=none&wo=off' +
+  '&edits=x.0.0:1e6,l0.w_q.0.0:0,l0.w_q.0.1:0,l0.w_q.0.2:0,l0.w_q.0.3:0,l0.w_k.0.0:0,l0.w_k.0.1:0,l0.w_k.0.2:0,l0.w_k.0.3:0';
+
+test('a row of NaN logits is shown as NaN (magenta), not as a masked row', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + NAN_ROW_EXPERIMENT);
+  try {
+    const t = await page.evaluate(() => window.attn.trace());
+    const h = t.layers[0].heads[0];
+    assert.deepEqual(h.masked.data.slice(0, 3), ['nan', 'nan', 'nan'], 'row 0 of the logits is NaN');
+    assert.deepEqual(h.weights.data.slice(0, 3), ['nan', 'nan', 'nan'], 'row 0 of the weights is NaN, not zeros');
+    assert.equal(h.row_sums[0], 'nan');
+    assert.equal(h.row_entropies[0], 'nan');
+    const c = await colours(page);
+    assert.ok(c.magenta > 1000, `magenta NaN cells on screen (${c.magenta} pixels)`);
+    assert.ok(c.hatchLight < 200 && c.hatchDark < 200, `nothing drawn as masked (${c.hatchLight} / ${c.hatchDark})`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('weights use the sequential map, masked cells are hatched, signed values use the diverging map', async () => {
   const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
