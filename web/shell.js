@@ -273,6 +273,18 @@
   }
   if (framed) window.addEventListener('message', onHostMessage);
 
+  // [Links] A link pasted into the address bar of an open tab, or back/forward
+  // between such links, opens that experiment as the app opens any link (an
+  // undo step; a bad one is named on the app's banner). The app's own updates
+  // use history.replaceState, which fires no hashchange.
+  function onHashChange() {
+    if (!window.attn) return;
+    const link = capLink(window.location.hash.replace(/^#/, ''));
+    if (link === lastLink) return;
+    window.attn.openLink(link === '' ? 'v=1' : link);  // no hash: the default experiment
+  }
+  window.addEventListener('hashchange', onHashChange);
+
   // An embed scrolled out of its host's view draws about 4 frames a second
   // instead of 60 (enough to publish changes), so a page of embeds stays light.
   let onScreen = true;
@@ -345,6 +357,7 @@
       window.attn = {
         experiment: () => call('attn_hook_experiment'),
         setExperiment: (t) => call('attn_hook_set_experiment', String(t)),
+        openLink: (t) => call('attn_hook_open_link', String(t)),
         errors: () => call('attn_hook_errors'),
         trace: () => JSON.parse(call('attn_hook_trace_json')),
         ui: () => JSON.parse(call('attn_hook_ui_state')),

@@ -12,8 +12,8 @@
 //   --frames N          render N frames, then exit (for tests under Xvfb)
 //   --screenshot FILE   with --frames: save the last frame as a PNG
 //   --size WxH          window size in pixels (native)
-//   --lesson N          open lesson N (1-8) on its preset
-//   --stage N           open pipeline stage N (0-10)
+//   --lesson N          open lesson N (1-8): the link's view.lesson=N
+//   --stage N           open pipeline stage N (0-10): the link's view.stage=N
 //   --lang en|zh        interface language
 #include <cstdio>
 #include <cstdlib>
@@ -51,8 +51,7 @@ struct options {
     int frames = 0;  // 0: run until the window closes
     std::string screenshot;
     int width = 1280, height = 720;
-    int lesson = 0;  // 1-based; 0: none
-    int stage = -1;
+    std::string view_keys;  // --lesson and --stage, as the link's view keys ("&view.lesson=2")
     std::string lang;
     bool print_link = false;
     std::vector<attn::ui::share_action> exports;
@@ -82,21 +81,23 @@ bool options_parse(int argc, char** argv, options& o) {
                 }
             }
         } else if (arg == "--frames" && has_value) {
-            o.frames = std::atoi(argv[++i]);
+            long long frames = 0;
+            if (!attn::parse_whole_number(argv[++i], frames) || frames < 0 || frames > 1000000000) {
+                std::fprintf(stderr, "attn_app: --frames expects a whole number of frames, not '%s'\n", argv[i]);
+                return false;
+            }
+            o.frames = int(frames);
         } else if (arg == "--screenshot" && has_value) {
             o.screenshot = argv[++i];
-        } else if (arg == "--lesson" && has_value) {
-            o.lesson = std::atoi(argv[++i]);
-            if (o.lesson < 1 || o.lesson > int(attn::ui::lessons().size())) {
-                std::fprintf(stderr, "attn_app: --lesson expects 1 to %zu\n", attn::ui::lessons().size());
+        } else if ((arg == "--lesson" || arg == "--stage") && has_value) {
+            // The same keys, counted the same way, as a link's view.lesson and view.stage.
+            const std::string pair = "view." + arg.substr(2) + "=" + argv[++i];
+            attn::link_view checked;
+            if (const auto errors = attn::link_view_set(checked, pair); !errors.empty()) {
+                std::fprintf(stderr, "attn_app: %s: %s\n", arg.c_str(), errors.front().c_str());
                 return false;
             }
-        } else if (arg == "--stage" && has_value) {
-            o.stage = std::atoi(argv[++i]);
-            if (o.stage < 0 || o.stage >= attn::ui::stage_count) {
-                std::fprintf(stderr, "attn_app: --stage expects 0 to %d\n", attn::ui::stage_count - 1);
-                return false;
-            }
+            o.view_keys += "&" + pair;
         } else if (arg == "--lang" && has_value) {
             o.lang = argv[++i];
             if (o.lang != "en" && o.lang != "zh") {
@@ -235,15 +236,14 @@ int main(int argc, char** argv) {
 
     static attn::ui::app app;
     attn::ui::app_init(app, attn::experiment{});
-    if (!opt.experiment.empty() && !attn::ui::app_open_link(app, opt.experiment, false))
+    // The link the page (or --experiment) opens with, and --lesson / --stage as its view keys.
+    std::string link = opt.experiment;
+    if (!opt.view_keys.empty())
+        link = (link.empty() ? std::string("v=1") : link) + opt.view_keys;
+    if (!link.empty() && !attn::ui::app_open_link(app, link, false))
         for (const auto& e : app.errors)
             std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
     attn::platform::bridge_attach(&app);
-    if (opt.lesson > 0)
-        attn::ui::lesson_open(app, opt.lesson - 1);
-    if (opt.stage >= 0)
-        app.current = attn::ui::stage(opt.stage);
-    app.undo.clear();
     if (attn::platform::bridge_embedded())
         app.options.embed = true;
     // The interface language is remembered between visits; --lang wins.
@@ -288,7 +288,7 @@ int main(int argc, char** argv) {
         // The font atlas holds the glyphs of the text on screen: a new scale, or a
         // new character (Chinese, from the font loaded when first needed), rebuilds
         // it here, before NewFrame. The UI adds its own strings via ui::glyphs_require.
-        attn::platform::fonts_require_text(app.exp.text);
+        attn::platform::fonts_require_text(app.model.exp.text);
         attn::platform::fonts_update_before_frame(scale);
 
         ImGui_ImplOpenGL3_NewFrame();

@@ -104,7 +104,7 @@ void tokens_row(app& a, experiment& next, bool& changed) {
     }
     mark_widget(a, "text");
     // Token chips: click one to follow it through every stage.
-    const auto& tokens = a.tr.tokens;
+    const auto& tokens = a.model.tr.tokens;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         ImGui::PushID(int(i));
         // Chips flow like words: on the same line while the next one fits.
@@ -144,7 +144,7 @@ void tokens_row(app& a, experiment& next, bool& changed) {
 }  // namespace
 
 void panel_controls(app& a) {
-    experiment next = a.exp;
+    experiment next = a.model.exp;
     bool changed = false;
     const float label_w = ImGui::GetFontSize() * 6.5f;
     ImGui::PushItemWidth(-label_w);
@@ -198,7 +198,7 @@ void panel_controls(app& a) {
     changed |= combo(a, "block", tr("block", "结构"), next.block,
                      {{block_kind::attention_only, tr("attention only", "仅注意力")},
                       {block_kind::full, tr("+ residual + FFN", "+ 残差 + FFN")}});
-    if (next.block != a.exp.block)
+    if (next.block != a.model.exp.block)
         next.edits.clear();
     int seed = int(next.seed);
     if (ImGui::InputInt(tr("seed", "随机种子"), &seed)) {
@@ -218,7 +218,7 @@ void panel_controls(app& a) {
     }
     if (next.mask == mask_kind::padding) {
         int pad = next.pad;
-        if (ImGui::SliderInt(tr("padding tokens", "填充词元"), &pad, 0, std::max(0, int(a.tr.tokens.size()) - 1))) {
+        if (ImGui::SliderInt(tr("padding tokens", "填充词元"), &pad, 0, std::max(0, int(a.model.tr.tokens.size()) - 1))) {
             next.pad = pad;
             changed = true;
         }

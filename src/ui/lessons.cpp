@@ -20,6 +20,7 @@
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
+#include "lesson_preset.hpp"
 #include "measure.hpp"
 #include "panels.hpp"
 #include "tiled.hpp"
@@ -37,21 +38,17 @@ const std::vector<lesson>& lessons() {
          "lower the temperature and watch the weights sharpen.",
          "选一个查询词元（点击词元或按 ↑/↓）。它的探针 q 与每个标签 k 比较；softmax 把竞争变成和为 1 "
          "的权重，输出按权重混合各个值。"
-         "切换到 argmax 就是硬查找；或者调低温度，看权重变尖锐。",
-         "v=1&text=the%20cat%20chased%20the%20dog&d_model=8&heads=1&mask=causal", stage::weights},
+         "切换到 argmax 就是硬查找；或者调低温度，看权重变尖锐。"},
         {"L2", "Why divide by √d_k", "为什么要除以 √d_k",
          "Slide d_k. Unit-variance q and k give q·k a standard deviation of √d_k (8 at d_k = 64); after dividing by √d_k it "
          "is 1 again. Without the scaling, softmax rows saturate: their entropy and their Jacobian (the gradient) collapse.",
          "拖动 d_k。q、k 各分量方差为 1 时，q·k 的标准差是 √d_k（d_k = 64 时为 8）；除以 √d_k 后回到 1。不缩放时 softmax 饱和："
-         "熵和雅可比（也就是梯度）一起塌缩。",
-         "v=1&text=the%20cat%20chased%20the%20dog&d_model=64&heads=1&mask=causal", stage::scaled},
+         "熵和雅可比（也就是梯度）一起塌缩。"},
         {"L3", "Multi-head attention is subspaces", "多头就是多个子空间",
          "Change the number of heads at a fixed d_model: parameters and matrix FLOPs stay the same. Q is split by columns into "
          "h matrices of d_k columns. In this constructed model head 0 looks at the previous token, head 1 at the token itself.",
          "固定 d_model 改变头数：参数量和矩阵 FLOPs 不变。Q 按列切成 h 个 d_k 列的矩阵。这个构造出来的模型里，头 0 看前一个词元，"
-         "头 1 看自己。",
-         "v=1&text=the%20cat%20sat%20on%20the%20warm%20mat&d_model=16&heads=2&pos=rope&weights=specialised&mask=causal",
-         stage::weights},
+         "头 1 看自己。"},
         {"L4", "Without positions there is no order", "没有位置就没有顺序",
          "\"猫追狗\" and \"狗追猫\" are the same bag of tokens: with positions off, permuting the tokens permutes the weights' "
          "rows "
@@ -59,58 +56,45 @@ const std::vector<lesson>& lessons() {
          "both positions and the scores stay the same: only the offset counts.",
          "\"猫追狗\"和\"狗追猫\"是同一袋词元：关闭位置编码时，打乱词元只会同时打乱权重矩阵的行和列，每个词元的输出不变。打开正弦"
          "位置编码"
-         "或 RoPE 就不一样了。用 RoPE 时把两个位置一起平移，分数不变：只有相对距离起作用。",
-         "v=1&text=%E7%8C%AB%20%E8%BF%BD%20%E7%8B%97&d_model=8&heads=1&mask=none", stage::weights},
+         "或 RoPE 就不一样了。用 RoPE 时把两个位置一起平移，分数不变：只有相对距离起作用。"},
         {"L5", "O(n²) is structural", "O(n²) 是结构性的",
          "The score matrix has n² entries: 32× the length is 1024× the cost. Step the tiled online softmax (the FlashAttention "
          "idea) tile by tile: running max, running sum, rescaling — and the same result without ever holding n². Then decode "
          "token by token with a KV cache and compare the bytes each step reads for MHA, GQA and MQA.",
          "打分矩阵有 n² 个元素：长度 32 倍，代价 1024 倍。一块一块地执行分块在线 softmax（FlashAttention 的思路）：滚动最大值、"
-         "滚动和、重新缩放——结果一样，但从不需要整个 n²。再用 KV 缓存逐个词元解码，比较 MHA、GQA、MQA 每步读取的字节数。",
-         "v=1&text=one%20two%20three%20four%20five%20six%20seven%20eight&d_model=16&heads=4&kv_heads=2&mask=causal&decode=4",
-         stage::weights},
+         "滚动和、重新缩放——结果一样，但从不需要整个 n²。再用 KV 缓存逐个词元解码，比较 MHA、GQA、MQA 每步读取的字节数。"},
         {"L6", "The whole core is thirty lines", "整个核心不到三十行",
          "Step through the stages with ← / →: the lines of the article's numpy code that compute each stage light up. "
          "Everything industrial (half precision, fused kernels, paged KV, batching) is engineering around these lines.",
          "用 ← / → 逐步查看：文章里 numpy 代码中计算当前阶段的那几行会亮起。工业实现的一切（半精度、kernel 融合、KV "
          "分页、批处理）"
-         "都是围绕这几行的工程。",
-         "v=1&text=the%20cat%20chased%20the%20dog&mask=causal", stage::projections},
+         "都是围绕这几行的工程。"},
         {"L7", "Attention weights are not explanations", "注意力权重不等于解释",
          "A bright cell only says V_j was mixed in. Compare the brightest cell with what masking it actually changes; load the "
          "cancelling heads (two bright maps, net effect zero) and the attention sink (the first token soaks up weight but "
          "carries nothing). Ablation, not looking, is the evidence.",
          "亮的格子只说明 V_j "
          "被混了进来。比较最亮的格子和屏蔽它之后输出真正的变化；再看互相抵消的两个头（两张热力图都很亮，净效果为零），"
-         "以及注意力沉淀（第一个词元吸走大量权重却不携带内容）。消融才是证据，光看不算。",
-         "v=1&text=the%20cat%20chased%20the%20dog%20home&d_model=16&heads=4&layers=2&block=full&mask=causal", stage::weights},
+         "以及注意力沉淀（第一个词元吸走大量权重却不携带内容）。消融才是证据，光看不算。"},
         {"L8", "Three classic bugs", "三个常见的坑",
          "Turn each bug on and compare with the correct computation: masking after softmax (rows no longer sum to 1, the output "
          "darkens), dropping x − max in fp16 (exp overflows past ≈ 11 and NaN spreads to the output), and forgetting W_O "
          "(the heads never mix — silently).",
          "逐个打开这些错误，与正确的计算对比：softmax 之后再掩码（行和不再为 1，输出变暗）、fp16 下省略 x − max（exp 超过约 11 "
          "就溢出，"
-         "NaN 一路传到输出）、忘了 W_O（各头永远不混合——而且悄无声息）。",
-         "v=1&text=the%20cat%20chased%20the%20dog&d_model=16&heads=2&mask=causal&precision=fp16&scale=4", stage::weights},
+         "NaN 一路传到输出）、忘了 W_O（各头永远不混合——而且悄无声息）。"},
     };
     return list;
 }
 
 void lesson_open(app& a, int i) {
-    a.lesson.index = i;
-    a.lesson.numbers.clear();
     if (i < 0 || i >= int(lessons().size())) {
-        a.lesson.index = -1;
+        a.lesson.index = -1;  // free exploring: the experiment stays
+        a.lesson.numbers.clear();
         return;
     }
-    const lesson& l = lessons()[std::size_t(i)];
-    auto parsed = experiment_parse(l.preset);
-    if (parsed.value)
-        app_set_experiment(a, *parsed.value);
-    a.current = l.opens_on;
-    a.sel_row = int(a.tr.tokens.size()) - 1;
-    a.lesson.tile_step = 0;
-    a.lesson.decode_t = std::max(1, a.exp.decode);
+    // The lesson's own link: its experiment (lesson_preset.hpp) and stage, through the one change path.
+    app_request(a, change::open(lesson_link(i + 1)), link_scope::lesson);
 }
 
 // [SECTION] helpers
@@ -195,9 +179,9 @@ class experiment_controls {
 // [SECTION] L1 soft lookup
 
 void view_lookup(app& a) {
-    const head_trace& h = a.tr.layers[0].heads[0];
+    const head_trace& h = a.model.tr.layers[0].heads[0];
     const int i = a.sel_row, n = h.weights.cols;
-    const auto& tokens = a.tr.tokens;
+    const auto& tokens = a.model.tr.tokens;
     ImGui::Text("%s \"%s\"", tr("query", "查询"), tokens[std::size_t(i)].c_str());
     std::vector<float> s(static_cast<std::size_t>(n)), w(static_cast<std::size_t>(n));
     for (int j = 0; j < n; ++j) {
@@ -208,7 +192,7 @@ void view_lookup(app& a) {
     bars("scores", tokens, s, true, IM_COL32(90, 140, 220, 255));
     ImGui::SeparatorText(tr("weights after the softmax competition", "softmax 竞争后的权重"));
     bars("weights", tokens, w, false, IM_COL32(250, 200, 60, 255));
-    experiment next = a.exp;
+    experiment next = a.model.exp;
     bool changed = false;
     {
         const experiment_controls controls(a);
@@ -336,7 +320,7 @@ void view_sqrt_dk(app& a) {
 // [SECTION] L3 heads are subspaces
 
 void view_subspaces(app& a) {
-    const int n = int(a.tr.tokens.size()), d = a.exp.d_model;
+    const int n = int(a.model.tr.tokens.size()), d = a.model.exp.d_model;
     if (ImGui::BeginTable("l3", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
         ImGui::TableSetupColumn(tr("heads", "头数"));
         ImGui::TableSetupColumn("d_k");
@@ -350,7 +334,7 @@ void view_subspaces(app& a) {
             if (!c)
                 continue;
             ImGui::TableNextColumn();
-            ImGui::Text(h == a.exp.heads ? "%d  ←" : "%d", h);
+            ImGui::Text(h == a.model.exp.heads ? "%d  ←" : "%d", h);
             ImGui::TableNextColumn();
             ImGui::Text("%d", c->d_k);
             ImGui::TableNextColumn();
@@ -361,7 +345,7 @@ void view_subspaces(app& a) {
                 number(a, "params_1", double(c->params_total));
                 number(a, "flops_1", double(c->flops_matmul));
             }
-            if (h == a.exp.heads) {
+            if (h == a.model.exp.heads) {
                 number(a, "params_h", double(c->params_total));
                 number(a, "flops_h", double(c->flops_matmul));
             }
@@ -371,17 +355,17 @@ void view_subspaces(app& a) {
     mark_widget(a, "l3_table");
     // The split on the real numbers: Q (n, d_model) → h blocks of d_k columns.
     ImGui::TextUnformatted(tr("Q (n, d_model) split by columns → (h, n, d_k):", "Q (n, d_model) 按列切分 → (h, n, d_k)："));
-    const layer_trace& lt = a.tr.layers[0];
+    const layer_trace& lt = a.model.tr.layers[0];
     heatmap_options opt;
     opt.map = colormap::diverging;
-    opt.version = a.version;
-    opt.row_labels = &a.tr.tokens;
+    opt.version = a.model.version;
+    opt.row_labels = &a.model.tr.tokens;
     opt.show_values = false;
     opt.show_legend = false;
     opt.cell =
         std::clamp(ImGui::GetContentRegionAvail().x / float(2 * d + 8), ImGui::GetFontSize() * 0.4f, ImGui::GetFontSize() * 1.2f);
     heatmap_draw("l3_q", lt.q_rot, opt);
-    for (int h = 0; h < a.exp.heads; ++h) {
+    for (int h = 0; h < a.model.exp.heads; ++h) {
         if (h)
             ImGui::SameLine();
         ImGui::BeginGroup();
@@ -391,7 +375,7 @@ void view_subspaces(app& a) {
         heatmap_draw(id, lt.heads[std::size_t(h)].q, opt);
         ImGui::EndGroup();
     }
-    if (a.exp.weights == weight_init::specialised) {
+    if (a.model.exp.weights == weight_init::specialised) {
         double prev = 0, self = 0;
         for (int i = 1; i < n; ++i) {
             prev += lt.heads[0].weights(i, i - 1) / double(n - 1);
@@ -407,7 +391,7 @@ void view_subspaces(app& a) {
 // [SECTION] L4 order needs positions
 
 void view_order(app& a) {
-    experiment next = a.exp;
+    experiment next = a.model.exp;
     bool changed = false;
     {
         const experiment_controls controls(a);
@@ -426,9 +410,9 @@ void view_order(app& a) {
     }
 
     // The same tokens in reverse order, run side by side.
-    std::vector<std::string> tokens = a.tr.tokens;
+    std::vector<std::string> tokens = a.model.tr.tokens;
     std::reverse(tokens.begin(), tokens.end());
-    experiment rev = a.exp;
+    experiment rev = a.model.exp;
     rev.text.clear();
     for (const auto& t : tokens)
         rev.text += (rev.text.empty() ? "" : " ") + t;
@@ -439,29 +423,29 @@ void view_order(app& a) {
     double out_diff = 0, w_diff = 0;
     for (int i = 0; i < n; ++i) {
         const int pi = n - 1 - i;  // token i of the sentence is token n-1-i of the reversed one
-        for (int c = 0; c < a.tr.output.cols; ++c)
-            out_diff = std::max(out_diff, std::fabs(double(a.tr.output(i, c)) - double(tb.output(pi, c))));
+        for (int c = 0; c < a.model.tr.output.cols; ++c)
+            out_diff = std::max(out_diff, std::fabs(double(a.model.tr.output(i, c)) - double(tb.output(pi, c))));
         for (int j = 0; j < n; ++j)
-            w_diff = std::max(w_diff, std::fabs(double(a.tr.layers[0].heads[0].weights(i, j)) -
+            w_diff = std::max(w_diff, std::fabs(double(a.model.tr.layers[0].heads[0].weights(i, j)) -
                                                 double(tb.layers[0].heads[0].weights(pi, n - 1 - j))));
     }
     heatmap_options opt;
-    opt.version = a.version;
+    opt.version = a.model.version;
     opt.fixed_range = true;
     opt.lo = 0;
     opt.hi = 1;
     opt.show_legend = false;
     opt.cell = ImGui::GetFontSize() * 1.8f;
     ImGui::BeginGroup();
-    ImGui::TextUnformatted(a.exp.text.c_str());
-    opt.row_labels = opt.col_labels = &a.tr.tokens;
-    heatmap_draw("l4_a", a.tr.layers[0].heads[0].weights, opt);
+    ImGui::TextUnformatted(a.model.exp.text.c_str());
+    opt.row_labels = opt.col_labels = &a.model.tr.tokens;
+    heatmap_draw("l4_a", a.model.tr.layers[0].heads[0].weights, opt);
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextUnformatted(rev.text.c_str());
     opt.row_labels = opt.col_labels = &tb.tokens;
-    opt.version = a.version * 2 + 1;
+    opt.version = a.model.version * 2 + 1;
     heatmap_draw("l4_b", tb.layers[0].heads[0].weights, opt);
     ImGui::EndGroup();
     const bool same = out_diff < 1e-4;
@@ -472,11 +456,11 @@ void view_order(app& a) {
     number(a, "reverse_output_diff", out_diff);
     number(a, "reverse_weight_diff", w_diff);
 
-    if (a.exp.pos == positional::rope) {
+    if (a.model.exp.pos == positional::rope) {
         // RoPE: pair 0 of q_i and k_j as 2-D vectors, turned by position.
         ImGui::SeparatorText(
             tr("RoPE: the first (q, k) pair of each token, as 2-D vectors", "RoPE：每个词元的第一对 (q, k) 分量，画成二维向量"));
-        const head_trace& h = a.tr.layers[0].heads[0];
+        const head_trace& h = a.model.tr.layers[0].heads[0];
         const float r = ImGui::GetFontSize() * 5.0f;
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const ImVec2 c(p.x + r + 4, p.y + r + 4);
@@ -497,56 +481,56 @@ void view_order(app& a) {
         ImGui::Dummy(ImVec2(2 * r + 8, 2 * r + 8));
         ImGui::SameLine();
         ImGui::BeginGroup();
-        int shift = a.exp.pos_offset;
+        int shift = a.model.exp.pos_offset;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
         {
             const experiment_controls controls(a);
             if (ImGui::SliderInt(tr("shift both positions", "两个位置一起平移"), &shift, 0, 50)) {
-                experiment s = a.exp;
+                experiment s = a.model.exp;
                 s.pos_offset = shift;
                 apply(a, s);
             }
             mark_slider(a, "l4_shift", tr("shift both positions", "两个位置一起平移"));
         }
-        experiment base = a.exp;
+        experiment base = a.model.exp;
         base.pos_offset = 0;
-        const trace t0 = forward_with(base, a.tr.tokens, a.tr.params);
+        const trace t0 = forward_with(base, a.model.tr.tokens, a.model.tr.params);
         const int i = std::min(a.sel_row, n - 1), j = std::max(0, i - 1);
         const float s_now = h.scores(i, j), s_zero = t0.layers[0].heads[0].scores(i, j);
         ImGui::Text("score(%d, %d) %s %s", i, j, tr("at this shift:", "当前平移："), fmt(s_now).c_str());
         ImGui::Text("score(%d, %d) %s %s", i, j, tr("at shift 0:", "平移 0："), fmt(s_zero).c_str());
         ImGui::EndGroup();
         number(a, "rope_score_shift_diff", std::fabs(double(s_now) - double(s_zero)));
-        number(a, "rope_q_moved", max_abs_diff(a.tr.layers[0].q_rot, t0.layers[0].q_rot));
+        number(a, "rope_q_moved", max_abs_diff(a.model.tr.layers[0].q_rot, t0.layers[0].q_rot));
     }
-    if (a.exp.pos == positional::sinusoidal) {
+    if (a.model.exp.pos == positional::sinusoidal) {
         ImGui::SeparatorText(tr("sinusoidal encodings added to X", "加到 X 上的正弦位置编码"));
         heatmap_options po;
         po.map = colormap::diverging;
-        po.version = a.version;
-        po.row_labels = &a.tr.tokens;
+        po.version = a.model.version;
+        po.row_labels = &a.model.tr.tokens;
         po.show_values = false;
         po.cell = ImGui::GetFontSize() * 1.2f;
-        heatmap_draw("l4_pe", a.tr.positions, po);
+        heatmap_draw("l4_pe", a.model.tr.positions, po);
     }
 }
 
 // [SECTION] L5 cost and its remedies
 
 void view_cost(app& a) {
-    const int d = a.exp.d_model, h = a.exp.heads;
+    const int d = a.model.exp.d_model, h = a.model.exp.heads;
     // (a) The quadratic curve.
     static std::vector<float> curve;
     curve.clear();
     for (int n = 256; n <= 8192; n += 256) {
-        const auto c = measure_attention_cost(n, d, h, a.exp.kv_heads);
+        const auto c = measure_attention_cost(n, d, h, a.model.exp.kv_heads);
         curve.push_back(c ? float(c->flops_scores + c->flops_weighted_sum) / 1e9f : 0.0f);
     }
     ImGui::PlotLines("##cost", curve.data(), int(curve.size()), 0,
                      tr("score + weighted-sum GFLOPs, n = 256 … 8192", "打分 + 加权和 GFLOPs，n = 256 … 8192"), 0.0f, FLT_MAX,
                      ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4.5f));
-    const auto c4 = measure_attention_cost(4096, d, h, a.exp.kv_heads),
-               c128 = measure_attention_cost(131072, d, h, a.exp.kv_heads);
+    const auto c4 = measure_attention_cost(4096, d, h, a.model.exp.kv_heads),
+               c128 = measure_attention_cost(131072, d, h, a.model.exp.kv_heads);
     if (c4 && c128) {
         const double ratio = double(c128->flops_scores) / double(c4->flops_scores);
         ImGui::Text("4k → 128k tokens: 32× %s, %.0f× %s; %s %.1f GB %s", tr("length", "长度"), ratio,
@@ -557,14 +541,14 @@ void view_cost(app& a) {
 
     // (b) Tiled online softmax on head 0 of layer 0.
     ImGui::SeparatorText(tr("Tiled online softmax, tile by tile", "分块在线 softmax，一块一块来"));
-    const head_trace& ht = a.tr.layers[0].heads[0];
+    const head_trace& ht = a.model.tr.layers[0].heads[0];
     const int n = ht.q.rows, dk = ht.q.cols;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
     if (ImGui::SliderInt(tr("tile", "块大小"), &a.lesson.tile, 1, std::max(1, n)))
         a.lesson.tile_step = 0;
     attention_options opt;
     opt.scale = ht.scores(0, 0) != 0 ? ht.scaled(0, 0) / ht.scores(0, 0) : 1.0f / std::sqrt(float(dk));
-    opt.causal = a.exp.mask == mask_kind::causal;
+    opt.causal = a.model.exp.mask == mask_kind::causal;
     opt.tile_q = opt.tile_k = a.lesson.tile;
     matrix tiled(n, dk), plain(n, dk);
     attention_stats st_tiled, st_plain;
@@ -638,29 +622,29 @@ void view_cost(app& a) {
 
     // (c) Decoding with a KV cache.
     ImGui::SeparatorText(tr("Decoding with a KV cache", "用 KV 缓存解码"));
-    int t = a.exp.decode;
+    int t = a.model.exp.decode;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
     {
         const experiment_controls controls(a);
         if (ImGui::SliderInt(tr("tokens decoded", "已解码词元"), &t, 1, n)) {
-            experiment next = a.exp;
+            experiment next = a.model.exp;
             next.decode = t;
             apply(a, next);
         }
         mark_slider(a, "l5_decode", tr("tokens decoded", "已解码词元"));
     }
-    const decode_trace& dt = a.tr.decode;
+    const decode_trace& dt = a.model.tr.decode;
     if (dt.steps > 0) {
         ImGui::Text("%s %d %s × %d KV %s; %s 1, %s %d", tr("cache:", "缓存："), dt.cache.tokens(), tr("rows", "行"),
-                    a.exp.kv_heads, tr("heads", "头"), tr("computed this step:", "本步新算："), tr("reused:", "复用："),
+                    a.model.exp.kv_heads, tr("heads", "头"), tr("computed this step:", "本步新算："), tr("reused:", "复用："),
                     dt.cache.tokens() - 1);
         double worst = 0;
         for (int r = 0; r < dt.out.rows; ++r)
             for (int c = 0; c < dt.out.cols; ++c)
-                worst = std::max(worst, std::fabs(double(dt.out(r, c)) - double(a.tr.layers[0].concat(r, c))));
+                worst = std::max(worst, std::fabs(double(dt.out(r, c)) - double(a.model.tr.layers[0].concat(r, c))));
         ImGui::Text("%s %s", tr("max |decoded − full causal pass| =", "最大 |解码 − 完整因果计算| ="), fmt(worst).c_str());
         number(a, "decode_max_diff", worst);
-        for (int kv : {h, std::max(1, a.exp.kv_heads), 1}) {
+        for (int kv : {h, std::max(1, a.model.exp.kv_heads), 1}) {
             const auto c = measure_attention_cost(dt.steps, d, h, kv);
             if (!c)
                 continue;
@@ -692,25 +676,20 @@ void view_code(app& a) {
 void view_not_explanations(app& a) {
     const char* labels[] = {tr("two layers, random", "两层，随机"), tr("cancelling heads", "相互抵消的头"),
                             tr("attention sink", "注意力沉淀")};
-    const char* presets[] = {
-        "v=1&text=the%20cat%20chased%20the%20dog%20home&d_model=16&heads=4&layers=2&block=full&mask=causal",
-        "v=1&text=the%20cat%20chased%20the%20dog%20home&d_model=16&heads=4&weights=cancel&mask=causal",
-        "v=1&text=%3Cs%3E%20the%20cat%20chased%20the%20dog&d_model=16&heads=4&weights=sink&mask=causal",
-    };
     {
         const experiment_controls controls(a);
         for (int i = 0; i < 3; ++i) {
             if (i)
                 ImGui::SameLine();
             if (ImGui::Button(labels[i])) {
-                auto r = experiment_parse(presets[i]);
+                auto r = experiment_parse(lesson7_models()[std::size_t(i)]);
                 if (r.value)
                     apply(a, *r.value);
             }
             mark_widget(a, (std::string("l7_preset") + std::to_string(i)).c_str());
         }
     }
-    const trace& t = a.tr;
+    const trace& t = a.model.tr;
     const head_trace& h0 = t.layers[0].heads[0];
     const int n = h0.weights.rows;
     // The brightest off-diagonal cell of head 0, and what masking it changes.
@@ -719,7 +698,7 @@ void view_not_explanations(app& a) {
         for (int j = 0; j < n; ++j)
             if (i != j && h0.weights(i, j) > h0.weights(bi, bj))
                 bi = i, bj = j;
-    experiment cut = a.exp;
+    experiment cut = a.model.exp;
     cut.edges.push_back({0, 0, bi, bj});
     const trace tc = forward_with(cut, t.tokens, t.params);
     const double effect = frobenius_diff(tc.output, t.output) / std::max(1e-12, frobenius(t.output));
@@ -727,8 +706,8 @@ void view_not_explanations(app& a) {
                 double(h0.weights(bi, bj)), tr("masking it changes the output by", "屏蔽它使输出改变"), effect * 100.0);
     number(a, "bright_weight", h0.weights(bi, bj));
     number(a, "bright_effect", effect);
-    if (a.exp.weights == weight_init::cancel) {
-        experiment one = a.exp, both = a.exp;
+    if (a.model.exp.weights == weight_init::cancel) {
+        experiment one = a.model.exp, both = a.model.exp;
         one.ablate = {{0, 0}};
         both.ablate = {{0, 0}, {0, 1}};
         const double d_one = frobenius_diff(forward_with(one, t.tokens, t.params).output, t.output);
@@ -740,21 +719,21 @@ void view_not_explanations(app& a) {
         number(a, "cancel_delta_one", d_one);
         number(a, "cancel_delta_both", d_both);
     }
-    if (a.exp.weights == weight_init::sink) {
+    if (a.model.exp.weights == weight_init::sink) {
         double col0 = 0;
         for (int i = 1; i < n; ++i)
             col0 += h0.weights(i, 0) / double(n - 1);
         ImGui::Text("%s %.2f", tr("mean weight on the first token:", "第一个词元上的平均权重："), col0);
-        const bool masked = !a.exp.edges.empty();
+        const bool masked = !a.model.exp.edges.empty();
         {
             const experiment_controls controls(a);
             if (ImGui::Button(masked ? tr("Restore the sink", "恢复沉淀词元")
                                      : tr("Mask the sink (column 0)", "屏蔽沉淀词元（第 0 列）"))) {
-                experiment next = a.exp;
+                experiment next = a.model.exp;
                 next.edges.clear();
                 if (!masked)
-                    for (int l = 0; l < a.exp.layers; ++l)
-                        for (int hh = 0; hh < a.exp.heads; ++hh)
+                    for (int l = 0; l < a.model.exp.layers; ++l)
+                        for (int hh = 0; hh < a.model.exp.heads; ++hh)
                             for (int i = 1; i < n; ++i)
                                 next.edges.push_back({l, hh, i, 0});
                 apply(a, next);
@@ -772,7 +751,7 @@ void view_not_explanations(app& a) {
 // [SECTION] L8 three classic bugs
 
 void view_bugs(app& a) {
-    experiment next = a.exp;
+    experiment next = a.model.exp;
     bool after = next.mask_at == mask_placement::after_softmax, no_max = next.softmax == softmax_mode::no_max,
          no_wo = !next.use_wo;
     bool changed = false;
@@ -795,12 +774,12 @@ void view_bugs(app& a) {
             apply(a, next);
         }
     }
-    experiment right = a.exp;
+    experiment right = a.model.exp;
     right.mask_at = mask_placement::before_softmax;
     right.softmax = softmax_mode::stable;
     right.use_wo = true;
-    const trace tr_right = forward_with(right, a.tr.tokens, a.tr.params);
-    const head_trace& h = a.tr.layers[0].heads[0];
+    const trace tr_right = forward_with(right, a.model.tr.tokens, a.model.tr.params);
+    const head_trace& h = a.model.tr.layers[0].heads[0];
     float min_sum = INFINITY;
     for (float s : h.row_sums)
         min_sum = std::min(min_sum, s);
@@ -808,37 +787,37 @@ void view_bugs(app& a) {
     int oi = -1, oj = -1;
     for (int i = 0; i < h.masked.rows && oi < 0; ++i)
         for (int j = 0; j < h.masked.cols; ++j)
-            if (h.masked(i, j) / a.exp.temperature > 11.09f) {
+            if (h.masked(i, j) / a.model.exp.temperature > 11.09f) {
                 oi = i, oj = j;
                 break;
             }
-    ImGui::Text("%s %.4f   NaN: %d (%s %d)", tr("smallest row sum", "最小行和"), double(min_sum), a.tr.nan_count,
+    ImGui::Text("%s %.4f   NaN: %d (%s %d)", tr("smallest row sum", "最小行和"), double(min_sum), a.model.tr.nan_count,
                 tr("correct:", "正确："), tr_right.nan_count);
     if (oi >= 0)
         ImGui::Text("%s (%d, %d) = %s > 11.09 → e^x > 65504",
                     tr("first logit past fp16's exp limit:", "第一个超过 fp16 exp 上限的 logit："), oi, oj,
                     fmt(h.masked(oi, oj)).c_str());
-    matrix diff(a.tr.output.rows, a.tr.output.cols);
+    matrix diff(a.model.tr.output.rows, a.model.tr.output.cols);
     for (std::size_t i = 0; i < diff.data.size(); ++i)
-        diff.data[i] = a.tr.output.data[i] - tr_right.output.data[i];
+        diff.data[i] = a.model.tr.output.data[i] - tr_right.output.data[i];
     ImGui::TextUnformatted(tr("output − correct output:", "输出 − 正确输出："));
     heatmap_options opt;
     opt.map = colormap::diverging;
-    opt.version = a.version;
-    opt.row_labels = &a.tr.tokens;
+    opt.version = a.model.version;
+    opt.row_labels = &a.model.tr.tokens;
     opt.show_values = false;
     opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(diff.cols + 6), 4.0f, ImGui::GetFontSize() * 1.4f);
     heatmap_draw("l8_diff", diff, opt);
-    double out_norm = frobenius(a.tr.output), right_norm = frobenius(tr_right.output);
+    double out_norm = frobenius(a.model.tr.output), right_norm = frobenius(tr_right.output);
     ImGui::Text("‖y‖ = %s   ‖y_correct‖ = %s", fmt(out_norm).c_str(), fmt(right_norm).c_str());
     number(a, "min_row_sum", min_sum);
-    number(a, "nan_count", a.tr.nan_count);
+    number(a, "nan_count", a.model.tr.nan_count);
     number(a, "correct_nan_count", tr_right.nan_count);
     number(a, "overflow_row", oi);
     number(a, "overflow_col", oj);
     number(a, "output_norm", out_norm);
     number(a, "correct_output_norm", right_norm);
-    number(a, "output_diff", max_abs_diff(a.tr.output, tr_right.output));
+    number(a, "output_diff", max_abs_diff(a.model.tr.output, tr_right.output));
 }
 
 }  // namespace

@@ -19,13 +19,14 @@ struct lesson {
     const char* title_zh;
     const char* try_en;  // what to try
     const char* try_zh;
-    const char* preset;  // experiment text (missing keys take their defaults)
-    stage opens_on;
+    // Its experiment and first stage are the core's: lesson_preset.hpp.
 };
 
 const std::vector<lesson>& lessons();
 
-// Opens lesson i (its preset and stage); -1 leaves the lessons (free exploring).
+// Opens lesson i (0-based: L1 is 0) at the start of the next frame, as the link
+// lesson_link(i + 1) would (its experiment and stage, an undo step); -1 leaves
+// the lessons (free exploring) at once, keeping the experiment.
 void lesson_open(app& a, int i);
 
 // The current lesson's card and view, drawn at the top of the centre panel.
