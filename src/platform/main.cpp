@@ -182,6 +182,79 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
     a.requests.clear();
 }
 
+// What the platform last published or stored, to tell what changed since.
+struct remembered {
+    attn::link_view published_view;
+    std::string layout;
+    attn::ui::language lang = attn::ui::language::en;
+};
+
+// The app as the page or command line opens it: the link (with --lesson and
+// --stage as its view keys), embedding, the remembered language and panels.
+remembered app_start(attn::ui::app& app, const options& opt) {
+    remembered kept;
+    attn::ui::app_init(app, attn::experiment{});
+    std::string link = opt.experiment;
+    if (!opt.view_keys.empty())
+        link = (link.empty() ? std::string("v=1") : link) + opt.view_keys;
+    if (!link.empty() && !attn::ui::app_open_link(app, link, false))
+        for (const auto& e : app.errors)
+            std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
+    attn::platform::bridge_attach(&app);
+    if (attn::platform::bridge_embedded())
+        app.options.embed = true;
+    // The interface language is remembered between visits; --lang wins.
+    const std::string remembered_lang = attn::platform::bridge_storage_get("attn.lang");
+    if (opt.lang == "zh" || (opt.lang.empty() && remembered_lang == "zh"))
+        attn::ui::ui_set_language(attn::ui::language::zh);
+    kept.lang = remembered_lang == "zh" ? attn::ui::language::zh : attn::ui::language::en;
+    // So are the panels closed from the View menu.
+    kept.layout = attn::platform::bridge_storage_get("attn.layout");
+    attn::ui::app_set_layout_text(app, kept.layout);
+    // experiment_changed stays set: the first frame publishes the link in full (canonical form).
+    kept.published_view = attn::ui::app_view(app);
+    return kept;
+}
+
+// Device pixels per UI point: the page's devicePixelRatio on the web (the canvas
+// is sized in device pixels for sharp text, resized here), the monitor's content
+// scale natively.
+float frame_scale(GLFWwindow* window) {
+    float scale = 1.0f;
+    int want_w = 0, want_h = 0;
+    if (attn::platform::bridge_canvas_size(want_w, want_h, scale)) {
+        int cur_w = 0, cur_h = 0;
+        glfwGetWindowSize(window, &cur_w, &cur_h);
+        if (cur_w != want_w || cur_h != want_h)
+            attn::platform::bridge_resize_canvas(want_w, want_h);
+    } else {
+#ifndef __EMSCRIPTEN__
+        float sx = 1.0f, sy = 1.0f;
+        glfwGetWindowContentScale(window, &sx, &sy);
+        scale = sx;
+#endif
+    }
+    return scale;
+}
+
+// After the frame: the link into the URL (when the experiment or the view
+// changed), the closed panels and the language into storage.
+void publish_and_remember(attn::ui::app& app, remembered& kept) {
+    const attn::link_view view = attn::ui::app_view(app);
+    if ((app.experiment_changed || !(view == kept.published_view)) && attn::platform::bridge_publish(app)) {
+        app.experiment_changed = false;
+        kept.published_view = view;
+    }
+    if (const std::string layout = attn::ui::app_layout_text(app); layout != kept.layout) {
+        kept.layout = layout;
+        attn::platform::bridge_storage_set("attn.layout", layout);
+    }
+    if (attn::ui::ui_language() != kept.lang) {
+        kept.lang = attn::ui::ui_language();
+        attn::platform::bridge_storage_set("attn.lang", kept.lang == attn::ui::language::zh ? "zh" : "en");
+    }
+}
+
 std::function<bool()> g_frame;  // returns false to stop
 
 void run_main_loop() {
@@ -235,27 +308,7 @@ int main(int argc, char** argv) {
     attn::platform::fonts_init();
 
     static attn::ui::app app;
-    attn::ui::app_init(app, attn::experiment{});
-    // The link the page (or --experiment) opens with, and --lesson / --stage as its view keys.
-    std::string link = opt.experiment;
-    if (!opt.view_keys.empty())
-        link = (link.empty() ? std::string("v=1") : link) + opt.view_keys;
-    if (!link.empty() && !attn::ui::app_open_link(app, link, false))
-        for (const auto& e : app.errors)
-            std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
-    attn::platform::bridge_attach(&app);
-    if (attn::platform::bridge_embedded())
-        app.options.embed = true;
-    // The interface language is remembered between visits; --lang wins.
-    const std::string remembered = attn::platform::bridge_storage_get("attn.lang");
-    if (opt.lang == "zh" || (opt.lang.empty() && remembered == "zh"))
-        attn::ui::ui_set_language(attn::ui::language::zh);
-    attn::ui::language stored_language = remembered == "zh" ? attn::ui::language::zh : attn::ui::language::en;
-    // So are the panels closed from the View menu.
-    std::string stored_layout = attn::platform::bridge_storage_get("attn.layout");
-    attn::ui::app_set_layout_text(app, stored_layout);
-    attn::link_view published_view = attn::ui::app_view(app);
-    // experiment_changed stays set: the first frame publishes the link in full (canonical form).
+    remembered kept = app_start(app, opt);
     float ui_scale = 0.0f;  // forces the first style scaling
     int frame_index = 0;
     g_frame = [&]() -> bool {
@@ -263,23 +316,7 @@ int main(int argc, char** argv) {
         if (glfwWindowShouldClose(window))
             return false;
 
-        // Device pixels per UI point: the page's devicePixelRatio on the web (the
-        // canvas is sized in device pixels for sharp text), the monitor's content
-        // scale natively.
-        float scale = 1.0f;
-        int want_w = 0, want_h = 0;
-        if (attn::platform::bridge_canvas_size(want_w, want_h, scale)) {
-            int cur_w = 0, cur_h = 0;
-            glfwGetWindowSize(window, &cur_w, &cur_h);
-            if (cur_w != want_w || cur_h != want_h)
-                attn::platform::bridge_resize_canvas(want_w, want_h);
-        } else {
-#ifndef __EMSCRIPTEN__
-            float sx = 1.0f, sy = 1.0f;
-            glfwGetWindowContentScale(window, &sx, &sy);
-            scale = sx;
-#endif
-        }
+        const float scale = frame_scale(window);
         if (scale != ui_scale) {
             ui_scale = scale;
             app.scale = scale;
@@ -308,19 +345,7 @@ int main(int argc, char** argv) {
 
         if (!app.requests.empty())
             share_service(app, fb_w, fb_h);
-        const attn::link_view view = attn::ui::app_view(app);
-        if ((app.experiment_changed || !(view == published_view)) && attn::platform::bridge_publish(app)) {
-            app.experiment_changed = false;
-            published_view = view;
-        }
-        if (const std::string layout = attn::ui::app_layout_text(app); layout != stored_layout) {
-            stored_layout = layout;
-            attn::platform::bridge_storage_set("attn.layout", layout);
-        }
-        if (attn::ui::ui_language() != stored_language) {
-            stored_language = attn::ui::ui_language();
-            attn::platform::bridge_storage_set("attn.lang", stored_language == attn::ui::language::zh ? "zh" : "en");
-        }
+        publish_and_remember(app, kept);
         if (++frame_index == 2)
             attn::platform::bridge_first_frame();
         if (opt.frames > 0 && frame_index >= opt.frames) {

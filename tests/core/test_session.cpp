@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "edit.hpp"
 #include "lesson_preset.hpp"
 #include "link.hpp"
 #include "session.hpp"
@@ -220,4 +221,36 @@ TEST_CASE("session_update: the trace is recomputed once per accepted change, at 
     CHECK(s.has_baseline);
     CHECK(s.baseline.tokens == s.tr.tokens);
     CHECK(s.traced_version == s.version);
+}
+
+TEST_CASE("editing rules: what a control changes keeps the experiment valid and drops what no longer fits") {
+    experiment e = parsed("v=1&d_model=12&heads=6&kv_heads=3&ablate=0.1&edges=0.0.1.0&edits=x.0.0:1");
+    experiment d = edit_d_model(e, 8);
+    CHECK(d.d_model == 8);
+    CHECK(d.heads == 4);  // the largest divisor of 8 not above 6
+    CHECK(d.kv_heads == 2);
+    CHECK(d.ablate.empty());
+    CHECK(d.edges.empty());
+    CHECK(d.edits.empty());
+    CHECK(experiment_validate(d).empty());
+    CHECK(divisor_at_most(7, 6) == 1);
+    CHECK(divisor_at_most(12, 5) == 4);
+    experiment h = edit_heads(e, 2);
+    CHECK(h.kv_heads == 2);
+    CHECK(h.ablate.empty());
+    experiment kv = edit_kv_heads(e, 1);
+    CHECK(kv.kv_heads == 1);
+    CHECK(kv.edits.empty());
+    CHECK(kv.ablate == e.ablate);
+    experiment l = edit_layers(e, 2);
+    CHECK(l.block == block_kind::full);
+    CHECK(experiment_validate(l).empty());
+    CHECK(edit_layers(e, 1).block == e.block);
+    CHECK(edit_block(e, e.block).edits == e.edits);
+    CHECK(edit_block(e, block_kind::full).edits.empty());
+    CHECK(edit_seed(e, 9).edits.empty());
+    CHECK(edit_mask(e, mask_kind::padding).pad == 1);
+    CHECK(edit_mask(edit_mask(e, mask_kind::padding), mask_kind::causal).pad == 0);
+    const experiment c = edit_clear_interventions(e);
+    CHECK((c.ablate.empty() && c.edges.empty() && c.edits.empty()));
 }

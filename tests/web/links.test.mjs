@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, openPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, experiment, widget } from './person.mjs';
+import { frames, ui, trace, experiment, widget, click } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -164,10 +164,12 @@ test('a link pasted into an open tab opens it (an undo step); back and forward m
     await page.waitForFunction(() => /text=four%20five/.test(window.attn.experiment()), null, { timeout: 10000 });
     // Back to where the page started: no hash opens the experiment it opened with.
     await page.goBack();
+    await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()), null, { timeout: 10000 });
     await page.goBack();
     await page.waitForFunction((e) => window.attn.experiment() === e, first, { timeout: 10000 });
-    // Undo walks the same history as every other change.
-    await page.keyboard.press('Control+z');
+    assert.equal((await ui(page)).undo, 6, 'every link opened is one undo step');
+    // Undo walks the same history as every other change: the last one was back to the start.
+    await click(page, 'undo');
     await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()), null, { timeout: 10000 });
     // A bad pasted link: named on the banner, the experiment kept.
     const before = await experiment(page);
