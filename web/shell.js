@@ -21,6 +21,12 @@
 //   openUrl(url)              -> boolean: an http(s) URL in a new tab, noopener.
 //   embedded                  true when the link has view.embed=1 or the page is in a frame.
 //
+// window.attn: what tests and embedders call (each goes through the app's one
+// change path, src/core/session.hpp). experiment() -> its text form;
+// setExperiment(link) -> "" or the problems (the view stays); openLink(link) ->
+// "" or the problems (the experiment and its view, as a pasted link opens);
+// errors(), trace(), ui().
+//
 // Embedding (README.md, "Embedding"): inside an <iframe> the page talks to its
 // parent with window.postMessage. The parent's origin comes from ?host=<origin>
 // in the page's URL, else from document.referrer, else from the parent's first
