@@ -11,7 +11,7 @@ import unittest
 
 import numpy as np
 
-ATTN = sys.argv.pop(1) if len(sys.argv) > 1 else "build/native-debug/tests/attn"
+ATTN = sys.argv.pop(1) if len(sys.argv) > 1 else "build/native-debug/attn"
 
 
 # The article's softmax() and attention(), exactly as written there.
@@ -123,6 +123,37 @@ class CliTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertLess(max(len(line) for line in p.stderr.split("\n")), 200, "echoed keys are cut")
         self.assertIn("is given twice", p.stderr)
+
+    def test_accepts_every_link_the_page_accepts(self):
+        # The same experiment, written as each kind of link the page opens: the CLI
+        # sees the same experiment (and checks, then ignores, the view keys).
+        canonical = run("check", "v=1&text=the%20quick%20brown%20fox%20jumps%20over%20the%20lazy%20dog%20and%20keeps%20running%20"
+                                 "far%20into%20the%20night&heads=4&d_model=16")
+        self.assertEqual(canonical.returncode, 0, canonical.stderr)
+        text = canonical.stdout.split("ok: ", 1)[1].strip()
+        self.assertGreater(len(text), 300)
+        # With view keys, and as a whole URL.
+        for link in [text, text + "&view.stage=5&view.row=2&view.embed=1",
+                     "http://127.0.0.1:8000/index.html?host=x#" + text + "&view.readonly=1"]:
+            p = run("check", link)
+            self.assertEqual(p.returncode, 0, link + ": " + p.stderr)
+            self.assertEqual(p.stdout.split("ok: ", 1)[1].strip(), text)
+        # A lesson's link: the lesson's experiment with the link's keys on top (L4 has mask=none).
+        p = run("check", "v=1&text=%E7%8C%AB%20%E8%BF%BD%20%E7%8B%97&pos=rope&view.lesson=4&view.embed=1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("mask=none", p.stdout)
+        self.assertIn("pos=rope", p.stdout)
+        self.assertIn("heads=1", p.stdout)
+        # A compressed link (z=), as tests/core/test_link.cpp pins it.
+        z = "z=AcQCaba_9f8BHE9c-R1L4ci3nFati4U85Ufalgjz-7TJTDBhAAT91szyE--ImdQZcbV7tNiBnvV-GZXsAUVa"
+        p = run("eval", z + "&view.stage=3", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["tokens"][:3], ["the", "quick", "brown"])
+        # Bad view keys are errors, as on the page.
+        for bad, word in [("v=1&view.stage=9", "view.stage"), ("v=1&view.lesson=0", "view.lesson"), ("v=1&view.bogus=1", "view.bogus")]:
+            p = run("check", bad)
+            self.assertEqual(p.returncode, 1, bad)
+            self.assertIn(word, p.stderr)
 
     def test_usage_errors(self):
         self.assertEqual(run().returncode, 2)

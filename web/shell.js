@@ -21,6 +21,12 @@
 //   openUrl(url)              -> boolean: an http(s) URL in a new tab, noopener.
 //   embedded                  true when the link has view.embed=1 or the page is in a frame.
 //
+// window.attn: what tests and embedders call (each goes through the app's one
+// change path, src/core/session.hpp). experiment() -> its text form;
+// setExperiment(link) -> "" or the problems (the view stays); openLink(link) ->
+// "" or the problems (the experiment and its view, as a pasted link opens);
+// errors(), trace(), ui().
+//
 // Embedding (README.md, "Embedding"): inside an <iframe> the page talks to its
 // parent with window.postMessage. The parent's origin comes from ?host=<origin>
 // in the page's URL, else from document.referrer, else from the parent's first
@@ -276,6 +282,18 @@
   }
   if (framed) window.addEventListener('message', onHostMessage);
 
+  // [Links] A link pasted into the address bar of an open tab, or back/forward
+  // between such links, opens that experiment as the app opens any link (an
+  // undo step; a bad one is named on the app's banner). The app's own updates
+  // use history.replaceState, which fires no hashchange.
+  function onHashChange() {
+    if (!window.attn) return;
+    const link = capLink(window.location.hash.replace(/^#/, ''));
+    if (link === lastLink) return;
+    window.attn.openLink(link === '' ? 'v=1' : link);  // no hash: the default experiment
+  }
+  window.addEventListener('hashchange', onHashChange);
+
   // An embed scrolled out of its host's view draws about 4 frames a second
   // instead of 60 (enough to publish changes), so a page of embeds stays light.
   let onScreen = true;
@@ -362,6 +380,7 @@
       window.attn = {
         experiment: () => call('attn_hook_experiment'),
         setExperiment: (t) => nulProblem(String(t)) || call('attn_hook_set_experiment', String(t)),
+        openLink: (t) => nulProblem(String(t)) || call('attn_hook_open_link', String(t)),
         errors: () => call('attn_hook_errors'),
         trace: () => JSON.parse(call('attn_hook_trace_json')),
         ui: () => JSON.parse(call('attn_hook_ui_state')),

@@ -447,7 +447,9 @@ std::vector<std::string> experiment_validate(const experiment& e) {
 
 // [SECTION] parse
 
-experiment_parse_result experiment_parse(std::string_view text) {
+experiment_parse_result experiment_parse(std::string_view text) { return experiment_parse(text, experiment{}); }
+
+experiment_parse_result experiment_parse(std::string_view text, const experiment& base) {
     experiment_parse_result r;
     auto& errors = r.errors;
     constexpr std::size_t max_input = std::size_t(experiment_limits::max_text_bytes) * 3 + 16384;
@@ -463,7 +465,7 @@ experiment_parse_result experiment_parse(std::string_view text) {
     if (!text.empty() && text.front() == '#')
         text.remove_prefix(1);
 
-    experiment e;
+    experiment e = base;
     bool seen_version = false;
     std::vector<std::string> seen;
 
@@ -634,11 +636,14 @@ experiment_parse_result experiment_parse(std::string_view text) {
             errors.push_back("unknown key " + quoted(key));
     }
     e.seed = std::uint32_t(seed);
-    // A link that sets heads but not kv_heads means plain multi-head attention.
-    bool kv_given = false;
-    for (const auto& k : seen)
+    // A link that sets heads but not kv_heads means plain multi-head attention
+    // (one that sets neither keeps the base's pair).
+    bool kv_given = false, heads_given = false;
+    for (const auto& k : seen) {
         kv_given |= k == "kv_heads";
-    if (!kv_given)
+        heads_given |= k == "heads";
+    }
+    if (!kv_given && heads_given)
         e.kv_heads = e.heads;
     if (!seen_version)
         errors.push_back("missing format version (v=" + std::to_string(experiment_format_version) + ")");
@@ -651,5 +656,8 @@ experiment_parse_result experiment_parse(std::string_view text) {
         r.value = std::move(e);
     return r;
 }
+
+// The same strict whole-number reader the keys use, for command-line flags.
+bool parse_whole_number(std::string_view s, long long& out) { return parse_int(s, out); }
 
 }  // namespace attn

@@ -127,10 +127,17 @@ struct experiment_parse_result {
     std::vector<std::string> errors;
 };
 experiment_parse_result experiment_parse(std::string_view text);
+// The same, with the keys text does not name taken from `base` instead of the
+// defaults (a lesson's link: the lesson's preset, overridden key by key).
+experiment_parse_result experiment_parse(std::string_view text, const experiment& base);
 
 // Every problem with e: sizes out of range, heads not dividing d_model, lists
 // pointing outside the model, non-finite numbers.
 std::vector<std::string> experiment_validate(const experiment& e);
+
+// A whole number in decimal, nothing else (no spaces, no "+", no fraction), as
+// every integer key is read; the native app's flags use it too.
+bool parse_whole_number(std::string_view s, long long& out);
 
 // d_k of e (d_model / heads).
 inline int experiment_d_k(const experiment& e) { return e.heads > 0 ? e.d_model / e.heads : 0; }

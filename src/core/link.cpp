@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <bit>
 
+#include "lesson_preset.hpp"
 #include "random.hpp"
+#include "stage.hpp"
 #include "text_util.hpp"
 #include "tokenize.hpp"
 
@@ -759,7 +761,12 @@ link_parse_result link_parse(std::string_view link) {
     }
 
     if (text) {
-        auto parsed = experiment_parse(*text);
+        // A lesson's link starts from the lesson's experiment: its keys override only what they name.
+        const experiment base = view.lesson >= 1 ? lesson_experiment(view.lesson) : experiment{};
+        auto parsed = experiment_parse(*text, base);
+        // The text form carries scale's number only for a custom scale: never keep the base's.
+        if (parsed.value && parsed.value->scale != score_scale::custom)
+            parsed.value->scale_value = experiment{}.scale_value;
         for (auto& m : parsed.errors)
             errors.push_back(std::move(m));
         if (parsed.value && view.row >= 0) {
@@ -768,6 +775,9 @@ link_parse_result link_parse(std::string_view link) {
                 errors.push_back("view.row " + std::to_string(view.row) + " is past the last token (the text has " +
                                  std::to_string(n) + ")");
         }
+        if (parsed.value && view.stage >= 0 && !stage_applies(stage(view.stage), *parsed.value))
+            errors.push_back("view.stage " + std::to_string(view.stage) + ": " +
+                             stage_missing_reason(stage(view.stage), *parsed.value));
         if (errors.empty()) {
             r.value = std::move(parsed.value);
             r.view = view;
@@ -775,6 +785,15 @@ link_parse_result link_parse(std::string_view link) {
     }
     errors_tidy(errors);
     return r;
+}
+
+std::vector<std::string> link_view_set(link_view& v, std::string_view pair) {
+    std::vector<std::string> seen, errors;
+    if (pair.substr(0, 5) != "view.")
+        errors.push_back("expected view.key=value, got " + quoted(pair));
+    else
+        parse_view_pair(pair, v, seen, errors);
+    return errors;
 }
 
 experiment_parse_result link_decode(std::string_view link) {

@@ -16,8 +16,12 @@
 //                the experiment value. They stay readable (outside the compressed
 //                payload) so an embed snippet can be edited by hand. Each key at
 //                most once, values plain ASCII (not percent-decoded):
-//                    view.lesson    1..8    the lesson L1..L8 (-1: none)
-//                    view.stage     -1..10  (-1: none)
+//                    view.lesson    1..8    the lesson L1..L8 (-1: none); the
+//                                   experiment keys then override the lesson's
+//                                   own experiment (lesson_preset.hpp) instead
+//                                   of the defaults
+//                    view.stage     -1..10  (-1: none; a stage the experiment
+//                                   has: stage.hpp)
 //                    view.row       -1..n-1 (-1: none; n = the experiment's tokens)
 //                    view.hide      comma-separated panels, each at most once:
 //                                   controls, code, inspector, lessons, stepper
@@ -114,6 +118,9 @@ struct link_parse_result {
 link_parse_result link_parse(std::string_view link);
 // The experiment of a link (view options are still checked: a bad one is an error).
 experiment_parse_result link_decode(std::string_view link);
+// One view option ("view.stage=5") into v, checked exactly as in a link (the
+// native app's --lesson and --stage are these keys); the problems, or none.
+std::vector<std::string> link_view_set(link_view& v, std::string_view pair);
 
 // [SECTION] the codec, exposed for tests and the fuzzer
 

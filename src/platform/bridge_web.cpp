@@ -23,31 +23,42 @@ std::string g_buffer;  // holds the last string returned to JS
 extern "C" {
 
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_experiment() {
-    g_buffer = g_app ? attn::experiment_to_text(g_app->exp) : "";
+    g_buffer = g_app ? attn::experiment_to_text(g_app->model.exp) : "";
     return g_buffer.c_str();
 }
 
-// Applies the experiment of a link (any form link_decode reads: canonical, z=,
+// Applies the experiment of a link (any form link_parse reads: canonical, z=,
 // a whole URL; view.* keys are checked but the view stays as it is); returns ""
 // or the problems, one per line.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_set_experiment(const char* text) {
     g_buffer.clear();
     if (!g_app)
         return "";
-    attn::experiment_parse_result r = attn::link_decode(text);
-    if (r.value) {
-        attn::ui::app_set_experiment(*g_app, *r.value);
-    } else {
-        g_app->errors = std::move(r.errors);
-        g_app->errors_from_link = false;
-    }
-    for (const auto& e : g_app->errors)
-        g_buffer += e + "\n";
+    if (!attn::ui::app_change(*g_app, attn::change::open(text), attn::ui::link_scope::experiment))
+        for (const auto& e : g_app->errors)
+            g_buffer += e + "\n";
+    return g_buffer.c_str();
+}
+
+// Opens a link as the page does (a pasted link, back/forward): the experiment
+// and its view, an undo step. Returns "" or the problems, one per line.
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_link(const char* text) {
+    g_buffer.clear();
+    if (!g_app)
+        return "";
+    if (!attn::ui::app_open_link(*g_app, text))
+        for (const auto& e : g_app->errors)
+            g_buffer += e + "\n";
     return g_buffer.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_trace_json() {
-    g_buffer = g_app ? attn::trace_to_json(g_app->exp, g_app->tr) : "{}";
+    if (!g_app) {
+        g_buffer = "{}";
+        return g_buffer.c_str();
+    }
+    attn::ui::app_sync(*g_app);  // between frames, the trace of the experiment just set
+    g_buffer = attn::trace_to_json(g_app->model.exp, g_app->model.tr);
     return g_buffer.c_str();
 }
 
@@ -57,6 +68,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     g_buffer = "{}";
     if (!g_app)
         return g_buffer.c_str();
+    attn::ui::app_sync(*g_app);
     const attn::ui::app& a = *g_app;
     const float s = a.scale > 0 ? a.scale : 1.0f;
     char buf[256];
@@ -64,8 +76,8 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
                   "{\"stage\":%d,\"layer\":%d,\"sel_row\":%d,\"language\":\"%s\",\"help\":%s,\"undo\":%zu,\"redo\":%zu,"
                   "\"selected\":[%d,%d,%d,%d],\"version\":%llu,\"widgets\":{",
                   int(a.current), a.layer, a.sel_row, attn::ui::ui_language() == attn::ui::language::zh ? "zh" : "en",
-                  a.show_help ? "true" : "false", a.undo.size(), a.redo.size(), a.selected.matrix, a.selected.head,
-                  a.selected.row, a.selected.col, static_cast<unsigned long long>(a.version));
+                  a.show_help ? "true" : "false", a.model.undo.size(), a.model.redo.size(), a.selected.matrix, a.selected.head,
+                  a.selected.row, a.selected.col, static_cast<unsigned long long>(a.model.version));
     g_buffer = buf;
     bool first = true;
     for (const auto& w : a.widgets) {

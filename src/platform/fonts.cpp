@@ -225,7 +225,9 @@ void fonts_require_text(std::string_view utf8) {
         const int n = ImTextCharFromUtf8(&c, p, end);
         p += n > 0 ? n : 1;
         // U+FFFD: bad UTF-8 or beyond ImGui's 16-bit ImWchar; no font here has it.
-        if (c == IM_UNICODE_CODEPOINT_INVALID || c >= s.wanted.size() || latin_covers(c) || s.wanted[c])
+        // "中文" comes with the language switch's own small font: no reason to fetch the Chinese one.
+        const bool label_covers = !s.label.empty() && (c == label_ranges[0] || c == label_ranges[2]);
+        if (c == IM_UNICODE_CODEPOINT_INVALID || c >= s.wanted.size() || latin_covers(c) || label_covers || s.wanted[c])
             continue;
         s.wanted[c] = true;
         ++s.wanted_count;

@@ -13,8 +13,8 @@
 //   --frames N          render N frames, then exit (for tests under Xvfb)
 //   --screenshot FILE   with --frames: save the last frame as a PNG
 //   --size WxH          window size in pixels (native)
-//   --lesson N          open lesson N (1-8) on its preset
-//   --stage N           open pipeline stage N (0-10)
+//   --lesson N          open lesson N (1-8): the link's view.lesson=N
+//   --stage N           open pipeline stage N (0-10): the link's view.stage=N
 //   --lang en|zh        interface language
 #include <cstdio>
 #include <cstdlib>
@@ -52,8 +52,7 @@ struct options {
     int frames = 0;  // 0: run until the window closes
     std::string screenshot;
     int width = 1280, height = 720;
-    int lesson = 0;  // 1-based; 0: none
-    int stage = -1;
+    std::string view_keys;  // --lesson and --stage, as the link's view keys ("&view.lesson=2")
     std::string lang;
     bool print_link = false;
     std::vector<attn::ui::share_action> exports;
@@ -83,21 +82,23 @@ bool options_parse(int argc, char** argv, options& o) {
                 }
             }
         } else if (arg == "--frames" && has_value) {
-            o.frames = std::atoi(argv[++i]);
+            long long frames = 0;
+            if (!attn::parse_whole_number(argv[++i], frames) || frames < 0 || frames > 1000000000) {
+                std::fprintf(stderr, "attn_app: --frames expects a whole number of frames, not '%s'\n", argv[i]);
+                return false;
+            }
+            o.frames = int(frames);
         } else if (arg == "--screenshot" && has_value) {
             o.screenshot = argv[++i];
-        } else if (arg == "--lesson" && has_value) {
-            o.lesson = std::atoi(argv[++i]);
-            if (o.lesson < 1 || o.lesson > int(attn::ui::lessons().size())) {
-                std::fprintf(stderr, "attn_app: --lesson expects 1 to %zu\n", attn::ui::lessons().size());
+        } else if ((arg == "--lesson" || arg == "--stage") && has_value) {
+            // The same keys, counted the same way, as a link's view.lesson and view.stage.
+            const std::string pair = "view." + arg.substr(2) + "=" + argv[++i];
+            attn::link_view checked;
+            if (const auto errors = attn::link_view_set(checked, pair); !errors.empty()) {
+                std::fprintf(stderr, "attn_app: %s: %s\n", arg.c_str(), errors.front().c_str());
                 return false;
             }
-        } else if (arg == "--stage" && has_value) {
-            o.stage = std::atoi(argv[++i]);
-            if (o.stage < 0 || o.stage >= attn::ui::stage_count) {
-                std::fprintf(stderr, "attn_app: --stage expects 0 to %d\n", attn::ui::stage_count - 1);
-                return false;
-            }
+            o.view_keys += "&" + pair;
         } else if (arg == "--lang" && has_value) {
             o.lang = argv[++i];
             if (o.lang != "en" && o.lang != "zh") {
@@ -182,6 +183,83 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
     a.requests.clear();
 }
 
+// What the platform last published or stored, to tell what changed since.
+struct remembered {
+    attn::link_view published_view;
+    std::string layout;
+    attn::ui::language lang = attn::ui::language::en;
+};
+
+// The app as the page or command line opens it: the link (with --lesson and
+// --stage as its view keys), embedding, the remembered language and panels.
+remembered app_start(attn::ui::app& app, const options& opt) {
+    remembered kept;
+    attn::ui::app_init(app, attn::experiment{});
+    std::string link = opt.experiment;
+    if (!opt.view_keys.empty())
+        link = (link.empty() ? std::string("v=1") : link) + opt.view_keys;
+    if (!link.empty() && !attn::ui::app_open_link(app, link, false)) {
+        for (const auto& e : app.errors)
+            std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
+        // The address bar keeps the link that did not open, so the person can fix or
+        // report it; their first change replaces it.
+        app.experiment_changed = false;
+    }
+    attn::platform::bridge_attach(&app);
+    if (attn::platform::bridge_embedded())
+        app.options.embed = true;
+    // The interface language is remembered between visits; --lang wins.
+    const std::string remembered_lang = attn::platform::bridge_storage_get("attn.lang");
+    if (opt.lang == "zh" || (opt.lang.empty() && remembered_lang == "zh"))
+        attn::ui::ui_set_language(attn::ui::language::zh);
+    kept.lang = remembered_lang == "zh" ? attn::ui::language::zh : attn::ui::language::en;
+    // So are the panels closed from the View menu.
+    kept.layout = attn::platform::bridge_storage_get("attn.layout");
+    attn::ui::app_set_layout_text(app, kept.layout);
+    // experiment_changed stays set: the first frame publishes the link in full (canonical form).
+    kept.published_view = attn::ui::app_view(app);
+    return kept;
+}
+
+// Device pixels per UI point: the page's devicePixelRatio on the web (the canvas
+// is sized in device pixels for sharp text, resized here), the monitor's content
+// scale natively.
+float frame_scale(GLFWwindow* window) {
+    float scale = 1.0f;
+    int want_w = 0, want_h = 0;
+    if (attn::platform::bridge_canvas_size(want_w, want_h, scale)) {
+        int cur_w = 0, cur_h = 0;
+        glfwGetWindowSize(window, &cur_w, &cur_h);
+        if (cur_w != want_w || cur_h != want_h)
+            attn::platform::bridge_resize_canvas(want_w, want_h);
+    } else {
+#ifndef __EMSCRIPTEN__
+        float sx = 1.0f, sy = 1.0f;
+        glfwGetWindowContentScale(window, &sx, &sy);
+        scale = sx;
+#endif
+    }
+    return scale;
+}
+
+// After the frame: the link into the URL (when the experiment or the view
+// changed), the closed panels and the language into storage.
+void publish_and_remember(attn::ui::app& app, remembered& kept) {
+    const attn::link_view view = attn::ui::app_view(app);
+    if ((app.experiment_changed || !(view == kept.published_view)) && attn::platform::bridge_publish(app)) {
+        app.experiment_changed = false;
+        kept.published_view = view;
+    }
+    if (const std::string layout = attn::ui::app_layout_text(app); layout != kept.layout) {
+        kept.layout = layout;
+        attn::platform::bridge_storage_set("attn.layout", layout);
+    }
+    if (attn::ui::ui_language() != kept.lang) {
+        kept.lang = attn::ui::ui_language();
+        attn::platform::bridge_storage_set("attn.lang", kept.lang == attn::ui::language::zh ? "zh" : "en");
+    }
+}
+
 std::function<bool()> g_frame;  // returns false to stop
 
 void run_main_loop() {
@@ -245,32 +323,7 @@ int main(int argc, char** argv) {
     attn::platform::fonts_init();
 
     static attn::ui::app app;
-    attn::ui::app_init(app, attn::experiment{});
-    if (!opt.experiment.empty() && !attn::ui::app_open_link(app, opt.experiment, false)) {
-        for (const auto& e : app.errors)
-            std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
-        // The address bar keeps the link that did not open, so the person can fix or
-        // report it; their first change replaces it.
-        app.experiment_changed = false;
-    }
-    attn::platform::bridge_attach(&app);
-    if (opt.lesson > 0)
-        attn::ui::lesson_open(app, opt.lesson - 1);
-    if (opt.stage >= 0)
-        app.current = attn::ui::stage(opt.stage);
-    app.undo.clear();
-    if (attn::platform::bridge_embedded())
-        app.options.embed = true;
-    // The interface language is remembered between visits; --lang wins.
-    const std::string remembered = attn::platform::bridge_storage_get("attn.lang");
-    if (opt.lang == "zh" || (opt.lang.empty() && remembered == "zh"))
-        attn::ui::ui_set_language(attn::ui::language::zh);
-    attn::ui::language stored_language = remembered == "zh" ? attn::ui::language::zh : attn::ui::language::en;
-    // So are the panels closed from the View menu.
-    std::string stored_layout = attn::platform::bridge_storage_get("attn.layout");
-    attn::ui::app_set_layout_text(app, stored_layout);
-    attn::link_view published_view = attn::ui::app_view(app);
-    // experiment_changed stays set: the first frame publishes the link in full (canonical form).
+    remembered kept = app_start(app, opt);
     float ui_scale = 0.0f;  // forces the first style scaling
     int frame_index = 0;
     g_frame = [&]() -> bool {
@@ -278,23 +331,7 @@ int main(int argc, char** argv) {
         if (glfwWindowShouldClose(window))
             return false;
 
-        // Device pixels per UI point: the page's devicePixelRatio on the web (the
-        // canvas is sized in device pixels for sharp text), the monitor's content
-        // scale natively.
-        float scale = 1.0f;
-        int want_w = 0, want_h = 0;
-        if (attn::platform::bridge_canvas_size(want_w, want_h, scale)) {
-            int cur_w = 0, cur_h = 0;
-            glfwGetWindowSize(window, &cur_w, &cur_h);
-            if (cur_w != want_w || cur_h != want_h)
-                attn::platform::bridge_resize_canvas(want_w, want_h);
-        } else {
-#ifndef __EMSCRIPTEN__
-            float sx = 1.0f, sy = 1.0f;
-            glfwGetWindowContentScale(window, &sx, &sy);
-            scale = sx;
-#endif
-        }
+        const float scale = frame_scale(window);
         if (scale != ui_scale) {
             ui_scale = scale;
             app.scale = scale;
@@ -303,7 +340,7 @@ int main(int argc, char** argv) {
         // The font atlas holds the glyphs of the text on screen: a new scale, or a
         // new character (Chinese, from the font loaded when first needed), rebuilds
         // it here, before NewFrame. The UI adds its own strings via ui::glyphs_require.
-        attn::platform::fonts_require_text(app.exp.text);
+        attn::platform::fonts_require_text(app.model.exp.text);
         attn::platform::fonts_update_before_frame(scale);
 
         ImGui_ImplOpenGL3_NewFrame();
@@ -323,19 +360,7 @@ int main(int argc, char** argv) {
 
         if (!app.requests.empty())
             share_service(app, fb_w, fb_h);
-        const attn::link_view view = attn::ui::app_view(app);
-        if ((app.experiment_changed || !(view == published_view)) && attn::platform::bridge_publish(app)) {
-            app.experiment_changed = false;
-            published_view = view;
-        }
-        if (const std::string layout = attn::ui::app_layout_text(app); layout != stored_layout) {
-            stored_layout = layout;
-            attn::platform::bridge_storage_set("attn.layout", layout);
-        }
-        if (attn::ui::ui_language() != stored_language) {
-            stored_language = attn::ui::ui_language();
-            attn::platform::bridge_storage_set("attn.lang", stored_language == attn::ui::language::zh ? "zh" : "en");
-        }
+        publish_and_remember(app, kept);
         if (++frame_index == 2)
             attn::platform::bridge_first_frame();
         if (opt.frames > 0 && frame_index >= opt.frames) {

@@ -1,11 +1,13 @@
 // attn: the core from the command line, for scripts, blog figures and tests.
 //
-//   attn eval '<experiment text>' [--json]   run it; print the trace (JSON) or a summary
+//   attn eval '<link>' [--json]   run it; print the trace (JSON) or a summary
 //        [--stages a,b] [--layers 0,1] [--heads 0,3]
 //                                            only those parts of the JSON (trace_json.hpp);
 //                                            the JSON is streamed, and heads whose (n, n)
 //                                            matrices are not printed are not kept
-//   attn check '<experiment text>'           report every problem; exit 1 if any
+//   attn check '<link>'           report every problem; exit 1 if any
+// A link is anything the page opens: the experiment's text form, its z= form,
+// view.* keys, a whole playground URL (src/core/link.hpp).
 //   attn arch                                the SIMD architecture of the kernels
 //
 // Exit codes: 0 ok, 1 invalid experiment, 2 bad usage.
@@ -18,14 +20,15 @@
 #include "experiment.hpp"
 #include "forward.hpp"
 #include "kernels.hpp"
+#include "link.hpp"
 #include "trace_json.hpp"
 
 namespace {
 
 int usage() {
     std::fprintf(stderr,
-                 "usage: attn eval '<experiment text>' [--json [--stages a,b] [--layers 0,1] [--heads 0,3]]\n"
-                 "       attn check '<experiment text>'\n"
+                 "usage: attn eval '<link>' [--json [--stages a,b] [--layers 0,1] [--heads 0,3]]\n"
+                 "       attn check '<link>'\n"
                  "       attn arch\n"
                  "example: attn eval 'v=1&text=the%%20cat%%20sat&heads=2' --json\n");
     return 2;
@@ -69,8 +72,11 @@ std::string terminal_safe(std::string_view s) {
     return out;
 }
 
-bool parse_or_report(const char* text, attn::experiment& out) {
-    auto r = attn::experiment_parse(text);
+// Reads what the page reads: any link (the text form, its z= form, view.* keys,
+// a whole playground URL; a lesson's link starts from the lesson's experiment).
+// The view keys are checked and otherwise ignored here.
+bool parse_link_or_report(const char* link, attn::experiment& out) {
+    auto r = attn::link_parse(link);
     if (!r.value) {
         for (const auto& e : r.errors)
             std::fprintf(stderr, "attn: %s\n", terminal_safe(e).c_str());
@@ -143,7 +149,7 @@ int main(int argc, char** argv) {
     if (cmd == "check" ? argc > 3 : !parse_eval_args(argc, argv, args))
         return usage();
     attn::experiment e;
-    if (!parse_or_report(argv[2], e))
+    if (!parse_link_or_report(argv[2], e))
         return 1;
     if (cmd == "check") {
         std::printf("ok: %s\n", attn::experiment_to_text(e).c_str());

@@ -7,6 +7,7 @@
 
 #include "i18n.hpp"
 #include "imgui.h"
+#include "lesson_preset.hpp"
 #include "panels.hpp"
 #include "text_util.hpp"
 #include "tokenize.hpp"
@@ -15,114 +16,89 @@ namespace attn::ui {
 
 // [SECTION] state and history
 
-namespace {
-
-experiment without_interventions(const experiment& e) {
-    experiment b = e;
-    b.ablate.clear();
-    b.edges.clear();
-    return b;
-}
-
-void recompute(app& a) {
-    // One trace at a time, and a lean baseline (its output is all it is read
-    // for): the peak forward.hpp's experiment_peak_bytes bounds.
-    a.tr = trace{};
-    a.baseline = trace{};
-    a.tr = forward(a.exp);
-    a.has_baseline = !a.exp.ablate.empty() || !a.exp.edges.empty();
-    if (a.has_baseline)
-        a.baseline = forward_with(without_interventions(a.exp), a.tr.tokens, a.tr.params, trace_options::lean());
-    ++a.version;
-    const int n = int(a.tr.tokens.size());
+void app_sync(app& a) {
+    if (!session_update(a.model))
+        return;
+    // The view stays inside the new trace.
+    const int n = int(a.model.tr.tokens.size());
     a.sel_row = std::clamp(a.sel_row, 0, n - 1);
-    a.layer = std::clamp(a.layer, 0, a.exp.layers - 1);
-    if (!stage_applies(a.current, a.exp))
+    a.layer = std::clamp(a.layer, 0, a.model.exp.layers - 1);
+    if (!stage_applies(a.current, a.model.exp))
         a.current = stage::output;
     a.selected = cell_ref{};
     a.hovered = cell_ref{};
 }
 
-}  // namespace
-
 void app_init(app& a, const experiment& e) {
-    if (!app_set_experiment(a, e, false)) {
-        const std::vector<std::string> errors = a.errors;
-        app_set_experiment(a, experiment{}, false);
-        a.errors = errors;
+    change c = change::set(e);
+    c.record = false;
+    app_change(a, c);  // a rejected e leaves the default experiment, and its errors on the banner
+    app_sync(a);
+}
+
+namespace {
+
+// What an accepted link asks to show: its lesson (from 1; its stage and last row
+// unless the link names them), stage, row and options. `lesson_only`: a lesson
+// button, which keeps the options of the link the page opened with.
+void show_link_view(app& a, const link_view& v, bool lesson_only) {
+    const int lesson = v.lesson > 0 ? v.lesson - 1 : -1;  // links count lessons from 1 (L1), the app from 0
+    a.lesson.index = lesson;
+    a.lesson.numbers.clear();
+    if (lesson >= 0) {
+        a.current = lesson_preset_find(v.lesson)->opens_on;
+        a.lesson.tile_step = 0;
+        a.lesson.decode_t = std::max(1, a.model.exp.decode);
+    }
+    if (v.stage >= 0)
+        a.current = stage(v.stage);
+    const int n = int(tokenize(a.model.exp.text).size());
+    a.sel_row = std::clamp(v.row >= 0 ? v.row : lesson >= 0 ? n - 1 : a.sel_row, 0, std::max(0, n - 1));
+    if (!lesson_only) {
+        a.options = v;
+        a.options.lesson = a.options.stage = a.options.row = -1;
     }
 }
 
-bool app_set_experiment(app& a, const experiment& e, bool history) {
-    a.pending.reset();  // a change made directly (undo, a lesson, a link, the page's API) supersedes a queued one
+}  // namespace
+
+bool app_change(app& a, const change& c, link_scope scope) {
+    a.pending.reset();  // a change made directly (a link, the page's API) supersedes a queued one
     if (a.pending_announced)
         a.notice.clear();
     a.pending_announced = false;
-    std::vector<std::string> errors = experiment_validate(e);
-    if (!errors.empty()) {
-        a.errors = std::move(errors);
-        a.errors_from_link = false;
+    change_result r = session_apply(a.model, c);
+    if (!r.accepted) {
+        if (!r.errors.empty()) {
+            a.errors = std::move(r.errors);
+            a.errors_from_link = c.what == change::kind::link && scope == link_scope::everything;
+        }
         return false;
     }
-    if (history && !(e == a.exp)) {
-        // Drags and typing arrive as many small changes: one history entry per burst.
-        const double now = ImGui::GetCurrentContext() ? ImGui::GetTime() : 0.0;
-        if (a.undo.empty() || now - a.last_history_time > 0.6)
-            a.undo.push_back(a.exp);
-        if (a.undo.size() > 200)
-            a.undo.erase(a.undo.begin());
-        a.last_history_time = now;
-        a.redo.clear();
-    }
     a.errors.clear();
-    a.exp = e;
-    a.text_edit = e.text;
-    recompute(a);
+    a.errors_from_link = false;
+    a.text_edit = a.model.exp.text;
+    if (r.view && scope != link_scope::experiment)
+        show_link_view(a, *r.view, scope == link_scope::lesson);
     a.experiment_changed = true;
     return true;
 }
 
-bool app_set_experiment_text(app& a, const std::string& text) {
-    experiment_parse_result r = experiment_parse(text);
-    if (!r.value) {
-        a.errors = std::move(r.errors);
-        return false;
-    }
-    return app_set_experiment(a, *r.value);
+void app_request(app& a, change c, link_scope scope) {
+    if (a.options.readonly)
+        return;  // a read-only link: controls are drawn disabled, and this catches the rest
+    a.pending = std::move(c);
+    a.pending_scope = scope;
+}
+
+bool app_set_experiment(app& a, const experiment& e, bool history) {
+    change c = change::set(e);
+    c.record = history;
+    return app_change(a, c);
 }
 
 bool app_open_link(app& a, std::string_view link, bool history) {
-    link_parse_result r = link_parse(link);
-    if (r.value && r.view.lesson > int(lessons().size()))
-        r.errors.push_back("view.lesson " + std::to_string(r.view.lesson) + ": there are lessons 1 to " +
-                           std::to_string(lessons().size()));
-    if (!r.value || !r.errors.empty()) {
-        a.errors = std::move(r.errors);
-        a.errors_from_link = true;
-        return false;
-    }
-    link_view v = r.view;
-    v.lesson = v.lesson > 0 ? v.lesson - 1 : -1;  // links count lessons from 1 (L1), the app from 0
-    if (v.lesson >= 0)
-        lesson_open(a, v.lesson);  // its view and stage; the link's experiment replaces the preset below
-    else
-        a.lesson.index = -1;
-    const stage before = a.current;
-    if (!app_set_experiment(a, *r.value, history)) {
-        a.errors_from_link = true;
-        return false;
-    }
-    a.current = v.lesson >= 0 ? lessons()[std::size_t(v.lesson)].opens_on : before;
-    if (v.stage >= 0)
-        a.current = stage(v.stage);
-    if (!stage_applies(a.current, a.exp))
-        a.current = stage::output;
-    const int n = int(a.tr.tokens.size());
-    a.sel_row = std::clamp(v.row >= 0 ? v.row : v.lesson >= 0 ? n - 1 : a.sel_row, 0, n - 1);
-    a.options = v;
-    a.options.lesson = a.options.stage = a.options.row = -1;
-    a.errors_from_link = false;
-    return true;
+    return app_change(a, change::open(std::string(link), history));
 }
 
 link_view app_view(const app& a) {
@@ -130,62 +106,39 @@ link_view app_view(const app& a) {
     const int index = a.lesson.index;
     const bool in_lesson = index >= 0 && index < int(lessons().size());
     v.lesson = in_lesson ? index + 1 : -1;  // L1 is view.lesson=1
-    const stage opens_on = in_lesson ? lessons()[std::size_t(index)].opens_on : stage::weights;
-    const int default_row = in_lesson ? int(a.tr.tokens.size()) - 1 : 0;
+    const stage opens_on = in_lesson ? lesson_preset_find(index + 1)->opens_on : stage::weights;
+    const int default_row = in_lesson ? int(tokenize(a.model.exp.text).size()) - 1 : 0;
     v.stage = a.current != opens_on ? int(a.current) : -1;
     v.row = a.sel_row != default_row ? a.sel_row : -1;
     return v;
 }
 
-std::string app_link(const app& a) { return link_encode(a.exp, app_view(a)); }
-
-bool app_undo(app& a) {
-    if (a.undo.empty())
-        return false;
-    a.redo.push_back(a.exp);
-    const experiment e = a.undo.back();
-    a.undo.pop_back();
-    a.last_history_time = -1.0;
-    return app_set_experiment(a, e, false);
-}
-
-bool app_redo(app& a) {
-    if (a.redo.empty())
-        return false;
-    a.undo.push_back(a.exp);
-    const experiment e = a.redo.back();
-    a.redo.pop_back();
-    a.last_history_time = -1.0;
-    return app_set_experiment(a, e, false);
-}
+std::string app_link(const app& a) { return link_encode(a.model.exp, app_view(a)); }
 
 void apply(app& a, const experiment& next) {
-    if (a.options.readonly)
-        return;  // a read-only link: controls are drawn disabled, and this catches the rest
-    a.pending = next;
+    app_request(a, change::set(next, ImGui::GetCurrentContext() ? ImGui::GetTime() : -1.0));
 }
 
 namespace {
 
-// The change apply() queued in the last frame, before anything reads the trace.
+// The change requested in the last frame, before anything reads the trace.
 void apply_pending(app& a) {
     if (!a.pending)
         return;
-    const std::size_t cost = experiment_peak_bytes(*a.pending);
-    if (cost >= slow_recompute_bytes && !a.pending_announced) {  // this frame shows the note; the next computes
-        a.pending_announced = true;
-        a.notice =
-            std::string(tr("Computing a large experiment", "正在计算大型实验")) + " (" + std::to_string(cost >> 20) + " MB)…";
-        return;
+    if (a.pending->what == change::kind::set) {
+        const std::size_t cost = experiment_peak_bytes(a.pending->next);
+        if (cost >= slow_recompute_bytes && !a.pending_announced) {  // this frame shows the note; the next computes
+            a.pending_announced = true;
+            a.notice = std::string(tr("Computing a large experiment", "正在计算大型实验")) + " (" +
+                       std::to_string(cost >> 20) + " MB)…";
+            return;
+        }
     }
-    if (a.pending_announced)
-        a.notice.clear();
-    a.pending_announced = false;
-    const experiment next = std::move(*a.pending);
+    const change c = std::move(*a.pending);
     a.pending.reset();
     const std::string typed = a.text_edit;
-    const bool ok = app_set_experiment(a, next);
-    if (!ok || next.text != a.exp.text)
+    const bool ok = app_change(a, c, a.pending_scope);
+    if (c.what == change::kind::set && (!ok || c.next.text != a.model.exp.text))
         a.text_edit = typed;  // keep what is being typed, valid or not
 }
 
@@ -216,22 +169,22 @@ void handle_keys(app& a) {
         int s = int(a.current);
         do {
             s = std::clamp(s + dir, 0, stage_count - 1);
-        } while (!stage_applies(stage(s), a.exp) && s > 0 && s < stage_count - 1);
+        } while (!stage_applies(stage(s), a.model.exp) && s > 0 && s < stage_count - 1);
         a.current = stage(s);
     };
     if (ImGui::IsKeyPressed(ImGuiKey_RightArrow))
         step(+1);
     if (ImGui::IsKeyPressed(ImGuiKey_LeftArrow))
         step(-1);
-    const int n = int(a.tr.tokens.size());
+    const int n = int(a.model.tr.tokens.size());
     if (ImGui::IsKeyPressed(ImGuiKey_DownArrow))
         a.sel_row = std::min(n - 1, a.sel_row + 1);
     if (ImGui::IsKeyPressed(ImGuiKey_UpArrow))
         a.sel_row = std::max(0, a.sel_row - 1);
-    if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Z) && !a.options.readonly)
-        io.KeyShift ? app_redo(a) : app_undo(a);
-    if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Y) && !a.options.readonly)
-        app_redo(a);
+    if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Z))
+        app_request(a, io.KeyShift ? change::redo() : change::undo());
+    if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Y))
+        app_request(a, change::redo());
     if (!ctrl && ImGui::IsKeyPressed(ImGuiKey_H))
         a.show_help = !a.show_help;
     if (!ctrl && ImGui::IsKeyPressed(ImGuiKey_L))
@@ -279,15 +232,15 @@ void top_bar(app& a) {
     ImGui::SameLine();
     share_menu(a);
     ImGui::SameLine();
-    ImGui::BeginDisabled(a.undo.empty() || a.options.readonly);
+    ImGui::BeginDisabled(a.model.undo.empty() || a.options.readonly);
     if (ImGui::Button(tr("Undo", "撤销")))
-        app_undo(a);
+        app_request(a, change::undo());
     mark_widget(a, "undo");
     ImGui::EndDisabled();
     ImGui::SameLine();
-    ImGui::BeginDisabled(a.redo.empty() || a.options.readonly);
+    ImGui::BeginDisabled(a.model.redo.empty() || a.options.readonly);
     if (ImGui::Button(tr("Redo", "重做")))
-        app_redo(a);
+        app_request(a, change::redo());
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (ImGui::Button("?"))
@@ -303,6 +256,7 @@ void top_bar(app& a) {
 
 void app_draw(app& a) {
     apply_pending(a);
+    app_sync(a);  // the one point where the trace is recomputed, before anything draws
     a.widgets.clear();
     glyphs_require(a.text_edit);  // what is being typed, accepted or not
     handle_keys(a);

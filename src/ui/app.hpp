@@ -1,9 +1,12 @@
-// The playground's state and its frame of UI.
+// The playground's view and its frame of UI.
 //
-// `app` holds the experiment a person is looking at, the trace the core computed
-// for it, and the view (stage, selection, language, history). Every change of
-// the experiment goes through app_set_experiment, which keeps the last good
-// experiment when the new one is invalid and says why.
+// `app` is what is shown (stage, selection, language, lesson card, panels) and
+// holds the model, `session` (src/core/session.hpp): the experiment, its trace
+// and the history. Every change of the experiment is a `change` handed to
+// app_change (the doors outside the frame: start-up, the page's hook, a pasted
+// link) or app_request (the controls, lessons, undo and redo inside the frame,
+// applied at the start of the next one); both take session_apply's one path.
+// app_sync recomputes the trace once, at the start of each frame.
 #pragma once
 
 #include <array>
@@ -16,6 +19,7 @@
 #include "forward.hpp"
 #include "lessons.hpp"
 #include "link.hpp"
+#include "session.hpp"
 #include "stages.hpp"
 
 namespace attn::ui {
@@ -38,18 +42,22 @@ struct cell_ref {
 // (it owns the clipboard, the files and the pixels): see share.cpp.
 enum class share_action { copy_link, copy_embed, export_csv, export_json, export_png, open_full };
 
+// What of an accepted link's view (link_view) app_change shows.
+enum class link_scope {
+    everything,  // a link opened as a page: lesson, stage, row and the options (hide, read-only, embed)
+    lesson,      // a lesson's own link (lesson_link): lesson, stage, row; the page's options stay
+    experiment,  // the page's setExperiment / attn:set: only the experiment; the view stays
+};
+
 struct app {
-    experiment exp;
-    trace tr;
-    trace baseline;  // exp without its ablations and masked edges (when it has any)
-    bool has_baseline = false;
-    std::uint64_t version = 1;        // bumped on every recompute
+    session model;                    // experiment, trace, history: changed only through app_change
     std::vector<std::string> errors;  // problems with the last rejected change
     std::string text_edit;            // the sentence box while it is being typed
-    // A change a control asked for (apply): made current at the start of the next
-    // app_draw, so that nothing drawn in this frame reads a trace that was
-    // recomputed under it (views hold references into tr while they draw).
-    std::optional<experiment> pending;
+    // A change asked for during a frame (app_request): applied at the start of
+    // the next app_draw, so that nothing drawn in this frame reads a trace that
+    // was recomputed under it (views hold references into model.tr while they draw).
+    std::optional<change> pending;
+    link_scope pending_scope = link_scope::everything;
     bool pending_announced = false;   // a costly pending change: one frame says "computing" before it runs
     float scale = 1.0f;               // device pixels per UI point
     bool experiment_changed = false;  // set on every accepted change; the platform clears it once published
@@ -60,8 +68,6 @@ struct app {
     cell_ref selected;  // the clicked cell the inspector explains (hover takes precedence)
     cell_ref hovered;
 
-    std::vector<experiment> undo, redo;
-    double last_history_time = -1.0;
     bool show_help = false;
     std::uint32_t shuffle_count = 0;
     std::vector<widget_rect> widgets;
@@ -78,18 +84,26 @@ struct app {
 
 void app_init(app& a, const experiment& e);
 
-// Validates e; on success recomputes and returns true (recording the previous
-// experiment for undo when `history` is set). On failure keeps the previous
-// experiment and trace and records the errors.
+// The one door into the model: applies c (session_apply) and then what it asks
+// to show (a link's lesson, stage, row and options). A rejected change keeps the
+// last good experiment and records its errors for the banner. Drops a queued
+// request. Returns whether it was accepted. `scope`: what of a link's view
+// applies (below).
+bool app_change(app& a, const change& c, link_scope scope = link_scope::everything);
+
+// Queues c for the start of the next frame (a later request replaces it); does
+// nothing in a read-only link.
+void app_request(app& a, change c, link_scope scope = link_scope::everything);
+
+// Recomputes the trace if the experiment changed (session_update) and keeps
+// the view inside it (row, layer, stage). app_draw calls it first; hooks that
+// read the trace between frames call it too.
+void app_sync(app& a);
+
+// Shorthands for app_change: the experiment itself (history: an undo step), a
+// link (link.hpp: canonical or z= form, view.* keys, a whole URL; `history`
+// false for the link a page opens with).
 bool app_set_experiment(app& a, const experiment& e, bool history = true);
-
-// Parses text (the canonical form) and applies it; errors are recorded likewise.
-bool app_set_experiment_text(app& a, const std::string& text);
-
-// Opens a link (link.hpp: canonical or z= form, view.* keys, a whole URL): the
-// experiment, then the lesson, stage and row, and remembers hide/readonly/embed.
-// A bad link changes nothing and records its errors (the banner names them).
-// `history`: record the previous experiment for undo (false at start).
 bool app_open_link(app& a, std::string_view link, bool history = true);
 
 // The view to publish: the current lesson, stage and row (each only when it
@@ -101,9 +115,6 @@ std::string app_layout_text(const app& a);
 void app_set_layout_text(app& a, std::string_view text);
 // The link reproducing what is on screen: link_encode(a.exp, app_view(a)).
 std::string app_link(const app& a);
-
-bool app_undo(app& a);
-bool app_redo(app& a);
 
 // Draws one frame of UI into the current ImGui context.
 void app_draw(app& a);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "edit.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
@@ -25,13 +26,6 @@ int resize_callback(ImGuiInputTextCallbackData* data) {
 }
 
 // Largest divisor of n not above cap.
-int divisor_at_most(int n, int cap) {
-    for (int d = std::min(n, cap); d > 1; --d)
-        if (n % d == 0)
-            return d;
-    return 1;
-}
-
 void section(const char* title) {
     ImGui::Spacing();
     ImGui::SeparatorText(title);
@@ -104,7 +98,7 @@ void tokens_row(app& a, experiment& next, bool& changed) {
     }
     mark_widget(a, "text");
     // Token chips: click one to follow it through every stage.
-    const auto& tokens = a.tr.tokens;
+    const auto& tokens = a.model.tr.tokens;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         ImGui::PushID(int(i));
         // Chips flow like words: on the same line while the next one fits.
@@ -141,84 +135,68 @@ void tokens_row(app& a, experiment& next, bool& changed) {
     ImGui::TextDisabled("%zu %s", tokens.size(), tr("tokens", "个词元"));
 }
 
-}  // namespace
-
-void panel_controls(app& a) {
-    experiment next = a.exp;
-    bool changed = false;
-    const float label_w = ImGui::GetFontSize() * 6.5f;
-    ImGui::PushItemWidth(-label_w);
-
-    section(tr("Input", "输入"));
-    tokens_row(a, next, changed);
-
+// The model's shape. Each control's editing rule is the core's (edit.hpp).
+void model_section(app& a, experiment& next, bool& changed, float label_w) {
     section(tr("Model", "模型"));
     int d_model = next.d_model;
     if (ImGui::SliderInt("d_model", &d_model, 2, 64)) {
-        next.d_model = d_model;
-        next.heads = divisor_at_most(d_model, next.heads);
-        next.kv_heads = divisor_at_most(next.heads, next.kv_heads);
-        next.edits.clear();
-        next.ablate.clear();
-        next.edges.clear();
+        next = edit_d_model(next, d_model);
         changed = true;
     }
     mark_slider(a, "d_model", "d_model");
     ImGui::TextUnformatted(tr("heads", "头数"));
     ImGui::SameLine(label_w * 0.9f);
+    int heads = next.heads;
     if (radio_row(
-            a, "heads", next.heads, 1, experiment_limits::max_heads, [&](int h) { return next.d_model % h == 0; },
+            a, "heads", heads, 1, experiment_limits::max_heads, [&](int h) { return next.d_model % h == 0; },
             [](int h) { return std::to_string(h); })) {
-        next.kv_heads = next.heads;  // back to plain multi-head attention
-        next.ablate.clear();
-        next.edges.clear();
-        next.edits.clear();
+        next = edit_heads(next, heads);
         changed = true;
     }
     ImGui::TextUnformatted("kv_heads");
     ImGui::SameLine(label_w * 0.9f);
+    int kv = next.kv_heads;
     if (radio_row(
-            a, "kv", next.kv_heads, 1, next.heads, [&](int g) { return next.heads % g == 0; },
+            a, "kv", kv, 1, next.heads, [&](int g) { return next.heads % g == 0; },
             [&](int g) {
                 return std::to_string(g) + (g == next.heads ? " MHA" : g == 1 ? " MQA" : " GQA");
             })) {
-        next.edits.clear();
+        next = edit_kv_heads(next, kv);
         changed = true;
     }
     int layers = next.layers;
     if (ImGui::SliderInt(tr("layers", "层数"), &layers, 1, experiment_limits::max_layers)) {
-        next.layers = layers;
-        if (layers > 1)
-            next.block = block_kind::full;
-        next.ablate.clear();
-        next.edges.clear();
-        next.edits.clear();
+        next = edit_layers(next, layers);
         changed = true;
     }
-    changed |= combo(a, "block", tr("block", "结构"), next.block,
-                     {{block_kind::attention_only, tr("attention only", "仅注意力")},
-                      {block_kind::full, tr("+ residual + FFN", "+ 残差 + FFN")}});
-    if (next.block != a.exp.block)
-        next.edits.clear();
+    block_kind block = next.block;
+    if (combo(a, "block", tr("block", "结构"), block,
+              {{block_kind::attention_only, tr("attention only", "仅注意力")},
+               {block_kind::full, tr("+ residual + FFN", "+ 残差 + FFN")}})) {
+        next = edit_block(next, block);
+        changed = true;
+    }
     int seed = int(next.seed);
     if (ImGui::InputInt(tr("seed", "随机种子"), &seed)) {
-        next.seed = std::uint32_t(std::max(0, seed));
-        next.edits.clear();
+        next = edit_seed(next, std::uint32_t(std::max(0, seed)));
         changed = true;
     }
     mark_widget(a, "seed");
+}
 
-    section(tr("Attention", "注意力"));
-    if (combo(a, "mask", tr("mask", "掩码"), next.mask,
+// The mask and where it goes; positions.
+void mask_and_positions(app& a, experiment& next, bool& changed) {
+    mask_kind mask = next.mask;
+    if (combo(a, "mask", tr("mask", "掩码"), mask,
               {{mask_kind::none, tr("none", "无")},
                {mask_kind::causal, tr("causal", "因果")},
                {mask_kind::padding, tr("padding", "填充")}})) {
-        next.pad = next.mask == mask_kind::padding ? 1 : 0;
+        next = edit_mask(next, mask);
         changed = true;
     }
     if (next.mask == mask_kind::padding) {
         int pad = next.pad;
-        if (ImGui::SliderInt(tr("padding tokens", "填充词元"), &pad, 0, std::max(0, int(a.tr.tokens.size()) - 1))) {
+        if (ImGui::SliderInt(tr("padding tokens", "填充词元"), &pad, 0, std::max(0, int(a.model.tr.tokens.size()) - 1))) {
             next.pad = pad;
             changed = true;
         }
@@ -245,6 +223,10 @@ void panel_controls(app& a) {
             changed = true;
         }
     }
+}
+
+// Scale, softmax, W_O and precision.
+void scores_and_softmax(app& a, experiment& next, bool& changed, float label_w) {
     changed |= combo(a, "scale", tr("scale", "缩放"), next.scale,
                      {{score_scale::sqrt_dk, "1/√d_k"},
                       {score_scale::none, tr("none", "不缩放")},
@@ -276,18 +258,19 @@ void panel_controls(app& a) {
     mark_widget(a, "wo");
     ImGui::TextUnformatted(tr("precision", "精度"));
     ImGui::SameLine(label_w * 0.9f);
-    int prec = int(next.prec);
     const char* names[] = {"fp32", "fp16", "bf16"};
     for (int p = 0; p < 3; ++p) {
         if (p)
             ImGui::SameLine();
-        if (ImGui::RadioButton(names[p], prec == p)) {
+        if (ImGui::RadioButton(names[p], int(next.prec) == p)) {
             next.prec = precision(p);
             changed = true;
         }
         mark_widget(a, (std::string("precision_") + names[p]).c_str());
     }
+}
 
+void interventions_section(experiment& next, bool& changed) {
     section(tr("Interventions", "干预"));
     ImGui::TextWrapped("%s", tr("Click a head's \"zero\" box to ablate it; click a cell of a softmax map to mask that edge.",
                                 "勾选某个头的\"置零\"来消融它；在 softmax 热力图上点击一个格子来屏蔽那条边。"));
@@ -296,14 +279,28 @@ void panel_controls(app& a) {
     ImGui::Text("%s: %zu", tr("edited numbers", "改过的数值"), next.edits.size());
     ImGui::BeginDisabled(next.ablate.empty() && next.edges.empty() && next.edits.empty());
     if (ImGui::Button(tr("Clear interventions", "清除全部干预"))) {
-        next.ablate.clear();
-        next.edges.clear();
-        next.edits.clear();
+        next = edit_clear_interventions(next);
         changed = true;
     }
     ImGui::EndDisabled();
-    ImGui::PopItemWidth();
+}
 
+}  // namespace
+
+// Reads the experiment; returns the change it wants through apply().
+void panel_controls(app& a) {
+    experiment next = a.model.exp;
+    bool changed = false;
+    const float label_w = ImGui::GetFontSize() * 6.5f;
+    ImGui::PushItemWidth(-label_w);
+    section(tr("Input", "输入"));
+    tokens_row(a, next, changed);
+    model_section(a, next, changed, label_w);
+    section(tr("Attention", "注意力"));
+    mask_and_positions(a, next, changed);
+    scores_and_softmax(a, next, changed, label_w);
+    interventions_section(next, changed);
+    ImGui::PopItemWidth();
     if (changed)
         apply(a, next);
 }

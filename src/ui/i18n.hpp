@@ -11,13 +11,13 @@ enum class language { en, zh };
 language ui_language();
 void ui_set_language(language l);
 
-// The string for the current language. Chinese strings are announced to the
-// font loader, which adds their glyphs to the atlas the first time they appear.
+// The string for the current language, announced to the font loader, which
+// adds the glyphs it lacks to the atlas the first time they appear: Chinese
+// strings, and English ones that quote Chinese (L4's "猫追狗").
 inline const char* tr(const char* en, const char* zh) {
-    if (ui_language() != language::zh)
-        return en;
-    glyphs_require(zh);
-    return zh;
+    const char* s = ui_language() == language::zh ? zh : en;
+    glyphs_require(s);
+    return s;
 }
 
 }  // namespace attn::ui

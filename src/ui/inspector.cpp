@@ -41,7 +41,7 @@ std::string dot_terms(const float* a, int sa, const float* b, int sb, int k, flo
 }
 
 void explain_cell(app& a, const cell_ref& c) {
-    const trace& t = a.tr;
+    const trace& t = a.model.tr;
     const layer_trace& lt = t.layers[std::size_t(a.layer)];
     const auto mats = stage_matrices(c.at, t, a.layer, c.head);
     if (c.matrix >= int(mats.size()))
@@ -49,7 +49,7 @@ void explain_cell(app& a, const cell_ref& c) {
     const stage_matrix& sm = mats[std::size_t(c.matrix)];
     if (c.row >= sm.m->rows || c.col >= sm.m->cols)
         return;
-    const int i = c.row, j = c.col, dk = a.exp.d_model / a.exp.heads;
+    const int i = c.row, j = c.col, dk = a.model.exp.d_model / a.model.exp.heads;
     const float v = (*sm.m)(i, j);
     const auto& tokens = t.tokens;
     const bool per_head = stage_per_head(c.at);
@@ -71,9 +71,9 @@ void explain_cell(app& a, const cell_ref& c) {
                 const matrix& before = sm.label[0] == 'Q' ? lt.q : sm.label[0] == 'K' ? lt.k : lt.v;
                 line = std::string(sm.label) + "(i,c) = Σ_k x(i,k)·W(k,c) = " +
                        dot_terms(lt.normed.row(i), 1, w.data.data() + j, w.cols, w.rows, before(i, j));
-                if (a.exp.pos == positional::rope && sm.label[0] != 'V')
+                if (a.model.exp.pos == positional::rope && sm.label[0] != 'V')
                     line += tr("\nthen rotated by RoPE for position ", "\n再按 RoPE 旋转，位置 ") +
-                            std::to_string(a.exp.pos_offset + i) + " → " + fmt(v);
+                            std::to_string(a.model.exp.pos_offset + i) + " → " + fmt(v);
             }
             break;
         case stage::scores:
@@ -111,7 +111,7 @@ void explain_cell(app& a, const cell_ref& c) {
             if (sm.label[0] == 'A')
                 line = "Σ_k O(i,k)·W_O(k,c) = " + dot_terms(lt.concat.row(i), 1,
                                                             t.params.layers[std::size_t(a.layer)].w_o.data.data() + j,
-                                                            a.exp.d_model, a.exp.d_model, v);
+                                                            a.model.exp.d_model, a.model.exp.d_model, v);
             break;
         default:
             break;
@@ -125,7 +125,7 @@ void explain_cell(app& a, const cell_ref& c) {
         float x = v;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
         if (ImGui::DragFloat(tr("edit value", "修改数值"), &x, 0.01f, -100.0f, 100.0f, "%.4f")) {
-            experiment next = a.exp;
+            experiment next = a.model.exp;
             value_edit e{sm.target, sm.target == edit_target::x ? 0 : a.layer, i, j, x};
             auto same = [&e](const value_edit& o) {
                 return o.target == e.target && o.layer == e.layer && o.row == e.row && o.col == e.col;
@@ -151,7 +151,7 @@ void panel_inspector(app& a) {
     else
         ImGui::TextDisabled("%s",
                             tr("Hover or click a cell to see how it is computed.", "悬停或点击一个格子，查看它是怎么算出来的。"));
-    const trace& t = a.tr;
+    const trace& t = a.model.tr;
     if (t.nan_count || t.inf_count)
         ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.9f, 1.0f), "%s: %d NaN, %d ±∞", tr("non-finite values", "非有限值"), t.nan_count,
                            t.inf_count);
@@ -160,11 +160,11 @@ void panel_inspector(app& a) {
 // [SECTION] impact
 
 void panel_impact(app& a) {
-    if (!a.has_baseline)
+    if (!a.model.has_baseline)
         return;
     ImGui::SeparatorText(tr("Effect of the interventions", "干预的效果"));
-    const matrix& y = a.tr.output;
-    const matrix& y0 = a.baseline.output;
+    const matrix& y = a.model.tr.output;
+    const matrix& y0 = a.model.baseline.output;
     matrix diff(y.rows, y.cols);
     double ss = 0, ss0 = 0, worst = 0;
     for (std::size_t i = 0; i < y.data.size(); ++i) {
@@ -179,8 +179,8 @@ void panel_impact(app& a) {
     ImGui::TextDisabled("%s", tr("Δy = output with the interventions − output without", "Δy = 有干预的输出 − 无干预的输出"));
     heatmap_options opt;
     opt.map = colormap::diverging;
-    opt.version = a.version;
-    opt.row_labels = &a.tr.tokens;
+    opt.version = a.model.version;
+    opt.row_labels = &a.model.tr.tokens;
     opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(y.cols + 4), ImGui::GetFontSize() * 0.5f,
                           ImGui::GetFontSize() * 1.6f);
     opt.show_values = false;

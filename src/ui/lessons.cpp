@@ -20,6 +20,7 @@
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
+#include "lesson_preset.hpp"
 #include "measure.hpp"
 #include "panels.hpp"
 #include "tiled.hpp"
@@ -37,21 +38,17 @@ const std::vector<lesson>& lessons() {
          "lower the temperature and watch the weights sharpen.",
          "选一个查询词元（点击词元或按 ↑/↓）。它的探针 q 与每个标签 k 比较；softmax 把竞争变成和为 1 "
          "的权重，输出按权重混合各个值。"
-         "切换到 argmax 就是硬查找；或者调低温度，看权重变尖锐。",
-         "v=1&text=the%20cat%20chased%20the%20dog&d_model=8&heads=1&mask=causal", stage::weights},
+         "切换到 argmax 就是硬查找；或者调低温度，看权重变尖锐。"},
         {"L2", "Why divide by √d_k", "为什么要除以 √d_k",
          "Slide d_k. Unit-variance q and k give q·k a standard deviation of √d_k (8 at d_k = 64); after dividing by √d_k it "
          "is 1 again. Without the scaling, softmax rows saturate: their entropy and their Jacobian (the gradient) collapse.",
          "拖动 d_k。q、k 各分量方差为 1 时，q·k 的标准差是 √d_k（d_k = 64 时为 8）；除以 √d_k 后回到 1。不缩放时 softmax 饱和："
-         "熵和雅可比（也就是梯度）一起塌缩。",
-         "v=1&text=the%20cat%20chased%20the%20dog&d_model=64&heads=1&mask=causal", stage::scaled},
+         "熵和雅可比（也就是梯度）一起塌缩。"},
         {"L3", "Multi-head attention is subspaces", "多头就是多个子空间",
          "Change the number of heads at a fixed d_model: parameters and matrix FLOPs stay the same. Q is split by columns into "
          "h matrices of d_k columns. In this constructed model head 0 looks at the previous token, head 1 at the token itself.",
          "固定 d_model 改变头数：参数量和矩阵 FLOPs 不变。Q 按列切成 h 个 d_k 列的矩阵。这个构造出来的模型里，头 0 看前一个词元，"
-         "头 1 看自己。",
-         "v=1&text=the%20cat%20sat%20on%20the%20warm%20mat&d_model=16&heads=2&pos=rope&weights=specialised&mask=causal",
-         stage::weights},
+         "头 1 看自己。"},
         {"L4", "Without positions there is no order", "没有位置就没有顺序",
          "\"猫追狗\" and \"狗追猫\" are the same bag of tokens: with positions off, permuting the tokens permutes the weights' "
          "rows "
@@ -59,58 +56,45 @@ const std::vector<lesson>& lessons() {
          "both positions and the scores stay the same: only the offset counts.",
          "\"猫追狗\"和\"狗追猫\"是同一袋词元：关闭位置编码时，打乱词元只会同时打乱权重矩阵的行和列，每个词元的输出不变。打开正弦"
          "位置编码"
-         "或 RoPE 就不一样了。用 RoPE 时把两个位置一起平移，分数不变：只有相对距离起作用。",
-         "v=1&text=%E7%8C%AB%20%E8%BF%BD%20%E7%8B%97&d_model=8&heads=1&mask=none", stage::weights},
+         "或 RoPE 就不一样了。用 RoPE 时把两个位置一起平移，分数不变：只有相对距离起作用。"},
         {"L5", "O(n²) is structural", "O(n²) 是结构性的",
          "The score matrix has n² entries: 32× the length is 1024× the cost. Step the tiled online softmax (the FlashAttention "
          "idea) tile by tile: running max, running sum, rescaling — and the same result without ever holding n². Then decode "
          "token by token with a KV cache and compare the bytes each step reads for MHA, GQA and MQA.",
          "打分矩阵有 n² 个元素：长度 32 倍，代价 1024 倍。一块一块地执行分块在线 softmax（FlashAttention 的思路）：滚动最大值、"
-         "滚动和、重新缩放——结果一样，但从不需要整个 n²。再用 KV 缓存逐个词元解码，比较 MHA、GQA、MQA 每步读取的字节数。",
-         "v=1&text=one%20two%20three%20four%20five%20six%20seven%20eight&d_model=16&heads=4&kv_heads=2&mask=causal&decode=4",
-         stage::weights},
+         "滚动和、重新缩放——结果一样，但从不需要整个 n²。再用 KV 缓存逐个词元解码，比较 MHA、GQA、MQA 每步读取的字节数。"},
         {"L6", "The whole core is thirty lines", "整个核心不到三十行",
          "Step through the stages with ← / →: the lines of the article's numpy code that compute each stage light up. "
          "Everything industrial (half precision, fused kernels, paged KV, batching) is engineering around these lines.",
          "用 ← / → 逐步查看：文章里 numpy 代码中计算当前阶段的那几行会亮起。工业实现的一切（半精度、kernel 融合、KV "
          "分页、批处理）"
-         "都是围绕这几行的工程。",
-         "v=1&text=the%20cat%20chased%20the%20dog&mask=causal", stage::projections},
+         "都是围绕这几行的工程。"},
         {"L7", "Attention weights are not explanations", "注意力权重不等于解释",
          "A bright cell only says V_j was mixed in. Compare the brightest cell with what masking it actually changes; load the "
          "cancelling heads (two bright maps, net effect zero) and the attention sink (the first token soaks up weight but "
          "carries nothing). Ablation, not looking, is the evidence.",
          "亮的格子只说明 V_j "
          "被混了进来。比较最亮的格子和屏蔽它之后输出真正的变化；再看互相抵消的两个头（两张热力图都很亮，净效果为零），"
-         "以及注意力沉淀（第一个词元吸走大量权重却不携带内容）。消融才是证据，光看不算。",
-         "v=1&text=the%20cat%20chased%20the%20dog%20home&d_model=16&heads=4&layers=2&block=full&mask=causal", stage::weights},
+         "以及注意力沉淀（第一个词元吸走大量权重却不携带内容）。消融才是证据，光看不算。"},
         {"L8", "Three classic bugs", "三个常见的坑",
          "Turn each bug on and compare with the correct computation: masking after softmax (rows no longer sum to 1, the output "
          "darkens), dropping x − max in fp16 (exp overflows past ≈ 11 and NaN spreads to the output), and forgetting W_O "
          "(the heads never mix — silently).",
          "逐个打开这些错误，与正确的计算对比：softmax 之后再掩码（行和不再为 1，输出变暗）、fp16 下省略 x − max（exp 超过约 11 "
          "就溢出，"
-         "NaN 一路传到输出）、忘了 W_O（各头永远不混合——而且悄无声息）。",
-         "v=1&text=the%20cat%20chased%20the%20dog&d_model=16&heads=2&mask=causal&precision=fp16&scale=4", stage::weights},
+         "NaN 一路传到输出）、忘了 W_O（各头永远不混合——而且悄无声息）。"},
     };
     return list;
 }
 
 void lesson_open(app& a, int i) {
-    a.lesson.index = i;
-    a.lesson.numbers.clear();
     if (i < 0 || i >= int(lessons().size())) {
-        a.lesson.index = -1;
+        a.lesson.index = -1;  // free exploring: the experiment stays
+        a.lesson.numbers.clear();
         return;
     }
-    const lesson& l = lessons()[std::size_t(i)];
-    auto parsed = experiment_parse(l.preset);
-    if (parsed.value)
-        app_set_experiment(a, *parsed.value);
-    a.current = l.opens_on;
-    a.sel_row = int(a.tr.tokens.size()) - 1;
-    a.lesson.tile_step = 0;
-    a.lesson.decode_t = std::max(1, a.exp.decode);
+    // The lesson's own link: its experiment (lesson_preset.hpp) and stage, through the one change path.
+    app_request(a, change::open(lesson_link(i + 1)), link_scope::lesson);
 }
 
 // [SECTION] helpers
@@ -127,29 +111,6 @@ std::string fmt(double x) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.4g", x);
     return buf;
-}
-
-double max_abs_diff(const matrix& a, const matrix& b) {
-    if (a.rows != b.rows || a.cols != b.cols)
-        return INFINITY;
-    double w = 0;
-    for (std::size_t i = 0; i < a.data.size(); ++i)
-        w = std::max(w, std::fabs(double(a.data[i]) - double(b.data[i])));
-    return w;
-}
-
-double frobenius(const matrix& m) {
-    double s = 0;
-    for (float x : m.data)
-        s += double(x) * double(x);
-    return std::sqrt(s);
-}
-
-double frobenius_diff(const matrix& a, const matrix& b) {
-    double s = 0;
-    for (std::size_t i = 0; i < a.data.size(); ++i)
-        s += (double(a.data[i]) - double(b.data[i])) * (double(a.data[i]) - double(b.data[i]));
-    return std::sqrt(s);
 }
 
 // Horizontal bars for one value per token, centred on zero when signed.
@@ -195,57 +156,40 @@ class experiment_controls {
 // [SECTION] L1 soft lookup
 
 void view_lookup(app& a) {
-    const head_trace& h = a.tr.layers[0].heads[0];
-    const int i = a.sel_row, n = h.weights.cols;
-    const auto& tokens = a.tr.tokens;
+    const int i = a.sel_row;
+    const auto& tokens = a.model.tr.tokens;
+    const lookup_measure& m =
+        a.lesson.lookup.get(a.model.version, std::uint64_t(i), [&] { return measure_lookup(a.model.tr, i); });
     ImGui::Text("%s \"%s\"", tr("query", "查询"), tokens[std::size_t(i)].c_str());
-    std::vector<float> s(static_cast<std::size_t>(n)), w(static_cast<std::size_t>(n));
-    for (int j = 0; j < n; ++j) {
-        s[std::size_t(j)] = h.masked(i, j);
-        w[std::size_t(j)] = h.weights(i, j);
-    }
     ImGui::SeparatorText(tr("probe q_i · label k_j (scaled, masked)", "探针 q_i · 标签 k_j（缩放、掩码后）"));
-    bars("scores", tokens, s, true, IM_COL32(90, 140, 220, 255));
+    bars("scores", tokens, m.scores, true, IM_COL32(90, 140, 220, 255));
     ImGui::SeparatorText(tr("weights after the softmax competition", "softmax 竞争后的权重"));
-    bars("weights", tokens, w, false, IM_COL32(250, 200, 60, 255));
-    experiment next = a.exp;
-    bool changed = false;
+    bars("weights", tokens, m.weights, false, IM_COL32(250, 200, 60, 255));
     {
         const experiment_controls controls(a);
-        int mode = int(next.softmax == softmax_mode::argmax);
-        changed |= ImGui::RadioButton("softmax", &mode, 0);
+        int mode = int(a.model.exp.softmax == softmax_mode::argmax);
+        float t = a.model.exp.temperature;
+        bool changed = ImGui::RadioButton("softmax", &mode, 0);
         mark_widget(a, "l1_softmax");
         ImGui::SameLine();
         changed |= ImGui::RadioButton(tr("argmax (hard)", "argmax（硬）"), &mode, 1);
         mark_widget(a, "l1_argmax");
-        next.softmax = mode ? softmax_mode::argmax : softmax_mode::stable;
         if (!mode) {
             ImGui::SameLine();
-            float t = next.temperature;
             ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
-            if (ImGui::SliderFloat(tr("temperature", "温度"), &t, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) {
-                next.temperature = t;
-                changed = true;
-            }
+            changed |= ImGui::SliderFloat(tr("temperature", "温度"), &t, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
         }
         if (changed)
-            apply(a, next);
+            apply(a, lesson_lookup_edit(a.model.exp, mode != 0, t));
     }
-    double sum = 0, mx = 0;
-    int ones = 0;
-    for (float x : w) {
-        sum += x;
-        mx = std::max(mx, double(x));
-        ones += x == 1.0f;
-    }
-    ImGui::Text("%s %.4f   %s %.4f   %s %.3f", tr("row sum", "行和"), sum, tr("largest weight", "最大权重"), mx,
-                tr("entropy", "熵"), double(h.row_entropies[std::size_t(i)]));
+    ImGui::Text("%s %.4f   %s %.4f   %s %.3f", tr("row sum", "行和"), m.row_sum, tr("largest weight", "最大权重"), m.max_weight,
+                tr("entropy", "熵"), m.entropy);
     ImGui::TextDisabled("%s", tr("The output row O(i) = Σ_j P(i,j)·V(j): see the Weights·V stage.",
                                  "输出行 O(i) = Σ_j P(i,j)·V(j)：见\"权重·V\"阶段。"));
-    number(a, "row_sum", sum);
-    number(a, "max_weight", mx);
-    number(a, "one_hot", ones == 1 && std::fabs(sum - 1) < 1e-6 ? 1 : 0);
-    number(a, "entropy", h.row_entropies[std::size_t(i)]);
+    number(a, "row_sum", m.row_sum);
+    number(a, "max_weight", m.max_weight);
+    number(a, "one_hot", m.one_hot ? 1 : 0);
+    number(a, "entropy", m.entropy);
 }
 
 // [SECTION] L2 why √d_k
@@ -255,41 +199,12 @@ void view_sqrt_dk(app& a) {
     ImGui::SliderInt("d_k", &a.lesson.dk, 1, 1024, "%d", ImGuiSliderFlags_Logarithmic);
     mark_slider(a, "l2_dk", "d_k");
     const int dk = a.lesson.dk;
-    static int cached_dk = -1;
-    static dot_stats stats;
-    static std::vector<float> raw_counts, scaled_counts;
-    static double ent_raw, ent_scaled, jac_raw, jac_scaled;
-    if (cached_dk != dk) {
-        cached_dk = dk;
-        stats = measure_dot_stats(dk, 4000, 7);
-        const float span = 4.0f * std::sqrt(float(dk));
-        const histogram hr = histogram_build(stats.raw.data(), stats.raw.size(), -span, span, 41);
-        const histogram hs = histogram_build(stats.raw.data(), stats.raw.size(), -4.0f, 4.0f, 41, 1.0f / std::sqrt(float(dk)));
-        raw_counts.assign(hr.counts.begin(), hr.counts.end());
-        scaled_counts.assign(hs.counts.begin(), hs.counts.end());
-        // Rows of 8 logits taken from the measured dot products, softmaxed with and
-        // without the scaling: average entropy and Jacobian size.
-        ent_raw = ent_scaled = jac_raw = jac_scaled = 0;
-        const int rows = int(stats.raw.size()) / 8;
-        for (int r = 0; r < rows; ++r) {
-            float p_raw[8], p_sc[8];
-            for (int pass = 0; pass < 2; ++pass) {
-                float* p = pass ? p_sc : p_raw;
-                const float k = pass ? 1.0f / std::sqrt(float(dk)) : 1.0f;
-                float mx = -INFINITY, sum = 0;
-                for (int j = 0; j < 8; ++j)
-                    mx = std::max(mx, stats.raw[std::size_t(r * 8 + j)] * k);
-                for (int j = 0; j < 8; ++j)
-                    sum += (p[j] = std::exp(stats.raw[std::size_t(r * 8 + j)] * k - mx));
-                for (int j = 0; j < 8; ++j)
-                    p[j] /= sum;
-            }
-            ent_raw += softmax_row_entropy(p_raw, 8) / rows;
-            ent_scaled += softmax_row_entropy(p_sc, 8) / rows;
-            jac_raw += softmax_jacobian_norm(p_raw, 8) / rows;
-            jac_scaled += softmax_jacobian_norm(p_sc, 8) / rows;
-        }
-    }
+    // Depends on d_k alone, not on the experiment.
+    const sqrt_dk_measure& m = a.lesson.sqrt_dk.get(0, std::uint64_t(dk), [dk] { return measure_sqrt_dk(dk); });
+    const dot_stats& stats = m.stats;
+    const std::vector<float> raw_counts(m.raw.counts.begin(), m.raw.counts.end());
+    const std::vector<float> scaled_counts(m.scaled.counts.begin(), m.scaled.counts.end());
+    const double ent_raw = m.entropy_raw, ent_scaled = m.entropy_scaled, jac_raw = m.jacobian_raw, jac_scaled = m.jacobian_scaled;
     const float w = ImGui::GetContentRegionAvail().x * 0.48f, hgt = ImGui::GetFontSize() * 5.0f;
     char label[96];
     std::snprintf(label, sizeof label, "%s  std %.2f (√d_k = %.2f)", tr("q·k", "q·k"), stats.std_raw, std::sqrt(double(dk)));
@@ -336,52 +251,45 @@ void view_sqrt_dk(app& a) {
 // [SECTION] L3 heads are subspaces
 
 void view_subspaces(app& a) {
-    const int n = int(a.tr.tokens.size()), d = a.exp.d_model;
+    const int d = a.model.exp.d_model;
+    const subspace_measure& m =
+        a.lesson.subspaces.get(a.model.version, 0, [&] { return measure_subspaces(a.model.exp, a.model.tr); });
     if (ImGui::BeginTable("l3", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
         ImGui::TableSetupColumn(tr("heads", "头数"));
         ImGui::TableSetupColumn("d_k");
         ImGui::TableSetupColumn(tr("parameters", "参数量"));
         ImGui::TableSetupColumn(tr("matrix FLOPs", "矩阵 FLOPs"));
         ImGui::TableHeadersRow();
-        for (int h = 1; h <= experiment_limits::max_heads; ++h) {
-            if (d % h)
-                continue;
-            const auto c = measure_attention_cost(n, d, h, h);
-            if (!c)
-                continue;
+        for (const heads_cost& c : m.by_heads) {
             ImGui::TableNextColumn();
-            ImGui::Text(h == a.exp.heads ? "%d  ←" : "%d", h);
+            ImGui::Text(c.heads == a.model.exp.heads ? "%d  ←" : "%d", c.heads);
             ImGui::TableNextColumn();
-            ImGui::Text("%d", c->d_k);
+            ImGui::Text("%d", c.d_k);
             ImGui::TableNextColumn();
-            ImGui::Text("%lld", static_cast<long long>(c->params_total));
+            ImGui::Text("%lld", static_cast<long long>(c.params));
             ImGui::TableNextColumn();
-            ImGui::Text("%lld", static_cast<long long>(c->flops_matmul));
-            if (h == 1) {
-                number(a, "params_1", double(c->params_total));
-                number(a, "flops_1", double(c->flops_matmul));
-            }
-            if (h == a.exp.heads) {
-                number(a, "params_h", double(c->params_total));
-                number(a, "flops_h", double(c->flops_matmul));
-            }
+            ImGui::Text("%lld", static_cast<long long>(c.flops_matmul));
         }
         ImGui::EndTable();
     }
+    number(a, "params_1", double(m.one_head.params));
+    number(a, "flops_1", double(m.one_head.flops_matmul));
+    number(a, "params_h", double(m.this_many.params));
+    number(a, "flops_h", double(m.this_many.flops_matmul));
     mark_widget(a, "l3_table");
     // The split on the real numbers: Q (n, d_model) → h blocks of d_k columns.
     ImGui::TextUnformatted(tr("Q (n, d_model) split by columns → (h, n, d_k):", "Q (n, d_model) 按列切分 → (h, n, d_k)："));
-    const layer_trace& lt = a.tr.layers[0];
+    const layer_trace& lt = a.model.tr.layers[0];
     heatmap_options opt;
     opt.map = colormap::diverging;
-    opt.version = a.version;
-    opt.row_labels = &a.tr.tokens;
+    opt.version = a.model.version;
+    opt.row_labels = &a.model.tr.tokens;
     opt.show_values = false;
     opt.show_legend = false;
     opt.cell =
         std::clamp(ImGui::GetContentRegionAvail().x / float(2 * d + 8), ImGui::GetFontSize() * 0.4f, ImGui::GetFontSize() * 1.2f);
     heatmap_draw("l3_q", lt.q_rot, opt);
-    for (int h = 0; h < a.exp.heads; ++h) {
+    for (int h = 0; h < a.model.exp.heads; ++h) {
         if (h)
             ImGui::SameLine();
         ImGui::BeginGroup();
@@ -391,27 +299,21 @@ void view_subspaces(app& a) {
         heatmap_draw(id, lt.heads[std::size_t(h)].q, opt);
         ImGui::EndGroup();
     }
-    if (a.exp.weights == weight_init::specialised) {
-        double prev = 0, self = 0;
-        for (int i = 1; i < n; ++i) {
-            prev += lt.heads[0].weights(i, i - 1) / double(n - 1);
-            self += lt.heads[1].weights(i, i) / double(n - 1);
-        }
-        ImGui::Text("%s %.2f   %s %.2f", tr("head 0 → previous token:", "头 0 → 前一个词元："), prev,
-                    tr("head 1 → itself:", "头 1 → 自己："), self);
-        number(a, "prev_token_weight", prev);
-        number(a, "self_weight", self);
+    if (m.specialised) {
+        ImGui::Text("%s %.2f   %s %.2f", tr("head 0 → previous token:", "头 0 → 前一个词元："), m.prev_token_weight,
+                    tr("head 1 → itself:", "头 1 → 自己："), m.self_weight);
+        number(a, "prev_token_weight", m.prev_token_weight);
+        number(a, "self_weight", m.self_weight);
     }
 }
 
 // [SECTION] L4 order needs positions
 
 void view_order(app& a) {
-    experiment next = a.exp;
-    bool changed = false;
     {
         const experiment_controls controls(a);
-        int pos = int(next.pos);
+        int pos = int(a.model.exp.pos);
+        bool changed = false;
         ImGui::TextUnformatted(tr("positions:", "位置编码："));
         const char* names[] = {tr("none", "无"), tr("sinusoidal", "正弦"), "RoPE"};
         for (int p = 0; p < 3; ++p) {
@@ -420,48 +322,33 @@ void view_order(app& a) {
                 changed = true;
             mark_widget(a, (std::string("l4_pos") + std::to_string(p)).c_str());
         }
-        next.pos = positional(pos);
         if (changed)
-            apply(a, next);
+            apply(a, lesson_order_edit(a.model.exp, positional(pos)));
     }
 
     // The same tokens in reverse order, run side by side.
-    std::vector<std::string> tokens = a.tr.tokens;
-    std::reverse(tokens.begin(), tokens.end());
-    experiment rev = a.exp;
-    rev.text.clear();
-    for (const auto& t : tokens)
-        rev.text += (rev.text.empty() ? "" : " ") + t;
-    rev.edits.clear();
-    rev.edges.clear();
-    const trace tb = forward(rev);
-    const int n = int(tokens.size());
-    double out_diff = 0, w_diff = 0;
-    for (int i = 0; i < n; ++i) {
-        const int pi = n - 1 - i;  // token i of the sentence is token n-1-i of the reversed one
-        for (int c = 0; c < a.tr.output.cols; ++c)
-            out_diff = std::max(out_diff, std::fabs(double(a.tr.output(i, c)) - double(tb.output(pi, c))));
-        for (int j = 0; j < n; ++j)
-            w_diff = std::max(w_diff, std::fabs(double(a.tr.layers[0].heads[0].weights(i, j)) -
-                                                double(tb.layers[0].heads[0].weights(pi, n - 1 - j))));
-    }
+    const order_measure& m = a.lesson.order.get(a.model.version, 0, [&] { return measure_order(a.model.exp, a.model.tr); });
+    const experiment& rev = m.reversed;
+    const trace& tb = m.reversed_trace;
+    const int n = int(a.model.tr.tokens.size());
+    const double out_diff = m.output_diff, w_diff = m.weight_diff;
     heatmap_options opt;
-    opt.version = a.version;
+    opt.version = a.model.version;
     opt.fixed_range = true;
     opt.lo = 0;
     opt.hi = 1;
     opt.show_legend = false;
     opt.cell = ImGui::GetFontSize() * 1.8f;
     ImGui::BeginGroup();
-    ImGui::TextUnformatted(a.exp.text.c_str());
-    opt.row_labels = opt.col_labels = &a.tr.tokens;
-    heatmap_draw("l4_a", a.tr.layers[0].heads[0].weights, opt);
+    ImGui::TextUnformatted(a.model.exp.text.c_str());
+    opt.row_labels = opt.col_labels = &a.model.tr.tokens;
+    heatmap_draw("l4_a", a.model.tr.layers[0].heads[0].weights, opt);
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextUnformatted(rev.text.c_str());
     opt.row_labels = opt.col_labels = &tb.tokens;
-    opt.version = a.version * 2 + 1;
+    opt.version = a.model.version * 2 + 1;
     heatmap_draw("l4_b", tb.layers[0].heads[0].weights, opt);
     ImGui::EndGroup();
     const bool same = out_diff < 1e-4;
@@ -472,11 +359,11 @@ void view_order(app& a) {
     number(a, "reverse_output_diff", out_diff);
     number(a, "reverse_weight_diff", w_diff);
 
-    if (a.exp.pos == positional::rope) {
+    if (a.model.exp.pos == positional::rope) {
         // RoPE: pair 0 of q_i and k_j as 2-D vectors, turned by position.
         ImGui::SeparatorText(
             tr("RoPE: the first (q, k) pair of each token, as 2-D vectors", "RoPE：每个词元的第一对 (q, k) 分量，画成二维向量"));
-        const head_trace& h = a.tr.layers[0].heads[0];
+        const head_trace& h = a.model.tr.layers[0].heads[0];
         const float r = ImGui::GetFontSize() * 5.0f;
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const ImVec2 c(p.x + r + 4, p.y + r + 4);
@@ -497,81 +384,60 @@ void view_order(app& a) {
         ImGui::Dummy(ImVec2(2 * r + 8, 2 * r + 8));
         ImGui::SameLine();
         ImGui::BeginGroup();
-        int shift = a.exp.pos_offset;
+        int shift = a.model.exp.pos_offset;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
         {
             const experiment_controls controls(a);
-            if (ImGui::SliderInt(tr("shift both positions", "两个位置一起平移"), &shift, 0, 50)) {
-                experiment s = a.exp;
-                s.pos_offset = shift;
-                apply(a, s);
-            }
+            if (ImGui::SliderInt(tr("shift both positions", "两个位置一起平移"), &shift, 0, 50))
+                apply(a, lesson_shift_edit(a.model.exp, shift));
             mark_slider(a, "l4_shift", tr("shift both positions", "两个位置一起平移"));
         }
-        experiment base = a.exp;
-        base.pos_offset = 0;
-        const trace t0 = forward_with(base, a.tr.tokens, a.tr.params);
-        const int i = std::min(a.sel_row, n - 1), j = std::max(0, i - 1);
-        const float s_now = h.scores(i, j), s_zero = t0.layers[0].heads[0].scores(i, j);
-        ImGui::Text("score(%d, %d) %s %s", i, j, tr("at this shift:", "当前平移："), fmt(s_now).c_str());
-        ImGui::Text("score(%d, %d) %s %s", i, j, tr("at shift 0:", "平移 0："), fmt(s_zero).c_str());
+        const rope_shift_measure& rm = a.lesson.rope.get(a.model.version, std::uint64_t(a.sel_row),
+                                                         [&] { return measure_rope_shift(a.model.exp, a.model.tr, a.sel_row); });
+        ImGui::Text("score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), fmt(rm.score).c_str());
+        ImGui::Text("score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), fmt(rm.score_unshifted).c_str());
         ImGui::EndGroup();
-        number(a, "rope_score_shift_diff", std::fabs(double(s_now) - double(s_zero)));
-        number(a, "rope_q_moved", max_abs_diff(a.tr.layers[0].q_rot, t0.layers[0].q_rot));
+        number(a, "rope_score_shift_diff", rm.score_diff);
+        number(a, "rope_q_moved", rm.q_moved);
     }
-    if (a.exp.pos == positional::sinusoidal) {
+    if (a.model.exp.pos == positional::sinusoidal) {
         ImGui::SeparatorText(tr("sinusoidal encodings added to X", "加到 X 上的正弦位置编码"));
         heatmap_options po;
         po.map = colormap::diverging;
-        po.version = a.version;
-        po.row_labels = &a.tr.tokens;
+        po.version = a.model.version;
+        po.row_labels = &a.model.tr.tokens;
         po.show_values = false;
         po.cell = ImGui::GetFontSize() * 1.2f;
-        heatmap_draw("l4_pe", a.tr.positions, po);
+        heatmap_draw("l4_pe", a.model.tr.positions, po);
     }
 }
 
 // [SECTION] L5 cost and its remedies
 
-void view_cost(app& a) {
-    const int d = a.exp.d_model, h = a.exp.heads;
-    // (a) The quadratic curve.
-    static std::vector<float> curve;
-    curve.clear();
-    for (int n = 256; n <= 8192; n += 256) {
-        const auto c = measure_attention_cost(n, d, h, a.exp.kv_heads);
-        curve.push_back(c ? float(c->flops_scores + c->flops_weighted_sum) / 1e9f : 0.0f);
-    }
-    ImGui::PlotLines("##cost", curve.data(), int(curve.size()), 0,
+// (a) The quadratic curve.
+void cost_curve(app& a) {
+    const cost_measure& m = a.lesson.cost.get(a.model.version, 0, [&] { return measure_cost(a.model.exp); });
+    ImGui::PlotLines("##cost", m.gflops.data(), int(m.gflops.size()), 0,
                      tr("score + weighted-sum GFLOPs, n = 256 … 8192", "打分 + 加权和 GFLOPs，n = 256 … 8192"), 0.0f, FLT_MAX,
                      ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4.5f));
-    const auto c4 = measure_attention_cost(4096, d, h, a.exp.kv_heads),
-               c128 = measure_attention_cost(131072, d, h, a.exp.kv_heads);
-    if (c4 && c128) {
-        const double ratio = double(c128->flops_scores) / double(c4->flops_scores);
-        ImGui::Text("4k → 128k tokens: 32× %s, %.0f× %s; %s %.1f GB %s", tr("length", "长度"), ratio,
-                    tr("score FLOPs", "打分 FLOPs"), tr("the n×n scores of one head:", "一个头的 n×n 分数："),
-                    double(c128->bytes_scores_per_head) / 1e9, "(fp32)");
-        number(a, "cost_ratio_32x", ratio);
+    if (m.ratio_32x > 0) {
+        ImGui::Text("4k → 128k tokens: 32× %s, %.0f× %s; %s %.1f GB %s", tr("length", "长度"), m.ratio_32x,
+                    tr("score FLOPs", "打分 FLOPs"), tr("the n×n scores of one head:", "一个头的 n×n 分数："), m.gb_scores_128k,
+                    "(fp32)");
+        number(a, "cost_ratio_32x", m.ratio_32x);
     }
+}
 
-    // (b) Tiled online softmax on head 0 of layer 0.
+// (b) Tiled online softmax on head 0 of layer 0.
+void tile_stepper(app& a) {
     ImGui::SeparatorText(tr("Tiled online softmax, tile by tile", "分块在线 softmax，一块一块来"));
-    const head_trace& ht = a.tr.layers[0].heads[0];
-    const int n = ht.q.rows, dk = ht.q.cols;
+    const int n = int(a.model.tr.tokens.size());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
     if (ImGui::SliderInt(tr("tile", "块大小"), &a.lesson.tile, 1, std::max(1, n)))
         a.lesson.tile_step = 0;
-    attention_options opt;
-    opt.scale = ht.scores(0, 0) != 0 ? ht.scaled(0, 0) / ht.scores(0, 0) : 1.0f / std::sqrt(float(dk));
-    opt.causal = a.exp.mask == mask_kind::causal;
-    opt.tile_q = opt.tile_k = a.lesson.tile;
-    matrix tiled(n, dk), plain(n, dk);
-    attention_stats st_tiled, st_plain;
-    std::vector<tiled_step> steps;
-    attention_tiled(ht.q.data.data(), ht.k.data.data(), ht.v.data.data(), tiled.data.data(), n, n, dk, dk, opt, &st_tiled,
-                    &steps);
-    attention_naive(ht.q.data.data(), ht.k.data.data(), ht.v.data.data(), plain.data.data(), n, n, dk, dk, opt, &st_plain);
+    const tiled_measure& m = a.lesson.tiled.get(a.model.version, std::uint64_t(a.lesson.tile),
+                                                [&] { return measure_tiled(a.model.exp, a.model.tr, a.lesson.tile); });
+    const std::vector<tiled_step>& steps = m.steps;
     const int total = int(steps.size());
     a.lesson.tile_step = std::clamp(a.lesson.tile_step, 0, total);
     ImGui::SameLine();
@@ -625,55 +491,54 @@ void view_cost(app& a) {
     } else {
         ImGui::TextDisabled("%s", tr("Press step ▶ to run the first tile.", "按\"下一块 ▶\"运行第一块。"));
     }
-    const double diff = max_abs_diff(tiled, plain);
-    ImGui::Text("%s %s", tr("max |tiled − plain| =", "最大 |分块 − 普通| ="), fmt(diff).c_str());
-    ImGui::Text("%s %zu B   %s %zu B", tr("working memory: tiled", "工作内存：分块"), st_tiled.peak_bytes(),
-                tr("plain (n²)", "普通（n²）"), st_plain.peak_bytes());
+    ImGui::Text("%s %s", tr("max |tiled − plain| =", "最大 |分块 − 普通| ="), fmt(m.max_diff).c_str());
+    ImGui::Text("%s %zu B   %s %zu B", tr("working memory: tiled", "工作内存：分块"), m.tiled_bytes,
+                tr("plain (n²)", "普通（n²）"), m.plain_bytes);
     ImGui::EndGroup();
-    number(a, "tiled_max_diff", diff);
+    number(a, "tiled_max_diff", m.max_diff);
     number(a, "tiled_steps", total);
     number(a, "tile_step", a.lesson.tile_step);
-    number(a, "tiled_memory", double(st_tiled.peak_bytes()));
-    number(a, "plain_memory", double(st_plain.peak_bytes()));
+    number(a, "tiled_memory", double(m.tiled_bytes));
+    number(a, "plain_memory", double(m.plain_bytes));
+}
 
-    // (c) Decoding with a KV cache.
+// (c) Decoding with a KV cache.
+void decode_panel(app& a) {
+    const int n = int(a.model.tr.tokens.size()), h = a.model.exp.heads;
     ImGui::SeparatorText(tr("Decoding with a KV cache", "用 KV 缓存解码"));
-    int t = a.exp.decode;
+    int t = a.model.exp.decode;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
     {
         const experiment_controls controls(a);
-        if (ImGui::SliderInt(tr("tokens decoded", "已解码词元"), &t, 1, n)) {
-            experiment next = a.exp;
-            next.decode = t;
-            apply(a, next);
-        }
+        if (ImGui::SliderInt(tr("tokens decoded", "已解码词元"), &t, 1, n))
+            apply(a, lesson_decode_edit(a.model.exp, t));
         mark_slider(a, "l5_decode", tr("tokens decoded", "已解码词元"));
     }
-    const decode_trace& dt = a.tr.decode;
-    if (dt.steps > 0) {
-        ImGui::Text("%s %d %s × %d KV %s; %s 1, %s %d", tr("cache:", "缓存："), dt.cache.tokens(), tr("rows", "行"),
-                    a.exp.kv_heads, tr("heads", "头"), tr("computed this step:", "本步新算："), tr("reused:", "复用："),
-                    dt.cache.tokens() - 1);
-        double worst = 0;
-        for (int r = 0; r < dt.out.rows; ++r)
-            for (int c = 0; c < dt.out.cols; ++c)
-                worst = std::max(worst, std::fabs(double(dt.out(r, c)) - double(a.tr.layers[0].concat(r, c))));
-        ImGui::Text("%s %s", tr("max |decoded − full causal pass| =", "最大 |解码 − 完整因果计算| ="), fmt(worst).c_str());
-        number(a, "decode_max_diff", worst);
-        for (int kv : {h, std::max(1, a.exp.kv_heads), 1}) {
-            const auto c = measure_attention_cost(dt.steps, d, h, kv);
-            if (!c)
-                continue;
-            const double bytes = double(c->bytes_kv_cache_per_token) * dt.steps;
-            ImGui::Text("%s (kv_heads %d): %.0f B %s",
-                        kv == h   ? "MHA"
-                        : kv == 1 ? "MQA"
-                                  : "GQA",
-                        kv, bytes, tr("of K and V read this step", "本步读取的 K、V 字节"));
-            number(a, kv == h ? "bytes_mha" : kv == 1 ? "bytes_mqa" : "bytes_gqa", bytes);
-        }
-        number(a, "bytes_read_step", double(dt.bytes_read.back()));
+    const decode_measure& m = a.lesson.decode.get(a.model.version, 0, [&] { return measure_decode(a.model.exp, a.model.tr); });
+    if (!m.active)
+        return;
+    ImGui::Text("%s %d %s × %d KV %s; %s 1, %s %d", tr("cache:", "缓存："), m.cache_rows, tr("rows", "行"), a.model.exp.kv_heads,
+                tr("heads", "头"), tr("computed this step:", "本步新算："), tr("reused:", "复用："), m.cache_rows - 1);
+    ImGui::Text("%s %s", tr("max |decoded − full causal pass| =", "最大 |解码 − 完整因果计算| ="), fmt(m.max_diff).c_str());
+    number(a, "decode_max_diff", m.max_diff);
+    for (int kv : {h, std::max(1, a.model.exp.kv_heads), 1}) {
+        const double bytes = kv == h ? m.bytes_mha : kv == 1 ? m.bytes_mqa : m.bytes_gqa;
+        ImGui::Text("%s (kv_heads %d): %.0f B %s",
+                    kv == h   ? "MHA"
+                    : kv == 1 ? "MQA"
+                              : "GQA",
+                    kv, bytes, tr("of K and V read this step", "本步读取的 K、V 字节"));
     }
+    number(a, "bytes_mha", m.bytes_mha);
+    number(a, "bytes_gqa", m.bytes_gqa);
+    number(a, "bytes_mqa", m.bytes_mqa);
+    number(a, "bytes_read_step", m.bytes_read_step);
+}
+
+void view_cost(app& a) {
+    cost_curve(a);
+    tile_stepper(a);
+    decode_panel(a);
 }
 
 // [SECTION] L6 the code
@@ -692,93 +557,58 @@ void view_code(app& a) {
 void view_not_explanations(app& a) {
     const char* labels[] = {tr("two layers, random", "两层，随机"), tr("cancelling heads", "相互抵消的头"),
                             tr("attention sink", "注意力沉淀")};
-    const char* presets[] = {
-        "v=1&text=the%20cat%20chased%20the%20dog%20home&d_model=16&heads=4&layers=2&block=full&mask=causal",
-        "v=1&text=the%20cat%20chased%20the%20dog%20home&d_model=16&heads=4&weights=cancel&mask=causal",
-        "v=1&text=%3Cs%3E%20the%20cat%20chased%20the%20dog&d_model=16&heads=4&weights=sink&mask=causal",
-    };
     {
         const experiment_controls controls(a);
         for (int i = 0; i < 3; ++i) {
             if (i)
                 ImGui::SameLine();
             if (ImGui::Button(labels[i])) {
-                auto r = experiment_parse(presets[i]);
+                auto r = experiment_parse(lesson7_models()[std::size_t(i)]);
                 if (r.value)
                     apply(a, *r.value);
             }
             mark_widget(a, (std::string("l7_preset") + std::to_string(i)).c_str());
         }
     }
-    const trace& t = a.tr;
-    const head_trace& h0 = t.layers[0].heads[0];
-    const int n = h0.weights.rows;
-    // The brightest off-diagonal cell of head 0, and what masking it changes.
-    int bi = 1, bj = 0;
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-            if (i != j && h0.weights(i, j) > h0.weights(bi, bj))
-                bi = i, bj = j;
-    experiment cut = a.exp;
-    cut.edges.push_back({0, 0, bi, bj});
-    const trace tc = forward_with(cut, t.tokens, t.params);
-    const double effect = frobenius_diff(tc.output, t.output) / std::max(1e-12, frobenius(t.output));
-    ImGui::Text("%s (%d, %d) = %.2f → %s %.2f%%", tr("brightest cell of head 0", "头 0 最亮的格子"), bi, bj,
-                double(h0.weights(bi, bj)), tr("masking it changes the output by", "屏蔽它使输出改变"), effect * 100.0);
-    number(a, "bright_weight", h0.weights(bi, bj));
-    number(a, "bright_effect", effect);
-    if (a.exp.weights == weight_init::cancel) {
-        experiment one = a.exp, both = a.exp;
-        one.ablate = {{0, 0}};
-        both.ablate = {{0, 0}, {0, 1}};
-        const double d_one = frobenius_diff(forward_with(one, t.tokens, t.params).output, t.output);
-        const double d_both = frobenius_diff(forward_with(both, t.tokens, t.params).output, t.output);
-        ImGui::Text("%s %.4f   %s %.4f", tr("zero head 0 alone: ‖Δy‖ =", "只把头 0 置零：‖Δy‖ ="), d_one,
-                    tr("zero heads 0 and 1: ‖Δy‖ =", "把头 0 和 1 都置零：‖Δy‖ ="), d_both);
+    const bright_cell_measure& b =
+        a.lesson.bright.get(a.model.version, 0, [&] { return measure_bright_cell(a.model.exp, a.model.tr); });
+    ImGui::Text("%s (%d, %d) = %.2f → %s %.2f%%", tr("brightest cell of head 0", "头 0 最亮的格子"), b.row, b.col, b.weight,
+                tr("masking it changes the output by", "屏蔽它使输出改变"), b.effect * 100.0);
+    number(a, "bright_weight", b.weight);
+    number(a, "bright_effect", b.effect);
+    if (a.model.exp.weights == weight_init::cancel) {
+        const cancel_measure& c =
+            a.lesson.cancel.get(a.model.version, 0, [&] { return measure_cancel(a.model.exp, a.model.tr); });
+        ImGui::Text("%s %.4f   %s %.4f", tr("zero head 0 alone: ‖Δy‖ =", "只把头 0 置零：‖Δy‖ ="), c.delta_one,
+                    tr("zero heads 0 and 1: ‖Δy‖ =", "把头 0 和 1 都置零：‖Δy‖ ="), c.delta_both);
         ImGui::TextDisabled(
             "%s", tr("Both maps are bright, yet together they contribute nothing.", "两张图都很亮，合起来却毫无贡献。"));
-        number(a, "cancel_delta_one", d_one);
-        number(a, "cancel_delta_both", d_both);
+        number(a, "cancel_delta_one", c.delta_one);
+        number(a, "cancel_delta_both", c.delta_both);
     }
-    if (a.exp.weights == weight_init::sink) {
-        double col0 = 0;
-        for (int i = 1; i < n; ++i)
-            col0 += h0.weights(i, 0) / double(n - 1);
-        ImGui::Text("%s %.2f", tr("mean weight on the first token:", "第一个词元上的平均权重："), col0);
-        const bool masked = !a.exp.edges.empty();
+    if (a.model.exp.weights == weight_init::sink) {
+        const sink_measure m = measure_sink(a.model.exp, a.model.tr);
+        ImGui::Text("%s %.2f", tr("mean weight on the first token:", "第一个词元上的平均权重："), m.weight);
         {
             const experiment_controls controls(a);
-            if (ImGui::Button(masked ? tr("Restore the sink", "恢复沉淀词元")
-                                     : tr("Mask the sink (column 0)", "屏蔽沉淀词元（第 0 列）"))) {
-                experiment next = a.exp;
-                next.edges.clear();
-                if (!masked)
-                    for (int l = 0; l < a.exp.layers; ++l)
-                        for (int hh = 0; hh < a.exp.heads; ++hh)
-                            for (int i = 1; i < n; ++i)
-                                next.edges.push_back({l, hh, i, 0});
-                apply(a, next);
-            }
+            if (ImGui::Button(m.masked ? tr("Restore the sink", "恢复沉淀词元")
+                                       : tr("Mask the sink (column 0)", "屏蔽沉淀词元（第 0 列）")))
+                apply(a, lesson_sink_edit(a.model.exp, int(a.model.tr.tokens.size())));
             mark_widget(a, "l7_sink");
         }
-        number(a, "sink_weight", col0);
-        double v0 = 0;
-        for (int c = 0; c < h0.v.cols; ++c)
-            v0 += std::fabs(h0.v(0, c));
-        number(a, "sink_value_norm", v0);
+        number(a, "sink_weight", m.weight);
+        number(a, "sink_value_norm", m.value_norm);
     }
 }
 
 // [SECTION] L8 three classic bugs
 
 void view_bugs(app& a) {
-    experiment next = a.exp;
-    bool after = next.mask_at == mask_placement::after_softmax, no_max = next.softmax == softmax_mode::no_max,
-         no_wo = !next.use_wo;
-    bool changed = false;
+    const experiment& e = a.model.exp;
+    bool after = e.mask_at == mask_placement::after_softmax, no_max = e.softmax == softmax_mode::no_max, no_wo = !e.use_wo;
     {
         const experiment_controls controls(a);
-        changed |= ImGui::Checkbox(tr("mask after softmax", "softmax 之后再掩码"), &after);
+        bool changed = ImGui::Checkbox(tr("mask after softmax", "softmax 之后再掩码"), &after);
         mark_widget(a, "l8_after");
         ImGui::SameLine();
         changed |= ImGui::Checkbox(tr("no x − max (in fp16)", "不减最大值（fp16）"), &no_max);
@@ -786,59 +616,33 @@ void view_bugs(app& a) {
         ImGui::SameLine();
         changed |= ImGui::Checkbox(tr("forget W_O", "忘了 W_O"), &no_wo);
         mark_widget(a, "l8_nowo");
-        if (changed) {
-            next.mask_at = after ? mask_placement::after_softmax : mask_placement::before_softmax;
-            next.softmax = no_max ? softmax_mode::no_max : softmax_mode::stable;
-            next.use_wo = !no_wo;
-            if (no_max && next.prec == precision::fp32)
-                next.prec = precision::fp16;
-            apply(a, next);
-        }
+        if (changed)
+            apply(a, lesson_bugs_edit(e, after, no_max, no_wo));
     }
-    experiment right = a.exp;
-    right.mask_at = mask_placement::before_softmax;
-    right.softmax = softmax_mode::stable;
-    right.use_wo = true;
-    const trace tr_right = forward_with(right, a.tr.tokens, a.tr.params);
-    const head_trace& h = a.tr.layers[0].heads[0];
-    float min_sum = INFINITY;
-    for (float s : h.row_sums)
-        min_sum = std::min(min_sum, s);
-    // The first cell whose exponent overflows fp16 (e^x > 65504 once x > ~11.09).
-    int oi = -1, oj = -1;
-    for (int i = 0; i < h.masked.rows && oi < 0; ++i)
-        for (int j = 0; j < h.masked.cols; ++j)
-            if (h.masked(i, j) / a.exp.temperature > 11.09f) {
-                oi = i, oj = j;
-                break;
-            }
-    ImGui::Text("%s %.4f   NaN: %d (%s %d)", tr("smallest row sum", "最小行和"), double(min_sum), a.tr.nan_count,
-                tr("correct:", "正确："), tr_right.nan_count);
-    if (oi >= 0)
+    const bugs_measure& m = a.lesson.bugs.get(a.model.version, 0, [&] { return measure_bugs(e, a.model.tr); });
+    ImGui::Text("%s %.4f   NaN: %d (%s %d)", tr("smallest row sum", "最小行和"), m.min_row_sum, m.nan_count,
+                tr("correct:", "正确："), m.correct_nan_count);
+    if (m.overflow_row >= 0)
         ImGui::Text("%s (%d, %d) = %s > 11.09 → e^x > 65504",
-                    tr("first logit past fp16's exp limit:", "第一个超过 fp16 exp 上限的 logit："), oi, oj,
-                    fmt(h.masked(oi, oj)).c_str());
-    matrix diff(a.tr.output.rows, a.tr.output.cols);
-    for (std::size_t i = 0; i < diff.data.size(); ++i)
-        diff.data[i] = a.tr.output.data[i] - tr_right.output.data[i];
+                    tr("first logit past fp16's exp limit:", "第一个超过 fp16 exp 上限的 logit："), m.overflow_row,
+                    m.overflow_col, fmt(m.overflow_logit).c_str());
     ImGui::TextUnformatted(tr("output − correct output:", "输出 − 正确输出："));
     heatmap_options opt;
     opt.map = colormap::diverging;
-    opt.version = a.version;
-    opt.row_labels = &a.tr.tokens;
+    opt.version = a.model.version;
+    opt.row_labels = &a.model.tr.tokens;
     opt.show_values = false;
-    opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(diff.cols + 6), 4.0f, ImGui::GetFontSize() * 1.4f);
-    heatmap_draw("l8_diff", diff, opt);
-    double out_norm = frobenius(a.tr.output), right_norm = frobenius(tr_right.output);
-    ImGui::Text("‖y‖ = %s   ‖y_correct‖ = %s", fmt(out_norm).c_str(), fmt(right_norm).c_str());
-    number(a, "min_row_sum", min_sum);
-    number(a, "nan_count", a.tr.nan_count);
-    number(a, "correct_nan_count", tr_right.nan_count);
-    number(a, "overflow_row", oi);
-    number(a, "overflow_col", oj);
-    number(a, "output_norm", out_norm);
-    number(a, "correct_output_norm", right_norm);
-    number(a, "output_diff", max_abs_diff(a.tr.output, tr_right.output));
+    opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(m.diff.cols + 6), 4.0f, ImGui::GetFontSize() * 1.4f);
+    heatmap_draw("l8_diff", m.diff, opt);
+    ImGui::Text("‖y‖ = %s   ‖y_correct‖ = %s", fmt(m.output_norm).c_str(), fmt(m.correct_output_norm).c_str());
+    number(a, "min_row_sum", m.min_row_sum);
+    number(a, "nan_count", m.nan_count);
+    number(a, "correct_nan_count", m.correct_nan_count);
+    number(a, "overflow_row", m.overflow_row);
+    number(a, "overflow_col", m.overflow_col);
+    number(a, "output_norm", m.output_norm);
+    number(a, "correct_output_norm", m.correct_output_norm);
+    number(a, "output_diff", m.output_diff);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "measure_lessons.hpp"
 #include "stages.hpp"
 
 namespace attn::ui {
@@ -19,13 +20,14 @@ struct lesson {
     const char* title_zh;
     const char* try_en;  // what to try
     const char* try_zh;
-    const char* preset;  // experiment text (missing keys take their defaults)
-    stage opens_on;
+    // Its experiment and first stage are the core's: lesson_preset.hpp.
 };
 
 const std::vector<lesson>& lessons();
 
-// Opens lesson i (its preset and stage); -1 leaves the lessons (free exploring).
+// Opens lesson i (0-based: L1 is 0) at the start of the next frame, as the link
+// lesson_link(i + 1) would (its experiment and stage, an undo step); -1 leaves
+// the lessons (free exploring) at once, keeping the experiment.
 void lesson_open(app& a, int i);
 
 // The current lesson's card and view, drawn at the top of the centre panel.
@@ -33,12 +35,23 @@ void panel_lesson(app& a);
 
 // Lesson-local state, kept in the app.
 struct lesson_state {
-    int index = -1;      // -1: no lesson
-    int dk = 64;         // L2: d_k of the dot-product experiment
-    int tile = 2;        // L5: tile edge of the online-softmax stepper
-    int tile_step = 0;   // L5: how many tile steps are done
-    int decode_t = 4;    // L5: tokens decoded so far
-    int rope_shift = 0;  // L4: extra shift of both positions
+    int index = -1;     // -1: no lesson
+    int dk = 64;        // L2: d_k of the dot-product experiment
+    int tile = 2;       // L5: tile edge of the online-softmax stepper
+    int tile_step = 0;  // L5: how many tile steps are done
+    int decode_t = 4;   // L5: tokens decoded so far
+    // What the views measure (measure_lessons.hpp), by the experiment's version.
+    version_cache<lookup_measure> lookup;
+    version_cache<sqrt_dk_measure> sqrt_dk;
+    version_cache<subspace_measure> subspaces;
+    version_cache<order_measure> order;
+    version_cache<rope_shift_measure> rope;
+    version_cache<cost_measure> cost;
+    version_cache<tiled_measure> tiled;
+    version_cache<decode_measure> decode;
+    version_cache<bright_cell_measure> bright;
+    version_cache<cancel_measure> cancel;
+    version_cache<bugs_measure> bugs;
     // The numbers the current view measured this frame, for the page's JS hook.
     std::vector<std::pair<std::string, double>> numbers;
 };

@@ -18,7 +18,7 @@ void stepper(app& a) {
     ImGui::BeginDisabled(int(a.current) == 0);
     if (ImGui::ArrowButton("prev", ImGuiDir_Left)) {
         int s = int(a.current) - 1;
-        while (s > 0 && !stage_applies(stage(s), a.exp))
+        while (s > 0 && !stage_applies(stage(s), a.model.exp))
             --s;
         a.current = stage(s);
     }
@@ -26,7 +26,7 @@ void stepper(app& a) {
     ImGui::EndDisabled();
     ImGui::SameLine();
     for (int s = 0; s < stage_count; ++s) {
-        if (!stage_applies(stage(s), a.exp))
+        if (!stage_applies(stage(s), a.model.exp))
             continue;
         ImGui::PushID(s);
         const bool on = a.current == stage(s);
@@ -47,7 +47,7 @@ void stepper(app& a) {
     ImGui::BeginDisabled(int(a.current) == stage_count - 1);
     if (ImGui::ArrowButton("next", ImGuiDir_Right)) {
         int s = int(a.current) + 1;
-        while (s < stage_count - 1 && !stage_applies(stage(s), a.exp))
+        while (s < stage_count - 1 && !stage_applies(stage(s), a.model.exp))
             ++s;
         a.current = stage(s);
     }
@@ -64,11 +64,11 @@ const std::vector<std::string>& index_labels(int n) {
 }
 
 void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell, const std::vector<std::string>& feature_rows) {
-    const auto& tokens = a.tr.tokens;
+    const auto& tokens = a.model.tr.tokens;
     const bool token_rows = sm.m->rows == int(tokens.size()) && sm.target == edit_target::x && sm.label[0] != 'W';
     heatmap_options opt;
     opt.map = sm.signed_values ? colormap::diverging : colormap::sequential;
-    opt.version = a.version;
+    opt.version = a.model.version;
     opt.cell = cell;
     opt.row_labels = token_rows ? &tokens : &feature_rows;
     opt.col_labels = sm.token_cols ? &tokens : &index_labels(sm.m->cols);
@@ -103,7 +103,7 @@ void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell
             a.sel_row = r.clicked_row;
         if (a.current == stage::weights && !a.options.readonly) {
             // A click on a softmax cell masks (or unmasks) that one edge.
-            experiment next = a.exp;
+            experiment next = a.model.exp;
             const masked_edge edge{a.layer, head, r.clicked_row, r.clicked_col};
             const auto it = std::find(next.edges.begin(), next.edges.end(), edge);
             if (it != next.edges.end())
@@ -120,25 +120,25 @@ void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell
 void panel_pipeline(app& a) {
     if (!a.options.hides(view_panel::stepper))
         stepper(a);
-    if (a.exp.layers > 1) {
+    if (a.model.exp.layers > 1) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
-        ImGui::SliderInt(tr("layer", "层"), &a.layer, 0, a.exp.layers - 1);
+        ImGui::SliderInt(tr("layer", "层"), &a.layer, 0, a.model.exp.layers - 1);
         mark_widget(a, "layer");
     }
     ImGui::TextWrapped("%s", stage_explain(a.current));
     ImGui::TextDisabled("%s", stage_formula(a.current));
     ImGui::Separator();
 
-    const int n = int(a.tr.tokens.size());
-    const int h = a.exp.heads;
+    const int n = int(a.model.tr.tokens.size());
+    const int h = a.model.exp.heads;
     const float font = ImGui::GetFontSize();
     const float avail = ImGui::GetContentRegionAvail().x;
     a.hovered = cell_ref{};
-    const std::vector<std::string>& feature_rows = index_labels(std::max(a.exp.d_model * 4, n));
+    const std::vector<std::string>& feature_rows = index_labels(std::max(a.model.exp.d_model * 4, n));
 
     if (stage_per_head(a.current)) {
         // Heads side by side, each map sized so that all fit when they can.
-        const int cols = a.current == stage::weighted_sum ? a.exp.d_model / h : n;
+        const int cols = a.current == stage::weighted_sum ? a.model.exp.d_model / h : n;
         // Room per head beside its grid: row labels, the row sums of softmax maps.
         const float extra = font * (a.current == stage::weights ? 9.0f : 6.0f);
         const float min_cell = font * 1.3f;
@@ -151,9 +151,9 @@ void panel_pipeline(app& a) {
                 ImGui::SameLine();
             ImGui::BeginGroup();
             ImGui::PushID(hi);
-            const head_trace& ht = a.tr.layers[std::size_t(a.layer)].heads[std::size_t(hi)];
+            const head_trace& ht = a.model.tr.layers[std::size_t(a.layer)].heads[std::size_t(hi)];
             ImGui::Text("%s %d", tr("head", "头"), hi);
-            if (a.exp.kv_heads != a.exp.heads) {
+            if (a.model.exp.kv_heads != a.model.exp.heads) {
                 ImGui::SameLine();
                 ImGui::TextDisabled("(kv %d)", ht.kv_group);
             }
@@ -163,7 +163,7 @@ void panel_pipeline(app& a) {
             const bool zero_clicked = ImGui::Checkbox(tr("zero", "置零"), &zero);
             ImGui::EndDisabled();
             if (zero_clicked) {
-                experiment next = a.exp;
+                experiment next = a.model.exp;
                 const ablated_head which{a.layer, hi};
                 const auto it = std::find(next.ablate.begin(), next.ablate.end(), which);
                 if (it != next.ablate.end())
@@ -175,7 +175,7 @@ void panel_pipeline(app& a) {
             char name[24];
             std::snprintf(name, sizeof name, "zero_head%d", hi);
             mark_widget(a, name);
-            const auto mats = stage_matrices(a.current, a.tr, a.layer, hi);
+            const auto mats = stage_matrices(a.current, a.model.tr, a.layer, hi);
             for (std::size_t k = 0; k < mats.size(); ++k) {
                 draw_matrix(a, mats[k], int(k), hi, cell, feature_rows);
                 std::snprintf(name, sizeof name, "map_head%d", hi);
@@ -187,7 +187,7 @@ void panel_pipeline(app& a) {
         return;
     }
 
-    const auto mats = stage_matrices(a.current, a.tr, a.layer, 0);
+    const auto mats = stage_matrices(a.current, a.model.tr, a.layer, 0);
     // Two columns when the stage shows several matrices (W_q beside W_k, …).
     const float column = mats.size() > 1 ? avail * 0.5f - ImGui::GetStyle().ItemSpacing.x : avail;
     for (std::size_t k = 0; k < mats.size(); ++k) {

@@ -28,10 +28,10 @@ const char* stage_slug(stage s) {
 
 export_file share_export_csv(const app& a) {
     export_file f{std::string("attn-") + stage_slug(a.current) + ".csv", "text/csv", {}};
-    const auto& tokens = a.tr.tokens;
-    const int heads = stage_per_head(a.current) ? a.exp.heads : 1;
+    const auto& tokens = a.model.tr.tokens;
+    const int heads = stage_per_head(a.current) ? a.model.exp.heads : 1;
     for (int h = 0; h < heads; ++h) {
-        for (const stage_matrix& sm : stage_matrices(a.current, a.tr, a.layer, h)) {
+        for (const stage_matrix& sm : stage_matrices(a.current, a.model.tr, a.layer, h)) {
             if (!sm.m)
                 continue;
             // The same labels the heatmap draws (pipeline.cpp).
@@ -47,18 +47,20 @@ export_file share_export_csv(const app& a) {
     return f;
 }
 
-export_file share_export_json(const app& a) { return {"attn-trace.json", "application/json", trace_to_json(a.exp, a.tr)}; }
+export_file share_export_json(const app& a) {
+    return {"attn-trace.json", "application/json", trace_to_json(a.model.exp, a.model.tr)};
+}
 
 std::string share_embed_link(const app& a) {
     link_view v = app_view(a);
     v.embed = true;
-    return link_encode(a.exp, v);
+    return link_encode(a.model.exp, v);
 }
 
 std::string share_full_link(const app& a) {
     link_view v = app_view(a);
     v.embed = false;
-    return link_encode(a.exp, v);
+    return link_encode(a.model.exp, v);
 }
 
 // [SECTION] top bar menu, embed bar, banner

@@ -114,8 +114,6 @@ bool stage_per_head(stage s) {
     return s == stage::scores || s == stage::scaled || s == stage::masked || s == stage::weights || s == stage::weighted_sum;
 }
 
-bool stage_applies(stage s, const experiment& e) { return s != stage::block || e.block == block_kind::full; }
-
 std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int head) {
     const layer_trace& lt = t.layers[std::size_t(layer)];
     const layer_weights& w = t.params.layers[std::size_t(layer)];

@@ -7,31 +7,19 @@
 #include <vector>
 
 #include "forward.hpp"
+#include "stage.hpp"
 
 namespace attn::ui {
 
-enum class stage {
-    embeddings,    // X = embeddings (+ positions)
-    projections,   // Q = X·W_q, K = X·W_k, V = X·W_v (+ RoPE)
-    scores,        // Q_h·K_hᵀ
-    scaled,        // · 1/√d_k
-    masked,        // -inf where hidden
-    weights,       // softmax
-    weighted_sum,  // weights·V_h
-    concat,        // heads side by side
-    output_proj,   // ·W_O
-    block,         // residual + FFN (block = full)
-    output,        // what the model returns
-    count
-};
+// The stages themselves are the core's (stage.hpp): links and flags count them.
+using attn::stage;
+using attn::stage_applies;
+using attn::stage_count;
 
-constexpr int stage_count = int(stage::count);
-
-const char* stage_name(stage s);                   // in the current language
-const char* stage_formula(stage s);                // plain-text formula
-const char* stage_explain(stage s);                // one or two sentences, current language
-bool stage_per_head(stage s);                      // drawn once per head
-bool stage_applies(stage s, const experiment& e);  // e.g. block only for block = full
+const char* stage_name(stage s);     // in the current language
+const char* stage_formula(stage s);  // plain-text formula
+const char* stage_explain(stage s);  // one or two sentences, current language
+bool stage_per_head(stage s);        // drawn once per head
 
 // The matrices a stage shows. `editable` names the weight an edit would change.
 struct stage_matrix {

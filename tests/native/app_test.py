@@ -208,6 +208,36 @@ class NativeAppTest(unittest.TestCase):
         for bad in (["--lesson", "9"], ["--stage", "11"], ["--lang", "fr"]):
             p = subprocess.run([APP, *bad], capture_output=True, text=True, timeout=30)
             self.assertEqual(p.returncode, 2, bad)
+        # Malformed numbers are not read as 0: each is named, with what was wrong,
+        # in the words a link's view key gets (the flags are those keys).
+        for bad, key in ((["--stage", "x"], "view.stage"), (["--stage", "5x"], "view.stage"), (["--lesson", "two"], "view.lesson"),
+                         (["--lesson", "0"], "view.lesson"), (["--frames", "ten"], "--frames")):
+            p = subprocess.run([APP, *bad], capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn(key, p.stderr, bad)
+            self.assertIn(bad[0], p.stderr, bad)
+
+    def test_view_keys_out_of_range_are_reported_not_replaced(self):
+        # view.stage=9 (the residual + FFN block) on an attention-only experiment used
+        # to open the output stage silently; now the link is refused, and says why.
+        p = xvfb(["--frames", "2", "--print-link", "--experiment", "v=1&heads=2&view.stage=9"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("view.stage 9", p.stderr)
+        self.assertIn("block=full", p.stderr)
+        self.assertNotIn("view.stage", p.stdout)
+        # --stage counts as view.stage does, and goes through the same check.
+        p = xvfb(["--frames", "2", "--print-link", "--stage", "9"])
+        self.assertIn("view.stage 9", p.stderr)
+        p = xvfb(["--frames", "2", "--print-link", "--stage", "9", "--experiment", "v=1&block=full"])
+        self.assertEqual(p.stderr.strip(), "")
+        self.assertTrue(p.stdout.strip().endswith("&view.stage=9"), p.stdout)
+        # --lesson N is view.lesson=N: the lesson's experiment, the link's keys on top.
+        p = xvfb(["--frames", "2", "--print-link", "--lesson", "4", "--experiment", "v=1&pos=rope"])
+        self.assertEqual(p.stderr.strip(), "")
+        link = p.stdout.strip().splitlines()[-1]
+        self.assertIn("mask=none", link)
+        self.assertIn("pos=rope", link)
+        self.assertIn("view.lesson=4", link)
 
 
 if __name__ == "__main__":

@@ -57,21 +57,21 @@ TEST_CASE("a control's change waits for the next frame, then recomputes once") {
     ui::app a;
     ui::app_init(a, experiment{});
     frame(a);
-    const auto version = a.version;
-    const int offset = a.exp.pos_offset;
-    experiment next = a.exp;
+    const auto version = a.model.version;
+    const int offset = a.model.exp.pos_offset;
+    experiment next = a.model.exp;
     next.pos = positional::rope;
     next.pos_offset = offset + 7;
     ui::apply(a, next);
-    CHECK(a.version == version);  // the trace the views are drawing from is untouched
-    CHECK(a.exp.pos_offset == offset);
+    CHECK(a.model.version == version);  // the trace the views are drawing from is untouched
+    CHECK(a.model.exp.pos_offset == offset);
     frame(a);
-    CHECK(a.version == version + 1);
-    CHECK(a.exp.pos_offset == offset + 7);
-    CHECK(a.exp.pos == positional::rope);
-    REQUIRE(a.tr.layers.size() >= 1);
+    CHECK(a.model.version == version + 1);
+    CHECK(a.model.exp.pos_offset == offset + 7);
+    CHECK(a.model.exp.pos == positional::rope);
+    REQUIRE(a.model.tr.layers.size() >= 1);
     frame(a);
-    CHECK(a.version == version + 1);  // nothing queued: nothing recomputed
+    CHECK(a.model.version == version + 1);  // nothing queued: nothing recomputed
 }
 
 TEST_CASE("every lesson view draws frame after frame while its experiment changes under it") {
@@ -83,12 +83,12 @@ TEST_CASE("every lesson view draws frame after frame while its experiment change
         ui::lesson_open(a, lesson);
         frame(a);
         for (int k = 0; k < 4; ++k) {
-            experiment next = a.exp;
+            experiment next = a.model.exp;
             next.pos = k % 2 ? positional::rope : positional::none;
             next.pos_offset = k;
             ui::apply(a, next);
             frame(a);
-            CHECK(a.exp.pos_offset == k);
+            CHECK(a.model.exp.pos_offset == k);
         }
         CHECK(a.lesson.index == lesson);
     }
@@ -101,7 +101,9 @@ TEST_CASE("L4: dragging the RoPE shift slider like a person, frame by frame") {
     ui::app a;
     ui::app_init(a, experiment{});
     ui::lesson_open(a, 3);
-    experiment e = a.exp;
+    frame(a);  // a lesson opens at the start of the next frame
+    CHECK(a.lesson.index == 3);
+    experiment e = a.model.exp;
     e.pos = positional::rope;
     e.pos_offset = 0;
     REQUIRE(ui::app_set_experiment(a, e));
@@ -122,7 +124,7 @@ TEST_CASE("L4: dragging the RoPE shift slider like a person, frame by frame") {
     io.AddMouseButtonEvent(ImGuiMouseButton_Left, false);
     frame(a);
     frame(a);
-    CHECK(a.exp.pos_offset > 25);  // dragged to the right end: 0 … 50
+    CHECK(a.model.exp.pos_offset > 25);  // dragged to the right end: 0 … 50
     CHECK(lesson_number(a, "rope_q_moved") > 1e-3);
     CHECK(lesson_number(a, "rope_score_shift_diff") < 1e-4);
 }

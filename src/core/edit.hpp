@@ -1,0 +1,34 @@
+// The experiment's editing rules: what a control may change, and what else has
+// to change with it so the experiment stays valid and means what it says. The
+// controls call these and hand the result to the one change path (session.hpp).
+#pragma once
+
+#include <cstdint>
+
+#include "experiment.hpp"
+
+namespace attn {
+
+// The largest divisor of n that is at most cap (1 at least).
+int divisor_at_most(int n, int cap);
+
+// d_model: heads and kv_heads shrink to divisors; edits, ablations and masked
+// edges (which point into the old shapes) are dropped.
+experiment edit_d_model(const experiment& e, int d_model);
+// heads (a divisor of d_model): back to plain multi-head attention (kv_heads =
+// heads); interventions dropped.
+experiment edit_heads(const experiment& e, int heads);
+// kv_heads (a divisor of heads): edits dropped (W_k, W_v change shape).
+experiment edit_kv_heads(const experiment& e, int kv_heads);
+// layers: more than one turns the residual + FFN block on (attention layers
+// stacked alone say little); interventions dropped.
+experiment edit_layers(const experiment& e, int layers);
+// block and seed: the weights change, so edits of them are dropped.
+experiment edit_block(const experiment& e, block_kind block);
+experiment edit_seed(const experiment& e, std::uint32_t seed);
+// mask: padding starts with one padding token, other masks with none.
+experiment edit_mask(const experiment& e, mask_kind mask);
+// No ablations, masked edges or edited numbers.
+experiment edit_clear_interventions(const experiment& e);
+
+}  // namespace attn

@@ -1,0 +1,100 @@
+// The playground's model: the experiment a person is looking at, its trace, the
+// undo history, and the one path every change takes.
+//
+// Every door that changes the experiment (a control, undo and redo, a lesson,
+// the link the page opens with, a pasted link or back/forward, the page's JS
+// hook, a host's postMessage) describes what it wants as a `change` and hands
+// it to session_apply, which yields the new experiment, or the errors and the
+// last good one. Undo records every accepted change that alters the experiment
+// and nothing else; no door clears the history or patches another's result.
+// The trace is not recomputed there: session_update does it at one point, once
+// per frame before anything draws (views hold references into it while they
+// draw), and tools or hooks call it before they read the trace.
+//
+//   session s;                                       // the default experiment
+//   session_apply(s, change::open("v=1&heads=4&view.lesson=2"));
+//   session_update(s);                               // s.tr is s.exp's trace
+//   session_apply(s, change::undo());
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment.hpp"
+#include "forward.hpp"
+#include "link.hpp"
+
+namespace attn {
+
+// Changes of one drag or one typed word arrive frame after frame: those less
+// than this many seconds apart make one undo step.
+inline constexpr double session_merge_seconds = 0.6;
+inline constexpr std::size_t session_history_limit = 200;
+
+struct change {
+    enum class kind { set, link, undo, redo };
+    kind what = kind::set;
+    experiment next;     // kind::set: the experiment wanted
+    std::string link;    // kind::link: any form link_parse reads (canonical, z=, view.* keys, a whole URL)
+    bool record = true;  // set, link: an undo step (false: the link a page opens with)
+    double time = -1.0;  // set: when it was asked (seconds, any clock); < 0: never merges with the previous step
+
+    static change set(experiment e, double time = -1.0) {
+        change c;
+        c.next = std::move(e);
+        c.time = time;
+        return c;
+    }
+    static change open(std::string link, bool record = true) {
+        change c;
+        c.what = kind::link;
+        c.link = std::move(link);
+        c.record = record;
+        return c;
+    }
+    static change undo() {
+        change c;
+        c.what = kind::undo;
+        return c;
+    }
+    static change redo() {
+        change c;
+        c.what = kind::redo;
+        return c;
+    }
+};
+
+struct session {
+    experiment exp;             // always valid: the last accepted experiment
+    std::uint64_t version = 1;  // bumped whenever exp changes
+    std::vector<experiment> undo, redo;
+    double last_record_time = -1.0;
+
+    // exp's trace (and, when exp ablates heads or masks edges, the trace of the
+    // same model without them), as of session_update.
+    trace tr;
+    trace baseline;
+    bool has_baseline = false;
+    std::uint64_t traced_version = 0;  // the version tr belongs to
+};
+
+struct change_result {
+    bool accepted = false;            // false: the session is unchanged
+    std::vector<std::string> errors;  // why not (empty for an undo with nothing to undo)
+    std::optional<link_view> view;    // kind::link, accepted: what the link asks to show
+};
+
+// The one change path: see the top of this file.
+change_result session_apply(session& s, const change& c);
+
+// Recomputes the trace when the experiment changed since the last call; true
+// when it did.
+bool session_update(session& s);
+
+// The experiment without its interventions (ablated heads, masked edges): the
+// baseline their effect is measured against.
+experiment experiment_without_interventions(const experiment& e);
+
+}  // namespace attn

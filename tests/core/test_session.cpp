@@ -1,0 +1,256 @@
+// The one change path (session.hpp) and what links open (lesson presets as the
+// base of a lesson's link, stages an experiment has): the specification every
+// door of the playground relies on.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "edit.hpp"
+#include "lesson_preset.hpp"
+#include "link.hpp"
+#include "session.hpp"
+#include "stage.hpp"
+
+using namespace attn;
+
+namespace {
+
+experiment parsed(std::string_view text) {
+    auto r = experiment_parse(text);
+    REQUIRE(r.value);
+    return *r.value;
+}
+
+std::string joined(const std::vector<std::string>& errors) {
+    std::string s;
+    for (const auto& e : errors)
+        s += e + "\n";
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("lessons: every preset is a valid experiment, and its link opens it on its stage") {
+    for (int l = 1; l <= lesson_count; ++l) {
+        INFO("L" << l);
+        const lesson_preset* p = lesson_preset_find(l);
+        REQUIRE(p != nullptr);
+        CHECK(std::string(p->id) == "L" + std::to_string(l));
+        const auto r = experiment_parse(p->text);
+        INFO(joined(r.errors));
+        REQUIRE(r.value);
+        CHECK(lesson_experiment(l) == *r.value);
+        CHECK(stage_applies(p->opens_on, *r.value));
+        const auto link = link_parse(lesson_link(l));
+        REQUIRE(link.value);
+        CHECK(*link.value == *r.value);
+        CHECK(link.view.lesson == l);
+    }
+    CHECK(lesson_preset_find(0) == nullptr);
+    CHECK(lesson_preset_find(lesson_count + 1) == nullptr);
+    for (const auto text : lesson7_models())
+        CHECK(experiment_parse(text).value.has_value());
+}
+
+TEST_CASE("a lesson's link: the lesson's experiment is the base, the link's keys override only what they name") {
+    // web/blog.html's L4 frame: the lesson has no mask (order must be a set
+    // operation until positions enter); the link names text and pos only.
+    const auto r = link_parse("v=1&text=%E7%8C%AB%20%E8%BF%BD%20%E7%8B%97&pos=rope&view.lesson=4&view.embed=1");
+    INFO(joined(r.errors));
+    REQUIRE(r.value);
+    experiment want = lesson_experiment(4);
+    want.pos = positional::rope;
+    CHECK(*r.value == want);
+    CHECK(r.value->mask == mask_kind::none);
+    CHECK(r.view.lesson == 4);
+    CHECK(r.view.embed);
+
+    // heads without kv_heads still means multi-head; L5's grouped kv_heads stay when neither is named.
+    const auto l2 = link_parse("http://127.0.0.1:8000/#v=1&heads=4&view.lesson=2");
+    REQUIRE(l2.value);
+    CHECK(l2.value->d_model == 64);
+    CHECK(l2.value->heads == 4);
+    CHECK(l2.value->kv_heads == 4);
+    const auto l5 = link_parse("v=1&text=a%20b%20c%20d&view.lesson=5");
+    REQUIRE(l5.value);
+    CHECK(l5.value->heads == 4);
+    CHECK(l5.value->kv_heads == 2);
+    CHECK(l5.value->text == "a b c d");
+
+    // A link without view.lesson still fills the defaults; a whole canonical link
+    // names everything, so a lesson base changes nothing in it.
+    CHECK(link_parse("v=1&text=x").value->mask == experiment{}.mask);
+    experiment e;
+    e.scale = score_scale::sqrt_dk;
+    const auto full = link_parse(experiment_to_text(e) + "&view.lesson=8");  // L8's preset has scale=4
+    REQUIRE(full.value);
+    CHECK(*full.value == e);
+}
+
+TEST_CASE("view keys: a stage the experiment lacks and malformed values are errors, said plainly") {
+    const auto r = link_parse("v=1&view.stage=9");
+    CHECK_FALSE(r.value);
+    CHECK(joined(r.errors).find("view.stage 9") != std::string::npos);
+    CHECK(joined(r.errors).find("block=full") != std::string::npos);
+    CHECK(link_parse("v=1&block=full&view.stage=9").value.has_value());
+    for (const char* bad : {"view.stage=x", "view.stage=11", "view.stage=1.5", "view.stage= 3", "view.lesson=0", "view.lesson=9",
+                            "view.lesson=two", "view.bogus=1"}) {
+        INFO(bad);
+        link_view v;
+        CHECK_FALSE(link_view_set(v, bad).empty());
+        CHECK_FALSE(link_parse(std::string("v=1&") + bad).value.has_value());
+    }
+    link_view v;
+    CHECK(link_view_set(v, "view.stage=5").empty());
+    CHECK(v.stage == 5);
+    CHECK(link_view_set(v, "view.lesson=8").empty());
+    CHECK(v.lesson == 8);
+    long long n = 0;
+    CHECK(parse_whole_number("42", n));
+    CHECK(n == 42);
+    for (const char* bad : {"x", "", "4x", " 4", "4.0"})
+        CHECK_FALSE(parse_whole_number(bad, n));
+}
+
+TEST_CASE("session_apply: an accepted change is the new experiment and one undo step") {
+    session s;
+    experiment next = s.exp;
+    next.heads = 4;
+    next.kv_heads = 4;
+    const auto version = s.version;
+    const change_result r = session_apply(s, change::set(next));
+    CHECK(r.accepted);
+    CHECK(r.errors.empty());
+    CHECK(s.exp == next);
+    CHECK(s.version == version + 1);
+    REQUIRE(s.undo.size() == 1);
+    CHECK(s.undo.back() == experiment{});
+    CHECK(s.redo.empty());
+}
+
+TEST_CASE("session_apply: a rejected change keeps the last good experiment and the history, and says why") {
+    session s;
+    session_apply(s, change::set(parsed("v=1&heads=4")));
+    const session before = s;
+    experiment bad = s.exp;
+    bad.heads = 3;  // does not divide d_model 8
+    const change_result r = session_apply(s, change::set(bad));
+    CHECK_FALSE(r.accepted);
+    CHECK_FALSE(r.errors.empty());
+    CHECK(s.exp == before.exp);
+    CHECK(s.version == before.version);
+    CHECK(s.undo == before.undo);
+    const change_result l = session_apply(s, change::open("v=1&heads=banana&view.stage=99"));
+    CHECK_FALSE(l.accepted);
+    CHECK(l.errors.size() >= 2);
+    CHECK(s.exp == before.exp);
+    CHECK(s.undo == before.undo);
+}
+
+TEST_CASE("session_apply: a link is a change like any other, and returns its view") {
+    session s;
+    const change_result r = session_apply(s, change::open("v=1&heads=4&view.lesson=2&view.stage=3&view.row=1"));
+    REQUIRE(r.accepted);
+    REQUIRE(r.view);
+    CHECK(r.view->lesson == 2);
+    CHECK(r.view->stage == 3);
+    CHECK(r.view->row == 1);
+    CHECK(s.exp.d_model == 64);
+    CHECK(s.undo.size() == 1);
+    // The link a page opens with is not an undo step.
+    session t;
+    CHECK(session_apply(t, change::open("v=1&heads=4", false)).accepted);
+    CHECK(t.undo.empty());
+    // Opening the same experiment again records nothing.
+    CHECK(session_apply(s, change::open("v=1&heads=4&view.lesson=2")).accepted);
+    CHECK(s.undo.size() == 1);
+}
+
+TEST_CASE("session_apply: undo and redo walk the accepted changes, and nothing else") {
+    session s;
+    const experiment e0 = s.exp, e1 = parsed("v=1&heads=1"), e2 = parsed("v=1&heads=4");
+    session_apply(s, change::set(e1));
+    experiment bad = e1;
+    bad.d_model = 0;
+    session_apply(s, change::set(bad));  // rejected: no step
+    session_apply(s, change::set(e1));   // no change: no step
+    session_apply(s, change::open("v=1&heads=4"));
+    CHECK(s.exp == e2);
+    CHECK(s.undo.size() == 2);
+    CHECK(session_apply(s, change::undo()).accepted);
+    CHECK(s.exp == e1);
+    CHECK(session_apply(s, change::undo()).accepted);
+    CHECK(s.exp == e0);
+    const change_result none = session_apply(s, change::undo());
+    CHECK_FALSE(none.accepted);
+    CHECK(none.errors.empty());
+    CHECK(session_apply(s, change::redo()).accepted);
+    CHECK(s.exp == e1);
+    // A new change after an undo drops what could be redone.
+    session_apply(s, change::set(parsed("v=1&heads=8")));
+    CHECK(s.redo.empty());
+    CHECK_FALSE(session_apply(s, change::redo()).accepted);
+}
+
+TEST_CASE("session_apply: the changes of one drag make one undo step") {
+    session s;
+    experiment e = s.exp;
+    for (int k = 1; k <= 10; ++k) {
+        e.pos_offset = k;
+        CHECK(session_apply(s, change::set(e, 5.0 + 0.1 * k)).accepted);
+    }
+    CHECK(s.undo.size() == 1);
+    e.pos_offset = 50;
+    session_apply(s, change::set(e, 5.0 + 0.1 * 10 + session_merge_seconds + 0.1));  // a pause: a new step
+    CHECK(s.undo.size() == 2);
+    session_apply(s, change::undo());
+    CHECK(s.exp.pos_offset == 10);
+    session_apply(s, change::undo());
+    CHECK(s.exp == experiment{});
+}
+
+TEST_CASE("session_update: the trace is recomputed once per accepted change, at the caller's point") {
+    session s;
+    CHECK(session_update(s));
+    CHECK(s.tr.tokens.size() == 5);
+    CHECK_FALSE(session_update(s));  // nothing changed
+    session_apply(s, change::open("v=1&text=a%20b%20c&ablate=0.1"));
+    CHECK(s.tr.tokens.size() == 5);  // not yet: the views of this frame still read the old trace
+    CHECK(session_update(s));
+    CHECK(s.tr.tokens.size() == 3);
+    CHECK(s.has_baseline);
+    CHECK(s.baseline.tokens == s.tr.tokens);
+    CHECK(s.traced_version == s.version);
+}
+
+TEST_CASE("editing rules: what a control changes keeps the experiment valid and drops what no longer fits") {
+    experiment e = parsed("v=1&d_model=12&heads=6&kv_heads=3&ablate=0.1&edges=0.0.1.0&edits=x.0.0:1");
+    experiment d = edit_d_model(e, 8);
+    CHECK(d.d_model == 8);
+    CHECK(d.heads == 4);  // the largest divisor of 8 not above 6
+    CHECK(d.kv_heads == 2);
+    CHECK(d.ablate.empty());
+    CHECK(d.edges.empty());
+    CHECK(d.edits.empty());
+    CHECK(experiment_validate(d).empty());
+    CHECK(divisor_at_most(7, 6) == 1);
+    CHECK(divisor_at_most(12, 5) == 4);
+    experiment h = edit_heads(e, 2);
+    CHECK(h.kv_heads == 2);
+    CHECK(h.ablate.empty());
+    experiment kv = edit_kv_heads(e, 1);
+    CHECK(kv.kv_heads == 1);
+    CHECK(kv.edits.empty());
+    CHECK(kv.ablate == e.ablate);
+    experiment l = edit_layers(e, 2);
+    CHECK(l.block == block_kind::full);
+    CHECK(experiment_validate(l).empty());
+    CHECK(edit_layers(e, 1).block == e.block);
+    CHECK(edit_block(e, e.block).edits == e.edits);
+    CHECK(edit_block(e, block_kind::full).edits.empty());
+    CHECK(edit_seed(e, 9).edits.empty());
+    CHECK(edit_mask(e, mask_kind::padding).pad == 1);
+    CHECK(edit_mask(edit_mask(e, mask_kind::padding), mask_kind::causal).pad == 0);
+    const experiment c = edit_clear_interventions(e);
+    CHECK((c.ablate.empty() && c.edges.empty() && c.edits.empty()));
+}

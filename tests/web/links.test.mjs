@@ -1,0 +1,183 @@
+// Links: every link in the README and web/blog.html opens what its caption says;
+// a lesson's link starts from the lesson's experiment; a lesson opened by link
+// fetches the Chinese font its text needs; a link pasted into an open tab, and
+// back / forward, open that experiment through the same path as every change.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root, openPage, browserSuite } from './harness.mjs';
+import { frames, ui, trace, experiment, widget, click } from './person.mjs';
+
+const suite = browserSuite();
+
+// Every link written in the README and the blog: after a '#' or in quotes
+// ('v=1&…'), HTML-unescaped; a link cut off to be completed by code ("…&mask="
+// + mask) is not a link.
+function linksIn(file) {
+  const text = fs.readFileSync(path.join(root, file), 'utf8').replaceAll('&amp;', '&');
+  const found = new Set();
+  for (const m of text.matchAll(/#((?:v=1|z=)[^"'\s`<>)]*)/g)) found.add(m[1]);
+  for (const m of text.matchAll(/'(v=1&[^'\s]*)'/g)) found.add(m[1]);
+  return [...found].filter((l) => !l.endsWith('='));
+}
+
+// What each link's caption promises, checked on what the page shows.
+const tokens = async (page) => (await trace(page)).tokens;
+const captions = {
+  // blog.html, "Why divide by √d_k?": "Lesson 2, live: the scores before and after the √d_k scaling."
+  'v=1&text=the%20cat%20sat%20on%20the%20mat&view.lesson=2&view.embed=1': async (page, s, e) => {
+    assert.equal(s.lesson, 1);
+    assert.equal(s.stage, 3, 'the scaled scores');
+    assert.match(e, /d_model=64&heads=1&/);
+    assert.deepEqual(await tokens(page), ['the', 'cat', 'sat', 'on', 'the', 'mat']);
+  },
+  // blog.html and the README's iframe: "opens on the softmax stage with the causal mask"
+  'v=1&text=the%20cat%20chased%20the%20dog&heads=1&mask=causal&view.stage=5&view.embed=1': async (page, s, e) => {
+    assert.equal(s.lesson, -1);
+    assert.equal(s.stage, 5);
+    assert.match(e, /heads=1&.*mask=causal/);
+    const w = (await trace(page)).layers[0].heads[0].weights;
+    assert.equal(Number(w.data[1]), 0, 'the future is masked: weight (0, 1) is 0');
+  },
+  // blog.html, "Order needs positions": "Lesson 4, live, with rotary position embeddings."
+  'v=1&text=%E7%8C%AB%20%E8%BF%BD%20%E7%8B%97&pos=rope&view.lesson=4&view.embed=1': async (page, s, e) => {
+    assert.equal(s.lesson, 3);
+    assert.match(e, /pos=rope/);
+    assert.match(e, /mask=none/, 'L4 has no mask: the link names only text and pos');
+    assert.deepEqual(await tokens(page), ['猫', '追', '狗']);
+  },
+  // README, "One experiment, one value": "#v=1&heads=4 to load one (missing keys take their defaults)"
+  'v=1&heads=4': async (page, s, e) => {
+    assert.equal(s.lesson, -1);
+    assert.match(e, /text=the%20cat%20chased%20the%20dog&.*heads=4&kv_heads=4/);
+  },
+  // README, "Building by hand": a whole URL opening lesson L2 with 4 heads
+  'v=1&heads=4&view.lesson=2': async (page, s, e) => {
+    assert.equal(s.lesson, 1);
+    assert.match(e, /d_model=64&heads=4&kv_heads=4/);
+  },
+  // README, "Building by hand": the app on a three-token, one-head experiment
+  'v=1&text=a%20b%20c&heads=1': async (page, s, e) => {
+    assert.match(e, /heads=1&/);
+    assert.deepEqual(await tokens(page), ['a', 'b', 'c']);
+  },
+  // README, "Building by hand": attn eval on "the cat", two heads
+  'v=1&text=the%20cat&heads=2': async (page, s, e) => {
+    assert.match(e, /heads=2&/);
+    assert.deepEqual(await tokens(page), ['the', 'cat']);
+  },
+};
+
+test('every link in the README and web/blog.html opens without an error and shows what its caption says', async () => {
+  const links = [...new Set([...linksIn('README.md'), ...linksIn('web/blog.html')])];
+  assert.ok(links.length >= 6, 'found the links: ' + links.join(' '));
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
+  try {
+    for (const link of links) {
+      const check = captions[link];
+      assert.ok(check, `a caption check for ${link} (add it to this test)`);
+      assert.equal(await page.evaluate((l) => window.attn.openLink(l), link), '', link);
+      await frames(page, 3);
+      const s = await ui(page);
+      assert.equal(await page.evaluate(() => window.attn.errors()), '', link);
+      await check(page, s, await experiment(page));
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("blog.html's L4 frame: with positions off, the reversed sentence gives the same outputs (the lesson's own mask)", async () => {
+  const context = await suite.browser.newContext({ viewport: { width: 1000, height: 800 } });
+  const page = await context.newPage();
+  try {
+    await page.goto(suite.server.url + 'blog.html');
+    const handle = await page.$('iframe#frame-rope');
+    await handle.scrollIntoViewIfNeeded();
+    const f = await handle.contentFrame();
+    await f.waitForFunction(() => window.attn && window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    // As a person: click "none" under "positions:" in the frame.
+    let w = await widget(f, 'l4_pos0');
+    for (let i = 0; i < 10; i++) {
+      await frames(f, 2);
+      const again = await widget(f, 'l4_pos0');
+      if (again.every((v, k) => v === w[k])) break;
+      w = again;
+    }
+    const box = await handle.boundingBox();
+    await page.mouse.move(box.x + (w[0] + w[2]) / 2, box.y + (w[1] + w[3]) / 2);
+    await frames(f, 2);
+    await page.mouse.down();
+    await frames(f, 2);
+    await page.mouse.up();
+    await f.waitForFunction(() => /pos=none/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await frames(f, 4);
+    const n = (await ui(f)).numbers;
+    assert.match(await experiment(f), /mask=none/);
+    assert.ok(n.reverse_output_diff < 1e-4, 'no positions, no order: outputs differ by ' + n.reverse_output_diff);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a lesson opened by link in English fetches the Chinese font its text quotes', async () => {
+  // L4's card quotes "猫追狗" in English; the sentence here is English, the interface too.
+  const fonts = [];
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat&view.lesson=4', {
+    prepare: async (p) => p.on('request', (r) => { if (r.url().endsWith('/assets/ui-cjk.ttf')) fonts.push(r.url()); }),
+  });
+  try {
+    assert.equal((await ui(page)).language, 'en');
+    assert.equal((await ui(page)).lesson, 3);
+    await page.waitForFunction(() => window.attnShell.fonts['ui-cjk.ttf'] === 'loaded', null, { timeout: 20000 });
+    await frames(page, 4);
+    assert.equal(fonts.length, 1);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a link pasted into an open tab opens it (an undo step); back and forward move between pasted links', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
+  try {
+    const first = await experiment(page);
+    // Pasting a link changes only the hash: no reload, a hashchange.
+    await page.evaluate(() => { location.hash = '#v=1&text=one%20two%20three&heads=4&view.stage=2'; });
+    await page.waitForFunction(() => /heads=4/.test(window.attn.experiment()), null, { timeout: 10000 });
+    let s = await ui(page);
+    assert.equal(s.stage, 2);
+    assert.equal(s.undo, 1, 'one undo step');
+    assert.deepEqual(await trace(page).then((t) => t.tokens), ['one', 'two', 'three']);
+    await page.evaluate(() => { location.hash = '#v=1&text=four%20five&heads=1&view.lesson=1'; });
+    await page.waitForFunction(() => /text=four%20five/.test(window.attn.experiment()), null, { timeout: 10000 });
+    s = await ui(page);
+    assert.equal(s.lesson, 0);
+    assert.equal(s.undo, 2);
+    // Back: the first pasted link again; forward: the second.
+    await page.goBack();
+    await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()), null, { timeout: 10000 });
+    assert.equal((await ui(page)).stage, 2);
+    await page.goForward();
+    await page.waitForFunction(() => /text=four%20five/.test(window.attn.experiment()), null, { timeout: 10000 });
+    // Back to where the page started: no hash opens the experiment it opened with.
+    await page.goBack();
+    await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await page.goBack();
+    await page.waitForFunction((e) => window.attn.experiment() === e, first, { timeout: 10000 });
+    assert.equal((await ui(page)).undo, 6, 'every link opened is one undo step');
+    // Undo walks the same history as every other change: the last one was back to the start.
+    await click(page, 'undo');
+    await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()), null, { timeout: 10000 });
+    // A bad pasted link: named on the banner, the experiment kept.
+    const before = await experiment(page);
+    await page.evaluate(() => { location.hash = '#v=1&heads=3&mask=sideways'; });
+    await page.waitForFunction(() => /mask/.test(window.attn.errors()), null, { timeout: 10000 });
+    assert.equal(await experiment(page), before);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
