@@ -129,8 +129,8 @@ void apply_pending(app& a) {
         const std::size_t cost = experiment_peak_bytes(a.pending->next);
         if (cost >= slow_recompute_bytes && !a.pending_announced) {  // this frame shows the note; the next computes
             a.pending_announced = true;
-            a.notice = std::string(tr("Computing a large experiment", "正在计算大型实验")) + " (" +
-                       std::to_string(cost >> 20) + " MB)…";
+            a.notice =
+                std::string(tr("Computing a large experiment", "正在计算大型实验")) + " (" + std::to_string(cost >> 20) + " MB)…";
             return;
         }
     }

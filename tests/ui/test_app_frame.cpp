@@ -134,8 +134,8 @@ TEST_CASE("a costly change first draws a frame that says it is computing, then r
     ui::app a;
     ui::app_init(a, experiment{});
     frame(a);
-    const auto version = a.version;
-    experiment next = a.exp;
+    const auto version = a.model.version;
+    experiment next = a.model.exp;
     next.text = "a";
     for (int i = 1; i < experiment_limits::max_tokens; ++i)
         next.text += " a";
@@ -144,12 +144,13 @@ TEST_CASE("a costly change first draws a frame that says it is computing, then r
     next.layers = 1;
     REQUIRE(experiment_validate(next).empty());
     REQUIRE(experiment_peak_bytes(next) >= slow_recompute_bytes);
-    ui::apply(a, next);
+    ui::app_request(a, change::set(next));
     frame(a);
-    CHECK(a.version == version);  // this frame only says so
+    CHECK(a.model.version == version);  // this frame only says so
     CHECK(a.notice.find("MB") != std::string::npos);
     frame(a);
-    CHECK(a.version == version + 1);
+    CHECK(a.model.version == version + 1);
+    CHECK(a.model.traced_version == a.model.version);
     CHECK(a.notice.empty());
-    CHECK(a.tr.tokens.size() == std::size_t(experiment_limits::max_tokens));
+    CHECK(a.model.tr.tokens.size() == std::size_t(experiment_limits::max_tokens));
 }
