@@ -202,8 +202,10 @@ remembered app_start(attn::ui::app& app, const options& opt) {
         for (const auto& e : app.errors)
             std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
         // The address bar keeps the link that did not open, so the person can fix or
-        // report it; their first change replaces it.
-        app.experiment_changed = false;
+        // report it; their first change replaces it. Not one past the size limit: it
+        // cannot be opened anyway, and a megabyte-long address slows the browser down.
+        if (link.size() <= attn::link_limits::max_link_bytes)
+            app.experiment_changed = false;
     }
     attn::platform::bridge_attach(&app);
     if (attn::platform::bridge_embedded())
