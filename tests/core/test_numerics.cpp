@@ -53,8 +53,8 @@ TEST_CASE("numerics 1: NaN logits stay NaN through the fast exp at every length 
                     for (const char* w : {"w_q", "w_k"})
                         edits += ",l0." + std::string(w) + "." + std::to_string(r) + "." + std::to_string(c) + ":1e6";
             }
-            const experiment e = parse("v=1&text=" + words(n) +
-                                       "&d_model=8&heads=1&mask=none&scale=1e6&temp=1e-6&wo=off&edits=" + edits);
+            const experiment e =
+                parse("v=1&text=" + words(n) + "&d_model=8&heads=1&mask=none&scale=1e6&temp=1e-6&wo=off&edits=" + edits);
             const trace t = forward(e);
             const head_trace& h = t.layers[0].heads[0];
             CHECK(all_nan(h.weights.row(0), n));
