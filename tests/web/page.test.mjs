@@ -58,7 +58,7 @@ test('the page loads without errors, draws the heatmap, and its numbers match an
 });
 
 test('the wasm core draws the same parameters as the native core, bit for bit', async () => {
-  const cli = path.join(root, 'build', 'native-debug', 'tests', 'attn');
+  const cli = path.join(root, 'build', 'native-debug', 'attn');
   if (!fs.existsSync(cli)) assert.fail('native attn CLI not built: ' + cli);
   const experiment = 'v=1&text=%E7%8C%AB%E8%BF%BD%E7%8B%97%20the%20dog&seed=77&d_model=12&heads=3&kv_heads=1&layers=2&block=full&pos=rope&mask=causal';
   const native = JSON.parse(execFileSync(cli, ['eval', experiment, '--json'], { encoding: 'utf8' }));
