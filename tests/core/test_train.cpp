@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -209,4 +210,203 @@ TEST_CASE("the whole model's gradient equals central differences of a double-pre
         const double rel = std::sqrt(err2 / std::max(ref2, 1e-300));
         CHECK(rel <= 1e-4);  // measured ~1e-7 … 1e-6: float arithmetic against the double twin
     }
+}
+
+namespace {
+
+experiment lesson_like(train_task task) {
+    experiment e;
+    e.d_model = 16;
+    e.heads = 2;
+    e.kv_heads = 2;
+    e.layers = 2;
+    e.block = block_kind::full;
+    e.pos = positional::rope;
+    e.train.task = task;
+    e.train.steps = 12;
+    e.train.batch = 4;
+    e.train.seq = 12;
+    e.train.vocab = 10;
+    return e;
+}
+
+train_run make_run(const experiment& e) {
+    auto init = train_init(e);
+    REQUIRE_MESSAGE(init.errors.empty(), (init.errors.empty() ? "" : init.errors.front()));
+    return std::move(*init.run);
+}
+
+}  // namespace
+
+TEST_CASE("the training forward gives forward_with's numbers on the trained model's weights") {
+    rng g(77);
+    for (int trial = 0; trial < 16; ++trial) {
+        experiment e = random_model(g);
+        e.mask = trial % 2 ? mask_kind::causal : e.mask;
+        e.pad = e.mask == mask_kind::padding ? e.pad : 0;
+        e.train.steps = 3;
+        INFO("recipe " << experiment_to_text(e));
+        train_run r = make_run(e);
+        train_run_all(r);
+        std::vector<int> ids;
+        std::vector<std::string> tokens;
+        for (int t = 0; t < r.T; ++t) {
+            ids.push_back(int(g.next_u64() % std::uint64_t(r.V)));
+            tokens.push_back(task_symbol(ids.back()));
+        }
+        std::vector<float> out;
+        train_logits(r, ids, &out);
+        std::string problem;
+        const auto w = train_weights_for(r, tokens, &problem);
+        REQUIRE_MESSAGE(w, problem);
+        const trace t = forward_with(e, tokens, *w);
+        REQUIRE(t.output.size() == out.size());
+        float worst = 0.0f;
+        for (std::size_t i = 0; i < out.size(); ++i)
+            worst = std::max(worst, std::fabs(out[i] - t.output.data[i]) / (1.0f + std::fabs(t.output.data[i])));
+        CHECK(worst <= 1e-5f);
+        // Its attention weights are the trace's, head by head.
+        for (int l = 0; l < r.L; ++l)
+            for (int h = 0; h < r.h; ++h) {
+                const float* att = train_attention(r, 0, l) + std::size_t(h * r.T * r.T);
+                const auto& tw = t.layers[std::size_t(l)].heads[std::size_t(h)].weights.data;
+                for (std::size_t i = 0; i < tw.size(); ++i)
+                    REQUIRE(std::fabs(att[i] - tw[i]) <= 1e-5f);
+            }
+    }
+}
+
+TEST_CASE("before training, the model is the experiment's own random model") {
+    experiment e = lesson_like(train_task::induction);
+    e.pos = positional::sinusoidal;
+    const train_run r = make_run(e);
+    const std::vector<std::string> tokens = {"c", "a", "b", "c"};
+    const auto w = train_weights_for(r, tokens);
+    REQUIRE(w);
+    const model_weights ref = model_generate(e, tokens);
+    CHECK(w->embeddings.data == ref.embeddings.data);
+    for (int l = 0; l < e.layers; ++l) {
+        CHECK(w->layers[std::size_t(l)].w_q.data == ref.layers[std::size_t(l)].w_q.data);
+        CHECK(w->layers[std::size_t(l)].w_v.data == ref.layers[std::size_t(l)].w_v.data);
+        CHECK(w->layers[std::size_t(l)].w_2.data == ref.layers[std::size_t(l)].w_2.data);
+    }
+    std::string problem;
+    CHECK_FALSE(train_weights_for(r, {"a", "z"}, &problem));
+    CHECK(problem.find("'z'") != std::string::npos);
+}
+
+TEST_CASE("same recipe, same build: bit-identical weights at every step; a snapshot resumes bit for bit") {
+    for (train_task task : {train_task::induction, train_task::copy_offset, train_task::reverse, train_task::sort}) {
+        experiment e = lesson_like(task);
+        e.pos = task == train_task::sort ? positional::learned : positional::rope;
+        INFO("task " << train_task_name(task));
+        train_run a = make_run(e), b = make_run(e);
+        std::vector<std::string> hashes;
+        while (train_step(a)) {
+            REQUIRE(train_step(b));
+            CHECK(train_weights_hash(a) == train_weights_hash(b));
+            hashes.push_back(train_weights_hash(a));
+        }
+        REQUIRE(a.step == e.train.steps);
+        CHECK(a.curve.back().loss < a.curve.front().loss);
+        // Snapshots at 0, every, 2·every, … and the end; resuming from one repeats the run.
+        REQUIRE(a.snapshots_taken >= 3);
+        CHECK(a.snapshots[0].step == 0);
+        CHECK(a.snapshots[std::size_t(a.snapshots_taken - 1)].step == e.train.steps);
+        const int mid = 1, from = a.snapshots[mid].step;
+        train_restore(a, mid);
+        CHECK(a.step == from);
+        CHECK(int(a.curve.size()) == from);
+        for (int s = from; s < e.train.steps; ++s) {
+            REQUIRE(train_step(a));
+            CHECK(train_weights_hash(a) == hashes[std::size_t(s)]);
+        }
+    }
+}
+
+TEST_CASE("a warm training step allocates nothing") {
+    train_run r = make_run(lesson_like(train_task::induction));
+    REQUIRE(train_step(r));
+    alloc_counter_start();
+    const bool stepped = train_step(r) && train_step(r);
+    const std::size_t bytes = alloc_counter_stop();
+    CHECK(stepped);
+    CHECK(bytes == 0);
+}
+
+TEST_CASE("a loss that is not finite stops the run and says at which step") {
+    train_run r = make_run(lesson_like(train_task::induction));
+    REQUIRE(train_step(r));
+    REQUIRE(train_step(r));
+    const std::string before = train_weights_hash(r);
+    r.params[r.layout.w_u.offset] = std::numeric_limits<float>::quiet_NaN();
+    const std::string poisoned = train_weights_hash(r);
+    CHECK_FALSE(train_step(r));
+    CHECK(r.error.find("NaN at step 2") != std::string::npos);
+    CHECK(train_weights_hash(r) == poisoned);  // no update applied
+    CHECK(r.step == 2);
+    CHECK(before != poisoned);
+}
+
+TEST_CASE("the kernel sets' loss curves agree within 1e-3 relative") {
+    std::vector<std::vector<float>> curves;
+    struct restore {
+        std::string initial = kernel_arch_name();
+        ~restore() { kernel_use_arch(initial.c_str()); }
+    } guard;
+    for (int i = 0; i < kernel_arch_count(); ++i) {
+        REQUIRE(kernel_use_arch(kernel_arch_at(i)));
+        experiment e = lesson_like(train_task::induction);
+        e.train.steps = 30;
+        train_run r = make_run(e);
+        train_run_all(r);
+        std::vector<float> c;
+        for (const auto& p : r.curve)
+            c.push_back(p.loss);
+        curves.push_back(c);
+    }
+    for (std::size_t s = 1; s < curves.size(); ++s)
+        for (std::size_t i = 0; i < curves[0].size(); ++i) {
+            INFO("kernel set " << kernel_arch_at(int(s)) << " step " << i);
+            CHECK(std::fabs(curves[s][i] - curves[0][i]) <= 1e-3f * std::fabs(curves[0][i]));
+        }
+}
+
+TEST_CASE("recipe keys: written only with a task, round trips, plain rejections") {
+    experiment plain;
+    CHECK(experiment_to_text(plain).find("train") == std::string::npos);
+    experiment e = lesson_like(train_task::copy_offset);
+    e.train.lr = 0.0125f;
+    e.train.sched = lr_schedule::cosine;
+    e.train.offset = 5;
+    const std::string text = experiment_to_text(e);
+    CHECK(text.find("&edits=&train=copy_offset&steps=12&lr=0.0125&batch=4&seq=12&vocab=10&train_seed=1&warmup=50&wd=0.01&clip=1"
+                    "&sched=cosine&offset=5") != std::string::npos);
+    const auto back = experiment_parse(text);
+    REQUIRE(back.value);
+    CHECK(*back.value == e);
+    CHECK(experiment_to_text(*back.value) == text);
+
+    auto errors_of = [](const std::string& s) {
+        const auto r = experiment_parse(s);
+        std::string all;
+        for (const auto& m : r.errors)
+            all += m + "\n";
+        return all;
+    };
+    CHECK(errors_of("v=1&train=juggle").find("train must be 'none', 'induction'") != std::string::npos);
+    CHECK(errors_of("v=1&train=induction&steps=20001").find("steps must be between 0 and 20000, not 20001") != std::string::npos);
+    CHECK(errors_of("v=1&train=induction&lr=nan").find("lr must be a finite number, not 'nan'") != std::string::npos);
+    CHECK(errors_of("v=1&train=induction&batch=0").find("batch must be between 1 and 256") != std::string::npos);
+    CHECK(errors_of("v=1&train=induction&vocab=99").find("vocab must be between 4 and 62") != std::string::npos);
+    CHECK(errors_of("v=1&train=copy_offset&seq=8&offset=8").find("offset must be between 1 and seq - 1") != std::string::npos);
+    CHECK(errors_of("v=1&steps=5").find("training keys (steps, lr, ...) need train=<task>") != std::string::npos);
+    CHECK(errors_of("v=1&pos=learned").find("pos=learned needs a training recipe") != std::string::npos);
+    CHECK(errors_of("v=1&train=induction&d_model=256&layers=4&block=full&batch=256&seq=128").find("MB; the limit is") ==
+          std::string::npos);  // parsing passes; train_init refuses before allocating:
+    experiment big = lesson_like(train_task::induction);
+    big.d_model = 256, big.heads = 16, big.kv_heads = 16, big.layers = 4, big.train.batch = 256, big.train.seq = 128;
+    const auto init = train_init(big);
+    REQUIRE(init.errors.size() == 1);
+    CHECK(init.errors[0].find("MB; the limit is 512 MB") != std::string::npos);
 }
