@@ -39,7 +39,8 @@ std::vector<named> tensors(const train_run& r) {
     for (std::size_t l = 0; l < r.layout.layers.size(); ++l) {
         const auto& t = r.layout.layers[l];
         const std::string p = "layer" + std::to_string(l) + ".";
-        for (const auto& [n, x] : {std::pair{"w_q", t.w_q}, {"w_k", t.w_k}, {"w_v", t.w_v}, {"w_o", t.w_o}, {"w_1", t.w_1}, {"w_2", t.w_2}})
+        for (const auto& [n, x] :
+             {std::pair{"w_q", t.w_q}, {"w_k", t.w_k}, {"w_v", t.w_v}, {"w_o", t.w_o}, {"w_1", t.w_1}, {"w_2", t.w_2}})
             if (x.size())
                 out.push_back({p + n, x});
     }
@@ -72,11 +73,14 @@ int main(int argc, char** argv) {
     train_run& r = *init.run;
     const auto ts = tensors(r);
     std::printf("{\"recipe\":\"%s\",\"arch\":\"%s\",", experiment_to_text(e).c_str(), kernel_arch_name());
-    std::printf("\"config\":{\"B\":%d,\"T\":%d,\"V\":%d,\"d\":%d,\"h\":%d,\"g\":%d,\"L\":%d,\"full\":%d,\"rope\":%d,\"wo\":%d,"
-                "\"scale\":%.9g,\"temp\":%.9g,\"lr\":%.9g,\"wd\":%.9g,\"clip\":%.9g,\"beta1\":0.9,\"beta2\":0.99,\"eps\":1e-8},",
-                r.B, r.T, r.V, r.d, r.h, r.g, r.L, e.block == block_kind::full, e.pos == positional::rope, e.use_wo,
-                double(e.scale == score_scale::sqrt_dk ? 1.0 / std::sqrt(double(r.dk)) : e.scale == score_scale::none ? 1.0 : e.scale_value),
-                double(e.temperature), double(e.train.lr), double(e.train.wd), double(e.train.clip));
+    std::printf(
+        "\"config\":{\"B\":%d,\"T\":%d,\"V\":%d,\"d\":%d,\"h\":%d,\"g\":%d,\"L\":%d,\"full\":%d,\"rope\":%d,\"wo\":%d,"
+        "\"scale\":%.9g,\"temp\":%.9g,\"lr\":%.9g,\"wd\":%.9g,\"clip\":%.9g,\"beta1\":0.9,\"beta2\":0.99,\"eps\":1e-8},",
+        r.B, r.T, r.V, r.d, r.h, r.g, r.L, e.block == block_kind::full, e.pos == positional::rope, e.use_wo,
+        double(e.scale == score_scale::sqrt_dk ? 1.0 / std::sqrt(double(r.dk))
+               : e.scale == score_scale::none  ? 1.0
+                                               : e.scale_value),
+        double(e.temperature), double(e.train.lr), double(e.train.wd), double(e.train.clip));
     print_array("mask", r.hidden.data(), r.hidden.size());
     print_array("rope_cos", r.rope_cos.data(), r.rope_cos.size());
     print_array("rope_sin", r.rope_sin.data(), r.rope_sin.size());

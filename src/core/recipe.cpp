@@ -17,9 +17,9 @@ struct task_name {
     train_task task;
     const char* name;
 };
-constexpr task_name task_names[] = {{train_task::none, "none"},         {train_task::induction, "induction"},
-                                    {train_task::copy_offset, "copy_offset"}, {train_task::reverse, "reverse"},
-                                    {train_task::sort, "sort"},         {train_task::previous, "previous"}};
+constexpr task_name task_names[] = {
+    {train_task::none, "none"},       {train_task::induction, "induction"}, {train_task::copy_offset, "copy_offset"},
+    {train_task::reverse, "reverse"}, {train_task::sort, "sort"},           {train_task::previous, "previous"}};
 
 bool read_int(const std::string& s, long long& out) {
     if (s.empty() || s.size() > 12)

@@ -65,7 +65,6 @@ row_slots row_layout(const train_run& r) {
     return s;
 }
 
-
 scratch_slots scratch_layout(const train_run& r) {
     const std::size_t T = std::size_t(r.T), d = std::size_t(r.d), kv = std::size_t(r.g * r.dk);
     scratch_slots s{};
@@ -382,7 +381,8 @@ void row_forward(row_ctx& c, const int* tokens, const head_override* ov) {
     float* x0 = c.a + c.rs.layers[0].in;
     for (int t = 0; t < T; ++t)
         for (int q = 0; q < d; ++q) {
-            const float pos = r.layout.w_p.size() ? c.p[r.layout.w_p.offset + std::size_t(t * d + q)] : r.positions[std::size_t(t * d + q)];
+            const float pos =
+                r.layout.w_p.size() ? c.p[r.layout.w_p.offset + std::size_t(t * d + q)] : r.positions[std::size_t(t * d + q)];
             x0[t * d + q] = c.p[r.layout.w_e.offset + std::size_t(tokens[t] * d + q)] + pos;
         }
     for (int l = 0; l < r.L; ++l) {
@@ -484,8 +484,13 @@ void row_backward(row_ctx& c, const int* tokens) {
 // --- [SECTION] steps, AdamW, snapshots, evaluation ------------------------------
 
 row_ctx context(train_run& r, int b) {
-    return row_ctx{r, r.slots, r.scratch_slots, r.acts.data() + std::size_t(b) * r.slots.total, r.scratch.data(),
-                   r.params.data(), r.grads.data()};
+    return row_ctx{r,
+                   r.slots,
+                   r.scratch_slots,
+                   r.acts.data() + std::size_t(b) * r.slots.total,
+                   r.scratch.data(),
+                   r.params.data(),
+                   r.grads.data()};
 }
 
 float learning_rate(const train_settings& t, int step) {
@@ -623,7 +628,9 @@ bool train_step(train_run& r) {
     if (!std::isfinite(pt.loss) || !std::isfinite(pt.grad_norm)) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "loss became %s at step %d (the gradient norm is %g): lower lr (now %g) or set clip",
-                      std::isnan(pt.loss) ? "NaN" : std::isinf(pt.loss) ? "infinite" : "finite but the gradient is not",
+                      std::isnan(pt.loss)   ? "NaN"
+                      : std::isinf(pt.loss) ? "infinite"
+                                            : "finite but the gradient is not",
                       r.step, double(pt.grad_norm), double(t.lr));
         r.error = buf;
         return false;
@@ -681,7 +688,9 @@ const float* train_attention(const train_run& r, int b, int layer) {
 const float* train_concat(const train_run& r, int b, int layer) {
     return r.acts.data() + std::size_t(b) * r.slots.total + r.slots.layers[std::size_t(layer)].concat;
 }
-const float* train_row_logits(const train_run& r, int b) { return r.acts.data() + std::size_t(b) * r.slots.total + r.slots.logits; }
+const float* train_row_logits(const train_run& r, int b) {
+    return r.acts.data() + std::size_t(b) * r.slots.total + r.slots.logits;
+}
 
 void train_restore(train_run& r, int i) {
     if (i < 0 || i >= r.snapshots_taken)
@@ -730,7 +739,8 @@ std::optional<model_weights> train_weights_for(const train_run& r, const std::ve
                     std::to_string(n));
     auto copy = [&r](const train_tensor& t) {
         matrix m(t.rows, t.cols);
-        std::copy(r.params.begin() + std::ptrdiff_t(t.offset), r.params.begin() + std::ptrdiff_t(t.offset + t.size()), m.data.begin());
+        std::copy(r.params.begin() + std::ptrdiff_t(t.offset), r.params.begin() + std::ptrdiff_t(t.offset + t.size()),
+                  m.data.begin());
         return m;
     };
     model_weights w;
@@ -738,8 +748,8 @@ std::optional<model_weights> train_weights_for(const train_run& r, const std::ve
     for (int i = 0; i < n; ++i) {
         const int v = task_symbol_index(tokens[std::size_t(i)]);
         if (v < 0 || v >= r.V)
-            return fail("token '" + tokens[std::size_t(i)] + "' is not a symbol of the task's vocabulary (" + task_symbol(0) + " … " +
-                        task_symbol(r.V - 1) + ")");
+            return fail("token '" + tokens[std::size_t(i)] + "' is not a symbol of the task's vocabulary (" + task_symbol(0) +
+                        " … " + task_symbol(r.V - 1) + ")");
         for (int c = 0; c < d; ++c)
             w.embeddings(i, c) = r.params[r.layout.w_e.offset + std::size_t(v * d + c)] +
                                  (r.layout.w_p.size() ? r.params[r.layout.w_p.offset + std::size_t(i * d + c)] : 0.0f);

@@ -55,10 +55,10 @@ struct train_layout {
 };
 
 struct train_point {
-    int step = 0;        // the step whose batch this is (0-based)
-    float loss = 0.0f;   // mean cross-entropy over the batch's counted positions
-    float acc = 0.0f;    // argmax == target over the same positions
-    float lr = 0.0f;     // the learning rate the update used
+    int step = 0;       // the step whose batch this is (0-based)
+    float loss = 0.0f;  // mean cross-entropy over the batch's counted positions
+    float acc = 0.0f;   // argmax == target over the same positions
+    float lr = 0.0f;    // the learning rate the update used
     float grad_norm = 0.0f;
 };
 
@@ -96,22 +96,22 @@ struct train_run {
     int B = 0, T = 0, V = 0, d = 0, h = 0, g = 0, dk = 0, f = 0, L = 0;
     train_layout layout;
     std::vector<float> params, grads, adam_m, adam_v;
-    int step = 0;                     // steps taken so far
-    std::vector<train_point> curve;   // one point per step taken (reserved for all steps)
+    int step = 0;                    // steps taken so far
+    std::vector<train_point> curve;  // one point per step taken (reserved for all steps)
     // Snapshots at steps 0, every, 2·every, … and the last step: at most
     // train_limits::max_snapshots, and fewer when they would need more than
     // train_snapshot_bytes. Their memory is taken in train_init.
     std::vector<train_snapshot> snapshots;
     int snapshot_every = 1;
     int snapshots_taken = 0;
-    std::string error;                // why training stopped early (a NaN loss), else empty
+    std::string error;  // why training stopped early (a NaN loss), else empty
 
     // Laid out once by train_init; see train.cpp.
     std::vector<int> tokens, targets;  // (B, T)
     std::vector<unsigned char> counted;
-    std::vector<unsigned char> hidden;  // (T, T) 1 where the mask hides key j from query i
+    std::vector<unsigned char> hidden;                 // (T, T) 1 where the mask hides key j from query i
     std::vector<float> rope_cos, rope_sin, positions;  // (T, d_k/2) ×2, (T, d) sinusoidal
-    std::vector<int> eval_tokens, eval_targets;  // (train_eval_rows, T) the held-out set
+    std::vector<int> eval_tokens, eval_targets;        // (train_eval_rows, T) the held-out set
     std::vector<unsigned char> eval_counted;
     train_row_slots slots;
     train_scratch_slots scratch_slots{};

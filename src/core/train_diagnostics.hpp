@@ -41,7 +41,7 @@ struct head_report {
 };
 
 struct train_diagnostics {
-    train_eval_result base;  // held-out loss and accuracy of the model as it is
+    train_eval_result base;          // held-out loss and accuracy of the model as it is
     std::vector<head_report> heads;  // layer by layer, head by head
 };
 

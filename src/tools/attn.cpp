@@ -18,9 +18,9 @@
 #include "experiment.hpp"
 #include "forward.hpp"
 #include "kernels.hpp"
-#include "trace_json.hpp"
 #include "task.hpp"
 #include "tokenize.hpp"
+#include "trace_json.hpp"
 #include "train.hpp"
 #include "train_diagnostics.hpp"
 
@@ -64,16 +64,18 @@ int train_command(const attn::experiment& e, bool json, int every) {
         bool first = true;
         for (const auto& p : run.curve)
             if (p.step % every == 0 || p.step + 1 == int(run.curve.size())) {
-                std::printf("%s{\"step\":%d,\"loss\":%.9g,\"acc\":%.9g}", first ? "" : ",", p.step, double(p.loss), double(p.acc));
+                std::printf("%s{\"step\":%d,\"loss\":%.9g,\"acc\":%.9g}", first ? "" : ",", p.step, double(p.loss),
+                            double(p.acc));
                 first = false;
             }
         std::printf("],\"eval\":{\"loss\":%.9g,\"acc\":%.9g},\"heads\":[", double(diag.base.loss), double(diag.base.acc));
         for (std::size_t i = 0; i < diag.heads.size(); ++i) {
             const auto& h = diag.heads[i];
-            std::printf("%s{\"layer\":%d,\"head\":%d,\"prev\":%.6g,\"induction\":%.6g,\"offset\":%.6g,\"sink\":%.6g,"
-                        "\"entropy\":%.6g,\"ablate_loss\":%.6g,\"ablate_acc\":%.6g,\"mean_loss\":%.6g,\"mean_acc\":%.6g}",
-                        i ? "," : "", h.layer, h.head, double(h.prev), double(h.induction), double(h.offset), double(h.sink),
-                        double(h.entropy), double(h.ablate_loss), double(h.ablate_acc), double(h.mean_loss), double(h.mean_acc));
+            std::printf(
+                "%s{\"layer\":%d,\"head\":%d,\"prev\":%.6g,\"induction\":%.6g,\"offset\":%.6g,\"sink\":%.6g,"
+                "\"entropy\":%.6g,\"ablate_loss\":%.6g,\"ablate_acc\":%.6g,\"mean_loss\":%.6g,\"mean_acc\":%.6g}",
+                i ? "," : "", h.layer, h.head, double(h.prev), double(h.induction), double(h.offset), double(h.sink),
+                double(h.entropy), double(h.ablate_loss), double(h.ablate_acc), double(h.mean_loss), double(h.mean_acc));
         }
         std::printf("],\"weights_hash\":\"%s\",\"error\":\"%s\"}\n", attn::train_weights_hash(run).c_str(), run.error.c_str());
     } else {

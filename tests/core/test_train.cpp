@@ -96,7 +96,8 @@ struct twin {
                     sum += s[std::size_t(j)] = r.hidden[std::size_t(i * T + j)] ? 0.0 : std::exp(s[std::size_t(j)] - mx);
                 for (int j = 0; j < T; ++j)
                     for (int c = 0; c < dk; ++c)
-                        concat[std::size_t(i * d + hi * dk + c)] += s[std::size_t(j)] / sum * v[std::size_t(j * kv + j0 * dk + c)];
+                        concat[std::size_t(i * d + hi * dk + c)] +=
+                            s[std::size_t(j)] / sum * v[std::size_t(j * kv + j0 * dk + c)];
             }
         }
         dvec a = r.e.use_wo ? matmul(concat, T, w.w_o) : concat;
@@ -121,8 +122,9 @@ struct twin {
             dvec x(std::size_t(T * d));
             for (int t = 0; t < T; ++t)
                 for (int c = 0; c < d; ++c)
-                    x[std::size_t(t * d + c)] = at(r.layout.w_e, tok[t], c) +
-                                                (r.layout.w_p.size() ? at(r.layout.w_p, t, c) : double(r.positions[std::size_t(t * d + c)]));
+                    x[std::size_t(t * d + c)] =
+                        at(r.layout.w_e, tok[t], c) +
+                        (r.layout.w_p.size() ? at(r.layout.w_p, t, c) : double(r.positions[std::size_t(t * d + c)]));
             for (int l = 0; l < r.L; ++l)
                 x = layer(x, l);
             const dvec z = matmul(x, T, r.layout.w_u);

@@ -53,7 +53,7 @@ TEST_CASE("head scores of hand-written patterns are exact") {
     CHECK(p.offset_mean() == 1.0f);
     CHECK(p.entropy_mean() == 0.0f);
     CHECK(ind.induction_mean() == 1.0f);
-    CHECK(ind.offset_mean() == 1.0f);                 // rows 2..5 all look 2 back
+    CHECK(ind.offset_mean() == 1.0f);                // rows 2..5 all look 2 back
     CHECK(ind.prev_mean() == doctest::Approx(0.2));  // row 1 of 1..5: its key 0 is also the previous token
     CHECK(f.sink_mean() == 1.0f);
     CHECK(f.induction_mean() == 0.0f);

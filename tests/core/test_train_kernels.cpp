@@ -105,7 +105,8 @@ TEST_CASE("kernel_adamw equals its scalar twin") {
             for (int i = 0; i < count; ++i)
                 v.push_back(g.uniform() * 0.01f);
             std::vector<float> p2 = p, m2 = m, v2 = v;
-            const adamw_scalars sc{1.0f - 3e-3f * 0.01f, 0.9f, 0.99f, 3e-3f / (1.0f - 0.9f * 0.9f), std::sqrt(1.0f - 0.99f * 0.99f), 1e-8f};
+            const adamw_scalars sc{
+                1.0f - 3e-3f * 0.01f, 0.9f, 0.99f, 3e-3f / (1.0f - 0.9f * 0.9f), std::sqrt(1.0f - 0.99f * 0.99f), 1e-8f};
             kernel_adamw(p.data(), grad.data(), m.data(), v.data(), count, sc);
             kernel_adamw_naive(p2.data(), grad.data(), m2.data(), v2.data(), count, sc);
             INFO("count " << count);

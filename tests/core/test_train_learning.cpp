@@ -37,8 +37,8 @@ TEST_CASE("the induction lesson learns an induction circuit: a previous-token he
     const head_report* prev = nullptr;
     const head_report* induction = nullptr;
     for (const auto& h : diag.heads) {
-        MESSAGE("layer " << h.layer << " head " << h.head << ": prev " << h.prev << ", induction " << h.induction << ", zeroed acc "
-                         << h.ablate_acc << ", mean acc " << h.mean_acc);
+        MESSAGE("layer " << h.layer << " head " << h.head << ": prev " << h.prev << ", induction " << h.induction
+                         << ", zeroed acc " << h.ablate_acc << ", mean acc " << h.mean_acc);
         if (h.layer == 0 && (!prev || h.prev > prev->prev))
             prev = &h;
         if (h.layer == 1 && (!induction || h.induction > induction->induction))
