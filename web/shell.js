@@ -348,7 +348,6 @@
         errors: () => call('attn_hook_errors'),
         trace: () => JSON.parse(call('attn_hook_trace_json')),
         ui: () => JSON.parse(call('attn_hook_ui_state')),
-        trainHash: (recipe) => call('attn_hook_train_hash', String(recipe)),
       };
     },
   };

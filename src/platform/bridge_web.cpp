@@ -14,7 +14,6 @@
 
 #include "fonts.hpp"
 #include "trace_json.hpp"
-#include "train.hpp"
 
 namespace {
 attn::ui::app* g_app = nullptr;
@@ -44,20 +43,6 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_set_experiment(const char* text) {
     }
     for (const auto& e : g_app->errors)
         g_buffer += e + "\n";
-    return g_buffer.c_str();
-}
-
-// Trains a recipe (its own steps) and returns the weights hash, or "error: …":
-// every wasm engine must give the hash the core tests record (tests/web/train.test.mjs).
-EMSCRIPTEN_KEEPALIVE const char* attn_hook_train_hash(const char* recipe) {
-    const auto parsed = attn::experiment_parse(recipe);
-    auto init = parsed.value ? attn::train_init(*parsed.value) : attn::train_init_result{std::nullopt, parsed.errors};
-    if (!init.run) {
-        g_buffer = "error: " + (init.errors.empty() ? std::string("?") : init.errors.front());
-        return g_buffer.c_str();
-    }
-    attn::train_run_all(*init.run);
-    g_buffer = init.run->error.empty() ? attn::train_weights_hash(*init.run) : "error: " + init.run->error;
     return g_buffer.c_str();
 }
 

@@ -78,9 +78,8 @@ TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no 
 }
 
 #ifdef __EMSCRIPTEN__
-// Every wasm engine runs the same instructions (simd128, no relaxed ops): this
-// hash is what Node computes here and what Chromium computes in the page test
-// (tests/web/train.test.mjs). A change to the training numerics changes it.
+// The wasm core's weights after 20 steps under Node, recorded: a change to the
+// training numerics (or to what the wasm build computes) changes it.
 TEST_CASE("wasm: the weights after 20 steps of the induction lesson have the recorded hash") {
     const auto parsed = experiment_parse(recipe_lesson_induction);
     REQUIRE(parsed.value);
