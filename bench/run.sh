@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The side-by-side benchmark in one command (see README.md, "Benchmark"):
 #
-#   bash bench/run.sh [--rounds N] [--no-page] [--no-numpy] [--out FILE]
+#   bash bench/run.sh [--rounds N] [--no-page] [--no-numpy] [--no-torch] [--out FILE]
 #
 # Installs what it needs (scripts/setup.sh, then OpenBLAS and threadpoolctl from
 # Debian, then bench/'s npm packages from the committed lockfile), builds into its
@@ -20,6 +20,8 @@ bash scripts/setup.sh >&2
 # (selected per process through LD_LIBRARY_PATH, beside the reference BLAS) and
 # threadpoolctl to report which BLAS numpy really loaded.
 extra=(libopenblas0-pthread python3-threadpoolctl util-linux)
+# PyTorch for the training reference check (bench/torch_peer.py), unless --no-torch.
+[[ " $* " == *" --no-torch "* ]] || extra+=(python3-torch)
 missing=()
 for p in "${extra[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -49,7 +51,17 @@ cmake --build build/bench-native -j"$jobs" >/dev/null
 log "building build/bench-web (wasm simd128)"
 cmake -S bench -B build/bench-web -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/bench-web -j"$jobs" >/dev/null
-args=("$@")
+args=()
+for a in "$@"; do [ "$a" = --no-torch ] || args+=("$a"); done
+if [[ " $* " != *" --no-torch "* ]]; then
+  # Training: PyTorch repeats our first 50 steps of the induction lesson recipe from the
+  # same initial weights and batches (step-0 gradients within 1e-5, losses within 1e-4).
+  log "training reference check against PyTorch (bench/torch_peer.py)"
+  cmake --build build/bench-native -j"$jobs" --target attn_train_dump >/dev/null
+  mkdir -p build/bench
+  /usr/bin/python3 bench/torch_peer.py build/bench-native/attn_train_dump --out build/bench/torch_check.json >&2 ||
+    log "the training reference check FAILED (see above)"
+fi
 if [[ " $* " != *" --no-page "* ]]; then
   log "building build/bench-site (the playground, for the page cost)"
   if ! { cmake -S . -B build/bench-site -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF >/dev/null &&

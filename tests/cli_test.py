@@ -187,6 +187,39 @@ class CliTest(unittest.TestCase):
             self.assertIn("attn:", p.stderr)
         self.assertEqual(run("eval", exp, "--stages", "weights").returncode, 2)  # selection without --json
 
+    def test_train_prints_the_curve_heads_and_hash_as_json(self):
+        recipe = "v=1&d_model=16&heads=2&layers=2&pos=rope&train=copy_offset&steps=40&batch=8&seq=12&vocab=8"
+        p = run("train", recipe, "--json", "--every", "10")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        t = json.loads(p.stdout)
+        self.assertEqual([s["step"] for s in t["steps"]], [0, 10, 20, 30, 39])
+        self.assertLess(t["steps"][-1]["loss"], t["steps"][0]["loss"])
+        self.assertEqual([(h["layer"], h["head"]) for h in t["heads"]], [(0, 0), (0, 1), (1, 0), (1, 1)])
+        for key in ("prev", "induction", "sink", "entropy", "ablate_loss", "ablate_acc"):
+            self.assertIn(key, t["heads"][0])
+        self.assertRegex(t["weights_hash"], "^[0-9a-f]{16}$")
+        self.assertEqual(json.loads(run("train", recipe, "--json").stdout)["weights_hash"], t["weights_hash"])
+        text = run("train", recipe, "--every", "20")
+        self.assertEqual(text.returncode, 0)
+        self.assertIn("held-out", text.stdout)
+        self.assertIn("zeroed", text.stdout)
+
+    def test_train_rejects_bad_recipes(self):
+        for bad, words in [("v=1&train=juggle", "train must be"), ("v=1&train=induction&lr=nan", "lr must be a finite number"),
+                           ("v=1&train=induction&steps=999999", "steps must be between 0 and 20000"),
+                           ("v=1&heads=2", "no training recipe")]:
+            p = run("train", bad)
+            self.assertEqual(p.returncode, 1, bad)
+            self.assertIn(words, p.stderr)
+
+    def test_eval_of_a_recipe_traces_the_trained_model(self):
+        p = run("eval", "v=1&text=a%20b%20a&d_model=8&heads=2&train=previous&steps=5&batch=2&seq=6&vocab=4", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["tokens"], ["a", "b", "a"])
+        p = run("eval", "v=1&text=the%20cat&d_model=8&heads=2&train=previous&steps=5&batch=2&seq=6&vocab=4")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("traced on:", p.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()

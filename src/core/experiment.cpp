@@ -188,7 +188,7 @@ struct enum_name {
 };
 
 constexpr enum_name<positional> positional_names[] = {
-    {positional::none, "none"}, {positional::sinusoidal, "sin"}, {positional::rope, "rope"}};
+    {positional::none, "none"}, {positional::sinusoidal, "sin"}, {positional::rope, "rope"}, {positional::learned, "learned"}};
 constexpr enum_name<mask_kind> mask_names[] = {
     {mask_kind::none, "none"}, {mask_kind::causal, "causal"}, {mask_kind::padding, "padding"}};
 constexpr enum_name<softmax_mode> softmax_names[] = {
@@ -338,6 +338,7 @@ std::string experiment_to_text(const experiment& e) {
     put("ablate", format_ablate(e.ablate));
     put("decode", std::to_string(e.decode));
     put("edits", format_edits(e.edits));
+    s += recipe_to_text(e.train);  // "" without training: older links stay byte-identical
     return s;
 }
 
@@ -393,6 +394,8 @@ std::vector<std::string> experiment_validate(const experiment& e) {
     if (e.decode < 0 || (n > 0 && e.decode > n))
         err("decode must be between 0 and the number of tokens (" + str(n) + ")");
 
+    for (auto& m : recipe_validate(e))
+        err(std::move(m));
     const bool sizes_ok = errors.empty();
     if (int(e.edges.size()) > L::max_list_items || int(e.ablate.size()) > L::max_list_items ||
         int(e.edits.size()) > L::max_list_items)
@@ -632,8 +635,13 @@ experiment_parse_result experiment_parse(std::string_view text, const experiment
             if (std::string problem = parse(*decoded); !problem.empty())
                 errors.push_back(key + " " + problem);
         }
-        if (!known)
+        std::string problem;
+        if (!known && recipe_parse_key(key, *decoded, e.train, problem)) {
+            if (!problem.empty())
+                errors.push_back(key + " " + problem);
+        } else if (!known) {
             errors.push_back("unknown key " + quoted(key));
+        }
     }
     e.seed = std::uint32_t(seed);
     // A link that sets heads but not kv_heads means plain multi-head attention

@@ -25,6 +25,10 @@
 //   ablate  zeroed heads            layer.head, comma-separated            ("0.1,1.0")
 //   edits   overridden numbers      target.row.col:value, comma-separated   ("x.2.3:0.5,l0.w_q.1.2:-1.25")
 //           target is x (token embeddings, row = token position) or lL.w_q / w_k / w_v / w_o / w_1 / w_2
+//
+// A training recipe (train=<task> and its keys, recipe.hpp) follows `edits`; its
+// keys are written only when train is not none, so links without training keep
+// exactly the text they had.
 #pragma once
 
 #include <cstdint>
@@ -34,10 +38,11 @@
 #include <vector>
 
 #include "precision.hpp"
+#include "recipe.hpp"
 
 namespace attn {
 
-enum class positional { none, sinusoidal, rope };
+enum class positional { none, sinusoidal, rope, learned };  // learned: trained absolute positions (recipe.hpp)
 enum class mask_kind { none, causal, padding };
 enum class score_scale { sqrt_dk, none, custom };
 enum class softmax_mode { stable, no_max, argmax };
@@ -114,6 +119,7 @@ struct experiment {
     std::vector<ablated_head> ablate;
     int decode = 0;  // 0: off; t: KV-cache decoding has consumed the first t tokens
     std::vector<value_edit> edits;
+    train_settings train;  // train=none: no training (recipe.hpp)
 
     bool operator==(const experiment&) const = default;
 };

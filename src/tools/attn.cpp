@@ -5,13 +5,19 @@
 //                                            only those parts of the JSON (trace_json.hpp);
 //                                            the JSON is streamed, and heads whose (n, n)
 //                                            matrices are not printed are not kept
+//   attn train '<link>' [--json] [--every N]  train a recipe; print the curve, head scores, ablation table
 //   attn check '<link>'           report every problem; exit 1 if any
 // A link is anything the page opens: the experiment's text form, its z= form,
 // view.* keys, a whole playground URL (src/core/link.hpp).
 //   attn arch                                the SIMD architecture of the kernels
 //
-// Exit codes: 0 ok, 1 invalid experiment, 2 bad usage.
+// `attn eval` of a recipe (an experiment with train=<task>) trains it first and
+// prints the trace of the trained model on the experiment's text when its tokens
+// are the task's symbols, else on the first held-out row.
+//
+// Exit codes: 0 ok, 1 invalid experiment (or a training run that stopped on a NaN loss), 2 bad usage.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -21,7 +27,11 @@
 #include "forward.hpp"
 #include "kernels.hpp"
 #include "link.hpp"
+#include "task.hpp"
+#include "tokenize.hpp"
 #include "trace_json.hpp"
+#include "train.hpp"
+#include "train_diagnostics.hpp"
 
 namespace {
 
@@ -29,6 +39,7 @@ int usage() {
     std::fprintf(stderr,
                  "usage: attn eval '<link>' [--json [--stages a,b] [--layers 0,1] [--heads 0,3]]\n"
                  "       attn check '<link>'\n"
+                 "       attn train '<link>' [--json] [--every N]\n"
                  "       attn arch\n"
                  "example: attn eval 'v=1&text=the%%20cat%%20sat&heads=2' --json\n");
     return 2;
@@ -131,6 +142,92 @@ int eval_json(const attn::experiment& e, const attn::trace_json_select& sel) {
     attn::trace_write_json(e, t, sel, [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); });
     std::fputc('\n', stdout);
     return std::fflush(stdout) == 0 ? 0 : 2;
+
+// Trains e's recipe; prints the curve every `every` steps, the held-out result,
+// the head scores and the ablation table (as JSON with --json).
+int train_command(const attn::experiment& e, bool json, int every) {
+    auto init = attn::train_init(e);
+    if (!init.run) {
+        for (const auto& m : init.errors)
+            std::fprintf(stderr, "attn: %s\n", m.c_str());
+        return 1;
+    }
+    attn::train_run& run = *init.run;
+    attn::train_run_all(run);
+    const attn::train_diagnostics diag = attn::train_diagnose(run);
+    if (json) {
+        std::printf("{\"steps\":[");
+        bool first = true;
+        for (const auto& p : run.curve)
+            if (p.step % every == 0 || p.step + 1 == int(run.curve.size())) {
+                std::printf("%s{\"step\":%d,\"loss\":%.9g,\"acc\":%.9g}", first ? "" : ",", p.step, double(p.loss),
+                            double(p.acc));
+                first = false;
+            }
+        std::printf("],\"eval\":{\"loss\":%.9g,\"acc\":%.9g},\"heads\":[", double(diag.base.loss), double(diag.base.acc));
+        for (std::size_t i = 0; i < diag.heads.size(); ++i) {
+            const auto& h = diag.heads[i];
+            std::printf(
+                "%s{\"layer\":%d,\"head\":%d,\"prev\":%.6g,\"induction\":%.6g,\"offset\":%.6g,\"sink\":%.6g,"
+                "\"entropy\":%.6g,\"ablate_loss\":%.6g,\"ablate_acc\":%.6g,\"mean_loss\":%.6g,\"mean_acc\":%.6g}",
+                i ? "," : "", h.layer, h.head, double(h.prev), double(h.induction), double(h.offset), double(h.sink),
+                double(h.entropy), double(h.ablate_loss), double(h.ablate_acc), double(h.mean_loss), double(h.mean_acc));
+        }
+        std::printf("],\"weights_hash\":\"%s\",\"error\":\"%s\"}\n", attn::train_weights_hash(run).c_str(), run.error.c_str());
+    } else {
+        std::printf("recipe %s\nstep      loss     acc\n", attn::experiment_to_text(e).c_str());
+        for (const auto& p : run.curve)
+            if (p.step % every == 0 || p.step + 1 == int(run.curve.size()))
+                std::printf("%5d  %8.4f  %6.3f\n", p.step, double(p.loss), double(p.acc));
+        std::printf("held-out: loss %.4f, accuracy %.3f (%d rows)\n", double(diag.base.loss), double(diag.base.acc),
+                    attn::train_eval_rows);
+        std::printf("layer head   prev  induct offset   sink entropy | zeroed: loss   acc | mean: loss   acc\n");
+        for (const auto& h : diag.heads)
+            std::printf("%5d %4d  %5.3f  %5.3f  %5.3f  %5.3f  %6.3f |   %8.4f %5.3f | %9.4f %5.3f\n", h.layer, h.head,
+                        double(h.prev), double(h.induction), double(h.offset), double(h.sink), double(h.entropy),
+                        double(h.ablate_loss), double(h.ablate_acc), double(h.mean_loss), double(h.mean_acc));
+        std::printf("weights_hash %s\n", attn::train_weights_hash(run).c_str());
+    }
+    if (!run.error.empty()) {
+        std::fprintf(stderr, "attn: %s\n", run.error.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+// The trace of a trained recipe: on e's text when it is made of task symbols, else on the first held-out row.
+int eval_trained(const attn::experiment& e, bool json) {
+    auto init = attn::train_init(e);
+    if (!init.run) {
+        for (const auto& m : init.errors)
+            std::fprintf(stderr, "attn: %s\n", m.c_str());
+        return 1;
+    }
+    attn::train_run_all(*init.run);
+    if (!init.run->error.empty()) {
+        std::fprintf(stderr, "attn: %s\n", init.run->error.c_str());
+        return 1;
+    }
+    std::vector<std::string> tokens = attn::tokenize(e.text);
+    std::string problem;
+    auto w = attn::train_weights_for(*init.run, tokens, &problem);
+    if (!w) {
+        tokens.clear();
+        for (int t = 0; t < init.run->T; ++t)
+            tokens.push_back(attn::task_symbol(init.run->eval_tokens[std::size_t(t)]));
+        w = attn::train_weights_for(*init.run, tokens, &problem);
+    }
+    attn::experiment traced = e;
+    traced.text.clear();
+    for (const auto& t : tokens)
+        traced.text += (traced.text.empty() ? "" : " ") + t;
+    const attn::trace t = attn::forward_with(traced, tokens, *w);
+    if (json)
+        std::printf("%s\n", attn::trace_to_json(traced, t).c_str());
+    else
+        std::printf("trained %d steps, weights_hash %s; traced on: %s\n", init.run->step,
+                    attn::train_weights_hash(*init.run).c_str(), traced.text.c_str());
+    return 0;
 }
 
 }  // namespace
@@ -143,11 +240,24 @@ int main(int argc, char** argv) {
         std::printf("%s\n", attn::kernel_arch_name());
         return 0;
     }
-    if ((cmd != "eval" && cmd != "check") || argc < 3)
+    if ((cmd != "eval" && cmd != "check" && cmd != "train") || argc < 3)
         return usage();
     eval_args args;
-    if (cmd == "check" ? argc > 3 : !parse_eval_args(argc, argv, args))
+    int every = 50;
+    if (cmd == "train") {
+        for (int i = 3; i < argc; ++i) {
+            long long n = 0;
+            if (std::strcmp(argv[i], "--json") == 0)
+                args.json = true;
+            else if (std::strcmp(argv[i], "--every") == 0 && i + 1 < argc && attn::parse_whole_number(argv[i + 1], n) &&
+                     n >= 1 && n <= 1000000)
+                every = int(n), ++i;
+            else
+                return usage();
+        }
+    } else if (cmd == "check" ? argc > 3 : !parse_eval_args(argc, argv, args)) {
         return usage();
+    }
     attn::experiment e;
     if (!parse_link_or_report(argv[2], e))
         return 1;
@@ -155,6 +265,10 @@ int main(int argc, char** argv) {
         std::printf("ok: %s\n", attn::experiment_to_text(e).c_str());
         return 0;
     }
+    if (cmd == "train")
+        return train_command(e, args.json, every);
+    if (e.train.task != attn::train_task::none)
+        return eval_trained(e, args.json);
     if (args.json) {
         attn::trace_json_select sel;
         return make_selection(args, e, sel) ? eval_json(e, sel) : 1;

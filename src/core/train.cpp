@@ -1,0 +1,787 @@
+// Training: the model's forward pass with its caches, each kernel beside its
+// backward, AdamW, snapshots. Shapes as named in train.hpp.
+//
+// [SECTION] layout: parameters, activations, scratch (laid out once)
+// [SECTION] forward and backward, kernel by kernel
+// [SECTION] one row: forward, loss, backward
+// [SECTION] steps, AdamW, snapshots, evaluation
+// [SECTION] the trained model as an experiment's model_weights
+#include "train.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "kernels.hpp"
+#include "random.hpp"
+#include "task.hpp"
+#include "train_kernels.hpp"
+
+namespace attn {
+
+namespace {
+
+constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+constexpr std::size_t max_run_bytes = std::size_t(512) << 20;  // parameters, moments, activations, snapshots
+
+// --- [SECTION] layout ---------------------------------------------------------
+
+using layer_slots = train_layer_slots;
+using row_slots = train_row_slots;
+using scratch_slots = train_scratch_slots;
+
+row_slots row_layout(const train_run& r) {
+    const std::size_t T = std::size_t(r.T), d = std::size_t(r.d), kv = std::size_t(r.g * r.dk);
+    const bool full = r.e.block == block_kind::full;
+    row_slots s;
+    std::size_t at = 0;
+    auto take = [&at](std::size_t n) {
+        const std::size_t o = at;
+        at += n;
+        return o;
+    };
+    for (int l = 0; l < r.L; ++l) {
+        layer_slots ls{};
+        ls.in = take(T * d);
+        ls.normed = full ? take(T * d) : ls.in;
+        ls.inv1 = take(full ? T : 0);
+        ls.qh = take(T * d);
+        ls.kh = take(T * kv);
+        ls.vh = take(T * kv);
+        ls.att = take(std::size_t(r.h) * T * T);
+        ls.concat = take(T * d);
+        ls.attn_out = take(T * d);
+        ls.r = take(full ? T * d : 0);
+        ls.fnormed = take(full ? T * d : 0);
+        ls.inv2 = take(full ? T : 0);
+        ls.hid = take(full ? T * std::size_t(r.f) : 0);
+        s.layers.push_back(ls);
+    }
+    s.out = take(T * d);
+    s.logits = take(T * std::size_t(r.V));
+    s.total = at;
+    return s;
+}
+
+scratch_slots scratch_layout(const train_run& r) {
+    const std::size_t T = std::size_t(r.T), d = std::size_t(r.d), kv = std::size_t(r.g * r.dk);
+    scratch_slots s{};
+    std::size_t at = 0;
+    auto take = [&at](std::size_t n) {
+        const std::size_t o = at;
+        at += n;
+        return o;
+    };
+    s.dx = take(T * d);
+    s.dnormed = take(T * d);
+    s.dtmp = take(T * d);
+    s.dconcat = take(T * d);
+    s.dhead = take(T * std::size_t(r.dk));
+    s.datt = take(T * T);
+    s.dscores = take(T * T);
+    s.dq = take(T * d);
+    s.dk = take(T * kv);
+    s.dv = take(T * kv);
+    s.dQ = take(T * d);
+    s.dK = take(T * kv);
+    s.dV = take(T * kv);
+    s.dhid = take(T * std::size_t(std::max(r.f, 1)));
+    s.dlogits = take(T * std::size_t(r.V));
+    s.total = at;
+    return s;
+}
+
+train_layout param_layout(const experiment& e, int V, int T) {
+    const int d = e.d_model, kv = e.kv_heads * (d / e.heads), f = 4 * d;
+    const bool full = e.block == block_kind::full;
+    train_layout p;
+    auto take = [&p](int rows, int cols) {
+        train_tensor t{p.total, rows, cols};
+        p.total += t.size();
+        return t;
+    };
+    p.w_e = take(V, d);
+    p.w_p = e.pos == positional::learned ? take(T, d) : train_tensor{};
+    for (int l = 0; l < e.layers; ++l) {
+        train_layer_tensors lt;
+        lt.w_q = take(d, d);
+        lt.w_k = take(d, kv);
+        lt.w_v = take(d, kv);
+        lt.w_o = e.use_wo ? take(d, d) : train_tensor{};
+        lt.w_1 = full ? take(d, f) : train_tensor{};
+        lt.w_2 = full ? take(f, d) : train_tensor{};
+        p.layers.push_back(lt);
+    }
+    p.w_u = take(d, V);
+    return p;
+}
+
+// The seeded draws of model_generate (forward.cpp), so that before training the
+// model is the experiment's own random model: the same names, the same scales.
+void fill_normal(float* x, std::size_t n, std::uint64_t seed, std::string_view name, float scale) {
+    rng g(hash_combine(seed, name));
+    for (std::size_t i = 0; i < n; ++i)
+        x[i] = g.normal() * scale;
+}
+
+void init_params(train_run& r) {
+    const experiment& e = r.e;
+    float* p = r.params.data();
+    const train_layout& lo = r.layout;
+    for (int v = 0; v < r.V; ++v)
+        fill_normal(p + lo.w_e.offset + std::size_t(v * r.d), std::size_t(r.d), e.seed, "embedding:" + task_symbol(v), 1.0f);
+    if (lo.w_p.size())
+        fill_normal(p + lo.w_p.offset, lo.w_p.size(), e.seed, "train.w_p", 0.1f);
+    const float s = 1.0f / std::sqrt(float(r.d)), sf = 1.0f / std::sqrt(float(r.f));
+    for (int l = 0; l < r.L; ++l) {
+        const std::string pre = "layer" + std::to_string(l) + ".";
+        const train_layer_tensors& t = lo.layers[std::size_t(l)];
+        fill_normal(p + t.w_q.offset, t.w_q.size(), e.seed, pre + "w_q", s);
+        fill_normal(p + t.w_k.offset, t.w_k.size(), e.seed, pre + "w_k", s);
+        fill_normal(p + t.w_v.offset, t.w_v.size(), e.seed, pre + "w_v", s);
+        if (t.w_o.size())
+            fill_normal(p + t.w_o.offset, t.w_o.size(), e.seed, pre + "w_o", s);
+        if (t.w_1.size()) {
+            fill_normal(p + t.w_1.offset, t.w_1.size(), e.seed, pre + "w_1", s);
+            fill_normal(p + t.w_2.offset, t.w_2.size(), e.seed, pre + "w_2", sf);
+        }
+    }
+    fill_normal(p + lo.w_u.offset, lo.w_u.size(), e.seed, "train.w_u", s);
+}
+
+// Mask, RoPE angles (as rope.cpp computes them) and sinusoidal positions, once.
+void init_tables(train_run& r) {
+    const experiment& e = r.e;
+    const int T = r.T, half = r.dk / 2;
+    r.hidden.assign(std::size_t(T * T), 0);
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j)
+            r.hidden[std::size_t(i * T + j)] =
+                (e.mask == mask_kind::causal && j > i) || (e.mask == mask_kind::padding && j >= T - e.pad) ? 1 : 0;
+    r.rope_cos.assign(std::size_t(T * std::max(half, 1)), 0.0f);
+    r.rope_sin.assign(r.rope_cos.size(), 0.0f);
+    for (int t = 0; t < T; ++t)
+        for (int p = 0; p < half; ++p) {
+            const double theta = std::pow(double(e.rope_base), -2.0 * double(p) / double(r.dk));
+            const double angle = double(e.pos_offset + t) * theta;
+            r.rope_cos[std::size_t(t * half + p)] = float(std::cos(angle));
+            r.rope_sin[std::size_t(t * half + p)] = float(std::sin(angle));
+        }
+    r.positions.assign(std::size_t(T * r.d), 0.0f);
+    if (e.pos == positional::sinusoidal) {
+        const matrix pe = positions_sinusoidal(T, r.d, e.pos_offset);
+        std::copy(pe.data.begin(), pe.data.end(), r.positions.begin());
+    }
+}
+
+// --- [SECTION] forward and backward, kernel by kernel ----------------------------
+
+// y(T, d) = x / sqrt(mean(x²) + 1e-6) per row, as forward.cpp; inv(T) keeps the factor.
+void rmsnorm_forward(const float* x, float* y, float* inv, int T, int d) {
+    for (int t = 0; t < T; ++t) {
+        double ss = 0;
+        for (int c = 0; c < d; ++c)
+            ss += double(x[t * d + c]) * double(x[t * d + c]);
+        inv[t] = float(1.0 / std::sqrt(ss / double(d) + 1e-6));
+        for (int c = 0; c < d; ++c)
+            y[t * d + c] = x[t * d + c] * inv[t];
+    }
+}
+// dx(T, d) += inv·dy − inv³·x·(x·dy)/d
+void rmsnorm_backward(const float* x, const float* inv, const float* dy, float* dx, int T, int d) {
+    for (int t = 0; t < T; ++t) {
+        double dot = 0;
+        for (int c = 0; c < d; ++c)
+            dot += double(x[t * d + c]) * double(dy[t * d + c]);
+        const float k = float(double(inv[t]) * double(inv[t]) * double(inv[t]) * dot / double(d));
+        for (int c = 0; c < d; ++c)
+            dx[t * d + c] += inv[t] * dy[t * d + c] - k * x[t * d + c];
+    }
+}
+
+// Columns [c0, c0 + d_k) of x(T, width) → head-major y(T, d_k), rotated by RoPE when on
+// (pairs (2p, 2p+1) turned by the angle of position pos_offset + t, as rope.cpp).
+void split_head_forward(const train_run& r, const float* x, int width, int c0, float* y, bool rope) {
+    const int T = r.T, dk = r.dk, half = dk / 2;
+    for (int t = 0; t < T; ++t) {
+        const float* src = x + t * width + c0;
+        float* dst = y + t * dk;
+        std::memcpy(dst, src, sizeof(float) * std::size_t(dk));
+        if (!rope)
+            continue;
+        const float* cs = r.rope_cos.data() + t * half;
+        const float* sn = r.rope_sin.data() + t * half;
+        for (int p = 0; p < half; ++p) {
+            const float a = dst[2 * p], b = dst[2 * p + 1];
+            dst[2 * p] = a * cs[p] - b * sn[p];
+            dst[2 * p + 1] = a * sn[p] + b * cs[p];
+        }
+    }
+}
+// The transpose: dy(T, d_k) turned back (Rᵀ = R(−angle)) and added into columns [c0, c0 + d_k) of dx.
+void split_head_backward(const train_run& r, const float* dy, float* dx, int width, int c0, bool rope) {
+    const int T = r.T, dk = r.dk, half = dk / 2;
+    for (int t = 0; t < T; ++t) {
+        const float* src = dy + t * dk;
+        float* dst = dx + t * width + c0;
+        int c = 0;
+        if (rope) {
+            const float* cs = r.rope_cos.data() + t * half;
+            const float* sn = r.rope_sin.data() + t * half;
+            for (int p = 0; p < half; ++p) {
+                const float a = src[2 * p], b = src[2 * p + 1];
+                dst[2 * p] += a * cs[p] + b * sn[p];
+                dst[2 * p + 1] += b * cs[p] - a * sn[p];
+            }
+            c = 2 * half;
+        }
+        for (; c < dk; ++c)
+            dst[c] += src[c];
+    }
+}
+
+float score_scale_of(const experiment& e, int dk) {
+    return e.scale == score_scale::sqrt_dk ? 1.0f / std::sqrt(float(dk)) : e.scale == score_scale::none ? 1.0f : e.scale_value;
+}
+
+// att(T, T) = softmax(mask(q(T, d_k)·k(T, d_k)ᵀ · scale) / temp), as forward.cpp rounds it.
+void attention_weights_forward(const train_run& r, const float* q, const float* k, float* att) {
+    const int T = r.T;
+    const float scale = score_scale_of(r.e, r.dk), temp = r.e.temperature;
+    kernel_matmul_bt(q, k, att, T, T, r.dk);
+    for (int i = 0; i < T * T; ++i) {
+        att[i] *= scale;
+        if (r.hidden[std::size_t(i)])
+            att[i] = neg_inf;
+        else if (temp != 1.0f)
+            att[i] /= temp;
+    }
+    kernel_softmax_rows(att, T, T, true);
+}
+// datt(T, T) → dq(T, d_k) = ds·k, dk(T, d_k) += dsᵀ·q, with ds = softmax'(datt)·scale/temp.
+void attention_weights_backward(const train_run& r, const float* q, const float* k, const float* att, const float* datt,
+                                float* ds, float* dq, float* dk) {
+    const int T = r.T;
+    const float scale = score_scale_of(r.e, r.dk), temp = r.e.temperature;
+    kernel_softmax_rows_backward(att, datt, ds, T, T);
+    for (int i = 0; i < T * T; ++i)
+        ds[i] = temp != 1.0f ? ds[i] / temp * scale : ds[i] * scale;
+    kernel_matmul(ds, k, dq, T, T, r.dk);
+    kernel_matmul_at_acc(ds, q, dk, T, T, r.dk);
+}
+
+// --- [SECTION] one row: forward, loss, backward -----------------------------------
+
+struct row_ctx {
+    train_run& r;
+    const row_slots& rs;
+    const scratch_slots& ss;
+    float* a;  // this row's activations
+    float* s;  // scratch
+    const float* p;
+    float* gr;
+};
+
+// One attention layer on x(T, d) (already normed for block = full) → attn_out(T, d).
+void attention_forward(row_ctx& c, int l, const head_override* ov) {
+    train_run& r = c.r;
+    const layer_slots& ls = c.rs.layers[std::size_t(l)];
+    const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
+    const int T = r.T, d = r.d, dk = r.dk, kv = r.g * dk, group = r.h / r.g;
+    const bool rope = r.e.pos == positional::rope;
+    float *Q = c.s + c.ss.dQ, *K = c.s + c.ss.dK, *Vm = c.s + c.ss.dV;  // scratch, free during the forward
+    kernel_matmul(c.a + ls.normed, c.p + w.w_q.offset, Q, T, d, d);
+    kernel_matmul(c.a + ls.normed, c.p + w.w_k.offset, K, T, d, kv);
+    kernel_matmul(c.a + ls.normed, c.p + w.w_v.offset, Vm, T, d, kv);
+    for (int i = 0; i < r.h; ++i)
+        split_head_forward(r, Q, d, i * dk, c.a + ls.qh + std::size_t(i * T * dk), rope);
+    for (int j = 0; j < r.g; ++j) {
+        split_head_forward(r, K, kv, j * dk, c.a + ls.kh + std::size_t(j * T * dk), rope);
+        split_head_forward(r, Vm, kv, j * dk, c.a + ls.vh + std::size_t(j * T * dk), false);
+    }
+    float* concat = c.a + ls.concat;
+    float* out = c.s + c.ss.dhead;
+    for (int i = 0; i < r.h; ++i) {
+        const int j = i / group;
+        float* att = c.a + ls.att + std::size_t(i * T * T);
+        attention_weights_forward(r, c.a + ls.qh + std::size_t(i * T * dk), c.a + ls.kh + std::size_t(j * T * dk), att);
+        kernel_matmul(att, c.a + ls.vh + std::size_t(j * T * dk), out, T, T, dk);
+        const bool replaced = ov && ov->layer == l && ov->head == i;
+        for (int t = 0; t < T; ++t)
+            for (int q = 0; q < dk; ++q)
+                concat[t * d + i * dk + q] = !replaced ? out[t * dk + q] : ov->value ? ov->value[q] : 0.0f;
+    }
+    if (r.e.use_wo)
+        kernel_matmul(concat, c.p + w.w_o.offset, c.a + ls.attn_out, T, d, d);
+    else
+        std::memcpy(c.a + ls.attn_out, concat, sizeof(float) * std::size_t(T * d));
+}
+
+// dattn_out(T, d) (in scratch dtmp) → parameter gradients and dnormed(T, d) (overwritten).
+void attention_backward(row_ctx& c, int l) {
+    train_run& r = c.r;
+    const layer_slots& ls = c.rs.layers[std::size_t(l)];
+    const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
+    const int T = r.T, d = r.d, dk = r.dk, kv = r.g * dk, group = r.h / r.g;
+    const bool rope = r.e.pos == positional::rope;
+    const float* dout = c.s + c.ss.dtmp;
+    float* dconcat = c.s + c.ss.dconcat;
+    if (r.e.use_wo) {
+        kernel_matmul_at_acc(c.a + ls.concat, dout, c.gr + w.w_o.offset, T, d, d);
+        kernel_matmul_bt(dout, c.p + w.w_o.offset, dconcat, T, d, d);
+    } else {
+        std::memcpy(dconcat, dout, sizeof(float) * std::size_t(T * d));
+    }
+    float *dq = c.s + c.ss.dq, *dkh = c.s + c.ss.dk, *dvh = c.s + c.ss.dv;
+    std::fill(dkh, dkh + T * kv, 0.0f);
+    std::fill(dvh, dvh + T * kv, 0.0f);
+    float* dhead = c.s + c.ss.dhead;
+    for (int i = 0; i < r.h; ++i) {
+        const int j = i / group;
+        const float* att = c.a + ls.att + std::size_t(i * T * T);
+        for (int t = 0; t < T; ++t)
+            std::memcpy(dhead + t * dk, dconcat + t * d + i * dk, sizeof(float) * std::size_t(dk));
+        float* datt = c.s + c.ss.datt;
+        kernel_matmul_bt(dhead, c.a + ls.vh + std::size_t(j * T * dk), datt, T, T, dk);  // dweights = dout·Vᵀ
+        kernel_matmul_at_acc(att, dhead, dvh + std::size_t(j * T * dk), T, T, dk);       // dV += weightsᵀ·dout
+        attention_weights_backward(r, c.a + ls.qh + std::size_t(i * T * dk), c.a + ls.kh + std::size_t(j * T * dk), att, datt,
+                                   c.s + c.ss.dscores, dq + std::size_t(i * T * dk), dkh + std::size_t(j * T * dk));
+    }
+    float *dQ = c.s + c.ss.dQ, *dK = c.s + c.ss.dK, *dV = c.s + c.ss.dV;
+    std::fill(dQ, dQ + T * d, 0.0f);
+    std::fill(dK, dK + T * kv, 0.0f);
+    std::fill(dV, dV + T * kv, 0.0f);
+    for (int i = 0; i < r.h; ++i)
+        split_head_backward(r, dq + std::size_t(i * T * dk), dQ, d, i * dk, rope);
+    for (int j = 0; j < r.g; ++j) {
+        split_head_backward(r, dkh + std::size_t(j * T * dk), dK, kv, j * dk, rope);
+        split_head_backward(r, dvh + std::size_t(j * T * dk), dV, kv, j * dk, false);
+    }
+    const float* x = c.a + ls.normed;
+    kernel_matmul_at_acc(x, dQ, c.gr + w.w_q.offset, T, d, d);
+    kernel_matmul_at_acc(x, dK, c.gr + w.w_k.offset, T, d, kv);
+    kernel_matmul_at_acc(x, dV, c.gr + w.w_v.offset, T, d, kv);
+    float *dn = c.s + c.ss.dnormed, *tmp = c.s + c.ss.dtmp;  // dout is read no more
+    kernel_matmul_bt(dQ, c.p + w.w_q.offset, dn, T, d, d);
+    kernel_matmul_bt(dK, c.p + w.w_k.offset, tmp, T, d, kv);
+    for (int i = 0; i < T * d; ++i)
+        dn[i] += tmp[i];
+    kernel_matmul_bt(dV, c.p + w.w_v.offset, tmp, T, d, kv);
+    for (int i = 0; i < T * d; ++i)
+        dn[i] += tmp[i];
+}
+
+// x0(T, d) = W_e[token] + positions; the layers; logits(T, V) = output·W_u.
+void row_forward(row_ctx& c, const int* tokens, const head_override* ov) {
+    train_run& r = c.r;
+    const int T = r.T, d = r.d;
+    const bool full = r.e.block == block_kind::full;
+    float* x0 = c.a + c.rs.layers[0].in;
+    for (int t = 0; t < T; ++t)
+        for (int q = 0; q < d; ++q) {
+            const float pos =
+                r.layout.w_p.size() ? c.p[r.layout.w_p.offset + std::size_t(t * d + q)] : r.positions[std::size_t(t * d + q)];
+            x0[t * d + q] = c.p[r.layout.w_e.offset + std::size_t(tokens[t] * d + q)] + pos;
+        }
+    for (int l = 0; l < r.L; ++l) {
+        const layer_slots& ls = c.rs.layers[std::size_t(l)];
+        const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
+        float* next = l + 1 < r.L ? c.a + c.rs.layers[std::size_t(l + 1)].in : c.a + c.rs.out;
+        if (full)
+            rmsnorm_forward(c.a + ls.in, c.a + ls.normed, c.a + ls.inv1, T, d);
+        attention_forward(c, l, ov);
+        if (!full) {
+            std::memcpy(next, c.a + ls.attn_out, sizeof(float) * std::size_t(T * d));
+            continue;
+        }
+        float* res = c.a + ls.r;
+        for (int i = 0; i < T * d; ++i)
+            res[i] = c.a[ls.in + std::size_t(i)] + c.a[ls.attn_out + std::size_t(i)];
+        rmsnorm_forward(res, c.a + ls.fnormed, c.a + ls.inv2, T, d);
+        float* hid = c.a + ls.hid;
+        kernel_matmul(c.a + ls.fnormed, c.p + w.w_1.offset, hid, T, d, r.f);
+        for (int i = 0; i < T * r.f; ++i)
+            hid[i] = hid[i] > 0.0f ? hid[i] : (std::isnan(hid[i]) ? hid[i] : 0.0f);
+        kernel_matmul(hid, c.p + w.w_2.offset, next, T, r.f, d);
+        for (int i = 0; i < T * d; ++i)
+            next[i] += res[i];
+    }
+    kernel_matmul(c.a + c.rs.out, c.p + r.layout.w_u.offset, c.a + c.rs.logits, T, d, r.V);
+}
+
+// Cross-entropy over the counted positions; dlogits = (softmax − onehot)·weight when
+// weight > 0. Adds to loss (sum of −log p) and correct (argmax hits); returns the count.
+int row_loss(row_ctx& c, const int* targets, const unsigned char* counted, float weight, double& loss, int& correct) {
+    const int T = c.r.T, V = c.r.V;
+    const float* logits = c.a + c.rs.logits;
+    float* dl = c.s + c.ss.dlogits;
+    int count = 0;
+    for (int t = 0; t < T; ++t) {
+        const float* z = logits + t * V;
+        float* g = dl + t * V;
+        if (!counted[t]) {
+            std::fill(g, g + V, 0.0f);
+            continue;
+        }
+        ++count;
+        int best = 0;
+        for (int v = 1; v < V; ++v)
+            best = z[v] > z[best] ? v : best;
+        correct += best == targets[t] ? 1 : 0;
+        double sum = 0;
+        for (int v = 0; v < V; ++v)
+            sum += std::exp(double(z[v]) - double(z[best]));
+        loss += std::log(sum) + double(z[best]) - double(z[targets[t]]);
+        for (int v = 0; v < V; ++v)
+            g[v] = float(std::exp(double(z[v]) - double(z[best])) / sum) * weight;
+        g[targets[t]] -= weight;
+    }
+    return count;
+}
+
+// dlogits (in scratch) → every parameter's gradient, added into c.gr.
+void row_backward(row_ctx& c, const int* tokens) {
+    train_run& r = c.r;
+    const int T = r.T, d = r.d;
+    const bool full = r.e.block == block_kind::full;
+    const float* dl = c.s + c.ss.dlogits;
+    float* dx = c.s + c.ss.dx;  // d(the residual stream), walking down
+    kernel_matmul_at_acc(c.a + c.rs.out, dl, c.gr + r.layout.w_u.offset, T, d, r.V);
+    kernel_matmul_bt(dl, c.p + r.layout.w_u.offset, dx, T, d, r.V);
+    for (int l = r.L - 1; l >= 0; --l) {
+        const layer_slots& ls = c.rs.layers[std::size_t(l)];
+        const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
+        float* dtmp = c.s + c.ss.dtmp;
+        if (full) {  // output = res + relu(rmsnorm(res)·W_1)·W_2, res = in + attn_out
+            float* dhid = c.s + c.ss.dhid;
+            kernel_matmul_at_acc(c.a + ls.hid, dx, c.gr + w.w_2.offset, T, r.f, d);
+            kernel_matmul_bt(dx, c.p + w.w_2.offset, dhid, T, r.f, d);
+            for (int i = 0; i < T * r.f; ++i)
+                dhid[i] = c.a[ls.hid + std::size_t(i)] > 0.0f ? dhid[i] : 0.0f;
+            kernel_matmul_at_acc(c.a + ls.fnormed, dhid, c.gr + w.w_1.offset, T, d, r.f);
+            float* dn = c.s + c.ss.dnormed;
+            kernel_matmul_bt(dhid, c.p + w.w_1.offset, dn, T, d, r.f);
+            rmsnorm_backward(c.a + ls.r, c.a + ls.inv2, dn, dx, T, d);  // dx is now d(res)
+        }
+        std::memcpy(dtmp, dx, sizeof(float) * std::size_t(T * d));
+        attention_backward(c, l);
+        const float* dn = c.s + c.ss.dnormed;
+        if (full)
+            rmsnorm_backward(c.a + ls.in, c.a + ls.inv1, dn, dx, T, d);  // dx: d(res) + through the norm
+        else
+            std::memcpy(dx, dn, sizeof(float) * std::size_t(T * d));
+    }
+    for (int t = 0; t < T; ++t)
+        for (int q = 0; q < d; ++q) {
+            c.gr[r.layout.w_e.offset + std::size_t(tokens[t] * d + q)] += dx[t * d + q];
+            if (r.layout.w_p.size())
+                c.gr[r.layout.w_p.offset + std::size_t(t * d + q)] += dx[t * d + q];
+        }
+}
+
+// --- [SECTION] steps, AdamW, snapshots, evaluation ------------------------------
+
+row_ctx context(train_run& r, int b) {
+    return row_ctx{r,
+                   r.slots,
+                   r.scratch_slots,
+                   r.acts.data() + std::size_t(b) * r.slots.total,
+                   r.scratch.data(),
+                   r.params.data(),
+                   r.grads.data()};
+}
+
+float learning_rate(const train_settings& t, int step) {
+    double f = t.warmup > 0 && step < t.warmup ? double(step + 1) / double(t.warmup) : 1.0;
+    if (t.sched == lr_schedule::cosine && step >= t.warmup) {
+        const double progress = double(step - t.warmup) / double(std::max(1, t.steps - t.warmup));
+        f *= 0.5 * (1.0 + std::cos(3.14159265358979323846 * std::min(1.0, progress)));
+    }
+    return float(double(t.lr) * f);
+}
+
+void take_snapshot(train_run& r) {
+    if (r.snapshots_taken >= int(r.snapshots.size()))
+        return;
+    train_snapshot& s = r.snapshots[std::size_t(r.snapshots_taken++)];
+    s.step = r.step;
+    std::copy(r.params.begin(), r.params.end(), s.params.begin());
+    std::copy(r.adam_m.begin(), r.adam_m.end(), s.adam_m.begin());
+    std::copy(r.adam_v.begin(), r.adam_v.end(), s.adam_v.begin());
+}
+
+// Loss and gradients of the batch already in r.tokens / targets / counted.
+float batch_loss_and_grad(train_run& r, float& acc) {
+    std::fill(r.grads.begin(), r.grads.end(), 0.0f);
+    int total = 0;
+    for (unsigned char c : r.counted)
+        total += c;
+    const float weight = 1.0f / float(std::max(total, 1));
+    double loss = 0;
+    int correct = 0;
+    for (int b = 0; b < r.B; ++b) {
+        row_ctx c = context(r, b);
+        const std::size_t o = std::size_t(b * r.T);
+        row_forward(c, r.tokens.data() + o, nullptr);
+        row_loss(c, r.targets.data() + o, r.counted.data() + o, weight, loss, correct);
+        row_backward(c, r.tokens.data() + o);
+    }
+    acc = float(double(correct) / double(std::max(total, 1)));
+    return float(loss / double(std::max(total, 1)));
+}
+
+void fill_batch(train_run& r) {
+    rng g = task_batch_stream(r.e.train.train_seed, r.step);
+    for (int b = 0; b < r.B; ++b) {
+        const std::size_t o = std::size_t(b * r.T);
+        task_row(r.e.train, g, r.tokens.data() + o, r.targets.data() + o, r.counted.data() + o);
+    }
+}
+
+std::size_t run_bytes(const experiment& e, std::size_t params, std::size_t row, std::size_t scratch, int snapshots) {
+    const std::size_t T = std::size_t(e.train.seq);
+    return sizeof(float) * (4 * params + std::size_t(e.train.batch) * row + scratch + 3 * params * std::size_t(snapshots)) +
+           (sizeof(int) * 2 + 1) * T * std::size_t(e.train.batch + train_eval_rows) + T * T;
+}
+
+}  // namespace
+
+train_init_result train_init(const experiment& e) {
+    train_init_result res;
+    res.errors = experiment_validate(e);
+    if (res.errors.empty() && e.train.task == train_task::none)
+        res.errors.push_back("this experiment has no training recipe (train=induction, copy_offset, reverse, sort or previous)");
+    if (!res.errors.empty())
+        return res;
+    train_run r;
+    r.e = e;
+    const train_settings& t = e.train;
+    r.B = t.batch, r.T = t.seq, r.V = t.vocab, r.d = e.d_model, r.h = e.heads, r.g = e.kv_heads;
+    r.dk = e.d_model / e.heads, r.f = 4 * e.d_model, r.L = e.layers;
+    r.layout = param_layout(e, r.V, r.T);
+    r.slots = row_layout(r);
+    r.scratch_slots = scratch_layout(r);
+    r.snapshot_every = std::max(1, (t.steps + train_limits::max_snapshots - 3) / (train_limits::max_snapshots - 2));
+    int count = t.steps / r.snapshot_every + 1 + (t.steps % r.snapshot_every ? 1 : 0);
+    const std::size_t per_snapshot = 3 * sizeof(float) * r.layout.total;
+    while (count > 2 && std::size_t(count) * per_snapshot > train_snapshot_bytes) {
+        r.snapshot_every *= 2;
+        count = t.steps / r.snapshot_every + 1 + (t.steps % r.snapshot_every ? 1 : 0);
+    }
+    const std::size_t bytes = run_bytes(e, r.layout.total, r.slots.total, r.scratch_slots.total, count);
+    if (bytes > max_run_bytes) {
+        res.errors.push_back("this training run needs " + std::to_string(bytes >> 20) + " MB; the limit is " +
+                             std::to_string(max_run_bytes >> 20) + " MB (lower batch, seq, d_model or layers)");
+        return res;
+    }
+    r.params.assign(r.layout.total, 0.0f);
+    r.grads.assign(r.layout.total, 0.0f);
+    r.adam_m.assign(r.layout.total, 0.0f);
+    r.adam_v.assign(r.layout.total, 0.0f);
+    r.acts.assign(std::size_t(r.B) * r.slots.total, 0.0f);
+    r.scratch.assign(r.scratch_slots.total, 0.0f);
+    r.tokens.assign(std::size_t(r.B * r.T), 0);
+    r.targets.assign(r.tokens.size(), 0);
+    r.counted.assign(r.tokens.size(), 0);
+    r.eval_tokens.assign(std::size_t(train_eval_rows * r.T), 0);
+    r.eval_targets.assign(r.eval_tokens.size(), 0);
+    r.eval_counted.assign(r.eval_tokens.size(), 0);
+    rng g = task_eval_stream(t.train_seed);
+    for (int b = 0; b < train_eval_rows; ++b) {
+        const std::size_t o = std::size_t(b * r.T);
+        task_row(t, g, r.eval_tokens.data() + o, r.eval_targets.data() + o, r.eval_counted.data() + o);
+    }
+    r.curve.reserve(std::size_t(t.steps));
+    r.snapshots.resize(std::size_t(count));
+    for (auto& s : r.snapshots) {
+        s.params.assign(r.layout.total, 0.0f);
+        s.adam_m.assign(r.layout.total, 0.0f);
+        s.adam_v.assign(r.layout.total, 0.0f);
+    }
+    init_tables(r);
+    init_params(r);
+    take_snapshot(r);
+    res.run = std::move(r);
+    return res;
+}
+
+float train_loss_and_grad(train_run& r) {
+    fill_batch(r);
+    float acc = 0.0f;
+    return batch_loss_and_grad(r, acc);
+}
+
+bool train_step(train_run& r) {
+    const train_settings& t = r.e.train;
+    if (!r.error.empty() || r.step >= t.steps)
+        return false;
+    fill_batch(r);
+    train_point pt;
+    pt.step = r.step;
+    pt.loss = batch_loss_and_grad(r, pt.acc);
+    double ss = 0;
+    for (float g : r.grads)
+        ss += double(g) * double(g);
+    pt.grad_norm = float(std::sqrt(ss));
+    if (!std::isfinite(pt.loss) || !std::isfinite(pt.grad_norm)) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "loss became %s at step %d (the gradient norm is %g): lower lr (now %g) or set clip",
+                      std::isnan(pt.loss)   ? "NaN"
+                      : std::isinf(pt.loss) ? "infinite"
+                                            : "finite but the gradient is not",
+                      r.step, double(pt.grad_norm), double(t.lr));
+        r.error = buf;
+        return false;
+    }
+    if (t.clip > 0.0f && pt.grad_norm > t.clip) {
+        const float k = t.clip / (pt.grad_norm + 1e-6f);
+        for (float& g : r.grads)
+            g *= k;
+    }
+    pt.lr = learning_rate(t, r.step);
+    const int k = r.step + 1;
+    adamw_scalars s;
+    s.decay = 1.0f - pt.lr * t.wd;
+    s.beta1 = 0.9f, s.beta2 = 0.99f, s.eps = 1e-8f;
+    s.step_size = float(double(pt.lr) / (1.0 - std::pow(double(s.beta1), double(k))));
+    s.bc2_sqrt = float(std::sqrt(1.0 - std::pow(double(s.beta2), double(k))));
+    kernel_adamw(r.params.data(), r.grads.data(), r.adam_m.data(), r.adam_v.data(), int(r.params.size()), s);
+    r.step = k;
+    r.curve.push_back(pt);
+    if (r.step % r.snapshot_every == 0 || r.step == t.steps)
+        take_snapshot(r);
+    return true;
+}
+
+void train_run_all(train_run& r) {
+    while (train_step(r)) {
+    }
+}
+
+void train_forward_rows(train_run& r, const int* tokens, int rows, const head_override* ov) {
+    for (int b = 0; b < std::min(rows, r.B); ++b) {
+        row_ctx c = context(r, b);
+        row_forward(c, tokens + std::size_t(b * r.T), ov);
+    }
+}
+
+train_eval_result train_evaluate(train_run& r, const head_override* ov) {
+    double loss = 0;
+    int correct = 0, total = 0;
+    for (int b0 = 0; b0 < train_eval_rows; b0 += r.B) {
+        const int rows = std::min(r.B, train_eval_rows - b0);
+        train_forward_rows(r, r.eval_tokens.data() + std::size_t(b0 * r.T), rows, ov);
+        for (int b = 0; b < rows; ++b) {
+            row_ctx c = context(r, b);
+            const std::size_t o = std::size_t((b0 + b) * r.T);
+            total += row_loss(c, r.eval_targets.data() + o, r.eval_counted.data() + o, 0.0f, loss, correct);
+        }
+    }
+    return {float(loss / double(std::max(total, 1))), float(double(correct) / double(std::max(total, 1)))};
+}
+
+const float* train_attention(const train_run& r, int b, int layer) {
+    return r.acts.data() + std::size_t(b) * r.slots.total + r.slots.layers[std::size_t(layer)].att;
+}
+const float* train_concat(const train_run& r, int b, int layer) {
+    return r.acts.data() + std::size_t(b) * r.slots.total + r.slots.layers[std::size_t(layer)].concat;
+}
+const float* train_row_logits(const train_run& r, int b) {
+    return r.acts.data() + std::size_t(b) * r.slots.total + r.slots.logits;
+}
+
+void train_restore(train_run& r, int i) {
+    if (i < 0 || i >= r.snapshots_taken)
+        return;
+    const train_snapshot& s = r.snapshots[std::size_t(i)];
+    r.params = s.params;
+    r.adam_m = s.adam_m;
+    r.adam_v = s.adam_v;
+    r.step = s.step;
+    r.curve.resize(std::size_t(s.step));
+    r.snapshots_taken = i + 1;
+    r.error.clear();
+}
+
+std::string train_weights_hash(const train_run& r) {
+    std::uint64_t h = 0xCBF29CE484222325ull;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(r.params.data());
+    for (std::size_t i = 0; i < r.params.size() * sizeof(float); ++i)
+        h = (h ^ bytes[i]) * 0x100000001B3ull;
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+// --- [SECTION] the trained model as an experiment's model_weights ---------------
+
+std::vector<float> train_logits(train_run& r, const std::vector<int>& tokens, std::vector<float>* output) {
+    if (int(tokens.size()) != r.T)
+        return {};
+    train_forward_rows(r, tokens.data(), 1);
+    const float* a = r.acts.data();
+    if (output)
+        output->assign(a + r.slots.out, a + r.slots.out + std::size_t(r.T * r.d));
+    return std::vector<float>(a + r.slots.logits, a + r.slots.logits + std::size_t(r.T * r.V));
+}
+
+std::optional<model_weights> train_weights_for(const train_run& r, const std::vector<std::string>& tokens, std::string* error) {
+    const int n = int(tokens.size()), d = r.d;
+    auto fail = [error](std::string m) -> std::optional<model_weights> {
+        if (error)
+            *error = std::move(m);
+        return std::nullopt;
+    };
+    if (r.layout.w_p.size() && n > r.T)
+        return fail("with learned positions the trained model reads at most seq = " + std::to_string(r.T) + " tokens, not " +
+                    std::to_string(n));
+    auto copy = [&r](const train_tensor& t) {
+        matrix m(t.rows, t.cols);
+        std::copy(r.params.begin() + std::ptrdiff_t(t.offset), r.params.begin() + std::ptrdiff_t(t.offset + t.size()),
+                  m.data.begin());
+        return m;
+    };
+    model_weights w;
+    w.embeddings = matrix(n, d);
+    for (int i = 0; i < n; ++i) {
+        const int v = task_symbol_index(tokens[std::size_t(i)]);
+        if (v < 0 || v >= r.V)
+            return fail("token '" + tokens[std::size_t(i)] + "' is not a symbol of the task's vocabulary (" + task_symbol(0) +
+                        " … " + task_symbol(r.V - 1) + ")");
+        for (int c = 0; c < d; ++c)
+            w.embeddings(i, c) = r.params[r.layout.w_e.offset + std::size_t(v * d + c)] +
+                                 (r.layout.w_p.size() ? r.params[r.layout.w_p.offset + std::size_t(i * d + c)] : 0.0f);
+    }
+    for (const train_layer_tensors& t : r.layout.layers) {
+        layer_weights lw;
+        lw.w_q = copy(t.w_q);
+        lw.w_k = copy(t.w_k);
+        lw.w_v = copy(t.w_v);
+        lw.w_o = t.w_o.size() ? copy(t.w_o) : matrix(d, d);
+        if (t.w_1.size()) {
+            lw.w_1 = copy(t.w_1);
+            lw.w_2 = copy(t.w_2);
+        }
+        w.layers.push_back(std::move(lw));
+    }
+    for (const auto& x : r.e.edits) {
+        if (x.target == edit_target::x) {
+            if (x.row < n)
+                w.embeddings(x.row, x.col) = x.value;
+            continue;
+        }
+        layer_weights& lw = w.layers[std::size_t(x.layer)];
+        matrix* m = x.target == edit_target::w_q   ? &lw.w_q
+                    : x.target == edit_target::w_k ? &lw.w_k
+                    : x.target == edit_target::w_v ? &lw.w_v
+                    : x.target == edit_target::w_o ? &lw.w_o
+                    : x.target == edit_target::w_1 ? &lw.w_1
+                                                   : &lw.w_2;
+        (*m)(x.row, x.col) = x.value;
+    }
+    return w;
+}
+
+}  // namespace attn

@@ -1,0 +1,176 @@
+// Training the playground's own model on a toy task (task.hpp), in fp32.
+//
+// Shapes, named once:
+//   B  batch rows        T  seq (tokens per row)    V  vocab
+//   d  d_model           h  heads, d_k = d / h      g  kv_heads (query head i reads K/V head i / (h / g))
+//   f  FFN width, 4·d    L  layers
+//
+// The model is forward.hpp's, with what training needs around it:
+//   x0 = W_e[token] (+ sinusoidal or learned positions W_p[t]) (T, d)
+//   L layers exactly as forward.hpp (attention only, or pre-norm residual + FFN; RoPE, masks, GQA, W_O on/off)
+//   logits = output · W_u (T, V);  loss = mean cross-entropy over the counted positions of the batch
+// A trained model is an ordinary experiment: train_weights_for() gives the
+// model_weights forward_with() traces, ablates and edits (its output equals the
+// training forward's, tested), with learned positions folded into the rows.
+//
+// One buffer holds every parameter, one every gradient, two the AdamW moments;
+// activations and scratch are laid out once in train_init. After the first step
+// a step allocates nothing (tested with a counting operator new).
+//
+// Determinism: a run is a pure function of its recipe. The same build gives
+// bit-identical weights at every step; every wasm engine runs the same
+// instructions (simd128 without relaxed ops), so Node and Chromium agree to the
+// bit. Native kernel sets (sse2, avx2 + FMA, avx512f) differ in the last bits;
+// their loss curves agree to a tolerance the tests state.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment.hpp"
+#include "forward.hpp"
+
+namespace attn {
+
+// Where one parameter matrix lives in the parameter (and gradient) buffer.
+struct train_tensor {
+    std::size_t offset = 0;
+    int rows = 0, cols = 0;
+    std::size_t size() const { return std::size_t(rows) * std::size_t(cols); }
+};
+
+struct train_layer_tensors {
+    train_tensor w_q, w_k, w_v, w_o, w_1, w_2;  // w_o absent (size 0) with wo=off; w_1, w_2 with block=full only
+};
+
+struct train_layout {
+    train_tensor w_e;  // (V, d) token embeddings
+    train_tensor w_p;  // (T, d) learned positions (pos=learned only)
+    std::vector<train_layer_tensors> layers;
+    train_tensor w_u;  // (d, V) unembedding
+    std::size_t total = 0;
+};
+
+struct train_point {
+    int step = 0;       // the step whose batch this is (0-based)
+    float loss = 0.0f;  // mean cross-entropy over the batch's counted positions
+    float acc = 0.0f;   // argmax == target over the same positions
+    float lr = 0.0f;    // the learning rate the update used
+    float grad_norm = 0.0f;
+};
+
+// The weights at one step and the optimizer state, enough to resume exactly.
+struct train_snapshot {
+    int step = 0;  // steps taken
+    std::vector<float> params, adam_m, adam_v;
+};
+
+// Loss and accuracy on the held-out set, optionally with one head replaced.
+struct train_eval_result {
+    float loss = 0.0f, acc = 0.0f;
+};
+
+// One head's output replaced in every position: by zeros, or by a given vector (d_k).
+struct head_override {
+    int layer = -1, head = -1;
+    const float* value = nullptr;  // nullptr: zeros
+};
+
+// Where one row's activations live inside its slice of train_run::acts (offsets in floats).
+struct train_layer_slots {
+    std::size_t in, normed, inv1, qh, kh, vh, att, concat, attn_out, r, fnormed, inv2, hid;
+};
+struct train_row_slots {
+    std::vector<train_layer_slots> layers;
+    std::size_t out = 0, logits = 0, total = 0;
+};
+struct train_scratch_slots {
+    std::size_t dx, dnormed, dtmp, dconcat, dhead, datt, dscores, dq, dk, dv, dQ, dK, dV, dhid, dlogits, total;
+};
+
+struct train_run {
+    experiment e;
+    int B = 0, T = 0, V = 0, d = 0, h = 0, g = 0, dk = 0, f = 0, L = 0;
+    train_layout layout;
+    std::vector<float> params, grads, adam_m, adam_v;
+    int step = 0;                    // steps taken so far
+    std::vector<train_point> curve;  // one point per step taken (reserved for all steps)
+    // Snapshots at steps 0, every, 2·every, … and the last step: at most
+    // train_limits::max_snapshots, and fewer when they would need more than
+    // train_snapshot_bytes. Their memory is taken in train_init.
+    std::vector<train_snapshot> snapshots;
+    int snapshot_every = 1;
+    int snapshots_taken = 0;
+    std::string error;  // why training stopped early (a NaN loss), else empty
+
+    // Laid out once by train_init; see train.cpp.
+    std::vector<int> tokens, targets;  // (B, T)
+    std::vector<unsigned char> counted;
+    std::vector<unsigned char> hidden;                 // (T, T) 1 where the mask hides key j from query i
+    std::vector<float> rope_cos, rope_sin, positions;  // (T, d_k/2) ×2, (T, d) sinusoidal
+    std::vector<int> eval_tokens, eval_targets;        // (train_eval_rows, T) the held-out set
+    std::vector<unsigned char> eval_counted;
+    train_row_slots slots;
+    train_scratch_slots scratch_slots{};
+    std::vector<float> acts;     // (B, slots.total) what backward reads
+    std::vector<float> scratch;  // gradients of one row's activations
+};
+
+struct train_init_result {
+    std::optional<train_run> run;  // set only when errors is empty
+    std::vector<std::string> errors;
+};
+
+// A run of e's recipe, at step 0. Checks e (and the memory the run needs) first.
+train_init_result train_init(const experiment& e);
+
+// One AdamW step on the next batch. False when the run is finished (step == steps)
+// or stopped: a loss that is not finite leaves the weights as they were and sets
+// run.error ("loss became NaN at step 12: ...").
+bool train_step(train_run& run);
+
+// Steps until finished or stopped.
+void train_run_all(train_run& run);
+
+// The loss and its gradient (into run.grads) on the batch of run.step, without
+// updating anything. For the tests and the reference check.
+float train_loss_and_grad(train_run& run);
+
+// The held-out set (train_eval_rows rows from train_seed's separate stream).
+inline constexpr int train_eval_rows = 128;
+train_eval_result train_evaluate(train_run& run, const head_override* ov = nullptr);
+
+// Back to snapshot i (weights, optimizer state, step, curve): stepping on from
+// there repeats the original run bit for bit.
+void train_restore(train_run& run, int snapshot_index);
+
+// FNV-1a over the parameter bytes, as 16 hex digits.
+std::string train_weights_hash(const train_run& run);
+
+// The model_weights of the trained model for these tokens (task symbols), for
+// forward_with(run.e, tokens, ...): embedding rows W_e[token] (+ W_p[t] with
+// learned positions), layers as trained, e.edits applied. nullopt and a message
+// when a token is not a symbol of the vocabulary or there are more than T tokens
+// with learned positions.
+std::optional<model_weights> train_weights_for(const train_run& run, const std::vector<std::string>& tokens,
+                                               std::string* error = nullptr);
+
+// The logits (T, V) of the training forward for one row of tokens, computed by
+// the same code as training (for tests comparing it with forward_with).
+std::vector<float> train_logits(train_run& run, const std::vector<int>& tokens, std::vector<float>* output = nullptr);
+
+// The training forward on `rows` (≤ B) rows of T tokens, one head optionally
+// replaced; then, for row b < rows: the attention weights (h, T, T) and the
+// heads' outputs side by side (T, d, before W_O) of a layer, and the logits (T, V).
+void train_forward_rows(train_run& run, const int* tokens, int rows, const head_override* ov = nullptr);
+const float* train_attention(const train_run& run, int b, int layer);
+const float* train_concat(const train_run& run, int b, int layer);
+const float* train_row_logits(const train_run& run, int b);
+
+// Bytes all snapshots of a run may take together (train_init lowers their count to fit).
+inline constexpr std::size_t train_snapshot_bytes = std::size_t(128) << 20;
+
+}  // namespace attn

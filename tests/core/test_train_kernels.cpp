@@ -1,0 +1,118 @@
+// Every backward kernel against its scalar twin over many random shapes,
+// including sizes that are not multiples of the vector width, on every kernel
+// set this build carries and this CPU runs.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels.hpp"
+#include "random.hpp"
+#include "test_util.hpp"
+#include "train_kernels.hpp"
+
+using namespace attn;
+using attn::test::random_vector;
+
+namespace {
+
+int mismatches(const std::vector<float>& got, const std::vector<float>& want, float tol, const char* what) {
+    int bad = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const float err = std::fabs(got[i] - want[i]);
+        if (!(err <= tol * (1.0f + std::fabs(want[i])))) {
+            if (bad < 5)
+                MESSAGE(what << " [" << i << "]: simd " << got[i] << " vs naive " << want[i] << " (|diff| " << err << ")");
+            ++bad;
+        }
+    }
+    return bad;
+}
+
+struct shape {
+    int n, k, m;
+};
+
+std::vector<shape> shapes() {
+    std::vector<shape> out = {{1, 1, 1}, {1, 3, 5}, {2, 4, 4}, {3, 7, 9}, {24, 24, 12}, {8, 64, 8}, {17, 33, 31}, {1, 1, 67}};
+    rng g(7);
+    for (int i = 0; i < 40; ++i)
+        out.push_back({1 + int(g.next_u64() % 40), 1 + int(g.next_u64() % 70), 1 + int(g.next_u64() % 70)});
+    return out;
+}
+
+template <class Body>
+void each_kernel_set(Body body) {
+    struct restore {
+        std::string initial = kernel_arch_name();
+        ~restore() { kernel_use_arch(initial.c_str()); }
+    } guard;
+    for (int i = 0; i < kernel_arch_count(); ++i) {
+        const std::string set = kernel_arch_at(i);
+        REQUIRE(kernel_use_arch(set.c_str()));
+        INFO("kernel set " << set);
+        body();
+    }
+}
+
+}  // namespace
+
+TEST_CASE("kernel_matmul_at_acc equals its scalar twin") {
+    each_kernel_set([&] {
+        rng g(1);
+        for (const shape s : shapes()) {
+            auto a = random_vector(g, std::size_t(s.n * s.k));
+            for (std::size_t i = 0; i < a.size(); i += 3)
+                a[i] = 0.0f;  // zeros as in masked attention weights (the kernel skips them)
+            const auto b = random_vector(g, std::size_t(s.n * s.m));
+            std::vector<float> c = random_vector(g, std::size_t(s.k * s.m)), c_ref = c;
+            kernel_matmul_at_acc(a.data(), b.data(), c.data(), s.n, s.k, s.m);
+            kernel_matmul_at_acc_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
+            INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
+            CHECK(mismatches(c, c_ref, 1e-5f * float(s.n + 1), "matmul_at_acc") == 0);
+        }
+    });
+}
+
+TEST_CASE("kernel_softmax_rows_backward equals its scalar twin, and zero rows stay zero") {
+    each_kernel_set([&] {
+        rng g(2);
+        for (const shape s : shapes()) {
+            std::vector<float> y = random_vector(g, std::size_t(s.n * s.m));
+            kernel_softmax_rows(y.data(), s.n, s.m, true);
+            std::fill(y.begin(), y.begin() + s.m, 0.0f);  // row 0 fully masked
+            const auto dy = random_vector(g, y.size());
+            std::vector<float> dx(y.size(), -1.0f), dx_ref(y.size(), -2.0f);
+            kernel_softmax_rows_backward(y.data(), dy.data(), dx.data(), s.n, s.m);
+            kernel_softmax_rows_backward_naive(y.data(), dy.data(), dx_ref.data(), s.n, s.m);
+            INFO("shape n=" << s.n << " m=" << s.m);
+            CHECK(mismatches(dx, dx_ref, 1e-5f * float(s.m), "softmax_rows_backward") == 0);
+            for (int j = 0; j < s.m; ++j)
+                CHECK(dx[std::size_t(j)] == 0.0f);
+        }
+    });
+}
+
+TEST_CASE("kernel_adamw equals its scalar twin") {
+    each_kernel_set([&] {
+        rng g(3);
+        for (const shape s : shapes()) {
+            const int count = s.n * s.m;
+            const auto grad = random_vector(g, std::size_t(count));
+            std::vector<float> p = random_vector(g, std::size_t(count)), m = random_vector(g, std::size_t(count), 0.1f);
+            std::vector<float> v;
+            for (int i = 0; i < count; ++i)
+                v.push_back(g.uniform() * 0.01f);
+            std::vector<float> p2 = p, m2 = m, v2 = v;
+            const adamw_scalars sc{
+                1.0f - 3e-3f * 0.01f, 0.9f, 0.99f, 3e-3f / (1.0f - 0.9f * 0.9f), std::sqrt(1.0f - 0.99f * 0.99f), 1e-8f};
+            kernel_adamw(p.data(), grad.data(), m.data(), v.data(), count, sc);
+            kernel_adamw_naive(p2.data(), grad.data(), m2.data(), v2.data(), count, sc);
+            INFO("count " << count);
+            CHECK(mismatches(p, p2, 1e-6f, "adamw p") == 0);
+            CHECK(mismatches(m, m2, 1e-6f, "adamw m") == 0);
+            CHECK(mismatches(v, v2, 1e-6f, "adamw v") == 0);
+        }
+    });
+}

@@ -1,0 +1,104 @@
+// Learning, asserted on numbers: the lessons' recipes (recipe.hpp) train to the
+// behaviour the lessons show. Each run takes a few seconds natively (train.cpp is
+// optimised in every build type, see CMakeLists.txt).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "experiment.hpp"
+#include "forward.hpp"
+#include "task.hpp"
+#include "tokenize.hpp"
+#include "train.hpp"
+#include "train_diagnostics.hpp"
+
+using namespace attn;
+
+namespace {
+
+train_run trained(const char* recipe) {
+    const auto parsed = experiment_parse(recipe);
+    REQUIRE(parsed.value);
+    auto init = train_init(*parsed.value);
+    REQUIRE(init.run);
+    train_run_all(*init.run);
+    REQUIRE(init.run->error.empty());
+    return std::move(*init.run);
+}
+
+}  // namespace
+
+// Skipped under ASan + UBSan: the instrumented build rounds differently in the
+// last bits, and from that start the recipe reaches only 0.87 in 2000 steps
+// without a clean induction head (the recipe is sensitive to its start; see README).
+#ifdef ATTN_SANITIZE
+constexpr bool sanitized = true;
+#else
+constexpr bool sanitized = false;
+#endif
+
+TEST_CASE("the induction lesson learns an induction circuit: a previous-token head feeding an induction head" *
+          doctest::skip(sanitized)) {
+    train_run r = trained(recipe_lesson_induction);
+    const train_diagnostics diag = train_diagnose(r);
+    MESSAGE("induction lesson: held-out accuracy " << diag.base.acc << ", loss " << diag.base.loss << ", weights "
+                                                   << train_weights_hash(r));
+    CHECK(diag.base.acc >= 0.9f);
+    const head_report* prev = nullptr;
+    const head_report* induction = nullptr;
+    for (const auto& h : diag.heads) {
+        MESSAGE("layer " << h.layer << " head " << h.head << ": prev " << h.prev << ", induction " << h.induction
+                         << ", zeroed acc " << h.ablate_acc << ", mean acc " << h.mean_acc);
+        if (h.layer == 0 && (!prev || h.prev > prev->prev))
+            prev = &h;
+        if (h.layer == 1 && (!induction || h.induction > induction->induction))
+            induction = &h;
+    }
+    REQUIRE(prev);
+    REQUIRE(induction);
+    CHECK(induction->induction >= 0.5f);
+    CHECK(prev->prev >= 0.5f);
+    CHECK(prev->ablate_acc < 0.3f);       // zeroing the previous-token head breaks the circuit
+    CHECK(induction->ablate_acc < 0.3f);  // and so does zeroing the induction head
+
+    // The trained model is an ordinary experiment: traced on the recipe's own text,
+    // the layer-1 induction head looks from the repeated "c" (position 8) to the
+    // "d" after the first "c" (position 4).
+    const std::vector<std::string> tokens = tokenize(r.e.text);
+    const auto w = train_weights_for(r, tokens);
+    REQUIRE(w);
+    const trace t = forward_with(r.e, tokens, *w);
+    const matrix& att = t.layers[1].heads[std::size_t(induction->head)].weights;
+    CHECK(tokens[8] == "c");
+    CHECK(att(8, 4) >= 0.5f);
+}
+
+TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no induction head") {
+    train_run r = trained(recipe_lesson_copy_offset);
+    const train_diagnostics diag = train_diagnose(r);
+    MESSAGE("copy_offset lesson: held-out accuracy " << diag.base.acc);
+    CHECK(diag.base.acc >= 0.9f);
+    float best_offset = 0.0f;
+    for (const auto& h : diag.heads) {
+        MESSAGE("layer " << h.layer << " head " << h.head << ": offset " << h.offset << ", induction " << h.induction);
+        CHECK(h.induction <= 0.2f);
+        best_offset = std::max(best_offset, h.offset);
+    }
+    CHECK(best_offset >= 0.5f);
+}
+
+#ifdef __EMSCRIPTEN__
+// The wasm core's weights after 20 steps under Node, recorded: a change to the
+// training numerics (or to what the wasm build computes) changes it.
+TEST_CASE("wasm: the weights after 20 steps of the induction lesson have the recorded hash") {
+    const auto parsed = experiment_parse(recipe_lesson_induction);
+    REQUIRE(parsed.value);
+    experiment e = *parsed.value;
+    e.train.steps = 20;
+    auto init = train_init(e);
+    REQUIRE(init.run);
+    train_run_all(*init.run);
+    MESSAGE("wasm weights hash after 20 steps: " << train_weights_hash(*init.run));
+    CHECK(train_weights_hash(*init.run) == "64860a1c71ca132c");
+}
+#endif
