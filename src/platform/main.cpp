@@ -192,12 +192,18 @@ struct remembered {
 
 // The app as the page or command line opens it: the link (with --lesson and
 // --stage as its view keys), embedding, the remembered language and panels.
+// The link the app starts with: --experiment, with the view keys that --lesson and
+// --stage stand for.
+std::string start_link(const options& opt) {
+    if (opt.view_keys.empty())
+        return opt.experiment;
+    return (opt.experiment.empty() ? std::string("v=1") : opt.experiment) + opt.view_keys;
+}
+
 remembered app_start(attn::ui::app& app, const options& opt) {
     remembered kept;
     attn::ui::app_init(app, attn::experiment{});
-    std::string link = opt.experiment;
-    if (!opt.view_keys.empty())
-        link = (link.empty() ? std::string("v=1") : link) + opt.view_keys;
+    const std::string link = start_link(opt);
     if (!link.empty() && !attn::ui::app_open_link(app, link, false)) {
         for (const auto& e : app.errors)
             std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
@@ -283,11 +289,12 @@ int main(int argc, char** argv) {
     // Natively a link that does not open is an error of the command (exit 1, before
     // any window), as in `attn check`; the page instead shows the default experiment
     // under a banner that names the problems.
-    if (const auto r = attn::link_parse(opt.experiment); !opt.experiment.empty() && !r.value) {
-        for (const auto& e : r.errors)
-            std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
-        return 1;
-    }
+    if (const std::string link = start_link(opt); !link.empty())
+        if (const auto r = attn::link_parse(link); !r.value) {
+            for (const auto& e : r.errors)
+                std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
+            return 1;
+        }
 #endif
 
     glfwSetErrorCallback([](int code, const char* what) { std::fprintf(stderr, "GLFW error %d: %s\n", code, what); });

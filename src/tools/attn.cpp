@@ -142,6 +142,7 @@ int eval_json(const attn::experiment& e, const attn::trace_json_select& sel) {
     attn::trace_write_json(e, t, sel, [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); });
     std::fputc('\n', stdout);
     return std::fflush(stdout) == 0 ? 0 : 2;
+}
 
 // Trains e's recipe; prints the curve every `every` steps, the held-out result,
 // the head scores and the ablation table (as JSON with --json).
@@ -249,8 +250,8 @@ int main(int argc, char** argv) {
             long long n = 0;
             if (std::strcmp(argv[i], "--json") == 0)
                 args.json = true;
-            else if (std::strcmp(argv[i], "--every") == 0 && i + 1 < argc && attn::parse_whole_number(argv[i + 1], n) &&
-                     n >= 1 && n <= 1000000)
+            else if (std::strcmp(argv[i], "--every") == 0 && i + 1 < argc && attn::parse_whole_number(argv[i + 1], n) && n >= 1 &&
+                     n <= 1000000)
                 every = int(n), ++i;
             else
                 return usage();

@@ -219,14 +219,16 @@ class NativeAppTest(unittest.TestCase):
 
     def test_view_keys_out_of_range_are_reported_not_replaced(self):
         # view.stage=9 (the residual + FFN block) on an attention-only experiment used
-        # to open the output stage silently; now the link is refused, and says why.
+        # to open the output stage silently; now the link is refused (natively an error of
+        # the command: exit 1 before any window), and says why.
         p = xvfb(["--frames", "2", "--print-link", "--experiment", "v=1&heads=2&view.stage=9"])
-        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("view.stage 9", p.stderr)
         self.assertIn("block=full", p.stderr)
-        self.assertNotIn("view.stage", p.stdout)
+        self.assertEqual(p.stdout, "")
         # --stage counts as view.stage does, and goes through the same check.
         p = xvfb(["--frames", "2", "--print-link", "--stage", "9"])
+        self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("view.stage 9", p.stderr)
         p = xvfb(["--frames", "2", "--print-link", "--stage", "9", "--experiment", "v=1&block=full"])
         self.assertEqual(p.stderr.strip(), "")
