@@ -88,7 +88,8 @@ TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no 
 }
 
 #ifdef __EMSCRIPTEN__
-// The wasm core's weights after 20 steps under Node, recorded: a change to the
+// The wasm core's weights after 20 steps under Node, recorded (again after the exp
+// stopped clamping at −87, which moved the last bits): a change to the
 // training numerics (or to what the wasm build computes) changes it.
 TEST_CASE("wasm: the weights after 20 steps of the induction lesson have the recorded hash") {
     const auto parsed = experiment_parse(recipe_lesson_induction);
@@ -99,6 +100,6 @@ TEST_CASE("wasm: the weights after 20 steps of the induction lesson have the rec
     REQUIRE(init.run);
     train_run_all(*init.run);
     MESSAGE("wasm weights hash after 20 steps: " << train_weights_hash(*init.run));
-    CHECK(train_weights_hash(*init.run) == "64860a1c71ca132c");
+    CHECK(train_weights_hash(*init.run) == "33ca4e09070e596a");
 }
 #endif
