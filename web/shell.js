@@ -118,6 +118,11 @@
     hostOrigin = (param && httpOrigin(param)) || httpOrigin(document.referrer);
   }
   let lastLink = null;  // the last link the app published
+  // The hash this page last wrote or read. A different one in the address bar
+  // is a navigation (pasted link, back, forward) whose hashchange has not run
+  // yet: publishing must not overwrite it, or a late publish of the old
+  // experiment would land in the entry the reader just went to.
+  let knownHash = window.location.hash;
 
   function notifyHost(message) {
     if (!framed || !hostOrigin) return;
@@ -134,7 +139,10 @@
       lastLink = link;
       try {
         const h = '#' + link;
-        if (window.location.hash !== h) history.replaceState(null, '', h);
+        if (window.location.hash === knownHash && knownHash !== h) {
+          history.replaceState(null, '', h);
+          knownHash = window.location.hash;  // as the browser spells it (percent-encoded)
+        }
       } catch (e) { /* a sandboxed frame may refuse history changes */ }
       if (changed) notifyHost({ type: 'attn:changed', link });
     },
@@ -287,6 +295,7 @@
   // undo step; a bad one is named on the app's banner). The app's own updates
   // use history.replaceState, which fires no hashchange.
   function onHashChange() {
+    knownHash = window.location.hash;
     if (!window.attn) return;
     const link = capLink(window.location.hash.replace(/^#/, ''));
     if (link === lastLink) return;

@@ -165,6 +165,12 @@ test('a link pasted into an open tab opens it (an undo step); back and forward m
     // Back to where the page started: no hash opens the experiment it opened with.
     await page.goBack();
     await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()), null, { timeout: 10000 });
+    // A frame that publishes the experiment being left after the address bar
+    // has changed but before its hashchange has run (as happens under load)
+    // must not overwrite the entry the reader went back to.
+    await page.evaluate(() => window.addEventListener('popstate', () => {
+      window.attnShell.publishExperiment(window.attn.experiment());
+    }, { once: true }));
     await page.goBack();
     await page.waitForFunction((e) => window.attn.experiment() === e, first, { timeout: 10000 });
     assert.equal((await ui(page)).undo, 6, 'every link opened is one undo step');
