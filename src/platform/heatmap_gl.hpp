@@ -5,9 +5,10 @@
 //
 //   ImGui_ImplOpenGL3_Init(...);
 //   static auto gpu = attn::platform::heatmap_gl_create();   // needs the GL context
-//   attn::ui::heatmap_set_gpu(gpu.get());
+//   static attn::ui::heatmap_context heatmaps;                // what the app's heatmaps draw with
+//   heatmaps.set_gpu(gpu.get());
 //   ...
-//   attn::ui::heatmap_set_gpu(nullptr); gpu.reset();          // before ImGui_ImplOpenGL3_Shutdown
+//   heatmaps.set_gpu(nullptr); gpu.reset();                   // before ImGui_ImplOpenGL3_Shutdown
 #pragma once
 
 #include <memory>

@@ -36,6 +36,7 @@
 #include "app.hpp"
 #include "bridge.hpp"
 #include "fonts.hpp"
+#include "heatmap.hpp"
 #include "heatmap_gl.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
@@ -328,10 +329,12 @@ int main(int argc, char** argv) {
     ImGui_ImplOpenGL3_Init(glsl_version);
     // Heatmaps as float textures colour-mapped by a shader (rectangles if it fails).
     static std::unique_ptr<attn::ui::heatmap_gpu> heatmap_gpu = attn::platform::heatmap_gl_create();
-    attn::ui::heatmap_set_gpu(heatmap_gpu.get());
+    static attn::ui::heatmap_context heatmaps;
+    heatmaps.set_gpu(heatmap_gpu.get());
     attn::platform::fonts_init();
 
     static attn::ui::app app;
+    app.heatmaps = &heatmaps;
     remembered kept = app_start(app, opt);
     float ui_scale = 0.0f;  // forces the first style scaling
     int frame_index = 0;
@@ -386,7 +389,7 @@ int main(int argc, char** argv) {
     if (opt.print_link)
         std::printf("%s\n", attn::ui::app_link(app).c_str());
 
-    attn::ui::heatmap_set_gpu(nullptr);
+    heatmaps.set_gpu(nullptr);
     heatmap_gpu.reset();
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();

@@ -255,6 +255,7 @@ void top_bar(app& a) {
 }  // namespace
 
 void app_draw(app& a) {
+    IM_ASSERT(a.heatmaps && "the platform hands the app its heatmap_context before the first frame");
     apply_pending(a);
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
     a.widgets.clear();

@@ -24,6 +24,8 @@
 
 namespace attn::ui {
 
+class heatmap_context;  // heatmap.hpp
+
 // A named widget's rectangle in pixels, recorded each frame for tests and help.
 struct widget_rect {
     std::string name;
@@ -58,9 +60,10 @@ struct app {
     // was recomputed under it (views hold references into model.tr while they draw).
     std::optional<change> pending;
     link_scope pending_scope = link_scope::everything;
-    bool pending_announced = false;   // a costly pending change: one frame says "computing" before it runs
-    float scale = 1.0f;               // device pixels per UI point
-    bool experiment_changed = false;  // set on every accepted change; the platform clears it once published
+    bool pending_announced = false;       // a costly pending change: one frame says "computing" before it runs
+    float scale = 1.0f;                   // device pixels per UI point
+    heatmap_context* heatmaps = nullptr;  // the platform's (not owned): the heatmaps' state and renderer; set before app_draw
+    bool experiment_changed = false;      // set on every accepted change; the platform clears it once published
 
     stage current = stage::weights;
     int layer = 0;
@@ -116,7 +119,7 @@ void app_set_layout_text(app& a, std::string_view text);
 // The link reproducing what is on screen: link_encode(a.exp, app_view(a)).
 std::string app_link(const app& a);
 
-// Draws one frame of UI into the current ImGui context.
+// Draws one frame of UI into the current ImGui context (a.heatmaps must be set).
 void app_draw(app& a);
 
 }  // namespace attn::ui

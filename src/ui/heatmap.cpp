@@ -1,10 +1,10 @@
 // [SECTION] index
-//   state      per-widget cache: what was uploaded (id, version, size), ranges, row sums, zoom
+//   state      the context: per-widget cache (what was uploaded: id, version, size; ranges, row sums, zoom)
 //   layout     cell size, label bands, the size of the scrolling child
 //   cells      one GPU quad (heatmap_gpu) or, without a GPU, rectangles for the visible cells
 //   overlays   hover and highlight bands, numbers in cells, row sums, sticky labels
 //   legend     gradient bar with the range's ends and swatches for NaN / ±inf / masked
-//   compat     the first app's call
+//   draw       heatmap_draw: state, layout, then the scrolling child's pieces in order
 //
 // Per frame the work is O(visible cells that show text) + O(labels' count) for
 // the widest label; everything O(rows·cols) happens only when the data changes.
@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <unordered_map>
 
 #include "heatmap_gpu.hpp"
@@ -24,8 +23,6 @@ namespace attn::ui {
 // --- state -------------------------------------------------------------------
 
 namespace {
-
-heatmap_gpu* g_gpu = nullptr;
 
 struct label_width_cache {
     const std::vector<std::string>* labels = nullptr;
@@ -52,20 +49,38 @@ struct widget_state {
     float last_cell = 0.0f;
 };
 
-std::unordered_map<ImGuiID, widget_state> g_states;
-std::vector<float> g_texels;  // scratch for uploads
-int g_swept_frame = -1;
+}  // namespace
+
+struct heatmap_context::state {
+    heatmap_gpu* gpu = nullptr;
+    std::unordered_map<ImGuiID, widget_state> widgets;
+    std::vector<float> texels;  // scratch for uploads
+    int swept_frame = -1;
+};
+
+heatmap_context::heatmap_context() : state_(std::make_unique<state>()) {}
+heatmap_context::~heatmap_context() = default;
+
+void heatmap_context::set_gpu(heatmap_gpu* gpu) {
+    for (auto& [key, st] : state_->widgets)
+        st.uploaded_to = nullptr;  // the new renderer holds none of them
+    state_->gpu = gpu;
+}
+
+heatmap_gpu* heatmap_context::gpu() const { return state_->gpu; }
+
+namespace {
 
 // Frees the state (and texture) of widgets not drawn for a while.
-void states_sweep(int frame) {
-    if (frame == g_swept_frame || frame % 120 != 0)
+void states_sweep(heatmap_context::state& ctx, int frame) {
+    if (frame == ctx.swept_frame || frame % 120 != 0)
         return;
-    g_swept_frame = frame;
-    for (auto it = g_states.begin(); it != g_states.end();) {
+    ctx.swept_frame = frame;
+    for (auto it = ctx.widgets.begin(); it != ctx.widgets.end();) {
         if (frame - it->second.last_frame > 300) {
-            if (g_gpu && it->second.uploaded_to == g_gpu)
-                g_gpu->forget(it->first);
-            it = g_states.erase(it);
+            if (ctx.gpu && it->second.uploaded_to == ctx.gpu)
+                ctx.gpu->forget(it->first);
+            it = ctx.widgets.erase(it);
         } else {
             ++it;
         }
@@ -74,7 +89,7 @@ void states_sweep(int frame) {
 
 // Recomputes what depends on the data when (version, rows, cols) changed, and
 // uploads the texture when the current renderer does not hold it.
-void state_refresh(widget_state& st, ImGuiID key, const matrix& m, const heatmap_options& opt) {
+void state_refresh(heatmap_context::state& ctx, widget_state& st, ImGuiID key, const matrix& m, const heatmap_options& opt) {
     if (!st.valid || st.version != opt.version || st.rows != m.rows || st.cols != m.cols) {
         st.valid = true;
         st.version = opt.version;
@@ -86,10 +101,10 @@ void state_refresh(widget_state& st, ImGuiID key, const matrix& m, const heatmap
         st.sums_valid = false;
         st.uploaded_to = nullptr;
     }
-    if (g_gpu && st.uploaded_to != g_gpu && !m.empty()) {
-        heatmap_texels_fill(m, opt.masked_from, g_texels);
-        g_gpu->upload(key, m.rows, m.cols, g_texels.data());
-        st.uploaded_to = g_gpu;
+    if (ctx.gpu && st.uploaded_to != ctx.gpu && !m.empty()) {
+        heatmap_texels_fill(m, opt.masked_from, ctx.texels);
+        ctx.gpu->upload(key, m.rows, m.cols, ctx.texels.data());
+        st.uploaded_to = ctx.gpu;
     }
     if (opt.show_row_sums && !st.sums_valid) {
         st.row_sums = heatmap_row_sums(m);
@@ -175,317 +190,382 @@ void text_vertical(ImDrawList* dl, ImVec2 pos, ImU32 col, const char* text) {
     }
 }
 
-}  // namespace
+// --- layout --------------------------------------------------------------------
 
-void heatmap_set_gpu(heatmap_gpu* gpu) {
-    for (auto& [key, st] : g_states)
-        st.uploaded_to = nullptr;  // the new renderer holds none of them
-    g_gpu = gpu;
-}
+// Sizes of one frame's drawing, in display units, before anything is drawn.
+struct layout {
+    int rows = 0, cols = 0;
+    float font = 0.0f;
+    float cell = 0.0f;                         // after the options' and the user's zoom
+    float scroll_dx = 0.0f, scroll_dy = 0.0f;  // the scroll a Ctrl + wheel zoom asks for
+    float row_band = 0.0f, col_band = 0.0f, sums_w = 0.0f;
+    bool col_vertical = false;  // column labels turned a quarter (wider than a cell)
+    float grid_w = 0.0f, grid_h = 0.0f, total_w = 0.0f, total_h = 0.0f;
+    ImVec2 child_size;
+    colormap map = colormap::sequential;
+    heatmap_range range;
+    bool show_values = false;
+};
 
-heatmap_gpu* heatmap_get_gpu() { return g_gpu; }
-
-heatmap_result heatmap_draw(const char* id, const matrix& m, const heatmap_options& opt) {
-    heatmap_result result;
-    const ImGuiID key = ImGui::GetID(id);
-    const int frame = ImGui::GetFrameCount();
-    states_sweep(frame);
-    widget_state& st = g_states[key];
-    st.last_frame = frame;
-    state_refresh(st, key, m, opt);
-
-    // --- layout ----------------------------------------------------------------
-    const ImGuiStyle& style = ImGui::GetStyle();
+// The cell edge: the options' (or the width's) cell times the zooms. A Ctrl +
+// wheel over the cells last frame zooms about the pointer (applied before
+// layout so this frame's content size already has the new cell size): it
+// updates the widget's zoom and sets the scroll that keeps the pointed cell.
+void layout_cell(layout& l, widget_state& st, const heatmap_options& opt, int frame, float fit_width) {
     const ImGuiIO& io = ImGui::GetIO();
-    const float font = ImGui::GetFontSize();
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const int rows = std::max(m.rows, 0), cols = std::max(m.cols, 0);
-    const float row_label_full = widest_label(st.row_w, opt.row_labels, opt.version);
-    const float col_label_full = widest_label(st.col_w, opt.col_labels, opt.version);
-    const float row_band_full = row_label_full > 0.0f ? row_label_full + style.ItemSpacing.x : 0.0f;
-    const float sums_full = opt.show_row_sums ? ImGui::CalcTextSize("-0.000").x + style.ItemSpacing.x * 2.0f : 0.0f;
-
     float base = opt.cell;
     if (base <= 0.0f) {
-        const float fit = (avail.x - row_band_full - sums_full - style.ScrollbarSize) / float(std::max(cols, 1));
-        base = std::clamp(fit, font * 0.3f, font * 3.0f);
+        const float fit = fit_width / float(std::max(l.cols, 1));
+        base = std::clamp(fit, l.font * 0.3f, l.font * 3.0f);
     }
-    const float min_cell = 0.25f, max_cell = font * 12.0f;
-    // Ctrl + wheel over the cells last frame: zoom about the pointer (applied
-    // before layout so this frame's content size already has the new cell size).
-    float scroll_dx = 0.0f, scroll_dy = 0.0f;
+    const float min_cell = 0.25f, max_cell = l.font * 12.0f;
     if (st.hovered_frame == frame - 1 && io.KeyCtrl && io.MouseWheel != 0.0f && st.last_cell > 0.0f) {
         const float before = std::clamp(base * opt.zoom * st.user_zoom, min_cell, max_cell);
         st.user_zoom = std::clamp(st.user_zoom * std::pow(1.2f, io.MouseWheel), 0.01f, 100.0f);
         const float after = std::clamp(base * opt.zoom * st.user_zoom, min_cell, max_cell);
-        scroll_dx = (io.MousePos.x - st.last_grid0.x) / st.last_cell * (after - before);
-        scroll_dy = (io.MousePos.y - st.last_grid0.y) / st.last_cell * (after - before);
+        l.scroll_dx = (io.MousePos.x - st.last_grid0.x) / st.last_cell * (after - before);
+        l.scroll_dy = (io.MousePos.y - st.last_grid0.y) / st.last_cell * (after - before);
     }
-    const float cell = std::clamp(base * opt.zoom * st.user_zoom, min_cell, max_cell);
+    l.cell = std::clamp(base * opt.zoom * st.user_zoom, min_cell, max_cell);
+}
+
+layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& opt, int frame) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    layout l;
+    l.font = ImGui::GetFontSize();
+    const float font = l.font;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    l.rows = std::max(m.rows, 0);
+    l.cols = std::max(m.cols, 0);
+    const float row_label_full = widest_label(st.row_w, opt.row_labels, opt.version);
+    const float col_label_full = widest_label(st.col_w, opt.col_labels, opt.version);
+    const float row_band_full = row_label_full > 0.0f ? row_label_full + style.ItemSpacing.x : 0.0f;
+    const float sums_full = opt.show_row_sums ? ImGui::CalcTextSize("-0.000").x + style.ItemSpacing.x * 2.0f : 0.0f;
+    layout_cell(l, st, opt, frame, avail.x - row_band_full - sums_full - style.ScrollbarSize);
+    const float cell = l.cell;
 
     const bool text_fits = cell >= font * 0.85f;  // a line of text per row
-    const float row_band = text_fits ? row_band_full : 0.0f;
-    const float sums_w = text_fits ? sums_full : 0.0f;
+    l.row_band = text_fits ? row_band_full : 0.0f;
+    l.sums_w = text_fits ? sums_full : 0.0f;
     const bool col_labels = text_fits && col_label_full > 0.0f;
-    const bool col_vertical = col_labels && col_label_full > cell - 2.0f;
-    const float col_band = !col_labels    ? 0.0f
-                           : col_vertical ? std::min(col_label_full, font * 8.0f) + style.ItemSpacing.y
-                                          : font + style.ItemSpacing.y;
-    const float grid_w = float(cols) * cell, grid_h = float(rows) * cell;
-    const float total_w = row_band + grid_w + sums_w, total_h = col_band + grid_h;
+    l.col_vertical = col_labels && col_label_full > cell - 2.0f;
+    l.col_band = !col_labels      ? 0.0f
+                 : l.col_vertical ? std::min(col_label_full, font * 8.0f) + style.ItemSpacing.y
+                                  : font + style.ItemSpacing.y;
+    l.grid_w = float(l.cols) * cell;
+    l.grid_h = float(l.rows) * cell;
+    l.total_w = l.row_band + l.grid_w + l.sums_w;
+    l.total_h = l.col_band + l.grid_h;
 
     const float legend_h = opt.show_legend ? ImGui::GetFrameHeightWithSpacing() : 0.0f;  // stays in view below
     const float max_h = opt.max_height > 0.0f ? opt.max_height : std::max(avail.y - legend_h, font * 12.0f);
-    const float max_w = std::max(avail.x, std::min(total_w, font * 6.0f));
+    const float max_w = std::max(avail.x, std::min(l.total_w, font * 6.0f));
     const float sb = style.ScrollbarSize;
-    bool need_x = total_w > max_w, need_y = total_h + (need_x ? sb : 0.0f) > max_h;
-    need_x = total_w + (need_y ? sb : 0.0f) > max_w;
-    const ImVec2 child_size(std::min(max_w, total_w + (need_y ? sb : 0.0f) + 1.0f),
-                            std::min(max_h, total_h + (need_x ? sb : 0.0f) + 1.0f));
+    bool need_x = l.total_w > max_w, need_y = l.total_h + (need_x ? sb : 0.0f) > max_h;
+    need_x = l.total_w + (need_y ? sb : 0.0f) > max_w;
+    l.child_size = ImVec2(std::min(max_w, l.total_w + (need_y ? sb : 0.0f) + 1.0f),
+                          std::min(max_h, l.total_h + (need_x ? sb : 0.0f) + 1.0f));
 
-    const colormap map = opt.map;
-    const heatmap_range range = opt.fixed_range              ? heatmap_range{opt.lo, opt.hi}
-                                : map == colormap::diverging ? st.diverging
-                                                             : st.sequential;
+    l.map = opt.map;
+    l.range = opt.fixed_range ? heatmap_range{opt.lo, opt.hi} : l.map == colormap::diverging ? st.diverging : st.sequential;
     // Numbers when "0.00" fits; each wider number is left out of a cell it overflows.
-    const bool show_values = opt.show_values && cell >= std::max(font + 2.0f, ImGui::CalcTextSize("0.00").x + 4.0f);
-
-    ImGui::BeginGroup();
-    if (ImGui::BeginChild(id, child_size, ImGuiChildFlags_None, ImGuiWindowFlags_HorizontalScrollbar)) {
-        if (scroll_dx != 0.0f || scroll_dy != 0.0f) {
-            ImGui::SetScrollX(ImGui::GetScrollX() + scroll_dx);
-            ImGui::SetScrollY(ImGui::GetScrollY() + scroll_dy);
-        }
-        ImDrawList* dl = ImGui::GetWindowDrawList();
-        const ImVec2 origin = ImGui::GetCursorScreenPos();
-        const ImVec2 grid0(origin.x + row_band, origin.y + col_band);
-        const ImVec2 grid1(grid0.x + grid_w, grid0.y + grid_h);
-        const ImVec2 clip0 = dl->GetClipRectMin(), clip1 = dl->GetClipRectMax();
-        const float top = std::max(origin.y, clip0.y);        // the column labels stick to the top
-        const float left = std::max(origin.x, clip0.x);       // the row labels to the left
-        const ImVec2 open0(left + row_band, top + col_band);  // the cells not under a label band
-        int r0, r1, c0, c1;
-        visible_span(open0.y, clip1.y, grid0.y, cell, rows, r0, r1);
-        visible_span(open0.x, clip1.x, grid0.x, cell, cols, c0, c1);
-
-        // Interaction first (it draws nothing), so this frame's overlays follow the pointer.
-        // A click is a press and release on the cells without dragging (a touch is a click too).
-        const bool pressed = ImGui::InvisibleButton("##cells", ImVec2(std::max(total_w, 1.0f), std::max(total_h, 1.0f)));
-        const auto cell_at = [&](ImVec2 p, int& r, int& c) {
-            r = c = -1;
-            if (p.x < open0.x || p.y < open0.y || p.x >= grid1.x || p.y >= grid1.y || p.x >= clip1.x || p.y >= clip1.y)
-                return false;
-            r = std::clamp(int((p.y - grid0.y) / cell), 0, rows - 1);
-            c = std::clamp(int((p.x - grid0.x) / cell), 0, cols - 1);
-            return rows > 0 && cols > 0;
-        };
-        if (ImGui::IsItemHovered() && cell_at(io.MousePos, result.hovered_row, result.hovered_col)) {
-            st.hovered_frame = frame;
-        }
-        if (pressed && io.MouseDragMaxDistanceSqr[0] <= io.MouseDragThreshold * io.MouseDragThreshold)
-            cell_at(io.MouseClickedPos[0], result.clicked_row, result.clicked_col);
-        st.last_grid0 = grid0;
-        st.last_cell = cell;
-        result.cells_x0 = grid0.x;
-        result.cells_y0 = grid0.y;
-        result.cells_x1 = grid1.x;
-        result.cells_y1 = grid1.y;
-        result.cell = cell;
-
-        // --- cells ------------------------------------------------------------------
-        heatmap_gpu_style gs;
-        gs.map = map;
-        gs.range = range;
-        gs.cell_px = cell;
-        gs.gap = style.Colors[ImGuiCol_WindowBg];
-        gs.gap.w = 1.0f;
-        gs.markers = !show_values;
-        const bool on_gpu = rows > 0 && cols > 0 && g_gpu && st.uploaded_to == g_gpu && g_gpu->draw(dl, key, grid0, grid1, gs);
-        if (!on_gpu && rows > 0 && cols > 0)
-            cells_draw_rects(dl, m, opt.masked_from, map, range, grid0, cell, r0, r1, c0, c1, gs.markers,
-                             ImGui::ColorConvertFloat4ToU32(gs.gap));
-
-        // --- overlays ---------------------------------------------------------------
-        dl->PushClipRect(open0, clip1, true);
-        const ImU32 highlight = IM_COL32(255, 165, 0, 255);
-        const float thick = std::max(1.0f, std::min(2.0f, cell * 0.25f));
-        if (opt.highlight_row >= 0 && opt.highlight_row < rows)
-            dl->AddRect(ImVec2(grid0.x, grid0.y + float(opt.highlight_row) * cell),
-                        ImVec2(grid1.x, grid0.y + float(opt.highlight_row + 1) * cell), highlight, 0.0f, 0, thick);
-        if (opt.highlight_col >= 0 && opt.highlight_col < cols)
-            dl->AddRect(ImVec2(grid0.x + float(opt.highlight_col) * cell, grid0.y),
-                        ImVec2(grid0.x + float(opt.highlight_col + 1) * cell, grid1.y), highlight, 0.0f, 0, thick);
-        if (show_values) {
-            char buf[24];
-            for (int r = r0; r < r1; ++r)
-                for (int c = c0; c < c1; ++c) {
-                    const heatmap_cell k = heatmap_classify(m, opt.masked_from, r, c);
-                    if (k == heatmap_cell::masked)
-                        continue;
-                    const float v = m(r, c);
-                    heatmap_format_value(v, buf, sizeof buf);
-                    const ImVec2 ts = ImGui::CalcTextSize(buf);
-                    if (ts.x > cell - 2.0f)
-                        continue;
-                    const bool dark_text = heatmap_luma(heatmap_color_cell(map, range, k, v)) > 0.5f;
-                    dl->AddText(ImVec2(grid0.x + float(c) * cell + (cell - ts.x) * 0.5f,
-                                       grid0.y + float(r) * cell + (cell - ts.y) * 0.5f),
-                                dark_text ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255), buf);
-                }
-        }
-        if (result.hovered_row >= 0) {
-            const int r = result.hovered_row, c = result.hovered_col;
-            const ImU32 tint = IM_COL32(255, 255, 255, 46), line = IM_COL32(255, 255, 255, 200);
-            dl->AddRectFilled(ImVec2(grid0.x, grid0.y + float(r) * cell), ImVec2(grid1.x, grid0.y + float(r + 1) * cell), tint);
-            dl->AddRectFilled(ImVec2(grid0.x + float(c) * cell, grid0.y), ImVec2(grid0.x + float(c + 1) * cell, grid1.y), tint);
-            dl->AddRect(ImVec2(grid0.x, grid0.y + float(r) * cell), ImVec2(grid1.x, grid0.y + float(r + 1) * cell), line, 0.0f, 0,
-                        1.0f);
-            dl->AddRect(ImVec2(grid0.x + float(c) * cell, grid0.y), ImVec2(grid0.x + float(c + 1) * cell, grid1.y), line, 0.0f, 0,
-                        1.0f);
-            dl->AddRect(ImVec2(grid0.x + float(c) * cell - 1.0f, grid0.y + float(r) * cell - 1.0f),
-                        ImVec2(grid0.x + float(c + 1) * cell + 1.0f, grid0.y + float(r + 1) * cell + 1.0f),
-                        IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
-        }
-        dl->PopClipRect();
-
-        const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
-        const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg, 1.0f);
-        const ImU32 hover_bg = ImGui::GetColorU32(ImGuiCol_HeaderHovered);
-        if (sums_w > 0.0f && st.sums_valid) {
-            char buf[24];
-            for (int r = r0; r < r1; ++r) {
-                const float s = st.row_sums[std::size_t(r)];
-                if (std::isfinite(s) && std::fabs(s) < 1000.0f)
-                    std::snprintf(buf, sizeof buf, "%.3f", double(s));
-                else
-                    heatmap_format_value(s, buf, sizeof buf);
-                dl->AddText(ImVec2(grid1.x + style.ItemSpacing.x, grid0.y + float(r) * cell + (cell - font) * 0.5f),
-                            r == result.hovered_row ? text_col : ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
-            }
-        }
-        // Sticky labels: an opaque band over whatever scrolled under it.
-        if (col_band > 0.0f) {
-            dl->AddRectFilled(ImVec2(clip0.x, top), ImVec2(clip1.x, top + col_band), bg);
-            dl->PushClipRect(ImVec2(open0.x, top), ImVec2(clip1.x, top + col_band), true);
-            for (int c = c0; c < c1 && c < int(opt.col_labels->size()); ++c) {
-                const char* s = (*opt.col_labels)[std::size_t(c)].c_str();
-                const float x = grid0.x + float(c) * cell;
-                const ImU32 col = c == opt.highlight_col ? highlight : text_col;
-                if (c == result.hovered_col)
-                    dl->AddRectFilled(ImVec2(x, top), ImVec2(x + cell, top + col_band), hover_bg);
-                if (col_vertical) {
-                    text_vertical(dl, ImVec2(x + (cell - font) * 0.5f, top + col_band - style.ItemSpacing.y * 0.5f), col, s);
-                } else {
-                    const float w = ImGui::CalcTextSize(s).x;
-                    dl->AddText(ImVec2(x + (cell - w) * 0.5f, top + style.ItemSpacing.y * 0.5f), col, s);
-                }
-            }
-            dl->PopClipRect();
-        }
-        if (row_band > 0.0f && opt.row_labels) {
-            dl->AddRectFilled(ImVec2(left, top + col_band), ImVec2(left + row_band, clip1.y), bg);
-            dl->PushClipRect(ImVec2(left, top + col_band), ImVec2(left + row_band, clip1.y), true);
-            for (int r = r0; r < r1 && r < int(opt.row_labels->size()); ++r) {
-                const char* s = (*opt.row_labels)[std::size_t(r)].c_str();
-                const float y = grid0.y + float(r) * cell;
-                if (r == result.hovered_row)
-                    dl->AddRectFilled(ImVec2(left, y), ImVec2(left + row_band, y + cell), hover_bg);
-                const float w = ImGui::CalcTextSize(s).x;
-                dl->AddText(ImVec2(left + row_band - style.ItemSpacing.x * 0.5f - w, y + (cell - font) * 0.5f),
-                            r == opt.highlight_row ? highlight : text_col, s);
-            }
-            dl->PopClipRect();
-        }
-    }
-    ImGui::EndChild();
-
-    // --- legend --------------------------------------------------------------------
-    if (opt.show_legend && rows > 0 && cols > 0) {
-        ImDrawList* dl = ImGui::GetWindowDrawList();
-        char lo[24], hi[24];
-        std::snprintf(lo, sizeof lo, "%.3g", double(range.lo));
-        std::snprintf(hi, sizeof hi, "%.3g", double(range.hi));
-        ImGui::TextUnformatted(lo);
-        ImGui::SameLine(0.0f, style.ItemInnerSpacing.x);
-        const ImVec2 bar(std::clamp(child_size.x * 0.4f, font * 4.0f, font * 12.0f), font * 0.8f);
-        const ImVec2 p0(ImGui::GetCursorScreenPos().x,
-                        ImGui::GetCursorScreenPos().y + (ImGui::GetTextLineHeight() - bar.y) * 0.5f);
-        const ImVec2 p1(p0.x + bar.x, p0.y + bar.y);
-        ImGui::Dummy(ImVec2(bar.x, ImGui::GetTextLineHeight()));
-        heatmap_gpu_style gs;
-        gs.map = map;
-        gs.range = range;
-        if (g_gpu)
-            g_gpu->draw_legend(dl, p0, p1, gs);
-        else
-            legend_draw_rects(dl, p0, p1, map);
-        if (map == colormap::diverging && range.lo < 0.0f && range.hi > 0.0f) {
-            const float x = p0.x + bar.x * heatmap_range_t(range, 0.0f);
-            dl->AddLine(ImVec2(x, p0.y - 2.0f), ImVec2(x, p1.y + 2.0f), ImGui::GetColorU32(ImGuiCol_Text));
-        }
-        ImGui::SameLine(0.0f, style.ItemInnerSpacing.x);
-        ImGui::TextUnformatted(hi);
-        struct swatch {
-            heatmap_cell cell;
-            const char* name;
-        };
-        static const swatch swatches[] = {{heatmap_cell::nan, "NaN"},
-                                          {heatmap_cell::pos_inf, "+inf"},
-                                          {heatmap_cell::neg_inf, "-inf"},
-                                          {heatmap_cell::masked, "masked"}};
-        for (const swatch& s : swatches) {
-            if (st.counts.of(s.cell) == 0)
-                continue;
-            ImGui::SameLine();
-            const ImVec2 a(ImGui::GetCursorScreenPos().x,
-                           ImGui::GetCursorScreenPos().y + (ImGui::GetTextLineHeight() - bar.y) * 0.5f);
-            const ImVec2 b(a.x + bar.y, a.y + bar.y);
-            ImGui::Dummy(ImVec2(bar.y, ImGui::GetTextLineHeight()));
-            dl->AddRectFilled(a, b, to_u32(heatmap_color_cell(map, range, s.cell, 0.0f)));
-            if (s.cell == heatmap_cell::masked)
-                dl->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, a.y), IM_COL32(128, 128, 128, 255), 2.0f);
-            if (s.cell == heatmap_cell::pos_inf || s.cell == heatmap_cell::neg_inf)
-                dl->AddCircleFilled(ImVec2((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f), bar.y * 0.2f,
-                                    s.cell == heatmap_cell::pos_inf ? IM_COL32(255, 115, 0, 255) : IM_COL32(217, 217, 217, 255));
-            dl->AddRect(a, b, IM_COL32(128, 128, 128, 255));
-            ImGui::SameLine(0.0f, style.ItemInnerSpacing.x);
-            ImGui::Text("%s %d", s.name, st.counts.of(s.cell));
-        }
-    }
-    ImGui::EndGroup();
-    return result;
+    l.show_values = opt.show_values && cell >= std::max(font + 2.0f, ImGui::CalcTextSize("0.00").x + 4.0f);
+    return l;
 }
 
-// --- compat ----------------------------------------------------------------------
+// Where this frame's cells are on screen, inside the scrolling child.
+struct placement {
+    ImVec2 grid0, grid1;                 // cell (0, 0)'s corner and the far corner of the last cell
+    ImVec2 clip0, clip1;                 // the child's clip rectangle
+    float top = 0.0f, left = 0.0f;       // the column labels stick to the top, the row labels to the left
+    ImVec2 open0;                        // the cells not under a label band start here
+    int r0 = 0, r1 = 0, c0 = 0, c1 = 0;  // the visible cells [r0, r1) × [c0, c1)
+};
 
-unsigned heatmap_color_sequential(float t) { return to_u32(heatmap_color_sequential_rgb(t)); }
+placement placement_compute(ImDrawList* dl, const layout& l) {
+    placement p;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    p.grid0 = ImVec2(origin.x + l.row_band, origin.y + l.col_band);
+    p.grid1 = ImVec2(p.grid0.x + l.grid_w, p.grid0.y + l.grid_h);
+    p.clip0 = dl->GetClipRectMin();
+    p.clip1 = dl->GetClipRectMax();
+    p.top = std::max(origin.y, p.clip0.y);
+    p.left = std::max(origin.x, p.clip0.x);
+    p.open0 = ImVec2(p.left + l.row_band, p.top + l.col_band);
+    visible_span(p.open0.y, p.clip1.y, p.grid0.y, l.cell, l.rows, p.r0, p.r1);
+    visible_span(p.open0.x, p.clip1.x, p.grid0.x, l.cell, l.cols, p.c0, p.c1);
+    return p;
+}
 
-std::pair<int, int> heatmap_draw(const char* id, const matrix& m, const std::vector<std::string>& rows,
-                                 const std::vector<std::string>& cols, const heatmap_style& style) {
-    // A version from the storage address, the shape and a sample of the values:
-    // a recomputed trace allocates new storage while the old one is still alive,
-    // so the address alone already changes with the data.
-    std::uint64_t h = 1469598103934665603ull;
-    const auto mix = [&h](std::uint64_t x) { h = (h ^ x) * 1099511628211ull; };
-    mix(std::uint64_t(reinterpret_cast<std::uintptr_t>(m.data.data())));
-    mix(std::uint64_t(m.rows) << 32 | std::uint32_t(m.cols));
-    const std::size_t n = m.size(), step = std::max<std::size_t>(1, n / 61);
-    for (std::size_t i = 0; i < n; i += step) {
-        std::uint32_t bits;
-        std::memcpy(&bits, &m.data[i], sizeof bits);
-        mix(bits);
+// The cell under a point of the open (unlabelled, unclipped) cells, or false.
+bool cell_at(const layout& l, const placement& p, ImVec2 at, int& r, int& c) {
+    r = c = -1;
+    if (at.x < p.open0.x || at.y < p.open0.y || at.x >= p.grid1.x || at.y >= p.grid1.y || at.x >= p.clip1.x || at.y >= p.clip1.y)
+        return false;
+    r = std::clamp(int((at.y - p.grid0.y) / l.cell), 0, l.rows - 1);
+    c = std::clamp(int((at.x - p.grid0.x) / l.cell), 0, l.cols - 1);
+    return l.rows > 0 && l.cols > 0;
+}
+
+// Hover and click, before anything is drawn (it draws nothing), so this frame's
+// overlays follow the pointer. A click is a press and release on the cells
+// without dragging (a touch is a click too). Fills the result's cell fields.
+void cells_interact(widget_state& st, const layout& l, const placement& p, int frame, heatmap_result& result) {
+    const ImGuiIO& io = ImGui::GetIO();
+    const bool pressed = ImGui::InvisibleButton("##cells", ImVec2(std::max(l.total_w, 1.0f), std::max(l.total_h, 1.0f)));
+    if (ImGui::IsItemHovered() && cell_at(l, p, io.MousePos, result.hovered_row, result.hovered_col)) {
+        st.hovered_frame = frame;
     }
-    heatmap_options opt;
-    opt.version = h;
-    opt.cell = style.cell;
-    opt.show_values = style.show_values;
-    opt.row_labels = &rows;
-    opt.col_labels = &cols;
-    opt.fixed_range = true;
-    opt.lo = 0.0f;
-    opt.hi = 1.0f;
-    const heatmap_result r = heatmap_draw(id, m, opt);
-    return {r.hovered_row, r.hovered_col};
+    if (pressed && io.MouseDragMaxDistanceSqr[0] <= io.MouseDragThreshold * io.MouseDragThreshold)
+        cell_at(l, p, io.MouseClickedPos[0], result.clicked_row, result.clicked_col);
+    st.last_grid0 = p.grid0;
+    st.last_cell = l.cell;
+    result.cells_x0 = p.grid0.x;
+    result.cells_y0 = p.grid0.y;
+    result.cells_x1 = p.grid1.x;
+    result.cells_y1 = p.grid1.y;
+    result.cell = l.cell;
+}
+
+// --- cells -----------------------------------------------------------------------
+
+// One GPU quad when the renderer holds the widget's texture, else rectangles.
+void cells_draw(heatmap_context::state& ctx, ImDrawList* dl, const widget_state& st, ImGuiID key, const matrix& m,
+                const heatmap_options& opt, const layout& l, const placement& p) {
+    if (l.rows <= 0 || l.cols <= 0)
+        return;
+    heatmap_gpu_style gs;
+    gs.map = l.map;
+    gs.range = l.range;
+    gs.cell_px = l.cell;
+    gs.gap = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    gs.gap.w = 1.0f;
+    gs.markers = !l.show_values;
+    const bool on_gpu = ctx.gpu && st.uploaded_to == ctx.gpu && ctx.gpu->draw(dl, key, p.grid0, p.grid1, gs);
+    if (!on_gpu)
+        cells_draw_rects(dl, m, opt.masked_from, l.map, l.range, p.grid0, l.cell, p.r0, p.r1, p.c0, p.c1, gs.markers,
+                         ImGui::ColorConvertFloat4ToU32(gs.gap));
+}
+
+// --- overlays --------------------------------------------------------------------
+
+const ImU32 highlight_colour = IM_COL32(255, 165, 0, 255);
+
+void overlay_highlights(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p) {
+    const float cell = l.cell;
+    const float thick = std::max(1.0f, std::min(2.0f, cell * 0.25f));
+    if (opt.highlight_row >= 0 && opt.highlight_row < l.rows)
+        dl->AddRect(ImVec2(p.grid0.x, p.grid0.y + float(opt.highlight_row) * cell),
+                    ImVec2(p.grid1.x, p.grid0.y + float(opt.highlight_row + 1) * cell), highlight_colour, 0.0f, 0, thick);
+    if (opt.highlight_col >= 0 && opt.highlight_col < l.cols)
+        dl->AddRect(ImVec2(p.grid0.x + float(opt.highlight_col) * cell, p.grid0.y),
+                    ImVec2(p.grid0.x + float(opt.highlight_col + 1) * cell, p.grid1.y), highlight_colour, 0.0f, 0, thick);
+}
+
+// Each visible, unmasked cell's number, black or white for contrast, when it fits.
+void overlay_values(ImDrawList* dl, const matrix& m, const heatmap_options& opt, const layout& l, const placement& p) {
+    const float cell = l.cell;
+    char buf[24];
+    for (int r = p.r0; r < p.r1; ++r)
+        for (int c = p.c0; c < p.c1; ++c) {
+            const heatmap_cell k = heatmap_classify(m, opt.masked_from, r, c);
+            if (k == heatmap_cell::masked)
+                continue;
+            const float v = m(r, c);
+            heatmap_format_value(v, buf, sizeof buf);
+            const ImVec2 ts = ImGui::CalcTextSize(buf);
+            if (ts.x > cell - 2.0f)
+                continue;
+            const bool dark_text = heatmap_luma(heatmap_color_cell(l.map, l.range, k, v)) > 0.5f;
+            dl->AddText(
+                ImVec2(p.grid0.x + float(c) * cell + (cell - ts.x) * 0.5f, p.grid0.y + float(r) * cell + (cell - ts.y) * 0.5f),
+                dark_text ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255), buf);
+        }
+}
+
+// The hovered cell's row and column, tinted and outlined.
+void overlay_hover(ImDrawList* dl, const layout& l, const placement& p, int r, int c) {
+    const float cell = l.cell;
+    const ImVec2 g0 = p.grid0, g1 = p.grid1;
+    const ImU32 tint = IM_COL32(255, 255, 255, 46), line = IM_COL32(255, 255, 255, 200);
+    dl->AddRectFilled(ImVec2(g0.x, g0.y + float(r) * cell), ImVec2(g1.x, g0.y + float(r + 1) * cell), tint);
+    dl->AddRectFilled(ImVec2(g0.x + float(c) * cell, g0.y), ImVec2(g0.x + float(c + 1) * cell, g1.y), tint);
+    dl->AddRect(ImVec2(g0.x, g0.y + float(r) * cell), ImVec2(g1.x, g0.y + float(r + 1) * cell), line, 0.0f, 0, 1.0f);
+    dl->AddRect(ImVec2(g0.x + float(c) * cell, g0.y), ImVec2(g0.x + float(c + 1) * cell, g1.y), line, 0.0f, 0, 1.0f);
+    dl->AddRect(ImVec2(g0.x + float(c) * cell - 1.0f, g0.y + float(r) * cell - 1.0f),
+                ImVec2(g0.x + float(c + 1) * cell + 1.0f, g0.y + float(r + 1) * cell + 1.0f), IM_COL32(255, 255, 255, 255), 0.0f,
+                0, 2.0f);
+}
+
+void overlay_row_sums(ImDrawList* dl, const widget_state& st, const layout& l, const placement& p, int hovered_row) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    char buf[24];
+    for (int r = p.r0; r < p.r1; ++r) {
+        const float s = st.row_sums[std::size_t(r)];
+        if (std::isfinite(s) && std::fabs(s) < 1000.0f)
+            std::snprintf(buf, sizeof buf, "%.3f", double(s));
+        else
+            heatmap_format_value(s, buf, sizeof buf);
+        dl->AddText(ImVec2(p.grid1.x + style.ItemSpacing.x, p.grid0.y + float(r) * l.cell + (l.cell - l.font) * 0.5f),
+                    r == hovered_row ? ImGui::GetColorU32(ImGuiCol_Text) : ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
+    }
+}
+
+// Sticky labels: an opaque band over whatever scrolled under it.
+void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p, int hovered_col) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 hover_bg = ImGui::GetColorU32(ImGuiCol_HeaderHovered);
+    const float cell = l.cell, top = p.top;
+    dl->AddRectFilled(ImVec2(p.clip0.x, top), ImVec2(p.clip1.x, top + l.col_band), ImGui::GetColorU32(ImGuiCol_WindowBg, 1.0f));
+    dl->PushClipRect(ImVec2(p.open0.x, top), ImVec2(p.clip1.x, top + l.col_band), true);
+    for (int c = p.c0; c < p.c1 && c < int(opt.col_labels->size()); ++c) {
+        const char* s = (*opt.col_labels)[std::size_t(c)].c_str();
+        const float x = p.grid0.x + float(c) * cell;
+        const ImU32 col = c == opt.highlight_col ? highlight_colour : text_col;
+        if (c == hovered_col)
+            dl->AddRectFilled(ImVec2(x, top), ImVec2(x + cell, top + l.col_band), hover_bg);
+        if (l.col_vertical) {
+            text_vertical(dl, ImVec2(x + (cell - l.font) * 0.5f, top + l.col_band - style.ItemSpacing.y * 0.5f), col, s);
+        } else {
+            const float w = ImGui::CalcTextSize(s).x;
+            dl->AddText(ImVec2(x + (cell - w) * 0.5f, top + style.ItemSpacing.y * 0.5f), col, s);
+        }
+    }
+    dl->PopClipRect();
+}
+
+void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p, int hovered_row) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 hover_bg = ImGui::GetColorU32(ImGuiCol_HeaderHovered);
+    const float cell = l.cell, left = p.left, band = l.row_band, top = p.top + l.col_band;
+    dl->AddRectFilled(ImVec2(left, top), ImVec2(left + band, p.clip1.y), ImGui::GetColorU32(ImGuiCol_WindowBg, 1.0f));
+    dl->PushClipRect(ImVec2(left, top), ImVec2(left + band, p.clip1.y), true);
+    for (int r = p.r0; r < p.r1 && r < int(opt.row_labels->size()); ++r) {
+        const char* s = (*opt.row_labels)[std::size_t(r)].c_str();
+        const float y = p.grid0.y + float(r) * cell;
+        if (r == hovered_row)
+            dl->AddRectFilled(ImVec2(left, y), ImVec2(left + band, y + cell), hover_bg);
+        const float w = ImGui::CalcTextSize(s).x;
+        dl->AddText(ImVec2(left + band - style.ItemSpacing.x * 0.5f - w, y + (cell - l.font) * 0.5f),
+                    r == opt.highlight_row ? highlight_colour : text_col, s);
+    }
+    dl->PopClipRect();
+}
+
+// Everything over the cells, in drawing order: highlights, numbers and the
+// hover (clipped to the open cells), then row sums and the label bands.
+void overlays_draw(ImDrawList* dl, const widget_state& st, const matrix& m, const heatmap_options& opt, const layout& l,
+                   const placement& p, const heatmap_result& result) {
+    dl->PushClipRect(p.open0, p.clip1, true);
+    overlay_highlights(dl, opt, l, p);
+    if (l.show_values)
+        overlay_values(dl, m, opt, l, p);
+    if (result.hovered_row >= 0)
+        overlay_hover(dl, l, p, result.hovered_row, result.hovered_col);
+    dl->PopClipRect();
+    if (l.sums_w > 0.0f && st.sums_valid)
+        overlay_row_sums(dl, st, l, p, result.hovered_row);
+    if (l.col_band > 0.0f)
+        overlay_column_labels(dl, opt, l, p, result.hovered_col);
+    if (l.row_band > 0.0f && opt.row_labels)
+        overlay_row_labels(dl, opt, l, p, result.hovered_row);
+}
+
+// --- legend ------------------------------------------------------------------------
+
+// A small square of class `cell` followed by "name count".
+void legend_swatch(ImDrawList* dl, const layout& l, heatmap_cell cell, const char* name, int count, float edge) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    ImGui::SameLine();
+    const ImVec2 a(ImGui::GetCursorScreenPos().x, ImGui::GetCursorScreenPos().y + (ImGui::GetTextLineHeight() - edge) * 0.5f);
+    const ImVec2 b(a.x + edge, a.y + edge);
+    ImGui::Dummy(ImVec2(edge, ImGui::GetTextLineHeight()));
+    dl->AddRectFilled(a, b, to_u32(heatmap_color_cell(l.map, l.range, cell, 0.0f)));
+    if (cell == heatmap_cell::masked)
+        dl->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, a.y), IM_COL32(128, 128, 128, 255), 2.0f);
+    if (cell == heatmap_cell::pos_inf || cell == heatmap_cell::neg_inf)
+        dl->AddCircleFilled(ImVec2((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f), edge * 0.2f,
+                            cell == heatmap_cell::pos_inf ? IM_COL32(255, 115, 0, 255) : IM_COL32(217, 217, 217, 255));
+    dl->AddRect(a, b, IM_COL32(128, 128, 128, 255));
+    ImGui::SameLine(0.0f, style.ItemInnerSpacing.x);
+    ImGui::Text("%s %d", name, count);
+}
+
+// The range's ends around a gradient bar, then a swatch for each class of
+// unusual cell the matrix has.
+void legend_draw(heatmap_gpu* gpu, const widget_state& st, const layout& l) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float font = l.font;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    char lo[24], hi[24];
+    std::snprintf(lo, sizeof lo, "%.3g", double(l.range.lo));
+    std::snprintf(hi, sizeof hi, "%.3g", double(l.range.hi));
+    ImGui::TextUnformatted(lo);
+    ImGui::SameLine(0.0f, style.ItemInnerSpacing.x);
+    const ImVec2 bar(std::clamp(l.child_size.x * 0.4f, font * 4.0f, font * 12.0f), font * 0.8f);
+    const ImVec2 p0(ImGui::GetCursorScreenPos().x, ImGui::GetCursorScreenPos().y + (ImGui::GetTextLineHeight() - bar.y) * 0.5f);
+    const ImVec2 p1(p0.x + bar.x, p0.y + bar.y);
+    ImGui::Dummy(ImVec2(bar.x, ImGui::GetTextLineHeight()));
+    heatmap_gpu_style gs;
+    gs.map = l.map;
+    gs.range = l.range;
+    if (gpu)
+        gpu->draw_legend(dl, p0, p1, gs);
+    else
+        legend_draw_rects(dl, p0, p1, l.map);
+    if (l.map == colormap::diverging && l.range.lo < 0.0f && l.range.hi > 0.0f) {
+        const float x = p0.x + bar.x * heatmap_range_t(l.range, 0.0f);
+        dl->AddLine(ImVec2(x, p0.y - 2.0f), ImVec2(x, p1.y + 2.0f), ImGui::GetColorU32(ImGuiCol_Text));
+    }
+    ImGui::SameLine(0.0f, style.ItemInnerSpacing.x);
+    ImGui::TextUnformatted(hi);
+    struct swatch {
+        heatmap_cell cell;
+        const char* name;
+    };
+    static const swatch swatches[] = {{heatmap_cell::nan, "NaN"},
+                                      {heatmap_cell::pos_inf, "+inf"},
+                                      {heatmap_cell::neg_inf, "-inf"},
+                                      {heatmap_cell::masked, "masked"}};
+    for (const swatch& s : swatches)
+        if (st.counts.of(s.cell) > 0)
+            legend_swatch(dl, l, s.cell, s.name, st.counts.of(s.cell), bar.y);
+}
+
+}  // namespace
+
+// --- draw ------------------------------------------------------------------------
+
+heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matrix& m, const heatmap_options& opt) {
+    heatmap_context::state& ctx = context.internal();
+    heatmap_result result;
+    const ImGuiID key = ImGui::GetID(id);
+    const int frame = ImGui::GetFrameCount();
+    states_sweep(ctx, frame);
+    widget_state& st = ctx.widgets[key];
+    st.last_frame = frame;
+    state_refresh(ctx, st, key, m, opt);
+    const layout l = layout_compute(st, m, opt, frame);
+
+    ImGui::BeginGroup();
+    if (ImGui::BeginChild(id, l.child_size, ImGuiChildFlags_None, ImGuiWindowFlags_HorizontalScrollbar)) {
+        if (l.scroll_dx != 0.0f || l.scroll_dy != 0.0f) {
+            ImGui::SetScrollX(ImGui::GetScrollX() + l.scroll_dx);
+            ImGui::SetScrollY(ImGui::GetScrollY() + l.scroll_dy);
+        }
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        const placement p = placement_compute(dl, l);
+        cells_interact(st, l, p, frame, result);
+        cells_draw(ctx, dl, st, key, m, opt, l, p);
+        overlays_draw(dl, st, m, opt, l, p, result);
+    }
+    ImGui::EndChild();
+    if (opt.show_legend && l.rows > 0 && l.cols > 0)
+        legend_draw(ctx.gpu, st, l);
+    ImGui::EndGroup();
+    return result;
 }
 
 }  // namespace attn::ui

@@ -1,12 +1,15 @@
 // The heatmap widget: draws a matrix as coloured cells with token labels inside
 // the current ImGui window, in a child region that scrolls when the matrix is
-// larger than the space. Reads the matrix; keeps only a small per-widget cache
-// (value range, row sums, zoom) and, through heatmap_gpu.hpp, a texture.
+// larger than the space. Reads the matrix; what it keeps between frames (a small
+// per-widget cache: value range, row sums, zoom; and, through heatmap_gpu.hpp, a
+// texture) lives in a heatmap_context that the platform owns and passes in.
 //
+//   heatmap_context heatmaps;           // the platform's, one per ImGui context
+//   heatmaps.set_gpu(gpu);              // optional: without it, rectangles
 //   heatmap_options opt;
 //   opt.version = a.version;            // bump whenever m (or masked_from) changes
 //   opt.row_labels = opt.col_labels = &tokens;
-//   heatmap_result r = heatmap_draw("weights_h0", m, opt);
+//   heatmap_result r = heatmap_draw(heatmaps, "weights_h0", m, opt);
 //   if (r.clicked_row >= 0) ...
 //
 // Colours: sequential = viridis (weights), diverging = blue - white - red centred
@@ -16,8 +19,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "heatmap_data.hpp"
@@ -51,23 +54,32 @@ struct heatmap_result {
     float cell = 0;
 };
 
-// Draws m under the ImGui id `id` (unique within the current ID scope).
-heatmap_result heatmap_draw(const char* id, const matrix& m, const heatmap_options& opt);
+class heatmap_gpu;
 
-// --- compatibility with the first app (to be removed once app.cpp moves over) ---
+// What the heatmap widgets keep between frames: each widget's cache (keyed by
+// its ImGui id; dropped with its texture once it has not been drawn for 300
+// frames) and the renderer they draw with. Owned by the platform.
+class heatmap_context {
+  public:
+    heatmap_context();
+    ~heatmap_context();
+    heatmap_context(const heatmap_context&) = delete;
+    heatmap_context& operator=(const heatmap_context&) = delete;
 
-struct heatmap_style {
-    float cell = 28.0f;       // cell edge in pixels (already scaled for the display)
-    bool show_values = true;  // print the number in each cell when it fits
+    // The renderer (not owned; nullptr: rectangles). A new one holds no
+    // texture, so every widget uploads again when next drawn. Set it to nullptr
+    // before the renderer goes away.
+    void set_gpu(heatmap_gpu* gpu);
+    heatmap_gpu* gpu() const;
+
+    struct state;  // heatmap.cpp
+    state& internal() { return *state_; }
+
+  private:
+    std::unique_ptr<state> state_;
 };
 
-// Sequential map for values in [0, 1] (weights) as an ImU32 colour.
-unsigned heatmap_color_sequential(float t);
-
-// The old call: weights in [0, 1] with labels; returns the hovered (row, col) or
-// (-1, -1). It has no version, so it notices new data by the matrix's storage
-// address (a recomputed trace allocates new storage) and a sample of its values.
-std::pair<int, int> heatmap_draw(const char* id, const matrix& m, const std::vector<std::string>& rows,
-                                 const std::vector<std::string>& cols, const heatmap_style& style);
+// Draws m under the ImGui id `id` (unique within the current ID scope).
+heatmap_result heatmap_draw(heatmap_context& ctx, const char* id, const matrix& m, const heatmap_options& opt);
 
 }  // namespace attn::ui

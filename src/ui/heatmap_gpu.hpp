@@ -1,6 +1,6 @@
 // How the heatmap widget gets a matrix drawn by the GPU without naming GL: the
 // platform implements heatmap_gpu (src/platform/heatmap_gl.cpp) and installs it
-// with heatmap_set_gpu; the widget uploads a matrix when its data changes and
+// in its heatmap_context (heatmap.hpp) with set_gpu; the widget uploads a matrix when its data changes and
 // queues one textured quad per frame into an ImDrawList. Without a gpu (unit
 // tests, or before the platform set one up) the widget draws rectangles.
 #pragma once
@@ -40,9 +40,5 @@ class heatmap_gpu {
     // Frees texture `key` (a no-op when there is none).
     virtual void forget(std::uint64_t key) = 0;
 };
-
-// Installs the renderer the widget uses (nullptr: rectangles). Not owned.
-void heatmap_set_gpu(heatmap_gpu* gpu);
-heatmap_gpu* heatmap_get_gpu();
 
 }  // namespace attn::ui

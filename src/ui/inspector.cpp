@@ -184,7 +184,7 @@ void panel_impact(app& a) {
     opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(y.cols + 4), ImGui::GetFontSize() * 0.5f,
                           ImGui::GetFontSize() * 1.6f);
     opt.show_values = false;
-    heatmap_draw("impact_diff", diff, opt);
+    heatmap_draw(*a.heatmaps, "impact_diff", diff, opt);
 }
 
 // [SECTION] code

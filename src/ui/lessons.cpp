@@ -288,7 +288,7 @@ void view_subspaces(app& a) {
     opt.show_legend = false;
     opt.cell =
         std::clamp(ImGui::GetContentRegionAvail().x / float(2 * d + 8), ImGui::GetFontSize() * 0.4f, ImGui::GetFontSize() * 1.2f);
-    heatmap_draw("l3_q", lt.q_rot, opt);
+    heatmap_draw(*a.heatmaps, "l3_q", lt.q_rot, opt);
     for (int h = 0; h < a.model.exp.heads; ++h) {
         if (h)
             ImGui::SameLine();
@@ -296,7 +296,7 @@ void view_subspaces(app& a) {
         ImGui::Text("Q_%d", h);
         char id[16];
         std::snprintf(id, sizeof id, "l3_q%d", h);
-        heatmap_draw(id, lt.heads[std::size_t(h)].q, opt);
+        heatmap_draw(*a.heatmaps, id, lt.heads[std::size_t(h)].q, opt);
         ImGui::EndGroup();
     }
     if (m.specialised) {
@@ -342,14 +342,14 @@ void view_order(app& a) {
     ImGui::BeginGroup();
     ImGui::TextUnformatted(a.model.exp.text.c_str());
     opt.row_labels = opt.col_labels = &a.model.tr.tokens;
-    heatmap_draw("l4_a", a.model.tr.layers[0].heads[0].weights, opt);
+    heatmap_draw(*a.heatmaps, "l4_a", a.model.tr.layers[0].heads[0].weights, opt);
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextUnformatted(rev.text.c_str());
     opt.row_labels = opt.col_labels = &tb.tokens;
     opt.version = a.model.version * 2 + 1;
-    heatmap_draw("l4_b", tb.layers[0].heads[0].weights, opt);
+    heatmap_draw(*a.heatmaps, "l4_b", tb.layers[0].heads[0].weights, opt);
     ImGui::EndGroup();
     const bool same = out_diff < 1e-4;
     ImGui::TextColored(same ? ImVec4(0.5f, 0.9f, 0.5f, 1) : ImVec4(1.0f, 0.6f, 0.3f, 1), "%s %s",
@@ -408,7 +408,7 @@ void view_order(app& a) {
         po.row_labels = &a.model.tr.tokens;
         po.show_values = false;
         po.cell = ImGui::GetFontSize() * 1.2f;
-        heatmap_draw("l4_pe", a.model.tr.positions, po);
+        heatmap_draw(*a.heatmaps, "l4_pe", a.model.tr.positions, po);
     }
 }
 
@@ -633,7 +633,7 @@ void view_bugs(app& a) {
     opt.row_labels = &a.model.tr.tokens;
     opt.show_values = false;
     opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(m.diff.cols + 6), 4.0f, ImGui::GetFontSize() * 1.4f);
-    heatmap_draw("l8_diff", m.diff, opt);
+    heatmap_draw(*a.heatmaps, "l8_diff", m.diff, opt);
     ImGui::Text("‖y‖ = %s   ‖y_correct‖ = %s", fmt(m.output_norm).c_str(), fmt(m.correct_output_norm).c_str());
     number(a, "min_row_sum", m.min_row_sum);
     number(a, "nan_count", m.nan_count);

@@ -87,7 +87,7 @@ void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell
 
     char id[48];
     std::snprintf(id, sizeof id, "m%d_h%d_s%d", index, head, int(a.current));
-    const heatmap_result r = heatmap_draw(id, *sm.m, opt);
+    const heatmap_result r = heatmap_draw(*a.heatmaps, id, *sm.m, opt);
     // The cells' rectangle, under a name tests can click into ("grid_head1", "grid_map0").
     char name[24];
     if (stage_per_head(a.current))

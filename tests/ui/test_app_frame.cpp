@@ -10,6 +10,7 @@
 #include <string>
 
 #include "app.hpp"
+#include "heatmap.hpp"
 #include "lessons.hpp"
 #include "panels.hpp"
 
@@ -31,6 +32,8 @@ struct headless_imgui {
 };
 
 void frame(ui::app& a) {
+    static ui::heatmap_context heatmaps;  // no renderer: the heatmaps draw rectangles
+    a.heatmaps = &heatmaps;
     ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
     ImGui::NewFrame();
     ui::app_draw(a);
