@@ -297,6 +297,166 @@ std::optional<value_edit> parse_edit(std::string_view s) {
     return e;
 }
 
+// [SECTION] fields
+
+// One row per key of the canonical form, in its order: the table both
+// experiment_to_text (format) and experiment_parse (parse) walk, so the two
+// cannot disagree on a key, its order or its spelling. parse returns "" or
+// what is wrong with the value (for "<key> <problem>") and leaves the field as
+// it was when the value is refused.
+struct experiment_field {
+    const char* key;
+    std::function<std::string(experiment&, const std::string&)> parse;
+    std::function<std::string(const experiment&)> format;
+};
+
+experiment_field int_field(const char* key, int experiment::*field, long long lo, long long hi) {
+    return {key,
+            [field, lo, hi](experiment& e, const std::string& v) -> std::string {
+                long long x = 0;
+                if (!parse_int(v, x))
+                    return "must be a whole number, not " + quoted(v);
+                if (x < lo || x > hi)
+                    return "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", not " + v;
+                e.*field = int(x);
+                return "";
+            },
+            [field](const experiment& e) { return std::to_string(e.*field); }};
+}
+
+experiment_field float_field(const char* key, float experiment::*field) {
+    return {key, [field](experiment& e, const std::string& v) { return float_problem(parse_float(v, e.*field), v, "a number"); },
+            [field](const experiment& e) { return format_float(e.*field); }};
+}
+
+template <class E, std::size_t N>
+experiment_field enum_field(const char* key, E experiment::*field, const enum_name<E> (&table)[N]) {
+    return {key,
+            [field, &table](experiment& e, const std::string& v) -> std::string {
+                const auto x = value_of(table, v);
+                if (!x)
+                    return "must be " + choices(table) + ", not " + quoted(v);
+                e.*field = *x;
+                return "";
+            },
+            [field, &table](const experiment& e) -> std::string { return name_of(table, e.*field); }};
+}
+
+// A comma-separated list of at most max_list_items items.
+template <class T, class ParseItem, class FormatList>
+experiment_field list_field(const char* key, std::vector<T> experiment::*field, ParseItem parse_item, FormatList format_list,
+                            const char* form) {
+    return {key,
+            [field, parse_item, form](experiment& e, const std::string& v) -> std::string {
+                auto& list = e.*field;
+                list.clear();
+                const auto items = split(v, ',');
+                if (int(items.size()) > experiment_limits::max_list_items)
+                    return "has " + std::to_string(items.size()) + " items; the limit is " +
+                           std::to_string(experiment_limits::max_list_items);
+                for (const auto item : items) {
+                    const auto x = parse_item(item);
+                    if (!x)
+                        return "item " + quoted(item) + " is not of the form " + form;
+                    list.push_back(*x);
+                }
+                return "";
+            },
+            [field, format_list](const experiment& e) { return format_list(e.*field); }};
+}
+
+std::string parse_text(experiment& e, const std::string& v) {
+    if (v.size() > std::size_t(experiment_limits::max_text_bytes))
+        return "is " + std::to_string(v.size()) + " bytes; the limit is " + std::to_string(experiment_limits::max_text_bytes);
+    e.text = v;
+    return "";
+}
+
+std::string parse_seed(experiment& e, const std::string& v) {
+    long long x = 0;
+    if (!parse_int(v, x) || x < 0 || x > 4294967295ll)
+        return "must be a whole number from 0 to 4294967295";
+    e.seed = std::uint32_t(x);
+    return "";
+}
+
+std::string parse_scale(experiment& e, const std::string& v) {
+    if (v == "sqrt") {
+        e.scale = score_scale::sqrt_dk;
+    } else if (v == "none") {
+        e.scale = score_scale::none;
+    } else if (const auto p = parse_float(v, e.scale_value); p == float_parse::ok) {
+        e.scale = score_scale::custom;
+    } else {
+        return float_problem(p, v, "'sqrt', 'none' or a number");
+    }
+    return "";
+}
+
+std::string format_scale(const experiment& e) {
+    return e.scale == score_scale::sqrt_dk ? "sqrt" : e.scale == score_scale::none ? "none" : format_float(e.scale_value);
+}
+
+std::string parse_wo(experiment& e, const std::string& v) {
+    if (v != "on" && v != "off")
+        return "must be 'on' or 'off', not " + quoted(v);
+    e.use_wo = v == "on";
+    return "";
+}
+
+std::string parse_precision(experiment& e, const std::string& v) {
+    const auto p = precision_parse(v);
+    if (!p)
+        return "must be 'fp32', 'fp16' or 'bf16', not " + quoted(v);
+    e.prec = *p;
+    return "";
+}
+
+std::optional<masked_edge> parse_edge(std::string_view s) {
+    int v[4];
+    if (!parse_dotted(s, v, 4))
+        return std::nullopt;
+    return masked_edge{v[0], v[1], v[2], v[3]};
+}
+
+std::optional<ablated_head> parse_ablated(std::string_view s) {
+    int v[2];
+    if (!parse_dotted(s, v, 2))
+        return std::nullopt;
+    return ablated_head{v[0], v[1]};
+}
+
+const std::vector<experiment_field>& experiment_fields() {
+    using L = experiment_limits;
+    using e = experiment;
+    static const std::vector<experiment_field> fields = {
+        {"text", parse_text, [](const e& x) { return x.text; }},
+        {"seed", parse_seed, [](const e& x) { return std::to_string(x.seed); }},
+        int_field("d_model", &e::d_model, 1, L::max_d_model),
+        int_field("heads", &e::heads, 1, L::max_heads),
+        int_field("kv_heads", &e::kv_heads, 1, L::max_heads),
+        int_field("layers", &e::layers, 1, L::max_layers),
+        enum_field("block", &e::block, block_names),
+        enum_field("weights", &e::weights, weights_names),
+        enum_field("pos", &e::pos, positional_names),
+        float_field("rope_base", &e::rope_base),
+        int_field("pos_offset", &e::pos_offset, 0, L::max_pos_offset),
+        enum_field("mask", &e::mask, mask_names),
+        int_field("pad", &e::pad, 0, L::max_tokens),
+        list_field("edges", &e::edges, parse_edge, format_edges, "layer.head.query.key"),
+        {"scale", parse_scale, format_scale},
+        enum_field("softmax", &e::softmax, softmax_names),
+        float_field("temp", &e::temperature),
+        enum_field("mask_at", &e::mask_at, mask_at_names),
+        {"wo", parse_wo, [](const e& x) -> std::string { return x.use_wo ? "on" : "off"; }},
+        {"precision", parse_precision, [](const e& x) -> std::string { return precision_name(x.prec); }},
+        list_field("ablate", &e::ablate, parse_ablated, format_ablate, "layer.head"),
+        int_field("decode", &e::decode, 0, L::max_tokens),
+        list_field("edits", &e::edits, parse_edit, format_edits, "x.row.col:value or lL.w_q.row.col:value"),
+    };
+    return fields;
+}
+
 }  // namespace
 
 const char* mask_kind_name(mask_kind m) { return name_of(mask_names, m); }
@@ -315,29 +475,8 @@ std::string experiment_to_text(const experiment& e) {
         s += '=';
         s += percent_encode(value);
     };
-    put("text", e.text);
-    put("seed", std::to_string(e.seed));
-    put("d_model", std::to_string(e.d_model));
-    put("heads", std::to_string(e.heads));
-    put("kv_heads", std::to_string(e.kv_heads));
-    put("layers", std::to_string(e.layers));
-    put("block", name_of(block_names, e.block));
-    put("weights", name_of(weights_names, e.weights));
-    put("pos", name_of(positional_names, e.pos));
-    put("rope_base", format_float(e.rope_base));
-    put("pos_offset", std::to_string(e.pos_offset));
-    put("mask", name_of(mask_names, e.mask));
-    put("pad", std::to_string(e.pad));
-    put("edges", format_edges(e.edges));
-    put("scale", e.scale == score_scale::sqrt_dk ? "sqrt" : e.scale == score_scale::none ? "none" : format_float(e.scale_value));
-    put("softmax", name_of(softmax_names, e.softmax));
-    put("temp", format_float(e.temperature));
-    put("mask_at", name_of(mask_at_names, e.mask_at));
-    put("wo", e.use_wo ? "on" : "off");
-    put("precision", precision_name(e.prec));
-    put("ablate", format_ablate(e.ablate));
-    put("decode", std::to_string(e.decode));
-    put("edits", format_edits(e.edits));
+    for (const auto& f : experiment_fields())
+        put(f.key, f.format(e));
     s += recipe_to_text(e.train);  // "" without training: older links stay byte-identical
     return s;
 }
@@ -472,127 +611,6 @@ experiment_parse_result experiment_parse(std::string_view text, const experiment
     bool seen_version = false;
     std::vector<std::string> seen;
 
-    // Each field's parser: returns "" or what is wrong with the value.
-    using field_parser = std::function<std::string(const std::string&)>;
-    auto int_field = [](int& field, long long lo, long long hi) -> field_parser {
-        return [&field, lo, hi](const std::string& v) -> std::string {
-            long long x = 0;
-            if (!parse_int(v, x))
-                return "must be a whole number, not " + quoted(v);
-            if (x < lo || x > hi)
-                return "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", not " + v;
-            field = int(x);
-            return "";
-        };
-    };
-    auto float_field = [](float& field) -> field_parser {
-        return [&field](const std::string& v) -> std::string { return float_problem(parse_float(v, field), v, "a number"); };
-    };
-    auto enum_field = [](auto& field, const auto& table) -> field_parser {
-        return [&field, &table](const std::string& v) -> std::string {
-            const auto x = value_of(table, v);
-            if (!x)
-                return "must be " + choices(table) + ", not " + quoted(v);
-            field = *x;
-            return "";
-        };
-    };
-    auto list_field = [](auto& field, auto parse_item, const char* form) -> field_parser {
-        return [&field, parse_item, form](const std::string& v) -> std::string {
-            field.clear();
-            const auto items = split(v, ',');
-            if (int(items.size()) > experiment_limits::max_list_items)
-                return "has " + std::to_string(items.size()) + " items; the limit is " +
-                       std::to_string(experiment_limits::max_list_items);
-            for (const auto item : items) {
-                const auto x = parse_item(item);
-                if (!x)
-                    return "item " + quoted(item) + " is not of the form " + form;
-                field.push_back(*x);
-            }
-            return "";
-        };
-    };
-    long long seed = e.seed;
-    const std::pair<const char*, field_parser> fields[] = {
-        {"text",
-         [&e](const std::string& v) -> std::string {
-             if (v.size() > std::size_t(experiment_limits::max_text_bytes))
-                 return "is " + std::to_string(v.size()) + " bytes; the limit is " +
-                        std::to_string(experiment_limits::max_text_bytes);
-             e.text = v;
-             return "";
-         }},
-        {"seed",
-         [&seed](const std::string& v) -> std::string {
-             if (!parse_int(v, seed) || seed < 0 || seed > 4294967295ll)
-                 return "must be a whole number from 0 to 4294967295";
-             return "";
-         }},
-        {"d_model", int_field(e.d_model, 1, experiment_limits::max_d_model)},
-        {"heads", int_field(e.heads, 1, experiment_limits::max_heads)},
-        {"kv_heads", int_field(e.kv_heads, 1, experiment_limits::max_heads)},
-        {"layers", int_field(e.layers, 1, experiment_limits::max_layers)},
-        {"block", enum_field(e.block, block_names)},
-        {"weights", enum_field(e.weights, weights_names)},
-        {"pos", enum_field(e.pos, positional_names)},
-        {"rope_base", float_field(e.rope_base)},
-        {"pos_offset", int_field(e.pos_offset, 0, experiment_limits::max_pos_offset)},
-        {"mask", enum_field(e.mask, mask_names)},
-        {"pad", int_field(e.pad, 0, experiment_limits::max_tokens)},
-        {"edges", list_field(
-                      e.edges,
-                      [](std::string_view s) -> std::optional<masked_edge> {
-                          int v[4];
-                          if (!parse_dotted(s, v, 4))
-                              return std::nullopt;
-                          return masked_edge{v[0], v[1], v[2], v[3]};
-                      },
-                      "layer.head.query.key")},
-        {"scale",
-         [&e](const std::string& v) -> std::string {
-             if (v == "sqrt") {
-                 e.scale = score_scale::sqrt_dk;
-             } else if (v == "none") {
-                 e.scale = score_scale::none;
-             } else if (const auto p = parse_float(v, e.scale_value); p == float_parse::ok) {
-                 e.scale = score_scale::custom;
-             } else {
-                 return float_problem(p, v, "'sqrt', 'none' or a number");
-             }
-             return "";
-         }},
-        {"softmax", enum_field(e.softmax, softmax_names)},
-        {"temp", float_field(e.temperature)},
-        {"mask_at", enum_field(e.mask_at, mask_at_names)},
-        {"wo",
-         [&e](const std::string& v) -> std::string {
-             if (v != "on" && v != "off")
-                 return "must be 'on' or 'off', not " + quoted(v);
-             e.use_wo = v == "on";
-             return "";
-         }},
-        {"precision",
-         [&e](const std::string& v) -> std::string {
-             const auto p = precision_parse(v);
-             if (!p)
-                 return "must be 'fp32', 'fp16' or 'bf16', not " + quoted(v);
-             e.prec = *p;
-             return "";
-         }},
-        {"ablate", list_field(
-                       e.ablate,
-                       [](std::string_view s) -> std::optional<ablated_head> {
-                           int v[2];
-                           if (!parse_dotted(s, v, 2))
-                               return std::nullopt;
-                           return ablated_head{v[0], v[1]};
-                       },
-                       "layer.head")},
-        {"decode", int_field(e.decode, 0, experiment_limits::max_tokens)},
-        {"edits", list_field(e.edits, parse_edit, "x.row.col:value or lL.w_q.row.col:value")},
-    };
-
     for (const auto pair : split(text, '&')) {
         if (pair.empty())
             continue;
@@ -628,11 +646,11 @@ experiment_parse_result experiment_parse(std::string_view text, const experiment
             continue;
         }
         bool known = false;
-        for (const auto& [name, parse] : fields) {
-            if (key != name)
+        for (const auto& f : experiment_fields()) {
+            if (key != f.key)
                 continue;
             known = true;
-            if (std::string problem = parse(*decoded); !problem.empty())
+            if (std::string problem = f.parse(e, *decoded); !problem.empty())
                 errors.push_back(key + " " + problem);
         }
         std::string problem;
@@ -643,7 +661,6 @@ experiment_parse_result experiment_parse(std::string_view text, const experiment
             errors.push_back("unknown key " + quoted(key));
         }
     }
-    e.seed = std::uint32_t(seed);
     // A link that sets heads but not kv_heads means plain multi-head attention
     // (one that sets neither keeps the base's pair).
     bool kv_given = false, heads_given = false;
