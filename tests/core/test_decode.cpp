@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "compare.hpp"
 #include "decode.hpp"
 #include "random.hpp"
 #include "test_util.hpp"
@@ -62,17 +63,6 @@ sequence repeat_kv_heads(const sequence& s) {
     return r;
 }
 
-int compare_abs(const std::vector<float>& got, const std::vector<float>& want, float tol) {
-    int bad = 0;
-    for (std::size_t i = 0; i < want.size(); ++i)
-        if (!(std::fabs(got[i] - want[i]) <= tol)) {
-            if (bad < 5)
-                MESSAGE("[" << i << "]: " << got[i] << " vs " << want[i]);
-            ++bad;
-        }
-    return bad;
-}
-
 struct heads {
     int h, kv_heads;
 };
@@ -87,7 +77,7 @@ TEST_CASE("decode_step token by token equals the full causal pass, for MHA, GQA 
             const sequence s = random_sequence(g, 24, hc.h, hc.kv_heads, d_k);
             kv_cache cache(hc.kv_heads, d_k);
             INFO("h=" << hc.h << " kv_heads=" << hc.kv_heads << " d_k=" << d_k);
-            CHECK(compare_abs(decode_all(s, cache), full_pass(s), 1e-5f) == 0);
+            CHECK(test::mismatches(decode_all(s, cache), full_pass(s), test::absolute(1e-5f)) == 0);
         }
     }
 }
@@ -125,8 +115,8 @@ TEST_CASE("GQA equals MHA with each K/V head repeated for its group") {
         const sequence mha = repeat_kv_heads(s);
         kv_cache gqa_cache(hc.kv_heads, 12), mha_cache(hc.h, 12);
         INFO("h=" << hc.h << " kv_heads=" << hc.kv_heads);
-        CHECK(compare_abs(decode_all(s, gqa_cache), decode_all(mha, mha_cache), 1e-6f) == 0);
-        CHECK(compare_abs(full_pass(s), full_pass(mha), 1e-6f) == 0);
+        CHECK(test::mismatches(decode_all(s, gqa_cache), decode_all(mha, mha_cache), test::absolute(1e-6f)) == 0);
+        CHECK(test::mismatches(full_pass(s), full_pass(mha), test::absolute(1e-6f)) == 0);
     }
 }
 

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <vector>
 
+#include "compare.hpp"
 #include "forward.hpp"
 #include "precision.hpp"
 #include "tokenize.hpp"
 
 using namespace attn;
+using attn::test::max_abs_diff;
 
 namespace {
 
@@ -75,10 +77,7 @@ TEST_CASE("forward equals an independent double-precision implementation") {
             e.mask = mask;
             const trace t = forward(e);
             const auto want = reference_output(e, t.params);
-            REQUIRE(t.output.size() == want.size());
-            double worst = 0;
-            for (std::size_t i = 0; i < want.size(); ++i)
-                worst = std::max(worst, std::fabs(double(t.output.data[i]) - want[i]));
+            const double worst = test::max_abs_diff(t.output.data, want);
             INFO("heads=" << heads << " mask=" << mask_kind_name(mask) << " worst |diff|=" << worst);
             CHECK(worst < 1e-4);
         }
@@ -132,15 +131,6 @@ experiment small(const char* text = "the cat chased the dog", int d = 16, int he
     e.heads = heads;
     e.kv_heads = heads;
     return e;
-}
-
-double max_abs_diff(const matrix& a, const matrix& b) {
-    REQUIRE(a.rows == b.rows);
-    REQUIRE(a.cols == b.cols);
-    double worst = 0;
-    for (std::size_t i = 0; i < a.data.size(); ++i)
-        worst = std::max(worst, std::fabs(double(a.data[i]) - double(b.data[i])));
-    return worst;
 }
 
 }  // namespace

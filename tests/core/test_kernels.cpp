@@ -10,30 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "compare.hpp"
 #include "kernels.hpp"
 #include "random.hpp"
 #include "test_util.hpp"
 
 using namespace attn;
 using attn::test::each_kernel_set;
+using attn::test::mismatches;
 using attn::test::random_vector;
+using attn::test::relative;
 
 namespace {
 
-// Reports the first mismatches, like a diff, and returns how many there were.
-int compare(const std::vector<float>& got, const std::vector<float>& want, float tol, const std::string& what) {
-    int bad = 0;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        const float err = std::fabs(got[i] - want[i]);
-        const bool same_special = (std::isnan(got[i]) && std::isnan(want[i])) || got[i] == want[i];
-        if (!same_special && !(err <= tol * (1.0f + std::fabs(want[i])))) {
-            if (bad < 5)
-                MESSAGE(what << " [" << i << "]: simd " << got[i] << " vs naive " << want[i] << " (|diff| " << err << ")");
-            ++bad;
-        }
-    }
-    return bad;
-}
+const attn::test::sides simd_vs_naive{"simd", "naive"};
 
 struct shape {
     int n, k, m;
@@ -67,7 +57,7 @@ TEST_CASE("kernel_matmul equals its scalar twin") {
             kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);
             kernel_matmul_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
             INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
-            CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul") == 0);
+            CHECK(mismatches(c, c_ref, relative(1e-5f * float(s.k)), "matmul", simd_vs_naive) == 0);
         }
     });
 }
@@ -81,7 +71,7 @@ TEST_CASE("kernel_matmul_bt equals its scalar twin") {
             kernel_matmul_bt(a.data(), b.data(), c.data(), s.n, s.m, s.k);
             kernel_matmul_bt_naive(a.data(), b.data(), c_ref.data(), s.n, s.m, s.k);
             INFO("shape n=" << s.n << " m=" << s.m << " d=" << s.k);
-            CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul_bt") == 0);
+            CHECK(mismatches(c, c_ref, relative(1e-5f * float(s.k)), "matmul_bt", simd_vs_naive) == 0);
         }
     });
 }
@@ -101,7 +91,7 @@ TEST_CASE("kernel_softmax_rows equals its scalar twin, stable and unstable, with
                 kernel_softmax_rows(x.data(), s.n, s.m, stable);
                 kernel_softmax_rows_naive(x_ref.data(), s.n, s.m, stable);
                 INFO("shape n=" << s.n << " m=" << s.m << " stable=" << stable);
-                CHECK(compare(x, x_ref, 2e-6f, "softmax") == 0);
+                CHECK(mismatches(x, x_ref, relative(2e-6f), "softmax", simd_vs_naive) == 0);
             }
         }
     });
@@ -141,10 +131,10 @@ TEST_CASE("kernel_softmax_online equals its scalar twin, with rows that see all,
                 kernel_softmax_online_naive(x_ref.data(), s.n, s.m, visible.data(), scale, max_ref.data(), sum_ref.data(),
                                             rescale_ref.data());
                 INFO("shape n=" << s.n << " m=" << s.m << " scale=" << scale);
-                CHECK(compare(x, x_ref, 2e-6f, "weights") == 0);
-                CHECK(compare(row_max, max_ref, 0.0f, "row_max") == 0);
-                CHECK(compare(row_sum, sum_ref, 2e-6f * float(s.m), "row_sum") == 0);
-                CHECK(compare(rescale, rescale_ref, 2e-6f, "rescale") == 0);
+                CHECK(mismatches(x, x_ref, relative(2e-6f), "weights", simd_vs_naive) == 0);
+                CHECK(mismatches(row_max, max_ref, relative(0.0f), "row_max", simd_vs_naive) == 0);
+                CHECK(mismatches(row_sum, sum_ref, relative(2e-6f * float(s.m)), "row_sum", simd_vs_naive) == 0);
+                CHECK(mismatches(rescale, rescale_ref, relative(2e-6f), "rescale", simd_vs_naive) == 0);
             }
         }
     });
@@ -166,10 +156,10 @@ TEST_CASE("kernel products equal their twins on attention-sized shapes (register
             kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);
             kernel_matmul_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
             INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
-            CHECK(compare(c, c_ref, 1e-5f * std::sqrt(float(s.k)), "matmul") == 0);
+            CHECK(mismatches(c, c_ref, relative(1e-5f * std::sqrt(float(s.k))), "matmul", simd_vs_naive) == 0);
             kernel_matmul_bt(a.data(), b.data(), c.data(), s.n, s.m, s.k);
             kernel_matmul_bt_naive(a.data(), b.data(), c_ref.data(), s.n, s.m, s.k);
-            CHECK(compare(c, c_ref, 1e-5f * std::sqrt(float(s.k)), "matmul_bt") == 0);
+            CHECK(mismatches(c, c_ref, relative(1e-5f * std::sqrt(float(s.k))), "matmul_bt", simd_vs_naive) == 0);
         }
     });
 }
@@ -227,13 +217,13 @@ TEST_CASE("kernel products equal their twins with NaN, ±inf, huge and subnormal
             INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
             kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);
             kernel_matmul_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
-            CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul") == 0);
+            CHECK(mismatches(c, c_ref, relative(1e-5f * float(s.k)), "matmul", simd_vs_naive) == 0);
             std::vector<float> bt(std::size_t(s.m * s.k));
             for (int i = 0; i < s.m * s.k; ++i)
                 bt[std::size_t(i)] = b[std::size_t(i)];
             kernel_matmul_bt(a.data(), bt.data(), c.data(), s.n, s.m, s.k);
             kernel_matmul_bt_naive(a.data(), bt.data(), c_ref.data(), s.n, s.m, s.k);
-            CHECK(compare(c, c_ref, 1e-5f * float(s.k), "matmul_bt") == 0);
+            CHECK(mismatches(c, c_ref, relative(1e-5f * float(s.k)), "matmul_bt", simd_vs_naive) == 0);
         }
     });
 }
@@ -253,7 +243,7 @@ TEST_CASE("kernel_softmax_rows equals its twin with NaN, ±inf, huge and subnorm
                     kernel_softmax_rows(x.data(), s.n, s.m, stable);
                     kernel_softmax_rows_naive(x_ref.data(), s.n, s.m, stable);
                     INFO("shape n=" << s.n << " m=" << s.m << " stable=" << stable << " every=" << every);
-                    CHECK(compare(x, x_ref, 2e-6f, "softmax") == 0);
+                    CHECK(mismatches(x, x_ref, relative(2e-6f), "softmax", simd_vs_naive) == 0);
                 }
     });
 }
@@ -277,10 +267,10 @@ TEST_CASE("kernel_softmax_online equals its twin with NaN, ±inf and huge scores
                 kernel_softmax_online_naive(x_ref.data(), s.n, s.m, visible.data(), scale, max_ref.data(), sum_ref.data(),
                                             rescale_ref.data());
                 INFO("shape n=" << s.n << " m=" << s.m << " scale=" << scale);
-                CHECK(compare(x, x_ref, 2e-6f, "weights") == 0);
-                CHECK(compare(row_max, max_ref, 0.0f, "row_max") == 0);
-                CHECK(compare(row_sum, sum_ref, 2e-6f * float(s.m), "row_sum") == 0);
-                CHECK(compare(rescale, rescale_ref, 2e-6f, "rescale") == 0);
+                CHECK(mismatches(x, x_ref, relative(2e-6f), "weights", simd_vs_naive) == 0);
+                CHECK(mismatches(row_max, max_ref, relative(0.0f), "row_max", simd_vs_naive) == 0);
+                CHECK(mismatches(row_sum, sum_ref, relative(2e-6f * float(s.m)), "row_sum", simd_vs_naive) == 0);
+                CHECK(mismatches(rescale, rescale_ref, relative(2e-6f), "rescale", simd_vs_naive) == 0);
             }
     });
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "compare.hpp"
 #include "random.hpp"
 #include "rope.hpp"
 #include "test_util.hpp"
@@ -49,14 +50,7 @@ TEST_CASE("rope_rotate equals its scalar twin") {
         rope_rotate(x.data(), s.n, s.d, s.pos0, s.base);
         rope_rotate_naive(x_ref.data(), s.n, s.d, s.pos0, s.base);
         INFO("n=" << s.n << " d=" << s.d << " pos0=" << s.pos0 << " base=" << s.base);
-        int bad = 0;
-        for (std::size_t j = 0; j < x.size(); ++j)
-            if (!(std::fabs(x[j] - x_ref[j]) <= 1e-6f * (1.0f + std::fabs(x_ref[j])))) {
-                if (bad < 5)
-                    MESSAGE("[" << j << "]: simd " << x[j] << " vs naive " << x_ref[j]);
-                ++bad;
-            }
-        CHECK(bad == 0);
+        CHECK(test::mismatches(x, x_ref, test::relative(1e-6f), "rope_rotate", {"simd", "naive"}) == 0);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
+#include "compare.hpp"
 #include "random.hpp"
 #include "test_util.hpp"
 #include "tiled.hpp"
@@ -44,18 +45,6 @@ std::vector<float> run_naive(const problem& p, const attention_options& opt, att
     return o;
 }
 
-// Reports the first mismatches and returns how many there were.
-int compare_abs(const std::vector<float>& got, const std::vector<float>& want, float tol) {
-    int bad = 0;
-    for (std::size_t i = 0; i < want.size(); ++i)
-        if (!(std::fabs(got[i] - want[i]) <= tol)) {
-            if (bad < 5)
-                MESSAGE("[" << i << "]: tiled " << got[i] << " vs naive " << want[i]);
-            ++bad;
-        }
-    return bad;
-}
-
 struct config {
     int n, m, d, d_v, tile_q, tile_k;
 };
@@ -82,7 +71,8 @@ TEST_CASE("attention_tiled equals attention_naive, causal and not, over many sha
             const attention_options opt{0.0f, causal, c.tile_q, c.tile_k};
             INFO("n=" << c.n << " m=" << c.m << " d=" << c.d << " d_v=" << c.d_v << " tiles=" << c.tile_q << "x" << c.tile_k
                       << " causal=" << causal);
-            CHECK(compare_abs(run_tiled(p, opt), run_naive(p, opt), 1e-5f) == 0);
+            CHECK(test::mismatches(run_tiled(p, opt), run_naive(p, opt), test::absolute(1e-5f), "attention",
+                                   {"tiled", "naive"}) == 0);
         }
     }
 }
@@ -143,7 +133,7 @@ TEST_CASE("attention_tiled: working memory grows with the tiles, not with n²") 
         attention_stats tiled_stats, naive_stats;
         const auto o = run_tiled(p, opt, &tiled_stats);
         const auto o_ref = run_naive(p, opt, &naive_stats);
-        CHECK(compare_abs(o, o_ref, 1e-5f) == 0);
+        CHECK(test::mismatches(o, o_ref, test::absolute(1e-5f), "attention", {"tiled", "naive"}) == 0);
         tiled_floats[s] = tiled_stats.peak_floats;
         naive_floats[s] = naive_stats.peak_floats;
         MESSAGE("n=" << sizes[s] << ": tiled " << tiled_stats.peak_bytes() << " B, naive " << naive_stats.peak_bytes()

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
+#include "compare.hpp"
 #include "experiment.hpp"
 #include "forward.hpp"
 #include "kernels.hpp"
@@ -262,11 +263,7 @@ TEST_CASE("the training forward gives forward_with's numbers on the trained mode
         const auto w = train_weights_for(r, tokens, &problem);
         REQUIRE_MESSAGE(w, problem);
         const trace t = forward_with(e, tokens, *w);
-        REQUIRE(t.output.size() == out.size());
-        float worst = 0.0f;
-        for (std::size_t i = 0; i < out.size(); ++i)
-            worst = std::max(worst, std::fabs(out[i] - t.output.data[i]) / (1.0f + std::fabs(t.output.data[i])));
-        CHECK(worst <= 1e-5f);
+        CHECK(test::mismatches(out, t.output.data, test::relative(1e-5f), "logits", {"train_logits", "forward"}) == 0);
         // Its attention weights are the trace's, head by head.
         for (int l = 0; l < r.L; ++l)
             for (int h = 0; h < r.h; ++h) {

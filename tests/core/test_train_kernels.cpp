@@ -7,28 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "compare.hpp"
 #include "kernels.hpp"
 #include "random.hpp"
 #include "test_util.hpp"
 #include "train_kernels.hpp"
 
 using namespace attn;
+using attn::test::mismatches;
 using attn::test::random_vector;
+using attn::test::relative;
 
 namespace {
 
-int mismatches(const std::vector<float>& got, const std::vector<float>& want, float tol, const char* what) {
-    int bad = 0;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        const float err = std::fabs(got[i] - want[i]);
-        if (!(err <= tol * (1.0f + std::fabs(want[i])))) {
-            if (bad < 5)
-                MESSAGE(what << " [" << i << "]: simd " << got[i] << " vs naive " << want[i] << " (|diff| " << err << ")");
-            ++bad;
-        }
-    }
-    return bad;
-}
+const attn::test::sides simd_vs_naive{"simd", "naive"};
 
 struct shape {
     int n, k, m;
@@ -70,7 +62,7 @@ TEST_CASE("kernel_matmul_at_acc equals its scalar twin") {
             kernel_matmul_at_acc(a.data(), b.data(), c.data(), s.n, s.k, s.m);
             kernel_matmul_at_acc_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m);
             INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
-            CHECK(mismatches(c, c_ref, 1e-5f * float(s.n + 1), "matmul_at_acc") == 0);
+            CHECK(mismatches(c, c_ref, relative(1e-5f * float(s.n + 1)), "matmul_at_acc", simd_vs_naive) == 0);
         }
     });
 }
@@ -87,7 +79,7 @@ TEST_CASE("kernel_softmax_rows_backward equals its scalar twin, and zero rows st
             kernel_softmax_rows_backward(y.data(), dy.data(), dx.data(), s.n, s.m);
             kernel_softmax_rows_backward_naive(y.data(), dy.data(), dx_ref.data(), s.n, s.m);
             INFO("shape n=" << s.n << " m=" << s.m);
-            CHECK(mismatches(dx, dx_ref, 1e-5f * float(s.m), "softmax_rows_backward") == 0);
+            CHECK(mismatches(dx, dx_ref, relative(1e-5f * float(s.m)), "softmax_rows_backward", simd_vs_naive) == 0);
             for (int j = 0; j < s.m; ++j)
                 CHECK(dx[std::size_t(j)] == 0.0f);
         }
@@ -110,9 +102,9 @@ TEST_CASE("kernel_adamw equals its scalar twin") {
             kernel_adamw(p.data(), grad.data(), m.data(), v.data(), count, sc);
             kernel_adamw_naive(p2.data(), grad.data(), m2.data(), v2.data(), count, sc);
             INFO("count " << count);
-            CHECK(mismatches(p, p2, 1e-6f, "adamw p") == 0);
-            CHECK(mismatches(m, m2, 1e-6f, "adamw m") == 0);
-            CHECK(mismatches(v, v2, 1e-6f, "adamw v") == 0);
+            CHECK(mismatches(p, p2, relative(1e-6f), "adamw p", simd_vs_naive) == 0);
+            CHECK(mismatches(m, m2, relative(1e-6f), "adamw m", simd_vs_naive) == 0);
+            CHECK(mismatches(v, v2, relative(1e-6f), "adamw v", simd_vs_naive) == 0);
         }
     });
 }
