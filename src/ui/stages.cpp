@@ -177,29 +177,7 @@ std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int
     return out;
 }
 
-const std::vector<const char*>& numpy_code_lines() {
-    static const std::vector<const char*> lines = {
-        "def softmax(x, axis=-1):",
-        "    x = x - x.max(axis=axis, keepdims=True)",
-        "    e = np.exp(x)",
-        "    return e / e.sum(axis=axis, keepdims=True)",
-        "",
-        "def attention(X, W_q, W_k, W_v, causal=True):",
-        "    # X: (n, d_model)",
-        "    n = X.shape[0]",
-        "    Q, K, V = X @ W_q, X @ W_k, X @ W_v",
-        "    scores = Q @ K.T / np.sqrt(K.shape[-1])      # (n, n)",
-        "    if causal:",
-        "        mask = np.triu(np.ones((n, n)), k=1).astype(bool)",
-        "        scores = np.where(mask, -np.inf, scores)",
-        "    return softmax(scores) @ V, softmax(scores)",
-        "",
-        "# multi-head: one attention() per head on its columns,",
-        "heads = [attention(X, W_q[:, h], W_k[:, h], W_v[:, h])[0] for h in ...]",
-        "A = np.concatenate(heads, axis=-1) @ W_O",
-    };
-    return lines;
-}
+// numpy_code_lines() is generated from tests/article.py (cmake/embed_article.py).
 
 std::pair<int, int> stage_code_lines(stage s) {
     switch (s) {

@@ -13,6 +13,7 @@
 #include "heatmap.hpp"
 #include "lessons.hpp"
 #include "panels.hpp"
+#include "stages.hpp"
 
 using namespace attn;
 
@@ -54,6 +55,27 @@ double lesson_number(const ui::app& a, const std::string& name) {
 }
 
 }  // namespace
+
+TEST_CASE("each stage lights the lines of the article's numpy code that compute it") {
+    // The lines come from tests/article.py at build time; the stages name them by index.
+    const auto& lines = ui::numpy_code_lines();
+    const auto lit = [&lines](stage s) {
+        const auto [lo, hi] = ui::stage_code_lines(s);
+        REQUIRE(lo >= 0);
+        REQUIRE(hi < int(lines.size()));
+        std::string text;
+        for (int i = lo; i <= hi; ++i)
+            text += std::string(lines[std::size_t(i)]) + "\n";
+        return text;
+    };
+    CHECK(lit(stage::weights).find("def softmax") != std::string::npos);
+    CHECK(lit(stage::projections).find("Q, K, V = X @ W_q") != std::string::npos);
+    CHECK(lit(stage::scores).find("scores = Q @ K.T") != std::string::npos);
+    CHECK(lit(stage::masked).find("np.where(mask, -np.inf, scores)") != std::string::npos);
+    CHECK(lit(stage::weighted_sum).find("softmax(scores) @ V") != std::string::npos);
+    CHECK(lit(stage::concat).find("heads = [attention(") != std::string::npos);
+    CHECK(lit(stage::output_proj).find("@ W_O") != std::string::npos);
+}
 
 TEST_CASE("a control's change waits for the next frame, then recomputes once") {
     headless_imgui imgui;
