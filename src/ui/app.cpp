@@ -306,7 +306,8 @@ void app_draw(app& a) {
     if (show_controls) {
         ImGui::BeginChild("controls", ImVec2(left, 0), true);
         ImGui::BeginDisabled(a.options.readonly);
-        panel_controls(a);
+        if (const auto next = panel_controls(a))
+            apply(a, *next);
         ImGui::EndDisabled();
         ImGui::EndChild();
         ImGui::SameLine();

@@ -1,6 +1,6 @@
 // The experiment's settings: the sentence and its tokens, sizes, mask,
 // positions, scaling, softmax, precision, seed. Every control edits a copy of
-// the experiment and applies it at once.
+// the experiment; the panel returns that copy when a control changed it.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -287,8 +287,7 @@ void interventions_section(experiment& next, bool& changed) {
 
 }  // namespace
 
-// Reads the experiment; returns the change it wants through apply().
-void panel_controls(app& a) {
+std::optional<experiment> panel_controls(app& a) {
     experiment next = a.model.exp;
     bool changed = false;
     const float label_w = ImGui::GetFontSize() * 6.5f;
@@ -301,8 +300,9 @@ void panel_controls(app& a) {
     scores_and_softmax(a, next, changed, label_w);
     interventions_section(next, changed);
     ImGui::PopItemWidth();
-    if (changed)
-        apply(a, next);
+    if (!changed)
+        return std::nullopt;
+    return next;
 }
 
 }  // namespace attn::ui

@@ -1,11 +1,15 @@
 // The panels app_draw lays out; each draws into the current ImGui child region.
 #pragma once
 
+#include <optional>
+
 #include "app.hpp"
 
 namespace attn::ui {
 
-void panel_controls(app& a);   // controls.cpp: the experiment's settings
+// controls.cpp: the experiment's settings. Returns the experiment a control
+// asks for this frame (the caller queues it with apply), or nothing.
+std::optional<experiment> panel_controls(app& a);
 void panel_pipeline(app& a);   // pipeline.cpp: stage stepper and the stage's matrices
 void panel_inspector(app& a);  // inspector.cpp: the formula with the live values of a cell
 void panel_impact(app& a);     // inspector.cpp: output before/after ablations and masked edges
