@@ -393,6 +393,9 @@
         errors: () => call('attn_hook_errors'),
         trace: () => JSON.parse(call('attn_hook_trace_json')),
         ui: () => JSON.parse(call('attn_hook_ui_state')),
+        // The weights hash after `steps` training steps of a recipe (its own steps when omitted).
+        trainHash: (recipe, steps = -1) =>
+          Module.ccall('attn_hook_train_hash', 'string', ['string', 'number'], [String(recipe), Number(steps)]),
       };
     },
   };

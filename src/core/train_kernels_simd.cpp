@@ -18,43 +18,56 @@ namespace {
 using batch = xsimd::batch<float>;
 constexpr int W = int(batch::size);
 
-// c(k, m) += a(n, k)ᵀ · b(n, m): for each row r of a and b, c's row p gets
-// a(r, p) · b's row r, an axpy along m. Two rows of c at a time share each load of b.
+// c(k, m) += a(n, k)ᵀ · b(n, m). A tile of R rows of c by one batch of columns
+// stays in registers while r walks down a and b, so c is loaded and stored once
+// per tile, not once per row of a (the shapes here are small: n = T, k and m = d
+// or d_k; the weight gradients used to spend their time reloading c). Each
+// element still sums c + a(0, p)·b(0, j) + a(1, p)·b(1, j) + … in order of r;
+// rows of a whose R values are all zero (masked attention weights) are skipped.
+template <int R>
+void matmul_at_acc_rows(const float* a, const float* b, float* c, int n, int k, int m, int p, int mv) {
+    float* cp = c + p * m;
+    int j = 0;
+    for (; j < mv; j += W) {
+        batch acc[R];
+        for (int i = 0; i < R; ++i)
+            acc[i] = batch::load_unaligned(cp + i * m + j);
+        for (int r = 0; r < n; ++r) {
+            const float* ar = a + r * k + p;
+            bool zero = true;
+            for (int i = 0; i < R; ++i)
+                zero = zero && ar[i] == 0.0f;
+            if (zero)
+                continue;
+            const batch bv = batch::load_unaligned(b + r * m + j);
+            for (int i = 0; i < R; ++i)
+                acc[i] = xsimd::fma(batch(ar[i]), bv, acc[i]);
+        }
+        for (int i = 0; i < R; ++i)
+            acc[i].store_unaligned(cp + i * m + j);
+    }
+    for (; j < m; ++j) {
+        float acc[R];
+        for (int i = 0; i < R; ++i)
+            acc[i] = cp[i * m + j];
+        for (int r = 0; r < n; ++r) {
+            const float* ar = a + r * k + p;
+            const float bv = b[r * m + j];
+            for (int i = 0; i < R; ++i)
+                acc[i] += ar[i] * bv;
+        }
+        for (int i = 0; i < R; ++i)
+            cp[i * m + j] = acc[i];
+    }
+}
+
 void matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m) {
     const int mv = m - m % W;
-    for (int r = 0; r < n; ++r) {
-        const float* br = b + r * m;
-        const float* ar = a + r * k;
-        int p = 0;
-        for (; p + 2 <= k; p += 2) {
-            const float s0 = ar[p], s1 = ar[p + 1];
-            if (s0 == 0.0f && s1 == 0.0f)
-                continue;  // masked attention weights: half of a causal matrix
-            float* c0 = c + p * m;
-            float* c1 = c0 + m;
-            const batch a0(s0), a1(s1);
-            int j = 0;
-            for (; j < mv; j += W) {
-                const batch bv = batch::load_unaligned(br + j);
-                xsimd::fma(a0, bv, batch::load_unaligned(c0 + j)).store_unaligned(c0 + j);
-                xsimd::fma(a1, bv, batch::load_unaligned(c1 + j)).store_unaligned(c1 + j);
-            }
-            for (; j < m; ++j) {
-                c0[j] += s0 * br[j];
-                c1[j] += s1 * br[j];
-            }
-        }
-        for (; p < k; ++p) {
-            const float s0 = ar[p];
-            float* c0 = c + p * m;
-            const batch a0(s0);
-            int j = 0;
-            for (; j < mv; j += W)
-                xsimd::fma(a0, batch::load_unaligned(br + j), batch::load_unaligned(c0 + j)).store_unaligned(c0 + j);
-            for (; j < m; ++j)
-                c0[j] += s0 * br[j];
-        }
-    }
+    int p = 0;
+    for (; p + 4 <= k; p += 4)
+        matmul_at_acc_rows<4>(a, b, c, n, k, m, p, mv);
+    for (; p < k; ++p)
+        matmul_at_acc_rows<1>(a, b, c, n, k, m, p, mv);
 }
 
 // dx = y ⊙ (dy − y·dy) per row.

@@ -14,6 +14,7 @@
 
 #include "fonts.hpp"
 #include "trace_json.hpp"
+#include "train.hpp"
 
 namespace {
 attn::ui::app* g_app = nullptr;
@@ -49,6 +50,24 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_link(const char* text) {
     if (!attn::ui::app_open_link(*g_app, text))
         for (const auto& e : g_app->errors)
             g_buffer += e + "\n";
+    return g_buffer.c_str();
+}
+
+// Trains a recipe for `steps` steps (its own when steps < 0) and returns the
+// weights hash, or "error: …". Every wasm engine gives the hash the core tests
+// record under Node (tests/web/train.test.mjs checks Chromium's).
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_train_hash(const char* recipe, int steps) {
+    const auto parsed = attn::experiment_parse(recipe);
+    std::optional<attn::experiment> e = parsed.value;
+    if (e && steps >= 0)
+        e->train.steps = steps;
+    auto init = e ? attn::train_init(*e) : attn::train_init_result{std::nullopt, parsed.errors};
+    if (!init.run) {
+        g_buffer = "error: " + (init.errors.empty() ? std::string("?") : init.errors.front());
+        return g_buffer.c_str();
+    }
+    attn::train_run_all(*init.run);
+    g_buffer = init.run->error.empty() ? attn::train_weights_hash(*init.run) : "error: " + init.run->error;
     return g_buffer.c_str();
 }
 
