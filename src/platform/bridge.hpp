@@ -18,6 +18,14 @@ void bridge_attach(ui::app* a);
 // the caller tries again next frame. Always true natively.
 bool bridge_publish(const ui::app& a);
 
+// Hands the page the text view (text_mirror.hpp) when it changed, at most
+// every 250 ms: web/shell.js renders it beside the canvas and announces its
+// summary. No-op natively.
+void bridge_publish_text_view(ui::app& a);
+
+// Shows or hides the page's text view (web/shell.js). No-op natively.
+void bridge_toggle_text_view();
+
 // Tells the page the first frame is drawn (hides the loading indicator).
 void bridge_first_frame();
 

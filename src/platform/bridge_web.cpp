@@ -13,6 +13,7 @@
 #include "i18n.hpp"
 
 #include "fonts.hpp"
+#include "text_mirror.hpp"
 #include "trace_json.hpp"
 
 namespace {
@@ -100,6 +101,16 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     return g_buffer.c_str();
 }
 
+// The text view as the page shows it (text_mirror.hpp), built now.
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_text_view() {
+    g_buffer = "{}";
+    if (!g_app)
+        return g_buffer.c_str();
+    attn::ui::app_sync(*g_app);
+    g_buffer = attn::ui::text_mirror_json(*g_app);
+    return g_buffer.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
     g_buffer.clear();
     if (g_app)
@@ -134,6 +145,25 @@ bool bridge_publish(const ui::app& a) {
         },
         text.c_str());
     return true;
+}
+
+void bridge_publish_text_view(ui::app& a) {
+    static double last = -1e9;
+    static std::string published;
+    const double now = emscripten_get_now();
+    if (now - last < 250.0)
+        return;
+    last = now;
+    std::string text = ui::text_mirror_json(a);
+    if (text == published)
+        return;
+    published = std::move(text);
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.textView)
+                window.attnShell.textView(UTF8ToString($0));
+        },
+        published.c_str());
 }
 
 std::string bridge_copy_link(const std::string& link) {
@@ -224,6 +254,13 @@ void bridge_storage_set(const char* key, const std::string& value) {
         key, value.c_str());
 }
 
+void bridge_toggle_text_view() {
+    EM_ASM({
+        if (window.attnShell && window.attnShell.toggleTextView)
+            window.attnShell.toggleTextView();
+    });
+}
+
 void bridge_first_frame() {
     EM_ASM({
         if (window.attnShell)
@@ -295,6 +332,15 @@ std::string bridge_storage_get(const char*) { return ""; }
 void bridge_storage_set(const char*, const std::string&) {}
 void bridge_attach(ui::app*) {}
 bool bridge_publish(const ui::app&) { return true; }
+void bridge_publish_text_view(ui::app&) {}
+void bridge_toggle_text_view() {}
+void bridge_toggle_text_view() {
+    EM_ASM({
+        if (window.attnShell && window.attnShell.toggleTextView)
+            window.attnShell.toggleTextView();
+    });
+}
+
 void bridge_first_frame() {}
 bool bridge_canvas_size(int&, int&, float&) { return false; }
 void bridge_resize_canvas(int, int) {}

@@ -178,6 +178,9 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
             case ui::share_action::open_full:
                 platform::bridge_open_full(ui::share_full_link(a));
                 break;
+            case ui::share_action::toggle_text_view:
+                platform::bridge_toggle_text_view();
+                break;
         }
     }
     a.requests.clear();
@@ -258,6 +261,7 @@ void publish_and_remember(attn::ui::app& app, remembered& kept) {
         app.experiment_changed = false;
         kept.published_view = view;
     }
+    attn::platform::bridge_publish_text_view(app);
     if (const std::string layout = attn::ui::app_layout_text(app); layout != kept.layout) {
         kept.layout = layout;
         attn::platform::bridge_storage_set("attn.layout", layout);

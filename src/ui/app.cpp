@@ -213,6 +213,11 @@ void view_menu(app& a) {
                 a.layout_hidden[std::size_t(panel)] = !shown;
             mark_widget(a, (std::string("view_") + layout_panel_names[std::size_t(panel)]).c_str());
         }
+        ImGui::Separator();
+        // The page's text view: every number of the stage as a table, for screen readers and copying.
+        if (ImGui::Selectable(tr("Text view (tables, for screen readers)", "文本视图（表格，供屏幕阅读器）")))
+            a.requests.push_back(share_action::toggle_text_view);
+        mark_widget(a, "view_text");
         ImGui::EndPopup();
     }
 }

@@ -40,7 +40,7 @@ struct cell_ref {
 
 // What the share menu asks for. The platform does it after the frame is drawn
 // (it owns the clipboard, the files and the pixels): see share.cpp.
-enum class share_action { copy_link, copy_embed, export_csv, export_json, export_png, open_full };
+enum class share_action { copy_link, copy_embed, export_csv, export_json, export_png, open_full, toggle_text_view };
 
 // What of an accepted link's view (link_view) app_change shows.
 enum class link_scope {
@@ -80,6 +80,7 @@ struct app {
     bool errors_from_link = false;       // the errors are the opening link's (the banner says so)
     std::vector<share_action> requests;  // asked this frame; the platform clears them
     std::string notice;                  // one line after an export or copy ("saved attn-weights.csv in …")
+    version_cache<intervention_effect> effect;  // app_effect (panels.hpp)
 };
 
 void app_init(app& a, const experiment& e);

@@ -1,0 +1,114 @@
+// Open to everyone: the text view a screen reader reads instead of the canvas
+// (real tables of the stage's numbers, a live region saying what changed),
+// the skip button and the View menu that show it, and a page that lets the
+// browser zoom.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, browserSuite } from './harness.mjs';
+import { frames, ui, trace, click, STAGE, num } from './person.mjs';
+
+const suite = browserSuite();
+
+// The text view's tables as the DOM holds them: caption, header row, rows.
+const domTables = (page) => page.evaluate(() => Array.from(document.querySelectorAll('#textview table')).map((t) => ({
+  caption: t.caption.textContent,
+  cols: Array.from(t.tHead.rows[0].cells).slice(1).map((c) => c.textContent),
+  rows: Array.from(t.tBodies[0].rows).map((r) => ({
+    header: r.cells[0].textContent,
+    scope: r.cells[0].getAttribute('scope'),
+    cells: Array.from(r.cells).slice(1).map((c) => c.textContent),
+  })),
+})));
+
+test('the text view holds the weights stage as tables equal to the trace, masked cells in words', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat&heads=2&mask=causal&view.stage=5');
+  try {
+    assert.equal((await ui(page)).stage, STAGE.weights);
+    await page.waitForFunction(() => document.querySelectorAll('#textview table').length === 2, null, { timeout: 10000 });
+    const tables = await domTables(page);
+    const t = await trace(page);
+    assert.deepEqual(tables.map((x) => x.caption), ['P, head 0 (3 × 3)', 'P, head 1 (3 × 3)']);
+    for (let h = 0; h < 2; ++h) {
+      const w = t.layers[0].heads[h].weights;
+      assert.deepEqual(tables[h].cols, t.tokens);
+      for (let r = 0; r < 3; ++r) {
+        assert.equal(tables[h].rows[r].header, t.tokens[r]);
+        assert.equal(tables[h].rows[r].scope, 'row');
+        for (let c = 0; c < 3; ++c) {
+          const cell = tables[h].rows[r].cells[c];
+          if (c > r) assert.equal(cell, 'masked', `head ${h} (${r}, ${c})`);
+          else assert.ok(Math.abs(Number(cell) - num(w.data[r * 3 + c])) <= 0.006, `head ${h} (${r}, ${c}): ${cell} vs ${w.data[r * 3 + c]}`);
+        }
+      }
+    }
+    // Hidden from sight, not from assistive technology: present, one pixel.
+    const box = await page.evaluate(() => { const r = document.getElementById('textview').getBoundingClientRect(); return [r.width, r.height]; });
+    assert.ok(box[0] <= 1 && box[1] <= 1);
+    // The hook and the DOM say the same.
+    const doc = await page.evaluate(() => window.attn.textView());
+    assert.equal(doc.tables[1].cells[2][0], tables[1].rows[2].cells[0]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the live region announces an ablation and its effect on the output', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat%20down&heads=2&view.stage=5');
+  try {
+    await page.waitForFunction(() => /Stage 6 of 11/.test(document.getElementById('announce').textContent), null, { timeout: 10000 });
+    await click(page, 'zero_head1');
+    await page.waitForFunction(() => /1 head\(s\) zeroed/.test(document.getElementById('announce').textContent), null, { timeout: 10000 });
+    const said = await page.evaluate(() => document.getElementById('announce').textContent);
+    const effect = Number(/max \|Δy\| ([0-9.e+-]+)/.exec(said)[1]);
+    assert.ok(effect > 0, said);
+    const region = await page.evaluate(() => {
+      const a = document.getElementById('announce');
+      return [a.getAttribute('aria-live'), a.getAttribute('role')];
+    });
+    assert.deepEqual(region, ['polite', 'status']);
+    // The table of the zeroed head says so in its caption.
+    await page.waitForFunction(() => /head 1 \(zeroed\)/.test(document.getElementById('textview').textContent), null, { timeout: 10000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the View menu and the skip button show the text view; Escape hides it', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=one%20two&view.stage=2');
+  try {
+    await click(page, 'view_menu');
+    await click(page, 'view_text');
+    await page.waitForFunction(() => document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
+    const open = await page.evaluate(() => {
+      const r = document.getElementById('textview').getBoundingClientRect();
+      return { w: r.width, h: r.height, focused: document.activeElement.id };
+    });
+    assert.ok(open.w > 200 && open.h > 200, JSON.stringify(open));
+    assert.equal(open.focused, 'textview');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => !document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
+    // The skip button is the first thing Tab reaches; Enter opens the text view.
+    await page.evaluate(() => document.activeElement && document.activeElement.blur());
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'skip');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
+    await frames(page, 2);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the page lets the browser zoom: no maximum-scale, no user-scalable=no', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
+  try {
+    const viewport = await page.evaluate(() => document.querySelector('meta[name=viewport]').content);
+    assert.doesNotMatch(viewport, /maximum-scale|user-scalable\s*=\s*no/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
