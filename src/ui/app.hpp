@@ -76,10 +76,10 @@ struct app {
     // (app_layout_text), unlike a link's view.hide, which only that link applies.
     std::array<bool, view_panel_count> layout_hidden{};
 
-    link_view options;                   // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)
-    bool errors_from_link = false;       // the errors are the opening link's (the banner says so)
-    std::vector<share_action> requests;  // asked this frame; the platform clears them
-    std::string notice;                  // one line after an export or copy ("saved attn-weights.csv in …")
+    link_view options;                          // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)
+    bool errors_from_link = false;              // the errors are the opening link's (the banner says so)
+    std::vector<share_action> requests;         // asked this frame; the platform clears them
+    std::string notice;                         // one line after an export or copy ("saved attn-weights.csv in …")
     version_cache<intervention_effect> effect;  // app_effect (panels.hpp)
 };
 

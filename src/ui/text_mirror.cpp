@@ -194,8 +194,7 @@ std::string text_mirror_json(app& a) {
     put_string(out, ui_language() == language::zh ? "zh" : "en");
     out += ",\"summary\":";
     put_string(out, summary(a));
-    out += ",\"stage\":{\"index\":" + std::to_string(int(a.current)) + ",\"count\":" + std::to_string(stage_count) +
-           ",\"name\":";
+    out += ",\"stage\":{\"index\":" + std::to_string(int(a.current)) + ",\"count\":" + std::to_string(stage_count) + ",\"name\":";
     put_string(out, stage_name(a.current));
     out += ",\"formula\":";
     put_string(out, stage_formula(a.current));

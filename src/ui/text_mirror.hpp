@@ -21,7 +21,7 @@
 
 namespace attn::ui {
 
-inline constexpr int text_mirror_cell_limit = 4096;   // per map
+inline constexpr int text_mirror_cell_limit = 4096;    // per map
 inline constexpr int text_mirror_total_limit = 16384;  // over all maps of a stage
 
 std::string text_mirror_json(app& a);
