@@ -4,7 +4,8 @@
 // browser zoom.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, browserSuite } from './harness.mjs';
+import path from 'node:path';
+import { openPage, browserSuite, root } from './harness.mjs';
 import { frames, ui, trace, click, STAGE, num } from './person.mjs';
 
 const suite = browserSuite();
@@ -108,6 +109,39 @@ test('the page lets the browser zoom: no maximum-scale, no user-scalable=no', as
     const viewport = await page.evaluate(() => document.querySelector('meta[name=viewport]').content);
     assert.doesNotMatch(viewport, /maximum-scale|user-scalable\s*=\s*no/);
     assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// axe-core (npm) on a page: its serious and critical violations, one line each.
+async function axeProblems(page) {
+  await page.addScriptTag({ path: path.join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+test('axe-core finds no serious or critical problem on the page, an embed and the blog page', async () => {
+  for (const [name, url] of [
+    ['page', suite.server.url + '#v=1&text=the%20cat%20sat&view.stage=5'],
+    ['lesson', suite.server.url + '#v=1&view.lesson=2'],
+    ['embed', suite.server.url + '#v=1&text=the%20cat%20sat&view.embed=1&view.stage=5'],
+  ]) {
+    const { page, context, problems } = await openPage(suite.browser, url);
+    try {
+      await page.waitForFunction(() => document.querySelectorAll('#textview table').length > 0, null, { timeout: 10000 });
+      assert.deepEqual(await axeProblems(page), [], name);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  }
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 720 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(suite.server.url + 'blog.html');
+    assert.deepEqual(await axeProblems(page), [], 'blog.html');
   } finally {
     await context.close();
   }
