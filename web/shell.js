@@ -25,6 +25,8 @@
 //                             as headings, <table>s and lines; its summary is announced
 //                             in the aria-live region #announce (at most once a second).
 //   toggleTextView()          shows or hides the text view for everyone (View menu, skip button).
+//   prefersLight              the system's prefers-color-scheme is light (kept up to date).
+//   pageTheme('light'|'dark') the theme the app shows: the page's own elements follow it.
 //
 // window.attn: what tests and embedders call (each goes through the app's one
 // change path, src/core/session.hpp). experiment() -> its text form;
@@ -132,6 +134,20 @@
   function notifyHost(message) {
     if (!framed || !hostOrigin) return;
     try { window.parent.postMessage(message, hostOrigin); } catch (e) { /* the parent went away */ }
+  }
+
+  // [Theme] Until the app says which theme it shows, the page guesses as the app
+  // will (view.theme in the link, the remembered choice, the system's), so the
+  // loading screen does not flash the other one.
+  const lightQuery = window.matchMedia ? window.matchMedia('(prefers-color-scheme: light)') : null;
+  let prefersLight = !!(lightQuery && lightQuery.matches);
+  if (lightQuery && lightQuery.addEventListener) lightQuery.addEventListener('change', (e) => { prefersLight = e.matches; });
+  function setPageTheme(name) { document.documentElement.classList.toggle('light', name === 'light'); }
+  {
+    const linked = /(?:^|&)view\.theme=(light|dark)(?:&|$)/.exec(hash);
+    let remembered = null;
+    try { remembered = window.localStorage.getItem('attn.theme'); } catch (e) { /* storage disabled */ }
+    setPageTheme(linked ? linked[1] : remembered === 'light' || remembered === 'dark' ? remembered : prefersLight ? 'light' : 'dark');
   }
 
   // [Text view] The app's text mirror as HTML, built with textContent only.
@@ -243,6 +259,8 @@
       announce(doc.summary);
     },
     toggleTextView() { setTextViewOpen(!textViewEl.classList.contains('open')); },
+    get prefersLight() { return prefersLight; },
+    pageTheme(name) { setPageTheme(String(name)); },
     embedded,
     // Called by the app after each accepted change: keeps the link in the URL and tells the host.
     publishExperiment(link) {

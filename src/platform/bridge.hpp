@@ -26,6 +26,11 @@ void bridge_publish_text_view(ui::app& a);
 // Shows or hides the page's text view (web/shell.js). No-op natively.
 void bridge_toggle_text_view();
 
+// Whether the system prefers a light colour scheme (prefers-color-scheme), and
+// the theme the app shows, for the page's own elements. Natively: false, no-op.
+bool bridge_prefers_light();
+void bridge_page_theme(bool light);
+
 // Tells the page the first frame is drawn (hides the loading indicator).
 void bridge_first_frame();
 

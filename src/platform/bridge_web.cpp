@@ -261,6 +261,19 @@ void bridge_toggle_text_view() {
     });
 }
 
+bool bridge_prefers_light() {
+    return EM_ASM_INT({ return window.attnShell && window.attnShell.prefersLight ? 1 : 0; });
+}
+
+void bridge_page_theme(bool light) {
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.pageTheme)
+                window.attnShell.pageTheme($0 ? 'light' : 'dark');
+        },
+        light);
+}
+
 void bridge_first_frame() {
     EM_ASM({
         if (window.attnShell)
@@ -334,13 +347,8 @@ void bridge_attach(ui::app*) {}
 bool bridge_publish(const ui::app&) { return true; }
 void bridge_publish_text_view(ui::app&) {}
 void bridge_toggle_text_view() {}
-void bridge_toggle_text_view() {
-    EM_ASM({
-        if (window.attnShell && window.attnShell.toggleTextView)
-            window.attnShell.toggleTextView();
-    });
-}
-
+bool bridge_prefers_light() { return false; }
+void bridge_page_theme(bool) {}
 void bridge_first_frame() {}
 bool bridge_canvas_size(int&, int&, float&) { return false; }
 void bridge_resize_canvas(int, int) {}

@@ -214,6 +214,19 @@ void view_menu(app& a) {
             mark_widget(a, (std::string("view_") + layout_panel_names[std::size_t(panel)]).c_str());
         }
         ImGui::Separator();
+        ImGui::TextUnformatted(tr("Theme", "主题"));
+        const std::pair<view_theme, const char*> themes[] = {{view_theme::automatic, tr("as the system", "跟随系统")},
+                                                             {view_theme::light, tr("light", "浅色")},
+                                                             {view_theme::dark, tr("dark", "深色")}};
+        for (const auto& [choice, label] : themes) {
+            if (ImGui::RadioButton(label, a.theme_choice == choice))
+                a.theme_choice = choice;
+            mark_widget(a, (std::string("theme_") + (choice == view_theme::light  ? "light"
+                                                     : choice == view_theme::dark ? "dark"
+                                                                                  : "auto"))
+                               .c_str());
+        }
+        ImGui::Separator();
         // The page's text view: every number of the stage as a table, for screen readers and copying.
         if (ImGui::Selectable(tr("Text view (tables, for screen readers)", "文本视图（表格，供屏幕阅读器）")))
             a.requests.push_back(share_action::toggle_text_view);

@@ -81,6 +81,8 @@ struct app {
     std::vector<share_action> requests;         // asked this frame; the platform clears them
     std::string notice;                         // one line after an export or copy ("saved attn-weights.csv in …")
     version_cache<intervention_effect> effect;  // app_effect (panels.hpp)
+    view_theme theme_choice = view_theme::automatic;  // the View menu's theme (remembered); theme.hpp
+    bool system_light = false;                        // the system prefers a light theme (the platform says)
 };
 
 void app_init(app& a, const experiment& e);

@@ -12,6 +12,7 @@
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
+#include "theme.hpp"
 
 namespace attn::ui {
 
@@ -178,8 +179,7 @@ void panel_inspector(app& a) {
                             tr("Hover or click a cell to see how it is computed.", "悬停或点击一个格子，查看它是怎么算出来的。"));
     const trace& t = a.model.tr;
     if (t.nan_count || t.inf_count)
-        ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.9f, 1.0f), "%s: %d NaN, %d ±∞", tr("non-finite values", "非有限值"), t.nan_count,
-                           t.inf_count);
+        ImGui::TextColored(theme_nonfinite(), "%s: %d NaN, %d ±∞", tr("non-finite values", "非有限值"), t.nan_count, t.inf_count);
 }
 
 // [SECTION] impact
@@ -215,7 +215,7 @@ void panel_code(app& a) {
         const ImVec2 p = ImGui::GetCursorScreenPos();
         if (lit)
             dl->AddRectFilled(p, ImVec2(p.x + ImGui::GetContentRegionAvail().x, p.y + ImGui::GetTextLineHeightWithSpacing()),
-                              IM_COL32(60, 110, 90, 160));
+                              ImGui::GetColorU32(theme_lit_line()));
         ImGui::TextDisabled("%2d", i + 1);
         ImGui::SameLine();
         if (lit)

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { openPage, browserSuite, root } from './harness.mjs';
-import { frames, ui, trace, click, STAGE, num } from './person.mjs';
+import { frames, ui, trace, click, widget, STAGE, num } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -142,6 +142,70 @@ test('axe-core finds no serious or critical problem on the page, an embed and th
     const page = await context.newPage();
     await page.goto(suite.server.url + 'blog.html');
     assert.deepEqual(await axeProblems(page), [], 'blog.html');
+  } finally {
+    await context.close();
+  }
+});
+
+// WCAG contrast of the text in a widget, from its pixels: the most common
+// colour is the background, the pixel farthest from it in luminance the text.
+async function contrastIn(page, name) {
+  const [x0, y0, x1, y1] = await widget(page, name);
+  const png = await page.screenshot({ clip: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } });
+  return page.evaluate(async (bytes) => {
+    const img = await createImageBitmap(new Blob([new Uint8Array(bytes)], { type: 'image/png' }));
+    const c = new OffscreenCanvas(img.width, img.height);
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, img.width, img.height).data;
+    const lin = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    const lum = (i) => 0.2126 * lin(d[i]) + 0.7152 * lin(d[i + 1]) + 0.0722 * lin(d[i + 2]);
+    const counts = new Map();
+    for (let i = 0; i < d.length; i += 4) {
+      const k = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
+      counts.set(k, (counts.get(k) || 0) + 1);
+    }
+    const bgKey = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
+    let bgIndex = 0;
+    for (let i = 0; i < d.length; i += 4) if (((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]) === bgKey) { bgIndex = i; break; }
+    const bg = lum(bgIndex);
+    let best = 1;
+    for (let i = 0; i < d.length; i += 4) {
+      const l = lum(i);
+      best = Math.max(best, (Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05));
+    }
+    return { ratio: best, background: bg };
+  }, Array.from(png));
+}
+
+test('themes: the system\'s light preference, a link\'s view.theme and the View menu\'s choice (remembered); text stays ≥ 4.5:1', async () => {
+  // A system that prefers light gets the light theme, its text readable.
+  let { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.stage=5', { colorScheme: 'light' });
+  try {
+    await frames(page, 3);
+    assert.equal(await page.evaluate(() => document.documentElement.classList.contains('light')), true);
+    for (const name of ['view_menu', 'lesson1', 'share']) {
+      const c = await contrastIn(page, name);
+      assert.ok(c.background > 0.5, `${name}: a light background (${c.background})`);
+      assert.ok(c.ratio >= 4.5, `${name}: contrast ${c.ratio.toFixed(2)}`);
+    }
+    // The reader's choice wins over the system's, and is remembered.
+    await click(page, 'view_menu');
+    await click(page, 'theme_dark');
+    await page.waitForFunction(() => !document.documentElement.classList.contains('light'), null, { timeout: 10000 });
+    await page.reload();
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await frames(page, 3);
+    assert.equal(await page.evaluate(() => document.documentElement.classList.contains('light')), false);
+    const dark = await contrastIn(page, 'view_menu');
+    assert.ok(dark.background < 0.2 && dark.ratio >= 4.5, JSON.stringify(dark));
+    // A link's view.theme (an embed's host matching its page) wins over both, and stays in the link.
+    await page.evaluate(() => { location.hash = '#v=1&view.theme=light&view.stage=5'; });
+    await page.waitForFunction(() => document.documentElement.classList.contains('light'), null, { timeout: 10000 });
+    await frames(page, 3);
+    assert.ok((await contrastIn(page, 'view_menu')).background > 0.5);
+    assert.match((await ui(page)).link, /view\.theme=light/);
+    assert.deepEqual(problems, []);
   } finally {
     await context.close();
   }
