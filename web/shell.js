@@ -27,6 +27,8 @@
 //   toggleTextView()          shows or hides the text view for everyone (View menu, skip button).
 //   prefersLight              the system's prefers-color-scheme is light (kept up to date).
 //   pageTheme('light'|'dark') the theme the app shows: the page's own elements follow it.
+//   contentHeight(px)         an embed's content height in CSS pixels, when it changes:
+//                             told to the host as attn:resize.
 //
 // window.attn: what tests and embedders call (each goes through the app's one
 // change path, src/core/session.hpp). experiment() -> its text form;
@@ -48,6 +50,8 @@
 //                 {type: 'attn:get'}         answered {type: 'attn:state', link}
 //   page -> host  {type: 'attn:ready'}       once the first frame is drawn
 //                 {type: 'attn:changed', link}  whenever the experiment changes
+//                 {type: 'attn:resize', height} the CSS pixels the embed's content needs
+//                                            (whole pixels, rounded up), whenever that changes
 // Other attn:* types are answered with attn:error; anything else is ignored.
 'use strict';
 
@@ -261,6 +265,10 @@
     toggleTextView() { setTextViewOpen(!textViewEl.classList.contains('open')); },
     get prefersLight() { return prefersLight; },
     pageTheme(name) { setPageTheme(String(name)); },
+    contentHeight(px) {
+      const height = Math.ceil(Number(px));
+      if (Number.isFinite(height) && height > 0) notifyHost({ type: 'attn:resize', height });
+    },
     embedded,
     // Called by the app after each accepted change: keeps the link in the URL and tells the host.
     publishExperiment(link) {

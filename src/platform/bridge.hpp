@@ -23,6 +23,10 @@ bool bridge_publish(const ui::app& a);
 // summary. No-op natively.
 void bridge_publish_text_view(ui::app& a);
 
+// An embed's content height in CSS pixels, told to the host (attn:resize) when
+// it changes by a pixel or more. No-op natively.
+void bridge_report_height(float css_pixels);
+
 // Shows or hides the page's text view (web/shell.js). No-op natively.
 void bridge_toggle_text_view();
 

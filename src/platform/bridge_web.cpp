@@ -261,6 +261,19 @@ void bridge_toggle_text_view() {
     });
 }
 
+void bridge_report_height(float css_pixels) {
+    static float reported = -1.0f;
+    if (std::fabs(css_pixels - reported) < 1.0f)
+        return;
+    reported = css_pixels;
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.contentHeight)
+                window.attnShell.contentHeight($0);
+        },
+        double(css_pixels));
+}
+
 bool bridge_prefers_light() {
     return EM_ASM_INT({ return window.attnShell && window.attnShell.prefersLight ? 1 : 0; });
 }
@@ -348,6 +361,7 @@ bool bridge_publish(const ui::app&) { return true; }
 void bridge_publish_text_view(ui::app&) {}
 void bridge_toggle_text_view() {}
 bool bridge_prefers_light() { return false; }
+void bridge_report_height(float) {}
 void bridge_page_theme(bool) {}
 void bridge_first_frame() {}
 bool bridge_canvas_size(int&, int&, float&) { return false; }

@@ -292,6 +292,8 @@ void app_draw(app& a) {
         if (a.lesson.index >= 0 && !a.options.hides(view_panel::lessons))
             panel_lesson(a);
         panel_pipeline(a);
+        // The bottom of the content as if unscrolled, plus the root window's padding.
+        a.content_height = ImGui::GetCursorScreenPos().y + ImGui::GetScrollY() + ImGui::GetStyle().WindowPadding.y - vp->WorkPos.y;
         ImGui::EndChild();
         ImGui::End();
         return;

@@ -83,6 +83,7 @@ struct app {
     version_cache<intervention_effect> effect;  // app_effect (panels.hpp)
     view_theme theme_choice = view_theme::automatic;  // the View menu's theme (remembered); theme.hpp
     bool system_light = false;                        // the system prefers a light theme (the platform says)
+    float content_height = 0;  // embed: device pixels its content needs (the page sizes its frame to them)
 };
 
 void app_init(app& a, const experiment& e);

@@ -210,3 +210,35 @@ test('themes: the system\'s light preference, a link\'s view.theme and the View 
     await context.close();
   }
 });
+
+test('an embed tells its host how tall its content is (attn:resize); blog.html sizes its frames to it', async () => {
+  const context = await suite.browser.newContext({ viewport: { width: 1000, height: 800 } });
+  try {
+    const page = await context.newPage();
+    await page.addInitScript(() => {
+      window.__resizes = [];
+      window.addEventListener('message', (e) => {
+        if (!e.data || e.data.type !== 'attn:resize') return;
+        const f = Array.from(document.querySelectorAll('iframe')).find((x) => x.contentWindow === e.source);
+        window.__resizes.push({ id: f ? f.id : '', height: e.data.height });
+      });
+    });
+    await page.goto(suite.server.url + 'blog.html');
+    await page.locator('#frame-mask').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => window.__resizes.some((r) => r.id === 'frame-mask'), null, { timeout: 60000 });
+    // The frame takes the height its content asked for (the page's bounds allowing).
+    await page.waitForFunction(() => {
+      const last = window.__resizes.filter((r) => r.id === 'frame-mask').pop();
+      return document.getElementById('frame-mask').clientHeight === Math.min(Math.max(last.height, 240), 1600);
+    }, null, { timeout: 10000 });
+    const height = await page.evaluate(() => window.__resizes.filter((r) => r.id === 'frame-mask').pop().height);
+    // Everything the embed draws lies within that height, and it is not mostly empty.
+    const frame = await (await page.$('#frame-mask')).contentFrame();
+    const widgets = await frame.evaluate(() => window.attn.ui().widgets);
+    const bottom = Math.max(...Object.values(widgets).map((w) => w[3]));
+    assert.ok(bottom <= height, `widgets end at ${bottom}, the frame asked for ${height}`);
+    assert.ok(bottom >= height * 0.6, `widgets end at ${bottom} of ${height}`);
+  } finally {
+    await context.close();
+  }
+});
