@@ -246,7 +246,11 @@
   function keepKeysFromApp(e) {
     const t = e.target;
     const ours = t instanceof Element && t.closest('#textview, #skip, #fatal');
-    if (ours || (e.key === 'Tab' && !(t instanceof HTMLCanvasElement))) e.stopImmediatePropagation();
+    // Shift+Tab on the canvas leaves it (for the skip button) unless the app is
+    // navigating its controls by keyboard, where Shift+Tab steps back.
+    const leaving = e.key === 'Tab' && e.shiftKey && t instanceof HTMLCanvasElement && window.Module && window.Module._attn_hook_keyboard_nav &&
+      !window.Module._attn_hook_keyboard_nav();
+    if (ours || leaving || (e.key === 'Tab' && !(t instanceof HTMLCanvasElement))) e.stopImmediatePropagation();
     // Stopped here, the event reaches no element's own listener: Escape is handled here.
     if (ours && e.type === 'keydown' && e.key === 'Escape' && textViewEl.classList.contains('open')) setTextViewOpen(false);
   }

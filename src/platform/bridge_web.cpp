@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "i18n.hpp"
+#include "imgui.h"
 
 #include "fonts.hpp"
 #include "text_mirror.hpp"
@@ -97,6 +98,9 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     g_buffer += "},\"link\":\"" + attn::ui::app_link(a) + "\"";  // a link is URL-safe ASCII: no escaping needed
     g_buffer += std::string(",\"embed\":") + (a.options.embed ? "true" : "false");
     g_buffer += std::string(",\"readonly\":") + (a.options.readonly ? "true" : "false");
+    g_buffer +=
+        std::string(",\"keyboard\":") + ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? "true" : "false");
+    g_buffer += ",\"focus\":\"" + a.keyboard_focus + "\"";  // widget names are plain ASCII
     g_buffer += "}";
     return g_buffer.c_str();
 }
@@ -109,6 +113,11 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_text_view() {
     attn::ui::app_sync(*g_app);
     g_buffer = attn::ui::text_mirror_json(*g_app);
     return g_buffer.c_str();
+}
+
+// Whether the app is navigating its controls by keyboard (Tab started it, Escape ends it).
+EMSCRIPTEN_KEEPALIVE int attn_hook_keyboard_nav() {
+    return g_app && (ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? 1 : 0;
 }
 
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {

@@ -71,6 +71,7 @@ struct app {
     bool show_help = false;
     std::uint32_t shuffle_count = 0;
     std::vector<widget_rect> widgets;
+    std::string keyboard_focus;  // the named widget keyboard navigation is on ("" when none)
     lesson_state lesson;
     // Panels the person closed from the View menu: remembered between visits
     // (app_layout_text), unlike a link's view.hide, which only that link applies.
@@ -83,7 +84,7 @@ struct app {
     version_cache<intervention_effect> effect;  // app_effect (panels.hpp)
     view_theme theme_choice = view_theme::automatic;  // the View menu's theme (remembered); theme.hpp
     bool system_light = false;                        // the system prefers a light theme (the platform says)
-    float content_height = 0;  // embed: device pixels its content needs (the page sizes its frame to them)
+    float content_height = 0;                         // embed: device pixels its content needs (the page sizes its frame to them)
 };
 
 void app_init(app& a, const experiment& e);

@@ -90,9 +90,9 @@ test('the View menu and the skip button show the text view; Escape hides it', as
     assert.equal(open.focused, 'textview');
     await page.keyboard.press('Escape');
     await page.waitForFunction(() => !document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
-    // The skip button is the first thing Tab reaches; Enter opens the text view.
-    await page.evaluate(() => document.activeElement && document.activeElement.blur());
-    await page.keyboard.press('Tab');
+    // Closed, the focus is back on the canvas; the skip button comes just before it.
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas');
+    await page.keyboard.press('Shift+Tab');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'skip');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
@@ -238,6 +238,73 @@ test('an embed tells its host how tall its content is (attn:resize); blog.html s
     const bottom = Math.max(...Object.values(widgets).map((w) => w[3]));
     assert.ok(bottom <= height, `widgets end at ${bottom}, the frame asked for ${height}`);
     assert.ok(bottom >= height * 0.6, `widgets end at ${bottom} of ${height}`);
+  } finally {
+    await context.close();
+  }
+});
+
+// Keyboard only: Tab until the named widget has the keyboard's focus (the app
+// publishes it in ui().focus), at most `limit` presses.
+async function tabTo(page, name, limit = 120) {
+  for (let i = 0; i < limit; ++i) {
+    if ((await ui(page)).focus === name) return;
+    await page.keyboard.press('Tab');
+    await frames(page, 2);
+  }
+  assert.fail(`Tab never reached ${name}`);
+}
+
+test('keyboard only: open L2, change d_k, zero a head and copy the link, without the mouse', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
+  try {
+    await page.evaluate(() => {
+      window.__copied = [];
+      window.attnShell.copyText = (t) => window.__copied.push(t);
+    });
+    // The page opens with the canvas focused; Shift+Tab reaches the skip button before it.
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'skip');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas');
+    // Tab starts keyboard navigation with a visible focus.
+    await page.keyboard.press('Tab');
+    await frames(page, 2);
+    assert.equal((await ui(page)).keyboard, true);
+    await tabTo(page, 'lesson2');
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => window.attn.ui().lesson === 1, null, { timeout: 10000 });
+    // A slider reached by Tab takes a typed value.
+    await tabTo(page, 'l2_dk');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('16');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.attn.ui().numbers.dk === 16, null, { timeout: 10000 }).catch(async () => {
+      assert.fail('d_k did not become 16: ' + JSON.stringify((await ui(page)).numbers));
+    });
+    await tabTo(page, 'zero_head0');
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => /ablate=0\.0/.test(window.attn.experiment()), null, { timeout: 10000 });
+    // The Share menu opens with Enter; its first item copies the link.
+    await tabTo(page, 'share');
+    await page.keyboard.press('Enter');
+    await frames(page, 2);
+    await tabTo(page, 'share_copy_link', 10);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.__copied.length === 1, null, { timeout: 10000 });
+    const copied = await page.evaluate(() => window.__copied[0]);
+    assert.match(copied, /view\.lesson=2/);
+    assert.match(copied, /ablate=0\.0/);
+    // Escape ends keyboard navigation; the arrows step through stages again.
+    await page.keyboard.press('Escape');
+    await frames(page, 2);
+    await page.keyboard.press('Escape');
+    await frames(page, 2);
+    assert.equal((await ui(page)).keyboard, false);
+    const stage = (await ui(page)).stage;
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((s) => window.attn.ui().stage === s + 1, stage, { timeout: 10000 });
+    assert.deepEqual(problems, []);
   } finally {
     await context.close();
   }
