@@ -20,12 +20,21 @@
 //                             localStorage, or nothing when it is disabled (private mode).
 //   openUrl(url)              -> boolean: an http(s) URL in a new tab, noopener.
 //   embedded                  true when the link has view.embed=1 or the page is in a frame.
+//   textView(json)            the app's text mirror (src/ui/text_mirror.hpp), when it
+//                             changed (at most every 250 ms): rendered into #textview
+//                             as headings, <table>s and lines; its summary is announced
+//                             in the aria-live region #announce (at most once a second).
+//   toggleTextView()          shows or hides the text view for everyone (View menu, skip button).
+//   prefersLight              the system's prefers-color-scheme is light (kept up to date).
+//   pageTheme('light'|'dark') the theme the app shows: the page's own elements follow it.
+//   contentHeight(px)         an embed's content height in CSS pixels, when it changes:
+//                             told to the host as attn:resize.
 //
 // window.attn: what tests and embedders call (each goes through the app's one
 // change path, src/core/session.hpp). experiment() -> its text form;
 // setExperiment(link) -> "" or the problems (the view stays); openLink(link) ->
 // "" or the problems (the experiment and its view, as a pasted link opens);
-// errors(), trace(), ui().
+// errors(), trace(), ui(), textView() (the text mirror's JSON, built now).
 //
 // Embedding (README.md, "Embedding"): inside an <iframe> the page talks to its
 // parent with window.postMessage. The parent's origin comes from ?host=<origin>
@@ -41,6 +50,8 @@
 //                 {type: 'attn:get'}         answered {type: 'attn:state', link}
 //   page -> host  {type: 'attn:ready'}       once the first frame is drawn
 //                 {type: 'attn:changed', link}  whenever the experiment changes
+//                 {type: 'attn:resize', height} the CSS pixels the embed's content needs
+//                                            (whole pixels, rounded up), whenever that changes
 // Other attn:* types are answered with attn:error; anything else is ignored.
 'use strict';
 
@@ -129,8 +140,139 @@
     try { window.parent.postMessage(message, hostOrigin); } catch (e) { /* the parent went away */ }
   }
 
+  // [Theme] Until the app says which theme it shows, the page guesses as the app
+  // will (view.theme in the link, the remembered choice, the system's), so the
+  // loading screen does not flash the other one.
+  const lightQuery = window.matchMedia ? window.matchMedia('(prefers-color-scheme: light)') : null;
+  let prefersLight = !!(lightQuery && lightQuery.matches);
+  if (lightQuery && lightQuery.addEventListener) lightQuery.addEventListener('change', (e) => { prefersLight = e.matches; });
+  function setPageTheme(name) { document.documentElement.classList.toggle('light', name === 'light'); }
+  {
+    const linked = /(?:^|&)view\.theme=(light|dark)(?:&|$)/.exec(hash);
+    let remembered = null;
+    try { remembered = window.localStorage.getItem('attn.theme'); } catch (e) { /* storage disabled */ }
+    setPageTheme(linked ? linked[1] : remembered === 'light' || remembered === 'dark' ? remembered : prefersLight ? 'light' : 'dark');
+  }
+
+  // [Text view] The app's text mirror as HTML, built with textContent only.
+  const textViewEl = document.getElementById('textview');
+  const textBody = document.getElementById('tv-body');
+  const announceEl = document.getElementById('announce');
+  let lastSummary = '';
+  let announceTimer = null;
+  let lastAnnounced = 0;
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    if (text !== undefined) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+  function renderTable(t) {
+    if (!t.cells) {
+      const p = el('p');
+      p.appendChild(el('strong', t.caption));
+      p.appendChild(document.createTextNode(' — ' + t.note));
+      return p;
+    }
+    const table = el('table');
+    table.appendChild(el('caption', t.caption));
+    const head = el('thead');
+    const hr = el('tr');
+    hr.appendChild(el('td'));
+    for (const c of t.cols) { const th = el('th', c); th.scope = 'col'; hr.appendChild(th); }
+    head.appendChild(hr);
+    table.appendChild(head);
+    const body = el('tbody');
+    t.cells.forEach((row, r) => {
+      const tr = el('tr');
+      const th = el('th', t.rows[r]);
+      th.scope = 'row';
+      tr.appendChild(th);
+      for (const v of row) tr.appendChild(el('td', v));
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    return table;
+  }
+  function renderTextView(doc) {
+    const zh = doc.lang === 'zh';
+    document.getElementById('tv-title').textContent = zh ? '文本视图' : 'Text view';
+    document.getElementById('tv-close').textContent = zh ? '关闭文本视图' : 'Close the text view';
+    textViewEl.setAttribute('aria-label', zh ? '文本视图' : 'Text view');
+    textViewEl.lang = zh ? 'zh' : 'en';
+    const parts = [el('p', doc.summary)];
+    if (doc.errors.length) for (const e of doc.errors) parts.push(el('p', e, 'error'));
+    if (doc.lesson) {
+      parts.push(el('h2', doc.lesson.id + ' ' + doc.lesson.title));
+      parts.push(el('p', doc.lesson.text));
+      if (doc.lesson.numbers.length) {
+        const dl = el('dl');
+        for (const [name, value] of doc.lesson.numbers) { dl.appendChild(el('dt', name)); dl.appendChild(el('dd', value)); }
+        parts.push(dl);
+      }
+    }
+    const s = doc.stage;
+    parts.push(el('h2', (zh ? '阶段 ' : 'Stage ') + (s.index + 1) + ' / ' + s.count + ': ' + s.name));
+    parts.push(el('p', s.formula, 'formula'));
+    parts.push(el('p', s.explain));
+    for (const t of doc.tables) parts.push(renderTable(t));
+    if (doc.inspector.length) {
+      parts.push(el('h2', zh ? '检查器' : 'Inspector'));
+      for (const line of doc.inspector) parts.push(el('p', line, 'formula'));
+    }
+    if (doc.effect) parts.push(el('p', doc.effect));
+    textBody.replaceChildren(...parts);
+  }
+  function announce(summary) {
+    if (summary === lastSummary) return;
+    lastSummary = summary;
+    clearTimeout(announceTimer);
+    const wait = Math.max(0, 1000 - (performance.now() - lastAnnounced));
+    announceTimer = setTimeout(() => {
+      lastAnnounced = performance.now();
+      announceEl.textContent = lastSummary;
+    }, wait);
+  }
+  function setTextViewOpen(open) {
+    textViewEl.classList.toggle('open', open);
+    textViewEl.classList.toggle('sr-only', !open);
+    if (open) textViewEl.focus();
+    else if (!framed) document.getElementById('canvas').focus();
+  }
+  // The app (GLFW) listens for keys on the whole window and keeps Tab from
+  // moving the focus. Keys typed into the page's own elements (the skip button,
+  // the text view) are not the app's, and Tab from anywhere but the canvas moves
+  // the focus as in any page. Registered before the app's listeners, so first.
+  function keepKeysFromApp(e) {
+    const t = e.target;
+    const ours = t instanceof Element && t.closest('#textview, #skip, #fatal');
+    // Shift+Tab on the canvas leaves it (for the skip button) unless the app is
+    // navigating its controls by keyboard, where Shift+Tab steps back.
+    const leaving = e.key === 'Tab' && e.shiftKey && t instanceof HTMLCanvasElement && window.Module && window.Module._attn_hook_keyboard_nav &&
+      !window.Module._attn_hook_keyboard_nav();
+    if (ours || leaving || (e.key === 'Tab' && !(t instanceof HTMLCanvasElement))) e.stopImmediatePropagation();
+    // Stopped here, the event reaches no element's own listener: Escape is handled here.
+    if (ours && e.type === 'keydown' && e.key === 'Escape' && textViewEl.classList.contains('open')) setTextViewOpen(false);
+  }
+  for (const type of ['keydown', 'keyup', 'keypress']) window.addEventListener(type, keepKeysFromApp, true);
+  document.getElementById('skip').addEventListener('click', () => setTextViewOpen(true));
+  document.getElementById('tv-close').addEventListener('click', () => setTextViewOpen(false));
+
   const shell = {
     firstFrameSeen: false,
+    textView(json) {
+      let doc;
+      try { doc = JSON.parse(String(json)); } catch (e) { return; }
+      renderTextView(doc);
+      announce(doc.summary);
+    },
+    toggleTextView() { setTextViewOpen(!textViewEl.classList.contains('open')); },
+    get prefersLight() { return prefersLight; },
+    pageTheme(name) { setPageTheme(String(name)); },
+    contentHeight(px) {
+      const height = Math.ceil(Number(px));
+      if (Number.isFinite(height) && height > 0) notifyHost({ type: 'attn:resize', height });
+    },
     embedded,
     // Called by the app after each accepted change: keeps the link in the URL and tells the host.
     publishExperiment(link) {
@@ -396,6 +538,7 @@
         // The weights hash after `steps` training steps of a recipe (its own steps when omitted).
         trainHash: (recipe, steps = -1) =>
           Module.ccall('attn_hook_train_hash', 'string', ['string', 'number'], [String(recipe), Number(steps)]),
+        textView: () => JSON.parse(call('attn_hook_text_view')),
       };
     },
   };

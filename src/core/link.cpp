@@ -540,6 +540,13 @@ void parse_view_pair(std::string_view pair, link_view& v, std::vector<std::strin
         flag_option(v.readonly);
     } else if (key == "view.embed") {
         flag_option(v.embed);
+    } else if (key == "view.theme") {
+        if (value == "light")
+            v.theme = view_theme::light;
+        else if (value == "dark")
+            v.theme = view_theme::dark;
+        else
+            errors.push_back("view.theme must be light or dark, not " + quoted(value));
     } else if (key == "view.hide") {
         v.hide = {};
         if (value.empty())
@@ -560,7 +567,7 @@ void parse_view_pair(std::string_view pair, link_view& v, std::vector<std::strin
         }
     } else {
         errors.push_back("unknown view option " + quoted(key) +
-                         " (view.lesson, view.stage, view.row, view.hide, view.readonly, view.embed)");
+                         " (view.lesson, view.stage, view.row, view.hide, view.readonly, view.embed, view.theme)");
     }
 }
 
@@ -582,6 +589,8 @@ std::string view_to_text(const link_view& v) {
         s += "&view.readonly=1";
     if (v.embed)
         s += "&view.embed=1";
+    if (v.theme != view_theme::automatic)
+        s += v.theme == view_theme::light ? "&view.theme=light" : "&view.theme=dark";
     return s;
 }
 

@@ -87,6 +87,10 @@ inline constexpr int view_panel_count = 5;
 const char* view_panel_name(view_panel p);
 
 // How the page shows an experiment. Zero / default means "as usual".
+// view.theme: the colours a link asks for (an embed's host matching its page);
+// automatic leaves them to the reader's choice or the system's.
+enum class view_theme { automatic, light, dark };
+
 struct link_view {
     int lesson = -1;                            // -1: none; 1..8: open lesson L1..L8
     int stage = -1;                             // -1: none; 0..10: the stepper's stage
@@ -94,6 +98,7 @@ struct link_view {
     std::array<bool, view_panel_count> hide{};  // indexed by view_panel
     bool readonly = false;                      // controls cannot change the experiment
     bool embed = false;                         // minimal chrome, for an <iframe>
+    view_theme theme = view_theme::automatic;   // view.theme=light|dark
 
     bool hides(view_panel p) const { return hide[std::size_t(p)]; }
     bool operator==(const link_view&) const = default;

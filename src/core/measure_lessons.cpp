@@ -32,6 +32,29 @@ double matrix_max_abs_diff(const matrix& a, const matrix& b) {
     return w;
 }
 
+intervention_effect measure_intervention_effect(const matrix& y, const matrix& y0) {
+    intervention_effect r;
+    if (y.rows != y0.rows || y.cols != y0.cols) {
+        r.max_abs = r.relative = std::numeric_limits<double>::infinity();
+        return r;
+    }
+    r.diff = matrix(y.rows, y.cols);
+    double ss = 0, ss0 = 0;
+    bool nan = false;
+    for (std::size_t i = 0; i < y.data.size(); ++i) {
+        r.diff.data[i] = y.data[i] - y0.data[i];
+        const double d = r.diff.data[i];
+        nan |= std::isnan(d);
+        ss += d * d;
+        ss0 += double(y0.data[i]) * double(y0.data[i]);
+        r.max_abs = std::max(r.max_abs, std::fabs(d));
+    }
+    r.relative = ss0 > 0 ? std::sqrt(ss / ss0) : 0.0;
+    if (nan)
+        r.max_abs = r.relative = std::numeric_limits<double>::quiet_NaN();
+    return r;
+}
+
 double matrix_frobenius(const matrix& m) {
     double s = 0;
     for (float x : m.data)

@@ -47,6 +47,16 @@ double matrix_max_abs_diff(const matrix& a, const matrix& b);
 double matrix_frobenius(const matrix& m);
 double matrix_frobenius_diff(const matrix& a, const matrix& b);
 
+// What an experiment's interventions (ablated heads, masked edges) do to its
+// output: Δy = y − y0 (with them minus without), max |Δy| and ‖Δy‖_F/‖y0‖_F
+// (0 when y0 is all zeros). A NaN anywhere in Δy makes both NaN: a broken
+// output is never reported as unaffected. Shapes that differ give ∞ and no diff.
+struct intervention_effect {
+    matrix diff;
+    double max_abs = 0, relative = 0;
+};
+intervention_effect measure_intervention_effect(const matrix& y, const matrix& y0);
+
 // --- L1 soft lookup: query row i of head 0 ----------------------------------------
 struct lookup_measure {
     std::vector<float> scores;   // (n) scaled, masked scores of row i

@@ -18,6 +18,23 @@ void bridge_attach(ui::app* a);
 // the caller tries again next frame. Always true natively.
 bool bridge_publish(const ui::app& a);
 
+// Hands the page the text view (text_mirror.hpp) when it changed, at most
+// every 250 ms: web/shell.js renders it beside the canvas and announces its
+// summary. No-op natively.
+void bridge_publish_text_view(ui::app& a);
+
+// An embed's content height in CSS pixels, told to the host (attn:resize) when
+// it changes by a pixel or more. No-op natively.
+void bridge_report_height(float css_pixels);
+
+// Shows or hides the page's text view (web/shell.js). No-op natively.
+void bridge_toggle_text_view();
+
+// Whether the system prefers a light colour scheme (prefers-color-scheme), and
+// the theme the app shows, for the page's own elements. Natively: false, no-op.
+bool bridge_prefers_light();
+void bridge_page_theme(bool light);
+
 // Tells the page the first frame is drawn (hides the loading indicator).
 void bridge_first_frame();
 

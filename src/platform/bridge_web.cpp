@@ -11,8 +11,10 @@
 #include <cstdio>
 
 #include "i18n.hpp"
+#include "imgui.h"
 
 #include "fonts.hpp"
+#include "text_mirror.hpp"
 #include "trace_json.hpp"
 #include "train.hpp"
 
@@ -115,8 +117,26 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     g_buffer += "},\"link\":\"" + attn::ui::app_link(a) + "\"";  // a link is URL-safe ASCII: no escaping needed
     g_buffer += std::string(",\"embed\":") + (a.options.embed ? "true" : "false");
     g_buffer += std::string(",\"readonly\":") + (a.options.readonly ? "true" : "false");
+    g_buffer +=
+        std::string(",\"keyboard\":") + ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? "true" : "false");
+    g_buffer += ",\"focus\":\"" + a.keyboard_focus + "\"";  // widget names are plain ASCII
     g_buffer += "}";
     return g_buffer.c_str();
+}
+
+// The text view as the page shows it (text_mirror.hpp), built now.
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_text_view() {
+    g_buffer = "{}";
+    if (!g_app)
+        return g_buffer.c_str();
+    attn::ui::app_sync(*g_app);
+    g_buffer = attn::ui::text_mirror_json(*g_app);
+    return g_buffer.c_str();
+}
+
+// Whether the app is navigating its controls by keyboard (Tab started it, Escape ends it).
+EMSCRIPTEN_KEEPALIVE int attn_hook_keyboard_nav() {
+    return g_app && (ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? 1 : 0;
 }
 
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
@@ -153,6 +173,25 @@ bool bridge_publish(const ui::app& a) {
         },
         text.c_str());
     return true;
+}
+
+void bridge_publish_text_view(ui::app& a) {
+    static double last = -1e9;
+    static std::string published;
+    const double now = emscripten_get_now();
+    if (now - last < 250.0)
+        return;
+    last = now;
+    std::string text = ui::text_mirror_json(a);
+    if (text == published)
+        return;
+    published = std::move(text);
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.textView)
+                window.attnShell.textView(UTF8ToString($0));
+        },
+        published.c_str());
 }
 
 std::string bridge_copy_link(const std::string& link) {
@@ -243,6 +282,39 @@ void bridge_storage_set(const char* key, const std::string& value) {
         key, value.c_str());
 }
 
+void bridge_toggle_text_view() {
+    EM_ASM({
+        if (window.attnShell && window.attnShell.toggleTextView)
+            window.attnShell.toggleTextView();
+    });
+}
+
+void bridge_report_height(float css_pixels) {
+    static float reported = -1.0f;
+    if (std::fabs(css_pixels - reported) < 1.0f)
+        return;
+    reported = css_pixels;
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.contentHeight)
+                window.attnShell.contentHeight($0);
+        },
+        double(css_pixels));
+}
+
+bool bridge_prefers_light() {
+    return EM_ASM_INT({ return window.attnShell && window.attnShell.prefersLight ? 1 : 0; });
+}
+
+void bridge_page_theme(bool light) {
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.pageTheme)
+                window.attnShell.pageTheme($0 ? 'light' : 'dark');
+        },
+        light);
+}
+
 void bridge_first_frame() {
     EM_ASM({
         if (window.attnShell)
@@ -314,6 +386,11 @@ std::string bridge_storage_get(const char*) { return ""; }
 void bridge_storage_set(const char*, const std::string&) {}
 void bridge_attach(ui::app*) {}
 bool bridge_publish(const ui::app&) { return true; }
+void bridge_publish_text_view(ui::app&) {}
+void bridge_toggle_text_view() {}
+bool bridge_prefers_light() { return false; }
+void bridge_report_height(float) {}
+void bridge_page_theme(bool) {}
 void bridge_first_frame() {}
 bool bridge_canvas_size(int&, int&, float&) { return false; }
 void bridge_resize_canvas(int, int) {}

@@ -45,6 +45,7 @@
 #include "lessons.hpp"
 #include "png_write.hpp"
 #include "share.hpp"
+#include "theme.hpp"
 
 namespace {
 
@@ -124,10 +125,10 @@ bool options_parse(int argc, char** argv, options& o) {
     return true;
 }
 
-void apply_scale(float s) {
+void apply_style(float s, attn::ui::theme t) {
     ImGuiStyle& style = ImGui::GetStyle();
     style = ImGuiStyle();
-    ImGui::StyleColorsDark(&style);
+    attn::ui::theme_style(style, t);
     style.WindowRounding = 0.0f;
     style.FrameRounding = 3.0f;
     style.ScaleAllSizes(s);
@@ -179,6 +180,9 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
             case ui::share_action::open_full:
                 platform::bridge_open_full(ui::share_full_link(a));
                 break;
+            case ui::share_action::toggle_text_view:
+                platform::bridge_toggle_text_view();
+                break;
         }
     }
     a.requests.clear();
@@ -189,6 +193,7 @@ struct remembered {
     attn::link_view published_view;
     std::string layout;
     attn::ui::language lang = attn::ui::language::en;
+    attn::view_theme theme_choice = attn::view_theme::automatic;
 };
 
 // The app as the page or command line opens it: the link (with --lesson and
@@ -222,6 +227,12 @@ remembered app_start(attn::ui::app& app, const options& opt) {
     if (opt.lang == "zh" || (opt.lang.empty() && remembered_lang == "zh"))
         attn::ui::ui_set_language(attn::ui::language::zh);
     kept.lang = remembered_lang == "zh" ? attn::ui::language::zh : attn::ui::language::en;
+    // So is the theme chosen in the View menu.
+    const std::string remembered_theme = attn::platform::bridge_storage_get("attn.theme");
+    app.theme_choice = remembered_theme == "light"  ? attn::view_theme::light
+                       : remembered_theme == "dark" ? attn::view_theme::dark
+                                                    : attn::view_theme::automatic;
+    kept.theme_choice = app.theme_choice;
     // So are the panels closed from the View menu.
     kept.layout = attn::platform::bridge_storage_get("attn.layout");
     attn::ui::app_set_layout_text(app, kept.layout);
@@ -259,9 +270,18 @@ void publish_and_remember(attn::ui::app& app, remembered& kept) {
         app.experiment_changed = false;
         kept.published_view = view;
     }
+    attn::platform::bridge_publish_text_view(app);
+    if (app.options.embed && app.content_height > 0)
+        attn::platform::bridge_report_height(app.content_height / (app.scale > 0 ? app.scale : 1.0f));
     if (const std::string layout = attn::ui::app_layout_text(app); layout != kept.layout) {
         kept.layout = layout;
         attn::platform::bridge_storage_set("attn.layout", layout);
+    }
+    if (app.theme_choice != kept.theme_choice) {
+        kept.theme_choice = app.theme_choice;
+        attn::platform::bridge_storage_set("attn.theme", app.theme_choice == attn::view_theme::light  ? "light"
+                                                         : app.theme_choice == attn::view_theme::dark ? "dark"
+                                                                                                      : "");
     }
     if (attn::ui::ui_language() != kept.lang) {
         kept.lang = attn::ui::ui_language();
@@ -337,6 +357,7 @@ int main(int argc, char** argv) {
     app.heatmaps = &heatmaps;
     remembered kept = app_start(app, opt);
     float ui_scale = 0.0f;  // forces the first style scaling
+    attn::ui::theme ui_theme = attn::ui::theme::dark;
     int frame_index = 0;
     g_frame = [&]() -> bool {
         glfwPollEvents();
@@ -344,10 +365,14 @@ int main(int argc, char** argv) {
             return false;
 
         const float scale = frame_scale(window);
-        if (scale != ui_scale) {
+        app.system_light = attn::platform::bridge_prefers_light();
+        const attn::ui::theme theme = attn::ui::app_theme(app);
+        if (scale != ui_scale || theme != ui_theme) {
             ui_scale = scale;
+            ui_theme = theme;
             app.scale = scale;
-            apply_scale(scale);
+            apply_style(scale, theme);
+            attn::platform::bridge_page_theme(theme == attn::ui::theme::light);
         }
         // The font atlas holds the glyphs of the text on screen: a new scale, or a
         // new character (Chinese, from the font loaded when first needed), rebuilds
@@ -366,7 +391,8 @@ int main(int argc, char** argv) {
         int fb_w = 0, fb_h = 0;
         glfwGetFramebufferSize(window, &fb_w, &fb_h);
         glViewport(0, 0, fb_w, fb_h);
-        glClearColor(0.08f, 0.09f, 0.11f, 1.0f);
+        const ImVec4 clear = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+        glClearColor(clear.x, clear.y, clear.z, 1.0f);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 

@@ -7,6 +7,7 @@
 
 #include "i18n.hpp"
 #include "imgui.h"
+#include "imgui_internal.h"  // GetFocusID: the widget keyboard navigation is on
 #include "lesson_preset.hpp"
 #include "panels.hpp"
 #include "text_util.hpp"
@@ -144,9 +145,21 @@ void apply_pending(app& a) {
 
 }  // namespace
 
+namespace {
+
+// The widget the keyboard is on (keyboard navigation, Tab), by the name tests know it by.
+void note_keyboard_focus(app& a, const char* name) {
+    const ImGuiID id = ImGui::GetItemID();
+    if ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) && id != 0 && id == ImGui::GetFocusID())
+        a.keyboard_focus = name;
+}
+
+}  // namespace
+
 void mark_widget(app& a, const char* name) {
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
     a.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y});
+    note_keyboard_focus(a, name);
 }
 
 void mark_slider(app& a, const char* name, const char* label) {
@@ -154,6 +167,7 @@ void mark_slider(app& a, const char* name, const char* label) {
     const float text = ImGui::CalcTextSize(label, nullptr, true).x;
     const float frame_x1 = text > 0 ? p1.x - text - ImGui::GetStyle().ItemInnerSpacing.x : p1.x;
     a.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y});
+    note_keyboard_focus(a, name);
 }
 
 // [SECTION] layout
@@ -161,8 +175,17 @@ void mark_slider(app& a, const char* name, const char* label) {
 namespace {
 
 void handle_keys(app& a) {
-    const ImGuiIO& io = ImGui::GetIO();
-    if (io.WantTextInput)
+    ImGuiIO& io = ImGui::GetIO();
+    // Tab starts keyboard navigation of the controls (a visible focus; Tab and
+    // Shift+Tab move it, Space and Enter activate, arrows move within a window,
+    // Ctrl+Tab to the next panel). Escape with no menu open ends it, and the
+    // arrows step stages and rows again.
+    const bool navigating = (io.ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) != 0;
+    if (!navigating && ImGui::IsKeyPressed(ImGuiKey_Tab, false))
+        io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    if (navigating && ImGui::IsKeyPressed(ImGuiKey_Escape, false) && !ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId))
+        io.ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
+    if (io.WantTextInput || navigating)
         return;
     const bool ctrl = io.KeyCtrl || io.KeySuper;
     auto step = [&a](int dir) {
@@ -193,6 +216,10 @@ void handle_keys(app& a) {
         a.show_help = false;
 }
 
+// The panels are one keyboard-navigation space with the top bar: Tab walks
+// from the top bar through the controls, the lessons, the pipeline and the side.
+constexpr ImGuiWindowFlags panel_nav = ImGuiWindowFlags_NavFlattened;
+
 constexpr const char* layout_panel_names[view_panel_count] = {"controls", "code", "inspector", "lessons", "stepper"};
 
 bool panel_hidden(const app& a, view_panel p) { return a.options.hides(p) || a.layout_hidden[std::size_t(p)]; }
@@ -213,6 +240,24 @@ void view_menu(app& a) {
                 a.layout_hidden[std::size_t(panel)] = !shown;
             mark_widget(a, (std::string("view_") + layout_panel_names[std::size_t(panel)]).c_str());
         }
+        ImGui::Separator();
+        ImGui::TextUnformatted(tr("Theme", "主题"));
+        const std::pair<view_theme, const char*> themes[] = {{view_theme::automatic, tr("as the system", "跟随系统")},
+                                                             {view_theme::light, tr("light", "浅色")},
+                                                             {view_theme::dark, tr("dark", "深色")}};
+        for (const auto& [choice, label] : themes) {
+            if (ImGui::RadioButton(label, a.theme_choice == choice))
+                a.theme_choice = choice;
+            mark_widget(a, (std::string("theme_") + (choice == view_theme::light  ? "light"
+                                                     : choice == view_theme::dark ? "dark"
+                                                                                  : "auto"))
+                               .c_str());
+        }
+        ImGui::Separator();
+        // The page's text view: every number of the stage as a table, for screen readers and copying.
+        if (ImGui::Selectable(tr("Text view (tables, for screen readers)", "文本视图（表格，供屏幕阅读器）")))
+            a.requests.push_back(share_action::toggle_text_view);
+        mark_widget(a, "view_text");
         ImGui::EndPopup();
     }
 }
@@ -259,6 +304,7 @@ void app_draw(app& a) {
     apply_pending(a);
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
     a.widgets.clear();
+    a.keyboard_focus.clear();
     glyphs_require(a.text_edit);  // what is being typed, accepted or not
     handle_keys(a);
     const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -271,10 +317,13 @@ void app_draw(app& a) {
         embed_bar(a);
         banner(a);
         // Only the centre panel, at whatever size the iframe has.
-        ImGui::BeginChild("center", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+        ImGui::BeginChild("center", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
         if (a.lesson.index >= 0 && !a.options.hides(view_panel::lessons))
             panel_lesson(a);
         panel_pipeline(a);
+        // The bottom of the content as if unscrolled, plus the root window's padding.
+        a.content_height =
+            ImGui::GetCursorScreenPos().y + ImGui::GetScrollY() + ImGui::GetStyle().WindowPadding.y - vp->WorkPos.y;
         ImGui::EndChild();
         ImGui::End();
         return;
@@ -304,7 +353,7 @@ void app_draw(app& a) {
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
 
     if (show_controls) {
-        ImGui::BeginChild("controls", ImVec2(left, 0), true);
+        ImGui::BeginChild("controls", ImVec2(left, 0), true, panel_nav);
         ImGui::BeginDisabled(a.options.readonly);
         if (const auto next = panel_controls(a))
             apply(a, *next);
@@ -314,7 +363,7 @@ void app_draw(app& a) {
     }
     const float gaps = (show_controls ? spacing : 0.0f) + (right > 0 ? spacing : 0.0f);
     ImGui::BeginChild("center", ImVec2(wide && right > 0 ? width - left - right - gaps : 0, 0), true,
-                      ImGuiWindowFlags_HorizontalScrollbar);
+                      ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
     if (!panel_hidden(a, view_panel::lessons))
         panel_lesson(a);
     panel_pipeline(a);
@@ -325,7 +374,7 @@ void app_draw(app& a) {
     ImGui::EndChild();
     if (wide && show_side) {
         ImGui::SameLine();
-        ImGui::BeginChild("side", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+        ImGui::BeginChild("side", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
         side_panels();
         ImGui::EndChild();
     }

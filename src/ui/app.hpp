@@ -42,7 +42,7 @@ struct cell_ref {
 
 // What the share menu asks for. The platform does it after the frame is drawn
 // (it owns the clipboard, the files and the pixels): see share.cpp.
-enum class share_action { copy_link, copy_embed, export_csv, export_json, export_png, open_full };
+enum class share_action { copy_link, copy_embed, export_csv, export_json, export_png, open_full, toggle_text_view };
 
 // What of an accepted link's view (link_view) app_change shows.
 enum class link_scope {
@@ -74,15 +74,20 @@ struct app {
     bool show_help = false;
     std::uint32_t shuffle_count = 0;
     std::vector<widget_rect> widgets;
+    std::string keyboard_focus;  // the named widget keyboard navigation is on ("" when none)
     lesson_state lesson;
     // Panels the person closed from the View menu: remembered between visits
     // (app_layout_text), unlike a link's view.hide, which only that link applies.
     std::array<bool, view_panel_count> layout_hidden{};
 
-    link_view options;                   // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)
-    bool errors_from_link = false;       // the errors are the opening link's (the banner says so)
-    std::vector<share_action> requests;  // asked this frame; the platform clears them
-    std::string notice;                  // one line after an export or copy ("saved attn-weights.csv in …")
+    link_view options;                          // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)
+    bool errors_from_link = false;              // the errors are the opening link's (the banner says so)
+    std::vector<share_action> requests;         // asked this frame; the platform clears them
+    std::string notice;                         // one line after an export or copy ("saved attn-weights.csv in …")
+    version_cache<intervention_effect> effect;  // app_effect (panels.hpp)
+    view_theme theme_choice = view_theme::automatic;  // the View menu's theme (remembered); theme.hpp
+    bool system_light = false;                        // the system prefers a light theme (the platform says)
+    float content_height = 0;                         // embed: device pixels its content needs (the page sizes its frame to them)
 };
 
 void app_init(app& a, const experiment& e);

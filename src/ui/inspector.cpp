@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
+#include "theme.hpp"
 
 namespace attn::ui {
 
@@ -40,22 +42,23 @@ std::string dot_terms(const float* a, int sa, const float* b, int sb, int k, flo
     return s + " = " + fmt(result);
 }
 
-void explain_cell(app& a, const cell_ref& c) {
+std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
+    std::vector<std::string> out;
     const trace& t = a.model.tr;
     const layer_trace& lt = t.layers[std::size_t(a.layer)];
     const auto mats = stage_matrices(c.at, t, a.layer, c.head);
-    if (c.matrix >= int(mats.size()))
-        return;
+    if (c.matrix < 0 || c.matrix >= int(mats.size()))
+        return out;
     const stage_matrix& sm = mats[std::size_t(c.matrix)];
     if (c.row >= sm.m->rows || c.col >= sm.m->cols)
-        return;
+        return out;
     const int i = c.row, j = c.col, dk = a.model.exp.d_model / a.model.exp.heads;
     const float v = (*sm.m)(i, j);
     const auto& tokens = t.tokens;
     const bool per_head = stage_per_head(c.at);
     if (per_head)
-        ImGui::Text("%s %d", tr("head", "头"), c.head);
-    ImGui::Text("%s(%d, %d) = %s", sm.label, i, j, fmt(v).c_str());
+        out.push_back(std::string(tr("head", "头")) + " " + std::to_string(c.head));
+    out.push_back(std::string(sm.label) + "(" + std::to_string(i) + ", " + std::to_string(j) + ") = " + fmt(v));
     const head_trace& ht = lt.heads[std::size_t(c.head)];
     std::string line;
     switch (c.at) {
@@ -116,8 +119,24 @@ void explain_cell(app& a, const cell_ref& c) {
         default:
             break;
     }
-    if (!line.empty())
+    for (std::size_t at = 0; !line.empty() && at != std::string::npos;) {
+        const std::size_t end = line.find('\n', at);
+        out.push_back(line.substr(at, end == std::string::npos ? end : end - at));
+        at = end == std::string::npos ? end : end + 1;
+    }
+    return out;
+}
+
+void explain_cell(app& a, const cell_ref& c) {
+    const std::vector<std::string> lines = explanation_of(a, c);
+    if (lines.empty())
+        return;
+    for (const std::string& line : lines)
         ImGui::TextWrapped("%s", line.c_str());
+    const auto mats = stage_matrices(c.at, a.model.tr, a.layer, c.head);
+    const stage_matrix& sm = mats[std::size_t(c.matrix)];
+    const int i = c.row, j = c.col;
+    const float v = (*sm.m)(i, j);
 
     if (sm.editable && !a.options.readonly && c.at == a.selected.at && c.row == a.selected.row && c.col == a.selected.col &&
         c.matrix == a.selected.matrix) {
@@ -140,6 +159,13 @@ void explain_cell(app& a, const cell_ref& c) {
 
 }  // namespace
 
+std::vector<std::string> cell_explanation(const app& a, const cell_ref& c) { return explanation_of(a, c); }
+
+const intervention_effect& app_effect(app& a) {
+    return a.effect.get(a.model.version, 0,
+                        [&a] { return measure_intervention_effect(a.model.tr.output, a.model.baseline.output); });
+}
+
 // [SECTION] inspector
 
 void panel_inspector(app& a) {
@@ -153,8 +179,7 @@ void panel_inspector(app& a) {
                             tr("Hover or click a cell to see how it is computed.", "悬停或点击一个格子，查看它是怎么算出来的。"));
     const trace& t = a.model.tr;
     if (t.nan_count || t.inf_count)
-        ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.9f, 1.0f), "%s: %d NaN, %d ±∞", tr("non-finite values", "非有限值"), t.nan_count,
-                           t.inf_count);
+        ImGui::TextColored(theme_nonfinite(), "%s: %d NaN, %d ±∞", tr("non-finite values", "非有限值"), t.nan_count, t.inf_count);
 }
 
 // [SECTION] impact
@@ -163,28 +188,19 @@ void panel_impact(app& a) {
     if (!a.model.has_baseline)
         return;
     ImGui::SeparatorText(tr("Effect of the interventions", "干预的效果"));
-    const matrix& y = a.model.tr.output;
-    const matrix& y0 = a.model.baseline.output;
-    matrix diff(y.rows, y.cols);
-    double ss = 0, ss0 = 0, worst = 0;
-    for (std::size_t i = 0; i < y.data.size(); ++i) {
-        diff.data[i] = y.data[i] - y0.data[i];
-        ss += double(diff.data[i]) * double(diff.data[i]);
-        ss0 += double(y0.data[i]) * double(y0.data[i]);
-        worst = std::max(worst, std::fabs(double(diff.data[i])));
-    }
-    const double rel = ss0 > 0 ? std::sqrt(ss / ss0) : 0.0;
-    ImGui::Text("%s %.4g   %s %.1f%%", tr("max |Δy|", "最大 |Δy|"), worst, tr("‖Δy‖/‖y‖", "‖Δy‖/‖y‖"), rel * 100.0);
+    const intervention_effect& effect = app_effect(a);
+    ImGui::Text("%s %.4g   %s %.1f%%", tr("max |Δy|", "最大 |Δy|"), effect.max_abs, tr("‖Δy‖/‖y‖", "‖Δy‖/‖y‖"),
+                effect.relative * 100.0);
     mark_widget(a, "impact");
     ImGui::TextDisabled("%s", tr("Δy = output with the interventions − output without", "Δy = 有干预的输出 − 无干预的输出"));
     heatmap_options opt;
     opt.map = colormap::diverging;
     opt.version = a.model.version;
     opt.row_labels = &a.model.tr.tokens;
-    opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(y.cols + 4), ImGui::GetFontSize() * 0.5f,
+    opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(effect.diff.cols + 4), ImGui::GetFontSize() * 0.5f,
                           ImGui::GetFontSize() * 1.6f);
     opt.show_values = false;
-    heatmap_draw(*a.heatmaps, "impact_diff", diff, opt);
+    heatmap_draw(*a.heatmaps, "impact_diff", effect.diff, opt);
 }
 
 // [SECTION] code
@@ -199,7 +215,7 @@ void panel_code(app& a) {
         const ImVec2 p = ImGui::GetCursorScreenPos();
         if (lit)
             dl->AddRectFilled(p, ImVec2(p.x + ImGui::GetContentRegionAvail().x, p.y + ImGui::GetTextLineHeightWithSpacing()),
-                              IM_COL32(60, 110, 90, 160));
+                              ImGui::GetColorU32(theme_lit_line()));
         ImGui::TextDisabled("%2d", i + 1);
         ImGui::SameLine();
         if (lit)
@@ -234,7 +250,10 @@ void panel_help(app& a) {
         {"Ctrl+Shift+Z, Ctrl+Y", "redo", "重做"},
         {"H", "this help", "本帮助"},
         {"L", "English / 中文", "English / 中文"},
-        {"Esc", "close help", "关闭帮助"},
+        {"Esc", "close help; end keyboard navigation", "关闭帮助；结束键盘导航"},
+        {"Tab / Shift+Tab", "keyboard navigation: next / previous control", "键盘导航：下一个 / 上一个控件"},
+        {"Space, Enter", "press the focused control; type into a slider", "按下当前控件；在滑块里输入数值"},
+        {"Shift+Tab (outside navigation)", "leave the canvas for the text view button", "离开画布，到文本视图按钮"},
         {tr("click a cell", "点击格子"), "inspect it; on softmax maps: mask that edge", "查看它；在 softmax 图上：屏蔽这条边"},
         {tr("zero (head header)", "置零（头标题）"), "ablate that head", "消融这个头"},
         {"Ctrl + wheel", "zoom a map", "缩放热力图"},

@@ -23,6 +23,7 @@
 #include "lesson_preset.hpp"
 #include "measure.hpp"
 #include "panels.hpp"
+#include "theme.hpp"
 #include "tiled.hpp"
 #include "tokenize.hpp"
 
@@ -352,7 +353,7 @@ void view_order(app& a) {
     heatmap_draw(*a.heatmaps, "l4_b", tb.layers[0].heads[0].weights, opt);
     ImGui::EndGroup();
     const bool same = out_diff < 1e-4;
-    ImGui::TextColored(same ? ImVec4(0.5f, 0.9f, 0.5f, 1) : ImVec4(1.0f, 0.6f, 0.3f, 1), "%s %s",
+    ImGui::TextColored(same ? theme_good() : theme_bad(), "%s %s",
                        same ? tr("Same outputs, token for token:", "逐词元输出相同：")
                             : tr("Order matters now — outputs differ by", "现在顺序有影响——输出相差"),
                        fmt(out_diff).c_str());

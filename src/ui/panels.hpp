@@ -2,6 +2,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "app.hpp"
 
@@ -20,6 +22,14 @@ void share_menu(app& a);   // share.cpp: the top bar's Share menu (copy link / e
 float share_menu_width();  // its button's width, for right-aligning the top bar
 void embed_bar(app& a);    // share.cpp: embed mode's only chrome, "Open in the full playground"
 void banner(app& a);       // share.cpp: the errors (or a notice) under the top bar, with a close button
+
+// The inspector's lines for cell c of the current layer, built without ImGui:
+// also what the text view reads out.
+std::vector<std::string> cell_explanation(const app& a, const cell_ref& c);
+
+// The interventions' effect on the output (measure_intervention_effect), by the
+// experiment's version; meaningful when a.model.has_baseline.
+const intervention_effect& app_effect(app& a);
 
 // Records the last ImGui item's rectangle under `name` (tests click through these).
 void mark_widget(app& a, const char* name);

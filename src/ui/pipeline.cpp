@@ -74,6 +74,9 @@ void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell
     opt.col_labels = sm.token_cols ? &tokens : &index_labels(sm.m->cols);
     opt.masked_from = sm.masked_from;
     opt.show_row_sums = sm.row_sums;
+    // An embed's frame takes the height its content asks for (attn:resize): maps at full height.
+    if (a.options.embed)
+        opt.max_height = 1e6f;
     if (!sm.signed_values) {
         opt.fixed_range = true;
         opt.lo = 0.0f;

@@ -106,6 +106,7 @@ void banner(app& a) {
     const int lines = error ? int(a.errors.size()) + 1 : 1;
     const float h = ImGui::GetTextLineHeightWithSpacing() * float(lines) + ImGui::GetStyle().WindowPadding.y * 2;
     ImGui::PushStyleColor(ImGuiCol_ChildBg, error ? ImVec4(0.45f, 0.12f, 0.10f, 1.0f) : ImVec4(0.12f, 0.30f, 0.20f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.95f, 0.95f, 1.0f));  // the banner is dark in either theme
     ImGui::BeginChild("banner", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_AlwaysUseWindowPadding);
     if (error) {
         ImGui::TextUnformatted(
@@ -125,7 +126,7 @@ void banner(app& a) {
     mark_widget(a, "banner_close");
     ImGui::EndChild();
     mark_widget(a, "banner");
-    ImGui::PopStyleColor();
+    ImGui::PopStyleColor(2);
 }
 
 }  // namespace attn::ui

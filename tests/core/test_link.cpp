@@ -595,3 +595,17 @@ TEST_CASE("link parse: a NUL is refused before anything else; view errors are ca
     for (const auto& e : r.errors)
         CHECK(e.size() < 200);
 }
+
+TEST_CASE("view.theme: light or dark, written back only when a link names it") {
+    const auto r = link_parse("v=1&view.theme=light");
+    REQUIRE(r.value);
+    CHECK(r.view.theme == view_theme::light);
+    CHECK(link_encode(*r.value, r.view) == experiment_to_text(*r.value) + "&view.theme=light");
+    CHECK(link_parse("v=1&view.theme=dark").view.theme == view_theme::dark);
+    CHECK(link_parse("v=1").view.theme == view_theme::automatic);
+    CHECK(link_encode(*r.value, link_view{}) == experiment_to_text(*r.value));
+    const auto bad = link_parse("v=1&view.theme=sepia");
+    CHECK_FALSE(bad.value);
+    REQUIRE(bad.errors.size() == 1);
+    CHECK(bad.errors[0] == "view.theme must be light or dark, not 'sepia'");
+}

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "lesson_preset.hpp"
 #include "measure_lessons.hpp"
@@ -198,4 +200,20 @@ TEST_CASE("version_cache: recomputes only when the version or the key changes") 
     CHECK(c.get(2, 0, make) == 2);
     CHECK(c.get(2, 5, make) == 3);
     CHECK(calls == 3);
+}
+
+TEST_CASE("the effect of interventions: Δy, its max and relative size; a NaN is never reported as no effect") {
+    matrix y(2, 2), y0(2, 2);
+    y0.data = {1, 2, 2, 0};
+    y.data = {1, 2, 2, 3};
+    const intervention_effect e = measure_intervention_effect(y, y0);
+    CHECK(e.diff.data == std::vector<float>{0, 0, 0, 3});
+    CHECK(e.max_abs == 3.0);
+    CHECK(e.relative == doctest::Approx(1.0));  // ‖(0,0,0,3)‖ / ‖(1,2,2,0)‖ = 3 / 3
+    CHECK(measure_intervention_effect(y0, y0).max_abs == 0.0);
+    y.data[0] = std::numeric_limits<float>::quiet_NaN();
+    const intervention_effect broken = measure_intervention_effect(y, y0);
+    CHECK(std::isnan(broken.max_abs));
+    CHECK(std::isnan(broken.relative));
+    CHECK(std::isinf(measure_intervention_effect(matrix(1, 2), y0).max_abs));
 }

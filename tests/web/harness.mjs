@@ -47,8 +47,11 @@ export function browserSuite(setup) {
   return suite;
 }
 
+// Contexts prefer the dark colour scheme unless a test asks otherwise
+// (Playwright's default is light, and the page follows prefers-color-scheme):
+// pictures compared across tests stay in one theme.
 export async function launchBrowser() {
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     args: [
@@ -57,13 +60,16 @@ export async function launchBrowser() {
       '--disable-quic', '--disable-default-apps',
     ],
   });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = (options = {}) => newContext({ colorScheme: 'dark', ...options });
+  return browser;
 }
 
 // Opens the playground and waits for the app's first frame. Collects console
 // errors, page errors and any request to another host. `prepare(page)` runs
 // before the page loads (to watch or route its requests).
-export async function openPage(browser, url, { width = 1280, height = 720, deviceScaleFactor = 1, prepare } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor });
+export async function openPage(browser, url, { width = 1280, height = 720, deviceScaleFactor = 1, colorScheme = 'dark', prepare } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme });
   const page = await context.newPage();
   const problems = [];
   const origin = new URL(url).origin;

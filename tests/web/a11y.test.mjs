@@ -1,0 +1,311 @@
+// Open to everyone: the text view a screen reader reads instead of the canvas
+// (real tables of the stage's numbers, a live region saying what changed),
+// the skip button and the View menu that show it, and a page that lets the
+// browser zoom.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { openPage, browserSuite, root } from './harness.mjs';
+import { frames, ui, trace, click, widget, STAGE, num } from './person.mjs';
+
+const suite = browserSuite();
+
+// The text view's tables as the DOM holds them: caption, header row, rows.
+const domTables = (page) => page.evaluate(() => Array.from(document.querySelectorAll('#textview table')).map((t) => ({
+  caption: t.caption.textContent,
+  cols: Array.from(t.tHead.rows[0].cells).slice(1).map((c) => c.textContent),
+  rows: Array.from(t.tBodies[0].rows).map((r) => ({
+    header: r.cells[0].textContent,
+    scope: r.cells[0].getAttribute('scope'),
+    cells: Array.from(r.cells).slice(1).map((c) => c.textContent),
+  })),
+})));
+
+test('the text view holds the weights stage as tables equal to the trace, masked cells in words', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat&heads=2&mask=causal&view.stage=5');
+  try {
+    assert.equal((await ui(page)).stage, STAGE.weights);
+    await page.waitForFunction(() => document.querySelectorAll('#textview table').length === 2, null, { timeout: 10000 });
+    const tables = await domTables(page);
+    const t = await trace(page);
+    assert.deepEqual(tables.map((x) => x.caption), ['P, head 0 (3 × 3)', 'P, head 1 (3 × 3)']);
+    for (let h = 0; h < 2; ++h) {
+      const w = t.layers[0].heads[h].weights;
+      assert.deepEqual(tables[h].cols, t.tokens);
+      for (let r = 0; r < 3; ++r) {
+        assert.equal(tables[h].rows[r].header, t.tokens[r]);
+        assert.equal(tables[h].rows[r].scope, 'row');
+        for (let c = 0; c < 3; ++c) {
+          const cell = tables[h].rows[r].cells[c];
+          if (c > r) assert.equal(cell, 'masked', `head ${h} (${r}, ${c})`);
+          else assert.ok(Math.abs(Number(cell) - num(w.data[r * 3 + c])) <= 0.006, `head ${h} (${r}, ${c}): ${cell} vs ${w.data[r * 3 + c]}`);
+        }
+      }
+    }
+    // Hidden from sight, not from assistive technology: present, one pixel.
+    const box = await page.evaluate(() => { const r = document.getElementById('textview').getBoundingClientRect(); return [r.width, r.height]; });
+    assert.ok(box[0] <= 1 && box[1] <= 1);
+    // The hook and the DOM say the same.
+    const doc = await page.evaluate(() => window.attn.textView());
+    assert.equal(doc.tables[1].cells[2][0], tables[1].rows[2].cells[0]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the live region announces an ablation and its effect on the output', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat%20down&heads=2&view.stage=5');
+  try {
+    await page.waitForFunction(() => /Stage 6 of 11/.test(document.getElementById('announce').textContent), null, { timeout: 10000 });
+    await click(page, 'zero_head1');
+    await page.waitForFunction(() => /1 head\(s\) zeroed/.test(document.getElementById('announce').textContent), null, { timeout: 10000 });
+    const said = await page.evaluate(() => document.getElementById('announce').textContent);
+    const effect = Number(/max \|Δy\| ([0-9.e+-]+)/.exec(said)[1]);
+    assert.ok(effect > 0, said);
+    const region = await page.evaluate(() => {
+      const a = document.getElementById('announce');
+      return [a.getAttribute('aria-live'), a.getAttribute('role')];
+    });
+    assert.deepEqual(region, ['polite', 'status']);
+    // The table of the zeroed head says so in its caption.
+    await page.waitForFunction(() => /head 1 \(zeroed\)/.test(document.getElementById('textview').textContent), null, { timeout: 10000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the View menu and the skip button show the text view; Escape hides it', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=one%20two&view.stage=2');
+  try {
+    await click(page, 'view_menu');
+    await click(page, 'view_text');
+    await page.waitForFunction(() => document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
+    const open = await page.evaluate(() => {
+      const r = document.getElementById('textview').getBoundingClientRect();
+      return { w: r.width, h: r.height, focused: document.activeElement.id };
+    });
+    assert.ok(open.w > 200 && open.h > 200, JSON.stringify(open));
+    assert.equal(open.focused, 'textview');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => !document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
+    // Closed, the focus is back on the canvas; the skip button comes just before it.
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'skip');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
+    await frames(page, 2);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the page lets the browser zoom: no maximum-scale, no user-scalable=no', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
+  try {
+    const viewport = await page.evaluate(() => document.querySelector('meta[name=viewport]').content);
+    assert.doesNotMatch(viewport, /maximum-scale|user-scalable\s*=\s*no/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// axe-core (npm) on a page: its serious and critical violations, one line each.
+async function axeProblems(page) {
+  await page.addScriptTag({ path: path.join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+test('axe-core finds no serious or critical problem on the page, an embed and the blog page', async () => {
+  for (const [name, url] of [
+    ['page', suite.server.url + '#v=1&text=the%20cat%20sat&view.stage=5'],
+    ['lesson', suite.server.url + '#v=1&view.lesson=2'],
+    ['embed', suite.server.url + '#v=1&text=the%20cat%20sat&view.embed=1&view.stage=5'],
+  ]) {
+    const { page, context, problems } = await openPage(suite.browser, url);
+    try {
+      await page.waitForFunction(() => document.querySelectorAll('#textview table').length > 0, null, { timeout: 10000 });
+      assert.deepEqual(await axeProblems(page), [], name);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  }
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 720 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(suite.server.url + 'blog.html');
+    assert.deepEqual(await axeProblems(page), [], 'blog.html');
+  } finally {
+    await context.close();
+  }
+});
+
+// WCAG contrast of the text in a widget, from its pixels: the most common
+// colour is the background, the pixel farthest from it in luminance the text.
+async function contrastIn(page, name) {
+  const [x0, y0, x1, y1] = await widget(page, name);
+  const png = await page.screenshot({ clip: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } });
+  return page.evaluate(async (bytes) => {
+    const img = await createImageBitmap(new Blob([new Uint8Array(bytes)], { type: 'image/png' }));
+    const c = new OffscreenCanvas(img.width, img.height);
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, img.width, img.height).data;
+    const lin = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    const lum = (i) => 0.2126 * lin(d[i]) + 0.7152 * lin(d[i + 1]) + 0.0722 * lin(d[i + 2]);
+    const counts = new Map();
+    for (let i = 0; i < d.length; i += 4) {
+      const k = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
+      counts.set(k, (counts.get(k) || 0) + 1);
+    }
+    const bgKey = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
+    let bgIndex = 0;
+    for (let i = 0; i < d.length; i += 4) if (((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]) === bgKey) { bgIndex = i; break; }
+    const bg = lum(bgIndex);
+    let best = 1;
+    for (let i = 0; i < d.length; i += 4) {
+      const l = lum(i);
+      best = Math.max(best, (Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05));
+    }
+    return { ratio: best, background: bg };
+  }, Array.from(png));
+}
+
+test('themes: the system\'s light preference, a link\'s view.theme and the View menu\'s choice (remembered); text stays ≥ 4.5:1', async () => {
+  // A system that prefers light gets the light theme, its text readable.
+  let { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.stage=5', { colorScheme: 'light' });
+  try {
+    await frames(page, 3);
+    assert.equal(await page.evaluate(() => document.documentElement.classList.contains('light')), true);
+    for (const name of ['view_menu', 'lesson1', 'share']) {
+      const c = await contrastIn(page, name);
+      assert.ok(c.background > 0.5, `${name}: a light background (${c.background})`);
+      assert.ok(c.ratio >= 4.5, `${name}: contrast ${c.ratio.toFixed(2)}`);
+    }
+    // The reader's choice wins over the system's, and is remembered.
+    await click(page, 'view_menu');
+    await click(page, 'theme_dark');
+    await page.waitForFunction(() => !document.documentElement.classList.contains('light'), null, { timeout: 10000 });
+    await page.reload();
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await frames(page, 3);
+    assert.equal(await page.evaluate(() => document.documentElement.classList.contains('light')), false);
+    const dark = await contrastIn(page, 'view_menu');
+    assert.ok(dark.background < 0.2 && dark.ratio >= 4.5, JSON.stringify(dark));
+    // A link's view.theme (an embed's host matching its page) wins over both, and stays in the link.
+    await page.evaluate(() => { location.hash = '#v=1&view.theme=light&view.stage=5'; });
+    await page.waitForFunction(() => document.documentElement.classList.contains('light'), null, { timeout: 10000 });
+    await frames(page, 3);
+    assert.ok((await contrastIn(page, 'view_menu')).background > 0.5);
+    assert.match((await ui(page)).link, /view\.theme=light/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('an embed tells its host how tall its content is (attn:resize); blog.html sizes its frames to it', async () => {
+  const context = await suite.browser.newContext({ viewport: { width: 1000, height: 800 } });
+  try {
+    const page = await context.newPage();
+    await page.addInitScript(() => {
+      window.__resizes = [];
+      window.addEventListener('message', (e) => {
+        if (!e.data || e.data.type !== 'attn:resize') return;
+        const f = Array.from(document.querySelectorAll('iframe')).find((x) => x.contentWindow === e.source);
+        window.__resizes.push({ id: f ? f.id : '', height: e.data.height });
+      });
+    });
+    await page.goto(suite.server.url + 'blog.html');
+    await page.locator('#frame-mask').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => window.__resizes.some((r) => r.id === 'frame-mask'), null, { timeout: 60000 });
+    // The frame takes the height its content asked for (the page's bounds allowing).
+    await page.waitForFunction(() => {
+      const last = window.__resizes.filter((r) => r.id === 'frame-mask').pop();
+      return document.getElementById('frame-mask').clientHeight === Math.min(Math.max(last.height, 240), 1600);
+    }, null, { timeout: 10000 });
+    const height = await page.evaluate(() => window.__resizes.filter((r) => r.id === 'frame-mask').pop().height);
+    // Everything the embed draws lies within that height, and it is not mostly empty.
+    const frame = await (await page.$('#frame-mask')).contentFrame();
+    const widgets = await frame.evaluate(() => window.attn.ui().widgets);
+    const bottom = Math.max(...Object.values(widgets).map((w) => w[3]));
+    assert.ok(bottom <= height, `widgets end at ${bottom}, the frame asked for ${height}`);
+    assert.ok(bottom >= height * 0.6, `widgets end at ${bottom} of ${height}`);
+  } finally {
+    await context.close();
+  }
+});
+
+// Keyboard only: Tab until the named widget has the keyboard's focus (the app
+// publishes it in ui().focus), at most `limit` presses.
+async function tabTo(page, name, limit = 120) {
+  for (let i = 0; i < limit; ++i) {
+    if ((await ui(page)).focus === name) return;
+    await page.keyboard.press('Tab');
+    await frames(page, 2);
+  }
+  assert.fail(`Tab never reached ${name}`);
+}
+
+test('keyboard only: open L2, change d_k, zero a head and copy the link, without the mouse', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
+  try {
+    await page.evaluate(() => {
+      window.__copied = [];
+      window.attnShell.copyText = (t) => window.__copied.push(t);
+    });
+    // The page opens with the canvas focused; Shift+Tab reaches the skip button before it.
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'skip');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas');
+    // Tab starts keyboard navigation with a visible focus.
+    await page.keyboard.press('Tab');
+    await frames(page, 2);
+    assert.equal((await ui(page)).keyboard, true);
+    await tabTo(page, 'lesson2');
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => window.attn.ui().lesson === 1, null, { timeout: 10000 });
+    // A slider reached by Tab takes a typed value.
+    await tabTo(page, 'l2_dk');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('16');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.attn.ui().numbers.dk === 16, null, { timeout: 10000 }).catch(async () => {
+      assert.fail('d_k did not become 16: ' + JSON.stringify((await ui(page)).numbers));
+    });
+    await tabTo(page, 'zero_head0');
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => /ablate=0\.0/.test(window.attn.experiment()), null, { timeout: 10000 });
+    // The Share menu opens with Enter; its first item copies the link.
+    await tabTo(page, 'share');
+    await page.keyboard.press('Enter');
+    await frames(page, 2);
+    await tabTo(page, 'share_copy_link', 10);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.__copied.length === 1, null, { timeout: 10000 });
+    const copied = await page.evaluate(() => window.__copied[0]);
+    assert.match(copied, /view\.lesson=2/);
+    assert.match(copied, /ablate=0\.0/);
+    // Escape ends keyboard navigation; the arrows step through stages again.
+    await page.keyboard.press('Escape');
+    await frames(page, 2);
+    await page.keyboard.press('Escape');
+    await frames(page, 2);
+    assert.equal((await ui(page)).keyboard, false);
+    const stage = (await ui(page)).stage;
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((s) => window.attn.ui().stage === s + 1, stage, { timeout: 10000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
