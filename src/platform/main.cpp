@@ -262,6 +262,25 @@ float frame_scale(GLFWwindow* window) {
     return scale;
 }
 
+// The scale and theme the ImGui style was last made for.
+struct style_state {
+    float scale = 0.0f;  // 0 forces the first style
+    attn::ui::theme theme = attn::ui::theme::dark;
+};
+
+// Remakes the style when the scale or the theme changed (the system's
+// preference, the View menu or a link), and tells the page the theme.
+void style_update(attn::ui::app& app, float scale, style_state& shown) {
+    app.system_light = attn::platform::bridge_prefers_light();
+    const attn::ui::theme theme = attn::ui::app_theme(app);
+    if (scale == shown.scale && theme == shown.theme)
+        return;
+    shown = {scale, theme};
+    app.scale = scale;
+    apply_style(scale, theme);
+    attn::platform::bridge_page_theme(theme == attn::ui::theme::light);
+}
+
 // After the frame: the link into the URL (when the experiment or the view
 // changed), the closed panels and the language into storage.
 void publish_and_remember(attn::ui::app& app, remembered& kept) {
@@ -356,8 +375,7 @@ int main(int argc, char** argv) {
     static attn::ui::app app;
     app.heatmaps = &heatmaps;
     remembered kept = app_start(app, opt);
-    float ui_scale = 0.0f;  // forces the first style scaling
-    attn::ui::theme ui_theme = attn::ui::theme::dark;
+    style_state shown;
     int frame_index = 0;
     g_frame = [&]() -> bool {
         glfwPollEvents();
@@ -365,15 +383,7 @@ int main(int argc, char** argv) {
             return false;
 
         const float scale = frame_scale(window);
-        app.system_light = attn::platform::bridge_prefers_light();
-        const attn::ui::theme theme = attn::ui::app_theme(app);
-        if (scale != ui_scale || theme != ui_theme) {
-            ui_scale = scale;
-            ui_theme = theme;
-            app.scale = scale;
-            apply_style(scale, theme);
-            attn::platform::bridge_page_theme(theme == attn::ui::theme::light);
-        }
+        style_update(app, scale, shown);
         // The font atlas holds the glyphs of the text on screen: a new scale, or a
         // new character (Chinese, from the font loaded when first needed), rebuilds
         // it here, before NewFrame. The UI adds its own strings via ui::glyphs_require.
