@@ -9,7 +9,7 @@
 //                       that does not open exits with status 1
 //   --print-link        on exit, print the link of what is on screen (stdout)
 //   --export LIST       with --frames: on the last frame do these exports into the
-//                       current directory (comma-separated: csv,json,png)
+//                       current directory (comma-separated: csv,json,png,svg)
 //   --frames N          render N frames, then exit (for tests under Xvfb)
 //   --screenshot FILE   with --frames: save the last frame as a PNG
 //   --size WxH          window size in pixels (native)
@@ -78,8 +78,10 @@ bool options_parse(int argc, char** argv, options& o) {
                     o.exports.push_back(attn::ui::share_action::export_json);
                 else if (what == "png")
                     o.exports.push_back(attn::ui::share_action::export_png);
+                else if (what == "svg")
+                    o.exports.push_back(attn::ui::share_action::export_svg);
                 else {
-                    std::fprintf(stderr, "attn_app: --export expects csv, json and/or png, comma-separated\n");
+                    std::fprintf(stderr, "attn_app: --export expects csv, json, png and/or svg, comma-separated\n");
                     return false;
                 }
             }
@@ -115,7 +117,7 @@ bool options_parse(int argc, char** argv, options& o) {
         } else if (arg == "--help" || arg == "-h") {
             std::printf(
                 "usage: attn_app [--experiment LINK] [--lesson N] [--stage N] [--lang en|zh] [--frames N [--screenshot "
-                "FILE.png] [--export csv,json,png]] [--size WxH] [--print-link]\n");
+                "FILE.png] [--export csv,json,png,svg]] [--size WxH] [--print-link]\n");
             std::exit(0);
         } else {
             std::fprintf(stderr, "attn_app: unknown or incomplete option '%s' (try --help)\n", arg.c_str());
@@ -166,9 +168,11 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
                 a.notice = platform::bridge_copy_embed(ui::share_embed_link(a));
                 break;
             case ui::share_action::export_csv:
-            case ui::share_action::export_json: {
-                const ui::export_file f =
-                    action == ui::share_action::export_csv ? ui::share_export_csv(a) : ui::share_export_json(a);
+            case ui::share_action::export_json:
+            case ui::share_action::export_svg: {
+                const ui::export_file f = action == ui::share_action::export_csv    ? ui::share_export_csv(a)
+                                          : action == ui::share_action::export_json ? ui::share_export_json(a)
+                                                                                    : ui::share_export_svg(a);
                 a.notice = platform::bridge_save_file(f.name, f.mime, f.bytes);
                 break;
             }

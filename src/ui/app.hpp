@@ -42,7 +42,7 @@ struct cell_ref {
 
 // What the share menu asks for. The platform does it after the frame is drawn
 // (it owns the clipboard, the files and the pixels): see share.cpp.
-enum class share_action { copy_link, copy_embed, export_csv, export_json, export_png, open_full, toggle_text_view };
+enum class share_action { copy_link, copy_embed, export_csv, export_json, export_png, export_svg, open_full, toggle_text_view };
 
 // What of an accepted link's view (link_view) app_change shows.
 enum class link_scope {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "export.hpp"
+#include "heatmap_data.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
@@ -24,7 +25,139 @@ const char* stage_slug(stage s) {
     return names[int(s)];
 }
 
+// [SECTION] SVG: the stage's maps as vector graphics
+
+std::string xml_text(const std::string& s) {
+    std::string out;
+    for (const char c : s) {
+        switch (c) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            default:
+                out += c;
+        }
+    }
+    return out;
+}
+
+std::string svg_color(rgb c) {
+    char buf[16];
+    auto byte = [](float x) { return int(std::clamp(x, 0.0f, 1.0f) * 255.0f + 0.5f); };
+    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", byte(c.r), byte(c.g), byte(c.b));
+    return buf;
+}
+
+constexpr float svg_cell = 30.0f, svg_label_w = 70.0f, svg_head_h = 44.0f, svg_legend_h = 34.0f;
+
+// One map at (0, y): its title, column and row labels, cells with their values
+// (masked cells hatched, NaN and ±∞ in the map's colours and named), the legend.
+// Returns the height used.
+float svg_map(std::string& out, const stage_matrix& sm, const std::string& title, const std::vector<std::string>& rows,
+              const std::vector<std::string>& cols, float y) {
+    const matrix& m = *sm.m;
+    const colormap map = sm.signed_values ? colormap::diverging : colormap::sequential;
+    const heatmap_range range = sm.signed_values ? heatmap_range_compute(m, sm.masked_from, map) : heatmap_range{0.0f, 1.0f};
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "<g transform=\"translate(0 %.1f)\">\n<text x=\"0\" y=\"16\" class=\"title\">", y);
+    out += buf + xml_text(title) + "</text>\n";
+    for (int c = 0; c < m.cols; ++c) {
+        std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" class=\"col\">", svg_label_w + (float(c) + 0.5f) * svg_cell,
+                      svg_head_h - 6.0f);
+        out += buf + xml_text(cols[std::size_t(c)]) + "</text>\n";
+    }
+    for (int r = 0; r < m.rows; ++r) {
+        const float cy = svg_head_h + float(r) * svg_cell;
+        std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" class=\"row\">", svg_label_w - 6.0f,
+                      cy + svg_cell * 0.5f + 4.0f);
+        out += buf + xml_text(rows[std::size_t(r)]) + "</text>\n";
+        for (int c = 0; c < m.cols; ++c) {
+            const float v = m(r, c), cx = svg_label_w + float(c) * svg_cell;
+            const heatmap_cell kind = heatmap_classify(m, sm.masked_from, r, c);
+            const rgb fill = heatmap_color_cell(map, range, kind, v);
+            std::snprintf(buf, sizeof buf,
+                          "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>", cx, cy,
+                          svg_cell, svg_cell, svg_color(fill).c_str());
+            out += buf;
+            if (kind == heatmap_cell::masked) {
+                std::snprintf(buf, sizeof buf, "<path d=\"M%.1f %.1fl%.1f %.1f\" class=\"hatch\"/>\n", cx, cy + svg_cell,
+                              svg_cell, -svg_cell);
+                out += buf;
+                continue;
+            }
+            char value[16];
+            heatmap_format_value(v, value, sizeof value);
+            std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" class=\"v\" fill=\"%s\">%s</text>\n",
+                          cx + svg_cell * 0.5f, cy + svg_cell * 0.5f + 3.5f, heatmap_luma(fill) > 0.5f ? "#000" : "#fff", value);
+            out += buf;
+        }
+    }
+    // The legend: the colour map from lo to hi, its ends written out.
+    const float ly = svg_head_h + float(m.rows) * svg_cell + 10.0f, lw = 160.0f;
+    for (int i = 0; i < 32; ++i) {
+        std::snprintf(buf, sizeof buf, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"10\" fill=\"%s\"/>",
+                      svg_label_w + lw * float(i) / 32.0f, ly, lw / 32.0f + 0.3f,
+                      svg_color(heatmap_color_map(map, (float(i) + 0.5f) / 32.0f)).c_str());
+        out += buf;
+    }
+    char lo[16], hi[16];
+    std::snprintf(buf, sizeof buf,
+                  "\n<text x=\"%.1f\" y=\"%.1f\" class=\"row\">%s</text><text x=\"%.1f\" y=\"%.1f\">%s</text>\n</g>\n",
+                  svg_label_w - 6.0f, ly + 9.0f, heatmap_format_value(range.lo, lo, sizeof lo), svg_label_w + lw + 6.0f,
+                  ly + 9.0f, heatmap_format_value(range.hi, hi, sizeof hi));
+    out += buf;
+    return svg_head_h + float(m.rows) * svg_cell + svg_legend_h;
+}
+
+std::vector<std::string> index_names(int n) {
+    std::vector<std::string> v;
+    for (int i = 0; i < n; ++i)
+        v.push_back(std::to_string(i));
+    return v;
+}
+
 }  // namespace
+
+export_file share_export_svg(const app& a) {
+    export_file f{std::string("attn-") + stage_slug(a.current) + ".svg", "image/svg+xml", {}};
+    const auto& tokens = a.model.tr.tokens;
+    const int heads = stage_per_head(a.current) ? a.model.exp.heads : 1;
+    std::string body;
+    float y = 8.0f, width = 320.0f;
+    for (int h = 0; h < heads; ++h) {
+        for (const stage_matrix& sm : stage_matrices(a.current, a.model.tr, a.layer, h)) {
+            if (!sm.m || long(sm.m->rows) * long(sm.m->cols) > share_svg_cell_limit)
+                continue;
+            const bool token_rows = sm.m->rows == int(tokens.size()) && sm.target == edit_target::x && sm.label[0] != 'W';
+            std::string title = std::string(stage_name(a.current)) + " — " + sm.label;
+            if (stage_per_head(a.current))
+                title += ", " + std::string(tr("head ", "头 ")) + std::to_string(h);
+            title += ", " + std::string(tr("layer ", "层 ")) + std::to_string(a.layer);
+            y += svg_map(body, sm, title, token_rows ? tokens : index_names(sm.m->rows),
+                         sm.token_cols ? tokens : index_names(sm.m->cols), y) +
+                 16.0f;
+            width = std::max(width, svg_label_w + float(sm.m->cols) * svg_cell + 240.0f);
+        }
+    }
+    char head[512];
+    std::snprintf(head, sizeof head,
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                  "font-family=\"DejaVu Sans, sans-serif\" font-size=\"11\">\n<style>.title{font-size:13px;font-weight:600}"
+                  ".col{text-anchor:middle}.row{text-anchor:end}.v{text-anchor:middle;font-size:10px}"
+                  ".hatch{stroke:#808080;stroke-width:2}</style>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
+                  double(width), double(y), double(width), double(y));
+    f.bytes = head + body + "</svg>\n";
+    return f;
+}
 
 export_file share_export_csv(const app& a) {
     export_file f{std::string("attn-") + stage_slug(a.current) + ".csv", "text/csv", {}};
@@ -86,6 +219,7 @@ void share_menu(app& a) {
     item(tr("This stage's matrices (CSV)", "这一步的矩阵（CSV）"), "share_export_csv", share_action::export_csv);
     item(tr("The whole trace (JSON)", "完整的计算过程（JSON）"), "share_export_json", share_action::export_json);
     item(tr("The picture (PNG)", "图片（PNG）"), "share_export_png", share_action::export_png);
+    item(tr("This stage's maps (SVG, vector)", "这一步的热力图（SVG 矢量图）"), "share_export_svg", share_action::export_svg);
     ImGui::EndPopup();
 }
 

@@ -23,6 +23,13 @@ struct export_file {
 export_file share_export_csv(const app& a);
 // The whole trace (trace_to_json), "attn-trace.json".
 export_file share_export_json(const app& a);
+// The current stage's maps (every head of a per-head stage, the selected layer)
+// as one SVG picture: per map a title, the column and row labels (tokens or
+// indices), the cells in the app's colour maps with their values written in
+// (masked cells hatched; NaN and ±∞ named), and the legend with its range.
+// A map over share_svg_cell_limit cells is left out. "attn-<stage>.svg".
+inline constexpr long share_svg_cell_limit = 65536;
+export_file share_export_svg(const app& a);
 // The name the canvas PNG gets.
 inline const char* share_png_name() { return "attn-canvas.png"; }
 

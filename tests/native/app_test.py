@@ -5,6 +5,7 @@ frame shows the heatmap (not a blank window). Bad options fail with a message.
     python3 tests/native/app_test.py path/to/attn_app screenshot_dir
 """
 import json
+from xml.etree import ElementTree
 import os
 import shutil
 import struct
@@ -174,13 +175,13 @@ class NativeAppTest(unittest.TestCase):
         self.assertIn("view.bogus", p.stderr)
         self.assertEqual(p.stdout, "")
 
-    def test_export_writes_csv_json_and_png_into_the_current_directory(self):
+    def test_export_writes_csv_json_png_and_svg_into_the_current_directory(self):
         with tempfile.TemporaryDirectory() as cwd:
             p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x720x24", os.path.abspath(APP), "--frames", "3",
-                                "--size", "800x500", "--stage", "5", "--export", "csv,json,png"],
+                                "--size", "800x500", "--stage", "5", "--export", "csv,json,png,svg"],
                                capture_output=True, text=True, timeout=120, cwd=cwd)
             self.assertEqual(p.returncode, 0, p.stderr)
-            for name in ("attn-weights.csv", "attn-trace.json", "attn-canvas.png"):
+            for name in ("attn-weights.csv", "attn-trace.json", "attn-canvas.png", "attn-weights.svg"):
                 self.assertIn("saved " + os.path.join(os.path.realpath(cwd), name), p.stdout)
             with open(os.path.join(cwd, "attn-trace.json")) as f:
                 trace = json.load(f)
@@ -198,6 +199,17 @@ class NativeAppTest(unittest.TestCase):
                 for c, x in enumerate(cells[1:]):
                     self.assertAlmostEqual(float(x), float(w["data"][r * w["shape"][1] + c]), places=6)
             self.assertEqual(read_png_rgb(os.path.join(cwd, "attn-canvas.png"))[:2], (800, 500))
+            # The SVG: well-formed, a cell per weight of every head, the tokens as labels, the values written in.
+            svg = ElementTree.parse(os.path.join(cwd, "attn-weights.svg")).getroot()
+            ns = "{http://www.w3.org/2000/svg}"
+            self.assertEqual(svg.tag, ns + "svg")
+            n = len(trace["tokens"])
+            cells = [e for e in svg.iter(ns + "rect") if e.get("class") == "cell"]
+            self.assertEqual(len(cells), len(trace["layers"][0]["heads"]) * n * n)
+            texts = [e.text for e in svg.iter(ns + "text")]
+            for token in trace["tokens"]:
+                self.assertIn(token, texts)
+            self.assertIn("%.2f" % float(w["data"][0]), texts)
         p = subprocess.run([APP, "--export", "gif"], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2)
 

@@ -224,6 +224,37 @@ test('Share: export the stage as CSV, the trace as JSON and the canvas as PNG', 
   }
 });
 
+test('Share: the stage\'s maps as SVG parse as SVG, with the tokens as labels and every cell', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat&heads=2&mask=causal&view.stage=5');
+  try {
+    await recordShell(page);
+    await share(page, 'share_export_svg');
+    const [d] = await page.evaluate(() => window.__downloads);
+    assert.deepEqual([d.name, d.mime], ['attn-weights.svg', 'image/svg+xml']);
+    const svg = Buffer.from(d.bytes).toString('utf8');
+    const parsed = await page.evaluate((text) => {
+      const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+      return {
+        error: doc.querySelector('parsererror') ? doc.querySelector('parsererror').textContent : '',
+        root: doc.documentElement.nodeName,
+        cells: doc.querySelectorAll('rect.cell').length,
+        hatched: doc.querySelectorAll('path.hatch').length,
+        texts: Array.from(doc.querySelectorAll('text')).map((t) => t.textContent),
+      };
+    }, svg);
+    assert.equal(parsed.error, '');
+    assert.equal(parsed.root, 'svg');
+    assert.equal(parsed.cells, 2 * 3 * 3, 'two heads of 3 × 3');
+    assert.equal(parsed.hatched, 2 * 3, 'the causal mask\'s cells, hatched');
+    for (const token of ['the', 'cat', 'sat']) assert.ok(parsed.texts.includes(token), token);
+    assert.ok(parsed.texts.some((t) => /head 1/.test(t)), 'each map titled');
+    assert.ok(parsed.texts.includes('1.00'), 'values written in the cells');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('the interface language is remembered across a reload', async () => {
   const { page, context, problems } = await openPage(suite.browser, suite.server.url, {
     prepare: (p) => p.addInitScript(() => {
