@@ -68,7 +68,7 @@ float svg_map(std::string& out, const stage_matrix& sm, const std::string& title
     const colormap map = sm.signed_values ? colormap::diverging : colormap::sequential;
     const heatmap_range range = sm.signed_values ? heatmap_range_compute(m, sm.masked_from, map) : heatmap_range{0.0f, 1.0f};
     char buf[256];
-    std::snprintf(buf, sizeof buf, "<g transform=\"translate(0 %.1f)\">\n<text x=\"0\" y=\"16\" class=\"title\">", y);
+    std::snprintf(buf, sizeof buf, "<g transform=\"translate(10 %.1f)\">\n<text x=\"0\" y=\"16\" class=\"title\">", y);
     out += buf + xml_text(title) + "</text>\n";
     for (int c = 0; c < m.cols; ++c) {
         std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" class=\"col\">", svg_label_w + (float(c) + 0.5f) * svg_cell,
