@@ -4,8 +4,11 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "heatmap_data.hpp"
 
@@ -133,4 +136,52 @@ TEST_CASE("numbers in cells stay short") {
     CHECK(std::string(heatmap_format_value(123456.0f, buf, sizeof buf)) == "1e+05");
     CHECK(std::string(heatmap_format_value(nan_f, buf, sizeof buf)) == "nan");
     CHECK(std::string(heatmap_format_value(-inf_f, buf, sizeof buf)) == "-inf");
+}
+
+// [SECTION] colour vision deficiency: Machado, Oliveira & Fernandes (2009),
+// severity 1, applied to linear RGB; distances are CIE76 ΔE in CIELAB (D65).
+
+namespace {
+
+using mat3 = std::array<std::array<double, 3>, 3>;
+const std::pair<const char*, mat3> simulations[] = {
+    {"protanopia", {{{0.152286, 1.052583, -0.204868}, {0.114503, 0.786281, 0.099216}, {-0.003882, -0.048116, 1.051998}}}},
+    {"deuteranopia", {{{0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413}, {-0.011820, 0.042940, 0.968881}}}},
+    {"tritanopia", {{{1.255528, -0.076749, -0.178779}, {-0.078411, 0.930809, 0.147602}, {0.004733, 0.691367, 0.303900}}}},
+};
+
+std::array<double, 3> seen_lab(ui::rgb c, const mat3& m) {
+    auto lin = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    const double l[3] = {lin(c.r), lin(c.g), lin(c.b)};
+    double s[3];
+    for (int i = 0; i < 3; ++i)
+        s[i] = std::clamp(m[std::size_t(i)][0] * l[0] + m[std::size_t(i)][1] * l[1] + m[std::size_t(i)][2] * l[2], 0.0, 1.0);
+    const double x = (0.4124 * s[0] + 0.3576 * s[1] + 0.1805 * s[2]) / 0.95047;
+    const double y = 0.2126 * s[0] + 0.7152 * s[1] + 0.0722 * s[2];
+    const double z = (0.0193 * s[0] + 0.1192 * s[1] + 0.9505 * s[2]) / 1.08883;
+    auto f = [](double t) { return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0; };
+    return {116.0 * f(y) - 16.0, 500.0 * (f(x) - f(y)), 200.0 * (f(y) - f(z))};
+}
+
+double delta_e(const std::array<double, 3>& a, const std::array<double, 3>& b) {
+    return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+}  // namespace
+
+TEST_CASE("colour-blind check: NaN stays apart from every colour of both maps; the diverging map's ends stay apart") {
+    // NaN is told by colour alone (±∞ carry a dot and masked cells a hatch as well).
+    const ui::rgb nan = ui::heatmap_color_cell(ui::colormap::sequential, {}, ui::heatmap_cell::nan, 0.0f);
+    for (const auto& [name, m] : simulations) {
+        INFO(name);
+        const auto n = seen_lab(nan, m);
+        double nearest = 1e9;
+        for (int i = 0; i <= 255; ++i)
+            for (const ui::colormap map : {ui::colormap::sequential, ui::colormap::diverging})
+                nearest = std::min(nearest, delta_e(n, seen_lab(ui::heatmap_color_map(map, float(i) / 255.0f), m)));
+        CHECK(nearest >= 15.0);  // measured: protanopia 34, deuteranopia 20, tritanopia 28
+        const double ends =
+            delta_e(seen_lab(ui::heatmap_color_diverging_rgb(0.0f), m), seen_lab(ui::heatmap_color_diverging_rgb(1.0f), m));
+        CHECK(ends >= 40.0);  // measured: 61, 84, 105: negative and positive stay apart
+    }
 }
