@@ -172,7 +172,9 @@ double delta_e(const std::array<double, 3>& a, const std::array<double, 3>& b) {
 TEST_CASE("colour-blind check: NaN stays apart from every colour of both maps; the diverging map's ends stay apart") {
     // NaN is told by colour alone (±∞ carry a dot and masked cells a hatch as well).
     const ui::rgb nan = ui::heatmap_color_cell(ui::colormap::sequential, {}, ui::heatmap_cell::nan, 0.0f);
-    for (const auto& [name, m] : simulations) {
+    for (const auto& simulation : simulations) {
+        const char* name = simulation.first;  // (clang 14 cannot capture a structured binding, as INFO does)
+        const mat3& m = simulation.second;
         INFO(name);
         const auto n = seen_lab(nan, m);
         double nearest = 1e9;
