@@ -65,7 +65,7 @@ const std::vector<std::string>& index_labels(int n) {
 
 void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell, const std::vector<std::string>& feature_rows) {
     const auto& tokens = a.model.tr.tokens;
-    const bool token_rows = sm.m->rows == int(tokens.size()) && sm.target == edit_target::x && sm.label[0] != 'W';
+    const bool token_rows = stage_matrix_token_rows(sm, int(tokens.size()));
     heatmap_options opt;
     opt.map = sm.signed_values ? colormap::diverging : colormap::sequential;
     opt.version = a.model.version;

@@ -118,13 +118,6 @@ float svg_map(std::string& out, const stage_matrix& sm, const std::string& title
     return svg_head_h + float(m.rows) * svg_cell + svg_legend_h;
 }
 
-std::vector<std::string> index_names(int n) {
-    std::vector<std::string> v;
-    for (int i = 0; i < n; ++i)
-        v.push_back(std::to_string(i));
-    return v;
-}
-
 }  // namespace
 
 export_file share_export_svg(const app& a) {
@@ -137,14 +130,11 @@ export_file share_export_svg(const app& a) {
         for (const stage_matrix& sm : stage_matrices(a.current, a.model.tr, a.layer, h)) {
             if (!sm.m || long(sm.m->rows) * long(sm.m->cols) > share_svg_cell_limit)
                 continue;
-            const bool token_rows = sm.m->rows == int(tokens.size()) && sm.target == edit_target::x && sm.label[0] != 'W';
             std::string title = std::string(stage_name(a.current)) + " — " + sm.label;
             if (stage_per_head(a.current))
                 title += ", " + std::string(tr("head ", "头 ")) + std::to_string(h);
             title += ", " + std::string(tr("layer ", "层 ")) + std::to_string(a.layer);
-            y += svg_map(body, sm, title, token_rows ? tokens : index_names(sm.m->rows),
-                         sm.token_cols ? tokens : index_names(sm.m->cols), y) +
-                 16.0f;
+            y += svg_map(body, sm, title, stage_matrix_row_labels(sm, tokens), stage_matrix_col_labels(sm, tokens), y) + 16.0f;
             width = std::max(width, svg_label_w + float(sm.m->cols) * svg_cell + 240.0f);
         }
     }
@@ -168,7 +158,7 @@ export_file share_export_csv(const app& a) {
             if (!sm.m)
                 continue;
             // The same labels the heatmap draws (pipeline.cpp).
-            const bool token_rows = sm.m->rows == int(tokens.size()) && sm.target == edit_target::x && sm.label[0] != 'W';
+            const bool token_rows = stage_matrix_token_rows(sm, int(tokens.size()));
             if (!f.bytes.empty())
                 f.bytes += "\n";
             char title[64];

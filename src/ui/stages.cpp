@@ -208,4 +208,28 @@ std::pair<int, int> stage_code_lines(stage s) {
     return {-1, -1};
 }
 
+bool stage_matrix_token_rows(const stage_matrix& sm, int tokens) {
+    return sm.m->rows == tokens && sm.target == edit_target::x && sm.label[0] != 'W';
+}
+
+namespace {
+
+std::vector<std::string> index_strings(int n) {
+    std::vector<std::string> v;
+    v.reserve(std::size_t(n));
+    for (int i = 0; i < n; ++i)
+        v.push_back(std::to_string(i));
+    return v;
+}
+
+}  // namespace
+
+std::vector<std::string> stage_matrix_row_labels(const stage_matrix& sm, const std::vector<std::string>& tokens) {
+    return stage_matrix_token_rows(sm, int(tokens.size())) ? tokens : index_strings(sm.m->rows);
+}
+
+std::vector<std::string> stage_matrix_col_labels(const stage_matrix& sm, const std::vector<std::string>& tokens) {
+    return sm.token_cols ? tokens : index_strings(sm.m->cols);
+}
+
 }  // namespace attn::ui

@@ -34,6 +34,13 @@ struct stage_matrix {
 };
 std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int head);
 
+// Whether a map's rows are the tokens (else feature indices): the one rule the
+// maps, the CSV and SVG exports and the text view label rows by.
+bool stage_matrix_token_rows(const stage_matrix& sm, int tokens);
+// A map's row and column labels: the tokens, or "0", "1", … .
+std::vector<std::string> stage_matrix_row_labels(const stage_matrix& sm, const std::vector<std::string>& tokens);
+std::vector<std::string> stage_matrix_col_labels(const stage_matrix& sm, const std::vector<std::string>& tokens);
+
 // The article's numpy implementation, one string per line, and the lines
 // (0-based, inclusive range) a stage highlights.
 const std::vector<const char*>& numpy_code_lines();

@@ -46,20 +46,11 @@ void put_strings(std::string& out, const std::vector<std::string>& list) {
     out += ']';
 }
 
-std::vector<std::string> indices(int n) {
-    std::vector<std::string> v;
-    v.reserve(std::size_t(n));
-    for (int i = 0; i < n; ++i)
-        v.push_back(std::to_string(i));
-    return v;
-}
-
 // One map as a table (or, past the limits, its shape and a note). `budget` is
 // what is left of the stage's cell allowance.
 void put_table(std::string& out, const app& a, const stage_matrix& sm, const std::string& caption, int& budget) {
     const matrix& m = *sm.m;
     const auto& tokens = a.model.tr.tokens;
-    const bool token_rows = m.rows == int(tokens.size()) && sm.target == edit_target::x && sm.label[0] != 'W';
     char shape[64];
     std::snprintf(shape, sizeof shape, " (%d × %d)", m.rows, m.cols);
     out += "{\"caption\":";
@@ -74,9 +65,9 @@ void put_table(std::string& out, const app& a, const stage_matrix& sm, const std
     }
     budget -= int(cells);
     out += ",\"rows\":";
-    put_strings(out, token_rows ? tokens : indices(m.rows));
+    put_strings(out, stage_matrix_row_labels(sm, tokens));
     out += ",\"cols\":";
-    put_strings(out, sm.token_cols ? tokens : indices(m.cols));
+    put_strings(out, stage_matrix_col_labels(sm, tokens));
     out += ",\"cells\":[";
     for (int r = 0; r < m.rows; ++r) {
         out += r ? ",[" : "[";
