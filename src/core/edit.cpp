@@ -1,6 +1,9 @@
 #include "edit.hpp"
 
 #include <algorithm>
+#include <utility>
+
+#include "random.hpp"
 
 namespace attn {
 
@@ -68,6 +71,70 @@ experiment edit_mask(const experiment& e, mask_kind mask) {
     experiment next = e;
     next.mask = mask;
     next.pad = mask == mask_kind::padding ? 1 : 0;
+    return next;
+}
+
+experiment edit_text(const experiment& e, std::string text) {
+    experiment next = e;
+    next.text = std::move(text);
+    next.edges.clear();
+    next.edits.clear();
+    next.decode = 0;
+    next.pad = 0;
+    return next;
+}
+
+experiment edit_shuffle_tokens(const experiment& e, const std::vector<std::string>& tokens, std::uint64_t draw) {
+    std::vector<std::string> t = tokens;
+    rng g(hash_combine(draw, e.text));
+    // A shuffle that leaves the order as it was shows nothing: draw again (a
+    // few times at most; a sentence of one repeated word has no other order).
+    for (int attempt = 0; attempt < 8 && t == tokens; ++attempt)
+        for (std::size_t i = t.size(); i > 1; --i)
+            std::swap(t[i - 1], t[g.next_u64() % i]);
+    std::string joined;
+    for (const auto& s : t)
+        joined += (joined.empty() ? "" : " ") + s;
+    experiment next = e;
+    next.text = joined;
+    next.edges.clear();
+    next.edits.clear();
+    return next;
+}
+
+namespace {
+
+// Adds x to v, or removes it if v has it.
+template <class T>
+void toggle(std::vector<T>& v, const T& x) {
+    const auto it = std::find(v.begin(), v.end(), x);
+    if (it != v.end())
+        v.erase(it);
+    else
+        v.push_back(x);
+}
+
+}  // namespace
+
+experiment edit_toggle_edge(const experiment& e, const masked_edge& edge) {
+    experiment next = e;
+    toggle(next.edges, edge);
+    return next;
+}
+
+experiment edit_toggle_ablation(const experiment& e, const ablated_head& head) {
+    experiment next = e;
+    toggle(next.ablate, head);
+    return next;
+}
+
+experiment edit_value(const experiment& e, const value_edit& v) {
+    experiment next = e;
+    auto same_cell = [&v](const value_edit& o) {
+        return o.target == v.target && o.layer == v.layer && o.row == v.row && o.col == v.col;
+    };
+    next.edits.erase(std::remove_if(next.edits.begin(), next.edits.end(), same_cell), next.edits.end());
+    next.edits.push_back(v);
     return next;
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "experiment.hpp"
 
@@ -30,5 +32,18 @@ experiment edit_seed(const experiment& e, std::uint32_t seed);
 experiment edit_mask(const experiment& e, mask_kind mask);
 // No ablations, masked edges or edited numbers.
 experiment edit_clear_interventions(const experiment& e);
+
+// A new sentence: masked edges, edited numbers, decoding and padding point at
+// token positions and are dropped (ablated heads stay).
+experiment edit_text(const experiment& e, std::string text);
+// The tokens in a new order, unlike the old one when they can be (draw picks
+// which: the same draw, the same order); masked edges and edited numbers are dropped.
+experiment edit_shuffle_tokens(const experiment& e, const std::vector<std::string>& tokens, std::uint64_t draw);
+// A click on a softmax cell: masks that edge, or unmasks it if it was masked.
+experiment edit_toggle_edge(const experiment& e, const masked_edge& edge);
+// A head's "zero" box: ablates it, or restores it if it was ablated.
+experiment edit_toggle_ablation(const experiment& e, const ablated_head& head);
+// A typed or dragged number: replaces any earlier edit of the same cell.
+experiment edit_value(const experiment& e, const value_edit& v);
 
 }  // namespace attn

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <utility>
 
 #include "i18n.hpp"
 #include "imgui.h"
@@ -116,8 +118,47 @@ link_view app_view(const app& a) {
 
 std::string app_link(const app& a) { return link_encode(a.model.exp, app_view(a)); }
 
-void apply(app& a, const experiment& next) {
-    app_request(a, change::set(next, ImGui::GetCurrentContext() ? ImGui::GetTime() : -1.0));
+void request_experiment(frame_out& out, experiment next) {
+    out.request = change::set(std::move(next), ImGui::GetCurrentContext() ? ImGui::GetTime() : -1.0);
+    out.scope = link_scope::everything;
+}
+
+void frame_apply(app& a, frame_out& out) {
+    if (out.request)
+        app_request(a, std::move(*out.request), out.scope);
+    if (out.show)
+        a.current = *out.show;
+    if (out.layer)
+        a.layer = *out.layer;
+    if (out.row)
+        a.sel_row = *out.row;
+    if (out.select)
+        a.selected = *out.select;
+    if (out.hover)
+        a.hovered = *out.hover;
+    if (out.typed)
+        a.text_edit = std::move(*out.typed);
+    if (out.lesson)
+        static_cast<lesson_view&>(a.lesson) = *out.lesson;
+    if (out.numbers)
+        a.lesson.numbers = std::move(*out.numbers);
+    if (out.layout_hidden)
+        a.layout_hidden = *out.layout_hidden;
+    if (out.theme)
+        a.theme_choice = *out.theme;
+    if (out.toggle_help)
+        a.show_help = !a.show_help;
+    if (out.toggle_language)
+        ui_set_language(ui_language() == language::en ? language::zh : language::en);
+    if (out.dismiss_banner) {
+        a.errors.clear();
+        a.notice.clear();
+    }
+    a.requests.insert(a.requests.end(), out.share.begin(), out.share.end());
+    a.widgets.insert(a.widgets.end(), std::make_move_iterator(out.widgets.begin()), std::make_move_iterator(out.widgets.end()));
+    if (!out.keyboard_focus.empty())
+        a.keyboard_focus = std::move(out.keyboard_focus);
+    out = frame_out{};
 }
 
 namespace {
@@ -148,26 +189,26 @@ void apply_pending(app& a) {
 namespace {
 
 // The widget the keyboard is on (keyboard navigation, Tab), by the name tests know it by.
-void note_keyboard_focus(app& a, const char* name) {
+void note_keyboard_focus(frame_out& out, const char* name) {
     const ImGuiID id = ImGui::GetItemID();
     if ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) && id != 0 && id == ImGui::GetFocusID())
-        a.keyboard_focus = name;
+        out.keyboard_focus = name;
 }
 
 }  // namespace
 
-void mark_widget(app& a, const char* name) {
+void mark_widget(frame_out& out, const char* name) {
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
-    a.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y});
-    note_keyboard_focus(a, name);
+    out.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y});
+    note_keyboard_focus(out, name);
 }
 
-void mark_slider(app& a, const char* name, const char* label) {
+void mark_slider(frame_out& out, const char* name, const char* label) {
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
     const float text = ImGui::CalcTextSize(label, nullptr, true).x;
     const float frame_x1 = text > 0 ? p1.x - text - ImGui::GetStyle().ItemInnerSpacing.x : p1.x;
-    a.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y});
-    note_keyboard_focus(a, name);
+    out.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y});
+    note_keyboard_focus(out, name);
 }
 
 // [SECTION] layout
@@ -225,10 +266,10 @@ constexpr const char* layout_panel_names[view_panel_count] = {"controls", "code"
 bool panel_hidden(const app& a, view_panel p) { return a.options.hides(p) || a.layout_hidden[std::size_t(p)]; }
 
 // The View menu: which panels to show. The choice is remembered between visits.
-void view_menu(app& a) {
+void view_menu(const app& a, frame_out& out) {
     if (ImGui::Button(tr("View", "视图")))
         ImGui::OpenPopup("view_menu");
-    mark_widget(a, "view_menu");
+    mark_widget(out, "view_menu");
     if (ImGui::BeginPopup("view_menu")) {
         const std::pair<view_panel, const char*> items[] = {{view_panel::controls, tr("Controls", "控制面板")},
                                                             {view_panel::lessons, tr("Lessons bar", "课程栏")},
@@ -236,9 +277,11 @@ void view_menu(app& a) {
                                                             {view_panel::code, tr("Code", "代码")}};
         for (const auto& [panel, label] : items) {
             bool shown = !a.layout_hidden[std::size_t(panel)];
-            if (ImGui::Checkbox(label, &shown))
-                a.layout_hidden[std::size_t(panel)] = !shown;
-            mark_widget(a, (std::string("view_") + layout_panel_names[std::size_t(panel)]).c_str());
+            if (ImGui::Checkbox(label, &shown)) {
+                out.layout_hidden = a.layout_hidden;
+                (*out.layout_hidden)[std::size_t(panel)] = !shown;
+            }
+            mark_widget(out, (std::string("view_") + layout_panel_names[std::size_t(panel)]).c_str());
         }
         ImGui::Separator();
         ImGui::TextUnformatted(tr("Theme", "主题"));
@@ -247,22 +290,22 @@ void view_menu(app& a) {
                                                              {view_theme::dark, tr("dark", "深色")}};
         for (const auto& [choice, label] : themes) {
             if (ImGui::RadioButton(label, a.theme_choice == choice))
-                a.theme_choice = choice;
-            mark_widget(a, (std::string("theme_") + (choice == view_theme::light  ? "light"
-                                                     : choice == view_theme::dark ? "dark"
-                                                                                  : "auto"))
-                               .c_str());
+                out.theme = choice;
+            mark_widget(out, (std::string("theme_") + (choice == view_theme::light  ? "light"
+                                                       : choice == view_theme::dark ? "dark"
+                                                                                    : "auto"))
+                                 .c_str());
         }
         ImGui::Separator();
         // The page's text view: every number of the stage as a table, for screen readers and copying.
         if (ImGui::Selectable(tr("Text view (tables, for screen readers)", "文本视图（表格，供屏幕阅读器）")))
-            a.requests.push_back(share_action::toggle_text_view);
-        mark_widget(a, "view_text");
+            out.share.push_back(share_action::toggle_text_view);
+        mark_widget(out, "view_text");
         ImGui::EndPopup();
     }
 }
 
-void top_bar(app& a) {
+void top_bar(const app& a, frame_out& out) {
     ImGui::TextUnformatted(tr("Attention playground", "注意力演练场"));
     ImGui::SameLine();
     ImGui::TextDisabled("%s", tr("— watch attention compute, change any number", "— 看注意力一步步计算，改动任何数字"));
@@ -273,28 +316,36 @@ void top_bar(app& a) {
                          ImGui::CalcTextSize("?").x + ImGui::CalcTextSize(tr("View", "视图")).x + st.FramePadding.x * 8 +
                          st.ItemSpacing.x * 4 + share_menu_width();
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w_lang - w_undo));
-    view_menu(a);
+    view_menu(a, out);
     ImGui::SameLine();
-    share_menu(a);
+    share_menu(a, out);
     ImGui::SameLine();
     ImGui::BeginDisabled(a.model.undo.empty() || a.options.readonly);
     if (ImGui::Button(tr("Undo", "撤销")))
-        app_request(a, change::undo());
-    mark_widget(a, "undo");
+        out.request = change::undo();
+    mark_widget(out, "undo");
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::BeginDisabled(a.model.redo.empty() || a.options.readonly);
     if (ImGui::Button(tr("Redo", "重做")))
-        app_request(a, change::redo());
+        out.request = change::redo();
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (ImGui::Button("?"))
-        a.show_help = !a.show_help;
-    mark_widget(a, "help");
+        out.toggle_help = true;
+    mark_widget(out, "help");
     ImGui::SameLine();
     if (ImGui::Button(lang))
-        ui_set_language(ui_language() == language::en ? language::zh : language::en);
-    mark_widget(a, "language");
+        out.toggle_language = true;
+    mark_widget(out, "language");
+}
+
+// Draws one panel and applies what it asked for.
+template <class Panel>
+void draw_panel(app& a, Panel panel) {
+    frame_out out;
+    panel(std::as_const(a), out);
+    frame_apply(a, out);
 }
 
 }  // namespace
@@ -314,13 +365,13 @@ void app_draw(app& a) {
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoBringToFrontOnFocus);
     if (a.options.embed) {
-        embed_bar(a);
-        banner(a);
+        draw_panel(a, embed_bar);
+        draw_panel(a, banner);
         // Only the centre panel, at whatever size the iframe has.
         ImGui::BeginChild("center", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
         if (a.lesson.index >= 0 && !a.options.hides(view_panel::lessons))
-            panel_lesson(a);
-        panel_pipeline(a);
+            draw_panel(a, panel_lesson);
+        draw_panel(a, panel_pipeline);
         // The bottom of the content as if unscrolled, plus the root window's padding.
         a.content_height =
             ImGui::GetCursorScreenPos().y + ImGui::GetScrollY() + ImGui::GetStyle().WindowPadding.y - vp->WorkPos.y;
@@ -328,8 +379,8 @@ void app_draw(app& a) {
         ImGui::End();
         return;
     }
-    top_bar(a);
-    banner(a);
+    draw_panel(a, top_bar);
+    draw_panel(a, banner);
 
     // Three columns on a wide screen; on a narrow one (a phone in landscape) the
     // inspector and the code move under the matrices. A link's view.hide drops panels.
@@ -339,11 +390,11 @@ void app_draw(app& a) {
     const bool show_side = show_inspector || show_code;
     auto side_panels = [&] {
         if (show_inspector) {
-            panel_inspector(a);
-            panel_impact(a);
+            draw_panel(a, panel_inspector);
+            draw_panel(a, panel_impact);
         }
         if (show_code)
-            panel_code(a);
+            draw_panel(a, panel_code);
     };
     const float font = ImGui::GetFontSize();
     const float width = ImGui::GetContentRegionAvail().x;
@@ -354,10 +405,7 @@ void app_draw(app& a) {
 
     if (show_controls) {
         ImGui::BeginChild("controls", ImVec2(left, 0), true, panel_nav);
-        ImGui::BeginDisabled(a.options.readonly);
-        if (const auto next = panel_controls(a))
-            apply(a, *next);
-        ImGui::EndDisabled();
+        draw_panel(a, panel_controls);
         ImGui::EndChild();
         ImGui::SameLine();
     }
@@ -365,8 +413,8 @@ void app_draw(app& a) {
     ImGui::BeginChild("center", ImVec2(wide && right > 0 ? width - left - right - gaps : 0, 0), true,
                       ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
     if (!panel_hidden(a, view_panel::lessons))
-        panel_lesson(a);
-    panel_pipeline(a);
+        draw_panel(a, panel_lesson);
+    draw_panel(a, panel_pipeline);
     if (!wide && show_side) {
         ImGui::Separator();
         side_panels();
@@ -380,7 +428,7 @@ void app_draw(app& a) {
     }
     ImGui::End();
     if (a.show_help)
-        panel_help(a);
+        draw_panel(a, panel_help);
 }
 
 std::string app_layout_text(const app& a) {

@@ -72,7 +72,6 @@ struct app {
     cell_ref hovered;
 
     bool show_help = false;
-    std::uint32_t shuffle_count = 0;
     std::vector<widget_rect> widgets;
     std::string keyboard_focus;  // the named widget keyboard navigation is on ("" when none)
     lesson_state lesson;
@@ -80,15 +79,44 @@ struct app {
     // (app_layout_text), unlike a link's view.hide, which only that link applies.
     std::array<bool, view_panel_count> layout_hidden{};
 
-    link_view options;                          // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)
-    bool errors_from_link = false;              // the errors are the opening link's (the banner says so)
-    std::vector<share_action> requests;         // asked this frame; the platform clears them
-    std::string notice;                         // one line after an export or copy ("saved attn-weights.csv in …")
-    version_cache<intervention_effect> effect;  // app_effect (panels.hpp)
-    view_theme theme_choice = view_theme::automatic;  // the View menu's theme (remembered); theme.hpp
-    bool system_light = false;                        // the system prefers a light theme (the platform says)
-    float content_height = 0;                         // embed: device pixels its content needs (the page sizes its frame to them)
+    link_view options;                   // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)
+    bool errors_from_link = false;       // the errors are the opening link's (the banner says so)
+    std::vector<share_action> requests;  // asked this frame; the platform clears them
+    std::string notice;                  // one line after an export or copy ("saved attn-weights.csv in …")
+    mutable version_cache<intervention_effect> effect;  // app_effect (panels.hpp): a memo
+    view_theme theme_choice = view_theme::automatic;    // the View menu's theme (remembered); theme.hpp
+    bool system_light = false;                          // the system prefers a light theme (the platform says)
+    float content_height = 0;  // embed: device pixels its content needs (the page sizes its frame to them)
 };
+
+// What a panel asks for while it draws. A panel reads the app (it gets a
+// `const app&`) and writes only here; app_draw applies what it asks when the
+// panel returns (frame_apply): the experiment through the one change path
+// (current from the next frame), the view at once, so that the panels drawn
+// after it show the new view. Each field is set only when asked for.
+struct frame_out {
+    std::optional<change> request;  // the experiment: a set (an undo step), a lesson's link, undo or redo
+    link_scope scope = link_scope::everything;
+    std::optional<stage> show;          // the stage to show
+    std::optional<int> layer;           // the layer to show
+    std::optional<int> row;             // the query row followed through every stage
+    std::optional<cell_ref> select;     // the cell the inspector explains
+    std::optional<cell_ref> hover;      // the cell under the mouse (the maps ask for "none" first)
+    std::optional<std::string> typed;   // the sentence box's text while it is typed
+    std::optional<lesson_view> lesson;  // the lesson and its own view settings
+    std::optional<std::vector<std::pair<std::string, double>>> numbers;  // the lesson's numbers this frame
+    std::optional<std::array<bool, view_panel_count>> layout_hidden;     // the View menu's closed panels
+    std::optional<view_theme> theme;                                     // the View menu's theme
+    bool toggle_help = false;
+    bool toggle_language = false;
+    bool dismiss_banner = false;
+    std::vector<share_action> share;   // for the platform, after the frame
+    std::vector<widget_rect> widgets;  // named rectangles, for tests and help
+    std::string keyboard_focus;        // the named widget keyboard navigation is on
+};
+
+// Hands what a panel asked for on (above).
+void frame_apply(app& a, frame_out& out);
 
 void app_init(app& a, const experiment& e);
 

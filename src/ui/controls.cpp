@@ -9,7 +9,6 @@
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
-#include "random.hpp"
 #include "tokenize.hpp"
 
 namespace attn::ui {
@@ -25,7 +24,6 @@ int resize_callback(ImGuiInputTextCallbackData* data) {
     return 0;
 }
 
-// Largest divisor of n not above cap.
 void section(const char* title) {
     ImGui::Spacing();
     ImGui::SeparatorText(title);
@@ -34,7 +32,7 @@ void section(const char* title) {
 // A row of radio buttons over the values for which `valid` holds.
 // Each button is recorded as widget "<id>_<value>".
 template <class Valid, class Label>
-bool radio_row(app& a, const char* id, int& value, int lo, int hi, Valid valid, Label label) {
+bool radio_row(frame_out& out, const char* id, int& value, int lo, int hi, Valid valid, Label label) {
     bool changed = false;
     ImGui::PushID(id);
     bool first = true;
@@ -49,7 +47,7 @@ bool radio_row(app& a, const char* id, int& value, int lo, int hi, Valid valid, 
             value = v;
             changed = true;
         }
-        mark_widget(a, (std::string(id) + "_" + std::to_string(v)).c_str());
+        mark_widget(out, (std::string(id) + "_" + std::to_string(v)).c_str());
         ImGui::PopID();
         if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 3.0f)
             first = true;  // wrap
@@ -60,14 +58,14 @@ bool radio_row(app& a, const char* id, int& value, int lo, int hi, Valid valid, 
 
 // The combo is recorded as widget `id`, its open items as "<id>_<index>".
 template <class E>
-bool combo(app& a, const char* id, const char* label, E& value, std::initializer_list<std::pair<E, const char*>> items) {
+bool combo(frame_out& out, const char* id, const char* label, E& value, std::initializer_list<std::pair<E, const char*>> items) {
     const char* preview = "?";
     for (const auto& [v, name] : items)
         if (v == value)
             preview = name;
     bool changed = false;
     const bool open = ImGui::BeginCombo(label, preview);
-    mark_widget(a, id);
+    mark_widget(out, id);
     if (open) {
         int index = 0;
         for (const auto& [v, name] : items) {
@@ -75,28 +73,23 @@ bool combo(app& a, const char* id, const char* label, E& value, std::initializer
                 value = v;
                 changed = true;
             }
-            mark_widget(a, (std::string(id) + "_" + std::to_string(index++)).c_str());
+            mark_widget(out, (std::string(id) + "_" + std::to_string(index++)).c_str());
         }
         ImGui::EndCombo();
     }
     return changed;
 }
 
-void tokens_row(app& a, experiment& next, bool& changed) {
+void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
     ImGui::SetNextItemWidth(-FLT_MIN);
-    if (ImGui::InputTextWithHint("##text", tr("type a sentence (English or 中文)", "输入一句话（中文或 English）"),
-                                 a.text_edit.data(), a.text_edit.capacity() + 1, ImGuiInputTextFlags_CallbackResize,
-                                 resize_callback, &a.text_edit)) {
-        next.text = a.text_edit.c_str();
-        // Edits, masked edges and ablations point at token positions: they do not
-        // survive a new sentence.
-        next.edges.clear();
-        next.edits.clear();
-        next.decode = 0;
-        next.pad = 0;
+    std::string typed = a.text_edit;  // ImGui keeps its own copy while the box is active
+    if (ImGui::InputTextWithHint("##text", tr("type a sentence (English or 中文)", "输入一句话（中文或 English）"), typed.data(),
+                                 typed.capacity() + 1, ImGuiInputTextFlags_CallbackResize, resize_callback, &typed)) {
+        next = edit_text(next, typed);
+        out.typed = std::move(typed);
         changed = true;
     }
-    mark_widget(a, "text");
+    mark_widget(out, "text");
     // Token chips: click one to follow it through every stage.
     const auto& tokens = a.model.tr.tokens;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -110,7 +103,7 @@ void tokens_row(app& a, experiment& next, bool& changed) {
         if (selected)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         if (ImGui::SmallButton(tokens[i].c_str()))
-            a.sel_row = int(i);
+            out.row = int(i);
         if (selected)
             ImGui::PopStyleColor();
         if (ImGui::IsItemHovered())
@@ -118,37 +111,29 @@ void tokens_row(app& a, experiment& next, bool& changed) {
         ImGui::PopID();
     }
     if (ImGui::Button(tr("Shuffle tokens", "打乱词元"))) {
-        std::vector<std::string> t = tokens;
-        rng g(hash_combine(++a.shuffle_count, next.text));
-        for (std::size_t i = t.size(); i > 1; --i)
-            std::swap(t[i - 1], t[g.next_u64() % i]);
-        std::string joined;
-        for (const auto& s : t)
-            joined += (joined.empty() ? "" : " ") + s;
-        next.text = joined;
-        next.edges.clear();
-        next.edits.clear();
+        // Each press a new order: the draw counts the experiment's changes.
+        next = edit_shuffle_tokens(next, tokens, a.model.version);
         changed = true;
     }
-    mark_widget(a, "shuffle");
+    mark_widget(out, "shuffle");
     ImGui::SameLine();
     ImGui::TextDisabled("%zu %s", tokens.size(), tr("tokens", "个词元"));
 }
 
 // The model's shape. Each control's editing rule is the core's (edit.hpp).
-void model_section(app& a, experiment& next, bool& changed, float label_w) {
+void model_section(frame_out& out, experiment& next, bool& changed, float label_w) {
     section(tr("Model", "模型"));
     int d_model = next.d_model;
     if (ImGui::SliderInt("d_model", &d_model, 2, 64)) {
         next = edit_d_model(next, d_model);
         changed = true;
     }
-    mark_slider(a, "d_model", "d_model");
+    mark_slider(out, "d_model", "d_model");
     ImGui::TextUnformatted(tr("heads", "头数"));
     ImGui::SameLine(label_w * 0.9f);
     int heads = next.heads;
     if (radio_row(
-            a, "heads", heads, 1, experiment_limits::max_heads, [&](int h) { return next.d_model % h == 0; },
+            out, "heads", heads, 1, experiment_limits::max_heads, [&](int h) { return next.d_model % h == 0; },
             [](int h) { return std::to_string(h); })) {
         next = edit_heads(next, heads);
         changed = true;
@@ -157,7 +142,7 @@ void model_section(app& a, experiment& next, bool& changed, float label_w) {
     ImGui::SameLine(label_w * 0.9f);
     int kv = next.kv_heads;
     if (radio_row(
-            a, "kv", kv, 1, next.heads, [&](int g) { return next.heads % g == 0; },
+            out, "kv", kv, 1, next.heads, [&](int g) { return next.heads % g == 0; },
             [&](int g) {
                 return std::to_string(g) + (g == next.heads ? " MHA" : g == 1 ? " MQA" : " GQA");
             })) {
@@ -170,7 +155,7 @@ void model_section(app& a, experiment& next, bool& changed, float label_w) {
         changed = true;
     }
     block_kind block = next.block;
-    if (combo(a, "block", tr("block", "结构"), block,
+    if (combo(out, "block", tr("block", "结构"), block,
               {{block_kind::attention_only, tr("attention only", "仅注意力")},
                {block_kind::full, tr("+ residual + FFN", "+ 残差 + FFN")}})) {
         next = edit_block(next, block);
@@ -181,13 +166,13 @@ void model_section(app& a, experiment& next, bool& changed, float label_w) {
         next = edit_seed(next, std::uint32_t(std::max(0, seed)));
         changed = true;
     }
-    mark_widget(a, "seed");
+    mark_widget(out, "seed");
 }
 
 // The mask and where it goes; positions.
-void mask_and_positions(app& a, experiment& next, bool& changed) {
+void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& changed) {
     mask_kind mask = next.mask;
-    if (combo(a, "mask", tr("mask", "掩码"), mask,
+    if (combo(out, "mask", tr("mask", "掩码"), mask,
               {{mask_kind::none, tr("none", "无")},
                {mask_kind::causal, tr("causal", "因果")},
                {mask_kind::padding, tr("padding", "填充")}})) {
@@ -207,7 +192,7 @@ void mask_and_positions(app& a, experiment& next, bool& changed) {
         changed = true;
     }
     changed |= combo(
-        a, "positions", tr("positions", "位置编码"), next.pos,
+        out, "positions", tr("positions", "位置编码"), next.pos,
         {{positional::none, tr("none", "无")}, {positional::sinusoidal, tr("sinusoidal", "正弦")}, {positional::rope, "RoPE"}});
     if (next.pos != positional::none) {
         int offset = next.pos_offset;
@@ -226,8 +211,8 @@ void mask_and_positions(app& a, experiment& next, bool& changed) {
 }
 
 // Scale, softmax, W_O and precision.
-void scores_and_softmax(app& a, experiment& next, bool& changed, float label_w) {
-    changed |= combo(a, "scale", tr("scale", "缩放"), next.scale,
+void scores_and_softmax(frame_out& out, experiment& next, bool& changed, float label_w) {
+    changed |= combo(out, "scale", tr("scale", "缩放"), next.scale,
                      {{score_scale::sqrt_dk, "1/√d_k"},
                       {score_scale::none, tr("none", "不缩放")},
                       {score_scale::custom, tr("custom", "自定义")}});
@@ -238,7 +223,7 @@ void scores_and_softmax(app& a, experiment& next, bool& changed, float label_w) 
             changed = true;
         }
     }
-    changed |= combo(a, "softmax", tr("softmax", "softmax"), next.softmax,
+    changed |= combo(out, "softmax", tr("softmax", "softmax"), next.softmax,
                      {{softmax_mode::stable, tr("stable (x − max)", "稳定（x − max）")},
                       {softmax_mode::no_max, tr("no max-subtraction (bug)", "不减最大值（错误）")},
                       {softmax_mode::argmax, tr("argmax (hard lookup)", "argmax（硬查表）")}});
@@ -248,14 +233,14 @@ void scores_and_softmax(app& a, experiment& next, bool& changed, float label_w) 
             next.temperature = std::max(0.01f, t);
             changed = true;
         }
-        mark_slider(a, "temperature", tr("temperature", "温度"));
+        mark_slider(out, "temperature", tr("temperature", "温度"));
     }
     bool wo = next.use_wo;
     if (ImGui::Checkbox(tr("W_O (mix the heads)", "W_O（混合各头）"), &wo)) {
         next.use_wo = wo;
         changed = true;
     }
-    mark_widget(a, "wo");
+    mark_widget(out, "wo");
     ImGui::TextUnformatted(tr("precision", "精度"));
     ImGui::SameLine(label_w * 0.9f);
     const char* names[] = {"fp32", "fp16", "bf16"};
@@ -266,7 +251,7 @@ void scores_and_softmax(app& a, experiment& next, bool& changed, float label_w) 
             next.prec = precision(p);
             changed = true;
         }
-        mark_widget(a, (std::string("precision_") + names[p]).c_str());
+        mark_widget(out, (std::string("precision_") + names[p]).c_str());
     }
 }
 
@@ -287,22 +272,23 @@ void interventions_section(experiment& next, bool& changed) {
 
 }  // namespace
 
-std::optional<experiment> panel_controls(app& a) {
+void panel_controls(const app& a, frame_out& out) {
     experiment next = a.model.exp;
     bool changed = false;
     const float label_w = ImGui::GetFontSize() * 6.5f;
+    ImGui::BeginDisabled(a.options.readonly);
     ImGui::PushItemWidth(-label_w);
     section(tr("Input", "输入"));
-    tokens_row(a, next, changed);
-    model_section(a, next, changed, label_w);
+    tokens_row(a, out, next, changed);
+    model_section(out, next, changed, label_w);
     section(tr("Attention", "注意力"));
-    mask_and_positions(a, next, changed);
-    scores_and_softmax(a, next, changed, label_w);
+    mask_and_positions(a, out, next, changed);
+    scores_and_softmax(out, next, changed, label_w);
     interventions_section(next, changed);
     ImGui::PopItemWidth();
-    if (!changed)
-        return std::nullopt;
-    return next;
+    ImGui::EndDisabled();
+    if (changed)
+        request_experiment(out, std::move(next));
 }
 
 }  // namespace attn::ui

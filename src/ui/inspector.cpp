@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "edit.hpp"
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
@@ -127,7 +128,7 @@ std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
     return out;
 }
 
-void explain_cell(app& a, const cell_ref& c) {
+void explain_cell(const app& a, frame_out& out, const cell_ref& c) {
     const std::vector<std::string> lines = explanation_of(a, c);
     if (lines.empty())
         return;
@@ -143,17 +144,10 @@ void explain_cell(app& a, const cell_ref& c) {
         // Editing a generated number: drag or type; it becomes an edit in the experiment.
         float x = v;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
-        if (ImGui::DragFloat(tr("edit value", "修改数值"), &x, 0.01f, -100.0f, 100.0f, "%.4f")) {
-            experiment next = a.model.exp;
-            value_edit e{sm.target, sm.target == edit_target::x ? 0 : a.layer, i, j, x};
-            auto same = [&e](const value_edit& o) {
-                return o.target == e.target && o.layer == e.layer && o.row == e.row && o.col == e.col;
-            };
-            next.edits.erase(std::remove_if(next.edits.begin(), next.edits.end(), same), next.edits.end());
-            next.edits.push_back(e);
-            apply(a, next);
-        }
-        mark_widget(a, "edit_value");
+        if (ImGui::DragFloat(tr("edit value", "修改数值"), &x, 0.01f, -100.0f, 100.0f, "%.4f"))
+            request_experiment(
+                out, edit_value(a.model.exp, value_edit{sm.target, sm.target == edit_target::x ? 0 : a.layer, i, j, x}));
+        mark_widget(out, "edit_value");
     }
 }
 
@@ -161,19 +155,19 @@ void explain_cell(app& a, const cell_ref& c) {
 
 std::vector<std::string> cell_explanation(const app& a, const cell_ref& c) { return explanation_of(a, c); }
 
-const intervention_effect& app_effect(app& a) {
+const intervention_effect& app_effect(const app& a) {
     return a.effect.get(a.model.version, 0,
                         [&a] { return measure_intervention_effect(a.model.tr.output, a.model.baseline.output); });
 }
 
 // [SECTION] inspector
 
-void panel_inspector(app& a) {
+void panel_inspector(const app& a, frame_out& out) {
     ImGui::SeparatorText(tr("Inspector", "检查器"));
     ImGui::TextWrapped("%s", stage_formula(a.current));
     const cell_ref& c = a.hovered.valid() ? a.hovered : a.selected;
     if (c.valid() && c.at == a.current)
-        explain_cell(a, c);
+        explain_cell(a, out, c);
     else
         ImGui::TextDisabled("%s",
                             tr("Hover or click a cell to see how it is computed.", "悬停或点击一个格子，查看它是怎么算出来的。"));
@@ -184,14 +178,14 @@ void panel_inspector(app& a) {
 
 // [SECTION] impact
 
-void panel_impact(app& a) {
+void panel_impact(const app& a, frame_out& out) {
     if (!a.model.has_baseline)
         return;
     ImGui::SeparatorText(tr("Effect of the interventions", "干预的效果"));
     const intervention_effect& effect = app_effect(a);
     ImGui::Text("%s %.4g   %s %.1f%%", tr("max |Δy|", "最大 |Δy|"), effect.max_abs, tr("‖Δy‖/‖y‖", "‖Δy‖/‖y‖"),
                 effect.relative * 100.0);
-    mark_widget(a, "impact");
+    mark_widget(out, "impact");
     ImGui::TextDisabled("%s", tr("Δy = output with the interventions − output without", "Δy = 有干预的输出 − 无干预的输出"));
     heatmap_options opt;
     opt.map = colormap::diverging;
@@ -205,7 +199,7 @@ void panel_impact(app& a) {
 
 // [SECTION] code
 
-void panel_code(app& a) {
+void panel_code(const app& a, frame_out& out) {
     ImGui::SeparatorText(tr("The code (the article's numpy)", "代码（文章里的 numpy）"));
     const auto [lo, hi] = stage_code_lines(a.current);
     const auto& lines = numpy_code_lines();
@@ -223,7 +217,7 @@ void panel_code(app& a) {
         else
             ImGui::TextDisabled("%s", lines[std::size_t(i)]);
         if (lit && i == lo)
-            mark_widget(a, "code_lit");
+            mark_widget(out, "code_lit");
     }
     if (lo < 0)
         ImGui::TextDisabled("%s", tr("(this stage is beyond the article's 30 lines)", "（这一步在文章的 30 行代码之外）"));
@@ -231,12 +225,14 @@ void panel_code(app& a) {
 
 // [SECTION] help
 
-void panel_help(app& a) {
+void panel_help(const app& a, frame_out& out) {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
                             ImGuiCond_Always, ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowSize(ImVec2(std::min(vp->WorkSize.x * 0.9f, ImGui::GetFontSize() * 34.0f), 0));
-    ImGui::Begin(tr("Help###help", "帮助###help"), &a.show_help, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
+    bool open = a.show_help;
+    ImGui::Begin(tr("Help###help", "帮助###help"), &open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
+    out.toggle_help = !open;  // its close button
     ImGui::TextWrapped("%s",
                        tr("Type a sentence, step through the stages, and change any setting: every number is recomputed at once. "
                           "The address bar always holds the whole experiment: copy it to share exactly what you see.",
@@ -267,7 +263,7 @@ void panel_help(app& a) {
         }
         ImGui::EndTable();
     }
-    mark_widget(a, "help_table");
+    mark_widget(out, "help_table");
     ImGui::End();
 }
 

@@ -88,21 +88,42 @@ const std::vector<lesson>& lessons() {
     return list;
 }
 
-void lesson_open(app& a, int i) {
+void lesson_open(const app& a, frame_out& out, int i) {
     if (i < 0 || i >= int(lessons().size())) {
-        a.lesson.index = -1;  // free exploring: the experiment stays
-        a.lesson.numbers.clear();
+        lesson_view v = a.lesson;
+        v.index = -1;  // free exploring: the experiment stays
+        out.lesson = v;
+        out.numbers.emplace();
         return;
     }
     // The lesson's own link: its experiment (lesson_preset.hpp) and stage, through the one change path.
-    app_request(a, change::open(lesson_link(i + 1)), link_scope::lesson);
+    out.request = change::open(lesson_link(i + 1));
+    out.scope = link_scope::lesson;
+}
+
+void lesson_open(app& a, int i) {
+    frame_out out;
+    lesson_open(a, out, i);
+    frame_apply(a, out);
 }
 
 // [SECTION] helpers
 
 namespace {
 
-void number(app& a, const char* name, double v) { a.lesson.numbers.emplace_back(name, v); }
+// A number the view measured, for the page's hook and the text view.
+void number(frame_out& out, const char* name, double v) {
+    if (!out.numbers)
+        out.numbers.emplace();
+    out.numbers->emplace_back(name, v);
+}
+
+// The lesson's view as this frame asks for it so far.
+lesson_view& lesson_wants(const app& a, frame_out& out) {
+    if (!out.lesson)
+        out.lesson = static_cast<const lesson_view&>(a.lesson);
+    return *out.lesson;
+}
 
 std::string fmt(double x) {
     if (std::isnan(x))
@@ -156,7 +177,7 @@ class experiment_controls {
 
 // [SECTION] L1 soft lookup
 
-void view_lookup(app& a) {
+void view_lookup(const app& a, frame_out& out) {
     const int i = a.sel_row;
     const auto& tokens = a.model.tr.tokens;
     const lookup_measure& m =
@@ -171,35 +192,36 @@ void view_lookup(app& a) {
         int mode = int(a.model.exp.softmax == softmax_mode::argmax);
         float t = a.model.exp.temperature;
         bool changed = ImGui::RadioButton("softmax", &mode, 0);
-        mark_widget(a, "l1_softmax");
+        mark_widget(out, "l1_softmax");
         ImGui::SameLine();
         changed |= ImGui::RadioButton(tr("argmax (hard)", "argmax（硬）"), &mode, 1);
-        mark_widget(a, "l1_argmax");
+        mark_widget(out, "l1_argmax");
         if (!mode) {
             ImGui::SameLine();
             ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
             changed |= ImGui::SliderFloat(tr("temperature", "温度"), &t, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
         }
         if (changed)
-            apply(a, lesson_lookup_edit(a.model.exp, mode != 0, t));
+            request_experiment(out, lesson_lookup_edit(a.model.exp, mode != 0, t));
     }
     ImGui::Text("%s %.4f   %s %.4f   %s %.3f", tr("row sum", "行和"), m.row_sum, tr("largest weight", "最大权重"), m.max_weight,
                 tr("entropy", "熵"), m.entropy);
     ImGui::TextDisabled("%s", tr("The output row O(i) = Σ_j P(i,j)·V(j): see the Weights·V stage.",
                                  "输出行 O(i) = Σ_j P(i,j)·V(j)：见\"权重·V\"阶段。"));
-    number(a, "row_sum", m.row_sum);
-    number(a, "max_weight", m.max_weight);
-    number(a, "one_hot", m.one_hot ? 1 : 0);
-    number(a, "entropy", m.entropy);
+    number(out, "row_sum", m.row_sum);
+    number(out, "max_weight", m.max_weight);
+    number(out, "one_hot", m.one_hot ? 1 : 0);
+    number(out, "entropy", m.entropy);
 }
 
 // [SECTION] L2 why √d_k
 
-void view_sqrt_dk(app& a) {
+void view_sqrt_dk(const app& a, frame_out& out) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14.0f);
-    ImGui::SliderInt("d_k", &a.lesson.dk, 1, 1024, "%d", ImGuiSliderFlags_Logarithmic);
-    mark_slider(a, "l2_dk", "d_k");
-    const int dk = a.lesson.dk;
+    int dk = a.lesson.dk;
+    if (ImGui::SliderInt("d_k", &dk, 1, 1024, "%d", ImGuiSliderFlags_Logarithmic))
+        lesson_wants(a, out).dk = dk;
+    mark_slider(out, "l2_dk", "d_k");
     // Depends on d_k alone, not on the experiment.
     const sqrt_dk_measure& m = a.lesson.sqrt_dk.get(0, std::uint64_t(dk), [dk] { return measure_sqrt_dk(dk); });
     const dot_stats& stats = m.stats;
@@ -221,7 +243,7 @@ void view_sqrt_dk(app& a) {
     ImGui::PlotHistogram("##scaled", scaled_counts.data(), int(scaled_counts.size()), 0, nullptr, 0.0f, FLT_MAX, ImVec2(w, hgt));
     ImGui::TextDisabled("±4");
     ImGui::EndGroup();
-    mark_widget(a, "l2_hist");
+    mark_widget(out, "l2_hist");
     if (ImGui::BeginTable("l2", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
         ImGui::TableSetupColumn(tr("softmax over 8 keys", "8 个键上的 softmax"));
         ImGui::TableSetupColumn(tr("not scaled", "不缩放"));
@@ -240,18 +262,18 @@ void view_sqrt_dk(app& a) {
         }
         ImGui::EndTable();
     }
-    number(a, "dk", dk);
-    number(a, "std_raw", stats.std_raw);
-    number(a, "std_scaled", stats.std_scaled);
-    number(a, "entropy_raw", ent_raw);
-    number(a, "entropy_scaled", ent_scaled);
-    number(a, "jacobian_raw", jac_raw);
-    number(a, "jacobian_scaled", jac_scaled);
+    number(out, "dk", dk);
+    number(out, "std_raw", stats.std_raw);
+    number(out, "std_scaled", stats.std_scaled);
+    number(out, "entropy_raw", ent_raw);
+    number(out, "entropy_scaled", ent_scaled);
+    number(out, "jacobian_raw", jac_raw);
+    number(out, "jacobian_scaled", jac_scaled);
 }
 
 // [SECTION] L3 heads are subspaces
 
-void view_subspaces(app& a) {
+void view_subspaces(const app& a, frame_out& out) {
     const int d = a.model.exp.d_model;
     const subspace_measure& m =
         a.lesson.subspaces.get(a.model.version, 0, [&] { return measure_subspaces(a.model.exp, a.model.tr); });
@@ -273,11 +295,11 @@ void view_subspaces(app& a) {
         }
         ImGui::EndTable();
     }
-    number(a, "params_1", double(m.one_head.params));
-    number(a, "flops_1", double(m.one_head.flops_matmul));
-    number(a, "params_h", double(m.this_many.params));
-    number(a, "flops_h", double(m.this_many.flops_matmul));
-    mark_widget(a, "l3_table");
+    number(out, "params_1", double(m.one_head.params));
+    number(out, "flops_1", double(m.one_head.flops_matmul));
+    number(out, "params_h", double(m.this_many.params));
+    number(out, "flops_h", double(m.this_many.flops_matmul));
+    mark_widget(out, "l3_table");
     // The split on the real numbers: Q (n, d_model) → h blocks of d_k columns.
     ImGui::TextUnformatted(tr("Q (n, d_model) split by columns → (h, n, d_k):", "Q (n, d_model) 按列切分 → (h, n, d_k)："));
     const layer_trace& lt = a.model.tr.layers[0];
@@ -303,14 +325,14 @@ void view_subspaces(app& a) {
     if (m.specialised) {
         ImGui::Text("%s %.2f   %s %.2f", tr("head 0 → previous token:", "头 0 → 前一个词元："), m.prev_token_weight,
                     tr("head 1 → itself:", "头 1 → 自己："), m.self_weight);
-        number(a, "prev_token_weight", m.prev_token_weight);
-        number(a, "self_weight", m.self_weight);
+        number(out, "prev_token_weight", m.prev_token_weight);
+        number(out, "self_weight", m.self_weight);
     }
 }
 
 // [SECTION] L4 order needs positions
 
-void view_order(app& a) {
+void view_order(const app& a, frame_out& out) {
     {
         const experiment_controls controls(a);
         int pos = int(a.model.exp.pos);
@@ -321,10 +343,10 @@ void view_order(app& a) {
             ImGui::SameLine();
             if (ImGui::RadioButton(names[p], &pos, p))
                 changed = true;
-            mark_widget(a, (std::string("l4_pos") + std::to_string(p)).c_str());
+            mark_widget(out, (std::string("l4_pos") + std::to_string(p)).c_str());
         }
         if (changed)
-            apply(a, lesson_order_edit(a.model.exp, positional(pos)));
+            request_experiment(out, lesson_order_edit(a.model.exp, positional(pos)));
     }
 
     // The same tokens in reverse order, run side by side.
@@ -357,8 +379,8 @@ void view_order(app& a) {
                        same ? tr("Same outputs, token for token:", "逐词元输出相同：")
                             : tr("Order matters now — outputs differ by", "现在顺序有影响——输出相差"),
                        fmt(out_diff).c_str());
-    number(a, "reverse_output_diff", out_diff);
-    number(a, "reverse_weight_diff", w_diff);
+    number(out, "reverse_output_diff", out_diff);
+    number(out, "reverse_weight_diff", w_diff);
 
     if (a.model.exp.pos == positional::rope) {
         // RoPE: pair 0 of q_i and k_j as 2-D vectors, turned by position.
@@ -390,16 +412,16 @@ void view_order(app& a) {
         {
             const experiment_controls controls(a);
             if (ImGui::SliderInt(tr("shift both positions", "两个位置一起平移"), &shift, 0, 50))
-                apply(a, lesson_shift_edit(a.model.exp, shift));
-            mark_slider(a, "l4_shift", tr("shift both positions", "两个位置一起平移"));
+                request_experiment(out, lesson_shift_edit(a.model.exp, shift));
+            mark_slider(out, "l4_shift", tr("shift both positions", "两个位置一起平移"));
         }
         const rope_shift_measure& rm = a.lesson.rope.get(a.model.version, std::uint64_t(a.sel_row),
                                                          [&] { return measure_rope_shift(a.model.exp, a.model.tr, a.sel_row); });
         ImGui::Text("score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), fmt(rm.score).c_str());
         ImGui::Text("score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), fmt(rm.score_unshifted).c_str());
         ImGui::EndGroup();
-        number(a, "rope_score_shift_diff", rm.score_diff);
-        number(a, "rope_q_moved", rm.q_moved);
+        number(out, "rope_score_shift_diff", rm.score_diff);
+        number(out, "rope_q_moved", rm.q_moved);
     }
     if (a.model.exp.pos == positional::sinusoidal) {
         ImGui::SeparatorText(tr("sinusoidal encodings added to X", "加到 X 上的正弦位置编码"));
@@ -416,7 +438,7 @@ void view_order(app& a) {
 // [SECTION] L5 cost and its remedies
 
 // (a) The quadratic curve.
-void cost_curve(app& a) {
+void cost_curve(const app& a, frame_out& out) {
     const cost_measure& m = a.lesson.cost.get(a.model.version, 0, [&] { return measure_cost(a.model.exp); });
     ImGui::PlotLines("##cost", m.gflops.data(), int(m.gflops.size()), 0,
                      tr("score + weighted-sum GFLOPs, n = 256 … 8192", "打分 + 加权和 GFLOPs，n = 256 … 8192"), 0.0f, FLT_MAX,
@@ -425,31 +447,33 @@ void cost_curve(app& a) {
         ImGui::Text("4k → 128k tokens: 32× %s, %.0f× %s; %s %.1f GB %s", tr("length", "长度"), m.ratio_32x,
                     tr("score FLOPs", "打分 FLOPs"), tr("the n×n scores of one head:", "一个头的 n×n 分数："), m.gb_scores_128k,
                     "(fp32)");
-        number(a, "cost_ratio_32x", m.ratio_32x);
+        number(out, "cost_ratio_32x", m.ratio_32x);
     }
 }
 
 // (b) Tiled online softmax on head 0 of layer 0.
-void tile_stepper(app& a) {
+void tile_stepper(const app& a, frame_out& out) {
     ImGui::SeparatorText(tr("Tiled online softmax, tile by tile", "分块在线 softmax，一块一块来"));
     const int n = int(a.model.tr.tokens.size());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-    if (ImGui::SliderInt(tr("tile", "块大小"), &a.lesson.tile, 1, std::max(1, n)))
-        a.lesson.tile_step = 0;
-    const tiled_measure& m = a.lesson.tiled.get(a.model.version, std::uint64_t(a.lesson.tile),
-                                                [&] { return measure_tiled(a.model.exp, a.model.tr, a.lesson.tile); });
+    // The tile and the step this frame shows; a change is asked for at the end.
+    int tile = a.lesson.tile, step = step;
+    if (ImGui::SliderInt(tr("tile", "块大小"), &tile, 1, std::max(1, n)))
+        step = 0;
+    const tiled_measure& m =
+        a.lesson.tiled.get(a.model.version, std::uint64_t(tile), [&] { return measure_tiled(a.model.exp, a.model.tr, tile); });
     const std::vector<tiled_step>& steps = m.steps;
     const int total = int(steps.size());
-    a.lesson.tile_step = std::clamp(a.lesson.tile_step, 0, total);
+    step = std::clamp(step, 0, total);
     ImGui::SameLine();
-    if (ImGui::Button(tr("◀ step", "◀ 上一块")) && a.lesson.tile_step > 0)
-        --a.lesson.tile_step;
+    if (ImGui::Button(tr("◀ step", "◀ 上一块")) && step > 0)
+        --step;
     ImGui::SameLine();
-    if (ImGui::Button(tr("step ▶", "下一块 ▶")) && a.lesson.tile_step < total)
-        ++a.lesson.tile_step;
-    mark_widget(a, "l5_step");
+    if (ImGui::Button(tr("step ▶", "下一块 ▶")) && step < total)
+        ++step;
+    mark_widget(out, "l5_step");
     ImGui::SameLine();
-    ImGui::Text("%d / %d", a.lesson.tile_step, total);
+    ImGui::Text("%d / %d", step, total);
     // The score matrix as a grid of tiles: done, current, skipped (masked), to do.
     const float cell = std::clamp(ImGui::GetFontSize() * 8.0f / float(std::max(n, 1)), 4.0f, ImGui::GetFontSize() * 1.4f);
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -458,17 +482,17 @@ void tile_stepper(app& a) {
         const tiled_step& ts = steps[std::size_t(s)];
         const ImVec2 a0(p.x + float(ts.k0) * cell, p.y + float(ts.q0) * cell);
         const ImVec2 a1(a0.x + float(ts.k_rows) * cell - 1, a0.y + float(ts.q_rows) * cell - 1);
-        const ImU32 col = ts.skipped                    ? IM_COL32(60, 60, 60, 255)
-                          : s + 1 == a.lesson.tile_step ? IM_COL32(250, 200, 60, 255)
-                          : s < a.lesson.tile_step      ? IM_COL32(60, 150, 120, 255)
-                                                        : IM_COL32(45, 60, 80, 255);
+        const ImU32 col = ts.skipped      ? IM_COL32(60, 60, 60, 255)
+                          : s + 1 == step ? IM_COL32(250, 200, 60, 255)
+                          : s < step      ? IM_COL32(60, 150, 120, 255)
+                                          : IM_COL32(45, 60, 80, 255);
         dl->AddRectFilled(a0, a1, col);
     }
     ImGui::Dummy(ImVec2(float(n) * cell, float(n) * cell));
     ImGui::SameLine();
     ImGui::BeginGroup();
-    if (a.lesson.tile_step > 0) {
-        const tiled_step& ts = steps[std::size_t(a.lesson.tile_step - 1)];
+    if (step > 0) {
+        const tiled_step& ts = steps[std::size_t(step - 1)];
         ImGui::Text("%s %d–%d × %s %d–%d%s", tr("queries", "查询"), ts.q0, ts.q0 + ts.q_rows - 1, tr("keys", "键"), ts.k0,
                     ts.k0 + ts.k_rows - 1, ts.skipped ? tr("  (fully masked: skipped)", "（完全被掩码：跳过）") : "");
         if (ImGui::BeginTable("tile", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
@@ -496,15 +520,19 @@ void tile_stepper(app& a) {
     ImGui::Text("%s %zu B   %s %zu B", tr("working memory: tiled", "工作内存：分块"), m.tiled_bytes,
                 tr("plain (n²)", "普通（n²）"), m.plain_bytes);
     ImGui::EndGroup();
-    number(a, "tiled_max_diff", m.max_diff);
-    number(a, "tiled_steps", total);
-    number(a, "tile_step", a.lesson.tile_step);
-    number(a, "tiled_memory", double(m.tiled_bytes));
-    number(a, "plain_memory", double(m.plain_bytes));
+    number(out, "tiled_max_diff", m.max_diff);
+    number(out, "tiled_steps", total);
+    number(out, "tile_step", step);
+    if (tile != a.lesson.tile || step != a.lesson.tile_step) {
+        lesson_wants(a, out).tile = tile;
+        lesson_wants(a, out).tile_step = step;
+    }
+    number(out, "tiled_memory", double(m.tiled_bytes));
+    number(out, "plain_memory", double(m.plain_bytes));
 }
 
 // (c) Decoding with a KV cache.
-void decode_panel(app& a) {
+void decode_panel(const app& a, frame_out& out) {
     const int n = int(a.model.tr.tokens.size()), h = a.model.exp.heads;
     ImGui::SeparatorText(tr("Decoding with a KV cache", "用 KV 缓存解码"));
     int t = a.model.exp.decode;
@@ -512,8 +540,8 @@ void decode_panel(app& a) {
     {
         const experiment_controls controls(a);
         if (ImGui::SliderInt(tr("tokens decoded", "已解码词元"), &t, 1, n))
-            apply(a, lesson_decode_edit(a.model.exp, t));
-        mark_slider(a, "l5_decode", tr("tokens decoded", "已解码词元"));
+            request_experiment(out, lesson_decode_edit(a.model.exp, t));
+        mark_slider(out, "l5_decode", tr("tokens decoded", "已解码词元"));
     }
     const decode_measure& m = a.lesson.decode.get(a.model.version, 0, [&] { return measure_decode(a.model.exp, a.model.tr); });
     if (!m.active)
@@ -521,7 +549,7 @@ void decode_panel(app& a) {
     ImGui::Text("%s %d %s × %d KV %s; %s 1, %s %d", tr("cache:", "缓存："), m.cache_rows, tr("rows", "行"), a.model.exp.kv_heads,
                 tr("heads", "头"), tr("computed this step:", "本步新算："), tr("reused:", "复用："), m.cache_rows - 1);
     ImGui::Text("%s %s", tr("max |decoded − full causal pass| =", "最大 |解码 − 完整因果计算| ="), fmt(m.max_diff).c_str());
-    number(a, "decode_max_diff", m.max_diff);
+    number(out, "decode_max_diff", m.max_diff);
     for (int kv : {h, std::max(1, a.model.exp.kv_heads), 1}) {
         const double bytes = kv == h ? m.bytes_mha : kv == 1 ? m.bytes_mqa : m.bytes_gqa;
         ImGui::Text("%s (kv_heads %d): %.0f B %s",
@@ -530,32 +558,32 @@ void decode_panel(app& a) {
                               : "GQA",
                     kv, bytes, tr("of K and V read this step", "本步读取的 K、V 字节"));
     }
-    number(a, "bytes_mha", m.bytes_mha);
-    number(a, "bytes_gqa", m.bytes_gqa);
-    number(a, "bytes_mqa", m.bytes_mqa);
-    number(a, "bytes_read_step", m.bytes_read_step);
+    number(out, "bytes_mha", m.bytes_mha);
+    number(out, "bytes_gqa", m.bytes_gqa);
+    number(out, "bytes_mqa", m.bytes_mqa);
+    number(out, "bytes_read_step", m.bytes_read_step);
 }
 
-void view_cost(app& a) {
-    cost_curve(a);
-    tile_stepper(a);
-    decode_panel(a);
+void view_cost(const app& a, frame_out& out) {
+    cost_curve(a, out);
+    tile_stepper(a, out);
+    decode_panel(a, out);
 }
 
 // [SECTION] L6 the code
 
-void view_code(app& a) {
+void view_code(const app& a, frame_out& out) {
     ImGui::TextWrapped("%s", tr("The code panel on the right follows you: each stage lights the lines that compute it.",
                                 "右边的代码面板会跟着你：每个阶段都会点亮计算它的那几行。"));
-    number(a, "code_lines", double(numpy_code_lines().size()));
+    number(out, "code_lines", double(numpy_code_lines().size()));
     const auto [lo, hi] = stage_code_lines(a.current);
-    number(a, "lit_from", lo);
-    number(a, "lit_to", hi);
+    number(out, "lit_from", lo);
+    number(out, "lit_to", hi);
 }
 
 // [SECTION] L7 weights are not explanations
 
-void view_not_explanations(app& a) {
+void view_not_explanations(const app& a, frame_out& out) {
     const char* labels[] = {tr("two layers, random", "两层，随机"), tr("cancelling heads", "相互抵消的头"),
                             tr("attention sink", "注意力沉淀")};
     {
@@ -566,17 +594,17 @@ void view_not_explanations(app& a) {
             if (ImGui::Button(labels[i])) {
                 auto r = experiment_parse(lesson7_models()[std::size_t(i)]);
                 if (r.value)
-                    apply(a, *r.value);
+                    request_experiment(out, *r.value);
             }
-            mark_widget(a, (std::string("l7_preset") + std::to_string(i)).c_str());
+            mark_widget(out, (std::string("l7_preset") + std::to_string(i)).c_str());
         }
     }
     const bright_cell_measure& b =
         a.lesson.bright.get(a.model.version, 0, [&] { return measure_bright_cell(a.model.exp, a.model.tr); });
     ImGui::Text("%s (%d, %d) = %.2f → %s %.2f%%", tr("brightest cell of head 0", "头 0 最亮的格子"), b.row, b.col, b.weight,
                 tr("masking it changes the output by", "屏蔽它使输出改变"), b.effect * 100.0);
-    number(a, "bright_weight", b.weight);
-    number(a, "bright_effect", b.effect);
+    number(out, "bright_weight", b.weight);
+    number(out, "bright_effect", b.effect);
     if (a.model.exp.weights == weight_init::cancel) {
         const cancel_measure& c =
             a.lesson.cancel.get(a.model.version, 0, [&] { return measure_cancel(a.model.exp, a.model.tr); });
@@ -584,8 +612,8 @@ void view_not_explanations(app& a) {
                     tr("zero heads 0 and 1: ‖Δy‖ =", "把头 0 和 1 都置零：‖Δy‖ ="), c.delta_both);
         ImGui::TextDisabled(
             "%s", tr("Both maps are bright, yet together they contribute nothing.", "两张图都很亮，合起来却毫无贡献。"));
-        number(a, "cancel_delta_one", c.delta_one);
-        number(a, "cancel_delta_both", c.delta_both);
+        number(out, "cancel_delta_one", c.delta_one);
+        number(out, "cancel_delta_both", c.delta_both);
     }
     if (a.model.exp.weights == weight_init::sink) {
         const sink_measure m = measure_sink(a.model.exp, a.model.tr);
@@ -594,31 +622,31 @@ void view_not_explanations(app& a) {
             const experiment_controls controls(a);
             if (ImGui::Button(m.masked ? tr("Restore the sink", "恢复沉淀词元")
                                        : tr("Mask the sink (column 0)", "屏蔽沉淀词元（第 0 列）")))
-                apply(a, lesson_sink_edit(a.model.exp, int(a.model.tr.tokens.size())));
-            mark_widget(a, "l7_sink");
+                request_experiment(out, lesson_sink_edit(a.model.exp, int(a.model.tr.tokens.size())));
+            mark_widget(out, "l7_sink");
         }
-        number(a, "sink_weight", m.weight);
-        number(a, "sink_value_norm", m.value_norm);
+        number(out, "sink_weight", m.weight);
+        number(out, "sink_value_norm", m.value_norm);
     }
 }
 
 // [SECTION] L8 three classic bugs
 
-void view_bugs(app& a) {
+void view_bugs(const app& a, frame_out& out) {
     const experiment& e = a.model.exp;
     bool after = e.mask_at == mask_placement::after_softmax, no_max = e.softmax == softmax_mode::no_max, no_wo = !e.use_wo;
     {
         const experiment_controls controls(a);
         bool changed = ImGui::Checkbox(tr("mask after softmax", "softmax 之后再掩码"), &after);
-        mark_widget(a, "l8_after");
+        mark_widget(out, "l8_after");
         ImGui::SameLine();
         changed |= ImGui::Checkbox(tr("no x − max (in fp16)", "不减最大值（fp16）"), &no_max);
-        mark_widget(a, "l8_nomax");
+        mark_widget(out, "l8_nomax");
         ImGui::SameLine();
         changed |= ImGui::Checkbox(tr("forget W_O", "忘了 W_O"), &no_wo);
-        mark_widget(a, "l8_nowo");
+        mark_widget(out, "l8_nowo");
         if (changed)
-            apply(a, lesson_bugs_edit(e, after, no_max, no_wo));
+            request_experiment(out, lesson_bugs_edit(e, after, no_max, no_wo));
     }
     const bugs_measure& m = a.lesson.bugs.get(a.model.version, 0, [&] { return measure_bugs(e, a.model.tr); });
     ImGui::Text("%s %.4f   NaN: %d (%s %d)", tr("smallest row sum", "最小行和"), m.min_row_sum, m.nan_count,
@@ -636,14 +664,14 @@ void view_bugs(app& a) {
     opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(m.diff.cols + 6), 4.0f, ImGui::GetFontSize() * 1.4f);
     heatmap_draw(*a.heatmaps, "l8_diff", m.diff, opt);
     ImGui::Text("‖y‖ = %s   ‖y_correct‖ = %s", fmt(m.output_norm).c_str(), fmt(m.correct_output_norm).c_str());
-    number(a, "min_row_sum", m.min_row_sum);
-    number(a, "nan_count", m.nan_count);
-    number(a, "correct_nan_count", m.correct_nan_count);
-    number(a, "overflow_row", m.overflow_row);
-    number(a, "overflow_col", m.overflow_col);
-    number(a, "output_norm", m.output_norm);
-    number(a, "correct_output_norm", m.correct_output_norm);
-    number(a, "output_diff", m.output_diff);
+    number(out, "min_row_sum", m.min_row_sum);
+    number(out, "nan_count", m.nan_count);
+    number(out, "correct_nan_count", m.correct_nan_count);
+    number(out, "overflow_row", m.overflow_row);
+    number(out, "overflow_col", m.overflow_col);
+    number(out, "output_norm", m.output_norm);
+    number(out, "correct_output_norm", m.correct_output_norm);
+    number(out, "output_diff", m.output_diff);
 }
 
 }  // namespace
@@ -652,7 +680,7 @@ void view_bugs(app& a) {
 
 namespace {
 
-void lesson_list(app& a) {
+void lesson_list(const app& a, frame_out& out) {
     const auto& list = lessons();
     ImGui::TextUnformatted(tr("Lessons", "课程"));
     for (int i = 0; i < int(list.size()); ++i) {
@@ -661,29 +689,29 @@ void lesson_list(app& a) {
         if (on)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         if (ImGui::SmallButton(list[std::size_t(i)].id))
-            lesson_open(a, i);
+            lesson_open(a, out, i);
         if (on)
             ImGui::PopStyleColor();
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("%s", tr(list[std::size_t(i)].title_en, list[std::size_t(i)].title_zh));
-        mark_widget(a, (std::string("lesson") + std::to_string(i + 1)).c_str());
+        mark_widget(out, (std::string("lesson") + std::to_string(i + 1)).c_str());
     }
     ImGui::SameLine();
     if (ImGui::SmallButton(tr("explore", "自由探索")))
-        lesson_open(a, -1);
-    mark_widget(a, "explore");
+        lesson_open(a, out, -1);
+    mark_widget(out, "explore");
 }
 
 }  // namespace
 
-void panel_lesson(app& a) {
-    a.lesson.numbers.clear();
+void panel_lesson(const app& a, frame_out& out) {
+    out.numbers.emplace();  // what this frame's view measures
     const auto& list = lessons();
     // Opening a lesson replaces the experiment: not in a read-only link; an embed
     // shows only the open lesson's card.
     if (!a.options.embed) {
         const experiment_controls controls(a);
-        lesson_list(a);
+        lesson_list(a, out);
     }
     if (a.lesson.index < 0)
         return;
@@ -699,13 +727,13 @@ void panel_lesson(app& a) {
         ImGui::SameLine(ImGui::GetContentRegionMax().x - ImGui::GetFontSize() * 9.0f);
         ImGui::BeginDisabled(a.lesson.index == 0);
         if (ImGui::SmallButton(tr("◀ previous", "◀ 上一课")))
-            lesson_open(a, a.lesson.index - 1);
+            lesson_open(a, out, a.lesson.index - 1);
         ImGui::EndDisabled();
         ImGui::SameLine();
         ImGui::BeginDisabled(a.lesson.index + 1 >= int(list.size()));
         if (ImGui::SmallButton(tr("next ▶", "下一课 ▶")))
-            lesson_open(a, a.lesson.index + 1);
-        mark_widget(a, "lesson_next");
+            lesson_open(a, out, a.lesson.index + 1);
+        mark_widget(out, "lesson_next");
         ImGui::EndDisabled();
     }
     const lesson& shown = list[std::size_t(a.lesson.index)];  // previous/next may have just moved on from l
@@ -713,28 +741,28 @@ void panel_lesson(app& a) {
     ImGui::Separator();
     switch (a.lesson.index) {
         case 0:
-            view_lookup(a);
+            view_lookup(a, out);
             break;
         case 1:
-            view_sqrt_dk(a);
+            view_sqrt_dk(a, out);
             break;
         case 2:
-            view_subspaces(a);
+            view_subspaces(a, out);
             break;
         case 3:
-            view_order(a);
+            view_order(a, out);
             break;
         case 4:
-            view_cost(a);
+            view_cost(a, out);
             break;
         case 5:
-            view_code(a);
+            view_code(a, out);
             break;
         case 6:
-            view_not_explanations(a);
+            view_not_explanations(a, out);
             break;
         case 7:
-            view_bugs(a);
+            view_bugs(a, out);
             break;
         default:
             break;

@@ -25,33 +25,43 @@ struct lesson {
 
 const std::vector<lesson>& lessons();
 
+struct frame_out;
+
 // Opens lesson i (0-based: L1 is 0) at the start of the next frame, as the link
 // lesson_link(i + 1) would (its experiment and stage, an undo step); -1 leaves
-// the lessons (free exploring) at once, keeping the experiment.
+// the lessons (free exploring) at once, keeping the experiment. The first form
+// is a panel's request; the second a door outside the frame (tests, hooks).
+void lesson_open(const app& a, frame_out& out, int i);
 void lesson_open(app& a, int i);
 
 // The current lesson's card and view, drawn at the top of the centre panel.
-void panel_lesson(app& a);
+void panel_lesson(const app& a, frame_out& out);
 
-// Lesson-local state, kept in the app.
-struct lesson_state {
+// What a lesson shows, apart from the experiment: a panel asks for a new one
+// through frame_out::lesson.
+struct lesson_view {
     int index = -1;     // -1: no lesson
     int dk = 64;        // L2: d_k of the dot-product experiment
     int tile = 2;       // L5: tile edge of the online-softmax stepper
     int tile_step = 0;  // L5: how many tile steps are done
     int decode_t = 4;   // L5: tokens decoded so far
-    // What the views measure (measure_lessons.hpp), by the experiment's version.
-    version_cache<lookup_measure> lookup;
-    version_cache<sqrt_dk_measure> sqrt_dk;
-    version_cache<subspace_measure> subspaces;
-    version_cache<order_measure> order;
-    version_cache<rope_shift_measure> rope;
-    version_cache<cost_measure> cost;
-    version_cache<tiled_measure> tiled;
-    version_cache<decode_measure> decode;
-    version_cache<bright_cell_measure> bright;
-    version_cache<cancel_measure> cancel;
-    version_cache<bugs_measure> bugs;
+};
+
+// Lesson-local state, kept in the app.
+struct lesson_state : lesson_view {
+    // What the views measure (measure_lessons.hpp), by the experiment's version:
+    // memos, filled while a view draws from a const app.
+    mutable version_cache<lookup_measure> lookup;
+    mutable version_cache<sqrt_dk_measure> sqrt_dk;
+    mutable version_cache<subspace_measure> subspaces;
+    mutable version_cache<order_measure> order;
+    mutable version_cache<rope_shift_measure> rope;
+    mutable version_cache<cost_measure> cost;
+    mutable version_cache<tiled_measure> tiled;
+    mutable version_cache<decode_measure> decode;
+    mutable version_cache<bright_cell_measure> bright;
+    mutable version_cache<cancel_measure> cancel;
+    mutable version_cache<bugs_measure> bugs;
     // The numbers the current view measured this frame, for the page's JS hook.
     std::vector<std::pair<std::string, double>> numbers;
 };

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "edit.hpp"
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
@@ -14,15 +15,15 @@ namespace attn::ui {
 
 namespace {
 
-void stepper(app& a) {
+void stepper(const app& a, frame_out& out) {
     ImGui::BeginDisabled(int(a.current) == 0);
     if (ImGui::ArrowButton("prev", ImGuiDir_Left)) {
         int s = int(a.current) - 1;
         while (s > 0 && !stage_applies(stage(s), a.model.exp))
             --s;
-        a.current = stage(s);
+        out.show = stage(s);
     }
-    mark_widget(a, "prev");
+    mark_widget(out, "prev");
     ImGui::EndDisabled();
     ImGui::SameLine();
     for (int s = 0; s < stage_count; ++s) {
@@ -33,12 +34,12 @@ void stepper(app& a) {
         if (on)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         if (ImGui::Button(stage_name(stage(s))))
-            a.current = stage(s);
+            out.show = stage(s);
         if (on)
             ImGui::PopStyleColor();
         char name[16];
         std::snprintf(name, sizeof name, "stage%d", s);
-        mark_widget(a, name);
+        mark_widget(out, name);
         ImGui::PopID();
         ImGui::SameLine();
         if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 8.0f)
@@ -49,9 +50,9 @@ void stepper(app& a) {
         int s = int(a.current) + 1;
         while (s < stage_count - 1 && !stage_applies(stage(s), a.model.exp))
             ++s;
-        a.current = stage(s);
+        out.show = stage(s);
     }
-    mark_widget(a, "next");
+    mark_widget(out, "next");
     ImGui::EndDisabled();
 }
 
@@ -63,7 +64,8 @@ const std::vector<std::string>& index_labels(int n) {
     return labels;
 }
 
-void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell, const std::vector<std::string>& feature_rows) {
+void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index, int head, float cell,
+                 const std::vector<std::string>& feature_rows) {
     const auto& tokens = a.model.tr.tokens;
     const bool token_rows = stage_matrix_token_rows(sm, int(tokens.size()));
     heatmap_options opt;
@@ -97,36 +99,30 @@ void draw_matrix(app& a, const stage_matrix& sm, int index, int head, float cell
         std::snprintf(name, sizeof name, "grid_head%d", head);
     else
         std::snprintf(name, sizeof name, "grid_map%d", index);
-    a.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1});
+    out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1});
     if (r.hovered_row >= 0)
-        a.hovered = cell_ref{a.current, index, head, r.hovered_row, r.hovered_col};
+        out.hover = cell_ref{a.current, index, head, r.hovered_row, r.hovered_col};
     if (r.clicked_row >= 0) {
-        a.selected = cell_ref{a.current, index, head, r.clicked_row, r.clicked_col};
+        out.select = cell_ref{a.current, index, head, r.clicked_row, r.clicked_col};
         if (token_rows)
-            a.sel_row = r.clicked_row;
-        if (a.current == stage::weights && !a.options.readonly) {
-            // A click on a softmax cell masks (or unmasks) that one edge.
-            experiment next = a.model.exp;
-            const masked_edge edge{a.layer, head, r.clicked_row, r.clicked_col};
-            const auto it = std::find(next.edges.begin(), next.edges.end(), edge);
-            if (it != next.edges.end())
-                next.edges.erase(it);
-            else
-                next.edges.push_back(edge);
-            apply(a, next);
-        }
+            out.row = r.clicked_row;
+        // A click on a softmax cell masks (or unmasks) that one edge.
+        if (a.current == stage::weights && !a.options.readonly)
+            request_experiment(out, edit_toggle_edge(a.model.exp, masked_edge{a.layer, head, r.clicked_row, r.clicked_col}));
     }
 }
 
 }  // namespace
 
-void panel_pipeline(app& a) {
+void panel_pipeline(const app& a, frame_out& out) {
     if (!a.options.hides(view_panel::stepper))
-        stepper(a);
+        stepper(a, out);
     if (a.model.exp.layers > 1) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
-        ImGui::SliderInt(tr("layer", "层"), &a.layer, 0, a.model.exp.layers - 1);
-        mark_widget(a, "layer");
+        int layer = a.layer;
+        if (ImGui::SliderInt(tr("layer", "层"), &layer, 0, a.model.exp.layers - 1))
+            out.layer = layer;
+        mark_widget(out, "layer");
     }
     ImGui::TextWrapped("%s", stage_explain(a.current));
     ImGui::TextDisabled("%s", stage_formula(a.current));
@@ -136,7 +132,7 @@ void panel_pipeline(app& a) {
     const int h = a.model.exp.heads;
     const float font = ImGui::GetFontSize();
     const float avail = ImGui::GetContentRegionAvail().x;
-    a.hovered = cell_ref{};
+    out.hover = cell_ref{};  // unless a map says otherwise below
     const std::vector<std::string>& feature_rows = index_labels(std::max(a.model.exp.d_model * 4, n));
 
     if (stage_per_head(a.current)) {
@@ -165,24 +161,16 @@ void panel_pipeline(app& a) {
             ImGui::BeginDisabled(a.options.readonly);
             const bool zero_clicked = ImGui::Checkbox(tr("zero", "置零"), &zero);
             ImGui::EndDisabled();
-            if (zero_clicked) {
-                experiment next = a.model.exp;
-                const ablated_head which{a.layer, hi};
-                const auto it = std::find(next.ablate.begin(), next.ablate.end(), which);
-                if (it != next.ablate.end())
-                    next.ablate.erase(it);
-                else
-                    next.ablate.push_back(which);
-                apply(a, next);
-            }
+            if (zero_clicked)
+                request_experiment(out, edit_toggle_ablation(a.model.exp, ablated_head{a.layer, hi}));
             char name[24];
             std::snprintf(name, sizeof name, "zero_head%d", hi);
-            mark_widget(a, name);
+            mark_widget(out, name);
             const auto mats = stage_matrices(a.current, a.model.tr, a.layer, hi);
             for (std::size_t k = 0; k < mats.size(); ++k) {
-                draw_matrix(a, mats[k], int(k), hi, cell, feature_rows);
+                draw_matrix(a, out, mats[k], int(k), hi, cell, feature_rows);
                 std::snprintf(name, sizeof name, "map_head%d", hi);
-                mark_widget(a, name);
+                mark_widget(out, name);
             }
             ImGui::PopID();
             ImGui::EndGroup();
@@ -201,10 +189,10 @@ void panel_pipeline(app& a) {
         if (sm.editable && ImGui::IsItemHovered())
             ImGui::SetTooltip("%s", tr("Editable: click a cell, then drag or type its value in the inspector.",
                                        "可编辑：点击格子，然后在检查器里拖动或输入它的值。"));
-        draw_matrix(a, sm, int(k), 0, cell, feature_rows);
+        draw_matrix(a, out, sm, int(k), 0, cell, feature_rows);
         char name[24];
         std::snprintf(name, sizeof name, "map%zu", k);
-        mark_widget(a, name);
+        mark_widget(out, name);
         ImGui::EndGroup();
         if (k % 2 == 0 && k + 1 < mats.size() && ImGui::GetItemRectSize().x * 2 <= avail)
             ImGui::SameLine();

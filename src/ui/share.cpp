@@ -192,16 +192,16 @@ float share_menu_width() {
     return ImGui::CalcTextSize(tr("Share", "分享")).x + ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetStyle().ItemSpacing.x;
 }
 
-void share_menu(app& a) {
+void share_menu(const app&, frame_out& out) {
     if (ImGui::Button(tr("Share", "分享")))
         ImGui::OpenPopup("share_popup");
-    mark_widget(a, "share");
+    mark_widget(out, "share");
     if (!ImGui::BeginPopup("share_popup"))
         return;
-    auto item = [&a](const char* label, const char* name, share_action action) {
+    auto item = [&out](const char* label, const char* name, share_action action) {
         if (ImGui::Selectable(label))
-            a.requests.push_back(action);
-        mark_widget(a, name);
+            out.share.push_back(action);
+        mark_widget(out, name);
     };
     item(tr("Copy link", "复制链接"), "share_copy_link", share_action::copy_link);
     item(tr("Copy embed code", "复制嵌入代码"), "share_copy_embed", share_action::copy_embed);
@@ -213,16 +213,16 @@ void share_menu(app& a) {
     ImGui::EndPopup();
 }
 
-void embed_bar(app& a) {
+void embed_bar(const app&, frame_out& out) {
     const char* label = tr("Open in the full playground ↗", "在完整的演练场中打开 ↗");
     const float w = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w));
     if (ImGui::SmallButton(label))
-        a.requests.push_back(share_action::open_full);
-    mark_widget(a, "open_full");
+        out.share.push_back(share_action::open_full);
+    mark_widget(out, "open_full");
 }
 
-void banner(app& a) {
+void banner(const app& a, frame_out& out) {
     if (a.errors.empty() && a.notice.empty())
         return;
     const bool error = !a.errors.empty();
@@ -243,13 +243,11 @@ void banner(app& a) {
         ImGui::TextUnformatted(a.notice.c_str());
     }
     ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - font * 1.6f, ImGui::GetStyle().WindowPadding.y));
-    if (ImGui::SmallButton("×")) {
-        a.errors.clear();
-        a.notice.clear();
-    }
-    mark_widget(a, "banner_close");
+    if (ImGui::SmallButton("×"))
+        out.dismiss_banner = true;
+    mark_widget(out, "banner_close");
     ImGui::EndChild();
-    mark_widget(a, "banner");
+    mark_widget(out, "banner");
     ImGui::PopStyleColor(2);
 }
 

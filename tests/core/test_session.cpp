@@ -3,6 +3,7 @@
 // door of the playground relies on.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "edit.hpp"
@@ -10,6 +11,7 @@
 #include "link.hpp"
 #include "session.hpp"
 #include "stage.hpp"
+#include "tokenize.hpp"
 
 using namespace attn;
 
@@ -253,4 +255,34 @@ TEST_CASE("editing rules: what a control changes keeps the experiment valid and 
     CHECK(edit_mask(edit_mask(e, mask_kind::padding), mask_kind::causal).pad == 0);
     const experiment c = edit_clear_interventions(e);
     CHECK((c.ablate.empty() && c.edges.empty() && c.edits.empty()));
+}
+
+TEST_CASE("editing rules of the maps and the sentence: a click toggles, a typed number replaces, a new sentence drops") {
+    const experiment e = parsed("v=1&text=a%20b%20c&ablate=0.1&edges=0.0.1.0&edits=x.0.0:1");
+    const masked_edge edge{0, 0, 2, 1};
+    const experiment masked = edit_toggle_edge(e, edge);
+    CHECK(masked.edges.size() == 2);
+    CHECK(edit_toggle_edge(masked, edge).edges == e.edges);  // a second click unmasks
+    const experiment zeroed = edit_toggle_ablation(e, ablated_head{0, 0});
+    CHECK(zeroed.ablate.size() == 2);
+    CHECK(edit_toggle_ablation(zeroed, ablated_head{0, 0}).ablate == e.ablate);
+    const experiment typed = edit_value(e, value_edit{edit_target::x, 0, 0, 0, 2.5f});
+    REQUIRE(typed.edits.size() == 1);  // the same cell: replaced, not added
+    CHECK(typed.edits[0].value == 2.5f);
+    CHECK(edit_value(e, value_edit{edit_target::w_q, 0, 1, 1, 0.5f}).edits.size() == 2);
+    const experiment t = edit_text(e, "x y");
+    CHECK(t.text == "x y");
+    CHECK((t.edges.empty() && t.edits.empty() && t.decode == 0 && t.pad == 0));
+    CHECK(t.ablate == e.ablate);  // a head is not a token position
+    const std::vector<std::string> tokens{"a", "b", "c"};
+    const experiment s1 = edit_shuffle_tokens(e, tokens, 1);
+    CHECK(s1.text == edit_shuffle_tokens(e, tokens, 1).text);  // the same draw, the same order
+    std::vector<std::string> words = tokenize(s1.text);
+    std::sort(words.begin(), words.end());
+    CHECK(words == tokens);
+    for (std::uint64_t draw = 0; draw < 20; ++draw)  // never the order it had
+        CHECK(edit_shuffle_tokens(e, tokens, draw).text != "a b c");
+    CHECK((s1.edges.empty() && s1.edits.empty()));
+    for (const experiment& x : {masked, zeroed, typed, t, s1})
+        CHECK(experiment_validate(x).empty());
 }

@@ -1,6 +1,6 @@
 // The whole UI drawn in a headless ImGui context (no window and no GPU: the
 // heatmaps fall back to rectangles). What a browser test can only catch by
-// luck is checked here every time: a change a control asks for (apply) becomes
+// luck is checked here every time: a change a control asks for (frame_out) becomes
 // current at the start of the next frame, never while the views of this frame
 // still hold references into the trace it would replace.
 #include <doctest/doctest.h>
@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "app.hpp"
+#include "edit.hpp"
 #include "heatmap.hpp"
 #include "lessons.hpp"
 #include "panels.hpp"
@@ -87,7 +89,7 @@ TEST_CASE("a control's change waits for the next frame, then recomputes once") {
     experiment next = a.model.exp;
     next.pos = positional::rope;
     next.pos_offset = offset + 7;
-    ui::apply(a, next);
+    ui::app_request(a, change::set(next));
     CHECK(a.model.version == version);  // the trace the views are drawing from is untouched
     CHECK(a.model.exp.pos_offset == offset);
     frame(a);
@@ -111,7 +113,7 @@ TEST_CASE("every lesson view draws frame after frame while its experiment change
             experiment next = a.model.exp;
             next.pos = k % 2 ? positional::rope : positional::none;
             next.pos_offset = k;
-            ui::apply(a, next);
+            ui::app_request(a, change::set(next));
             frame(a);
             CHECK(a.model.exp.pos_offset == k);
         }
@@ -178,4 +180,44 @@ TEST_CASE("a costly change first draws a frame that says it is computing, then r
     CHECK(a.model.traced_version == a.model.version);
     CHECK(a.notice.empty());
     CHECK(a.model.tr.tokens.size() == std::size_t(experiment_limits::max_tokens));
+}
+
+TEST_CASE("a panel reads the app and asks: its experiment waits for the next frame, its view applies at once") {
+    // Every panel has this shape: it cannot change the app while it draws.
+    static_assert(std::is_same_v<decltype(&ui::panel_pipeline), void (*)(const ui::app&, ui::frame_out&)>);
+    static_assert(std::is_same_v<decltype(&ui::panel_controls), void (*)(const ui::app&, ui::frame_out&)>);
+    static_assert(std::is_same_v<decltype(&ui::panel_inspector), void (*)(const ui::app&, ui::frame_out&)>);
+    static_assert(std::is_same_v<decltype(&ui::panel_lesson), void (*)(const ui::app&, ui::frame_out&)>);
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    frame(a);
+    const auto version = a.model.version;
+    ui::frame_out out;
+    out.request = change::set(edit_toggle_ablation(a.model.exp, ablated_head{0, 0}));
+    out.show = stage::scores;
+    out.row = 1;
+    out.widgets.push_back({"probe", 0, 0, 1, 1});
+    ui::frame_apply(a, out);
+    CHECK(a.current == stage::scores);  // the view: at once
+    CHECK(a.sel_row == 1);
+    CHECK(a.widgets.back().name == "probe");
+    CHECK(a.model.version == version);  // the experiment: queued for the one change path
+    CHECK(a.pending.has_value());
+    frame(a);
+    CHECK(a.model.version == version + 1);
+    CHECK(a.model.exp.ablate.size() == 1);
+    CHECK(a.model.undo.size() == 1);  // one undo step, like any other change
+
+    // A read-only link: the panel's experiment is refused, the view still moves.
+    REQUIRE(ui::app_open_link(a, "v=1&view.readonly=1"));
+    frame(a);
+    const auto ro_version = a.model.version;
+    ui::frame_out ro;
+    ro.request = change::set(edit_toggle_ablation(a.model.exp, ablated_head{0, 0}));
+    ro.show = stage::masked;
+    ui::frame_apply(a, ro);
+    frame(a);
+    CHECK(a.model.version == ro_version);
+    CHECK(a.current == stage::masked);
 }
