@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 #include "experiment.hpp"
 #include "text_util.hpp"
@@ -71,6 +72,86 @@ std::string float_problem(const std::string& v, float& x, float lo, float hi) {
     return "";
 }
 
+// [SECTION] the recipe's keys: one table drives the parser, the writer and the range checks
+
+// A recipe key: how its text is read into the settings (returns "" or what is
+// wrong with it), how it is written, and what is wrong with a value built in
+// code rather than parsed ("" when nothing).
+struct recipe_field {
+    const char* key;
+    std::function<std::string(train_settings&, const std::string&)> parse;
+    std::function<std::string(const train_settings&)> format;
+    std::function<std::string(const train_settings&)> check;
+};
+
+template <class Int>
+recipe_field int_field(const char* key, Int train_settings::*field, long long lo, long long hi) {
+    return {key,
+            [field, lo, hi](train_settings& t, const std::string& v) {
+                long long x = 0;
+                std::string problem = int_problem(v, x, lo, hi);
+                if (problem.empty())
+                    t.*field = Int(x);
+                return problem;
+            },
+            [field](const train_settings& t) { return std::to_string(t.*field); },
+            [field, lo, hi](const train_settings& t) {
+                const long long x = t.*field;
+                return x >= lo && x <= hi ? std::string()
+                                          : "must be between " + std::to_string(lo) + " and " + std::to_string(hi);
+            }};
+}
+
+recipe_field float_field(const char* key, float train_settings::*field, float lo, float hi) {
+    return {key, [field, lo, hi](train_settings& t, const std::string& v) { return float_problem(v, t.*field, lo, hi); },
+            [field](const train_settings& t) { return write_float(t.*field); },
+            [field, lo, hi](const train_settings& t) {
+                const float x = t.*field;
+                return std::isfinite(x) && x >= lo && x <= hi
+                           ? std::string()
+                           : "must be a number between " + write_float(lo) + " and " + write_float(hi);
+            }};
+}
+
+const std::vector<recipe_field>& recipe_fields() {
+    using L = train_limits;
+    using t = train_settings;
+    static const std::vector<recipe_field> fields = {
+        {"train",
+         [](train_settings& s, const std::string& v) -> std::string {
+             for (const auto& n : task_names)
+                 if (v == n.name) {
+                     s.task = n.task;
+                     return "";
+                 }
+             return "must be 'none', 'induction', 'copy_offset', 'reverse', 'sort' or 'previous', not " + quoted(v);
+         },
+         [](const train_settings& s) -> std::string { return train_task_name(s.task); },
+         [](const train_settings&) { return std::string(); }},
+        int_field("steps", &t::steps, 0, L::max_steps),
+        float_field("lr", &t::lr, 0.0f, L::max_lr),
+        int_field("batch", &t::batch, 1, L::max_batch),
+        int_field("seq", &t::seq, L::min_seq, L::max_seq),
+        int_field("vocab", &t::vocab, L::min_vocab, L::max_vocab),
+        int_field("train_seed", &t::train_seed, 0, 4294967295ll),
+        int_field("warmup", &t::warmup, 0, L::max_steps),
+        float_field("wd", &t::wd, 0.0f, 1.0f),
+        float_field("clip", &t::clip, 0.0f, 1e6f),  // 0 turns it off
+        {"sched",
+         [](train_settings& s, const std::string& v) -> std::string {
+             if (v != "const" && v != "cosine")
+                 return "must be 'const' or 'cosine', not " + quoted(v);
+             s.sched = v == "const" ? lr_schedule::constant : lr_schedule::cosine;
+             return "";
+         },
+         [](const train_settings& s) -> std::string { return s.sched == lr_schedule::constant ? "const" : "cosine"; },
+         [](const train_settings&) { return std::string(); }},
+        // Its relation to seq is checked by recipe_validate.
+        int_field("offset", &t::offset, 1, L::max_seq - 1),
+    };
+    return fields;
+}
+
 }  // namespace
 
 const char* train_task_name(train_task t) {
@@ -84,71 +165,19 @@ std::string recipe_to_text(const train_settings& t) {
     if (t.task == train_task::none)
         return "";
     std::string s;
-    auto put = [&s](const char* key, const std::string& value) { s += std::string("&") + key + "=" + value; };
-    put("train", train_task_name(t.task));
-    put("steps", std::to_string(t.steps));
-    put("lr", write_float(t.lr));
-    put("batch", std::to_string(t.batch));
-    put("seq", std::to_string(t.seq));
-    put("vocab", std::to_string(t.vocab));
-    put("train_seed", std::to_string(t.train_seed));
-    put("warmup", std::to_string(t.warmup));
-    put("wd", write_float(t.wd));
-    put("clip", write_float(t.clip));
-    put("sched", t.sched == lr_schedule::constant ? "const" : "cosine");
-    put("offset", std::to_string(t.offset));
+    for (const recipe_field& f : recipe_fields())
+        s += std::string("&") + f.key + "=" + f.format(t);
     return s;
 }
 
 bool recipe_parse_key(const std::string& key, const std::string& v, train_settings& t, std::string& problem) {
-    using L = train_limits;
-    long long x = 0;
     problem.clear();
-    auto as_int = [&](int& field, long long lo, long long hi) {
-        problem = int_problem(v, x, lo, hi);
-        if (problem.empty())
-            field = int(x);
-    };
-    if (key == "train") {
-        bool found = false;
-        for (const auto& n : task_names)
-            if (v == n.name) {
-                t.task = n.task;
-                found = true;
-            }
-        if (!found)
-            problem = "must be 'none', 'induction', 'copy_offset', 'reverse', 'sort' or 'previous', not " + quoted(v);
-    } else if (key == "steps") {
-        as_int(t.steps, 0, L::max_steps);
-    } else if (key == "lr") {
-        problem = float_problem(v, t.lr, 0.0f, L::max_lr);
-    } else if (key == "batch") {
-        as_int(t.batch, 1, L::max_batch);
-    } else if (key == "seq") {
-        as_int(t.seq, L::min_seq, L::max_seq);
-    } else if (key == "vocab") {
-        as_int(t.vocab, L::min_vocab, L::max_vocab);
-    } else if (key == "train_seed") {
-        problem = int_problem(v, x, 0, 4294967295ll);
-        if (problem.empty())
-            t.train_seed = std::uint32_t(x);
-    } else if (key == "warmup") {
-        as_int(t.warmup, 0, L::max_steps);
-    } else if (key == "wd") {
-        problem = float_problem(v, t.wd, 0.0f, 1.0f);
-    } else if (key == "clip") {
-        problem = float_problem(v, t.clip, 0.0f, 1e6f);
-    } else if (key == "sched") {
-        if (v == "const" || v == "cosine")
-            t.sched = v == "const" ? lr_schedule::constant : lr_schedule::cosine;
-        else
-            problem = "must be 'const' or 'cosine', not " + quoted(v);
-    } else if (key == "offset") {
-        as_int(t.offset, 1, L::max_seq - 1);
-    } else {
-        return false;
-    }
-    return true;
+    for (const recipe_field& f : recipe_fields())
+        if (key == f.key) {
+            problem = f.parse(t, v);
+            return true;
+        }
+    return false;
 }
 
 std::vector<std::string> recipe_validate(const experiment& e) {
@@ -162,24 +191,10 @@ std::vector<std::string> recipe_validate(const experiment& e) {
         return errors;
     }
     auto err = [&errors](std::string m) { errors.push_back(std::move(m)); };
-    using L = train_limits;
     // Ranges again, for an experiment built in code rather than parsed.
-    if (t.steps < 0 || t.steps > L::max_steps)
-        err("steps must be between 0 and " + std::to_string(L::max_steps));
-    if (!(std::isfinite(t.lr) && t.lr >= 0.0f && t.lr <= L::max_lr))
-        err("lr must be a number between 0 and " + write_float(L::max_lr));
-    if (t.batch < 1 || t.batch > L::max_batch)
-        err("batch must be between 1 and " + std::to_string(L::max_batch));
-    if (t.seq < L::min_seq || t.seq > L::max_seq)
-        err("seq must be between " + std::to_string(L::min_seq) + " and " + std::to_string(L::max_seq));
-    if (t.vocab < L::min_vocab || t.vocab > L::max_vocab)
-        err("vocab must be between " + std::to_string(L::min_vocab) + " and " + std::to_string(L::max_vocab));
-    if (t.warmup < 0 || t.warmup > L::max_steps)
-        err("warmup must be between 0 and " + std::to_string(L::max_steps));
-    if (!(std::isfinite(t.wd) && t.wd >= 0.0f && t.wd <= 1.0f))
-        err("wd must be between 0 and 1");
-    if (!(std::isfinite(t.clip) && t.clip >= 0.0f))
-        err("clip must be 0 (off) or a positive number");
+    for (const recipe_field& f : recipe_fields())
+        if (const std::string problem = f.check(t); !problem.empty())
+            err(std::string(f.key) + " " + problem);
     if (t.task == train_task::copy_offset && (t.offset < 1 || t.offset >= t.seq))
         err("offset must be between 1 and seq - 1 (" + std::to_string(t.seq - 1) + ")");
     if (t.task == train_task::induction && (t.vocab < 8 || t.seq < 8))

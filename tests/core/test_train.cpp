@@ -401,6 +401,19 @@ TEST_CASE("recipe keys: written only with a task, round trips, plain rejections"
     CHECK(errors_of("v=1&train=copy_offset&seq=8&offset=8").find("offset must be between 1 and seq - 1") != std::string::npos);
     CHECK(errors_of("v=1&steps=5").find("training keys (steps, lr, ...) need train=<task>") != std::string::npos);
     CHECK(errors_of("v=1&pos=learned").find("pos=learned needs a training recipe") != std::string::npos);
+    {
+        // A recipe built in code is checked against the same table's ranges.
+        experiment coded = lesson_like(train_task::induction);
+        coded.train.steps = -1;
+        coded.train.clip = std::numeric_limits<float>::quiet_NaN();
+        coded.train.train_seed = 7;  // any 32-bit seed is fine
+        std::string all;
+        for (const auto& m : experiment_validate(coded))
+            all += m + "\n";
+        CHECK(all.find("steps must be between 0 and 20000") != std::string::npos);
+        CHECK(all.find("clip must be a number between 0 and 1000000") != std::string::npos);
+        CHECK(all.find("train_seed") == std::string::npos);
+    }
     CHECK(errors_of("v=1&train=induction&d_model=256&layers=4&block=full&batch=256&seq=128").find("MB; the limit is") ==
           std::string::npos);  // parsing passes; train_init refuses before allocating:
     experiment big = lesson_like(train_task::induction);
