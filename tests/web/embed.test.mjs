@@ -74,20 +74,33 @@ test('blog.html: three live embeds, no errors, no foreign requests, each its own
   }
 });
 
-// From the blog page: post `message` to frame `index` and collect what the frame
-// sends back for `ms` milliseconds.
-async function exchange(page, index, message, ms = 1500) {
-  return page.evaluate(async ({ index, message, ms }) => {
+// From the blog page: post `message` to frame `index`, then an attn:get as a
+// sentinel, and collect what the frame sends back until the sentinel's answer
+// (the frame answers in order, at once) and, with `until`, a message of that
+// type (attn:changed comes when the app publishes). No fixed wait: a message
+// that gets no answer has had none by the time the sentinel's comes back.
+async function exchange(page, index, message, until = null) {
+  return page.evaluate(({ index, message, until }) => new Promise((resolve) => {
     const frame = document.querySelectorAll('iframe.attn')[index].contentWindow;
     const heard = [];
+    const states = message && message.type === 'attn:get' ? 2 : 1;  // the sentinel's answer is the last attn:state
+    let sentinel = false;
+    const finish = () => {
+      if (!sentinel || (until && !heard.some((m) => m.data && m.data.type === until))) return;
+      window.removeEventListener('message', listen);
+      resolve(heard);
+    };
     // attn:resize comes whenever the content's height changes, not in answer to anything (a11y.test.mjs checks it).
-    const listen = (e) => { if (e.source === frame && !(e.data && e.data.type === 'attn:resize')) heard.push({ origin: e.origin, data: e.data }); };
+    const listen = (e) => {
+      if (e.source !== frame || (e.data && e.data.type === 'attn:resize')) return;
+      if (e.data && e.data.type === 'attn:state' && heard.filter((m) => m.data.type === 'attn:state').length + 1 === states) sentinel = true;
+      else heard.push({ origin: e.origin, data: e.data });
+      finish();
+    };
     window.addEventListener('message', listen);
     frame.postMessage(message, location.origin);
-    await new Promise((r) => setTimeout(r, ms));
-    window.removeEventListener('message', listen);
-    return heard;
-  }, { index, message, ms });
+    frame.postMessage({ type: 'attn:get' }, location.origin);
+  }), { index, message, until });
 }
 
 test('postMessage: attn:set changes the frame and the host hears attn:changed; bad messages change nothing', async () => {
@@ -98,14 +111,14 @@ test('postMessage: attn:set changes the frame and the host hears attn:changed; b
     const experiment = () => f.evaluate(() => window.attn.experiment());
     const origin = new URL(suite.server.url).origin;
 
-    const got = await exchange(page, 1, { type: 'attn:set', link: 'v=1&text=one%20two%20three&heads=4&mask=none' });
+    const got = await exchange(page, 1, { type: 'attn:set', link: 'v=1&text=one%20two%20three&heads=4&mask=none' }, 'attn:changed');
     assert.match(await experiment(), /text=one%20two%20three&.*heads=4.*mask=none/);
     const changed = got.filter((m) => m.data.type === 'attn:changed');
     assert.ok(changed.length >= 1, 'the host heard attn:changed: ' + JSON.stringify(got));
     assert.match(changed.at(-1).data.link, /heads=4.*mask=none/);
     assert.equal(changed.at(-1).origin, origin);
 
-    const state = await exchange(page, 1, { type: 'attn:get' }, 300);
+    const state = await exchange(page, 1, { type: 'attn:get' });
     assert.equal(state.length, 1);
     assert.equal(state[0].data.type, 'attn:state');
     assert.match(state[0].data.link, /heads=4.*mask=none/);
@@ -114,13 +127,13 @@ test('postMessage: attn:set changes the frame and the host hears attn:changed; b
     const errorsOf = (msgs) => msgs.filter((m) => m.data.type === 'attn:error').map((m) => m.data.errors.join(' '));
     // Not our shape: ignored, no answer.
     for (const bad of ['attn:set', 42, null, [1, 2], { type: 7 }, { link: 'v=1&heads=1' }, { type: 'other:set', link: 'v=1&heads=1' }])
-      assert.deepEqual(await exchange(page, 1, bad, 200), [], 'ignored: ' + JSON.stringify(bad));
+      assert.deepEqual(await exchange(page, 1, bad), [], 'ignored: ' + JSON.stringify(bad));
     // Our shape, wrong content: answered with attn:error.
-    assert.match(errorsOf(await exchange(page, 1, { type: 'attn:set', link: 42 }, 300))[0], /string/);
-    assert.match(errorsOf(await exchange(page, 1, { type: 'attn:set', link: 'v=1&heads=1' + '&x'.repeat(40000) }, 300))[0], /limit is 65536/);
-    assert.match(errorsOf(await exchange(page, 1, { type: 'attn:set', link: 'v=1&heads=3&mask=sideways' }, 300))[0], /mask/);
-    assert.match(errorsOf(await exchange(page, 1, { type: 'attn:set', link: 'v=1&text=%E7%8' }, 300))[0], /./);
-    assert.match(errorsOf(await exchange(page, 1, { type: 'attn:eval', code: 'alert(1)' }, 300))[0], /unknown message type/);
+    assert.match(errorsOf(await exchange(page, 1, { type: 'attn:set', link: 42 }))[0], /string/);
+    assert.match(errorsOf(await exchange(page, 1, { type: 'attn:set', link: 'v=1&heads=1' + '&x'.repeat(40000) }))[0], /limit is 65536/);
+    assert.match(errorsOf(await exchange(page, 1, { type: 'attn:set', link: 'v=1&heads=3&mask=sideways' }))[0], /mask/);
+    assert.match(errorsOf(await exchange(page, 1, { type: 'attn:set', link: 'v=1&text=%E7%8' }))[0], /./);
+    assert.match(errorsOf(await exchange(page, 1, { type: 'attn:eval', code: 'alert(1)' }))[0], /unknown message type/);
     assert.equal(await experiment(), before, 'no invalid message changed the experiment');
 
     // The blog's own button uses the same API.
@@ -148,15 +161,21 @@ test('postMessage: a frame of another origin is ignored (a real cross-origin ifr
       document.body.appendChild(evil);
     }));
     const evil = await (await page.$('#evil')).contentFrame();
-    const heard = await evil.evaluate(async () => {
+    await evil.evaluate(() => {
       const target = window.parent.frames[0];  // the first embed
-      const heard = [];
-      window.addEventListener('message', (e) => heard.push(e.data));
+      window.heard = [];
+      window.addEventListener('message', (e) => window.heard.push(e.data));
       target.postMessage({ type: 'attn:set', link: 'v=1&heads=4&mask=none' }, '*');
       target.postMessage({ type: 'attn:get' }, '*');
-      await new Promise((r) => setTimeout(r, 1500));
-      return heard;
     });
+    // Another origin gets no answer, so no sentinel can mark the end: the host draws
+    // for 1.5 s of its own clock (a cross-origin frame's animation frames are throttled).
+    await page.evaluate(() => new Promise((r) => {
+      const t0 = performance.now();
+      const tick = () => (performance.now() - t0 >= 1500 ? r() : requestAnimationFrame(tick));
+      requestAnimationFrame(tick);
+    }));
+    const heard = await evil.evaluate(() => window.heard);
     assert.deepEqual(heard, [], 'no answer to another origin');
     assert.equal(await f.evaluate(() => window.attn.experiment()), before, 'the experiment did not change');
     assert.deepEqual(problems, []);

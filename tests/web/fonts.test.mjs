@@ -81,8 +81,7 @@ async function inkBands(page, pngA, pngB) {
 test('the English page does not download the Chinese font; typing Chinese later fetches it once', async () => {
   const { page, context, problems, fontRequests } = await open('');
   try {
-    await frames(page, 30);
-    await page.waitForTimeout(500);
+    await frames(page, 60);
     assert.deepEqual(fontRequests, [], 'no request for the Chinese font on an English page');
     assert.equal(await fontState(page), 'none');
 

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
+import { frames } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -60,7 +61,7 @@ test('NaN weights are drawn in magenta, by the shader under WebGL2', async () =>
   const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + NAN_EXPERIMENT);
   try {
     const shaderMessages = watchShaderMessages(page);
-    await page.waitForTimeout(300);
+    await frames(page, 4);
     const t = await page.evaluate(() => window.attn.trace());
     assert.ok(t.layers[0].heads[0].weights.data.includes('nan'), 'the experiment makes NaN weights');
     const c = await colours(page);
@@ -107,7 +108,7 @@ test('weights use the sequential map, masked cells are hatched, signed values us
 
     // Zeroing head 1 shows Δy, a signed matrix, in blue - white - red.
     assert.equal(await page.evaluate(() => window.attn.setExperiment('v=1&ablate=0.1')), '');
-    await page.waitForTimeout(300);
+    await frames(page, 4);
     c = await colours(page);
     assert.ok(c.red > 300 && c.blue > 300, `diverging map on screen (${c.red} red, ${c.blue} blue pixels)`);
     assert.deepEqual(shaderMessages, []);
@@ -133,7 +134,7 @@ test('a mouse click on a cell reports it (the app masks that edge)', async () =>
   const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     await page.mouse.move(5, 5);
-    await page.waitForTimeout(100);
+    await frames(page, 2);
     await clickSecondRowCell(page, false);
     assert.match(await page.evaluate(() => window.attn.experiment()), /edges=0\.0\.1\.0/);
     assert.deepEqual(problems, []);

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, openPage, canvasStats, browserSuite } from './harness.mjs';
-import { num, at } from './person.mjs';
+import { num, at, frames } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -89,7 +89,7 @@ test('changing the head count and the mask recomputes at once', async () => {
     assert.equal(t.layers[0].heads.length, 4);
     const w = t.layers[0].heads[0].weights;
     assert.ok(at(w, 0, 4) > 0, 'without the causal mask the first token sees the last');
-    await page.waitForTimeout(200);
+    await frames(page, 4);
     const after = await canvasStats(page);
     assert.notEqual(after.mean.toFixed(3), before.mean.toFixed(3), 'the canvas changed');
     assert.match(new URL(page.url()).hash, /heads=4/);
