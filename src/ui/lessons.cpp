@@ -457,7 +457,7 @@ void tile_stepper(const app& a, frame_out& out) {
     const int n = int(a.model.tr.tokens.size());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
     // The tile and the step this frame shows; a change is asked for at the end.
-    int tile = a.lesson.tile, step = step;
+    int tile = a.lesson.tile, step = a.lesson.tile_step;
     if (ImGui::SliderInt(tr("tile", "块大小"), &tile, 1, std::max(1, n)))
         step = 0;
     const tiled_measure& m =
