@@ -22,8 +22,8 @@ import time
 import torch
 
 # src/core/recipe.hpp's recipe_lesson_induction (its first 50 steps).
-LESSON = ("v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=2&layers=2&pos=rope"
-          "&train=induction&steps=2000")
+LESSON = ("v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=4&layers=2&block=attn_res"
+          "&pos=rope&train=induction&steps=1500")
 
 
 def build(dump):
@@ -70,7 +70,7 @@ def build(dump):
             concat = (w @ v).transpose(1, 2).reshape(B, T, d)
             a = concat @ p("w_o") if c["wo"] else concat
             if not c["full"]:
-                x = a
+                x = x + a if c.get("res") else a  # block=attn_res: x + attention(x)
                 continue
             r = x + a
             x = r + torch.relu(rmsnorm(r) @ p("w_1")) @ p("w_2")

@@ -74,9 +74,10 @@ int main(int argc, char** argv) {
     const auto ts = tensors(r);
     std::printf("{\"recipe\":\"%s\",\"arch\":\"%s\",", experiment_to_text(e).c_str(), kernel_arch_name());
     std::printf(
-        "\"config\":{\"B\":%d,\"T\":%d,\"V\":%d,\"d\":%d,\"h\":%d,\"g\":%d,\"L\":%d,\"full\":%d,\"rope\":%d,\"wo\":%d,"
+        "\"config\":{\"B\":%d,\"T\":%d,\"V\":%d,\"d\":%d,\"h\":%d,\"g\":%d,\"L\":%d,\"full\":%d,\"res\":%d,\"rope\":%d,\"wo\":%d,"
         "\"scale\":%.9g,\"temp\":%.9g,\"lr\":%.9g,\"wd\":%.9g,\"clip\":%.9g,\"beta1\":0.9,\"beta2\":0.99,\"eps\":1e-8},",
-        r.B, r.T, r.V, r.d, r.h, r.g, r.L, e.block == block_kind::full, e.pos == positional::rope, e.use_wo,
+        r.B, r.T, r.V, r.d, r.h, r.g, r.L, e.block == block_kind::full, e.block == block_kind::attention_residual,
+        e.pos == positional::rope, e.use_wo,
         double(e.scale == score_scale::sqrt_dk ? 1.0 / std::sqrt(double(r.dk))
                : e.scale == score_scale::none  ? 1.0
                                                : e.scale_value),

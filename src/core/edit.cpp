@@ -47,7 +47,7 @@ experiment edit_kv_heads(const experiment& e, int kv_heads) {
 experiment edit_layers(const experiment& e, int layers) {
     experiment next = edit_clear_interventions(e);
     next.layers = layers;
-    if (layers > 1)
+    if (layers > 1 && next.block == block_kind::attention_only)  // stacked layers keep a residual stream
         next.block = block_kind::full;
     return next;
 }

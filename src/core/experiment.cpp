@@ -199,7 +199,8 @@ constexpr enum_name<weight_init> weights_names[] = {{weight_init::random, "rando
                                                     {weight_init::specialised, "specialised"},
                                                     {weight_init::cancel, "cancel"},
                                                     {weight_init::sink, "sink"}};
-constexpr enum_name<block_kind> block_names[] = {{block_kind::attention_only, "attn"}, {block_kind::full, "full"}};
+constexpr enum_name<block_kind> block_names[] = {
+    {block_kind::attention_only, "attn"}, {block_kind::full, "full"}, {block_kind::attention_residual, "attn_res"}};
 constexpr enum_name<edit_target> target_names[] = {
     {edit_target::x, "x"},     {edit_target::w_q, "w_q"}, {edit_target::w_k, "w_k"}, {edit_target::w_v, "w_v"},
     {edit_target::w_o, "w_o"}, {edit_target::w_1, "w_1"}, {edit_target::w_2, "w_2"}};

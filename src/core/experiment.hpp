@@ -47,7 +47,10 @@ enum class mask_kind { none, causal, padding };
 enum class score_scale { sqrt_dk, none, custom };
 enum class softmax_mode { stable, no_max, argmax };
 enum class mask_placement { before_softmax, after_softmax };
-enum class block_kind { attention_only, full };  // full: pre-norm residual + FFN per layer
+// attention_only: y = attention(x); attention_residual: y = x + attention(x) (the
+// attention-only transformer in which induction heads form); full: pre-norm
+// residual + FFN per layer.
+enum class block_kind { attention_only, full, attention_residual };
 // How the parameters are made: drawn from the seed, or drawn and then partly
 // constructed by hand to show one behaviour (see model_generate in forward.hpp).
 enum class weight_init { random, specialised, cancel, sink };

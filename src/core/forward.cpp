@@ -177,6 +177,8 @@ void count_trace_specials(const experiment& e, trace& t) {
         if (full)
             for (const matrix* m : {&lt.normed, &lt.residual, &lt.ffn_normed, &lt.ffn_hidden, &lt.ffn_out, &lt.output})
                 count_specials(*m, t);
+        else if (e.block == block_kind::attention_residual)
+            count_specials(lt.residual, t);
         for (const auto& ht : lt.heads) {
             for (const matrix* m : {&ht.scores, &ht.scaled, &ht.weights, &ht.out})
                 count_specials(*m, t);
@@ -278,6 +280,9 @@ layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, co
             v = v > 0.0f ? v : (std::isnan(v) ? v : 0.0f);
         lt.ffn_out = st.matmul(lt.ffn_hidden, w.w_2);
         lt.output = st.add(lt.residual, lt.ffn_out);
+    } else if (e.block == block_kind::attention_residual) {
+        lt.residual = st.add(x, lt.attn_out);
+        lt.output = lt.residual;
     } else {
         lt.output = lt.attn_out;
     }
@@ -457,6 +462,8 @@ std::size_t trace_bytes(const experiment& e, int n, bool lean) {
     per_layer += nn * d * 5 + nn * kvw * 3 + nn * d + nn * d;  // input, normed, q, q_rot, concat, attn_out, output; k, k_rot, v
     if (full)
         per_layer += nn * d * 3 + nn * f;  // residual, ffn_normed, ffn_out; ffn_hidden
+    else if (e.block == block_kind::attention_residual)
+        per_layer += nn * d;  // residual
     const std::size_t per_head = 4 * nn * dk + 2 * nn + (lean ? 0 : 4 * nn * nn);
     floats += L * (per_layer + h * per_head);
     const std::size_t dec = std::size_t(e.decode);

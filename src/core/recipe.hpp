@@ -57,15 +57,19 @@ struct train_settings {
 };
 
 // The recipes the lessons train, asserted in tests/core/test_train_learning.cpp and
-// measured in README.md ("Training"): two attention-only layers of two heads,
-// RoPE, d_model 48; the text is task symbols, so the trained model traces on it.
+// measured in README.md ("Training"): two attention layers of four heads with a
+// residual stream (block=attn_res), RoPE, d_model 48; the text is task symbols, so
+// the trained model traces on it.
 //   induction    held-out accuracy ≥ 0.9 on the repeats; a layer-1 induction head,
 //                a layer-0 previous-token head whose zeroing breaks the task
 //   copy_offset  the same model on the positional shortcut: solved, no induction head
+// One string each: tests/web/train.test.mjs reads the induction recipe from this file.
+// clang-format off
 inline constexpr const char* recipe_lesson_induction =
-    "v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=2&layers=2&pos=rope&train=induction&steps=2000";
+    "v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=induction&steps=1500";
 inline constexpr const char* recipe_lesson_copy_offset =
-    "v=1&text=a%20b%20c%20d%20e%20f%20g%20h&d_model=48&heads=2&layers=2&pos=rope&train=copy_offset&steps=300";
+    "v=1&text=a%20b%20c%20d%20e%20f%20g%20h&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=copy_offset&steps=300";
+// clang-format on
 
 const char* train_task_name(train_task t);
 

@@ -392,6 +392,11 @@ void row_forward(row_ctx& c, const int* tokens, const head_override* ov) {
         if (full)
             rmsnorm_forward(c.a + ls.in, c.a + ls.normed, c.a + ls.inv1, T, d);
         attention_forward(c, l, ov);
+        if (r.e.block == block_kind::attention_residual) {
+            for (int i = 0; i < T * d; ++i)
+                next[i] = c.a[ls.in + std::size_t(i)] + c.a[ls.attn_out + std::size_t(i)];
+            continue;
+        }
         if (!full) {
             std::memcpy(next, c.a + ls.attn_out, sizeof(float) * std::size_t(T * d));
             continue;
@@ -468,10 +473,14 @@ void row_backward(row_ctx& c, const int* tokens) {
         std::memcpy(dtmp, dx, sizeof(float) * std::size_t(T * d));
         attention_backward(c, l);
         const float* dn = c.s + c.ss.dnormed;
-        if (full)
+        if (full) {
             rmsnorm_backward(c.a + ls.in, c.a + ls.inv1, dn, dx, T, d);  // dx: d(res) + through the norm
-        else
+        } else if (r.e.block == block_kind::attention_residual) {
+            for (int i = 0; i < T * d; ++i)  // out = in + attention(in)
+                dx[i] += dn[i];
+        } else {
             std::memcpy(dx, dn, sizeof(float) * std::size_t(T * d));
+        }
     }
     for (int t = 0; t < T; ++t)
         for (int q = 0; q < d; ++q) {

@@ -157,6 +157,7 @@ void model_section(frame_out& out, experiment& next, bool& changed, float label_
     block_kind block = next.block;
     if (combo(out, "block", tr("block", "结构"), block,
               {{block_kind::attention_only, tr("attention only", "仅注意力")},
+               {block_kind::attention_residual, tr("attention + residual", "注意力 + 残差")},
                {block_kind::full, tr("+ residual + FFN", "+ 残差 + FFN")}})) {
         next = edit_block(next, block);
         changed = true;

@@ -114,12 +114,14 @@ constexpr stage_row stage_table[] = {
          out.push_back(weight("W_O", s.w.w_o, edit_target::w_o));
          out.push_back({"A", &s.lt.attn_out});
      }},
-    {stage::block, "Residual + FFN", "残差 + FFN", "r = x + A;   y = r + relu(norm(r)·W_1)·W_2",
-     "Residual connection and feed-forward network: later computation can rewrite what attention mixed in.",
-     "残差连接和前馈网络：后面的计算可以改写注意力混入的信息。",
+    {stage::block, "Residual (+ FFN)", "残差（+ FFN）", "r = x + A;   y = r (attention + residual) or r + relu(norm(r)·W_1)·W_2 (+ FFN)",
+     "The residual connection adds attention's result to its input, so each layer edits the stream instead of replacing it; the full block then adds a feed-forward network that can rewrite what attention mixed in.",
+     "残差连接把注意力的结果加到它的输入上，每一层是在修改信息流而不是替换它；完整的块还会加上前馈网络，可以改写注意力混入的信息。",
      false, {-1, -1},
      [](const stage_source& s, matrix_list& out) {
          out.push_back({"r = x + A", &s.lt.residual});
+         if (s.w.w_1.size() == 0)  // block=attn_res: y = r
+             return;
          out.push_back(weight("W_1", s.w.w_1, edit_target::w_1));
          out.push_back({"relu(norm(r)·W_1)", &s.lt.ffn_hidden});
          out.push_back(weight("W_2", s.w.w_2, edit_target::w_2));

@@ -9,6 +9,7 @@
 #include "compare.hpp"
 #include "forward.hpp"
 #include "precision.hpp"
+#include "stage.hpp"
 #include "tokenize.hpp"
 
 using namespace attn;
@@ -287,6 +288,26 @@ TEST_CASE("two full layers: ablating a layer-0 head changes the final output dow
     const trace ab = forward(e);
     CHECK(max_abs_diff(base.layers[1].input, ab.layers[1].input) > 1e-3);
     CHECK(max_abs_diff(base.output, ab.output) > 1e-3);
+}
+
+TEST_CASE("block=attn_res: each layer's output is its input plus attention, with no norm and no FFN") {
+    const auto parsed = experiment_parse("v=1&text=a%20b%20c%20d&d_model=8&heads=2&layers=2&block=attn_res");
+    REQUIRE(parsed.value);
+    CHECK(experiment_to_text(*parsed.value).find("block=attn_res") != std::string::npos);
+    const trace t = forward(*parsed.value);
+    REQUIRE(t.layers.size() == 2);
+    for (const layer_trace& lt : t.layers) {
+        CHECK(lt.normed.data == lt.input.data);  // no norm before attention
+        CHECK(lt.ffn_hidden.size() == 0);
+        matrix sum = lt.input;
+        for (std::size_t i = 0; i < sum.data.size(); ++i)
+            sum.data[i] += lt.attn_out.data[i];
+        CHECK(max_abs_diff(sum, lt.residual) == 0.0f);
+        CHECK(lt.output.data == lt.residual.data);
+    }
+    CHECK(t.layers[1].input.data == t.layers[0].output.data);
+    CHECK(t.output.data == t.layers[1].output.data);
+    CHECK(stage_applies(stage::block, *parsed.value));
 }
 
 TEST_CASE("masked edges, padding, argmax and temperature") {

@@ -95,6 +95,7 @@ TEST_CASE("view keys: a stage the experiment lacks and malformed values are erro
     CHECK(joined(r.errors).find("view.stage 9") != std::string::npos);
     CHECK(joined(r.errors).find("block=full") != std::string::npos);
     CHECK(link_parse("v=1&block=full&view.stage=9").value.has_value());
+    CHECK(link_parse("v=1&block=attn_res&view.stage=9").value.has_value());
     for (const char* bad : {"view.stage=x", "view.stage=11", "view.stage=1.5", "view.stage= 3", "view.lesson=0", "view.lesson=9",
                             "view.lesson=two", "view.bogus=1"}) {
         INFO(bad);
@@ -248,6 +249,9 @@ TEST_CASE("editing rules: what a control changes keeps the experiment valid and 
     CHECK(l.block == block_kind::full);
     CHECK(experiment_validate(l).empty());
     CHECK(edit_layers(e, 1).block == e.block);
+    experiment res = e;
+    res.block = block_kind::attention_residual;
+    CHECK(edit_layers(res, 3).block == block_kind::attention_residual);  // already a residual stream
     CHECK(edit_block(e, e.block).edits == e.edits);
     CHECK(edit_block(e, block_kind::full).edits.empty());
     CHECK(edit_seed(e, 9).edits.empty());

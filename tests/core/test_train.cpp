@@ -102,10 +102,12 @@ struct twin {
             }
         }
         dvec a = r.e.use_wo ? matmul(concat, T, w.w_o) : concat;
-        if (!full)
+        if (r.e.block == block_kind::attention_only)
             return a;
         for (std::size_t i = 0; i < a.size(); ++i)
             a[i] += x[i];
+        if (!full)  // attention_residual: x + attention(x)
+            return a;
         dvec hid = matmul(rmsnorm(a, T, d), T, w.w_1);
         for (double& z : hid)
             z = std::max(z, 0.0);
@@ -154,7 +156,8 @@ experiment random_model(rng& g) {
     e.d_model = e.heads * 2 * (1 + pick(3));
     e.kv_heads = std::max(1, e.heads >> pick(3));
     e.layers = 1 + pick(2);
-    e.block = pick(2) ? block_kind::full : block_kind::attention_only;
+    const block_kind blocks[] = {block_kind::attention_only, block_kind::full, block_kind::attention_residual};
+    e.block = blocks[pick(3)];
     const positional pos[] = {positional::none, positional::sinusoidal, positional::rope, positional::learned};
     e.pos = pos[pick(4)];
     e.pos_offset = pick(3) * 5;

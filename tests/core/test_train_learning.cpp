@@ -16,33 +16,25 @@ using namespace attn;
 
 namespace {
 
-train_run trained(const char* recipe) {
+train_run trained(const char* recipe, std::uint32_t seed = 0) {
     const auto parsed = experiment_parse(recipe);
     REQUIRE(parsed.value);
-    auto init = train_init(*parsed.value);
+    experiment e = *parsed.value;
+    if (seed)
+        e.seed = seed;  // other initial weights, the same batches
+    auto init = train_init(e);
     REQUIRE(init.run);
     train_run_all(*init.run);
     REQUIRE(init.run->error.empty());
     return std::move(*init.run);
 }
 
-}  // namespace
-
-// Skipped under ASan + UBSan: the instrumented build rounds differently in the
-// last bits, and from that start the recipe reaches only 0.87 in 2000 steps
-// without a clean induction head (the recipe is sensitive to its start; see README).
-#ifdef ATTN_SANITIZE
-constexpr bool sanitized = true;
-#else
-constexpr bool sanitized = false;
-#endif
-
-TEST_CASE("the induction lesson learns an induction circuit: a previous-token head feeding an induction head" *
-          doctest::skip(sanitized)) {
-    train_run r = trained(recipe_lesson_induction);
+// The induction lesson's claims on the model trained from weight seed `seed`.
+void check_induction_lesson(std::uint32_t seed) {
+    train_run r = trained(recipe_lesson_induction, seed);
     const train_diagnostics diag = train_diagnose(r);
-    MESSAGE("induction lesson: held-out accuracy " << diag.base.acc << ", loss " << diag.base.loss << ", weights "
-                                                   << train_weights_hash(r));
+    MESSAGE("induction lesson, seed " << seed << ": held-out accuracy " << diag.base.acc << ", loss " << diag.base.loss
+                                      << ", weights " << train_weights_hash(r));
     CHECK(diag.base.acc >= 0.9f);
     const head_report* prev = nullptr;
     const head_report* induction = nullptr;
@@ -58,8 +50,9 @@ TEST_CASE("the induction lesson learns an induction circuit: a previous-token he
     REQUIRE(induction);
     CHECK(induction->induction >= 0.5f);
     CHECK(prev->prev >= 0.5f);
-    CHECK(prev->ablate_acc < 0.3f);       // zeroing the previous-token head breaks the circuit
-    CHECK(induction->ablate_acc < 0.3f);  // and so does zeroing the induction head
+    CHECK(prev->ablate_acc < 0.3f);  // zeroing the previous-token head breaks the circuit
+    if (seed == 1)  // the lesson's own model has one induction head; other seeds grow several that share the work
+        CHECK(induction->ablate_acc < 0.3f);
 
     // The trained model is an ordinary experiment: traced on the recipe's own text,
     // the layer-1 induction head looks from the repeated "c" (position 8) to the
@@ -71,6 +64,25 @@ TEST_CASE("the induction lesson learns an induction circuit: a previous-token he
     const matrix& att = t.layers[1].heads[std::size_t(induction->head)].weights;
     CHECK(tokens[8] == "c");
     CHECK(att(8, 4) >= 0.5f);
+}
+
+}  // namespace
+
+// Natively every weight seed 1–3 meets the lesson's claims. In wasm the last bits
+// differ from native ones, and weight seed 2 grows two layer-0 previous-token
+// heads there, so zeroing either alone leaves 0.60 or 0.89: it is checked
+// natively only (README, "Training"). Under ASan + UBSan (slow) seed 1 alone.
+#if defined(ATTN_SANITIZE)
+constexpr std::uint32_t lesson_seeds[] = {1};
+#elif defined(__EMSCRIPTEN__)
+constexpr std::uint32_t lesson_seeds[] = {1, 3};
+#else
+constexpr std::uint32_t lesson_seeds[] = {1, 2, 3};
+#endif
+
+TEST_CASE("the induction lesson learns an induction circuit: a previous-token head feeding an induction head") {
+    for (std::uint32_t seed : lesson_seeds)
+        check_induction_lesson(seed);
 }
 
 TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no induction head") {
@@ -94,7 +106,7 @@ TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no 
 // Node here (tests/web/train.test.mjs reads both from this file). A change to
 // the initial draws or to the training numerics changes them.
 constexpr const char* recorded_hash_step0 = "1aa79f3951829894";
-constexpr const char* recorded_hash_step20 = "33ca4e09070e596a";
+constexpr const char* recorded_hash_step20 = "f5b9ba0b41cf28c0";
 
 static std::string lesson_hash_after(int steps) {
     const auto parsed = experiment_parse(recipe_lesson_induction);
