@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "app.hpp"
 #include "edit.hpp"
@@ -220,4 +221,19 @@ TEST_CASE("a panel reads the app and asks: its experiment waits for the next fra
     frame(a);
     CHECK(a.model.version == ro_version);
     CHECK(a.current == stage::masked);
+}
+
+TEST_CASE("stage 9 shows the residual alone for block=attn_res, and the FFN's maps for block=full") {
+    const auto labels = [](const char* link) {
+        const auto parsed = experiment_parse(link);
+        REQUIRE(parsed.value);
+        const trace t = forward(*parsed.value);
+        std::vector<std::string> out;
+        for (const auto& sm : ui::stage_matrices(stage::block, t, 0, 0))
+            out.emplace_back(sm.label);
+        return out;
+    };
+    CHECK(labels("v=1&d_model=8&heads=2&block=attn_res") == std::vector<std::string>{"r = x + A"});
+    CHECK(labels("v=1&d_model=8&heads=2&block=full") ==
+          std::vector<std::string>{"r = x + A", "W_1", "relu(norm(r)·W_1)", "W_2", "y"});
 }
