@@ -3,7 +3,7 @@
 // A link is '&'-separated key=value pairs, in two parts:
 //
 //   experiment   the canonical text form (experiment_to_text), when it is at most
-//                link_limits::compress_above characters:
+//                link_limits::compress_above (2000) characters:
 //                    v=1&text=the%20cat&seed=1&...&edits=
 //                otherwise one pair z=<payload> (see "Compressed form" below), used
 //                only when it is actually shorter:
@@ -71,12 +71,14 @@
 
 namespace attn {
 
-// Documented limits, checked before any allocation. compress_above: the default
-// experiment's canonical text is 266 characters, so an experiment with a short
-// sentence and a few changes stays readable in the address bar; beyond that the
-// compressed form is far shorter (a 64-character sentence: 324 -> 86 characters).
+// Documented limits, checked before any allocation. compress_above: many chats
+// and tools cut links past about 2,000 characters, so up to that length a link
+// stays in its readable form (a sentence in any script, percent-encoded, and a
+// few changes; the default experiment is 266 characters); beyond it the
+// compressed form is far shorter (200 random edges and edits: 2769 -> 1200).
+// The Share menu shows a link's length and warns past compress_above.
 struct link_limits {
-    static constexpr std::size_t compress_above = 300;       // canonical texts longer than this are compressed
+    static constexpr std::size_t compress_above = 2000;      // canonical texts longer than this are compressed
     static constexpr std::size_t max_link_bytes = 65536;     // a whole link, URL prefix included
     static constexpr std::size_t max_payload_bytes = 32768;  // the decompressed z= payload
 };

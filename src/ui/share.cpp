@@ -10,6 +10,7 @@
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
+#include "theme.hpp"
 #include "trace_json.hpp"
 
 namespace attn::ui {
@@ -192,7 +193,28 @@ float share_menu_width() {
     return ImGui::CalcTextSize(tr("Share", "分享")).x + ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetStyle().ItemSpacing.x;
 }
 
-void share_menu(const app&, frame_out& out) {
+namespace {
+
+// The link's length under "Copy link", and a warning where chats start cutting.
+void link_length_note(const app& a, frame_out& out) {
+    const std::size_t n = share_full_link(a).size();
+    const bool long_link = n > link_limits::compress_above;
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  long_link ? tr("Link: %zu characters, compressed (many chats cut links past %zu)",
+                                 "链接：%zu 个字符，已压缩（很多聊天工具会截断超过 %zu 个字符的链接）")
+                            : tr("Link: %zu characters, readable (under %zu)", "链接：%zu 个字符，可读（少于 %zu）"),
+                  n, link_limits::compress_above);
+    if (long_link)
+        ImGui::TextColored(theme_bad(), "%s", text);
+    else
+        ImGui::TextDisabled("%s", text);
+    mark_widget(out, "share_link_length");
+}
+
+}  // namespace
+
+void share_menu(const app& a, frame_out& out) {
     if (ImGui::Button(tr("Share", "分享")))
         ImGui::OpenPopup("share_popup");
     mark_widget(out, "share");
@@ -204,6 +226,7 @@ void share_menu(const app&, frame_out& out) {
         mark_widget(out, name);
     };
     item(tr("Copy link", "复制链接"), "share_copy_link", share_action::copy_link);
+    link_length_note(a, out);
     item(tr("Copy embed code", "复制嵌入代码"), "share_copy_embed", share_action::copy_embed);
     ImGui::SeparatorText(tr("Export", "导出"));
     item(tr("This stage's matrices (CSV)", "这一步的矩阵（CSV）"), "share_export_csv", share_action::export_csv);

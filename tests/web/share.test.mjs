@@ -67,13 +67,25 @@ test('a link reproduces the lesson, the stage, the selected row and the experime
   }
 });
 
-test('a z= link opens the same experiment as its canonical form', async () => {
+test('a link stays readable up to 2000 characters; a z= link past that opens the same experiment', async () => {
   const sentence = 'the quick brown fox jumps over the lazy dog while the cat watches from the warm windowsill';
-  const canonical = 'v=1&text=' + encodeURIComponent(sentence) + '&heads=4&mask=none&seed=9';
+  const readable = 'v=1&text=' + encodeURIComponent(sentence) + '&heads=4&mask=none&seed=9';
+  const short = await openPage(suite.browser, suite.server.url + '#' + readable);
+  try {
+    assert.match((await ui(short.page)).link, /^v=1&text=the%20quick/);
+    await click(short.page, 'share');
+    assert.ok(await widget(short.page, 'share_link_length'), 'the Share menu shows the link\'s length');
+  } finally {
+    await short.context.close();
+  }
+  // 250 masked edges (a link holds at most 256): over 2000 characters.
+  const edges = [];
+  for (let h = 0; h < 4; ++h) for (let q = 0; q < 17; ++q) for (let k = q + 1; k < 17; ++k) edges.push(`0.${h}.${q}.${k}`);
+  const canonical = readable + '&edges=' + edges.slice(0, 250).join(',');
   const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + canonical);
   try {
     const wantExperiment = await experiment(page);
-    assert.ok(wantExperiment.length > 300, 'long enough to be compressed');
+    assert.ok(wantExperiment.length > 2000, 'long enough to be compressed');
     const link = (await ui(page)).link;
     assert.match(link, /^z=[A-Za-z0-9_-]+$/);
     const other = await openPage(suite.browser, suite.server.url + '#' + link);
