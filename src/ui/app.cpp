@@ -146,6 +146,8 @@ void frame_apply(app& a, frame_out& out) {
         a.layout_hidden = *out.layout_hidden;
     if (out.theme)
         a.theme_choice = *out.theme;
+    if (out.per_map_scale)
+        a.per_map_scale = *out.per_map_scale;
     if (out.toggle_help)
         a.show_help = !a.show_help;
     if (out.toggle_language)

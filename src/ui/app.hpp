@@ -84,8 +84,11 @@ struct app {
     std::vector<share_action> requests;  // asked this frame; the platform clears them
     std::string notice;                  // one line after an export or copy ("saved attn-weights.csv in …")
     mutable version_cache<intervention_effect> effect;  // app_effect (panels.hpp): a memo
-    view_theme theme_choice = view_theme::automatic;    // the View menu's theme (remembered); theme.hpp
-    bool system_light = false;                          // the system prefers a light theme (the platform says)
+    // Each map scales its colours by itself, instead of one scale per stage (stage_shared_range).
+    bool per_map_scale = false;
+    mutable version_cache<std::optional<heatmap_range>> shared_range;  // app_shared_range (panels.hpp): a memo
+    view_theme theme_choice = view_theme::automatic;                   // the View menu's theme (remembered); theme.hpp
+    bool system_light = false;                                         // the system prefers a light theme (the platform says)
     float content_height = 0;  // embed: device pixels its content needs (the page sizes its frame to them)
 };
 
@@ -107,6 +110,7 @@ struct frame_out {
     std::optional<std::vector<std::pair<std::string, double>>> numbers;  // the lesson's numbers this frame
     std::optional<std::array<bool, view_panel_count>> layout_hidden;     // the View menu's closed panels
     std::optional<view_theme> theme;                                     // the View menu's theme
+    std::optional<bool> per_map_scale;                                   // each map its own colour scale
     bool toggle_help = false;
     bool toggle_language = false;
     bool dismiss_banner = false;

@@ -31,6 +31,11 @@ std::vector<std::string> cell_explanation(const app& a, const cell_ref& c);
 // experiment's version; meaningful when a.model.has_baseline.
 const intervention_effect& app_effect(const app& a);
 
+// The colour range the current stage's maps share (stage_shared_range), by the
+// experiment's version, stage and layer; none when each map scales itself (the
+// stage has no shared scale, or the person chose per-map scales).
+std::optional<heatmap_range> app_shared_range(const app& a);
+
 // Records the last ImGui item's rectangle under `name` (tests click through these).
 void mark_widget(frame_out& out, const char* name);
 

@@ -83,6 +83,10 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
         opt.fixed_range = true;
         opt.lo = 0.0f;
         opt.hi = 1.0f;
+    } else if (const auto shared = app_shared_range(a); shared && head >= 0 && stage_per_head(a.current)) {
+        opt.fixed_range = true;
+        opt.lo = shared->lo;
+        opt.hi = shared->hi;
     }
     if (token_rows)
         opt.highlight_row = a.sel_row;
@@ -112,7 +116,30 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     }
 }
 
+// The switch between one colour scale for the stage and one per map, shown on
+// the stages that share one.
+void scale_switch(const app& a, frame_out& out) {
+    if (!stage_shares_scale(a.current))
+        return;
+    bool shared = !a.per_map_scale;
+    if (ImGui::Checkbox(tr("one colour scale", "统一色标"), &shared))
+        out.per_map_scale = !shared;
+    mark_widget(out, "shared_scale");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", tr("On: every head, and Scores → Scaled → Masked, use one colour scale, so colours compare "
+                                   "(scaling visibly fades them). Off: each map spans its own range.",
+                                   "开：所有头，以及打分 → 缩放 → 掩码，用同一个色标，颜色可以直接比较（缩放后颜色明显变淡）。"
+                                   "关：每张图用自己的范围。"));
+}
+
 }  // namespace
+
+std::optional<heatmap_range> app_shared_range(const app& a) {
+    if (a.per_map_scale)
+        return std::nullopt;
+    return a.shared_range.get(a.model.version, std::uint64_t(a.current) * 64 + std::uint64_t(a.layer),
+                              [&a] { return stage_shared_range(a.current, a.model.tr, a.layer); });
+}
 
 void panel_pipeline(const app& a, frame_out& out) {
     if (!a.options.hides(view_panel::stepper))
@@ -126,6 +153,7 @@ void panel_pipeline(const app& a, frame_out& out) {
     }
     ImGui::TextWrapped("%s", stage_explain(a.current));
     ImGui::TextDisabled("%s", stage_formula(a.current));
+    scale_switch(a, out);
     ImGui::Separator();
 
     const int n = int(a.model.tr.tokens.size());

@@ -1,5 +1,7 @@
 #include "stages.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <utility>
 
@@ -164,6 +166,34 @@ std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int
     if (const auto maps = row_of(s).maps)
         maps({t, lt, t.params.layers[std::size_t(layer)], lt.heads[std::size_t(head)], layer}, out);
     return out;
+}
+
+bool stage_shares_scale(stage s) {
+    return s == stage::scores || s == stage::scaled || s == stage::masked || s == stage::weighted_sum;
+}
+
+std::optional<heatmap_range> stage_shared_range(stage s, const trace& t, int layer) {
+    if (!stage_shares_scale(s) || layer < 0 || layer >= int(t.layers.size()))
+        return std::nullopt;
+    const layer_trace& lt = t.layers[std::size_t(layer)];
+    float top = 0.0f;  // the largest finite |value| (masked cells are −∞: not finite)
+    const auto widen = [&top](const matrix& m) {
+        for (float v : m.data)  // a lean trace keeps no n×n matrices for some heads: empty
+            if (std::isfinite(v))
+                top = std::max(top, std::fabs(v));
+    };
+    for (const head_trace& ht : lt.heads) {
+        if (s == stage::scores || s == stage::scaled || s == stage::masked) {
+            widen(ht.scores);
+            widen(ht.scaled);
+            widen(ht.masked);
+        } else {
+            widen(ht.out);
+        }
+    }
+    if (top == 0.0f)
+        return std::nullopt;
+    return heatmap_range{-top, top};
 }
 
 // numpy_code_lines() is generated from tests/article.py (cmake/embed_article.py).

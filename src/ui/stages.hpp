@@ -3,10 +3,12 @@
 // lines of the article's numpy code it corresponds to.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "forward.hpp"
+#include "heatmap_data.hpp"
 #include "stage.hpp"
 
 namespace attn::ui {
@@ -33,6 +35,12 @@ struct stage_matrix {
     bool editable = false;
 };
 std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int head);
+
+// The colour range a stage's maps share, so that colours compare: one range over
+// every head of the layer, and one for Scores → Scaled → Masked together (so the
+// scaling visibly fades the colours). None for stages whose maps scale themselves.
+std::optional<heatmap_range> stage_shared_range(stage s, const trace& t, int layer);
+bool stage_shares_scale(stage s);  // whether stage_shared_range can give one
 
 // Whether a map's rows are the tokens (else feature indices): the one rule the
 // maps, the CSV and SVG exports and the text view label rows by.

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -236,4 +237,33 @@ TEST_CASE("stage 9 shows the residual alone for block=attn_res, and the FFN's ma
     CHECK(labels("v=1&d_model=8&heads=2&block=attn_res") == std::vector<std::string>{"r = x + A"});
     CHECK(labels("v=1&d_model=8&heads=2&block=full") ==
           std::vector<std::string>{"r = x + A", "W_1", "relu(norm(r)·W_1)", "W_2", "y"});
+}
+
+TEST_CASE("one colour scale for the heads of a stage and for Scores → Scaled → Masked; per-map scales when chosen") {
+    const auto parsed = experiment_parse("v=1&d_model=8&heads=2&mask=causal");
+    REQUIRE(parsed.value);
+    const trace t = forward(*parsed.value);
+    const auto scores = ui::stage_shared_range(stage::scores, t, 0);
+    REQUIRE(scores);
+    float top = 0.0f;
+    for (const auto& ht : t.layers[0].heads)
+        for (float v : ht.scores.data)
+            top = std::max(top, std::fabs(v));
+    CHECK(scores->hi == top);  // d_k = 4: the scores are the widest of the three
+    CHECK(scores->lo == -top);
+    CHECK(ui::stage_shared_range(stage::scaled, t, 0)->hi == top);
+    CHECK(ui::stage_shared_range(stage::masked, t, 0)->hi == top);
+    CHECK(ui::stage_shared_range(stage::weighted_sum, t, 0));
+    CHECK_FALSE(ui::stage_shared_range(stage::weights, t, 0));      // weights span [0, 1] already
+    CHECK_FALSE(ui::stage_shared_range(stage::projections, t, 0));  // W_q, Q, … scale themselves
+
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, *parsed.value);
+    a.current = stage::scaled;
+    CHECK(ui::app_shared_range(a)->hi == top);
+    ui::frame_out out;
+    out.per_map_scale = true;
+    ui::frame_apply(a, out);
+    CHECK_FALSE(ui::app_shared_range(a));
 }

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames } from './person.mjs';
+import { frames, widget, click, gotoStage, STAGE, regionMean } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -150,6 +150,27 @@ test('a tap on a cell reports it too', async () => {
     await page.goto(suite.server.url);
     await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
     await clickSecondRowCell(page, true);
+  } finally {
+    await context.close();
+  }
+});
+
+test('Scores and Scaled share one colour scale, so scaling visibly fades the colours; per-map scales look alike', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
+  try {
+    const mean = async (stage) => {
+      await gotoStage(page, stage);
+      await frames(page, 3);
+      return regionMean(page, await widget(page, 'grid_head0'));
+    };
+    // d_k = 4: the scaled scores are half the scores, so nearer the diverging map's white.
+    const scores = await mean(STAGE.scores), scaled = await mean(STAGE.scaled);
+    assert.ok(scaled - scores > 8, `scaled maps are paler on the shared scale (brightness ${scores} → ${scaled})`);
+    await click(page, 'shared_scale');
+    await frames(page, 3);
+    const ownScaled = await mean(STAGE.scaled), ownScores = await mean(STAGE.scores);
+    assert.ok(Math.abs(ownScaled - ownScores) < 3, `each map on its own scale looks alike (${ownScores} vs ${ownScaled})`);
+    assert.deepEqual(problems, []);
   } finally {
     await context.close();
   }
