@@ -198,6 +198,7 @@ struct remembered {
     std::string layout;
     attn::ui::language lang = attn::ui::language::en;
     attn::view_theme theme_choice = attn::view_theme::automatic;
+    bool start_open = false;  // the start card, until it is dismissed (then remembered)
 };
 
 // The app as the page or command line opens it: the link (with --lesson and
@@ -240,6 +241,11 @@ remembered app_start(attn::ui::app& app, const options& opt) {
     // So are the panels closed from the View menu.
     kept.layout = attn::platform::bridge_storage_get("attn.layout");
     attn::ui::app_set_layout_text(app, kept.layout);
+#ifdef __EMSCRIPTEN__
+    // A first visit to the page itself (no link, not an embed) opens on the start card.
+    app.show_start = link.empty() && !app.options.embed && attn::platform::bridge_storage_get("attn.start").empty();
+#endif
+    kept.start_open = app.show_start;
     // experiment_changed stays set: the first frame publishes the link in full (canonical form).
     kept.published_view = attn::ui::app_view(app);
     return kept;
@@ -305,6 +311,10 @@ void publish_and_remember(attn::ui::app& app, remembered& kept) {
         attn::platform::bridge_storage_set("attn.theme", app.theme_choice == attn::view_theme::light  ? "light"
                                                          : app.theme_choice == attn::view_theme::dark ? "dark"
                                                                                                       : "");
+    }
+    if (kept.start_open && !app.show_start) {
+        kept.start_open = false;
+        attn::platform::bridge_storage_set("attn.start", "seen");
     }
     if (attn::ui::ui_language() != kept.lang) {
         kept.lang = attn::ui::ui_language();

@@ -152,6 +152,8 @@ void frame_apply(app& a, frame_out& out) {
         a.show_help = !a.show_help;
     if (out.toggle_language)
         ui_set_language(ui_language() == language::en ? language::zh : language::en);
+    if (out.dismiss_start)
+        a.show_start = false;
     if (out.dismiss_banner) {
         a.errors.clear();
         a.notice.clear();
@@ -431,6 +433,8 @@ void app_draw(app& a) {
     ImGui::End();
     if (a.show_help)
         draw_panel(a, panel_help);
+    else if (a.show_start)
+        draw_panel(a, panel_start);
 }
 
 std::string app_layout_text(const app& a) {

@@ -72,6 +72,9 @@ struct app {
     cell_ref hovered;
 
     bool show_help = false;
+    // The start card a first visit opens with (the platform decides: a plain visit
+    // to the page in a browser that has not dismissed it before).
+    bool show_start = false;
     std::vector<widget_rect> widgets;
     std::string keyboard_focus;  // the named widget keyboard navigation is on ("" when none)
     lesson_state lesson;
@@ -114,6 +117,7 @@ struct frame_out {
     bool toggle_help = false;
     bool toggle_language = false;
     bool dismiss_banner = false;
+    bool dismiss_start = false;        // the start card: closed for good
     std::vector<share_action> share;   // for the platform, after the frame
     std::vector<widget_rect> widgets;  // named rectangles, for tests and help
     std::string keyboard_focus;        // the named widget keyboard navigation is on

@@ -267,4 +267,61 @@ void panel_help(const app& a, frame_out& out) {
     ImGui::End();
 }
 
+// [SECTION] start card
+
+// What a first visit sees over the (dimmed) page: what this is, and three ways in.
+// A modal: its close button, Escape or any of the three closes it for good.
+void panel_start(const app& a, frame_out& out) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float font = ImGui::GetFontSize();
+    if (!ImGui::IsPopupOpen("###start"))
+        ImGui::OpenPopup("###start");
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
+                            ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSize(ImVec2(std::min(vp->WorkSize.x * 0.94f, font * 36.0f), 0));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(vp->WorkSize.x, vp->WorkSize.y * 0.96f));
+    bool open = true;
+    if (!ImGui::BeginPopupModal(tr("Welcome###start", "欢迎###start"), &open,
+                                ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoMove)) {
+        out.dismiss_start = true;  // closed by its button
+        return;
+    }
+    out.dismiss_start = ImGui::IsKeyPressed(ImGuiKey_Escape, false);
+    ImGui::TextWrapped("%s", tr("Watch a transformer's attention compute, step by step, on a sentence you type. Every number "
+                                "is live: change any setting or any weight and see every consequence at once.",
+                                "在你输入的句子上，一步一步地看 Transformer 的注意力怎样计算。每个数字都是实时的："
+                                "改动任何设置或任何权重，立刻看到它带来的全部变化。"));
+    ImGui::Spacing();
+    const float w = ImGui::GetContentRegionAvail().x;
+    if (ImGui::Button(tr("Guided path: lessons L1 → L8", "循序渐进：课程 L1 → L8"), ImVec2(w, 0))) {
+        lesson_open(a, out, 0);
+        out.dismiss_start = true;
+    }
+    mark_widget(out, "start_lessons");
+    ImGui::TextWrapped("%s", tr("Eight short lessons, each a live claim you can check and break.",
+                                "八节短课，每一节都是一个可以亲手验证、也可以亲手打破的结论。"));
+    ImGui::Spacing();
+    if (ImGui::Button(tr("Explore freely, from the first stage", "自由探索，从第一步开始"), ImVec2(w, 0))) {
+        out.show = stage::embeddings;
+        out.dismiss_start = true;
+    }
+    mark_widget(out, "start_explore");
+    ImGui::TextWrapped("%s", tr("Tokens → X → Q, K, V → scores → softmax → output: ← / → step through; click any cell.",
+                                "词元 → X → Q、K、V → 打分 → softmax → 输出：用 ← / → 逐步查看，点击任何格子。"));
+    ImGui::Spacing();
+    if (ImGui::Button(tr("Teaching? Embed it", "教学？嵌入你的页面"), ImVec2(w, 0))) {
+        out.share.push_back(share_action::copy_embed);
+        out.dismiss_start = true;
+    }
+    mark_widget(out, "start_embed");
+    ImGui::TextWrapped("%s", tr("Copies an <iframe> of this exact view for a page or slides (Share has it too; the link holds "
+                                "the whole experiment).",
+                                "复制这个视图的 <iframe> 代码，用于网页或幻灯片（“分享”里也有；链接保存完整的实验）。"));
+    const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    out.widgets.push_back({"start_card", at.x, at.y, at.x + size.x, at.y + size.y});
+    if (out.dismiss_start)
+        ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+}
+
 }  // namespace attn::ui

@@ -33,24 +33,24 @@ namespace attn::ui {
 
 const std::vector<lesson>& lessons() {
     static const std::vector<lesson> list = {
-        {"L1", "Attention is a soft dictionary lookup", "注意力是一次软的字典查找",
+        {"L1", "Attention is a soft dictionary lookup", "注意力是一次软的字典查找", "lookup", "查找",
          "Pick a query token (click a chip or use ↑/↓). Its probe q is compared with every label k; softmax turns the "
          "competition into weights that sum to 1, and the output mixes the values. Switch to argmax for a hard lookup, or "
          "lower the temperature and watch the weights sharpen.",
          "选一个查询词元（点击词元或按 ↑/↓）。它的探针 q 与每个标签 k 比较；softmax 把竞争变成和为 1 "
          "的权重，输出按权重混合各个值。"
          "切换到 argmax 就是硬查找；或者调低温度，看权重变尖锐。"},
-        {"L2", "Why divide by √d_k", "为什么要除以 √d_k",
+        {"L2", "Why divide by √d_k", "为什么要除以 √d_k", "√d_k", "√d_k",
          "Slide d_k. Unit-variance q and k give q·k a standard deviation of √d_k (8 at d_k = 64); after dividing by √d_k it "
          "is 1 again. Without the scaling, softmax rows saturate: their entropy and their Jacobian (the gradient) collapse.",
          "拖动 d_k。q、k 各分量方差为 1 时，q·k 的标准差是 √d_k（d_k = 64 时为 8）；除以 √d_k 后回到 1。不缩放时 softmax 饱和："
          "熵和雅可比（也就是梯度）一起塌缩。"},
-        {"L3", "Multi-head attention is subspaces", "多头就是多个子空间",
+        {"L3", "Multi-head attention is subspaces", "多头就是多个子空间", "heads", "多头",
          "Change the number of heads at a fixed d_model: parameters and matrix FLOPs stay the same. Q is split by columns into "
          "h matrices of d_k columns. In this constructed model head 0 looks at the previous token, head 1 at the token itself.",
          "固定 d_model 改变头数：参数量和矩阵 FLOPs 不变。Q 按列切成 h 个 d_k 列的矩阵。这个构造出来的模型里，头 0 看前一个词元，"
          "头 1 看自己。"},
-        {"L4", "Without positions there is no order", "没有位置就没有顺序",
+        {"L4", "Without positions there is no order", "没有位置就没有顺序", "order", "顺序",
          "\"猫追狗\" and \"狗追猫\" are the same bag of tokens: with positions off, permuting the tokens permutes the weights' "
          "rows "
          "and columns and every token keeps its output. Turn on sinusoidal positions or RoPE and it breaks. With RoPE, shift "
@@ -58,26 +58,26 @@ const std::vector<lesson>& lessons() {
          "\"猫追狗\"和\"狗追猫\"是同一袋词元：关闭位置编码时，打乱词元只会同时打乱权重矩阵的行和列，每个词元的输出不变。打开正弦"
          "位置编码"
          "或 RoPE 就不一样了。用 RoPE 时把两个位置一起平移，分数不变：只有相对距离起作用。"},
-        {"L5", "O(n²) is structural", "O(n²) 是结构性的",
+        {"L5", "O(n²) is structural", "O(n²) 是结构性的", "cost", "代价",
          "The score matrix has n² entries: 32× the length is 1024× the cost. Step the tiled online softmax (the FlashAttention "
          "idea) tile by tile: running max, running sum, rescaling — and the same result without ever holding n². Then decode "
          "token by token with a KV cache and compare the bytes each step reads for MHA, GQA and MQA.",
          "打分矩阵有 n² 个元素：长度 32 倍，代价 1024 倍。一块一块地执行分块在线 softmax（FlashAttention 的思路）：滚动最大值、"
          "滚动和、重新缩放——结果一样，但从不需要整个 n²。再用 KV 缓存逐个词元解码，比较 MHA、GQA、MQA 每步读取的字节数。"},
-        {"L6", "The whole core is thirty lines", "整个核心不到三十行",
+        {"L6", "The whole core is thirty lines", "整个核心不到三十行", "code", "代码",
          "Step through the stages with ← / →: the lines of the article's numpy code that compute each stage light up. "
          "Everything industrial (half precision, fused kernels, paged KV, batching) is engineering around these lines.",
          "用 ← / → 逐步查看：文章里 numpy 代码中计算当前阶段的那几行会亮起。工业实现的一切（半精度、kernel 融合、KV "
          "分页、批处理）"
          "都是围绕这几行的工程。"},
-        {"L7", "Attention weights are not explanations", "注意力权重不等于解释",
+        {"L7", "Attention weights are not explanations", "注意力权重不等于解释", "weights ≠ why", "权重≠解释",
          "A bright cell only says V_j was mixed in. Compare the brightest cell with what masking it actually changes; load the "
          "cancelling heads (two bright maps, net effect zero) and the attention sink (the first token soaks up weight but "
          "carries nothing). Ablation, not looking, is the evidence.",
          "亮的格子只说明 V_j "
          "被混了进来。比较最亮的格子和屏蔽它之后输出真正的变化；再看互相抵消的两个头（两张热力图都很亮，净效果为零），"
          "以及注意力沉淀（第一个词元吸走大量权重却不携带内容）。消融才是证据，光看不算。"},
-        {"L8", "Three classic bugs", "三个常见的坑",
+        {"L8", "Three classic bugs", "三个常见的坑", "bugs", "常见坑",
          "Turn each bug on and compare with the correct computation: masking after softmax (rows no longer sum to 1, the output "
          "darkens), dropping x − max in fp16 (exp overflows past ≈ 11 and NaN spreads to the output), and forgetting W_O "
          "(the heads never mix — silently).",
@@ -683,12 +683,19 @@ namespace {
 void lesson_list(const app& a, frame_out& out) {
     const auto& list = lessons();
     ImGui::TextUnformatted(tr("Lessons", "课程"));
+    char chip[64];
     for (int i = 0; i < int(list.size()); ++i) {
+        const lesson& l = list[std::size_t(i)];
+        std::snprintf(chip, sizeof chip, "%s %s", l.id, tr(l.chip_en, l.chip_zh));
+        // Chips wrap to the next line rather than run off the panel.
+        const float w = ImGui::CalcTextSize(chip).x + ImGui::GetStyle().FramePadding.x * 2;
         ImGui::SameLine();
+        if (ImGui::GetContentRegionAvail().x < w)
+            ImGui::NewLine();
         const bool on = a.lesson.index == i;
         if (on)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-        if (ImGui::SmallButton(list[std::size_t(i)].id))
+        if (ImGui::SmallButton(chip))
             lesson_open(a, out, i);
         if (on)
             ImGui::PopStyleColor();
@@ -697,6 +704,8 @@ void lesson_list(const app& a, frame_out& out) {
         mark_widget(out, (std::string("lesson") + std::to_string(i + 1)).c_str());
     }
     ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(tr("explore", "自由探索")).x + ImGui::GetFontSize())
+        ImGui::NewLine();
     if (ImGui::SmallButton(tr("explore", "自由探索")))
         lesson_open(a, out, -1);
     mark_widget(out, "explore");

@@ -18,6 +18,8 @@ struct lesson {
     const char* id;  // "L1" … "L8"
     const char* title_en;
     const char* title_zh;
+    const char* chip_en;  // a word or two for the lessons bar's chip ("L1 lookup")
+    const char* chip_zh;
     const char* try_en;  // what to try
     const char* try_zh;
     // Its experiment and first stage are the core's: lesson_preset.hpp.

@@ -22,6 +22,7 @@ theme app_theme(const app& a) {
 void theme_style(ImGuiStyle& style, theme t) {
     if (t == theme::dark) {
         ImGui::StyleColorsDark(&style);
+        style.Colors[ImGuiCol_ModalWindowDimBg] = ImVec4(0.0f, 0.0f, 0.0f, 0.6f);  // the start card over a darkened page
         return;
     }
     ImGui::StyleColorsLight(&style);
@@ -36,6 +37,7 @@ void theme_style(ImGuiStyle& style, theme t) {
     c[ImGuiCol_ButtonHovered] = ImVec4(0.70f, 0.80f, 0.95f, 1.0f);
     c[ImGuiCol_ButtonActive] = ImVec4(0.62f, 0.75f, 0.95f, 1.0f);
     c[ImGuiCol_FrameBg] = ImVec4(0.88f, 0.90f, 0.93f, 1.0f);
+    c[ImGuiCol_ModalWindowDimBg] = ImVec4(0.0f, 0.0f, 0.0f, 0.35f);
 }
 
 ImVec4 theme_good() { return style_is_light() ? ImVec4(0.05f, 0.42f, 0.16f, 1.0f) : ImVec4(0.5f, 0.9f, 0.5f, 1.0f); }

@@ -49,7 +49,9 @@ export function browserSuite(setup) {
 
 // Contexts prefer the dark colour scheme unless a test asks otherwise
 // (Playwright's default is light, and the page follows prefers-color-scheme):
-// pictures compared across tests stay in one theme.
+// pictures compared across tests stay in one theme. And they are return visits:
+// the start card a first visit opens with is already dismissed, unless a test
+// asks for a first visit (`firstVisit: true`).
 export async function launchBrowser() {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -61,15 +63,24 @@ export async function launchBrowser() {
     ],
   });
   const newContext = browser.newContext.bind(browser);
-  browser.newContext = (options = {}) => newContext({ colorScheme: 'dark', ...options });
+  browser.newContext = async ({ firstVisit = false, ...options } = {}) => {
+    const context = await newContext({ colorScheme: 'dark', ...options });
+    if (!firstVisit) {
+      await context.addInitScript(() => {
+        try { window.localStorage.setItem('attn.start', 'seen'); } catch (e) { /* storage disabled */ }
+      });
+    }
+    return context;
+  };
   return browser;
 }
 
 // Opens the playground and waits for the app's first frame. Collects console
 // errors, page errors and any request to another host. `prepare(page)` runs
 // before the page loads (to watch or route its requests).
-export async function openPage(browser, url, { width = 1280, height = 720, deviceScaleFactor = 1, colorScheme = 'dark', prepare } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme });
+export async function openPage(browser, url,
+  { width = 1280, height = 720, deviceScaleFactor = 1, colorScheme = 'dark', prepare, firstVisit = false } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme, firstVisit });
   const page = await context.newPage();
   const problems = [];
   const origin = new URL(url).origin;

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, openPage, canvasStats, browserSuite } from './harness.mjs';
-import { num, at, frames } from './person.mjs';
+import { num, at, frames, ui, click } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -142,5 +142,30 @@ test('HiDPI: the canvas backing store follows devicePixelRatio', async () => {
     assert.ok(stats.variance > 100);
   } finally {
     await context.close();
+  }
+});
+
+test('a first visit opens on the start card; its guided path opens L1; it is not shown again, nor for a link', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { firstVisit: true });
+  try {
+    await frames(page, 2);
+    assert.ok((await ui(page)).widgets.start_card, 'the start card is on screen');
+    await click(page, 'start_lessons');
+    await page.waitForFunction(() => window.attn.ui().lesson === 0 && !window.attn.ui().widgets.start_card, null, { timeout: 10000 });
+    const again = await context.newPage();  // the same browser, the page itself again (no link)
+    await again.goto(suite.server.url);
+    await again.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+    await frames(again, 2);
+    assert.equal((await ui(again)).widgets.start_card, undefined, 'dismissed once, remembered');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+  const linked = await openPage(suite.browser, suite.server.url + '#v=1&heads=4', { firstVisit: true });
+  try {
+    await frames(linked.page, 2);
+    assert.equal((await ui(linked.page)).widgets.start_card, undefined, 'a link opens straight on its experiment');
+  } finally {
+    await linked.context.close();
   }
 });
