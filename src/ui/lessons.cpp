@@ -31,6 +31,8 @@ namespace attn::ui {
 
 // [SECTION] the lesson list
 
+// web/shell.js keeps a copy of the English titles for its posters (view.poster=1,
+// drawn before the app exists); tests/web/a11y.test.mjs compares the two.
 const std::vector<lesson>& lessons() {
     static const std::vector<lesson> list = {
         {"L1", "Attention is a soft dictionary lookup", "注意力是一次软的字典查找",
