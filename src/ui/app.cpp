@@ -9,7 +9,7 @@
 
 #include "i18n.hpp"
 #include "imgui.h"
-#include "imgui_internal.h"  // GetFocusID: the widget keyboard navigation is on
+#include "imgui_internal.h"  // GetFocusID: the widget keyboard navigation is on; a window's visible rectangle
 #include "lesson_preset.hpp"
 #include "panels.hpp"
 #include "text_util.hpp"
@@ -199,15 +199,24 @@ void note_keyboard_focus(frame_out& out, const char* name) {
 
 void mark_widget(frame_out& out, const char* name) {
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
-    out.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y});
+    out.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y, ImGui::GetCurrentWindow()->Name});
     note_keyboard_focus(out, name);
+}
+
+void text_paragraph(const char* text) {
+    const ImGuiWindow* w = ImGui::GetCurrentWindow();
+    const float right = w->InnerRect.Max.x - w->WindowPadding.x;  // screen pixels
+    // In window-local coordinates (as the cursor), at least a few words wide.
+    ImGui::PushTextWrapPos(std::max(right - w->Pos.x + w->Scroll.x, ImGui::GetCursorPosX() + ImGui::GetFontSize() * 8.0f));
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
 }
 
 void mark_slider(frame_out& out, const char* name, const char* label) {
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
     const float text = ImGui::CalcTextSize(label, nullptr, true).x;
     const float frame_x1 = text > 0 ? p1.x - text - ImGui::GetStyle().ItemInnerSpacing.x : p1.x;
-    out.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y});
+    out.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y, ImGui::GetCurrentWindow()->Name});
     note_keyboard_focus(out, name);
 }
 
@@ -306,15 +315,20 @@ void view_menu(const app& a, frame_out& out) {
 }
 
 void top_bar(const app& a, frame_out& out) {
-    ImGui::TextUnformatted(tr("Attention playground", "注意力演练场"));
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr("— watch attention compute, change any number", "— 看注意力一步步计算，改动任何数字"));
     const ImGuiStyle& st = ImGui::GetStyle();
     const char* lang = ui_language() == language::en ? "中文" : "English";
     const float w_lang = ImGui::CalcTextSize(lang).x + st.FramePadding.x * 2;
     const float w_undo = ImGui::CalcTextSize(tr("Undo", "撤销")).x + ImGui::CalcTextSize(tr("Redo", "重做")).x +
                          ImGui::CalcTextSize("?").x + ImGui::CalcTextSize(tr("View", "视图")).x + st.FramePadding.x * 8 +
                          st.ItemSpacing.x * 4 + share_menu_width();
+    ImGui::TextUnformatted(tr("Attention playground", "注意力演练场"));
+    // The tagline only where it fits before the buttons (a narrow or zoomed page has no room).
+    const char* tagline = tr("— watch attention compute, change any number", "— 看注意力一步步计算，改动任何数字");
+    const float room = ImGui::GetWindowContentRegionMax().x - ImGui::GetItemRectMax().x + ImGui::GetWindowPos().x;
+    if (ImGui::CalcTextSize(tagline).x + st.ItemSpacing.x * 2 + w_lang + w_undo <= room) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", tagline);
+    }
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w_lang - w_undo));
     view_menu(a, out);
     ImGui::SameLine();
@@ -404,7 +418,8 @@ void app_draw(app& a) {
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
 
     if (show_controls) {
-        ImGui::BeginChild("controls", ImVec2(left, 0), true, panel_nav);
+        // Scrolls sideways when its widest control does not fit (a zoomed or narrow page).
+        ImGui::BeginChild("controls", ImVec2(left, 0), true, ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
         draw_panel(a, panel_controls);
         ImGui::EndChild();
         ImGui::SameLine();

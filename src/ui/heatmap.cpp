@@ -17,6 +17,7 @@
 
 #include "heatmap_gpu.hpp"
 #include "imgui.h"
+#include "imgui_internal.h"  // the current window's name
 
 namespace attn::ui {
 
@@ -318,6 +319,7 @@ void cells_interact(widget_state& st, const layout& l, const placement& p, int f
     }
     if (pressed && io.MouseDragMaxDistanceSqr[0] <= io.MouseDragThreshold * io.MouseDragThreshold)
         cell_at(l, p, io.MouseClickedPos[0], result.clicked_row, result.clicked_col);
+    result.window = ImGui::GetCurrentWindow()->Name;
     st.last_grid0 = p.grid0;
     st.last_cell = l.cell;
     result.cells_x0 = p.grid0.x;

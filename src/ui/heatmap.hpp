@@ -52,6 +52,7 @@ struct heatmap_result {
     // scrolled view) and the cell edge used after zoom; all 0 when not drawn.
     float cells_x0 = 0, cells_y0 = 0, cells_x1 = 0, cells_y1 = 0;
     float cell = 0;
+    std::string window;  // the name of the scrolling child the cells are in
 };
 
 class heatmap_gpu;

@@ -133,7 +133,7 @@ void explain_cell(const app& a, frame_out& out, const cell_ref& c) {
     if (lines.empty())
         return;
     for (const std::string& line : lines)
-        ImGui::TextWrapped("%s", line.c_str());
+        text_paragraph(line.c_str());
     const auto mats = stage_matrices(c.at, a.model.tr, a.layer, c.head);
     const stage_matrix& sm = mats[std::size_t(c.matrix)];
     const int i = c.row, j = c.col;
@@ -164,7 +164,7 @@ const intervention_effect& app_effect(const app& a) {
 
 void panel_inspector(const app& a, frame_out& out) {
     ImGui::SeparatorText(tr("Inspector", "检查器"));
-    ImGui::TextWrapped("%s", stage_formula(a.current));
+    text_paragraph(stage_formula(a.current));
     const cell_ref& c = a.hovered.valid() ? a.hovered : a.selected;
     if (c.valid() && c.at == a.current)
         explain_cell(a, out, c);
@@ -233,11 +233,11 @@ void panel_help(const app& a, frame_out& out) {
     bool open = a.show_help;
     ImGui::Begin(tr("Help###help", "帮助###help"), &open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
     out.toggle_help = !open;  // its close button
-    ImGui::TextWrapped("%s",
-                       tr("Type a sentence, step through the stages, and change any setting: every number is recomputed at once. "
-                          "The address bar always holds the whole experiment: copy it to share exactly what you see.",
-                          "输入一句话，逐步查看各个阶段，改动任何设置：所有数字立即重算。地址栏始终保存完整的实验：复制它，"
-                          "别人就能看到和你完全一样的东西。"));
+    text_paragraph(
+        tr("Type a sentence, step through the stages, and change any setting: every number is recomputed at once. "
+           "The address bar always holds the whole experiment: copy it to share exactly what you see.",
+           "输入一句话，逐步查看各个阶段，改动任何设置：所有数字立即重算。地址栏始终保存完整的实验：复制它，"
+           "别人就能看到和你完全一样的东西。"));
     ImGui::Spacing();
     const char* keys[][3] = {
         {"← / →", "previous / next stage", "上一步 / 下一步"},

@@ -575,8 +575,8 @@ void view_cost(const app& a, frame_out& out) {
 // [SECTION] L6 the code
 
 void view_code(const app& a, frame_out& out) {
-    ImGui::TextWrapped("%s", tr("The code panel on the right follows you: each stage lights the lines that compute it.",
-                                "右边的代码面板会跟着你：每个阶段都会点亮计算它的那几行。"));
+    text_paragraph(tr("The code panel on the right follows you: each stage lights the lines that compute it.",
+                      "右边的代码面板会跟着你：每个阶段都会点亮计算它的那几行。"));
     number(out, "code_lines", double(numpy_code_lines().size()));
     const auto [lo, hi] = stage_code_lines(a.current);
     number(out, "lit_from", lo);
@@ -739,7 +739,7 @@ void panel_lesson(const app& a, frame_out& out) {
         ImGui::EndDisabled();
     }
     const lesson& shown = list[std::size_t(a.lesson.index)];  // previous/next may have just moved on from l
-    ImGui::TextWrapped("%s", tr(shown.try_en, shown.try_zh));
+    text_paragraph(tr(shown.try_en, shown.try_zh));
     ImGui::Separator();
     switch (a.lesson.index) {
         case 0:

@@ -34,6 +34,11 @@ const intervention_effect& app_effect(const app& a);
 // Records the last ImGui item's rectangle under `name` (tests click through these).
 void mark_widget(frame_out& out, const char* name);
 
+// A paragraph wrapped at the current window's visible right edge. ImGui's
+// TextWrapped wraps at the content's width, which in a window that scrolls
+// sideways (a wide map) lies past what is seen: the ends of lines were cut off.
+void text_paragraph(const char* text);
+
 // The same for a slider or drag labelled `label`: only its frame, not the label
 // beside it (a click on the label does nothing; a click on the frame sets the value).
 void mark_slider(frame_out& out, const char* name, const char* label);

@@ -99,7 +99,7 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
         std::snprintf(name, sizeof name, "grid_head%d", head);
     else
         std::snprintf(name, sizeof name, "grid_map%d", index);
-    out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1});
+    out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1, r.window});
     if (r.hovered_row >= 0)
         out.hover = cell_ref{a.current, index, head, r.hovered_row, r.hovered_col};
     if (r.clicked_row >= 0) {
@@ -124,7 +124,7 @@ void panel_pipeline(const app& a, frame_out& out) {
             out.layer = layer;
         mark_widget(out, "layer");
     }
-    ImGui::TextWrapped("%s", stage_explain(a.current));
+    text_paragraph(stage_explain(a.current));
     ImGui::TextDisabled("%s", stage_formula(a.current));
     ImGui::Separator();
 

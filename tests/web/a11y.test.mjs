@@ -487,3 +487,56 @@ test('blog.html starts one app, not three: its lesson embeds are posters that re
     await context.close();
   }
 });
+
+// [Zoom] 200 %: nothing a person must read is clipped. ui().windows holds each
+// ImGui window's visible rectangle, scroll, how far its content reaches past it
+// (over) and its scrollbars (bars); ui().widgets the named widgets.
+const EPS = 1.5;
+// Whether rectangle r can be brought into view: inside window w's content, past
+// w's visible rectangle only in a direction w scrolls, and w itself seen (in its
+// parent the same way, the top window on the screen).
+function reachable(r, w, byName, screen) {
+  if (!w) return r[0] >= -EPS && r[1] >= -EPS && r[2] <= screen[0] + EPS && r[3] <= screen[1] + EPS;
+  const [x0, y0, x1, y1] = w.rect;
+  const cx0 = x0 - w.scroll[0], cy0 = y0 - w.scroll[1];
+  const cx1 = cx0 + (x1 - x0) + w.over[0], cy1 = cy0 + (y1 - y0) + w.over[1];
+  if (r[0] < cx0 - EPS || r[1] < cy0 - EPS || r[2] > cx1 + EPS || r[3] > cy1 + EPS) return false;
+  if ((r[0] < x0 - EPS || r[2] > x1 + EPS) && !w.bars[0]) return false;
+  if ((r[1] < y0 - EPS || r[3] > y1 + EPS) && !w.bars[1]) return false;
+  return reachable(w.rect, byName.get(w.parent), byName, screen);
+}
+function clippedContent(s, screen) {
+  const problems = [];
+  const windows = s.windows.filter((w) => !/^##Tooltip/.test(w.name));
+  const byName = new Map(windows.map((w) => [w.name, w]));
+  for (const w of windows) {
+    if (w.over[0] > EPS && !w.bars[0]) problems.push(`${w.name}: content ${w.over[0]} px past its right edge, no horizontal scrollbar`);
+    if (w.over[1] > EPS && !w.bars[1]) problems.push(`${w.name}: content ${w.over[1]} px past its bottom, no vertical scrollbar`);
+  }
+  for (const [name, r] of Object.entries(s.widgets)) {
+    if (r[2] - r[0] < 0.5 || r[3] - r[1] < 0.5) continue;  // nothing drawn
+    const w = byName.get(s.widgetWindows[name]);
+    if (!w) problems.push(`${name}: in no window drawn (${s.widgetWindows[name]})`);
+    else if (!reachable(r, w, byName, screen)) problems.push(`${name} [${r.map((v) => v.toFixed(0))}] cannot be scrolled into view in ${w.name}`);
+  }
+  return problems;
+}
+
+for (const [width, height, scale] of [[720, 450, 2], [640, 360, 2], [844, 390, 1], [422, 195, 2]]) {
+  test(`zoom: at ${width}×${height}@${scale} every named widget can be seen or scrolled to, and no window clips its content`, async () => {
+    const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.stage=5',
+      { width, height, deviceScaleFactor: scale });
+    try {
+      const found = [];
+      for (const link of ['v=1&view.stage=5', 'v=1&heads=4&view.stage=1', 'v=1&view.lesson=2', 'v=1&view.lesson=5']) {
+        assert.equal(await page.evaluate((l) => window.attn.openLink(l), link), '');
+        await frames(page, 6);  // the layout settles (content sizes are the last frame's)
+        for (const p of clippedContent(await ui(page), [width, height])) found.push(`${link}: ${p}`);
+      }
+      assert.deepEqual(found, []);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
