@@ -18,6 +18,7 @@
 #include "heatmap_gpu.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // the current window's name
+#include "theme.hpp"
 
 namespace attn::ui {
 
@@ -351,7 +352,10 @@ void cells_draw(heatmap_context::state& ctx, ImDrawList* dl, const widget_state&
 
 // --- overlays --------------------------------------------------------------------
 
-const ImU32 highlight_colour = IM_COL32(255, 165, 0, 255);
+const ImU32 highlight_colour = IM_COL32(255, 165, 0, 255);  // the bands over the cells
+
+// The selected row's and column's labels: orange, dark on the light theme (≥ 4.5:1 there too).
+ImU32 highlight_label_colour() { return ImGui::ColorConvertFloat4ToU32(theme_highlight()); }
 
 void overlay_highlights(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p) {
     const float cell = l.cell;
@@ -414,7 +418,9 @@ void overlay_row_sums(ImDrawList* dl, const widget_state& st, const layout& l, c
 }
 
 // Sticky labels: an opaque band over whatever scrolled under it.
-void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p, int hovered_col) {
+void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p,
+                           heatmap_result& result) {
+    const int hovered_col = result.hovered_col;
     const ImGuiStyle& style = ImGui::GetStyle();
     const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 hover_bg = ImGui::GetColorU32(ImGuiCol_HeaderHovered);
@@ -424,9 +430,11 @@ void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const lay
     for (int c = p.c0; c < p.c1 && c < int(opt.col_labels->size()); ++c) {
         const char* s = (*opt.col_labels)[std::size_t(c)].c_str();
         const float x = p.grid0.x + float(c) * cell;
-        const ImU32 col = c == opt.highlight_col ? highlight_colour : text_col;
+        const ImU32 col = c == opt.highlight_col ? highlight_label_colour() : text_col;
         if (c == hovered_col)
             dl->AddRectFilled(ImVec2(x, top), ImVec2(x + cell, top + l.col_band), hover_bg);
+        if (c == opt.highlight_col)
+            result.highlight_col_label = {std::max(x, p.open0.x), top, std::min(x + cell, p.clip1.x), top + l.col_band};
         if (l.col_vertical) {
             text_vertical(dl, ImVec2(x + (cell - l.font) * 0.5f, top + l.col_band - style.ItemSpacing.y * 0.5f), col, s);
         } else {
@@ -437,7 +445,8 @@ void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const lay
     dl->PopClipRect();
 }
 
-void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p, int hovered_row) {
+void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p, heatmap_result& result) {
+    const int hovered_row = result.hovered_row;
     const ImGuiStyle& style = ImGui::GetStyle();
     const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 hover_bg = ImGui::GetColorU32(ImGuiCol_HeaderHovered);
@@ -451,7 +460,9 @@ void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout
             dl->AddRectFilled(ImVec2(left, y), ImVec2(left + band, y + cell), hover_bg);
         const float w = ImGui::CalcTextSize(s).x;
         dl->AddText(ImVec2(left + band - style.ItemSpacing.x * 0.5f - w, y + (cell - l.font) * 0.5f),
-                    r == opt.highlight_row ? highlight_colour : text_col, s);
+                    r == opt.highlight_row ? highlight_label_colour() : text_col, s);
+        if (r == opt.highlight_row)
+            result.highlight_row_label = {left, std::max(y, top), left + band, std::min(y + cell, p.clip1.y)};
     }
     dl->PopClipRect();
 }
@@ -459,7 +470,7 @@ void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout
 // Everything over the cells, in drawing order: highlights, numbers and the
 // hover (clipped to the open cells), then row sums and the label bands.
 void overlays_draw(ImDrawList* dl, const widget_state& st, const matrix& m, const heatmap_options& opt, const layout& l,
-                   const placement& p, const heatmap_result& result) {
+                   const placement& p, heatmap_result& result) {
     dl->PushClipRect(p.open0, p.clip1, true);
     overlay_highlights(dl, opt, l, p);
     if (l.show_values)
@@ -470,9 +481,9 @@ void overlays_draw(ImDrawList* dl, const widget_state& st, const matrix& m, cons
     if (l.sums_w > 0.0f && st.sums_valid)
         overlay_row_sums(dl, st, l, p, result.hovered_row);
     if (l.col_band > 0.0f)
-        overlay_column_labels(dl, opt, l, p, result.hovered_col);
+        overlay_column_labels(dl, opt, l, p, result);
     if (l.row_band > 0.0f && opt.row_labels)
-        overlay_row_labels(dl, opt, l, p, result.hovered_row);
+        overlay_row_labels(dl, opt, l, p, result);
 }
 
 // --- legend ------------------------------------------------------------------------

@@ -45,6 +45,11 @@ struct heatmap_options {
     float max_height = 0.0f;  // of the scrolling region in pixels; 0 = the available height (at least ~12 lines)
 };
 
+// A rectangle in screen pixels; all 0 when nothing was drawn there.
+struct heatmap_rect {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
 struct heatmap_result {
     int hovered_row = -1, hovered_col = -1;
     int clicked_row = -1, clicked_col = -1;  // a click (mouse or touch) released on a cell this frame
@@ -52,7 +57,8 @@ struct heatmap_result {
     // scrolled view) and the cell edge used after zoom; all 0 when not drawn.
     float cells_x0 = 0, cells_y0 = 0, cells_x1 = 0, cells_y1 = 0;
     float cell = 0;
-    std::string window;  // the name of the scrolling child the cells are in
+    heatmap_rect highlight_row_label, highlight_col_label;  // where the highlighted row's and column's labels are
+    std::string window;                                     // the name of the scrolling child the cells are in
 };
 
 class heatmap_gpu;

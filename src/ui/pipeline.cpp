@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "edit.hpp"
 #include "heatmap.hpp"
@@ -100,6 +101,10 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     else
         std::snprintf(name, sizeof name, "grid_map%d", index);
     out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1, r.window});
+    // The selected row's and column's labels ("grid_head0_row"), for the contrast test.
+    for (const auto& [rect, suffix] : {std::pair{r.highlight_row_label, "_row"}, std::pair{r.highlight_col_label, "_col"}})
+        if (rect.x1 > rect.x0 && rect.y1 > rect.y0)
+            out.widgets.push_back({std::string(name) + suffix, rect.x0, rect.y0, rect.x1, rect.y1, r.window});
     if (r.hovered_row >= 0)
         out.hover = cell_ref{a.current, index, head, r.hovered_row, r.hovered_col};
     if (r.clicked_row >= 0) {

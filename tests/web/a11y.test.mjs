@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { openPage, browserSuite, root } from './harness.mjs';
-import { frames, ui, trace, click, widget, STAGE, num } from './person.mjs';
+import { frames, ui, trace, click, widget, gotoStage, STAGE, num } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -188,6 +188,15 @@ test('themes: the system\'s light preference, a link\'s view.theme and the View 
       const c = await contrastIn(page, name);
       assert.ok(c.background > 0.5, `${name}: a light background (${c.background})`);
       assert.ok(c.ratio >= 4.5, `${name}: contrast ${c.ratio.toFixed(2)}`);
+    }
+    // The selected row's and column's labels on a map: dark orange, readable on light.
+    await gotoStage(page, STAGE.scores);  // a click there selects without changing the experiment
+    await click(page, 'grid_head0', 0.3, 0.7);  // selects a cell: its row and column labels light up
+    await page.mouse.move(0, 0);  // no hover tint over the labels
+    await frames(page, 3);
+    for (const name of ['grid_head0_row', 'grid_head0_col']) {
+      const c = await contrastIn(page, name);
+      assert.ok(c.background > 0.5 && c.ratio >= 4.5, `${name}: contrast ${c.ratio.toFixed(2)} on ${c.background}`);
     }
     // The reader's choice wins over the system's, and is remembered.
     await click(page, 'view_menu');
