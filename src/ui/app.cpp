@@ -19,6 +19,19 @@ namespace attn::ui {
 
 // [SECTION] state and history
 
+namespace {
+
+// Whether c still names a cell of the shown stage in the (new) trace.
+bool cell_exists(const app& a, const cell_ref& c) {
+    if (!c.valid() || c.at != a.current || c.head >= (stage_per_head(c.at) ? a.model.exp.heads : 1))
+        return false;
+    const auto mats = stage_matrices(c.at, a.model.tr, a.layer, c.head);
+    return c.matrix < int(mats.size()) && c.row < mats[std::size_t(c.matrix)].m->rows &&
+           c.col < mats[std::size_t(c.matrix)].m->cols;
+}
+
+}  // namespace
+
 void app_sync(app& a) {
     if (!session_update(a.model))
         return;
@@ -28,7 +41,10 @@ void app_sync(app& a) {
     a.layer = std::clamp(a.layer, 0, a.model.exp.layers - 1);
     if (!stage_applies(a.current, a.model.exp))
         a.current = stage::output;
-    a.selected = cell_ref{};
+    // The selected cell stays where it still exists: a press on a map (a masked
+    // edge, by click or by Enter) leaves the keyboard's cell where it was.
+    if (!cell_exists(a, a.selected))
+        a.selected = cell_ref{};
     a.hovered = cell_ref{};
 }
 

@@ -549,3 +549,56 @@ for (const [width, height, scale] of [[720, 450, 2], [640, 360, 2], [844, 390, 1
     }
   });
 }
+
+test('keyboard within a map: Tab stops on its cells; arrows, Home/End, PageUp/PageDown move the selected cell and the inspector; Enter and Space press it', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat%20down&heads=1&view.stage=5');
+  try {
+    await page.keyboard.press('Tab');  // keyboard navigation on
+    await frames(page, 2);
+    await tabTo(page, 'grid_head0');
+    const cell = async () => {
+      const s = await ui(page);
+      return { focus: s.focus, stage: s.stage, row: s.sel_row, selected: s.selected };
+    };
+    const inspector = async () => (await page.evaluate(() => window.attn.textView())).inspector.join(' ');
+    // Each key: the selected cell [matrix, head, row, col] moves, the map keeps the focus, the stage stays.
+    const press = async (k, row, col) => {
+      await page.keyboard.press(k);
+      await page.waitForFunction(([row, col]) => {
+        const s = window.attn.ui();
+        return s.selected[2] === row && s.selected[3] === col;
+      }, [row, col], { timeout: 10000 }).catch(async () => assert.fail(`${k}: expected (${row}, ${col}), got ${JSON.stringify(await cell())}`));
+      const c = await cell();
+      assert.deepEqual(c, { focus: 'grid_head0', stage: STAGE.weights, row, selected: [0, 0, row, col] }, k);
+    };
+    await press('ArrowRight', 0, 1);
+    const first = await inspector();
+    assert.match(first, /./, 'the inspector explains the selected cell');
+    await press('ArrowDown', 1, 1);
+    assert.notEqual(await inspector(), first, 'the inspector follows the keys');
+    await press('End', 1, 3);
+    await press('Home', 1, 0);
+    await press('PageDown', 3, 0);
+    await press('PageUp', 0, 0);
+    await press('Control+End', 3, 3);
+    await press('Control+Home', 0, 0);
+    await press('ArrowLeft', 0, 0);  // at the edge: stays
+    await press('ArrowDown', 1, 0);
+    await press('ArrowDown', 2, 0);
+    await press('ArrowRight', 2, 1);
+    // Enter presses the cell as a click does: on softmax weights, it masks that edge; Space again unmasks it.
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /edges=0\.0\.2\.1(&|$)/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await frames(page, 2);
+    assert.deepEqual(await cell(), { focus: 'grid_head0', stage: STAGE.weights, row: 2, selected: [0, 0, 2, 1] }, 'the cell stays selected');
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => /edges=&/.test(window.attn.experiment()), null, { timeout: 10000 });
+    // Tab moves on: the arrows are the navigation's again.
+    await page.keyboard.press('Tab');
+    await frames(page, 2);
+    assert.notEqual((await ui(page)).focus, 'grid_head0');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
