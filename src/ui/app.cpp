@@ -219,11 +219,14 @@ void mark_widget(frame_out& out, const char* name) {
     note_keyboard_focus(out, name);
 }
 
-void text_paragraph(const char* text) {
+float visible_width() {
     const ImGuiWindow* w = ImGui::GetCurrentWindow();
-    const float right = w->InnerRect.Max.x - w->WindowPadding.x;  // screen pixels
+    return w->InnerRect.Max.x - w->WindowPadding.x - ImGui::GetCursorScreenPos().x;
+}
+
+void text_paragraph(const char* text) {
     // In window-local coordinates (as the cursor), at least a few words wide.
-    ImGui::PushTextWrapPos(std::max(right - w->Pos.x + w->Scroll.x, ImGui::GetCursorPosX() + ImGui::GetFontSize() * 8.0f));
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(visible_width(), ImGui::GetFontSize() * 8.0f));
     ImGui::TextUnformatted(text);
     ImGui::PopTextWrapPos();
 }

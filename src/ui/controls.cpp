@@ -277,7 +277,8 @@ void panel_controls(const app& a, frame_out& out) {
     bool changed = false;
     const float label_w = ImGui::GetFontSize() * 6.5f;
     ImGui::BeginDisabled(a.options.readonly);
-    ImGui::PushItemWidth(-label_w);
+    // Items end a label's width before the visible edge (not the content's: the column scrolls sideways).
+    ImGui::PushItemWidth(std::max(visible_width() - label_w, ImGui::GetFontSize() * 4.0f));
     section(tr("Input", "输入"));
     tokens_row(a, out, next, changed);
     model_section(out, next, changed, label_w);
