@@ -29,6 +29,8 @@
 //   pageTheme('light'|'dark') the theme the app shows: the page's own elements follow it.
 //   contentHeight(px)         an embed's content height in CSS pixels, when it changes:
 //                             told to the host as attn:resize.
+//   posterNames, posterPictures  a poster's copy of the app's names, and its picture
+//                             store ({save, load}); see [Poster] below.
 //
 // window.attn: what tests and embedders call (each goes through the app's one
 // change path, src/core/session.hpp). experiment() -> its text form;
@@ -53,6 +55,9 @@
 //                 {type: 'attn:resize', height} the CSS pixels the embed's content needs
 //                                            (whole pixels, rounded up), whenever that changes
 // Other attn:* types are answered with attn:error; anything else is ignored.
+// A poster (view.poster=1) loads nothing of the app until its Run button is
+// pressed; until then it answers attn:set and attn:get with attn:error and
+// sends attn:resize for its own card or picture.
 'use strict';
 
 (function () {
@@ -410,6 +415,7 @@
     if (!m || typeof m !== 'object' || Array.isArray(m) || typeof m.type !== 'string' || !m.type.startsWith('attn:')) return;
     if (!hostOrigin) hostOrigin = event.origin;  // no ?host= and no referrer: the parent's first message names it
     const error = (...errors) => replyTo(event, { type: 'attn:error', errors });
+    if (!window.attn && posterWaiting) return error('this embed is a poster (view.poster=1): it starts when the reader presses Run');
     if (m.type === 'attn:get') {
       let link = lastLink;
       if (link === null && window.attn) link = window.attn.experiment();
@@ -476,80 +482,245 @@
     return;
   }
 
-  const missing = missingFeatures();
-  if (missing.length) {
-    fatal('This browser cannot run the playground', [
-      'It needs ' + missing.join(' and ') + ', which this browser does not provide (or has turned off).',
-      'Current versions of Chrome, Edge, Firefox and Safari all have them. If hardware acceleration is off, turning it on may help.',
-    ]);
-    return;
-  }
-
-  // Downloads attn.wasm with progress, then hands the bytes to the Emscripten module.
-  async function fetchWasm() {
-    const response = await fetch('attn.wasm');
-    if (!response.ok) throw new Error('attn.wasm: HTTP ' + response.status);
-    const total = Number(response.headers.get('Content-Length')) || 0;
-    if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
-    const reader = response.body.getReader();
-    const chunks = [];
-    let received = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      received += value.length;
-      progress(0.8 * received / total, 'Downloading… ' + Math.round(received / 1024) + ' / ' + Math.round(total / 1024) + ' KB');
-    }
-    const bytes = new Uint8Array(received);
-    let offset = 0;
-    for (const c of chunks) { bytes.set(c, offset); offset += c.length; }
-    return bytes;
-  }
-
-  const Module = {
-    canvas: document.getElementById('canvas'),
-    arguments: hash ? ['--experiment', hash] : [],
-    print: (s) => console.log(s),
-    printErr: (s) => console.warn(s),
-    setStatus: () => {},
-    preMainLoop() {
-      if (onScreen) return true;
-      const now = performance.now();
-      if (now - lastIdleFrame < 250) return false;  // skip this frame
-      lastIdleFrame = now;
-      return true;
-    },
-    onAbort: (what) => fatal('The playground stopped', [String(what)]),
-    onRuntimeInitialized() {
-      progress(1, 'Starting…');
-      const call = (name, ...args) => Module.ccall(name, 'string', args.map(() => 'string'), args);
-      // A C string ends at a NUL: refused here, or the app would apply what comes before it.
-      const nulProblem = (t) => t.includes('\0')
-        ? 'the link contains a NUL character at position ' + t.indexOf('\0') + '; a link never holds one (was it cut or corrupted?)\n'
-        : '';
-      window.attn = {
-        experiment: () => call('attn_hook_experiment'),
-        setExperiment: (t) => nulProblem(String(t)) || call('attn_hook_set_experiment', String(t)),
-        openLink: (t) => nulProblem(String(t)) || call('attn_hook_open_link', String(t)),
-        errors: () => call('attn_hook_errors'),
-        trace: () => JSON.parse(call('attn_hook_trace_json')),
-        ui: () => JSON.parse(call('attn_hook_ui_state')),
-        // The weights hash after `steps` training steps of a recipe (its own steps when omitted).
-        trainHash: (recipe, steps = -1) =>
-          Module.ccall('attn_hook_train_hash', 'string', ['string', 'number'], [String(recipe), Number(steps)]),
-        textView: () => JSON.parse(call('attn_hook_text_view')),
-      };
-    },
+  // [Poster] view.poster=1: a click-to-run embed. Nothing of the app (attn.js,
+  // attn.wasm) is fetched until the reader presses Run. Until then the page shows
+  // the picture this browser took on an earlier Run of the same link (kept in
+  // localStorage, at most POSTER_KEEP links, the oldest dropped first), or a card
+  // naming the lesson, the sentence and the stage. The app does not exist yet, so
+  // the names are copied here (tests/web/a11y.test.mjs checks them against the
+  // app's). Pictures are never built ahead of time: the lesson views need a GL
+  // context that a build machine may lack; a host's first visit takes one.
+  const POSTER_KEEP = 10;
+  const POSTER_INDEX = 'attn.posters';  // the links with a picture, oldest first
+  const posterKey = (link) => 'attn.poster:' + link;
+  const posterNames = {
+    stages: ['Tokens → X', 'Q, K, V', 'Scores Q·Kᵀ', 'Scale /√d_k', 'Mask', 'Softmax', 'Weights·V', 'Concat heads', '·W_O',
+      'Residual (+ FFN)', 'Output'],
+    defaultStage: 5,
+    defaultText: 'the cat chased the dog',
+    // src/ui/lessons.cpp (title) and src/core/lesson_preset.cpp (sentence, first stage)
+    lessons: [
+      { id: 'L1', title: 'Attention is a soft dictionary lookup', text: 'the cat chased the dog', stage: 5 },
+      { id: 'L2', title: 'Why divide by √d_k', text: 'the cat chased the dog', stage: 3 },
+      { id: 'L3', title: 'Multi-head attention is subspaces', text: 'the cat sat on the warm mat', stage: 5 },
+      { id: 'L4', title: 'Without positions there is no order', text: '猫 追 狗', stage: 5 },
+      { id: 'L5', title: 'O(n²) is structural', text: 'one two three four five six seven eight', stage: 5 },
+      { id: 'L6', title: 'The whole core is thirty lines', text: 'the cat chased the dog', stage: 1 },
+      { id: 'L7', title: 'Attention weights are not explanations', text: 'the cat chased the dog home', stage: 5 },
+      { id: 'L8', title: 'Three classic bugs', text: 'the cat chased the dog', stage: 5 },
+    ],
   };
-  window.Module = Module;
+  shell.posterNames = posterNames;  // what the card says: tests compare it with the app's names
+  const posterLink = /(?:^|&)view\.poster=1(?:&|$)/.test(hash) ? hash : null;
+  let posterWaiting = false;
 
-  fetchWasm().then((bytes) => {
-    progress(0.85, 'Compiling…');
-    Module.wasmBinary = bytes;
-    const script = document.createElement('script');
-    script.src = 'attn.js';
-    script.onerror = () => fatal('The playground could not load', ['attn.js failed to download. Reload the page to try again.']);
-    document.body.appendChild(script);
-  }).catch((err) => fatal('The playground could not load', [String(err.message || err), 'Reload the page to try again.']));
+  // What the card says, from the link's own keys (a compressed experiment keeps its
+  // sentence inside z=, so the card then names the lesson and stage only).
+  function posterFacts(link) {
+    const keys = {};
+    for (const pair of link.split('&')) {
+      const eq = pair.indexOf('=');
+      if (eq > 0 && !(pair.slice(0, eq) in keys)) keys[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+    const lesson = /^[1-8]$/.test(keys['view.lesson'] || '') ? posterNames.lessons[Number(keys['view.lesson']) - 1] : null;
+    let text = lesson ? lesson.text : keys.z === undefined ? posterNames.defaultText : null;
+    if (keys.text !== undefined) {
+      try { text = decodeURIComponent(keys.text); } catch (e) { text = null; }
+    }
+    let stage = lesson ? lesson.stage : posterNames.defaultStage;
+    if (/^(?:[0-9]|10)$/.test(keys['view.stage'] || '')) stage = Number(keys['view.stage']);
+    return { lesson, text, stage };
+  }
+
+  function loadPosterPicture(link) {
+    try {
+      const p = JSON.parse(window.localStorage.getItem(posterKey(link)));
+      if (p && typeof p.data === 'string' && p.data.startsWith('data:image/jpeg;base64,') && p.width > 0 && p.height > 0) return p;
+    } catch (e) { /* none, or storage disabled */ }
+    return null;
+  }
+  function savePosterPicture(link, picture) {
+    try {
+      let index = [];
+      try { index = JSON.parse(window.localStorage.getItem(POSTER_INDEX)) || []; } catch (e) { index = []; }
+      if (!Array.isArray(index)) index = [];
+      index = index.filter((l) => l !== link);
+      index.push(link);
+      while (index.length > POSTER_KEEP) window.localStorage.removeItem(posterKey(index.shift()));
+      for (;;) {
+        try {
+          window.localStorage.setItem(posterKey(link), JSON.stringify(picture));
+          break;
+        } catch (e) {  // full: drop the oldest other picture and try again
+          if (index.length <= 1) return false;
+          window.localStorage.removeItem(posterKey(index.shift()));
+        }
+      }
+      window.localStorage.setItem(POSTER_INDEX, JSON.stringify(index));
+      return true;
+    } catch (e) { return false; }
+  }
+
+  // After Run: once the app has drawn a few frames (and any font it asked for
+  // arrived), one JPEG of the canvas, at most 960 px wide, for the next visit.
+  let posterFramesDrawn = 0;
+  let posterCaptured = false;
+  function capturePoster(canvas) {
+    if (posterCaptured || !shell.firstFrameSeen || ++posterFramesDrawn < 10) return;
+    if (Object.values(shell.fonts).includes('loading')) return;
+    posterCaptured = true;
+    try {
+      const width = canvas.clientWidth, height = canvas.clientHeight;
+      if (!width || !height) return;
+      const k = Math.min(1, 960 / width);
+      const small = document.createElement('canvas');
+      small.width = Math.round(width * k);
+      small.height = Math.round(height * k);
+      small.getContext('2d').drawImage(canvas, 0, 0, small.width, small.height);
+      const theme = document.documentElement.classList.contains('light') ? 'light' : 'dark';
+      const picture = { width, height, theme, data: small.toDataURL('image/jpeg', 0.8) };
+      // Under the link the poster opened with (an iframe's src) and, when the app wrote
+      // it back in its own words (the address bar a reload reads), under that too.
+      shell.posterSaved = savePosterPicture(posterLink, picture);
+      if (lastLink !== null && lastLink !== posterLink) savePosterPicture(lastLink, picture);
+    } catch (e) { /* a tainted or lost canvas: no picture this time */ }
+  }
+
+  shell.posterPictures = { save: savePosterPicture, load: loadPosterPicture };  // for tests: the store's rules
+
+  function showPoster(link, run) {
+    posterWaiting = true;
+    document.documentElement.classList.add('poster');
+    const facts = posterFacts(link);
+    const theme = document.documentElement.classList.contains('light') ? 'light' : 'dark';
+    const picture = loadPosterPicture(link);
+    const usePicture = picture && picture.theme === theme;  // never a dark picture on a light page
+    const main = el('main', undefined, usePicture ? 'poster with-picture' : 'poster');
+    main.id = 'poster';
+    const title = facts.lesson ? facts.lesson.id + ' ' + facts.lesson.title : 'Attention playground';
+    const stageLine = 'Stage ' + (facts.stage + 1) + ' of ' + posterNames.stages.length + ': ' + posterNames.stages[facts.stage];
+    const card = el('div', undefined, 'card');
+    if (usePicture) {
+      const img = el('img');
+      img.src = picture.data;
+      img.alt = 'The playground as it looked at its last run here: ' + title + ', ' + stageLine;
+      main.appendChild(img);
+    }
+    if (facts.lesson) card.appendChild(el('p', 'Attention playground', 'kicker'));
+    card.appendChild(el('h1', title));
+    if (facts.text) card.appendChild(el('p', '“' + facts.text + '”', 'sentence'));
+    card.appendChild(el('p', stageLine, 'stage'));
+    const button = el('button', 'Run');
+    button.type = 'button';
+    button.id = 'poster-run';
+    const row = el('div', undefined, 'run');
+    row.appendChild(button);
+    row.appendChild(el('p', 'Nothing is downloaded until you press Run', 'note'));
+    card.appendChild(row);
+    main.appendChild(card);
+    document.body.insertBefore(main, document.body.firstChild);
+    // Like a running embed, the poster tells its host how tall it wants to be:
+    // the picture at the frame's width, or the card.
+    const report = () => {
+      if (!posterWaiting) return;
+      const height = usePicture ? main.clientWidth * picture.height / picture.width : card.offsetHeight + 32;
+      shell.contentHeight(Math.max(height, 1));
+    };
+    if ('ResizeObserver' in window) new ResizeObserver(report).observe(main);
+    report();
+    button.addEventListener('click', () => {
+      posterWaiting = false;
+      main.remove();
+      document.documentElement.classList.remove('poster');
+      shell.posterRun = true;
+      document.getElementById('canvas').focus({ preventScroll: true });
+      run();
+    });
+  }
+
+  // [Start] Checks the browser, downloads attn.wasm and starts the app: at once,
+  // or, for a poster (view.poster=1), when the reader presses Run.
+  function startApp() {
+    const missing = missingFeatures();
+    if (missing.length) {
+      fatal('This browser cannot run the playground', [
+        'It needs ' + missing.join(' and ') + ', which this browser does not provide (or has turned off).',
+        'Current versions of Chrome, Edge, Firefox and Safari all have them. If hardware acceleration is off, turning it on may help.',
+      ]);
+      return;
+    }
+
+    // Downloads attn.wasm with progress, then hands the bytes to the Emscripten module.
+    async function fetchWasm() {
+      const response = await fetch('attn.wasm');
+      if (!response.ok) throw new Error('attn.wasm: HTTP ' + response.status);
+      const total = Number(response.headers.get('Content-Length')) || 0;
+      if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
+      const reader = response.body.getReader();
+      const chunks = [];
+      let received = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        received += value.length;
+        progress(0.8 * received / total, 'Downloading… ' + Math.round(received / 1024) + ' / ' + Math.round(total / 1024) + ' KB');
+      }
+      const bytes = new Uint8Array(received);
+      let offset = 0;
+      for (const c of chunks) { bytes.set(c, offset); offset += c.length; }
+      return bytes;
+    }
+
+    const Module = {
+      canvas: document.getElementById('canvas'),
+      arguments: hash ? ['--experiment', hash] : [],
+      print: (s) => console.log(s),
+      printErr: (s) => console.warn(s),
+      setStatus: () => {},
+      preMainLoop() {
+        if (onScreen) return true;
+        const now = performance.now();
+        if (now - lastIdleFrame < 250) return false;  // skip this frame
+        lastIdleFrame = now;
+        return true;
+      },
+      // Right after a frame is drawn, while its pixels are still readable.
+      postMainLoop() { if (posterLink !== null) capturePoster(Module.canvas); },
+      onAbort: (what) => fatal('The playground stopped', [String(what)]),
+      onRuntimeInitialized() {
+        progress(1, 'Starting…');
+        const call = (name, ...args) => Module.ccall(name, 'string', args.map(() => 'string'), args);
+        // A C string ends at a NUL: refused here, or the app would apply what comes before it.
+        const nulProblem = (t) => t.includes('\0')
+          ? 'the link contains a NUL character at position ' + t.indexOf('\0') + '; a link never holds one (was it cut or corrupted?)\n'
+          : '';
+        window.attn = {
+          experiment: () => call('attn_hook_experiment'),
+          setExperiment: (t) => nulProblem(String(t)) || call('attn_hook_set_experiment', String(t)),
+          openLink: (t) => nulProblem(String(t)) || call('attn_hook_open_link', String(t)),
+          errors: () => call('attn_hook_errors'),
+          trace: () => JSON.parse(call('attn_hook_trace_json')),
+          ui: () => JSON.parse(call('attn_hook_ui_state')),
+          // The weights hash after `steps` training steps of a recipe (its own steps when omitted).
+          trainHash: (recipe, steps = -1) =>
+            Module.ccall('attn_hook_train_hash', 'string', ['string', 'number'], [String(recipe), Number(steps)]),
+          textView: () => JSON.parse(call('attn_hook_text_view')),
+        };
+      },
+    };
+    window.Module = Module;
+
+    fetchWasm().then((bytes) => {
+      progress(0.85, 'Compiling…');
+      Module.wasmBinary = bytes;
+      const script = document.createElement('script');
+      script.src = 'attn.js';
+      script.onerror = () => fatal('The playground could not load', ['attn.js failed to download. Reload the page to try again.']);
+      document.body.appendChild(script);
+    }).catch((err) => fatal('The playground could not load', [String(err.message || err), 'Reload the page to try again.']));
+  }
+
+  if (posterLink !== null) showPoster(posterLink, startApp);
+  else startApp();
 })();

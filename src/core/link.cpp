@@ -540,6 +540,8 @@ void parse_view_pair(std::string_view pair, link_view& v, std::vector<std::strin
         flag_option(v.readonly);
     } else if (key == "view.embed") {
         flag_option(v.embed);
+    } else if (key == "view.poster") {
+        flag_option(v.poster);
     } else if (key == "view.theme") {
         if (value == "light")
             v.theme = view_theme::light;
@@ -567,7 +569,7 @@ void parse_view_pair(std::string_view pair, link_view& v, std::vector<std::strin
         }
     } else {
         errors.push_back("unknown view option " + quoted(key) +
-                         " (view.lesson, view.stage, view.row, view.hide, view.readonly, view.embed, view.theme)");
+                         " (view.lesson, view.stage, view.row, view.hide, view.readonly, view.embed, view.theme, view.poster)");
     }
 }
 
@@ -591,6 +593,8 @@ std::string view_to_text(const link_view& v) {
         s += "&view.embed=1";
     if (v.theme != view_theme::automatic)
         s += v.theme == view_theme::light ? "&view.theme=light" : "&view.theme=dark";
+    if (v.poster)
+        s += "&view.poster=1";
     return s;
 }
 

@@ -27,6 +27,9 @@
 //                                   controls, code, inspector, lessons, stepper
 //                    view.readonly  0 or 1
 //                    view.embed     0 or 1
+//                    view.poster    0 or 1: the page shows a picture or a card
+//                                   and loads nothing until Run (web/shell.js)
+//                    view.theme     light or dark
 //                An unknown view.* key is an error, like an unknown experiment key.
 //
 // link_decode accepts: the canonical form, the compressed form, either with a
@@ -101,6 +104,7 @@ struct link_view {
     bool readonly = false;                      // controls cannot change the experiment
     bool embed = false;                         // minimal chrome, for an <iframe>
     view_theme theme = view_theme::automatic;   // view.theme=light|dark
+    bool poster = false;                        // click-to-run: nothing loads until Run (the shell reads it)
 
     bool hides(view_panel p) const { return hide[std::size_t(p)]; }
     bool operator==(const link_view&) const = default;

@@ -12,6 +12,7 @@
 
 #include "i18n.hpp"
 #include "imgui.h"
+#include "imgui_internal.h"  // the windows' scroll state, for windows_json
 
 #include "fonts.hpp"
 #include "text_mirror.hpp"
@@ -21,6 +22,37 @@
 namespace {
 attn::ui::app* g_app = nullptr;
 std::string g_buffer;  // holds the last string returned to JS
+
+// Every ImGui window drawn this frame, for the zoom test (nothing a person must
+// read is clipped): its name, its parent's, the visible rectangle (CSS pixels),
+// the scroll, how far its content reaches past the visible area (ImGui's
+// ScrollMax) and whether it has a horizontal / vertical scrollbar.
+std::string windows_json(float s) {
+    const auto clean = [](const char* name) {  // names are the code's (ASCII, '/', '#'): nothing to escape, but be sure
+        std::string out;
+        for (const char* c = name; *c && out.size() < 120; ++c)
+            if (*c != '"' && *c != '\\' && static_cast<unsigned char>(*c) >= 0x20 && static_cast<unsigned char>(*c) < 0x80)
+                out += *c;
+        return out;
+    };
+    std::string out = "[";
+    char buf[512];
+    for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+        if (!w->WasActive || w->Hidden)
+            continue;
+        std::snprintf(buf, sizeof buf,
+                      "%s{\"name\":\"%s\",\"parent\":\"%s\",\"rect\":[%.1f,%.1f,%.1f,%.1f],\"scroll\":[%.1f,%.1f],"
+                      "\"over\":[%.1f,%.1f],\"bars\":[%s,%s]}",
+                      out.size() > 1 ? "," : "", clean(w->Name).c_str(),
+                      clean(w->ParentWindow ? w->ParentWindow->Name : "").c_str(), double(w->InnerRect.Min.x / s),
+                      double(w->InnerRect.Min.y / s), double(w->InnerRect.Max.x / s), double(w->InnerRect.Max.y / s),
+                      double(w->Scroll.x / s), double(w->Scroll.y / s), double(w->ScrollMax.x / s), double(w->ScrollMax.y / s),
+                      w->ScrollbarX ? "true" : "false", w->ScrollbarY ? "true" : "false");
+        out += buf;
+    }
+    return out + "]";
+}
+
 }  // namespace
 
 extern "C" {
@@ -120,6 +152,13 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     g_buffer +=
         std::string(",\"keyboard\":") + ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? "true" : "false");
     g_buffer += ",\"focus\":\"" + a.keyboard_focus + "\"";  // widget names are plain ASCII
+    g_buffer += ",\"windows\":" + windows_json(s) + ",\"widgetWindows\":{";
+    first = true;
+    for (const auto& w : a.widgets) {  // each widget's window (names: ASCII, no quotes)
+        g_buffer += std::string(first ? "" : ",") + "\"" + w.name + "\":\"" + w.window + "\"";
+        first = false;
+    }
+    g_buffer += "}";
     g_buffer += "}";
     return g_buffer.c_str();
 }

@@ -9,7 +9,7 @@
 
 #include "i18n.hpp"
 #include "imgui.h"
-#include "imgui_internal.h"  // GetFocusID: the widget keyboard navigation is on
+#include "imgui_internal.h"  // GetFocusID: the widget keyboard navigation is on; a window's visible rectangle
 #include "lesson_preset.hpp"
 #include "panels.hpp"
 #include "text_util.hpp"
@@ -18,6 +18,19 @@
 namespace attn::ui {
 
 // [SECTION] state and history
+
+namespace {
+
+// Whether c still names a cell of the shown stage in the (new) trace.
+bool cell_exists(const app& a, const cell_ref& c) {
+    if (!c.valid() || c.at != a.current || c.head >= (stage_per_head(c.at) ? a.model.exp.heads : 1))
+        return false;
+    const auto mats = stage_matrices(c.at, a.model.tr, a.layer, c.head);
+    return c.matrix < int(mats.size()) && c.row < mats[std::size_t(c.matrix)].m->rows &&
+           c.col < mats[std::size_t(c.matrix)].m->cols;
+}
+
+}  // namespace
 
 void app_sync(app& a) {
     if (!session_update(a.model))
@@ -28,7 +41,10 @@ void app_sync(app& a) {
     a.layer = std::clamp(a.layer, 0, a.model.exp.layers - 1);
     if (!stage_applies(a.current, a.model.exp))
         a.current = stage::output;
-    a.selected = cell_ref{};
+    // The selected cell stays where it still exists: a press on a map (a masked
+    // edge, by click or by Enter) leaves the keyboard's cell where it was.
+    if (!cell_exists(a, a.selected))
+        a.selected = cell_ref{};
     a.hovered = cell_ref{};
 }
 
@@ -203,15 +219,27 @@ void note_keyboard_focus(frame_out& out, const char* name) {
 
 void mark_widget(frame_out& out, const char* name) {
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
-    out.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y});
+    out.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y, ImGui::GetCurrentWindow()->Name});
     note_keyboard_focus(out, name);
+}
+
+float visible_width() {
+    const ImGuiWindow* w = ImGui::GetCurrentWindow();
+    return w->InnerRect.Max.x - w->WindowPadding.x - ImGui::GetCursorScreenPos().x;
+}
+
+void text_paragraph(const char* text) {
+    // In window-local coordinates (as the cursor), at least a few words wide.
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(visible_width(), ImGui::GetFontSize() * 8.0f));
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
 }
 
 void mark_slider(frame_out& out, const char* name, const char* label) {
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
     const float text = ImGui::CalcTextSize(label, nullptr, true).x;
     const float frame_x1 = text > 0 ? p1.x - text - ImGui::GetStyle().ItemInnerSpacing.x : p1.x;
-    out.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y});
+    out.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y, ImGui::GetCurrentWindow()->Name});
     note_keyboard_focus(out, name);
 }
 
@@ -310,15 +338,20 @@ void view_menu(const app& a, frame_out& out) {
 }
 
 void top_bar(const app& a, frame_out& out) {
-    ImGui::TextUnformatted(tr("Attention playground", "注意力演练场"));
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr("— watch attention compute, change any number", "— 看注意力一步步计算，改动任何数字"));
     const ImGuiStyle& st = ImGui::GetStyle();
     const char* lang = ui_language() == language::en ? "中文" : "English";
     const float w_lang = ImGui::CalcTextSize(lang).x + st.FramePadding.x * 2;
     const float w_undo = ImGui::CalcTextSize(tr("Undo", "撤销")).x + ImGui::CalcTextSize(tr("Redo", "重做")).x +
                          ImGui::CalcTextSize("?").x + ImGui::CalcTextSize(tr("View", "视图")).x + st.FramePadding.x * 8 +
                          st.ItemSpacing.x * 4 + share_menu_width();
+    ImGui::TextUnformatted(tr("Attention playground", "注意力演练场"));
+    // The tagline only where it fits before the buttons (a narrow or zoomed page has no room).
+    const char* tagline = tr("— watch attention compute, change any number", "— 看注意力一步步计算，改动任何数字");
+    const float room = ImGui::GetWindowContentRegionMax().x - ImGui::GetItemRectMax().x + ImGui::GetWindowPos().x;
+    if (ImGui::CalcTextSize(tagline).x + st.ItemSpacing.x * 2 + w_lang + w_undo <= room) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", tagline);
+    }
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w_lang - w_undo));
     view_menu(a, out);
     ImGui::SameLine();
@@ -408,7 +441,8 @@ void app_draw(app& a) {
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
 
     if (show_controls) {
-        ImGui::BeginChild("controls", ImVec2(left, 0), true, panel_nav);
+        // Scrolls sideways when its widest control does not fit (a zoomed or narrow page).
+        ImGui::BeginChild("controls", ImVec2(left, 0), true, ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
         draw_panel(a, panel_controls);
         ImGui::EndChild();
         ImGui::SameLine();

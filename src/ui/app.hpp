@@ -30,6 +30,7 @@ class heatmap_context;  // heatmap.hpp
 struct widget_rect {
     std::string name;
     float x0, y0, x1, y1;
+    std::string window;  // the ImGui window it is drawn in (the zoom test scrolls to it there)
 };
 
 struct cell_ref {

@@ -258,8 +258,8 @@ void scores_and_softmax(frame_out& out, experiment& next, bool& changed, float l
 
 void interventions_section(experiment& next, bool& changed) {
     section(tr("Interventions", "干预"));
-    ImGui::TextWrapped("%s", tr("Click a head's \"zero\" box to ablate it; click a cell of a softmax map to mask that edge.",
-                                "勾选某个头的\"置零\"来消融它；在 softmax 热力图上点击一个格子来屏蔽那条边。"));
+    text_paragraph(tr("Click a head's \"zero\" box to ablate it; click a cell of a softmax map to mask that edge.",
+                      "勾选某个头的\"置零\"来消融它；在 softmax 热力图上点击一个格子来屏蔽那条边。"));
     ImGui::Text("%s: %zu   %s: %zu", tr("zeroed heads", "置零的头"), next.ablate.size(), tr("masked edges", "屏蔽的边"),
                 next.edges.size());
     ImGui::Text("%s: %zu", tr("edited numbers", "改过的数值"), next.edits.size());
@@ -278,7 +278,8 @@ void panel_controls(const app& a, frame_out& out) {
     bool changed = false;
     const float label_w = ImGui::GetFontSize() * 6.5f;
     ImGui::BeginDisabled(a.options.readonly);
-    ImGui::PushItemWidth(-label_w);
+    // Items end a label's width before the visible edge (not the content's: the column scrolls sideways).
+    ImGui::PushItemWidth(std::max(visible_width() - label_w, ImGui::GetFontSize() * 4.0f));
     section(tr("Input", "输入"));
     tokens_row(a, out, next, changed);
     model_section(out, next, changed, label_w);

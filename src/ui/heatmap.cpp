@@ -14,9 +14,12 @@
 #include <cmath>
 #include <cstdio>
 #include <unordered_map>
+#include <utility>
 
 #include "heatmap_gpu.hpp"
 #include "imgui.h"
+#include "imgui_internal.h"  // key ownership: a focused map keeps its keys from ImGui's navigation
+#include "theme.hpp"
 
 namespace attn::ui {
 
@@ -307,17 +310,74 @@ bool cell_at(const layout& l, const placement& p, ImVec2 at, int& r, int& c) {
     return l.rows > 0 && l.cols > 0;
 }
 
+// The keys a focused map keeps (ImGui's navigation would move the focus with them).
+constexpr ImGuiKey map_keys[] = {ImGuiKey_LeftArrow, ImGuiKey_RightArrow, ImGuiKey_UpArrow, ImGuiKey_DownArrow,
+                                 ImGuiKey_Home,      ImGuiKey_End,        ImGuiKey_PageUp,  ImGuiKey_PageDown};
+
+// Keyboard navigation on the cells (the last item, "##cells"): while it has the
+// focus the map owns map_keys and moves its cursor with them; Enter or Space
+// (`pressed`: the item activated without the mouse) presses the cursor cell. A
+// page is the rows in view.
+void cells_keys(bool pressed, const heatmap_options& opt, const layout& l, const placement& p, heatmap_result& result) {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!(io.ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) || !ImGui::IsItemFocused() || l.rows <= 0 || l.cols <= 0)
+        return;
+    const ImGuiID id = ImGui::GetItemID();
+    result.focused = true;
+    for (const ImGuiKey k : map_keys)
+        ImGui::SetKeyOwner(k, id);
+    const int row0 = std::clamp(opt.cursor_row >= 0 ? opt.cursor_row : opt.highlight_row, 0, l.rows - 1);
+    const int col0 = std::clamp(opt.cursor_col, 0, l.cols - 1);
+    result.cursor_row = row0;
+    result.cursor_col = col0;
+    if (pressed) {
+        result.clicked_row = row0;
+        result.clicked_col = col0;
+    }
+    const auto hit = [id](ImGuiKey k) { return ImGui::IsKeyPressed(k, id, ImGuiInputFlags_Repeat); };
+    const int page = std::max(1, p.r1 - p.r0 - 1);
+    int row = row0, col = col0;
+    bool moved = false;
+    const auto move = [&](ImGuiKey k, int dr, int dc) {
+        if (hit(k)) {
+            row += dr;
+            col += dc;
+            moved = true;
+        }
+    };
+    move(ImGuiKey_LeftArrow, 0, -1);
+    move(ImGuiKey_RightArrow, 0, 1);
+    move(ImGuiKey_UpArrow, -1, 0);
+    move(ImGuiKey_DownArrow, 1, 0);
+    move(ImGuiKey_PageUp, -page, 0);
+    move(ImGuiKey_PageDown, page, 0);
+    move(ImGuiKey_Home, io.KeyCtrl ? -l.rows : 0, -l.cols);
+    move(ImGuiKey_End, io.KeyCtrl ? l.rows : 0, l.cols);
+    if (!moved)
+        return;
+    result.cursor_row = result.moved_row = std::clamp(row, 0, l.rows - 1);
+    result.cursor_col = result.moved_col = std::clamp(col, 0, l.cols - 1);
+    // Keep the cursor cell in view (the label bands cover the top and left).
+    const ImVec2 a(p.grid0.x + float(result.moved_col) * l.cell, p.grid0.y + float(result.moved_row) * l.cell);
+    ImGui::ScrollToRect(ImGui::GetCurrentWindow(),
+                        ImRect(ImVec2(a.x - l.row_band, a.y - l.col_band), ImVec2(a.x + l.cell, a.y + l.cell)));
+}
+
 // Hover and click, before anything is drawn (it draws nothing), so this frame's
 // overlays follow the pointer. A click is a press and release on the cells
 // without dragging (a touch is a click too). Fills the result's cell fields.
-void cells_interact(widget_state& st, const layout& l, const placement& p, int frame, heatmap_result& result) {
+void cells_interact(widget_state& st, const heatmap_options& opt, const layout& l, const placement& p, int frame,
+                    heatmap_result& result) {
     const ImGuiIO& io = ImGui::GetIO();
     const bool pressed = ImGui::InvisibleButton("##cells", ImVec2(std::max(l.total_w, 1.0f), std::max(l.total_h, 1.0f)));
     if (ImGui::IsItemHovered() && cell_at(l, p, io.MousePos, result.hovered_row, result.hovered_col)) {
         st.hovered_frame = frame;
     }
-    if (pressed && io.MouseDragMaxDistanceSqr[0] <= io.MouseDragThreshold * io.MouseDragThreshold)
+    const bool by_mouse = pressed && ImGui::IsMouseReleased(ImGuiMouseButton_Left);
+    if (by_mouse && io.MouseDragMaxDistanceSqr[0] <= io.MouseDragThreshold * io.MouseDragThreshold)
         cell_at(l, p, io.MouseClickedPos[0], result.clicked_row, result.clicked_col);
+    cells_keys(pressed && !by_mouse, opt, l, p, result);
+    result.window = ImGui::GetCurrentWindow()->Name;
     st.last_grid0 = p.grid0;
     st.last_cell = l.cell;
     result.cells_x0 = p.grid0.x;
@@ -349,7 +409,10 @@ void cells_draw(heatmap_context::state& ctx, ImDrawList* dl, const widget_state&
 
 // --- overlays --------------------------------------------------------------------
 
-const ImU32 highlight_colour = IM_COL32(255, 165, 0, 255);
+const ImU32 highlight_colour = IM_COL32(255, 165, 0, 255);  // the bands over the cells
+
+// The selected row's and column's labels: orange, dark on the light theme (≥ 4.5:1 there too).
+ImU32 highlight_label_colour() { return ImGui::ColorConvertFloat4ToU32(theme_highlight()); }
 
 void overlay_highlights(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p) {
     const float cell = l.cell;
@@ -412,7 +475,9 @@ void overlay_row_sums(ImDrawList* dl, const widget_state& st, const layout& l, c
 }
 
 // Sticky labels: an opaque band over whatever scrolled under it.
-void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p, int hovered_col) {
+void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p,
+                           heatmap_result& result) {
+    const int hovered_col = result.hovered_col;
     const ImGuiStyle& style = ImGui::GetStyle();
     const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 hover_bg = ImGui::GetColorU32(ImGuiCol_HeaderHovered);
@@ -422,9 +487,11 @@ void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const lay
     for (int c = p.c0; c < p.c1 && c < int(opt.col_labels->size()); ++c) {
         const char* s = (*opt.col_labels)[std::size_t(c)].c_str();
         const float x = p.grid0.x + float(c) * cell;
-        const ImU32 col = c == opt.highlight_col ? highlight_colour : text_col;
+        const ImU32 col = c == opt.highlight_col ? highlight_label_colour() : text_col;
         if (c == hovered_col)
             dl->AddRectFilled(ImVec2(x, top), ImVec2(x + cell, top + l.col_band), hover_bg);
+        if (c == opt.highlight_col)
+            result.highlight_col_label = {std::max(x, p.open0.x), top, std::min(x + cell, p.clip1.x), top + l.col_band};
         if (l.col_vertical) {
             text_vertical(dl, ImVec2(x + (cell - l.font) * 0.5f, top + l.col_band - style.ItemSpacing.y * 0.5f), col, s);
         } else {
@@ -435,7 +502,8 @@ void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const lay
     dl->PopClipRect();
 }
 
-void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p, int hovered_row) {
+void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p, heatmap_result& result) {
+    const int hovered_row = result.hovered_row;
     const ImGuiStyle& style = ImGui::GetStyle();
     const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 hover_bg = ImGui::GetColorU32(ImGuiCol_HeaderHovered);
@@ -449,7 +517,9 @@ void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout
             dl->AddRectFilled(ImVec2(left, y), ImVec2(left + band, y + cell), hover_bg);
         const float w = ImGui::CalcTextSize(s).x;
         dl->AddText(ImVec2(left + band - style.ItemSpacing.x * 0.5f - w, y + (cell - l.font) * 0.5f),
-                    r == opt.highlight_row ? highlight_colour : text_col, s);
+                    r == opt.highlight_row ? highlight_label_colour() : text_col, s);
+        if (r == opt.highlight_row)
+            result.highlight_row_label = {left, std::max(y, top), left + band, std::min(y + cell, p.clip1.y)};
     }
     dl->PopClipRect();
 }
@@ -457,20 +527,26 @@ void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout
 // Everything over the cells, in drawing order: highlights, numbers and the
 // hover (clipped to the open cells), then row sums and the label bands.
 void overlays_draw(ImDrawList* dl, const widget_state& st, const matrix& m, const heatmap_options& opt, const layout& l,
-                   const placement& p, const heatmap_result& result) {
+                   const placement& p, heatmap_result& result) {
     dl->PushClipRect(p.open0, p.clip1, true);
     overlay_highlights(dl, opt, l, p);
     if (l.show_values)
         overlay_values(dl, m, opt, l, p);
     if (result.hovered_row >= 0)
         overlay_hover(dl, l, p, result.hovered_row, result.hovered_col);
+    if (result.focused)  // the keyboard's cell: a ring in the text colour, over a dark one, on any cell colour
+        for (const auto& [colour, grow] :
+             {std::pair{IM_COL32(0, 0, 0, 255), 3.0f}, std::pair{ImGui::GetColorU32(ImGuiCol_NavHighlight), 1.5f}}) {
+            const ImVec2 a(p.grid0.x + float(result.cursor_col) * l.cell, p.grid0.y + float(result.cursor_row) * l.cell);
+            dl->AddRect(ImVec2(a.x - grow, a.y - grow), ImVec2(a.x + l.cell + grow, a.y + l.cell + grow), colour, 0.0f, 0, 2.0f);
+        }
     dl->PopClipRect();
     if (l.sums_w > 0.0f && st.sums_valid)
         overlay_row_sums(dl, st, l, p, result.hovered_row);
     if (l.col_band > 0.0f)
-        overlay_column_labels(dl, opt, l, p, result.hovered_col);
+        overlay_column_labels(dl, opt, l, p, result);
     if (l.row_band > 0.0f && opt.row_labels)
-        overlay_row_labels(dl, opt, l, p, result.hovered_row);
+        overlay_row_labels(dl, opt, l, p, result);
 }
 
 // --- legend ------------------------------------------------------------------------
@@ -550,14 +626,16 @@ heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matr
     const layout l = layout_compute(st, m, opt, frame);
 
     ImGui::BeginGroup();
-    if (ImGui::BeginChild(id, l.child_size, ImGuiChildFlags_None, ImGuiWindowFlags_HorizontalScrollbar)) {
+    // Flattened: Tab reaches the cells from the panel's other controls.
+    if (ImGui::BeginChild(id, l.child_size, ImGuiChildFlags_None,
+                          ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NavFlattened)) {
         if (l.scroll_dx != 0.0f || l.scroll_dy != 0.0f) {
             ImGui::SetScrollX(ImGui::GetScrollX() + l.scroll_dx);
             ImGui::SetScrollY(ImGui::GetScrollY() + l.scroll_dy);
         }
         ImDrawList* dl = ImGui::GetWindowDrawList();
         const placement p = placement_compute(dl, l);
-        cells_interact(st, l, p, frame, result);
+        cells_interact(st, opt, l, p, frame, result);
         cells_draw(ctx, dl, st, key, m, opt, l, p);
         overlays_draw(dl, st, m, opt, l, p, result);
     }

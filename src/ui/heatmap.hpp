@@ -12,6 +12,12 @@
 //   heatmap_result r = heatmap_draw(heatmaps, "weights_h0", m, opt);
 //   if (r.clicked_row >= 0) ...
 //
+// Keyboard: the cells are one item that Tab (ImGui's keyboard navigation) stops
+// on. While it has the focus the map owns the arrows, Home/End (Ctrl: the first
+// or last cell) and PageUp/PageDown (ImGui's navigation does not see them) and
+// moves a cursor from opt.cursor_row/col; Enter or Space presses the cursor cell
+// as a click would (clicked_row/col).
+//
 // Colours: sequential = viridis (weights), diverging = blue - white - red centred
 // on 0 (signed values). NaN is magenta, +inf white-hot with an orange dot, -inf
 // black with a white dot, masked cells (masked_from is -inf there) grey hatching.
@@ -37,6 +43,7 @@ struct heatmap_options {
     const std::vector<std::string>* col_labels = nullptr;
     const matrix* masked_from = nullptr;         // cells where this matrix is -inf are drawn as masked
     int highlight_row = -1, highlight_col = -1;  // e.g. the selected query row, followed through stages
+    int cursor_row = -1, cursor_col = -1;        // the keyboard's cell (the selected one); -1: from highlight_row, column 0
     bool show_values = true, show_row_sums = false, show_legend = true;
     bool fixed_range = false;
     float lo = 0, hi = 1;  // with fixed_range; else [min, max] of finite values (diverging: symmetric ±max|x|)
@@ -45,9 +52,19 @@ struct heatmap_options {
     float max_height = 0.0f;  // of the scrolling region in pixels; 0 = the available height (at least ~12 lines)
 };
 
+// A rectangle in screen pixels; all 0 when nothing was drawn there.
+struct heatmap_rect {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
 struct heatmap_result {
     int hovered_row = -1, hovered_col = -1;
-    int clicked_row = -1, clicked_col = -1;  // a click (mouse or touch) released on a cell this frame
+    int clicked_row = -1, clicked_col = -1;  // a click (mouse or touch) released on a cell, or Enter / Space, this frame
+    bool focused = false;                    // keyboard navigation is on the cells
+    int cursor_row = -1, cursor_col = -1;    // then the keyboard's cell (after this frame's keys)
+    int moved_row = -1, moved_col = -1;      // the cell the keys moved the cursor to this frame
+    heatmap_rect highlight_row_label, highlight_col_label;  // where the highlighted row's and column's labels are
+    std::string window;                                     // the name of the scrolling child the cells are in
     // Where the cells were drawn (screen pixels, not clipped: may extend past a
     // scrolled view) and the cell edge used after zoom; all 0 when not drawn.
     float cells_x0 = 0, cells_y0 = 0, cells_x1 = 0, cells_y1 = 0;

@@ -133,7 +133,7 @@ void explain_cell(const app& a, frame_out& out, const cell_ref& c) {
     if (lines.empty())
         return;
     for (const std::string& line : lines)
-        ImGui::TextWrapped("%s", line.c_str());
+        text_paragraph(line.c_str());
     const auto mats = stage_matrices(c.at, a.model.tr, a.layer, c.head);
     const stage_matrix& sm = mats[std::size_t(c.matrix)];
     const int i = c.row, j = c.col;
@@ -164,7 +164,7 @@ const intervention_effect& app_effect(const app& a) {
 
 void panel_inspector(const app& a, frame_out& out) {
     ImGui::SeparatorText(tr("Inspector", "检查器"));
-    ImGui::TextWrapped("%s", stage_formula(a.current));
+    text_paragraph(stage_formula(a.current));
     const cell_ref& c = a.hovered.valid() ? a.hovered : a.selected;
     if (c.valid() && c.at == a.current)
         explain_cell(a, out, c);
@@ -233,11 +233,11 @@ void panel_help(const app& a, frame_out& out) {
     bool open = a.show_help;
     ImGui::Begin(tr("Help###help", "帮助###help"), &open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
     out.toggle_help = !open;  // its close button
-    ImGui::TextWrapped("%s",
-                       tr("Type a sentence, step through the stages, and change any setting: every number is recomputed at once. "
-                          "The address bar always holds the whole experiment: copy it to share exactly what you see.",
-                          "输入一句话，逐步查看各个阶段，改动任何设置：所有数字立即重算。地址栏始终保存完整的实验：复制它，"
-                          "别人就能看到和你完全一样的东西。"));
+    text_paragraph(
+        tr("Type a sentence, step through the stages, and change any setting: every number is recomputed at once. "
+           "The address bar always holds the whole experiment: copy it to share exactly what you see.",
+           "输入一句话，逐步查看各个阶段，改动任何设置：所有数字立即重算。地址栏始终保存完整的实验：复制它，"
+           "别人就能看到和你完全一样的东西。"));
     ImGui::Spacing();
     const char* keys[][3] = {
         {"← / →", "previous / next stage", "上一步 / 下一步"},
@@ -250,6 +250,11 @@ void panel_help(const app& a, frame_out& out) {
         {"Tab / Shift+Tab", "keyboard navigation: next / previous control", "键盘导航：下一个 / 上一个控件"},
         {"Space, Enter", "press the focused control; type into a slider", "按下当前控件；在滑块里输入数值"},
         {"Shift+Tab (outside navigation)", "leave the canvas for the text view button", "离开画布，到文本视图按钮"},
+        {tr("on a map (Tab to it): arrows", "在热力图上（用 Tab 到达）：方向键"), "move the selected cell; the inspector follows",
+         "移动选中的格子；检查器随之更新"},
+        {"Home / End, Ctrl+Home / End", "first / last cell of the row; of the map", "本行的第一个 / 最后一个格子；整张图的"},
+        {"PageUp / PageDown", "a page of rows up / down", "向上 / 向下翻一页行"},
+        {tr("Enter, Space (on a map)", "Enter、空格（在热力图上）"), "press the cell, as a click does", "按下格子，与点击相同"},
         {tr("click a cell", "点击格子"), "inspect it; on softmax maps: mask that edge", "查看它；在 softmax 图上：屏蔽这条边"},
         {tr("zero (head header)", "置零（头标题）"), "ablate that head", "消融这个头"},
         {"Ctrl + wheel", "zoom a map", "缩放热力图"},
@@ -287,10 +292,11 @@ void panel_start(const app& a, frame_out& out) {
         return;
     }
     out.dismiss_start = ImGui::IsKeyPressed(ImGuiKey_Escape, false);
-    ImGui::TextWrapped("%s", tr("Watch a transformer's attention compute, step by step, on a sentence you type. Every number "
-                                "is live: change any setting or any weight and see every consequence at once.",
-                                "在你输入的句子上，一步一步地看 Transformer 的注意力怎样计算。每个数字都是实时的："
-                                "改动任何设置或任何权重，立刻看到它带来的全部变化。"));
+    text_paragraph(
+        tr("Watch a transformer's attention compute, step by step, on a sentence you type. Every number "
+           "is live: change any setting or any weight and see every consequence at once.",
+           "在你输入的句子上，一步一步地看 Transformer 的注意力怎样计算。每个数字都是实时的："
+           "改动任何设置或任何权重，立刻看到它带来的全部变化。"));
     ImGui::Spacing();
     const float w = ImGui::GetContentRegionAvail().x;
     if (ImGui::Button(tr("Guided path: lessons L1 → L8", "循序渐进：课程 L1 → L8"), ImVec2(w, 0))) {
@@ -298,25 +304,26 @@ void panel_start(const app& a, frame_out& out) {
         out.dismiss_start = true;
     }
     mark_widget(out, "start_lessons");
-    ImGui::TextWrapped("%s", tr("Eight short lessons, each a live claim you can check and break.",
-                                "八节短课，每一节都是一个可以亲手验证、也可以亲手打破的结论。"));
+    text_paragraph(tr("Eight short lessons, each a live claim you can check and break.",
+                      "八节短课，每一节都是一个可以亲手验证、也可以亲手打破的结论。"));
     ImGui::Spacing();
     if (ImGui::Button(tr("Explore freely, from the first stage", "自由探索，从第一步开始"), ImVec2(w, 0))) {
         out.show = stage::embeddings;
         out.dismiss_start = true;
     }
     mark_widget(out, "start_explore");
-    ImGui::TextWrapped("%s", tr("Tokens → X → Q, K, V → scores → softmax → output: ← / → step through; click any cell.",
-                                "词元 → X → Q、K、V → 打分 → softmax → 输出：用 ← / → 逐步查看，点击任何格子。"));
+    text_paragraph(tr("Tokens → X → Q, K, V → scores → softmax → output: ← / → step through; click any cell.",
+                      "词元 → X → Q、K、V → 打分 → softmax → 输出：用 ← / → 逐步查看，点击任何格子。"));
     ImGui::Spacing();
     if (ImGui::Button(tr("Teaching? Embed it", "教学？嵌入你的页面"), ImVec2(w, 0))) {
         out.share.push_back(share_action::copy_embed);
         out.dismiss_start = true;
     }
     mark_widget(out, "start_embed");
-    ImGui::TextWrapped("%s", tr("Copies an <iframe> of this exact view for a page or slides (Share has it too; the link holds "
-                                "the whole experiment).",
-                                "复制这个视图的 <iframe> 代码，用于网页或幻灯片（“分享”里也有；链接保存完整的实验）。"));
+    text_paragraph(
+        tr("Copies an <iframe> of this exact view for a page or slides (Share has it too; the link holds "
+           "the whole experiment).",
+           "复制这个视图的 <iframe> 代码，用于网页或幻灯片（“分享”里也有；链接保存完整的实验）。"));
     const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
     out.widgets.push_back({"start_card", at.x, at.y, at.x + size.x, at.y + size.y});
     if (out.dismiss_start)

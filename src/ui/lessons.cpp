@@ -31,6 +31,8 @@ namespace attn::ui {
 
 // [SECTION] the lesson list
 
+// web/shell.js keeps a copy of the English titles for its posters (view.poster=1,
+// drawn before the app exists); tests/web/a11y.test.mjs compares the two.
 const std::vector<lesson>& lessons() {
     static const std::vector<lesson> list = {
         {"L1", "Attention is a soft dictionary lookup", "注意力是一次软的字典查找", "lookup", "查找",
@@ -573,8 +575,8 @@ void view_cost(const app& a, frame_out& out) {
 // [SECTION] L6 the code
 
 void view_code(const app& a, frame_out& out) {
-    ImGui::TextWrapped("%s", tr("The code panel on the right follows you: each stage lights the lines that compute it.",
-                                "右边的代码面板会跟着你：每个阶段都会点亮计算它的那几行。"));
+    text_paragraph(tr("The code panel on the right follows you: each stage lights the lines that compute it.",
+                      "右边的代码面板会跟着你：每个阶段都会点亮计算它的那几行。"));
     number(out, "code_lines", double(numpy_code_lines().size()));
     const auto [lo, hi] = stage_code_lines(a.current);
     number(out, "lit_from", lo);
@@ -746,7 +748,7 @@ void panel_lesson(const app& a, frame_out& out) {
         ImGui::EndDisabled();
     }
     const lesson& shown = list[std::size_t(a.lesson.index)];  // previous/next may have just moved on from l
-    ImGui::TextWrapped("%s", tr(shown.try_en, shown.try_zh));
+    text_paragraph(tr(shown.try_en, shown.try_zh));
     ImGui::Separator();
     switch (a.lesson.index) {
         case 0:

@@ -40,6 +40,16 @@ std::optional<heatmap_range> app_shared_range(const app& a);
 // Records the last ImGui item's rectangle under `name` (tests click through these).
 void mark_widget(frame_out& out, const char* name);
 
+// A paragraph wrapped at the current window's visible right edge. ImGui's
+// TextWrapped wraps at the content's width, which in a window that scrolls
+// sideways (a wide map) lies past what is seen: the ends of lines were cut off.
+void text_paragraph(const char* text);
+
+// From the cursor to the current window's visible right edge. In a window that
+// scrolls sideways a negative item width counts from the content's edge instead,
+// so items sized that way keep the content wide.
+float visible_width();
+
 // The same for a slider or drag labelled `label`: only its frame, not the label
 // beside it (a click on the label does nothing; a click on the frame sets the value).
 void mark_slider(frame_out& out, const char* name, const char* label);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "edit.hpp"
 #include "heatmap.hpp"
@@ -93,6 +94,11 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     const cell_ref& focus = a.hovered.valid() ? a.hovered : a.selected;
     if (focus.valid() && focus.at == a.current && focus.matrix == index && focus.head == head)
         opt.highlight_col = focus.col;
+    const cell_ref& sel = a.selected;
+    if (sel.valid() && sel.at == a.current && sel.matrix == index && sel.head == head) {
+        opt.cursor_row = sel.row;  // the keys move from the selected cell
+        opt.cursor_col = sel.col;
+    }
 
     char id[48];
     std::snprintf(id, sizeof id, "m%d_h%d_s%d", index, head, int(a.current));
@@ -103,9 +109,21 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
         std::snprintf(name, sizeof name, "grid_head%d", head);
     else
         std::snprintf(name, sizeof name, "grid_map%d", index);
-    out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1});
+    out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1, r.window});
+    if (r.focused)
+        out.keyboard_focus = name;
+    // The selected row's and column's labels ("grid_head0_row"), for the contrast test.
+    for (const auto& [rect, suffix] : {std::pair{r.highlight_row_label, "_row"}, std::pair{r.highlight_col_label, "_col"}})
+        if (rect.x1 > rect.x0 && rect.y1 > rect.y0)
+            out.widgets.push_back({std::string(name) + suffix, rect.x0, rect.y0, rect.x1, rect.y1, r.window});
     if (r.hovered_row >= 0)
         out.hover = cell_ref{a.current, index, head, r.hovered_row, r.hovered_col};
+    // The keys moved the cursor: that cell is selected, as a click would (without pressing it).
+    if (r.moved_row >= 0) {
+        out.select = cell_ref{a.current, index, head, r.moved_row, r.moved_col};
+        if (token_rows)
+            out.row = r.moved_row;
+    }
     if (r.clicked_row >= 0) {
         out.select = cell_ref{a.current, index, head, r.clicked_row, r.clicked_col};
         if (token_rows)
@@ -151,7 +169,7 @@ void panel_pipeline(const app& a, frame_out& out) {
             out.layer = layer;
         mark_widget(out, "layer");
     }
-    ImGui::TextWrapped("%s", stage_explain(a.current));
+    text_paragraph(stage_explain(a.current));
     ImGui::TextDisabled("%s", stage_formula(a.current));
     scale_switch(a, out);
     ImGui::Separator();

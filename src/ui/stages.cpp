@@ -58,6 +58,7 @@ struct stage_row {
     void (*maps)(const stage_source&, matrix_list&);
 };
 
+// web/shell.js keeps a copy of the English names for its posters; a browser test compares them.
 // clang-format off
 constexpr stage_row stage_table[] = {
     {stage::embeddings, "Tokens → X", "词元 → X", "X = E[tokens] + PE",

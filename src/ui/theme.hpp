@@ -23,6 +23,8 @@ void theme_style(ImGuiStyle& style, theme t);
 ImVec4 theme_good();
 ImVec4 theme_bad();
 ImVec4 theme_nonfinite();
+// The selected row's and column's labels on the maps: orange (dark orange on light).
+ImVec4 theme_highlight();
 // The background of the code lines a stage lights up, under the theme's text colour.
 ImVec4 theme_lit_line();
 

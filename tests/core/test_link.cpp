@@ -612,3 +612,21 @@ TEST_CASE("view.theme: light or dark, written back only when a link names it") {
     REQUIRE(bad.errors.size() == 1);
     CHECK(bad.errors[0] == "view.theme must be light or dark, not 'sepia'");
 }
+
+TEST_CASE("view.poster: 0 or 1, written back only when set") {
+    const auto r = link_parse("v=1&view.embed=1&view.poster=1");
+    REQUIRE(r.value);
+    CHECK(r.view.poster);
+    CHECK(link_encode(*r.value, r.view) == experiment_to_text(*r.value) + "&view.embed=1&view.poster=1");
+    CHECK_FALSE(link_parse("v=1&view.poster=0").view.poster);
+    CHECK(link_encode(*link_parse("v=1&view.poster=0").value, link_parse("v=1&view.poster=0").view) ==
+          experiment_to_text(*r.value));
+    for (const char* bad : {"v=1&view.poster=yes", "v=1&view.poster=2", "v=1&view.poster=", "v=1&view.poster=1&view.poster=1"}) {
+        INFO(bad);
+        const auto b = link_parse(bad);
+        CHECK_FALSE(b.value);
+        REQUIRE(b.errors.size() == 1);
+        CHECK(mentions(b.errors, "view.poster"));
+    }
+    CHECK(link_parse("v=1&view.poster=true").errors[0] == "view.poster must be 0 or 1, not 'true'");
+}

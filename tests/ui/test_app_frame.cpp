@@ -199,7 +199,7 @@ TEST_CASE("a panel reads the app and asks: its experiment waits for the next fra
     out.request = change::set(edit_toggle_ablation(a.model.exp, ablated_head{0, 0}));
     out.show = stage::scores;
     out.row = 1;
-    out.widgets.push_back({"probe", 0, 0, 1, 1});
+    out.widgets.push_back({"probe", 0, 0, 1, 1, ""});
     ui::frame_apply(a, out);
     CHECK(a.current == stage::scores);  // the view: at once
     CHECK(a.sel_row == 1);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { openPage, browserSuite, root } from './harness.mjs';
-import { frames, ui, trace, click, widget, STAGE, num } from './person.mjs';
+import { frames, ui, trace, click, widget, gotoStage, STAGE, num } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -189,6 +189,15 @@ test('themes: the system\'s light preference, a link\'s view.theme and the View 
       assert.ok(c.background > 0.5, `${name}: a light background (${c.background})`);
       assert.ok(c.ratio >= 4.5, `${name}: contrast ${c.ratio.toFixed(2)}`);
     }
+    // The selected row's and column's labels on a map: dark orange, readable on light.
+    await gotoStage(page, STAGE.scores);  // a click there selects without changing the experiment
+    await click(page, 'grid_head0', 0.3, 0.7);  // selects a cell: its row and column labels light up
+    await page.mouse.move(0, 0);  // no hover tint over the labels
+    await frames(page, 3);
+    for (const name of ['grid_head0_row', 'grid_head0_col']) {
+      const c = await contrastIn(page, name);
+      assert.ok(c.background > 0.5 && c.ratio >= 4.5, `${name}: contrast ${c.ratio.toFixed(2)} on ${c.background}`);
+    }
     // The reader's choice wins over the system's, and is remembered.
     await click(page, 'view_menu');
     await click(page, 'theme_dark');
@@ -304,6 +313,290 @@ test('keyboard only: open L2, change d_k, zero a head and copy the link, without
     const stage = (await ui(page)).stage;
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction((s) => window.attn.ui().stage === s + 1, stage, { timeout: 10000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// [Posters] view.poster=1: click-to-run embeds (web/shell.js, "Poster").
+const POSTER = '#v=1&text=the%20cat%20sat&view.lesson=2&view.embed=1&view.poster=1';
+const appFiles = (urls) => urls.filter((u) => /\/attn\.(wasm|js)(\?|$)/.test(u));
+
+// Opens a poster page and waits until it has loaded everything it will load by itself.
+async function openPoster(url, { colorScheme = 'dark', context = null } = {}) {
+  context = context || await suite.browser.newContext({ viewport: { width: 800, height: 500 }, colorScheme });
+  const page = await context.newPage();
+  const requests = [];
+  const problems = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+  page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
+  await page.goto(url);
+  await page.waitForSelector('#poster-run');
+  await page.waitForLoadState('networkidle');
+  return { page, context, requests, problems };
+}
+
+test('a poster embed starts no wasm until clicked; Run (a button, by keyboard) starts the app; the next visit shows its picture', async () => {
+  const { page, context, requests, problems } = await openPoster(suite.server.url + POSTER);
+  try {
+    assert.deepEqual(appFiles(requests), [], 'nothing of the app before Run');
+    const card = await page.evaluate(() => ({
+      title: document.querySelector('#poster h1').textContent,
+      sentence: document.querySelector('#poster .sentence').textContent,
+      stage: document.querySelector('#poster .stage').textContent,
+      note: document.querySelector('#poster .note').textContent,
+      canvasShown: getComputedStyle(document.getElementById('canvas')).display !== 'none',
+    }));
+    assert.deepEqual(card, { title: 'L2 Why divide by √d_k', sentence: '“the cat sat”', stage: 'Stage 4 of 11: Scale /√d_k',
+      note: 'Nothing is downloaded until you press Run', canvasShown: false });
+    assert.deepEqual(await axeProblems(page), [], 'the poster, dark');
+    // Run is a real button, the first stop of the keyboard.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'poster-run');
+    assert.equal(await page.evaluate(() => document.activeElement.tagName), 'BUTTON');
+    assert.deepEqual(appFiles(requests), [], 'still nothing');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    assert.equal(appFiles(requests).length, 2, 'attn.js and attn.wasm once Run is pressed: ' + appFiles(requests).join(' '));
+    const s = await ui(page);
+    assert.equal(s.lesson, 1);
+    assert.match(s.link, /view\.poster=1/, 'the link keeps view.poster');
+    assert.equal(await page.evaluate(() => document.getElementById('poster')), null);
+    // A few frames later the page keeps a picture for the next visit.
+    await page.waitForFunction(() => window.attnShell.posterSaved === true, null, { timeout: 30000 });
+    requests.length = 0;
+    await page.reload();
+    await page.waitForSelector('#poster-run');
+    await page.waitForLoadState('networkidle');
+    const img = await page.evaluate(() => {
+      const i = document.querySelector('#poster img');
+      return i && { complete: i.complete, width: i.naturalWidth, alt: i.alt, src: i.src.slice(0, 23) };
+    });
+    assert.ok(img && img.complete && img.width > 100, JSON.stringify(img));
+    assert.equal(img.src, 'data:image/jpeg;base64,');
+    assert.match(img.alt, /L2 Why divide by √d_k/);
+    assert.deepEqual(appFiles(requests), [], 'the picture is no reason to load the app');
+    assert.deepEqual(await axeProblems(page), [], 'the poster with its picture');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a poster follows the light theme (a dark picture is not shown there) and stays readable', async () => {
+  const { page, context, problems } = await openPoster(suite.server.url + '#v=1&text=one%20two&view.stage=2&view.embed=1&view.poster=1', { colorScheme: 'light' });
+  try {
+    assert.equal(await page.evaluate(() => document.documentElement.classList.contains('light')), true);
+    const card = await page.evaluate(() => ({
+      title: document.querySelector('#poster h1').textContent,
+      stage: document.querySelector('#poster .stage').textContent,
+      background: getComputedStyle(document.querySelector('#poster .card')).backgroundColor,
+    }));
+    assert.deepEqual(card, { title: 'Attention playground', stage: 'Stage 3 of 11: Scores Q·Kᵀ', background: 'rgb(255, 255, 255)' });
+    assert.deepEqual(await axeProblems(page), [], 'the poster, light');
+    // A dark picture of the same link: the light page shows the card instead.
+    await page.evaluate(() => window.attnShell.posterPictures.save(location.hash.slice(1),
+      { width: 4, height: 3, theme: 'dark', data: 'data:image/jpeg;base64,AAAA' }));
+    await page.reload();
+    await page.waitForSelector('#poster-run');
+    assert.equal(await page.evaluate(() => document.querySelector('#poster img')), null);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('poster pictures: at most 10 links kept, the oldest dropped first', async () => {
+  const { page, context } = await openPoster(suite.server.url + POSTER);
+  try {
+    const kept = await page.evaluate(() => {
+      const store = window.attnShell.posterPictures;
+      const picture = { width: 4, height: 3, theme: 'dark', data: 'data:image/jpeg;base64,AAAA' };
+      for (let i = 0; i < 12; ++i) store.save('v=1&heads=' + (i + 1) + '&view.poster=1', picture);
+      store.save('v=1&heads=3&view.poster=1', picture);  // saved again: now the newest
+      store.save('v=1&heads=13&view.poster=1', picture);
+      return Array.from({ length: 13 }, (_, i) => store.load('v=1&heads=' + (i + 1) + '&view.poster=1') !== null);
+    });
+    // 1, 2 dropped by the 11th and 12th; 4 by the 13th (3 was renewed).
+    assert.deepEqual(kept, [false, false, true, false, true, true, true, true, true, true, true, true, true]);
+    assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem('attn.posters')).length), 10);
+  } finally {
+    await context.close();
+  }
+});
+
+test("the poster's lesson titles, sentences and stage names are the app's", async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
+  try {
+    const names = await page.evaluate(() => window.attnShell.posterNames);
+    const open = async (link) => {
+      assert.equal(await page.evaluate((l) => window.attn.openLink(l), link), '', link);
+      await frames(page, 2);
+      return page.evaluate(() => ({ doc: window.attn.textView(), experiment: window.attn.experiment() }));
+    };
+    const sentence = (experiment) => decodeURIComponent(/(?:^|&)text=([^&]*)/.exec(experiment)[1]);
+    // The page as it opens without a link: the default sentence and stage.
+    const fresh = await page.evaluate(() => ({ doc: window.attn.textView(), experiment: window.attn.experiment() }));
+    assert.equal(names.defaultStage, fresh.doc.stage.index);
+    assert.equal(names.defaultText, sentence(fresh.experiment));
+    assert.equal(names.lessons.length, 8);
+    for (let i = 0; i < names.lessons.length; ++i) {
+      const { doc, experiment } = await open('v=1&view.lesson=' + (i + 1));
+      const mine = names.lessons[i];
+      assert.equal(mine.id + ' ' + mine.title, doc.lesson.id + ' ' + doc.lesson.title);
+      assert.equal(mine.stage, doc.stage.index, mine.id);
+      assert.equal(mine.text, sentence(experiment), mine.id);
+    }
+    assert.equal(names.stages.length, 11);
+    for (let s = 0; s < names.stages.length; ++s) {
+      const { doc } = await open('v=1&block=full&view.stage=' + s);
+      assert.equal(doc.stage.count, names.stages.length);
+      assert.equal(names.stages[s], doc.stage.name, 'stage ' + s);
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('blog.html starts one app, not three: its lesson embeds are posters that report their height', async () => {
+  const context = await suite.browser.newContext({ viewport: { width: 1000, height: 800 } });
+  try {
+    const page = await context.newPage();
+    const requests = [];
+    // The frames' own requests (sw.js, once an app runs, caches the site for offline use: not a start).
+    context.on('request', (r) => { if (!r.serviceWorker()) requests.push(r.url()); });
+    await page.addInitScript(() => {
+      window.__resizes = [];
+      window.addEventListener('message', (e) => {
+        if (!e.data || e.data.type !== 'attn:resize') return;
+        const f = Array.from(document.querySelectorAll('iframe')).find((x) => x.contentWindow === e.source);
+        window.__resizes.push({ id: f ? f.id : '', height: e.data.height });
+      });
+    });
+    await page.goto(suite.server.url + 'blog.html');
+    for (const id of ['frame-scale', 'frame-mask', 'frame-rope']) await page.locator('#' + id).scrollIntoViewIfNeeded();
+    const mask = await (await page.$('#frame-mask')).contentFrame();
+    await mask.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    for (const id of ['frame-scale', 'frame-rope']) {
+      const f = await (await page.$('#' + id)).contentFrame();
+      await f.waitForSelector('#poster-run');
+      // The poster asks for its card's height, and the blog gives it.
+      await page.waitForFunction((id) => {
+        const last = window.__resizes.filter((r) => r.id === id).pop();
+        return last && document.getElementById(id).clientHeight === Math.min(Math.max(last.height, 240), 1600);
+      }, id, { timeout: 10000 });
+    }
+    await page.waitForLoadState('networkidle');
+    assert.equal(requests.filter((u) => /\/attn\.wasm$/.test(u)).length, 1, 'one app: ' + appFiles(requests).join(' '));
+    assert.deepEqual(await axeProblems(page), [], 'blog.html with posters');
+  } finally {
+    await context.close();
+  }
+});
+
+// [Zoom] 200 %: nothing a person must read is clipped. ui().windows holds each
+// ImGui window's visible rectangle, scroll, how far its content reaches past it
+// (over) and its scrollbars (bars); ui().widgets the named widgets.
+const EPS = 1.5;
+// Whether rectangle r can be brought into view: inside window w's content, past
+// w's visible rectangle only in a direction w scrolls, and w itself seen (in its
+// parent the same way, the top window on the screen).
+function reachable(r, w, byName, screen) {
+  if (!w) return r[0] >= -EPS && r[1] >= -EPS && r[2] <= screen[0] + EPS && r[3] <= screen[1] + EPS;
+  const [x0, y0, x1, y1] = w.rect;
+  const cx0 = x0 - w.scroll[0], cy0 = y0 - w.scroll[1];
+  const cx1 = cx0 + (x1 - x0) + w.over[0], cy1 = cy0 + (y1 - y0) + w.over[1];
+  if (r[0] < cx0 - EPS || r[1] < cy0 - EPS || r[2] > cx1 + EPS || r[3] > cy1 + EPS) return false;
+  if ((r[0] < x0 - EPS || r[2] > x1 + EPS) && !w.bars[0]) return false;
+  if ((r[1] < y0 - EPS || r[3] > y1 + EPS) && !w.bars[1]) return false;
+  return reachable(w.rect, byName.get(w.parent), byName, screen);
+}
+function clippedContent(s, screen) {
+  const problems = [];
+  const windows = s.windows.filter((w) => !/^##Tooltip/.test(w.name));
+  const byName = new Map(windows.map((w) => [w.name, w]));
+  for (const w of windows) {
+    if (w.over[0] > EPS && !w.bars[0]) problems.push(`${w.name}: content ${w.over[0]} px past its right edge, no horizontal scrollbar`);
+    if (w.over[1] > EPS && !w.bars[1]) problems.push(`${w.name}: content ${w.over[1]} px past its bottom, no vertical scrollbar`);
+  }
+  for (const [name, r] of Object.entries(s.widgets)) {
+    if (r[2] - r[0] < 0.5 || r[3] - r[1] < 0.5) continue;  // nothing drawn
+    const w = byName.get(s.widgetWindows[name]);
+    if (!w) problems.push(`${name}: in no window drawn (${s.widgetWindows[name]})`);
+    else if (!reachable(r, w, byName, screen)) problems.push(`${name} [${r.map((v) => v.toFixed(0))}] cannot be scrolled into view in ${w.name}`);
+  }
+  return problems;
+}
+
+for (const [width, height, scale] of [[720, 450, 2], [640, 360, 2], [844, 390, 1], [422, 195, 2]]) {
+  test(`zoom: at ${width}×${height}@${scale} every named widget can be seen or scrolled to, and no window clips its content`, async () => {
+    const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.stage=5',
+      { width, height, deviceScaleFactor: scale });
+    try {
+      const found = [];
+      for (const link of ['v=1&view.stage=5', 'v=1&heads=4&view.stage=1', 'v=1&view.lesson=2', 'v=1&view.lesson=5']) {
+        assert.equal(await page.evaluate((l) => window.attn.openLink(l), link), '');
+        await frames(page, 6);  // the layout settles (content sizes are the last frame's)
+        for (const p of clippedContent(await ui(page), [width, height])) found.push(`${link}: ${p}`);
+      }
+      assert.deepEqual(found, []);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+test('keyboard within a map: Tab stops on its cells; arrows, Home/End, PageUp/PageDown move the selected cell and the inspector; Enter and Space press it', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat%20down&heads=1&view.stage=5');
+  try {
+    await page.keyboard.press('Tab');  // keyboard navigation on
+    await frames(page, 2);
+    await tabTo(page, 'grid_head0');
+    const cell = async () => {
+      const s = await ui(page);
+      return { focus: s.focus, stage: s.stage, row: s.sel_row, selected: s.selected };
+    };
+    const inspector = async () => (await page.evaluate(() => window.attn.textView())).inspector.join(' ');
+    // Each key: the selected cell [matrix, head, row, col] moves, the map keeps the focus, the stage stays.
+    const press = async (k, row, col) => {
+      await page.keyboard.press(k);
+      await page.waitForFunction(([row, col]) => {
+        const s = window.attn.ui();
+        return s.selected[2] === row && s.selected[3] === col;
+      }, [row, col], { timeout: 10000 }).catch(async () => assert.fail(`${k}: expected (${row}, ${col}), got ${JSON.stringify(await cell())}`));
+      const c = await cell();
+      assert.deepEqual(c, { focus: 'grid_head0', stage: STAGE.weights, row, selected: [0, 0, row, col] }, k);
+    };
+    await press('ArrowRight', 0, 1);
+    const first = await inspector();
+    assert.match(first, /./, 'the inspector explains the selected cell');
+    await press('ArrowDown', 1, 1);
+    assert.notEqual(await inspector(), first, 'the inspector follows the keys');
+    await press('End', 1, 3);
+    await press('Home', 1, 0);
+    await press('PageDown', 3, 0);
+    await press('PageUp', 0, 0);
+    await press('Control+End', 3, 3);
+    await press('Control+Home', 0, 0);
+    await press('ArrowLeft', 0, 0);  // at the edge: stays
+    await press('ArrowDown', 1, 0);
+    await press('ArrowDown', 2, 0);
+    await press('ArrowRight', 2, 1);
+    // Enter presses the cell as a click does: on softmax weights, it masks that edge; Space again unmasks it.
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /edges=0\.0\.2\.1(&|$)/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await frames(page, 2);
+    assert.deepEqual(await cell(), { focus: 'grid_head0', stage: STAGE.weights, row: 2, selected: [0, 0, 2, 1] }, 'the cell stays selected');
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => /edges=&/.test(window.attn.experiment()), null, { timeout: 10000 });
+    // Tab moves on: the arrows are the navigation's again.
+    await page.keyboard.press('Tab');
+    await frames(page, 2);
+    assert.notEqual((await ui(page)).focus, 'grid_head0');
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { openPage, browserSuite } from './harness.mjs';
-import { at } from './person.mjs';
+import { at, startEmbed } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -27,14 +27,15 @@ async function openHost(path, { allow = [], contextOptions = {} } = {}) {
   return { page, context, problems };
 }
 
-// The app frames of the blog, each scrolled into view (they load lazily) and up.
+// The app frames of the blog, each scrolled into view (they load lazily) and up
+// (a poster started with its Run button).
 async function appFrames(page) {
   const handles = await page.$$('iframe.attn');
   const frames = [];
   for (const h of handles) {
     await h.scrollIntoViewIfNeeded();
     const f = await h.contentFrame();
-    await f.waitForFunction(() => window.attn && window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await startEmbed(f);
     frames.push(f);
   }
   return frames;
@@ -44,7 +45,7 @@ async function appFrames(page) {
 // view key in the hash is then no error.
 const appReadsViewKeys = (errors) => !/view\./.test(errors);
 
-test('blog.html: three live embeds, no errors, no foreign requests, each its own experiment', async (t) => {
+test('blog.html: three embeds (two posters, run), no errors, no foreign requests, each its own experiment', async (t) => {
   const { page, context, problems } = await openHost('blog.html');
   try {
     const frames = await appFrames(page);

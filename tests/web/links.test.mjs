@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, openPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, experiment, widget, click } from './person.mjs';
+import { frames, ui, trace, experiment, widget, click, startEmbed } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -26,11 +26,17 @@ function linksIn(file) {
 const tokens = async (page) => (await trace(page)).tokens;
 const captions = {
   // blog.html, "Why divide by √d_k?": "Lesson 2, live: the scores before and after the √d_k scaling."
-  'v=1&text=the%20cat%20sat%20on%20the%20mat&view.lesson=2&view.embed=1': async (page, s, e) => {
+  'v=1&text=the%20cat%20sat%20on%20the%20mat&view.lesson=2&view.embed=1&view.poster=1': async (page, s, e) => {
     assert.equal(s.lesson, 1);
     assert.equal(s.stage, 3, 'the scaled scores');
     assert.match(e, /d_model=64&heads=1&/);
     assert.deepEqual(await tokens(page), ['the', 'cat', 'sat', 'on', 'the', 'mat']);
+  },
+  // README, "Posters": a host page's poster of lesson 2 on "the cat sat"
+  'v=1&text=the%20cat%20sat&view.lesson=2&view.embed=1&view.poster=1': async (page, s) => {
+    assert.equal(s.lesson, 1);
+    assert.equal(s.stage, 3);
+    assert.deepEqual(await tokens(page), ['the', 'cat', 'sat']);
   },
   // blog.html and the README's iframe: "opens on the softmax stage with the causal mask"
   'v=1&text=the%20cat%20chased%20the%20dog&heads=1&mask=causal&view.stage=5&view.embed=1': async (page, s, e) => {
@@ -41,7 +47,7 @@ const captions = {
     assert.equal(Number(w.data[1]), 0, 'the future is masked: weight (0, 1) is 0');
   },
   // blog.html, "Order needs positions": "Lesson 4, live, with rotary position embeddings."
-  'v=1&text=%E7%8C%AB%20%E8%BF%BD%20%E7%8B%97&pos=rope&view.lesson=4&view.embed=1': async (page, s, e) => {
+  'v=1&text=%E7%8C%AB%20%E8%BF%BD%20%E7%8B%97&pos=rope&view.lesson=4&view.embed=1&view.poster=1': async (page, s, e) => {
     assert.equal(s.lesson, 3);
     assert.match(e, /pos=rope/);
     assert.match(e, /mask=none/, 'L4 has no mask: the link names only text and pos');
@@ -97,7 +103,7 @@ test("blog.html's L4 frame: with positions off, the reversed sentence gives the 
     const handle = await page.$('iframe#frame-rope');
     await handle.scrollIntoViewIfNeeded();
     const f = await handle.contentFrame();
-    await f.waitForFunction(() => window.attn && window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await startEmbed(f);  // a poster: Run first
     // As a person: click "none" under "positions:" in the frame.
     let w = await widget(f, 'l4_pos0');
     for (let i = 0; i < 10; i++) {

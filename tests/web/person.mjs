@@ -13,6 +13,13 @@ export async function frames(page, n = 4) {
     requestAnimationFrame(tick);
   }), n);
 }
+// An embed's frame, up and drawing: a poster (view.poster=1) is started as a
+// person would, by pressing its Run button.
+export async function startEmbed(f) {
+  await f.waitForFunction(() => window.attnShell && document.readyState !== 'loading', null, { timeout: 60000 });
+  if (await f.$('#poster-run')) await f.click('#poster-run');
+  await f.waitForFunction(() => window.attn && window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+}
 export const ui = (page) => page.evaluate(() => window.attn.ui());
 export const trace = (page) => page.evaluate(() => window.attn.trace());
 export const experiment = (page) => page.evaluate(() => window.attn.experiment());
