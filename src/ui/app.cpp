@@ -235,6 +235,11 @@ void text_paragraph(const char* text) {
     ImGui::PopTextWrapPos();
 }
 
+void mark_window(frame_out& out, const char* name) {
+    const ImGuiWindow* w = ImGui::GetCurrentWindow();
+    out.widgets.push_back({name, w->Pos.x, w->Pos.y, w->Pos.x + w->Size.x, w->Pos.y + w->Size.y, w->Name});
+}
+
 void mark_slider(frame_out& out, const char* name, const char* label) {
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
     const float text = ImGui::CalcTextSize(label, nullptr, true).x;

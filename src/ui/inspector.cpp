@@ -324,8 +324,7 @@ void panel_start(const app& a, frame_out& out) {
         tr("Copies an <iframe> of this exact view for a page or slides (Share has it too; the link holds "
            "the whole experiment).",
            "复制这个视图的 <iframe> 代码，用于网页或幻灯片（“分享”里也有；链接保存完整的实验）。"));
-    const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
-    out.widgets.push_back({"start_card", at.x, at.y, at.x + size.x, at.y + size.y});
+    mark_window(out, "start_card");
     if (out.dismiss_start)
         ImGui::CloseCurrentPopup();
     ImGui::EndPopup();

@@ -39,6 +39,8 @@ std::optional<heatmap_range> app_shared_range(const app& a);
 
 // Records the last ImGui item's rectangle under `name` (tests click through these).
 void mark_widget(frame_out& out, const char* name);
+// The same for the whole current window.
+void mark_window(frame_out& out, const char* name);
 
 // A paragraph wrapped at the current window's visible right edge. ImGui's
 // TextWrapped wraps at the content's width, which in a window that scrolls
