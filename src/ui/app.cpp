@@ -170,6 +170,8 @@ void frame_apply(app& a, frame_out& out) {
         ui_set_language(ui_language() == language::en ? language::zh : language::en);
     if (out.dismiss_start)
         a.show_start = false;
+    if (out.advanced_open)
+        a.advanced_open = *out.advanced_open;
     if (out.dismiss_banner) {
         a.errors.clear();
         a.notice.clear();

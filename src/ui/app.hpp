@@ -73,6 +73,7 @@ struct app {
     cell_ref hovered;
 
     bool show_help = false;
+    bool advanced_open = false;  // the controls' "Advanced" fold, opened by the person
     // The start card a first visit opens with (the platform decides: a plain visit
     // to the page in a browser that has not dismissed it before).
     bool show_start = false;
@@ -118,10 +119,11 @@ struct frame_out {
     bool toggle_help = false;
     bool toggle_language = false;
     bool dismiss_banner = false;
-    bool dismiss_start = false;        // the start card: closed for good
-    std::vector<share_action> share;   // for the platform, after the frame
-    std::vector<widget_rect> widgets;  // named rectangles, for tests and help
-    std::string keyboard_focus;        // the named widget keyboard navigation is on
+    bool dismiss_start = false;         // the start card: closed for good
+    std::optional<bool> advanced_open;  // the controls' "Advanced" fold
+    std::vector<share_action> share;    // for the platform, after the frame
+    std::vector<widget_rect> widgets;   // named rectangles, for tests and help
+    std::string keyboard_focus;         // the named widget keyboard navigation is on
 };
 
 // Hands what a panel asked for on (above).

@@ -138,28 +138,9 @@ void model_section(frame_out& out, experiment& next, bool& changed, float label_
         next = edit_heads(next, heads);
         changed = true;
     }
-    ImGui::TextUnformatted("kv_heads");
-    ImGui::SameLine(label_w * 0.9f);
-    int kv = next.kv_heads;
-    if (radio_row(
-            out, "kv", kv, 1, next.heads, [&](int g) { return next.heads % g == 0; },
-            [&](int g) {
-                return std::to_string(g) + (g == next.heads ? " MHA" : g == 1 ? " MQA" : " GQA");
-            })) {
-        next = edit_kv_heads(next, kv);
-        changed = true;
-    }
     int layers = next.layers;
     if (ImGui::SliderInt(tr("layers", "层数"), &layers, 1, experiment_limits::max_layers)) {
         next = edit_layers(next, layers);
-        changed = true;
-    }
-    block_kind block = next.block;
-    if (combo(out, "block", tr("block", "结构"), block,
-              {{block_kind::attention_only, tr("attention only", "仅注意力")},
-               {block_kind::attention_residual, tr("attention + residual", "注意力 + 残差")},
-               {block_kind::full, tr("+ residual + FFN", "+ 残差 + FFN")}})) {
-        next = edit_block(next, block);
         changed = true;
     }
     int seed = int(next.seed);
@@ -187,11 +168,6 @@ void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& ch
             changed = true;
         }
     }
-    bool after = next.mask_at == mask_placement::after_softmax;
-    if (ImGui::Checkbox(tr("mask after softmax (bug)", "softmax 之后再掩码（错误）"), &after)) {
-        next.mask_at = after ? mask_placement::after_softmax : mask_placement::before_softmax;
-        changed = true;
-    }
     changed |= combo(
         out, "positions", tr("positions", "位置编码"), next.pos,
         {{positional::none, tr("none", "无")}, {positional::sinusoidal, tr("sinusoidal", "正弦")}, {positional::rope, "RoPE"}});
@@ -211,8 +187,8 @@ void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& ch
     }
 }
 
-// Scale, softmax, W_O and precision.
-void scores_and_softmax(frame_out& out, experiment& next, bool& changed, float label_w) {
+// Scale, softmax and its temperature.
+void scores_and_softmax(frame_out& out, experiment& next, bool& changed) {
     changed |= combo(out, "scale", tr("scale", "缩放"), next.scale,
                      {{score_scale::sqrt_dk, "1/√d_k"},
                       {score_scale::none, tr("none", "不缩放")},
@@ -236,12 +212,49 @@ void scores_and_softmax(frame_out& out, experiment& next, bool& changed, float l
         }
         mark_slider(out, "temperature", tr("temperature", "温度"));
     }
+}
+
+// The settings a newcomer need not meet first: the KV heads, the block, W_O, the
+// precision and the bug toggles. Folded under a heading until opened, or while
+// one of them is not at its default, or while a lesson about them (L5, L8) is open.
+bool advanced_in_use(const app& a) {
+    const experiment& e = a.model.exp;
+    return e.kv_heads != e.heads || e.block != block_kind::attention_only || !e.use_wo || e.prec != precision::fp32 ||
+           e.mask_at != mask_placement::before_softmax || a.lesson.index == 4 || a.lesson.index == 7;
+}
+
+void advanced_controls(frame_out& out, experiment& next, bool& changed, float label_w) {
+    ImGui::TextUnformatted("kv_heads");
+    ImGui::SameLine(label_w * 0.9f);
+    int kv = next.kv_heads;
+    if (radio_row(
+            out, "kv", kv, 1, next.heads, [&](int g) { return next.heads % g == 0; },
+            [&](int g) {
+                return std::to_string(g) + (g == next.heads ? " MHA" : g == 1 ? " MQA" : " GQA");
+            })) {
+        next = edit_kv_heads(next, kv);
+        changed = true;
+    }
+    block_kind block = next.block;
+    if (combo(out, "block", tr("block", "结构"), block,
+              {{block_kind::attention_only, tr("attention only", "仅注意力")},
+               {block_kind::attention_residual, tr("attention + residual", "注意力 + 残差")},
+               {block_kind::full, tr("+ residual + FFN", "+ 残差 + FFN")}})) {
+        next = edit_block(next, block);
+        changed = true;
+    }
     bool wo = next.use_wo;
     if (ImGui::Checkbox(tr("W_O (mix the heads)", "W_O（混合各头）"), &wo)) {
         next.use_wo = wo;
         changed = true;
     }
     mark_widget(out, "wo");
+    bool after = next.mask_at == mask_placement::after_softmax;
+    if (ImGui::Checkbox(tr("mask after softmax (bug)", "softmax 之后再掩码（错误）"), &after)) {
+        next.mask_at = after ? mask_placement::after_softmax : mask_placement::before_softmax;
+        changed = true;
+    }
+    mark_widget(out, "mask_after");
     ImGui::TextUnformatted(tr("precision", "精度"));
     ImGui::SameLine(label_w * 0.9f);
     const char* names[] = {"fp32", "fp16", "bf16"};
@@ -254,6 +267,20 @@ void scores_and_softmax(frame_out& out, experiment& next, bool& changed, float l
         }
         mark_widget(out, (std::string("precision_") + names[p]).c_str());
     }
+}
+
+void advanced_section(const app& a, frame_out& out, experiment& next, bool& changed, float label_w) {
+    const bool forced = advanced_in_use(a);
+    const bool open = forced || a.advanced_open;
+    section(tr("Advanced", "进阶"));
+    ImGui::BeginDisabled(forced);  // a setting in use stays in sight
+    if (ImGui::SmallButton(open ? tr("▾ hide: kv_heads, block, W_O, precision, bugs", "▾ 收起：kv_heads、结构、W_O、精度、错误")
+                                : tr("▸ show: kv_heads, block, W_O, precision, bugs", "▸ 展开：kv_heads、结构、W_O、精度、错误")))
+        out.advanced_open = !a.advanced_open;
+    ImGui::EndDisabled();
+    mark_widget(out, "advanced");
+    if (open)
+        advanced_controls(out, next, changed, label_w);
 }
 
 void interventions_section(experiment& next, bool& changed) {
@@ -285,7 +312,8 @@ void panel_controls(const app& a, frame_out& out) {
     model_section(out, next, changed, label_w);
     section(tr("Attention", "注意力"));
     mask_and_positions(a, out, next, changed);
-    scores_and_softmax(out, next, changed, label_w);
+    scores_and_softmax(out, next, changed);
+    advanced_section(a, out, next, changed, label_w);
     interventions_section(next, changed);
     ImGui::PopItemWidth();
     ImGui::EndDisabled();

@@ -532,6 +532,13 @@ void overlays_draw(ImDrawList* dl, const widget_state& st, const matrix& m, cons
     overlay_highlights(dl, opt, l, p);
     if (l.show_values)
         overlay_values(dl, m, opt, l, p);
+    if (opt.veiled) {
+        const ImVec2 end(p.grid0.x + float(m.cols) * l.cell, p.grid0.y + float(m.rows) * l.cell);
+        ImVec4 veil = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+        veil.w = 0.65f;
+        dl->AddRectFilled(p.grid0, end, ImGui::GetColorU32(veil));
+        dl->AddLine(p.grid0, end, ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
+    }
     if (result.hovered_row >= 0)
         overlay_hover(dl, l, p, result.hovered_row, result.hovered_col);
     if (result.focused)  // the keyboard's cell: a ring in the text colour, over a dark one, on any cell colour

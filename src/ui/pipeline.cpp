@@ -11,6 +11,7 @@
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
+#include "theme.hpp"
 
 namespace attn::ui {
 
@@ -89,6 +90,8 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
         opt.lo = shared->lo;
         opt.hi = shared->hi;
     }
+    opt.veiled =
+        head >= 0 && stage_per_head(a.current) && a.model.tr.layers[std::size_t(a.layer)].heads[std::size_t(head)].ablated;
     if (token_rows)
         opt.highlight_row = a.sel_row;
     const cell_ref& focus = a.hovered.valid() ? a.hovered : a.selected;
@@ -150,6 +153,57 @@ void scale_switch(const app& a, frame_out& out) {
                                    "关：每张图用自己的范围。"));
 }
 
+// A zeroed head's header says what zeroing did to the output (the interventions'
+// effect: this head's alone when it is the only one).
+void zeroed_effect(const app& a, frame_out& out, int head) {
+    const intervention_effect& e = app_effect(a);
+    const bool alone = a.model.exp.ablate.size() == 1 && a.model.exp.edges.empty();
+    ImGui::TextColored(theme_bad(), "Δy %.3g (%.0f%%)%s", e.max_abs, e.relative * 100.0, alone ? "" : " *");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", alone ? tr("Zeroing this head changes the output by max |Δy| (‖Δy‖/‖y‖ in brackets).",
+                                           "把这个头置零使输出变化 max |Δy|（括号里是 ‖Δy‖/‖y‖）。")
+                                      : tr("* All interventions together change the output by max |Δy| (‖Δy‖/‖y‖ in brackets).",
+                                           "* 全部干预一起使输出变化 max |Δy|（括号里是 ‖Δy‖/‖y‖）。"));
+    char name[24];
+    std::snprintf(name, sizeof name, "effect_head%d", head);
+    mark_widget(out, name);
+}
+
+// One head's header ("head 1", its KV group, "zero") and its maps; a zeroed head's
+// maps are dimmed and struck through (draw_matrix), since nothing of them reaches the output.
+void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vector<std::string>& feature_rows) {
+    ImGui::BeginGroup();
+    ImGui::PushID(hi);
+    const head_trace& ht = a.model.tr.layers[std::size_t(a.layer)].heads[std::size_t(hi)];
+    ImGui::Text("%s %d", tr("head", "头"), hi);
+    if (a.model.exp.kv_heads != a.model.exp.heads) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(kv %d)", ht.kv_group);
+    }
+    ImGui::SameLine();
+    bool zero = ht.ablated;
+    ImGui::BeginDisabled(a.options.readonly);
+    const bool zero_clicked = ImGui::Checkbox(tr("zero", "置零"), &zero);
+    ImGui::EndDisabled();
+    if (zero_clicked)
+        request_experiment(out, edit_toggle_ablation(a.model.exp, ablated_head{a.layer, hi}));
+    char name[24];
+    std::snprintf(name, sizeof name, "zero_head%d", hi);
+    mark_widget(out, name);
+    if (ht.ablated && a.model.has_baseline) {  // on the header's line, so the heads' maps stay aligned
+        ImGui::SameLine();
+        zeroed_effect(a, out, hi);
+    }
+    const auto mats = stage_matrices(a.current, a.model.tr, a.layer, hi);
+    for (std::size_t k = 0; k < mats.size(); ++k) {
+        draw_matrix(a, out, mats[k], int(k), hi, cell, feature_rows);
+        std::snprintf(name, sizeof name, "map_head%d", hi);
+        mark_widget(out, name);
+    }
+    ImGui::PopID();
+    ImGui::EndGroup();
+}
+
 }  // namespace
 
 std::optional<heatmap_range> app_shared_range(const app& a) {
@@ -194,32 +248,7 @@ void panel_pipeline(const app& a, frame_out& out) {
         for (int hi = 0; hi < h; ++hi) {
             if (hi % per_row != 0)
                 ImGui::SameLine();
-            ImGui::BeginGroup();
-            ImGui::PushID(hi);
-            const head_trace& ht = a.model.tr.layers[std::size_t(a.layer)].heads[std::size_t(hi)];
-            ImGui::Text("%s %d", tr("head", "头"), hi);
-            if (a.model.exp.kv_heads != a.model.exp.heads) {
-                ImGui::SameLine();
-                ImGui::TextDisabled("(kv %d)", ht.kv_group);
-            }
-            ImGui::SameLine();
-            bool zero = ht.ablated;
-            ImGui::BeginDisabled(a.options.readonly);
-            const bool zero_clicked = ImGui::Checkbox(tr("zero", "置零"), &zero);
-            ImGui::EndDisabled();
-            if (zero_clicked)
-                request_experiment(out, edit_toggle_ablation(a.model.exp, ablated_head{a.layer, hi}));
-            char name[24];
-            std::snprintf(name, sizeof name, "zero_head%d", hi);
-            mark_widget(out, name);
-            const auto mats = stage_matrices(a.current, a.model.tr, a.layer, hi);
-            for (std::size_t k = 0; k < mats.size(); ++k) {
-                draw_matrix(a, out, mats[k], int(k), hi, cell, feature_rows);
-                std::snprintf(name, sizeof name, "map_head%d", hi);
-                mark_widget(out, name);
-            }
-            ImGui::PopID();
-            ImGui::EndGroup();
+            draw_head(a, out, hi, cell, feature_rows);
         }
         return;
     }

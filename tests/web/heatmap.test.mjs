@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames, widget, click, gotoStage, STAGE, regionMean } from './person.mjs';
+import { frames, ui, widget, click, gotoStage, STAGE, regionMean } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -170,6 +170,26 @@ test('Scores and Scaled share one colour scale, so scaling visibly fades the col
     await frames(page, 3);
     const ownScaled = await mean(STAGE.scaled), ownScores = await mean(STAGE.scores);
     assert.ok(Math.abs(ownScaled - ownScores) < 3, `each map on its own scale looks alike (${ownScores} vs ${ownScaled})`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a zeroed head is dimmed where it is drawn, with its effect on the output on its own header', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=2');
+  try {
+    await frames(page, 3);
+    const head0 = await regionMean(page, await widget(page, 'grid_head0'));
+    const head1 = await regionMean(page, await widget(page, 'grid_head1'));
+    assert.equal((await ui(page)).widgets.effect_head1, undefined, 'no effect line before zeroing');
+    await click(page, 'zero_head1');
+    await page.waitForFunction(() => window.attn.ui().widgets.effect_head1, null, { timeout: 10000 });
+    await frames(page, 3);
+    const dimmed = await regionMean(page, await widget(page, 'grid_head1'));
+    assert.ok(Math.abs(dimmed - head1) > 10, `the zeroed head's map is veiled (brightness ${head1} → ${dimmed})`);
+    const other = await regionMean(page, await widget(page, 'grid_head0'));
+    assert.ok(Math.abs(other - head0) < 1, `the other head is drawn as before (${head0} → ${other})`);
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

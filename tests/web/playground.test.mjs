@@ -153,6 +153,9 @@ test('reload and a copied address reproduce the exact experiment', async () => {
   const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     await click(page, 'heads_1');
+    // The advanced settings are folded until opened (a newcomer meets the basic ones first).
+    assert.equal((await ui(page)).widgets.precision_bf16, undefined, 'precision is folded away');
+    await click(page, 'advanced');
     await click(page, 'precision_bf16');
     await page.waitForFunction(() => /precision=bf16/.test(location.hash), null, { timeout: 5000 });
     const text = await experiment(page);
@@ -161,6 +164,8 @@ test('reload and a copied address reproduce the exact experiment', async () => {
     await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
     assert.equal(await experiment(page), text);
     assert.deepEqual((await trace(page)).output, t.output);
+    await frames(page, 2);
+    assert.ok((await ui(page)).widgets.precision_bf16, 'a setting in use stays in sight: the fold opens by itself');
     const copy = await context.newPage();
     await copy.goto(page.url());
     await copy.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
