@@ -158,7 +158,15 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
         g_buffer += std::string(first ? "" : ",") + "\"" + w.name + "\":\"" + w.window + "\"";
         first = false;
     }
-    g_buffer += "}";
+    g_buffer += "},\"maps\":[";
+    first = true;
+    for (const auto& m : a.maps) {  // each map drawn: the cells that hold a value, and how many show it
+        std::snprintf(buf, sizeof buf, "%s{\"name\":\"%s\",\"cells\":%d,\"labelled\":%d}", first ? "" : ",", m.name.c_str(),
+                      m.cells, m.labelled);
+        g_buffer += buf;
+        first = false;
+    }
+    g_buffer += "]";
     g_buffer += "}";
     return g_buffer.c_str();
 }

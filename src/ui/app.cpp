@@ -178,6 +178,7 @@ void frame_apply(app& a, frame_out& out) {
     }
     a.requests.insert(a.requests.end(), out.share.begin(), out.share.end());
     a.widgets.insert(a.widgets.end(), std::make_move_iterator(out.widgets.begin()), std::make_move_iterator(out.widgets.end()));
+    a.maps.insert(a.maps.end(), std::make_move_iterator(out.maps.begin()), std::make_move_iterator(out.maps.end()));
     if (!out.keyboard_focus.empty())
         a.keyboard_focus = std::move(out.keyboard_focus);
     out = frame_out{};
@@ -399,6 +400,7 @@ void app_draw(app& a) {
     apply_pending(a);
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
     a.widgets.clear();
+    a.maps.clear();
     a.keyboard_focus.clear();
     glyphs_require(a.text_edit);  // what is being typed, accepted or not
     handle_keys(a);

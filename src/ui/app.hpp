@@ -33,6 +33,13 @@ struct widget_rect {
     std::string window;  // the ImGui window it is drawn in (the zoom test scrolls to it there)
 };
 
+// A map as drawn this frame: the cells that hold a value and how many of them
+// show it (all or none), for tests and for anyone checking the page.
+struct map_report {
+    std::string name;
+    int cells = 0, labelled = 0;
+};
+
 struct cell_ref {
     stage at = stage::weights;
     int matrix = 0;  // index into stage_matrices()
@@ -92,6 +99,8 @@ struct app {
     // Each map scales its colours by itself, instead of one scale per stage (stage_shared_range).
     bool per_map_scale = false;
     mutable version_cache<std::optional<heatmap_range>> shared_range;  // app_shared_range (panels.hpp): a memo
+    mutable version_cache<int> widest_value;                           // stage_widest_value_chars, a memo (pipeline.cpp)
+    std::vector<map_report> maps;                                      // the maps drawn this frame
     view_theme theme_choice = view_theme::automatic;                   // the View menu's theme (remembered); theme.hpp
     bool system_light = false;                                         // the system prefers a light theme (the platform says)
     float content_height = 0;  // embed: device pixels its content needs (the page sizes its frame to them)
@@ -123,6 +132,7 @@ struct frame_out {
     std::optional<bool> advanced_open;  // the controls' "Advanced" fold
     std::vector<share_action> share;    // for the platform, after the frame
     std::vector<widget_rect> widgets;   // named rectangles, for tests and help
+    std::vector<map_report> maps;       // the maps drawn, with their labelled cells
     std::string keyboard_focus;         // the named widget keyboard navigation is on
 };
 

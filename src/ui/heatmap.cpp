@@ -13,10 +13,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
 #include "heatmap_gpu.hpp"
+#include "i18n.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // key ownership: a focused map keeps its keys from ImGui's navigation
 #include "theme.hpp"
@@ -42,6 +44,7 @@ struct widget_state {
     heatmap_gpu* uploaded_to = nullptr;   // the renderer that holds this widget's texture
     heatmap_range sequential, diverging;  // automatic ranges
     heatmap_counts counts;
+    heatmap_value_extent values;  // the widest value text, the cells that hold a value
     std::vector<float> row_sums;
     bool sums_valid = false;
     label_width_cache row_w, col_w;
@@ -101,6 +104,7 @@ void state_refresh(heatmap_context::state& ctx, widget_state& st, ImGuiID key, c
         st.sequential = heatmap_range_compute(m, opt.masked_from, colormap::sequential);
         st.diverging = heatmap_range_compute(m, opt.masked_from, colormap::diverging);
         st.counts = heatmap_count_cells(m, opt.masked_from);
+        st.values = heatmap_value_extent_of(m, opt.masked_from);
         st.sums_valid = false;
         st.uploaded_to = nullptr;
     }
@@ -271,8 +275,8 @@ layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& 
 
     l.map = opt.map;
     l.range = opt.fixed_range ? heatmap_range{opt.lo, opt.hi} : l.map == colormap::diverging ? st.diverging : st.sequential;
-    // Numbers when "0.00" fits; each wider number is left out of a cell it overflows.
-    l.show_values = opt.show_values && cell >= std::max(font + 2.0f, ImGui::CalcTextSize("0.00").x + 4.0f);
+    // Every value or none: numbers when the map's widest one fits a cell.
+    l.show_values = opt.show_values && cell >= heatmap_value_cell(st.values.widest_chars);
     return l;
 }
 
@@ -619,6 +623,12 @@ void legend_draw(heatmap_gpu* gpu, const widget_state& st, const layout& l) {
 
 }  // namespace
 
+float heatmap_value_cell(int chars) {
+    // Digits are the widest characters of a value's text ("-", ".", "e", "+" are narrower).
+    const std::string sample(std::size_t(std::max(chars, 1)), '8');
+    return std::max(ImGui::GetFontSize() + 2.0f, ImGui::CalcTextSize(sample.c_str()).x + 4.0f);
+}
+
 // --- draw ------------------------------------------------------------------------
 
 heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matrix& m, const heatmap_options& opt) {
@@ -649,6 +659,11 @@ heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matr
     ImGui::EndChild();
     if (opt.show_legend && l.rows > 0 && l.cols > 0)
         legend_draw(ctx.gpu, st, l);
+    result.cells = st.values.cells;
+    result.labelled = l.show_values ? st.values.cells : 0;
+    if (opt.show_values && !l.show_values && result.cells > 0)  // said in words, never half-labelled
+        ImGui::TextDisabled("%s", tr("numbers too wide for these cells: hover a cell for its value",
+                                     "格子太小，放不下数字：把指针移到格子上查看数值"));
     ImGui::EndGroup();
     return result;
 }

@@ -59,6 +59,8 @@ struct heatmap_rect {
 };
 
 struct heatmap_result {
+    int cells = 0;     // the cells that hold a value (not masked)
+    int labelled = 0;  // of them, the ones whose value is drawn: all or none
     int hovered_row = -1, hovered_col = -1;
     int clicked_row = -1, clicked_col = -1;  // a click (mouse or touch) released on a cell, or Enter / Space, this frame
     bool focused = false;                    // keyboard navigation is on the cells
@@ -99,5 +101,9 @@ class heatmap_context {
 
 // Draws m under the ImGui id `id` (unique within the current ID scope).
 heatmap_result heatmap_draw(heatmap_context& ctx, const char* id, const matrix& m, const heatmap_options& opt);
+
+// The cell edge (pixels, current font) at which a value text of `chars`
+// characters fits: a map's numbers are drawn when its widest one fits.
+float heatmap_value_cell(int chars);
 
 }  // namespace attn::ui

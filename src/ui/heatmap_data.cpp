@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace attn::ui {
 
@@ -165,6 +166,19 @@ const char* heatmap_format_value(float v, char* buf, std::size_t size) {
     else
         std::snprintf(buf, size, "%.0e", double(v));
     return buf;
+}
+
+heatmap_value_extent heatmap_value_extent_of(const matrix& m, const matrix* masked_from) {
+    heatmap_value_extent e;
+    char buf[24];
+    for (int r = 0; r < m.rows; ++r)
+        for (int c = 0; c < m.cols; ++c) {
+            if (heatmap_classify(m, masked_from, r, c) == heatmap_cell::masked)
+                continue;
+            ++e.cells;
+            e.widest_chars = std::max(e.widest_chars, int(std::strlen(heatmap_format_value(m(r, c), buf, sizeof buf))));
+        }
+    return e;
 }
 
 }  // namespace attn::ui

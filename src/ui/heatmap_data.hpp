@@ -69,4 +69,13 @@ float heatmap_luma(rgb c);
 // Writes into buf (size >= 16) and returns it.
 const char* heatmap_format_value(float v, char* buf, std::size_t size);
 
+// The longest heatmap_format_value text (in characters) over the cells that hold
+// a value (not masked), and how many cells hold one: a map shows every value or
+// none, never some (a blank cell would read as zero).
+struct heatmap_value_extent {
+    int widest_chars = 0;
+    int cells = 0;
+};
+heatmap_value_extent heatmap_value_extent_of(const matrix& m, const matrix* masked_from);
+
 }  // namespace attn::ui

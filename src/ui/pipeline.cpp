@@ -113,6 +113,7 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     else
         std::snprintf(name, sizeof name, "grid_map%d", index);
     out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1, r.window});
+    out.maps.push_back({name, r.cells, r.labelled});
     if (r.focused)
         out.keyboard_focus = name;
     // The selected row's and column's labels ("grid_head0_row"), for the contrast test.
@@ -151,6 +152,13 @@ void scale_switch(const app& a, frame_out& out) {
                                    "(scaling visibly fades them). Off: each map spans its own range.",
                                    "开：所有头，以及打分 → 缩放 → 掩码，用同一个色标，颜色可以直接比较（缩放后颜色明显变淡）。"
                                    "关：每张图用自己的范围。"));
+}
+
+// The cell edge at which the current stage's widest number fits.
+float value_cell(const app& a) {
+    const int chars = a.widest_value.get(a.model.version, std::uint64_t(a.current) * 64 + std::uint64_t(a.layer),
+                                         [&a] { return stage_widest_value_chars(a.current, a.model.tr, a.layer); });
+    return heatmap_value_cell(chars);
 }
 
 // A zeroed head's header says what zeroing did to the output (the interventions'
@@ -240,11 +248,11 @@ void panel_pipeline(const app& a, frame_out& out) {
         const int cols = a.current == stage::weighted_sum ? a.model.exp.d_model / h : n;
         // Room per head beside its grid: row labels, the row sums of softmax maps.
         const float extra = font * (a.current == stage::weights ? 9.0f : 6.0f);
-        const float min_cell = font * 1.3f;
-        // As many heads per row as fit at a readable cell size; the rest wrap.
-        const int per_row = std::clamp(int(avail / (extra + min_cell * float(cols))), 1, h);
+        // As many heads per row as fit with cells that hold their numbers; the rest wrap.
+        const float need = value_cell(a);
+        const int per_row = std::clamp(int(avail / (extra + need * float(cols))), 1, h);
         const float per_head = avail / float(per_row) - extra;
-        const float cell = std::clamp(per_head / float(cols), font * 0.6f, font * 2.6f);
+        const float cell = std::clamp(per_head / float(cols), font * 0.6f, std::max(font * 2.6f, need));
         for (int hi = 0; hi < h; ++hi) {
             if (hi % per_row != 0)
                 ImGui::SameLine();
@@ -254,11 +262,18 @@ void panel_pipeline(const app& a, frame_out& out) {
     }
 
     const auto mats = stage_matrices(a.current, a.model.tr, a.layer, 0);
-    // Two columns when the stage shows several matrices (W_q beside W_k, …).
-    const float column = mats.size() > 1 ? avail * 0.5f - ImGui::GetStyle().ItemSpacing.x : avail;
+    // Two columns when the stage shows several matrices (W_q beside W_k, …) and
+    // their numbers still fit; else one below the other.
+    int widest_cols = 1;
+    for (const stage_matrix& sm : mats)
+        widest_cols = std::max(widest_cols, sm.m->cols);
+    const float half = avail * 0.5f - ImGui::GetStyle().ItemSpacing.x;
+    const bool two = mats.size() > 1 && (half - font * 4.0f) / float(widest_cols) >= value_cell(a);
+    const float column = two ? half : avail;
     for (std::size_t k = 0; k < mats.size(); ++k) {
         const stage_matrix& sm = mats[k];
-        const float cell = std::clamp((column - font * 4.0f) / float(sm.m->cols), font * 0.6f, font * 2.4f);
+        const float cell =
+            std::clamp((column - font * 4.0f) / float(sm.m->cols), font * 0.6f, std::max(font * 2.4f, value_cell(a)));
         ImGui::BeginGroup();
         ImGui::Text("%s  (%d × %d)%s", sm.label, sm.m->rows, sm.m->cols, sm.editable ? "  ✎" : "");
         if (sm.editable && ImGui::IsItemHovered())
@@ -269,7 +284,7 @@ void panel_pipeline(const app& a, frame_out& out) {
         std::snprintf(name, sizeof name, "map%zu", k);
         mark_widget(out, name);
         ImGui::EndGroup();
-        if (k % 2 == 0 && k + 1 < mats.size() && ImGui::GetItemRectSize().x * 2 <= avail)
+        if (two && k % 2 == 0 && k + 1 < mats.size() && ImGui::GetItemRectSize().x * 2 <= avail)
             ImGui::SameLine();
     }
 }

@@ -169,6 +169,17 @@ std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int
     return out;
 }
 
+int stage_widest_value_chars(stage s, const trace& t, int layer) {
+    if (layer < 0 || layer >= int(t.layers.size()))
+        return 0;
+    int widest = 0;
+    const int heads = stage_per_head(s) ? int(t.layers[std::size_t(layer)].heads.size()) : 1;
+    for (int h = 0; h < heads; ++h)
+        for (const stage_matrix& sm : stage_matrices(s, t, layer, h))
+            widest = std::max(widest, heatmap_value_extent_of(*sm.m, sm.masked_from).widest_chars);
+    return widest;
+}
+
 bool stage_shares_scale(stage s) {
     return s == stage::scores || s == stage::scaled || s == stage::masked || s == stage::weighted_sum;
 }

@@ -42,6 +42,10 @@ std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int
 std::optional<heatmap_range> stage_shared_range(stage s, const trace& t, int layer);
 bool stage_shares_scale(stage s);  // whether stage_shared_range can give one
 
+// The longest value text (heatmap_format_value) over every map the stage draws at
+// this layer (every head's): the maps are sized so that it fits when there is room.
+int stage_widest_value_chars(stage s, const trace& t, int layer);
+
 // Whether a map's rows are the tokens (else feature indices): the one rule the
 // maps, the CSV and SVG exports and the text view label rows by.
 bool stage_matrix_token_rows(const stage_matrix& sm, int tokens);

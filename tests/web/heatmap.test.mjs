@@ -195,3 +195,25 @@ test('a zeroed head is dimmed where it is drawn, with its effect on the output o
     await context.close();
   }
 });
+
+test('every value is shown or the map says why: at 1440×900 the default experiment labels every cell of X and Q, K, V', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
+  try {
+    for (const stage of [STAGE.embeddings, STAGE.projections, STAGE.scores, STAGE.weights, STAGE.weighted_sum]) {
+      await gotoStage(page, stage);
+      await frames(page, 3);
+      const maps = (await ui(page)).maps;
+      assert.ok(maps.length > 0, `stage ${stage} draws maps`);
+      for (const m of maps) assert.equal(m.labelled, m.cells, `stage ${stage}, ${m.name}: ${m.labelled} of ${m.cells} cells labelled`);
+    }
+    // 64 tokens cannot carry numbers at this size: none are drawn (never some), and the map says so.
+    const long = Array.from({ length: 64 }, (_, i) => 'w' + i).join('%20');
+    assert.equal(await page.evaluate((l) => window.attn.setExperiment(l), 'v=1&text=' + long), '');
+    await gotoStage(page, STAGE.scores);
+    await frames(page, 3);
+    for (const m of (await ui(page)).maps) assert.ok(m.labelled === 0 || m.labelled === m.cells, `${m.name}: all or none`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
