@@ -187,3 +187,17 @@ TEST_CASE("colour-blind check: NaN stays apart from every colour of both maps; t
         CHECK(ends >= 40.0);  // measured: 61, 84, 105: negative and positive stay apart
     }
 }
+
+TEST_CASE("a map's value extent: the widest value text and the cells that hold a value, masked cells left out") {
+    matrix m(2, 3);
+    m.data = {0.25f, -3.14159f, 12.5f, -1234.0f, std::numeric_limits<float>::quiet_NaN(), 0.0f};
+    heatmap_value_extent e = heatmap_value_extent_of(m, nullptr);
+    CHECK(e.cells == 6);
+    CHECK(e.widest_chars == 5);  // "-3.14", "-1234"
+    matrix mask = m;
+    mask(0, 1) = -std::numeric_limits<float>::infinity();
+    mask(1, 0) = -std::numeric_limits<float>::infinity();
+    e = heatmap_value_extent_of(m, &mask);
+    CHECK(e.cells == 4);
+    CHECK(e.widest_chars == 4);  // "12.5", "0.25"
+}
