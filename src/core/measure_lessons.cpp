@@ -107,7 +107,8 @@ sqrt_dk_measure measure_sqrt_dk(int dk, int samples, std::uint64_t seed) {
     m.stats = measure_dot_stats(m.dk, samples, seed);
     const float root = std::sqrt(float(m.dk));
     m.raw = histogram_build(m.stats.raw.data(), m.stats.raw.size(), -4.0f * root, 4.0f * root, 41);
-    m.scaled = histogram_build(m.stats.raw.data(), m.stats.raw.size(), -4.0f, 4.0f, 41, 1.0f / root);
+    // On the raw one's axis, so the scaling shows as the spread shrinking √d_k-fold.
+    m.scaled = histogram_build(m.stats.raw.data(), m.stats.raw.size(), -4.0f * root, 4.0f * root, 41, 1.0f / root);
     // Rows of 8 logits taken from the measured dot products, softmaxed with and
     // without the scaling: average entropy and Jacobian size.
     constexpr int width = 8;

@@ -72,7 +72,7 @@ experiment lesson_lookup_edit(const experiment& e, bool argmax, float temperatur
 struct sqrt_dk_measure {
     int dk = 0;
     dot_stats stats;                               // `samples` dot products of unit-normal vectors of dimension dk
-    histogram raw, scaled;                         // 41 bins over ±4√dk and, after ÷√dk, over ±4
+    histogram raw, scaled;                         // 41 bins over ±4√dk, before and after ÷√dk: one axis
     double entropy_raw = 0, entropy_scaled = 0;    // mean softmax-row entropy over rows of 8 of them
     double jacobian_raw = 0, jacobian_scaled = 0;  // mean ‖softmax Jacobian‖_F over the same rows
 };

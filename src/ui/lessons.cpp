@@ -231,19 +231,24 @@ void view_sqrt_dk(const app& a, frame_out& out) {
     const std::vector<float> scaled_counts(m.scaled.counts.begin(), m.scaled.counts.end());
     const double ent_raw = m.entropy_raw, ent_scaled = m.entropy_scaled, jac_raw = m.jacobian_raw, jac_scaled = m.jacobian_scaled;
     const float w = ImGui::GetContentRegionAvail().x * 0.48f, hgt = ImGui::GetFontSize() * 5.0f;
+    // One axis (±4√d_k) and one height scale for both, so the scaling is seen, not read.
+    const float top = std::max(*std::max_element(raw_counts.begin(), raw_counts.end()),
+                               *std::max_element(scaled_counts.begin(), scaled_counts.end()));
+    char axis[64];
+    std::snprintf(axis, sizeof axis, "−%.0f … 0 … +%.0f", 4.0 * std::sqrt(double(dk)), 4.0 * std::sqrt(double(dk)));
     char label[96];
     std::snprintf(label, sizeof label, "%s  std %.2f (√d_k = %.2f)", tr("q·k", "q·k"), stats.std_raw, std::sqrt(double(dk)));
     ImGui::BeginGroup();
     ImGui::TextUnformatted(label);
-    ImGui::PlotHistogram("##raw", raw_counts.data(), int(raw_counts.size()), 0, nullptr, 0.0f, FLT_MAX, ImVec2(w, hgt));
-    ImGui::TextDisabled("±%.0f", 4.0 * std::sqrt(double(dk)));
+    ImGui::PlotHistogram("##raw", raw_counts.data(), int(raw_counts.size()), 0, nullptr, 0.0f, top, ImVec2(w, hgt));
+    ImGui::TextDisabled("%s", axis);
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
     std::snprintf(label, sizeof label, "%s  std %.2f", tr("q·k / √d_k", "q·k / √d_k"), stats.std_scaled);
     ImGui::TextUnformatted(label);
-    ImGui::PlotHistogram("##scaled", scaled_counts.data(), int(scaled_counts.size()), 0, nullptr, 0.0f, FLT_MAX, ImVec2(w, hgt));
-    ImGui::TextDisabled("±4");
+    ImGui::PlotHistogram("##scaled", scaled_counts.data(), int(scaled_counts.size()), 0, nullptr, 0.0f, top, ImVec2(w, hgt));
+    ImGui::TextDisabled("%s", axis);
     ImGui::EndGroup();
     mark_widget(out, "l2_hist");
     if (ImGui::BeginTable("l2", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {

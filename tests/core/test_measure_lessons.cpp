@@ -58,6 +58,14 @@ TEST_CASE("L2 √d_k: std of q·k is √d_k, 1 after scaling; without it entropy
         CHECK(std::fabs(m.stats.std_scaled - 1) < 0.06);
         CHECK(m.raw.counts.size() == 41);
         CHECK(m.scaled.counts.size() == 41);
+        CHECK(m.scaled.lo == m.raw.lo);  // one axis: the scaled values crowd its middle
+        CHECK(m.scaled.hi == m.raw.hi);
+        if (dk >= 64) {  // ±4 of ±4√d_k: the middle 41/√d_k·… bins hold (nearly) every scaled value
+            int middle = 0;
+            for (int b = 18; b <= 22; ++b)
+                middle += m.scaled.counts[std::size_t(b)];
+            CHECK(middle > 3900);
+        }
         if (dk >= 16) {
             CHECK(m.entropy_raw < 0.6 * m.entropy_scaled);
             CHECK(m.jacobian_raw < m.jacobian_scaled);
