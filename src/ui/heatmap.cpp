@@ -625,8 +625,9 @@ void legend_draw(heatmap_gpu* gpu, const widget_state& st, const layout& l) {
 
 float heatmap_value_cell(int chars) {
     // Digits are the widest characters of a value's text ("-", ".", "e", "+" are narrower).
-    const std::string sample(std::size_t(std::max(chars, 1)), '8');
-    return std::max(ImGui::GetFontSize() + 2.0f, ImGui::CalcTextSize(sample.c_str()).x + 4.0f);
+    static constexpr char eights[] = "8888888888888888";
+    const int n = std::clamp(chars, 1, int(sizeof eights) - 1);
+    return std::max(ImGui::GetFontSize() + 2.0f, ImGui::CalcTextSize(eights, eights + n).x + 4.0f);
 }
 
 // --- draw ------------------------------------------------------------------------

@@ -154,9 +154,12 @@ void scale_switch(const app& a, frame_out& out) {
                                    "关：每张图用自己的范围。"));
 }
 
+// What the pipeline's memos are keyed by besides the experiment's version.
+std::uint64_t stage_layer_key(const app& a) { return std::uint64_t(a.current) * 64 + std::uint64_t(a.layer); }
+
 // The cell edge at which the current stage's widest number fits.
 float value_cell(const app& a) {
-    const int chars = a.widest_value.get(a.model.version, std::uint64_t(a.current) * 64 + std::uint64_t(a.layer),
+    const int chars = a.widest_value.get(a.model.version, stage_layer_key(a),
                                          [&a] { return stage_widest_value_chars(a.current, a.model.tr, a.layer); });
     return heatmap_value_cell(chars);
 }
@@ -217,7 +220,7 @@ void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vect
 std::optional<heatmap_range> app_shared_range(const app& a) {
     if (a.per_map_scale)
         return std::nullopt;
-    return a.shared_range.get(a.model.version, std::uint64_t(a.current) * 64 + std::uint64_t(a.layer),
+    return a.shared_range.get(a.model.version, stage_layer_key(a),
                               [&a] { return stage_shared_range(a.current, a.model.tr, a.layer); });
 }
 
