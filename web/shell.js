@@ -496,7 +496,7 @@
   const posterNames = {
     stages: ['Tokens → X', 'Q, K, V', 'Scores Q·Kᵀ', 'Scale /√d_k', 'Mask', 'Softmax', 'Weights·V', 'Concat heads', '·W_O',
       'Residual (+ FFN)', 'Output'],
-    defaultStage: 5,
+    defaultStage: 0,
     defaultText: 'the cat chased the dog',
     // src/ui/lessons.cpp (title) and src/core/lesson_preset.cpp (sentence, first stage)
     lessons: [

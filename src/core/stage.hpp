@@ -24,6 +24,10 @@ enum class stage {
 
 constexpr int stage_count = int(stage::count);
 
+// The stage a page opens on when neither its link nor a lesson names one: the
+// first, so that a newcomer steps through the pipeline from the tokens on.
+constexpr stage stage_default = stage::embeddings;
+
 // Whether e has stage s: the residual + FFN block only with block = full.
 bool stage_applies(stage s, const experiment& e);
 

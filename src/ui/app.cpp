@@ -125,7 +125,7 @@ link_view app_view(const app& a) {
     const int index = a.lesson.index;
     const bool in_lesson = index >= 0 && index < int(lessons().size());
     v.lesson = in_lesson ? index + 1 : -1;  // L1 is view.lesson=1
-    const stage opens_on = in_lesson ? lesson_preset_find(index + 1)->opens_on : stage::weights;
+    const stage opens_on = in_lesson ? lesson_preset_find(index + 1)->opens_on : stage_default;
     const int default_row = in_lesson ? int(tokenize(a.model.exp.text).size()) - 1 : 0;
     v.stage = a.current != opens_on ? int(a.current) : -1;
     v.row = a.sel_row != default_row ? a.sel_row : -1;

@@ -38,6 +38,7 @@ struct widget_rect {
 struct map_report {
     std::string name;
     int cells = 0, labelled = 0;
+    std::string axes;  // its caption: what its rows and columns are
 };
 
 struct cell_ref {
@@ -73,7 +74,7 @@ struct app {
     heatmap_context* heatmaps = nullptr;  // the platform's (not owned): the heatmaps' state and renderer; set before app_draw
     bool experiment_changed = false;      // set on every accepted change; the platform clears it once published
 
-    stage current = stage::weights;
+    stage current = stage_default;
     int layer = 0;
     int sel_row = 0;    // the query row followed through every stage
     cell_ref selected;  // the clicked cell the inspector explains (hover takes precedence)

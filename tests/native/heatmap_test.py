@@ -18,7 +18,8 @@ def shot(name, experiment=None, frames=5):
     path = os.path.join(base.OUT, name)
     if os.path.exists(path):
         os.remove(path)
-    args = ["--frames", str(frames), "--screenshot", path, "--size", "1280x720"]
+    # The softmax weights' stage (the page itself opens on the first stage).
+    args = ["--frames", str(frames), "--screenshot", path, "--size", "1280x720", "--stage", "5"]
     if experiment:
         args += ["--experiment", experiment]
     p = base.xvfb(args)

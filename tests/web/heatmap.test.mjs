@@ -57,8 +57,11 @@ function watchShaderMessages(page) {
   return messages;
 }
 
+// The page opens on the first stage; these tests look at the softmax weights.
+const WEIGHTS_STAGE = '#v=1&view.stage=5';
+
 test('NaN weights are drawn in magenta, by the shader under WebGL2', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + NAN_EXPERIMENT);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + NAN_EXPERIMENT + '&view.stage=5');
   try {
     const shaderMessages = watchShaderMessages(page);
     await frames(page, 4);
@@ -80,7 +83,7 @@ const NAN_ROW_EXPERIMENT =
   '&edits=x.0.0:1e6,l0.w_q.0.0:0,l0.w_q.0.1:0,l0.w_q.0.2:0,l0.w_q.0.3:0,l0.w_k.0.0:0,l0.w_k.0.1:0,l0.w_k.0.2:0,l0.w_k.0.3:0';
 
 test('a row of NaN logits is shown as NaN (magenta), not as a masked row', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + NAN_ROW_EXPERIMENT);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + NAN_ROW_EXPERIMENT + '&view.stage=5');
   try {
     const t = await page.evaluate(() => window.attn.trace());
     const h = t.layers[0].heads[0];
@@ -97,7 +100,7 @@ test('a row of NaN logits is shown as NaN (magenta), not as a masked row', async
 });
 
 test('weights use the sequential map, masked cells are hatched, signed values use the diverging map', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + WEIGHTS_STAGE);
   try {
     const shaderMessages = watchShaderMessages(page);
     let c = await colours(page);
@@ -131,12 +134,15 @@ async function clickSecondRowCell(page, tap) {
 }
 
 test('a mouse click on a cell reports it (the app masks that edge)', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + WEIGHTS_STAGE);
   try {
     await page.mouse.move(5, 5);
     await frames(page, 2);
     await clickSecondRowCell(page, false);
     assert.match(await page.evaluate(() => window.attn.experiment()), /edges=0\.0\.1\.0/);
+    // The masked edge's effect shows where it was clicked: on its head's header.
+    await page.waitForFunction(() => window.attn.ui().widgets.effect_head0, null, { timeout: 10000 });
+    assert.equal((await ui(page)).widgets.effect_head1, undefined, 'the other head has no effect line');
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
@@ -147,7 +153,7 @@ test('a tap on a cell reports it too', async () => {
   const context = await suite.browser.newContext({ viewport: { width: 1280, height: 720 }, hasTouch: true });
   const page = await context.newPage();
   try {
-    await page.goto(suite.server.url);
+    await page.goto(suite.server.url + WEIGHTS_STAGE);
     await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
     await clickSecondRowCell(page, true);
   } finally {
@@ -177,7 +183,7 @@ test('Scores and Scaled share one colour scale, so scaling visibly fades the col
 });
 
 test('a zeroed head is dimmed where it is drawn, with its effect on the output on its own header', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=2');
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=2&view.stage=5');
   try {
     await frames(page, 3);
     const head0 = await regionMean(page, await widget(page, 'grid_head0'));

@@ -102,7 +102,7 @@ test('a link stays readable up to 2000 characters; a z= link past that opens the
 });
 
 test('view.hide removes panels; view.readonly keeps the experiment but allows stepping', async () => {
-  let { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.hide=controls,code');
+  let { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.hide=controls,code&view.stage=5');
   try {
     const w = (await ui(page)).widgets;
     assert.ok(!w.heads_2 && !w.text, 'no controls');
