@@ -160,10 +160,10 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     }
     g_buffer += "},\"maps\":[";
     first = true;
-    for (const auto& m : a.maps) {  // each map drawn: the cells that hold a value, and how many show it
-        std::snprintf(buf, sizeof buf, "%s{\"name\":\"%s\",\"cells\":%d,\"labelled\":%d}", first ? "" : ",", m.name.c_str(),
-                      m.cells, m.labelled);
-        g_buffer += buf;
+    for (const auto& m : a.maps) {  // each map drawn: the cells that hold a value, how many show it, its caption
+        std::snprintf(buf, sizeof buf, "%s{\"name\":\"%s\",\"cells\":%d,\"labelled\":%d,\"axes\":\"", first ? "" : ",",
+                      m.name.c_str(), m.cells, m.labelled);
+        g_buffer += buf + m.axes + "\"}";  // the captions are the code's: no quotes or backslashes
         first = false;
     }
     g_buffer += "]";

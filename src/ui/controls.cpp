@@ -13,6 +13,89 @@
 
 namespace attn::ui {
 
+// [SECTION] help: one line per control, in both languages, shown on hover
+
+namespace {
+
+// clang-format off
+constexpr control_help control_helps[] = {
+    {"text", "The sentence: each word (or Chinese character) becomes a token, a row of every map.",
+     "句子：每个词（或汉字）成为一个词元，也就是每张图的一行。"},
+    {"shuffle", "Reorder the tokens at random: with positions off, each token's output moves with it unchanged.",
+     "随机打乱词元顺序：不加位置编码时，每个词元的输出跟着它移动、数值不变。"},
+    {"d_model", "Width of each token's vector, split evenly among the heads: d_k = d_model / heads.",
+     "每个词元向量的宽度，平均分给各头：d_k = d_model / 头数。"},
+    {"heads", "Attention heads: each gets its own d_k-wide slice of Q, K and V.",
+     "注意力头数：每个头分到 Q、K、V 中各自 d_k 宽的一段。"},
+    {"layers", "Attention layers stacked: each layer's output is the next one's input.",
+     "堆叠的注意力层数：每一层的输出是下一层的输入。"},
+    {"seed", "Seed of the random weights and embeddings: the same seed gives the same numbers everywhere.",
+     "随机权重和嵌入的种子：同一个种子在任何地方都给出同样的数字。"},
+    {"mask", "Which tokens each query may see: all, causal (no looking ahead) or all but the padding.",
+     "每个查询能看到哪些词元：全部、因果（不能看未来）或除填充外的全部。"},
+    {"pad", "How many tokens at the end are padding, which no query may attend to.",
+     "末尾有几个词元是填充：任何查询都不能关注它们。"},
+    {"positions", "How order enters: not at all (a bag of tokens), sinusoids added to X, or RoPE rotating Q and K.",
+     "词序如何进入：不进入（一袋词元）、加到 X 上的正弦编码，或旋转 Q 和 K 的 RoPE。"},
+    {"pos_offset", "The first token's position: with RoPE the scores depend only on the offset between positions.",
+     "第一个词元的位置：用 RoPE 时，打分只取决于两个位置之差。"},
+    {"rope_base", "RoPE's base: the larger it is, the more slowly the slow pairs of dimensions rotate.",
+     "RoPE 的底数：越大，慢速的那些维度对旋转得越慢。"},
+    {"scale", "What the scores are multiplied by before softmax: 1/√d_k keeps their variance at 1.",
+     "softmax 之前打分乘以什么：1/√d_k 让它们的方差保持为 1。"},
+    {"scale_factor", "The factor the scores are multiplied by instead of 1/√d_k.",
+     "代替 1/√d_k 与打分相乘的系数。"},
+    {"softmax", "How scores become weights: softmax of x − max, softmax without it (a bug), or argmax (a hard lookup).",
+     "打分如何变成权重：减去最大值的 softmax、不减最大值的 softmax（错误）或 argmax（硬查表）。"},
+    {"temperature", "The scores are divided by it before softmax: below 1 sharpens the weights, above 1 flattens them.",
+     "softmax 之前打分除以它：小于 1 让权重更尖锐，大于 1 让权重更平坦。"},
+    {"advanced", "Show or hide the settings a first look does not need.",
+     "显示或隐藏初次使用时用不到的设置。"},
+    {"kv", "How many K/V heads the query heads share: one each (MHA), one per group (GQA) or one for all (MQA).",
+     "查询头共享几个 K/V 头：每头一个（MHA）、每组一个（GQA）或全部共用一个（MQA）。"},
+    {"block", "What a layer is: attention alone, attention added to its input (residual), or that and a feed-forward network.",
+     "一层由什么组成：只有注意力、注意力加上它的输入（残差），或再加一个前馈网络。"},
+    {"wo", "The output projection W_O that mixes the heads; without it each head stays in its own columns.",
+     "混合各头的输出投影 W_O；没有它，每个头只停留在自己的那几列。"},
+    {"mask_after", "A classic bug: masking after softmax, so the rows no longer sum to 1.",
+     "一个经典错误：在 softmax 之后才掩码，于是每行的和不再是 1。"},
+    {"precision", "The number format: fp16 and bf16 round every result, and fp16 overflows past 65504.",
+     "数值格式：fp16 和 bf16 会舍入每个结果，fp16 超过 65504 就溢出。"},
+    {"clear", "Undo every zeroed head, masked edge and edited number at once.",
+     "一次撤销所有置零的头、屏蔽的边和改过的数值。"},
+};
+// clang-format on
+
+}  // namespace
+
+const control_help* control_help_of(std::string_view name) {
+    for (int pass = 0; pass < 2; ++pass) {  // "heads_4" (a radio button, a combo's item) has its row's help: "heads"
+        for (const control_help& h : control_helps)
+            if (name == h.name)
+                return &h;
+        const std::size_t cut = name.rfind('_');
+        if (cut == std::string_view::npos)
+            return nullptr;
+        name = name.substr(0, cut);
+    }
+    return nullptr;
+}
+
+namespace {
+
+// The control just drawn, recorded as widget `name`, with its help on hover.
+void mark_control(frame_out& out, const char* name, const char* slider_label = nullptr) {
+    if (slider_label)
+        mark_slider(out, name, slider_label);
+    else
+        mark_widget(out, name);
+    const control_help* h = control_help_of(name);
+    if (h && ImGui::IsItemHovered(ImGuiHoveredFlags_ForTooltip | ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", tr(h->en, h->zh));
+}
+
+}  // namespace
+
 namespace {
 
 int resize_callback(ImGuiInputTextCallbackData* data) {
@@ -47,7 +130,7 @@ bool radio_row(frame_out& out, const char* id, int& value, int lo, int hi, Valid
             value = v;
             changed = true;
         }
-        mark_widget(out, (std::string(id) + "_" + std::to_string(v)).c_str());
+        mark_control(out, (std::string(id) + "_" + std::to_string(v)).c_str());
         ImGui::PopID();
         if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 3.0f)
             first = true;  // wrap
@@ -65,7 +148,7 @@ bool combo(frame_out& out, const char* id, const char* label, E& value, std::ini
             preview = name;
     bool changed = false;
     const bool open = ImGui::BeginCombo(label, preview);
-    mark_widget(out, id);
+    mark_control(out, id);
     if (open) {
         int index = 0;
         for (const auto& [v, name] : items) {
@@ -73,7 +156,7 @@ bool combo(frame_out& out, const char* id, const char* label, E& value, std::ini
                 value = v;
                 changed = true;
             }
-            mark_widget(out, (std::string(id) + "_" + std::to_string(index++)).c_str());
+            mark_control(out, (std::string(id) + "_" + std::to_string(index++)).c_str());
         }
         ImGui::EndCombo();
     }
@@ -89,7 +172,7 @@ void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
         out.typed = std::move(typed);
         changed = true;
     }
-    mark_widget(out, "text");
+    mark_control(out, "text");
     // Token chips: click one to follow it through every stage.
     const auto& tokens = a.model.tr.tokens;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -115,7 +198,7 @@ void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
         next = edit_shuffle_tokens(next, tokens, a.model.version);
         changed = true;
     }
-    mark_widget(out, "shuffle");
+    mark_control(out, "shuffle");
     ImGui::SameLine();
     ImGui::TextDisabled("%zu %s", tokens.size(), tr("tokens", "个词元"));
 }
@@ -128,7 +211,7 @@ void model_section(frame_out& out, experiment& next, bool& changed, float label_
         next = edit_d_model(next, d_model);
         changed = true;
     }
-    mark_slider(out, "d_model", "d_model");
+    mark_control(out, "d_model", "d_model");
     ImGui::TextUnformatted(tr("heads", "头数"));
     ImGui::SameLine(label_w * 0.9f);
     int heads = next.heads;
@@ -143,12 +226,13 @@ void model_section(frame_out& out, experiment& next, bool& changed, float label_
         next = edit_layers(next, layers);
         changed = true;
     }
+    mark_control(out, "layers", tr("layers", "层数"));
     int seed = int(next.seed);
     if (ImGui::InputInt(tr("seed", "随机种子"), &seed)) {
         next = edit_seed(next, std::uint32_t(std::max(0, seed)));
         changed = true;
     }
-    mark_widget(out, "seed");
+    mark_control(out, "seed");
 }
 
 // The mask and where it goes; positions.
@@ -167,6 +251,7 @@ void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& ch
             next.pad = pad;
             changed = true;
         }
+        mark_control(out, "pad", tr("padding tokens", "填充词元"));
     }
     changed |= combo(
         out, "positions", tr("positions", "位置编码"), next.pos,
@@ -177,6 +262,7 @@ void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& ch
             next.pos_offset = offset;
             changed = true;
         }
+        mark_control(out, "pos_offset", tr("first position", "起始位置"));
     }
     if (next.pos == positional::rope) {
         float base = next.rope_base;
@@ -184,6 +270,7 @@ void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& ch
             next.rope_base = std::max(2.0f, base);
             changed = true;
         }
+        mark_control(out, "rope_base", tr("RoPE base", "RoPE 底数"));
     }
 }
 
@@ -199,6 +286,7 @@ void scores_and_softmax(frame_out& out, experiment& next, bool& changed) {
             next.scale_value = s;
             changed = true;
         }
+        mark_control(out, "scale_factor", tr("factor", "系数"));
     }
     changed |= combo(out, "softmax", tr("softmax", "softmax"), next.softmax,
                      {{softmax_mode::stable, tr("stable (x − max)", "稳定（x − max）")},
@@ -210,7 +298,7 @@ void scores_and_softmax(frame_out& out, experiment& next, bool& changed) {
             next.temperature = std::max(0.01f, t);
             changed = true;
         }
-        mark_slider(out, "temperature", tr("temperature", "温度"));
+        mark_control(out, "temperature", tr("temperature", "温度"));
     }
 }
 
@@ -248,13 +336,13 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
         next.use_wo = wo;
         changed = true;
     }
-    mark_widget(out, "wo");
+    mark_control(out, "wo");
     bool after = next.mask_at == mask_placement::after_softmax;
     if (ImGui::Checkbox(tr("mask after softmax (bug)", "softmax 之后再掩码（错误）"), &after)) {
         next.mask_at = after ? mask_placement::after_softmax : mask_placement::before_softmax;
         changed = true;
     }
-    mark_widget(out, "mask_after");
+    mark_control(out, "mask_after");
     ImGui::TextUnformatted(tr("precision", "精度"));
     ImGui::SameLine(label_w * 0.9f);
     const char* names[] = {"fp32", "fp16", "bf16"};
@@ -265,7 +353,7 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
             next.prec = precision(p);
             changed = true;
         }
-        mark_widget(out, (std::string("precision_") + names[p]).c_str());
+        mark_control(out, (std::string("precision_") + names[p]).c_str());
     }
 }
 
@@ -278,12 +366,12 @@ void advanced_section(const app& a, frame_out& out, experiment& next, bool& chan
                                 : tr("▸ show: kv_heads, block, W_O, precision, bugs", "▸ 展开：kv_heads、结构、W_O、精度、错误")))
         out.advanced_open = !a.advanced_open;
     ImGui::EndDisabled();
-    mark_widget(out, "advanced");
+    mark_control(out, "advanced");
     if (open)
         advanced_controls(out, next, changed, label_w);
 }
 
-void interventions_section(experiment& next, bool& changed) {
+void interventions_section(frame_out& out, experiment& next, bool& changed) {
     section(tr("Interventions", "干预"));
     text_paragraph(tr("Click a head's \"zero\" box to ablate it; click a cell of a softmax map to mask that edge.",
                       "勾选某个头的\"置零\"来消融它；在 softmax 热力图上点击一个格子来屏蔽那条边。"));
@@ -295,6 +383,7 @@ void interventions_section(experiment& next, bool& changed) {
         next = edit_clear_interventions(next);
         changed = true;
     }
+    mark_control(out, "clear");
     ImGui::EndDisabled();
 }
 
@@ -314,7 +403,7 @@ void panel_controls(const app& a, frame_out& out) {
     mask_and_positions(a, out, next, changed);
     scores_and_softmax(out, next, changed);
     advanced_section(a, out, next, changed, label_w);
-    interventions_section(next, changed);
+    interventions_section(out, next, changed);
     ImGui::PopItemWidth();
     ImGui::EndDisabled();
     if (changed)

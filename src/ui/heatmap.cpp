@@ -562,7 +562,8 @@ void overlays_draw(ImDrawList* dl, const widget_state& st, const matrix& m, cons
 
 // --- legend ------------------------------------------------------------------------
 
-// A small square of class `cell` followed by "name count".
+// A small square of class `cell` followed by "name count" (the name: the
+// class's own spelling, NaN / +inf / -inf, or "masked" in the language shown).
 void legend_swatch(ImDrawList* dl, const layout& l, heatmap_cell cell, const char* name, int count, float edge) {
     const ImGuiStyle& style = ImGui::GetStyle();
     ImGui::SameLine();
@@ -615,10 +616,10 @@ void legend_draw(heatmap_gpu* gpu, const widget_state& st, const layout& l) {
     static const swatch swatches[] = {{heatmap_cell::nan, "NaN"},
                                       {heatmap_cell::pos_inf, "+inf"},
                                       {heatmap_cell::neg_inf, "-inf"},
-                                      {heatmap_cell::masked, "masked"}};
+                                      {heatmap_cell::masked, nullptr}};
     for (const swatch& s : swatches)
         if (st.counts.of(s.cell) > 0)
-            legend_swatch(dl, l, s.cell, s.name, st.counts.of(s.cell), bar.y);
+            legend_swatch(dl, l, s.cell, s.name ? s.name : tr("masked", "已遮蔽"), st.counts.of(s.cell), bar.y);
 }
 
 }  // namespace
@@ -641,9 +642,11 @@ heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matr
     widget_state& st = ctx.widgets[key];
     st.last_frame = frame;
     state_refresh(ctx, st, key, m, opt);
+    ImGui::BeginGroup();
+    if (opt.axes)
+        ImGui::TextDisabled("%s", opt.axes);
     const layout l = layout_compute(st, m, opt, frame);
 
-    ImGui::BeginGroup();
     // Flattened: Tab reaches the cells from the panel's other controls.
     if (ImGui::BeginChild(id, l.child_size, ImGuiChildFlags_None,
                           ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NavFlattened)) {

@@ -46,8 +46,9 @@ struct heatmap_options {
     int cursor_row = -1, cursor_col = -1;        // the keyboard's cell (the selected one); -1: from highlight_row, column 0
     bool show_values = true, show_row_sums = false, show_legend = true;
     bool fixed_range = false;
-    float lo = 0, hi = 1;  // with fixed_range; else [min, max] of finite values (diverging: symmetric ±max|x|)
-    bool veiled = false;   // nothing of it reaches the output (a zeroed head): dimmed and struck through
+    float lo = 0, hi = 1;        // with fixed_range; else [min, max] of finite values (diverging: symmetric ±max|x|)
+    bool veiled = false;         // nothing of it reaches the output (a zeroed head): dimmed and struck through
+    const char* axes = nullptr;  // what its rows and columns are, a line over the map ("↓ query i   → key j")
 
     float zoom = 1.0f;        // multiplies cell (and the user's own Ctrl+wheel zoom)
     float max_height = 0.0f;  // of the scrolling region in pixels; 0 = the available height (at least ~12 lines)

@@ -191,9 +191,8 @@ void panel_impact(const app& a, frame_out& out) {
     opt.map = colormap::diverging;
     opt.version = a.model.version;
     opt.row_labels = &a.model.tr.tokens;
-    opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(effect.diff.cols + 4), ImGui::GetFontSize() * 0.5f,
-                          ImGui::GetFontSize() * 1.6f);
-    opt.show_values = false;
+    opt.axes = axes_tokens_by_dimensions();
+    opt.cell = 0.0f;  // fit the width: the numbers show when they fit, else the map says to hover
     heatmap_draw(*a.heatmaps, "impact_diff", effect.diff, opt);
 }
 

@@ -314,6 +314,7 @@ void view_subspaces(const app& a, frame_out& out) {
     opt.map = colormap::diverging;
     opt.version = a.model.version;
     opt.row_labels = &a.model.tr.tokens;
+    opt.axes = axes_tokens_by_dimensions();
     opt.show_values = false;
     opt.show_legend = false;
     opt.cell =
@@ -372,6 +373,7 @@ void view_order(const app& a, frame_out& out) {
     ImGui::BeginGroup();
     ImGui::TextUnformatted(a.model.exp.text.c_str());
     opt.row_labels = opt.col_labels = &a.model.tr.tokens;
+    opt.axes = axes_queries_by_keys();
     heatmap_draw(*a.heatmaps, "l4_a", a.model.tr.layers[0].heads[0].weights, opt);
     ImGui::EndGroup();
     ImGui::SameLine();
@@ -436,6 +438,7 @@ void view_order(const app& a, frame_out& out) {
         po.map = colormap::diverging;
         po.version = a.model.version;
         po.row_labels = &a.model.tr.tokens;
+        po.axes = tr("↓ position   → dimension", "↓ 位置   → 维度");
         po.show_values = false;
         po.cell = ImGui::GetFontSize() * 1.2f;
         heatmap_draw(*a.heatmaps, "l4_pe", a.model.tr.positions, po);
@@ -667,8 +670,8 @@ void view_bugs(const app& a, frame_out& out) {
     opt.map = colormap::diverging;
     opt.version = a.model.version;
     opt.row_labels = &a.model.tr.tokens;
-    opt.show_values = false;
-    opt.cell = std::clamp(ImGui::GetContentRegionAvail().x / float(m.diff.cols + 6), 4.0f, ImGui::GetFontSize() * 1.4f);
+    opt.axes = axes_tokens_by_dimensions();
+    opt.cell = 0.0f;  // fit the width: the numbers show when they fit, else the map says to hover
     heatmap_draw(*a.heatmaps, "l8_diff", m.diff, opt);
     ImGui::Text("‖y‖ = %s   ‖y_correct‖ = %s", fmt(m.output_norm).c_str(), fmt(m.correct_output_norm).c_str());
     number(out, "min_row_sum", m.min_row_sum);

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app.hpp"
@@ -11,7 +12,17 @@ namespace attn::ui {
 
 // Each panel reads the app and writes what it asks for into `out` (frame_out,
 // app.hpp); app_draw applies it when the panel returns.
-void panel_controls(const app& a, frame_out& out);   // controls.cpp: the experiment's settings
+void panel_controls(const app& a, frame_out& out);  // controls.cpp: the experiment's settings
+
+// A control's one line of help, shown on hover: keyed by its widget name (a
+// radio button or a combo's item, "heads_4", has its row's: "heads"). Null for
+// a name that is not a control's.
+struct control_help {
+    const char* name;
+    const char* en;
+    const char* zh;
+};
+const control_help* control_help_of(std::string_view name);
 void panel_pipeline(const app& a, frame_out& out);   // pipeline.cpp: stage stepper and the stage's matrices
 void panel_inspector(const app& a, frame_out& out);  // inspector.cpp: the formula with the live values of a cell
 void panel_impact(const app& a, frame_out& out);     // inspector.cpp: output before/after ablations and masked edges

@@ -78,6 +78,7 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     opt.col_labels = sm.token_cols ? &tokens : &index_labels(sm.m->cols);
     opt.masked_from = sm.masked_from;
     opt.show_row_sums = sm.row_sums;
+    opt.axes = stage_matrix_axes(sm, int(tokens.size()));
     // An embed's frame takes the height its content asks for (attn:resize): maps at full height.
     if (a.options.embed)
         opt.max_height = 1e6f;
@@ -113,7 +114,7 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     else
         std::snprintf(name, sizeof name, "grid_map%d", index);
     out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1, r.window});
-    out.maps.push_back({name, r.cells, r.labelled});
+    out.maps.push_back({name, r.cells, r.labelled, opt.axes});
     if (r.focused)
         out.keyboard_focus = name;
     // The selected row's and column's labels ("grid_head0_row"), for the contrast test.
@@ -164,17 +165,26 @@ float value_cell(const app& a) {
     return heatmap_value_cell(chars);
 }
 
-// A zeroed head's header says what zeroing did to the output (the interventions'
-// effect: this head's alone when it is the only one).
-void zeroed_effect(const app& a, frame_out& out, int head) {
+bool edge_in_head(const masked_edge& e, int layer, int head) { return e.layer == layer && e.head == head; }
+
+// A head that was zeroed or had an edge masked says on its header what that did to
+// the output (the interventions' effect: this head's alone when they are all on it).
+void intervened_effect(const app& a, frame_out& out, int head) {
+    const experiment& x = a.model.exp;
     const intervention_effect& e = app_effect(a);
-    const bool alone = a.model.exp.ablate.size() == 1 && a.model.exp.edges.empty();
+    const bool zeroed = std::any_of(x.ablate.begin(), x.ablate.end(),
+                                    [&](const ablated_head& h) { return h.layer == a.layer && h.head == head; });
+    const bool alone =
+        x.ablate.size() == (zeroed ? 1u : 0u) &&
+        std::all_of(x.edges.begin(), x.edges.end(), [&](const masked_edge& m) { return edge_in_head(m, a.layer, head); });
     ImGui::TextColored(theme_bad(), "Δy %.3g (%.0f%%)%s", e.max_abs, e.relative * 100.0, alone ? "" : " *");
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", alone ? tr("Zeroing this head changes the output by max |Δy| (‖Δy‖/‖y‖ in brackets).",
-                                           "把这个头置零使输出变化 max |Δy|（括号里是 ‖Δy‖/‖y‖）。")
-                                      : tr("* All interventions together change the output by max |Δy| (‖Δy‖/‖y‖ in brackets).",
-                                           "* 全部干预一起使输出变化 max |Δy|（括号里是 ‖Δy‖/‖y‖）。"));
+        ImGui::SetTooltip("%s", !alone ? tr("* All interventions together change the output by max |Δy| (‖Δy‖/‖y‖ in brackets).",
+                                            "* 全部干预一起使输出变化 max |Δy|（括号里是 ‖Δy‖/‖y‖）。")
+                                : zeroed ? tr("Zeroing this head changes the output by max |Δy| (‖Δy‖/‖y‖ in brackets).",
+                                              "把这个头置零使输出变化 max |Δy|（括号里是 ‖Δy‖/‖y‖）。")
+                                         : tr("Masking this head's edges changes the output by max |Δy| (‖Δy‖/‖y‖ in brackets).",
+                                              "屏蔽这个头的边使输出变化 max |Δy|（括号里是 ‖Δy‖/‖y‖）。"));
     char name[24];
     std::snprintf(name, sizeof name, "effect_head%d", head);
     mark_widget(out, name);
@@ -201,9 +211,12 @@ void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vect
     char name[24];
     std::snprintf(name, sizeof name, "zero_head%d", hi);
     mark_widget(out, name);
-    if (ht.ablated && a.model.has_baseline) {  // on the header's line, so the heads' maps stay aligned
+    const auto& edges = a.model.exp.edges;
+    const bool edge_masked =
+        std::any_of(edges.begin(), edges.end(), [&](const masked_edge& m) { return edge_in_head(m, a.layer, hi); });
+    if ((ht.ablated || edge_masked) && a.model.has_baseline) {  // on the header's line, so the heads' maps stay aligned
         ImGui::SameLine();
-        zeroed_effect(a, out, hi);
+        intervened_effect(a, out, hi);
     }
     const auto mats = stage_matrices(a.current, a.model.tr, a.layer, hi);
     for (std::size_t k = 0; k < mats.size(); ++k) {

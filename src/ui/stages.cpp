@@ -59,6 +59,7 @@ struct stage_row {
 };
 
 // web/shell.js keeps a copy of the English names for its posters; a browser test compares them.
+// The formulas are notation only, the same in both languages (a test reads the 中文 interface for English words).
 // clang-format off
 constexpr stage_row stage_table[] = {
     {stage::embeddings, "Tokens → X", "词元 → X", "X = E[tokens] + PE",
@@ -88,7 +89,7 @@ constexpr stage_row stage_table[] = {
      "Dividing by √d_k brings the dot products back to unit variance, so softmax does not saturate.",
      "除以 √d_k 把点积的方差拉回 1，softmax 就不会饱和。",
      true, {9, 9}, [](const stage_source& s, matrix_list& out) { out.push_back(token_map("S'", s.ht.scaled)); }},
-    {stage::masked, "Mask", "掩码", "M_h(i,j) = S'_h(i,j), or −∞ where j is hidden from i",
+    {stage::masked, "Mask", "掩码", "M_h(i,j) = S'_h(i,j) + B(i,j),   B(i,j) ∈ {0, −∞}",
      "Hidden pairs get −∞ so that softmax gives them exactly zero weight (causal: no looking ahead).",
      "被屏蔽的位置设为 −∞，softmax 后权重恰好为 0（因果掩码：不能看未来）。",
      true, {10, 12},
@@ -117,7 +118,7 @@ constexpr stage_row stage_table[] = {
          out.push_back(weight("W_O", s.w.w_o, edit_target::w_o));
          out.push_back({"A", &s.lt.attn_out});
      }},
-    {stage::block, "Residual (+ FFN)", "残差（+ FFN）", "r = x + A;   y = r (attention + residual) or r + relu(norm(r)·W_1)·W_2 (+ FFN)",
+    {stage::block, "Residual (+ FFN)", "残差（+ FFN）", "r = x + A;   y = r   |   y = r + relu(norm(r)·W_1)·W_2 (FFN)",
      "The residual connection adds attention's result to its input, so each layer edits the stream instead of replacing it; the full block then adds a feed-forward network that can rewrite what attention mixed in.",
      "残差连接把注意力的结果加到它的输入上，每一层是在修改信息流而不是替换它；完整的块还会加上前馈网络，可以改写注意力混入的信息。",
      false, {-1, -1},
@@ -233,6 +234,15 @@ std::vector<std::string> stage_matrix_row_labels(const stage_matrix& sm, const s
 
 std::vector<std::string> stage_matrix_col_labels(const stage_matrix& sm, const std::vector<std::string>& tokens) {
     return sm.token_cols ? tokens : index_strings(sm.m->cols);
+}
+
+const char* axes_queries_by_keys() { return tr("↓ query token i   → key token j", "↓ 查询词元 i   → 键词元 j"); }
+const char* axes_tokens_by_dimensions() { return tr("↓ token   → dimension", "↓ 词元   → 维度"); }
+
+const char* stage_matrix_axes(const stage_matrix& sm, int tokens) {
+    if (!stage_matrix_token_rows(sm, tokens))
+        return tr("↓ input dimension   → output dimension", "↓ 输入维度   → 输出维度");
+    return sm.token_cols ? axes_queries_by_keys() : axes_tokens_by_dimensions();
 }
 
 }  // namespace attn::ui

@@ -52,6 +52,11 @@ bool stage_matrix_token_rows(const stage_matrix& sm, int tokens);
 // A map's row and column labels: the tokens, or "0", "1", … .
 std::vector<std::string> stage_matrix_row_labels(const stage_matrix& sm, const std::vector<std::string>& tokens);
 std::vector<std::string> stage_matrix_col_labels(const stage_matrix& sm, const std::vector<std::string>& tokens);
+// What a map's rows and columns are, in words: the caption over it. The two
+// kinds of token map have theirs for the lessons' and panels' maps too.
+const char* stage_matrix_axes(const stage_matrix& sm, int tokens);
+const char* axes_queries_by_keys();       // "↓ query token i   → key token j"
+const char* axes_tokens_by_dimensions();  // "↓ token   → dimension"
 
 // The article's numpy implementation, one string per line, and the lines
 // (0-based, inclusive range) a stage highlights.

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -15,6 +16,7 @@
 #include "app.hpp"
 #include "edit.hpp"
 #include "heatmap.hpp"
+#include "i18n.hpp"
 #include "lessons.hpp"
 #include "panels.hpp"
 #include "stages.hpp"
@@ -266,4 +268,153 @@ TEST_CASE("one colour scale for the heads of a stage and for Scores → Scaled �
     out.per_map_scale = true;
     ui::frame_apply(a, out);
     CHECK_FALSE(ui::app_shared_range(a));
+}
+
+// Every string the interface shows in 中文 is Chinese: the text of one frame, as
+// ImGui renders it (its log), holds no English words but the notation and the
+// sentence's own tokens.
+std::string frame_text(ui::app& a) {
+    // ImGui logs what it renders until the first top-level window ends (the
+    // app's root window, which holds every panel), then hands it to the clipboard.
+    static std::string logged;
+    static ui::heatmap_context heatmaps;  // no renderer: the heatmaps draw rectangles
+    logged.clear();
+    a.heatmaps = &heatmaps;
+    ImGuiIO& io = ImGui::GetIO();
+    io.SetClipboardTextFn = [](void*, const char* text) { logged += text; };
+    io.DeltaTime = 1.0f / 60.0f;
+    ImGui::NewFrame();
+    ImGui::LogToClipboard();
+    ui::app_draw(a);
+    ImGui::LogFinish();
+    ImGui::Render();
+    io.SetClipboardTextFn = nullptr;
+    return logged;
+}
+
+// The English words in `text` that are not notation, not the sentence's tokens
+// and not in the numpy code panel (its lines start with their number).
+std::vector<std::string> english_words(const std::string& text, const std::vector<std::string>& tokens) {
+    static const std::vector<std::string> notation = {
+        "softmax", "Softmax", "argmax", "MHA",    "MQA",   "GQA",    "RoPE",           "FFN",   "NaN",
+        "inf",     "relu",    "exp",    "max",    "norm",  "std",    "numpy",          "FLOPs", "GFLOPs",
+        "fp16",    "fp32",    "bf16",   "tokens", "logit", "kernel", "FlashAttention",
+        "English",  // the button that switches to English
+    };
+    std::vector<std::string> seen, found;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string line = text.substr(at, end - at);
+        at = end + 1;
+        const std::size_t first = line.find_first_not_of(' ');
+        if (first != std::string::npos && std::isdigit(static_cast<unsigned char>(line[first])) &&
+            line.find(' ', first) == line.find_first_not_of("0123456789", first))
+            continue;  // a numbered line of the numpy code
+        std::string word;
+        const auto flush = [&] {
+            const bool notation_like = word.find_first_of("_0123456789") != std::string::npos;
+            if (word.size() >= 3 && !notation_like && std::find(notation.begin(), notation.end(), word) == notation.end() &&
+                std::find(tokens.begin(), tokens.end(), word) == tokens.end() &&
+                std::find(seen.begin(), seen.end(), word) == seen.end()) {
+                seen.push_back(word);
+                found.push_back(word + " (in \"" + line.substr(0, 80) + "\")");
+            }
+            word.clear();
+        };
+        for (const char c : line) {
+            if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+                word += c;
+            else
+                flush();
+        }
+        flush();
+    }
+    return found;
+}
+
+TEST_CASE("in 中文 every stage, lesson and panel shows no English but notation and the sentence's tokens") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(2400, 3000);  // everything in view: text outside a window is not rendered
+    ui::ui_set_language(ui::language::zh);
+    ui::app a;
+    experiment e;  // every stage: two layers, the full block, four heads
+    e.layers = 2;
+    e.block = block_kind::full;
+    e.heads = 4;
+    e.d_model = 16;
+    ui::app_init(a, e);
+    std::vector<std::string> english;
+    const auto look = [&](const char* where) {
+        frame_text(a);  // a window's first frame only measures
+        for (const std::string& w : english_words(frame_text(a), a.model.tr.tokens))
+            english.push_back(std::string(where) + ": " + w);
+    };
+    for (int s = 0; s < stage_count; ++s) {
+        a.current = stage(s);
+        look(ui::stage_name(stage(s)));
+    }
+    for (int lesson = 0; lesson < int(ui::lessons().size()); ++lesson) {
+        ui::lesson_open(a, lesson);
+        look(("L" + std::to_string(lesson + 1)).c_str());
+    }
+    ui::ui_set_language(ui::language::en);
+    std::string list;
+    for (const std::string& w : english)
+        list += w + "\n";
+    INFO("English words in the 中文 interface:\n" << list);
+    CHECK(english.empty());
+}
+
+TEST_CASE("every map of every stage says what its rows and columns are") {
+    headless_imgui imgui;
+    ui::app a;
+    experiment e;
+    e.layers = 2;
+    e.block = block_kind::full;
+    ui::app_init(a, e);
+    for (int s = 0; s < stage_count; ++s) {
+        a.current = stage(s);
+        frame(a);
+        INFO(ui::stage_name(stage(s)));
+        REQUIRE(!a.maps.empty());
+        for (const ui::map_report& m : a.maps)
+            CHECK(!m.axes.empty());
+        if (stage(s) == stage::scores || stage(s) == stage::weights)
+            CHECK(a.maps.front().axes == ui::axes_queries_by_keys());
+        if (stage(s) == stage::output)
+            CHECK(a.maps.front().axes == ui::axes_tokens_by_dimensions());
+    }
+}
+
+TEST_CASE("every control of the controls panel has a line of help in both languages") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(1400, 2400);  // the whole column in view
+    ui::app a;
+    experiment e;  // every control drawn: padding, RoPE (offset, base), a custom scale, the Advanced fold open
+    e.mask = mask_kind::padding;
+    e.pos = positional::rope;
+    e.scale = score_scale::custom;
+    e.prec = precision::fp16;
+    ui::app_init(a, e);
+    frame(a);
+    frame(a);
+    int controls = 0;
+    for (const ui::widget_rect& w : a.widgets) {
+        if (w.window.find("controls") == std::string::npos)
+            continue;
+        ++controls;
+        INFO(w.name);
+        const ui::control_help* h = ui::control_help_of(w.name);
+        REQUIRE(h);
+        CHECK(std::string(h->en).size() > 20);
+        CHECK(std::any_of(h->zh, h->zh + std::string(h->zh).size(), [](char c) { return (unsigned char)c >= 0x80; }));
+    }
+    CHECK(controls >= 20);
+    for (const char* name : {"layers", "pad", "pos_offset", "rope_base", "scale_factor", "clear", "kv_1", "precision_fp16"})
+        CHECK_MESSAGE(find_widget(a, name), name);
+    CHECK(ui::control_help_of("heads_4") == ui::control_help_of("heads"));
+    CHECK(ui::control_help_of("grid_head0") == nullptr);
 }
