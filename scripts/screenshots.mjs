@@ -1,6 +1,7 @@
 // Regenerates the README's screenshots from the built site:
 //   node scripts/screenshots.mjs        (after `python3 serve.py` has built it once)
-// Each shot is the real page in headless Chromium, opened on a stage or a lesson.
+// Each shot is the real page in headless Chromium: every stage and every lesson at
+// 1440×900, and the phone layout (844×390, a phone in landscape) on a few of them.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { root, startServer, launchBrowser, openPage } from '../tests/web/harness.mjs';
@@ -9,8 +10,8 @@ import { click, frames, gotoStage, STAGE } from '../tests/web/person.mjs';
 const out = path.join(root, 'docs', 'screenshots');
 const server = await startServer();
 const browser = await launchBrowser();
-const { page, context } = await openPage(browser, server.url, { width: 1280, height: 800 });
-async function shot(name) {
+
+async function shot(page, name) {
   await frames(page, 6);
   const file = path.join(out, name + '.png');
   await page.screenshot({ path: file });
@@ -18,18 +19,45 @@ async function shot(name) {
   execFileSync('convert', [file, '-colors', '96', file]);
   console.log('wrote', file);
 }
-try {
-  for (const [name, stage] of [['stage-embeddings', STAGE.embeddings], ['stage-qkv', STAGE.projections],
-    ['stage-masked', STAGE.masked], ['stage-weights', STAGE.weights], ['stage-output', STAGE.wo]]) {
+
+// The residual + FFN stage exists only with the full block.
+async function experiment(page, link) {
+  await page.evaluate((l) => window.attn.setExperiment(l), link);
+  await frames(page, 2);
+}
+
+async function stages(page, prefix, only) {
+  for (const [key, stage] of Object.entries(STAGE)) {
+    if (only && !only.includes(key)) continue;
+    if (key === 'block') await experiment(page, 'v=1&block=full');
     await gotoStage(page, stage);
-    await shot(name);
+    await shot(page, prefix + 'stage-' + key);
+    if (key === 'block') await experiment(page, 'v=1');
   }
+}
+
+async function lessons(page, prefix, only) {
   for (let l = 1; l <= 8; l++) {
+    if (only && !only.includes(l)) continue;
     await click(page, 'lesson' + l);
-    await shot('lesson' + l);
+    await shot(page, prefix + 'lesson' + l);
+  }
+}
+
+try {
+  for (const [prefix, size, onlyStages, onlyLessons] of [
+    ['', { width: 1440, height: 900 }, null, null],
+    ['phone-', { width: 844, height: 390 }, ['embeddings', 'weights'], [1, 4, 7]],
+  ]) {
+    const { page, context } = await openPage(browser, server.url, size);
+    try {
+      await stages(page, prefix, onlyStages);
+      await lessons(page, prefix, onlyLessons);
+    } finally {
+      await context.close();
+    }
   }
 } finally {
-  await context.close();
   await browser.close();
   server.stop();
 }
