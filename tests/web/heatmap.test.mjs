@@ -211,6 +211,9 @@ test('every value is shown or the map says why: at 1440×900 the default experim
       const maps = (await ui(page)).maps;
       assert.ok(maps.length > 0, `stage ${stage} draws maps`);
       for (const m of maps) assert.equal(m.labelled, m.cells, `stage ${stage}, ${m.name}: ${m.labelled} of ${m.cells} cells labelled`);
+      // Each map says over it what its rows and columns are.
+      for (const m of maps) assert.match(m.axes, /^↓ .+ → .+/, `stage ${stage}, ${m.name}: an axis caption`);
+      if (stage === STAGE.weights) assert.equal(maps[0].axes, '↓ query token i   → key token j');
     }
     // 64 tokens cannot carry numbers at this size: none are drawn (never some), and the map says so.
     const long = Array.from({ length: 64 }, (_, i) => 'w' + i).join('%20');
