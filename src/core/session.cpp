@@ -54,7 +54,8 @@ change_result open_link(session& s, const change& c) {
         r.errors = std::move(parsed.errors);
         return r;
     }
-    change_result r = set_state(s, {*parsed.value, parsed.pin}, c.record, -1.0);
+    const std::optional<experiment> pin = parsed.pin || !c.keep_pin ? parsed.pin : s.pin;
+    change_result r = set_state(s, {*parsed.value, pin}, c.record, -1.0);
     if (r.accepted)
         r.view = parsed.view;
     return r;

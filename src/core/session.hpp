@@ -41,10 +41,11 @@ inline constexpr std::size_t session_history_limit = 200;
 struct change {
     enum class kind { set, link, undo, redo, pin, unpin };
     kind what = kind::set;
-    experiment next;     // kind::set: the experiment wanted; kind::pin: the experiment pinned as A
-    std::string link;    // kind::link: any form link_parse reads (canonical, z=, view.* keys, a whole URL)
-    bool record = true;  // set, link: an undo step (false: the link a page opens with)
-    double time = -1.0;  // set: when it was asked (seconds, any clock); < 0: never merges with the previous step
+    experiment next;        // kind::set: the experiment wanted; kind::pin: the experiment pinned as A
+    std::string link;       // kind::link: any form link_parse reads (canonical, z=, view.* keys, a whole URL)
+    bool record = true;     // set, link: an undo step (false: the link a page opens with)
+    bool keep_pin = false;  // link without pin=: keep the pinned A (a lesson's link, a host's) instead of unpinning
+    double time = -1.0;     // set: when it was asked (seconds, any clock); < 0: never merges with the previous step
 
     static change set(experiment e, double time = -1.0) {
         change c;

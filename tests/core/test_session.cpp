@@ -341,7 +341,11 @@ TEST_CASE("pin: pinning and unpinning are undo steps; undo unpins; the pin trave
     CHECK_FALSE(s.pin);
     session_apply(s, change::undo());
     CHECK(s.pin == a);
-    // A link without pin= opens unpinned.
+    // A link without pin= opens unpinned, unless it asks to keep the pin (a lesson's, a host's).
+    change keeping = change::open("v=1&heads=1");
+    keeping.keep_pin = true;
+    session_apply(s, keeping);
+    CHECK(s.pin == a);
     session_apply(s, change::open("v=1&heads=2"));
     CHECK_FALSE(s.pin);
 }
