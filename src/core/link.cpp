@@ -700,15 +700,55 @@ const char* view_panel_name(view_panel p) {
 
 std::string link_encode(const experiment& e) { return link_encode(e, link_view{}); }
 
-std::string link_encode(const experiment& e, const link_view& v) {
+std::string link_encode(const experiment& e, const link_view& v) { return link_encode(e, v, std::nullopt); }
+
+std::string link_encode(const experiment& e, const link_view& v, const std::optional<experiment>& pin) {
     std::string s = experiment_to_text(e);
     if (s.size() > link_limits::compress_above && s.size() <= link_limits::max_payload_bytes) {
         std::string z = "z=" + link_base64url_encode(link_compress(s));
         if (z.size() < s.size())
             s = std::move(z);
     }
+    if (pin)
+        s += "&pin=" + link_base64url_encode(link_compress(experiment_to_text(*pin)));
     return s + view_to_text(v);
 }
+
+namespace {
+
+// The text of a compressed value (z= or pin=), or nullopt with the problem in errors.
+std::optional<std::string> decode_compressed(std::string_view value, const std::string& key, std::vector<std::string>& errors) {
+    const auto bytes = link_base64url_decode(value);
+    std::string problem;
+    std::optional<std::string> text;
+    if (!bytes)
+        errors.push_back(key + " is not valid base64url (A-Z a-z 0-9 - _, no padding): is the link complete?");
+    else if (!(text = link_decompress(*bytes, &problem)))
+        errors.push_back(key + ": " + problem);
+    return text;
+}
+
+// The experiment of a text form, from `base`; the text form carries scale's
+// number only for a custom scale: never keep the base's.
+experiment_parse_result parse_from(std::string_view text, const experiment& base) {
+    auto parsed = experiment_parse(text, base);
+    if (parsed.value && parsed.value->scale != score_scale::custom)
+        parsed.value->scale_value = experiment{}.scale_value;
+    return parsed;
+}
+
+// pin=: A, parsed from the defaults (its text names every key).
+std::optional<experiment> parse_pin(std::string_view value, std::vector<std::string>& errors) {
+    const auto text = decode_compressed(value, "pin", errors);
+    if (!text)
+        return std::nullopt;
+    auto parsed = parse_from(*text, experiment{});
+    for (auto& m : parsed.errors)
+        errors.push_back("pin: " + m);
+    return parsed.value;
+}
+
+}  // namespace
 
 link_parse_result link_parse(std::string_view link) {
     link_parse_result r;
@@ -736,13 +776,16 @@ link_parse_result link_parse(std::string_view link) {
     link_view view;
     std::vector<std::string> view_seen;
     std::vector<std::string_view> experiment_pairs;
-    std::optional<std::string_view> compressed;
-    bool compressed_twice = false;
+    std::optional<std::string_view> compressed, pin;
+    bool compressed_twice = false, pin_twice = false;
     for (const auto pair : split(link, '&')) {
         if (pair.empty())
             continue;
         if (pair.substr(0, 5) == "view.") {
             parse_view_pair(pair, view, view_seen, errors);
+        } else if (pair.substr(0, 4) == "pin=") {
+            pin_twice |= pin.has_value();
+            pin = pair.substr(4);
         } else if (pair.substr(0, 2) == "z=") {
             compressed_twice |= compressed.has_value();
             compressed = pair.substr(2);
@@ -758,12 +801,7 @@ link_parse_result link_parse(std::string_view link) {
         errors.push_back("a compressed link (z=...) cannot also set experiment keys, but it has " +
                          quoted(experiment_pairs.front()));
     } else if (compressed) {
-        const auto bytes = link_base64url_decode(*compressed);
-        std::string problem;
-        if (!bytes)
-            errors.push_back("z is not valid base64url (A-Z a-z 0-9 - _, no padding): is the link complete?");
-        else if (!(text = link_decompress(*bytes, &problem)))
-            errors.push_back("z: " + problem);
+        text = decode_compressed(*compressed, "z", errors);
     } else {
         text.emplace();
         for (const auto pair : experiment_pairs) {
@@ -776,10 +814,7 @@ link_parse_result link_parse(std::string_view link) {
     if (text) {
         // A lesson's link starts from the lesson's experiment: its keys override only what they name.
         const experiment base = view.lesson >= 1 ? lesson_experiment(view.lesson) : experiment{};
-        auto parsed = experiment_parse(*text, base);
-        // The text form carries scale's number only for a custom scale: never keep the base's.
-        if (parsed.value && parsed.value->scale != score_scale::custom)
-            parsed.value->scale_value = experiment{}.scale_value;
+        auto parsed = parse_from(*text, base);
         for (auto& m : parsed.errors)
             errors.push_back(std::move(m));
         if (parsed.value && view.row >= 0) {
@@ -791,9 +826,15 @@ link_parse_result link_parse(std::string_view link) {
         if (parsed.value && view.stage >= 0 && !stage_applies(stage(view.stage), *parsed.value))
             errors.push_back("view.stage " + std::to_string(view.stage) + ": " +
                              stage_missing_reason(stage(view.stage), *parsed.value));
+        if (pin_twice)
+            errors.push_back("pin is given twice");
+        else if (pin)
+            r.pin = parse_pin(*pin, errors);
         if (errors.empty()) {
             r.value = std::move(parsed.value);
             r.view = view;
+        } else {
+            r.pin.reset();
         }
     }
     errors_tidy(errors);

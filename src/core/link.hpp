@@ -8,6 +8,13 @@
 //                otherwise one pair z=<payload> (see "Compressed form" below), used
 //                only when it is actually shorter:
 //                    z=AQ...
+//   pin          optional, one pair pin=<base64url, no padding>: the pinned
+//                experiment A of an A/B compare (session.hpp), written after the
+//                experiment part when there is one. Its value is always the
+//                compressed form's payload (below) of A's canonical text, so it
+//                never needs escaping and is short (a readable copy would double
+//                the link); it is checked as strictly as z= and A as strictly as
+//                the experiment itself, every problem prefixed "pin: ".
 //   view         optional pairs with keys prefixed "view.", written after the
 //                experiment part and only when they differ from link_view{}:
 //                    ...&view.lesson=3&view.stage=5&view.row=2&view.hide=controls,code
@@ -119,10 +126,13 @@ struct link_view_limits {
 // (experiment_validate); an invalid one is written but will not decode.
 std::string link_encode(const experiment& e);
 std::string link_encode(const experiment& e, const link_view& v);
+// The same with a pinned A (none: no pin= pair).
+std::string link_encode(const experiment& e, const link_view& v, const std::optional<experiment>& pin);
 
 struct link_parse_result {
     std::optional<experiment> value;  // set only when errors is empty
     link_view view;                   // meaningful only when value is set
+    std::optional<experiment> pin;    // pin=: the pinned A (meaningful only when value is set)
     std::vector<std::string> errors;
 };
 // Everything in a link: the experiment and the view options.

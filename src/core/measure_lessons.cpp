@@ -6,6 +6,7 @@
 // [SECTION] L5 cost and its remedies
 // [SECTION] L7 weights are not explanations
 // [SECTION] L8 three classic bugs
+// [SECTION] A/B compare
 #include "measure_lessons.hpp"
 
 #include <algorithm>
@@ -32,24 +33,26 @@ double matrix_max_abs_diff(const matrix& a, const matrix& b) {
     return w;
 }
 
-intervention_effect measure_intervention_effect(const matrix& y, const matrix& y0) {
+intervention_effect measure_intervention_effect(const matrix& y, const matrix& y0) { return measure_difference(y, y0); }
+
+intervention_effect measure_difference(const matrix& b, const matrix& a) {
     intervention_effect r;
-    if (y.rows != y0.rows || y.cols != y0.cols) {
+    if (b.rows != a.rows || b.cols != a.cols) {
         r.max_abs = r.relative = std::numeric_limits<double>::infinity();
         return r;
     }
-    r.diff = matrix(y.rows, y.cols);
-    double ss = 0, ss0 = 0;
+    r.diff = matrix(b.rows, b.cols);
     bool nan = false;
-    for (std::size_t i = 0; i < y.data.size(); ++i) {
-        r.diff.data[i] = y.data[i] - y0.data[i];
+    for (std::size_t i = 0; i < b.data.size(); ++i) {
+        r.diff.data[i] = b.data[i] == a.data[i] ? 0.0f : b.data[i] - a.data[i];
         const double d = r.diff.data[i];
         nan |= std::isnan(d);
-        ss += d * d;
-        ss0 += double(y0.data[i]) * double(y0.data[i]);
+        r.diff_sq += d * d;
+        if (std::isfinite(a.data[i]))
+            r.base_sq += double(a.data[i]) * double(a.data[i]);
         r.max_abs = std::max(r.max_abs, std::fabs(d));
     }
-    r.relative = ss0 > 0 ? std::sqrt(ss / ss0) : 0.0;
+    r.relative = r.base_sq > 0 ? std::sqrt(r.diff_sq / r.base_sq) : 0.0;
     if (nan)
         r.max_abs = r.relative = std::numeric_limits<double>::quiet_NaN();
     return r;
@@ -379,6 +382,86 @@ experiment lesson_bugs_edit(const experiment& e, bool mask_after, bool no_max, b
     if (no_max && next.prec == precision::fp32)
         next.prec = precision::fp16;
     return next;
+}
+
+// [SECTION] A/B compare
+
+compare_mismatch compare_trace_mismatch(const trace& a, const trace& b, int layer) {
+    compare_mismatch m;
+    const auto differ = [&m](compare_mismatch::kind k, int x, int y) {
+        if (m.what != compare_mismatch::kind::none || x == y)
+            return;
+        m.what = k;
+        m.a = x;
+        m.b = y;
+    };
+    differ(compare_mismatch::kind::tokens, int(a.tokens.size()), int(b.tokens.size()));
+    differ(compare_mismatch::kind::layers, int(a.layers.size()), int(b.layers.size()));
+    if (m.what == compare_mismatch::kind::none && layer >= 0 && layer < int(a.layers.size()))
+        differ(compare_mismatch::kind::heads, int(a.layers[std::size_t(layer)].heads.size()),
+               int(b.layers[std::size_t(layer)].heads.size()));
+    return m;
+}
+
+compare_mismatch compare_map_mismatch(const std::string& label, const matrix& a, const matrix& b) {
+    compare_mismatch m;
+    if (a.rows == b.rows && a.cols == b.cols)
+        return m;
+    m.what = compare_mismatch::kind::shape;
+    m.label = label;
+    m.a_rows = a.rows;
+    m.a_cols = a.cols;
+    m.b_rows = b.rows;
+    m.b_cols = b.cols;
+    return m;
+}
+
+std::string compare_mismatch_text(const compare_mismatch& m) {
+    using k = compare_mismatch::kind;
+    const auto counts = [&m](const char* what) {
+        return "A has " + std::to_string(m.a) + " " + what + ", B has " + std::to_string(m.b) + ": compare needs the same shape";
+    };
+    switch (m.what) {
+        case k::none:
+            return "";
+        case k::tokens:
+            return counts("tokens");
+        case k::layers:
+            return counts("layers");
+        case k::heads:
+            return counts("heads");
+        case k::maps:
+            return counts("maps at this stage");
+        case k::stage:
+            return "A has no such stage: " + m.label;
+        case k::shape:
+            return "A's " + m.label + " is " + std::to_string(m.a_rows) + " × " + std::to_string(m.a_cols) + ", B's is " +
+                   std::to_string(m.b_rows) + " × " + std::to_string(m.b_cols) + ": compare needs the same shape";
+    }
+    return "";
+}
+
+void compare_add_map(compare_result& r, const matrix& a, const matrix& b) {
+    r.maps.push_back(measure_difference(b, a));
+    for (const matrix* m : {&a, &b})
+        for (float v : m->data)
+            if (std::isfinite(v))
+                r.top = std::max(r.top, double(std::fabs(v)));
+}
+
+void compare_summarise(compare_result& r) {
+    r.max_abs = r.relative = 0;
+    double diff_sq = 0, base_sq = 0;
+    bool nan = false;
+    for (const intervention_effect& d : r.maps) {
+        nan |= std::isnan(d.max_abs);
+        r.max_abs = std::max(r.max_abs, d.max_abs);
+        diff_sq += d.diff_sq;
+        base_sq += d.base_sq;
+    }
+    r.relative = base_sq > 0 ? std::sqrt(diff_sq / base_sq) : 0.0;
+    if (nan)
+        r.max_abs = r.relative = std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace attn

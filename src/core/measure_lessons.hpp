@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "experiment.hpp"
@@ -54,8 +55,46 @@ double matrix_frobenius_diff(const matrix& a, const matrix& b);
 struct intervention_effect {
     matrix diff;
     double max_abs = 0, relative = 0;
+    double diff_sq = 0, base_sq = 0;  // ‖Δy‖_F², ‖y0‖_F²: what several maps' relative size adds up from
 };
 intervention_effect measure_intervention_effect(const matrix& y, const matrix& y0);
+
+// The same measure of any two matrices of one shape, b − a: the A/B compare's
+// B − A (the effect above is y − y0). A cell equal in both, a masked −∞ in
+// particular, differs by exactly 0.
+intervention_effect measure_difference(const matrix& b, const matrix& a);
+
+// --- A/B compare: a pinned experiment A against the current one, B -------------------
+// Why A and B cannot be compared at a stage, or kind::none when they can. The UI
+// words it ("A has 6 tokens, B has 8: compare needs the same shape").
+struct compare_mismatch {
+    enum class kind { none, tokens, layers, heads, stage, maps, shape };
+    kind what = kind::none;
+    int a = 0, b = 0;                                    // tokens, layers, heads or maps of A and B
+    std::string label;                                   // kind::shape: the map; kind::stage: why A has no such stage
+    int a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;  // kind::shape
+    bool operator==(const compare_mismatch&) const = default;
+};
+// The shapes every stage's maps follow: tokens, layers (A must have `layer`), heads.
+compare_mismatch compare_trace_mismatch(const trace& a, const trace& b, int layer);
+// One map of A against the same map of B.
+compare_mismatch compare_map_mismatch(const std::string& label, const matrix& a, const matrix& b);
+// The English sentence for m ("" for kind::none): tests, tools and logs.
+std::string compare_mismatch_text(const compare_mismatch& m);
+
+// A stage's compare: B − A of each of its maps (per head, in drawing order) and
+// the summary over all of them: max |B − A| and ‖B − A‖_F/‖A‖_F (NaN when any
+// difference is NaN; 0 relative when A is all zeros).
+struct compare_result {
+    compare_mismatch mismatch;  // what == none: the diffs below are meaningful
+    std::vector<intervention_effect> maps;
+    double max_abs = 0, relative = 0;
+    double top = 0;  // the largest finite |value| of A's and B's maps: the one colour range they share
+};
+// One map of A against the same map of B (of one shape): its B − A into r.maps, and r.top widened.
+void compare_add_map(compare_result& r, const matrix& a, const matrix& b);
+// Adds up the maps' differences into r's summary.
+void compare_summarise(compare_result& r);
 
 // --- L1 soft lookup: query row i of head 0 ----------------------------------------
 struct lookup_measure {

@@ -6,18 +6,24 @@ namespace attn {
 
 namespace {
 
-void accept(session& s, const experiment& next) {
-    if (next == s.exp)
-        return;
-    s.exp = next;
-    ++s.version;
+session_state state_of(const session& s) { return {s.exp, s.pin}; }
+
+void accept(session& s, const session_state& next) {
+    if (!(next.exp == s.exp)) {
+        s.exp = next.exp;
+        ++s.version;
+    }
+    if (!(next.pin == s.pin)) {
+        s.pin = next.pin;
+        ++s.pin_version;
+    }
 }
 
 void record(session& s, double time) {
     const bool merges =
         time >= 0 && s.last_record_time >= 0 && time - s.last_record_time <= session_merge_seconds && !s.undo.empty();
     if (!merges) {
-        s.undo.push_back(s.exp);
+        s.undo.push_back(state_of(s));
         if (s.undo.size() > session_history_limit)
             s.undo.erase(s.undo.begin());
     }
@@ -25,24 +31,42 @@ void record(session& s, double time) {
     s.redo.clear();
 }
 
-change_result set_experiment(session& s, const experiment& next, bool record_it, double time) {
+// The one way a new state becomes current: both experiments valid, an undo step when asked.
+change_result set_state(session& s, const session_state& next, bool record_it, double time) {
     change_result r;
-    r.errors = experiment_validate(next);
+    r.errors = experiment_validate(next.exp);
+    if (next.pin)
+        for (auto& e : experiment_validate(*next.pin))
+            r.errors.push_back("pinned A: " + e);
     if (!r.errors.empty())
         return r;
     r.accepted = true;
-    if (record_it && !(next == s.exp))
+    if (record_it && !(next == state_of(s)))
         record(s, time);
     accept(s, next);
     return r;
 }
 
-change_result step_history(session& s, std::vector<experiment>& from, std::vector<experiment>& to) {
+change_result open_link(session& s, const change& c) {
+    link_parse_result parsed = link_parse(c.link);
+    if (!parsed.value) {
+        change_result r;
+        r.errors = std::move(parsed.errors);
+        return r;
+    }
+    const std::optional<experiment> pin = parsed.pin || !c.keep_pin ? parsed.pin : s.pin;
+    change_result r = set_state(s, {*parsed.value, pin}, c.record, -1.0);
+    if (r.accepted)
+        r.view = parsed.view;
+    return r;
+}
+
+change_result step_history(session& s, std::vector<session_state>& from, std::vector<session_state>& to) {
     change_result r;
     if (from.empty())
         return r;
-    to.push_back(s.exp);
-    const experiment e = std::move(from.back());
+    to.push_back(state_of(s));
+    const session_state e = std::move(from.back());
     from.pop_back();
     s.last_record_time = -1.0;
     accept(s, e);
@@ -55,23 +79,17 @@ change_result step_history(session& s, std::vector<experiment>& from, std::vecto
 change_result session_apply(session& s, const change& c) {
     switch (c.what) {
         case change::kind::set:
-            return set_experiment(s, c.next, c.record, c.time);
-        case change::kind::link: {
-            link_parse_result parsed = link_parse(c.link);
-            if (!parsed.value) {
-                change_result r;
-                r.errors = std::move(parsed.errors);
-                return r;
-            }
-            change_result r = set_experiment(s, *parsed.value, c.record, -1.0);
-            if (r.accepted)
-                r.view = parsed.view;
-            return r;
-        }
+            return set_state(s, {c.next, s.pin}, c.record, c.time);
+        case change::kind::link:
+            return open_link(s, c);
         case change::kind::undo:
             return step_history(s, s.undo, s.redo);
         case change::kind::redo:
             return step_history(s, s.redo, s.undo);
+        case change::kind::pin:
+            return set_state(s, {s.exp, c.next}, c.record, -1.0);
+        case change::kind::unpin:
+            return set_state(s, {s.exp, std::nullopt}, c.record, -1.0);
     }
     return {};
 }
@@ -84,8 +102,16 @@ experiment experiment_without_interventions(const experiment& e) {
 }
 
 bool session_update(session& s) {
+    bool changed = false;
+    if (s.pin_traced_version != s.pin_version) {
+        s.pin_tr = trace{};
+        if (s.pin)
+            s.pin_tr = forward(*s.pin);
+        s.pin_traced_version = s.pin_version;
+        changed = true;
+    }
     if (s.traced_version == s.version)
-        return false;
+        return changed;
     // One trace at a time, and a lean baseline (its output is all it is read
     // for): the peak forward.hpp's experiment_peak_bytes bounds.
     s.tr = trace{};

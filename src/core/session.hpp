@@ -15,6 +15,11 @@
 //   session_apply(s, change::open("v=1&heads=4&view.lesson=2"));
 //   session_update(s);                               // s.tr is s.exp's trace
 //   session_apply(s, change::undo());
+//
+// A/B compare: change::pin(e) pins e as A, the experiment the current one (B)
+// is compared against; change::unpin() drops it. Pinning is a change like any
+// other (an undo step), the pin travels in the link (link.hpp: pin=), and
+// session_update keeps A's trace beside B's.
 #pragma once
 
 #include <cstdint>
@@ -34,12 +39,13 @@ inline constexpr double session_merge_seconds = 0.6;
 inline constexpr std::size_t session_history_limit = 200;
 
 struct change {
-    enum class kind { set, link, undo, redo };
+    enum class kind { set, link, undo, redo, pin, unpin };
     kind what = kind::set;
-    experiment next;     // kind::set: the experiment wanted
-    std::string link;    // kind::link: any form link_parse reads (canonical, z=, view.* keys, a whole URL)
-    bool record = true;  // set, link: an undo step (false: the link a page opens with)
-    double time = -1.0;  // set: when it was asked (seconds, any clock); < 0: never merges with the previous step
+    experiment next;        // kind::set: the experiment wanted; kind::pin: the experiment pinned as A
+    std::string link;       // kind::link: any form link_parse reads (canonical, z=, view.* keys, a whole URL)
+    bool record = true;     // set, link: an undo step (false: the link a page opens with)
+    bool keep_pin = false;  // link without pin=: keep the pinned A (a lesson's link, a host's) instead of unpinning
+    double time = -1.0;     // set: when it was asked (seconds, any clock); < 0: never merges with the previous step
 
     static change set(experiment e, double time = -1.0) {
         change c;
@@ -64,12 +70,32 @@ struct change {
         c.what = kind::redo;
         return c;
     }
+    static change pin(experiment a) {
+        change c;
+        c.what = kind::pin;
+        c.next = std::move(a);
+        return c;
+    }
+    static change unpin() {
+        change c;
+        c.what = kind::unpin;
+        return c;
+    }
+};
+
+// What one undo step restores: the experiment and the pinned A.
+struct session_state {
+    experiment exp;
+    std::optional<experiment> pin;
+    bool operator==(const session_state&) const = default;
 };
 
 struct session {
-    experiment exp;             // always valid: the last accepted experiment
-    std::uint64_t version = 1;  // bumped whenever exp changes
-    std::vector<experiment> undo, redo;
+    experiment exp;                 // always valid: the last accepted experiment
+    std::uint64_t version = 1;      // bumped whenever exp changes
+    std::optional<experiment> pin;  // A, the experiment exp is compared against; none: nothing pinned
+    std::uint64_t pin_version = 1;  // bumped whenever pin changes
+    std::vector<session_state> undo, redo;
     double last_record_time = -1.0;
 
     // exp's trace (and, when exp ablates heads or masks edges, the trace of the
@@ -77,7 +103,9 @@ struct session {
     trace tr;
     trace baseline;
     bool has_baseline = false;
-    std::uint64_t traced_version = 0;  // the version tr belongs to
+    std::uint64_t traced_version = 0;      // the version tr belongs to
+    trace pin_tr;                          // pin's trace (empty when nothing is pinned)
+    std::uint64_t pin_traced_version = 0;  // the pin_version pin_tr belongs to
 };
 
 struct change_result {
@@ -89,8 +117,8 @@ struct change_result {
 // The one change path: see the top of this file.
 change_result session_apply(session& s, const change& c);
 
-// Recomputes the trace when the experiment changed since the last call; true
-// when it did.
+// Recomputes the trace when the experiment changed since the last call (and
+// A's when the pin did); true when it did.
 bool session_update(session& s);
 
 // The experiment without its interventions (ablated heads, masked edges): the

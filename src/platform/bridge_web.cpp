@@ -15,6 +15,7 @@
 #include "imgui_internal.h"  // the windows' scroll state, for windows_json
 
 #include "fonts.hpp"
+#include "panels.hpp"
 #include "text_mirror.hpp"
 #include "trace_json.hpp"
 #include "train.hpp"
@@ -167,6 +168,14 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
         first = false;
     }
     g_buffer += "]";
+    // The A/B compare of the current stage: max |B − A| when A is pinned and has B's shape, else null and why.
+    const attn::compare_result& c = attn::ui::app_compare(a);
+    const bool comparable = a.model.pin && c.mismatch.what == attn::compare_mismatch::kind::none && std::isfinite(c.max_abs);
+    std::snprintf(buf, sizeof buf, "%.9g", c.max_abs);
+    g_buffer += std::string(",\"compare\":{\"pinned\":") + (a.model.pin ? "true" : "false") +
+                ",\"shown\":" + (a.model.pin && a.compare_shown ? "true" : "false") +
+                ",\"maxAbs\":" + (comparable ? buf : "null") + ",\"reason\":\"" + attn::compare_mismatch_text(c.mismatch) +
+                "\"}";  // plain ASCII but for ×: no quotes to escape
     g_buffer += "}";
     return g_buffer.c_str();
 }

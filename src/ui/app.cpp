@@ -86,7 +86,9 @@ bool app_change(app& a, const change& c, link_scope scope) {
     if (a.pending_announced)
         a.notice.clear();
     a.pending_announced = false;
-    change_result r = session_apply(a.model, c);
+    change scoped = c;
+    scoped.keep_pin = scope != link_scope::everything;  // a lesson's or a host's link changes B, not A
+    change_result r = session_apply(a.model, scoped);
     if (!r.accepted) {
         if (!r.errors.empty()) {
             a.errors = std::move(r.errors);
@@ -132,7 +134,7 @@ link_view app_view(const app& a) {
     return v;
 }
 
-std::string app_link(const app& a) { return link_encode(a.model.exp, app_view(a)); }
+std::string app_link(const app& a) { return link_encode(a.model.exp, app_view(a), a.model.pin); }
 
 void request_experiment(frame_out& out, experiment next) {
     out.request = change::set(std::move(next), ImGui::GetCurrentContext() ? ImGui::GetTime() : -1.0);
@@ -164,6 +166,8 @@ void frame_apply(app& a, frame_out& out) {
         a.theme_choice = *out.theme;
     if (out.per_map_scale)
         a.per_map_scale = *out.per_map_scale;
+    if (out.compare_shown)
+        a.compare_shown = *out.compare_shown;
     if (out.toggle_help)
         a.show_help = !a.show_help;
     if (out.toggle_language)

@@ -100,6 +100,8 @@ struct app {
     // Each map scales its colours by itself, instead of one scale per stage (stage_shared_range).
     bool per_map_scale = false;
     mutable version_cache<std::optional<heatmap_range>> shared_range;  // app_shared_range (panels.hpp): a memo
+    bool compare_shown = false;                                        // while pinned: the stage shows A | B | B − A
+    mutable version_cache<compare_result> compare;                     // app_compare (panels.hpp): a memo
     mutable version_cache<int> widest_value;                           // stage_widest_value_chars, a memo (pipeline.cpp)
     std::vector<map_report> maps;                                      // the maps drawn this frame
     view_theme theme_choice = view_theme::automatic;                   // the View menu's theme (remembered); theme.hpp
@@ -126,6 +128,7 @@ struct frame_out {
     std::optional<std::array<bool, view_panel_count>> layout_hidden;     // the View menu's closed panels
     std::optional<view_theme> theme;                                     // the View menu's theme
     std::optional<bool> per_map_scale;                                   // each map its own colour scale
+    std::optional<bool> compare_shown;                                   // A | B | B − A (while pinned)
     bool toggle_help = false;
     bool toggle_language = false;
     bool dismiss_banner = false;
@@ -171,7 +174,7 @@ link_view app_view(const app& a);
 // The View menu's closed panels as text ("code,inspector") and back, for storage.
 std::string app_layout_text(const app& a);
 void app_set_layout_text(app& a, std::string_view text);
-// The link reproducing what is on screen: link_encode(a.exp, app_view(a)).
+// The link reproducing what is on screen: link_encode(a.exp, app_view(a), the pin).
 std::string app_link(const app& a);
 
 // Draws one frame of UI into the current ImGui context (a.heatmaps must be set).

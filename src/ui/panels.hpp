@@ -48,6 +48,14 @@ const intervention_effect& app_effect(const app& a);
 // stage has no shared scale, or the person chose per-map scales).
 std::optional<heatmap_range> app_shared_range(const app& a);
 
+// The A/B compare of the current stage and layer (stage_compare), by the
+// versions of B and the pinned A; meaningful while a.model.pin is set.
+const compare_result& app_compare(const app& a);
+
+// The compare's summary in words, in the current language: "max |B − A| 0.12
+// ‖B − A‖/‖A‖ 3.4%", or why A and B cannot be compared.
+std::string compare_summary_text(const compare_result& c);
+
 // Records the last ImGui item's rectangle under `name` (tests click through these).
 void mark_widget(frame_out& out, const char* name);
 // The same for the whole current window.

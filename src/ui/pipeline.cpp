@@ -2,6 +2,7 @@
 // side, one map per head; a click selects a cell for the inspector, or (on the
 // softmax maps) masks that edge; each head can be zeroed from its header.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -228,7 +229,159 @@ void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vect
     ImGui::EndGroup();
 }
 
+// [SECTION] A/B compare
+
+// "Pin as A", or "Unpin A" with the Compare switch and the summary in words.
+void pin_bar(const app& a, frame_out& out) {
+    ImGui::BeginDisabled(a.options.readonly);
+    if (!a.model.pin) {
+        if (ImGui::Button(tr("Pin as A", "固定为 A")))
+            out.request = change::pin(a.model.exp);
+        mark_widget(out, "pin");
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s", tr("Keep this experiment as A: after any change, Compare shows A, B (now) and B − A.",
+                                       "把当前实验固定为 A：之后无论怎么改，“对比”都会并排显示 A、B（当前）和 B − A。"));
+        ImGui::EndDisabled();
+        return;
+    }
+    if (ImGui::Button(tr("Unpin A", "取消固定 A")))
+        out.request = change::unpin();
+    mark_widget(out, "unpin");
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    bool shown = a.compare_shown;
+    if (ImGui::Checkbox(tr("Compare A | B | B − A", "对比 A | B | B − A"), &shown))
+        out.compare_shown = shown;
+    mark_widget(out, "compare");
+    text_paragraph(compare_summary_text(app_compare(a)).c_str());
+    mark_widget(out, "compare_summary");
+}
+
+// The colours of one compare map: A and B on one range, every B − A of the stage on
+// one range diverging around 0.
+heatmap_options compare_options(const app& a, const stage_matrix& sm, bool diff, double top, float cell) {
+    heatmap_options opt;
+    opt.map = diff || sm.signed_values ? colormap::diverging : colormap::sequential;
+    opt.version = a.model.version * 1000003u + a.model.pin_version;
+    opt.cell = cell;
+    opt.masked_from = sm.masked_from;
+    opt.fixed_range = true;
+    const float t = std::isfinite(top) && top > 0 ? float(top) : 1.0f;
+    if (!diff && !sm.signed_values) {
+        opt.lo = 0.0f;
+        opt.hi = 1.0f;
+    } else {
+        opt.lo = -t;
+        opt.hi = t;
+    }
+    if (a.options.embed)
+        opt.max_height = 1e6f;
+    return opt;
+}
+
+// One map of the stage three times: A, B and B − A side by side.
+void compare_row(const app& a, frame_out& out, const stage_matrix (&m)[2], const intervention_effect& d, int index, float cell,
+                 float width) {
+    const compare_result& c = app_compare(a);
+    const trace* traces[2] = {&a.model.pin_tr, &a.model.tr};
+    const char* titles[3] = {"A", "B", "B − A"};
+    const std::vector<std::string>& features = index_labels(std::max(m[1].m->rows, m[1].m->cols));
+    for (int k = 0; k < 3; ++k) {
+        const stage_matrix& sm = m[k == 0 ? 0 : 1];
+        const trace& t = *traces[k == 0 ? 0 : 1];
+        heatmap_options opt = compare_options(a, sm, k == 2, k == 2 ? c.max_abs : c.top, cell);
+        if (k == 2)  // a cell masked in both differs by 0 and is drawn so; the legend stays narrow
+            opt.masked_from = nullptr;
+        opt.row_labels = stage_matrix_token_rows(sm, int(t.tokens.size())) ? &t.tokens : &features;
+        opt.col_labels = sm.token_cols ? &t.tokens : &features;
+        opt.axes = stage_matrix_axes(sm, int(t.tokens.size()));
+        if (k > 0)
+            ImGui::SameLine();
+        ImGui::BeginGroup();
+        // Its words wrap within its third of the row, so the three fit side by side.
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+        ImGui::TextUnformatted(titles[k]);
+        char id[40], name[24];
+        std::snprintf(id, sizeof id, "cmp%d_m%d_s%d", k, index, int(a.current));
+        const heatmap_result r = heatmap_draw(*a.heatmaps, id, k == 2 ? d.diff : *sm.m, opt);
+        std::snprintf(name, sizeof name, "cmp_%c%d", "abd"[k], index);
+        out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1, r.window});
+        out.maps.push_back({name, r.cells, r.labelled, opt.axes});
+        ImGui::PopTextWrapPos();
+        ImGui::EndGroup();
+    }
+}
+
+// The current stage as A | B | B − A, each map of each head on its own row.
+void compare_maps(const app& a, frame_out& out) {
+    const compare_result& c = app_compare(a);
+    if (c.mismatch.what != compare_mismatch::kind::none)
+        return;
+    const float font = ImGui::GetFontSize();
+    const float third = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x * 2) / 3.0f;
+    const int heads = stage_per_head(a.current) ? a.model.exp.heads : 1;
+    std::size_t index = 0;
+    for (int hi = 0; hi < heads; ++hi) {
+        const auto ma = stage_matrices(a.current, a.model.pin_tr, a.layer, hi);
+        const auto mb = stage_matrices(a.current, a.model.tr, a.layer, hi);
+        for (std::size_t k = 0; k < mb.size() && k < ma.size() && index < c.maps.size(); ++k, ++index) {
+            if (stage_per_head(a.current))
+                ImGui::Text("%s %d · %s", tr("head", "头"), hi, mb[k].label);
+            else
+                ImGui::TextUnformatted(mb[k].label);
+            const float cell =
+                std::clamp((third - font * 4.0f) / float(mb[k].m->cols), font * 0.6f, std::max(font * 2.4f, value_cell(a)));
+            const stage_matrix pair[2] = {ma[k], mb[k]};
+            compare_row(a, out, pair, c.maps[index], int(index), cell, third);
+        }
+    }
+}
+
 }  // namespace
+
+const compare_result& app_compare(const app& a) {
+    static const compare_result none;
+    if (!a.model.pin)
+        return none;
+    return a.compare.get(a.model.version, a.model.pin_version * 1024 + stage_layer_key(a),
+                         [&a] { return stage_compare(a.current, *a.model.pin, a.model.pin_tr, a.model.tr, a.layer); });
+}
+
+std::string compare_summary_text(const compare_result& c) {
+    using k = compare_mismatch::kind;
+    const compare_mismatch& m = c.mismatch;
+    char buf[256];
+    const auto counts = [&](const char* en, const char* zh) {
+        std::snprintf(
+            buf, sizeof buf,
+            tr("A has %d %s, B has %d: compare needs the same shape.", "A 有 %d 个%s，B 有 %d 个：对比需要相同的形状。"), m.a,
+            tr(en, zh), m.b);
+        return std::string(buf);
+    };
+    switch (m.what) {
+        case k::tokens:
+            return counts("tokens", "词元");
+        case k::layers:
+            return counts("layers", "层");
+        case k::heads:
+            return counts("heads", "头");
+        case k::maps:
+            return counts("maps at this stage", "矩阵（本阶段）");
+        case k::stage:
+            return std::string(tr("A has no such stage: ", "A 没有这个阶段：")) + m.label;
+        case k::shape:
+            std::snprintf(buf, sizeof buf,
+                          tr("A's %s is %d × %d, B's is %d × %d: compare needs the same shape.",
+                             "A 的 %s 是 %d × %d，B 的是 %d × %d：对比需要相同的形状。"),
+                          m.label.c_str(), m.a_rows, m.a_cols, m.b_rows, m.b_cols);
+            return buf;
+        case k::none:
+            break;
+    }
+    std::snprintf(buf, sizeof buf, "%s %.4g   %s %.2f%%", tr("max |B − A|", "最大 |B − A|"), c.max_abs,
+                  tr("‖B − A‖/‖A‖", "‖B − A‖/‖A‖"), c.relative * 100.0);
+    return buf;
+}
 
 std::optional<heatmap_range> app_shared_range(const app& a) {
     if (a.per_map_scale)
@@ -250,7 +403,12 @@ void panel_pipeline(const app& a, frame_out& out) {
     text_paragraph(stage_explain(a.current));
     ImGui::TextDisabled("%s", stage_formula(a.current));
     scale_switch(a, out);
+    pin_bar(a, out);
     ImGui::Separator();
+    if (a.model.pin && a.compare_shown) {
+        compare_maps(a, out);
+        return;
+    }
 
     const int n = int(a.model.tr.tokens.size());
     const int h = a.model.exp.heads;

@@ -178,13 +178,13 @@ export_file share_export_json(const app& a) {
 std::string share_embed_link(const app& a) {
     link_view v = app_view(a);
     v.embed = true;
-    return link_encode(a.model.exp, v);
+    return link_encode(a.model.exp, v, a.model.pin);
 }
 
 std::string share_full_link(const app& a) {
     link_view v = app_view(a);
     v.embed = false;
-    return link_encode(a.model.exp, v);
+    return link_encode(a.model.exp, v, a.model.pin);
 }
 
 // [SECTION] top bar menu, embed bar, banner

@@ -209,6 +209,37 @@ std::optional<heatmap_range> stage_shared_range(stage s, const trace& t, int lay
     return heatmap_range{-top, top};
 }
 
+compare_result stage_compare(stage s, const experiment& ea, const trace& a, const trace& b, int layer) {
+    compare_result r;
+    if (!stage_applies(s, ea)) {
+        r.mismatch.what = compare_mismatch::kind::stage;
+        r.mismatch.label = stage_missing_reason(s, ea);
+        return r;
+    }
+    r.mismatch = compare_trace_mismatch(a, b, layer);
+    if (r.mismatch.what != compare_mismatch::kind::none || layer < 0 || layer >= int(b.layers.size()))
+        return r;
+    const int heads = stage_per_head(s) ? int(b.layers[std::size_t(layer)].heads.size()) : 1;
+    for (int h = 0; h < heads; ++h) {
+        const auto ma = stage_matrices(s, a, layer, h), mb = stage_matrices(s, b, layer, h);
+        if (ma.size() != mb.size()) {
+            r.mismatch.what = compare_mismatch::kind::maps;
+            r.mismatch.a = int(ma.size());
+            r.mismatch.b = int(mb.size());
+        }
+        for (std::size_t k = 0; k < mb.size() && r.mismatch.what == compare_mismatch::kind::none; ++k)
+            r.mismatch = compare_map_mismatch(mb[k].label, *ma[k].m, *mb[k].m);
+        if (r.mismatch.what != compare_mismatch::kind::none) {
+            r.maps.clear();
+            return r;
+        }
+        for (std::size_t k = 0; k < mb.size(); ++k)
+            compare_add_map(r, *ma[k].m, *mb[k].m);
+    }
+    compare_summarise(r);
+    return r;
+}
+
 // numpy_code_lines() is generated from tests/article.py (cmake/embed_article.py).
 
 // [SECTION] labels

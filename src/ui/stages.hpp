@@ -9,6 +9,7 @@
 
 #include "forward.hpp"
 #include "heatmap_data.hpp"
+#include "measure_lessons.hpp"
 #include "stage.hpp"
 
 namespace attn::ui {
@@ -41,6 +42,11 @@ std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int
 // scaling visibly fades the colours). None for stages whose maps scale themselves.
 std::optional<heatmap_range> stage_shared_range(stage s, const trace& t, int layer);
 bool stage_shares_scale(stage s);  // whether stage_shared_range can give one
+
+// The A/B compare of a stage at a layer: every map it draws (each head's), A's
+// (experiment ea, trace a) against B's (trace b), B − A and the summary
+// (measure_lessons.hpp); a mismatch instead when their shapes differ.
+compare_result stage_compare(stage s, const experiment& ea, const trace& a, const trace& b, int layer);
 
 // The longest value text (heatmap_format_value) over every map the stage draws at
 // this layer (every head's): the maps are sized so that it fits when there is room.

@@ -630,3 +630,58 @@ TEST_CASE("view.poster: 0 or 1, written back only when set") {
     }
     CHECK(link_parse("v=1&view.poster=true").errors[0] == "view.poster must be 0 or 1, not 'true'");
 }
+
+// [SECTION] pin: the pinned A of an A/B compare
+
+TEST_CASE("link pin: a pinned A round trips beside either form of the experiment and the view") {
+    rng g(23);
+    for (int i = 0; i < 60; ++i) {
+        const experiment e = random_experiment(g, i % 4 == 0 ? 200 : 6);
+        const experiment a = random_experiment(g, 6);
+        link_view v;
+        v.stage = int(stage::weights);
+        v.embed = i % 2 == 0;
+        const std::string s = link_encode(e, v, a);
+        INFO(s);
+        CHECK(s.find("&pin=") != std::string::npos);
+        const auto r = link_parse(s);
+        INFO(all_errors(r.errors));
+        REQUIRE(r.value);
+        CHECK(*r.value == e);
+        REQUIRE(r.pin);
+        CHECK(*r.pin == a);
+        CHECK(r.view == v);
+        CHECK(link_encode(*r.value, r.view, r.pin) == s);
+        CHECK(link_fuzz_check(s).empty());
+    }
+    // No pin: no pin= pair, and the link reads as it always did.
+    CHECK(link_encode(experiment{}, link_view{}, std::nullopt) == link_encode(experiment{}));
+    CHECK_FALSE(link_parse(link_encode(experiment{})).pin);
+}
+
+TEST_CASE("link pin: a malformed pin is an error that says so, and nothing is opened") {
+    const std::string good = link_encode(experiment{}, link_view{}, experiment{});
+    const std::string pin = good.substr(good.find("&pin=") + 5);
+    std::string bad_a = experiment_to_text(experiment{});
+    bad_a.replace(bad_a.find("heads=2"), 7, "heads=3");
+    const std::string base = experiment_to_text(experiment{});
+    const std::pair<std::string, std::string_view> cases[] = {
+        {base + "&pin=", "pin"},
+        {base + "&pin=!!!", "pin is not valid base64url"},
+        {base + "&pin=" + pin + "&pin=" + pin, "pin is given twice"},
+        {base + "&pin=" + pin.substr(0, pin.size() - 2), "pin"},
+        {base + "&pin=" + link_base64url_encode(link_compress(bad_a)), "pin: "},
+        {base + "&pin=" + link_base64url_encode(link_compress("v=1&pin=x")), "pin: "},
+    };
+    for (const auto& c : cases) {
+        const std::string& link = c.first;
+        const std::string_view word = c.second;
+        INFO(link);
+        const auto r = link_parse(link);
+        INFO(all_errors(r.errors));
+        CHECK_FALSE(r.value);
+        CHECK_FALSE(r.pin);
+        CHECK(mentions(r.errors, word));
+        CHECK(link_fuzz_check(link).empty());
+    }
+}

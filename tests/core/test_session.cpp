@@ -4,11 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "edit.hpp"
 #include "lesson_preset.hpp"
 #include "link.hpp"
+#include "measure_lessons.hpp"
 #include "session.hpp"
 #include "stage.hpp"
 #include "tokenize.hpp"
@@ -127,7 +129,7 @@ TEST_CASE("session_apply: an accepted change is the new experiment and one undo 
     CHECK(s.exp == next);
     CHECK(s.version == version + 1);
     REQUIRE(s.undo.size() == 1);
-    CHECK(s.undo.back() == experiment{});
+    CHECK(s.undo.back().exp == experiment{});
     CHECK(s.redo.empty());
 }
 
@@ -289,4 +291,126 @@ TEST_CASE("editing rules of the maps and the sentence: a click toggles, a typed 
     CHECK((s1.edges.empty() && s1.edits.empty()));
     for (const experiment& x : {masked, zeroed, typed, t, s1})
         CHECK(experiment_validate(x).empty());
+}
+
+// [SECTION] A/B compare: the pin is a change like any other, and B − A is a core number
+
+namespace {
+
+// Every map of `st` at layer 0 (each head's), A's against B's, as the pipeline compares them.
+compare_result compare_weights(const session& s) {
+    compare_result r;
+    r.mismatch = compare_trace_mismatch(s.pin_tr, s.tr, 0);
+    if (r.mismatch.what != compare_mismatch::kind::none)
+        return r;
+    const auto& la = s.pin_tr.layers[0];
+    const auto& lb = s.tr.layers[0];
+    for (std::size_t h = 0; h < lb.heads.size(); ++h)
+        compare_add_map(r, la.heads[h].weights, lb.heads[h].weights);
+    compare_summarise(r);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("pin: pinning and unpinning are undo steps; undo unpins; the pin travels in the link") {
+    session s;
+    session_apply(s, change::set(parsed("v=1&heads=4")));
+    const experiment a = s.exp;
+    REQUIRE(session_apply(s, change::pin(a)).accepted);
+    CHECK(s.pin == a);
+    CHECK(s.undo.size() == 2);
+    experiment b = a;
+    b.scale = score_scale::none;
+    REQUIRE(session_apply(s, change::set(b)).accepted);
+    CHECK(s.pin == a);  // a change of B keeps A
+    const std::string link = link_encode(s.exp, link_view{}, s.pin);
+    CHECK(link.find("&pin=") != std::string::npos);
+    session t;
+    REQUIRE(session_apply(t, change::open(link)).accepted);
+    CHECK(t.exp == b);
+    CHECK(t.pin == a);
+    session_apply(s, change::undo());
+    CHECK(s.exp == a);
+    CHECK(s.pin == a);
+    session_apply(s, change::undo());
+    CHECK_FALSE(s.pin);  // undo unpins
+    session_apply(s, change::redo());
+    CHECK(s.pin == a);
+    REQUIRE(session_apply(s, change::unpin()).accepted);
+    CHECK_FALSE(s.pin);
+    session_apply(s, change::undo());
+    CHECK(s.pin == a);
+    // A link without pin= opens unpinned, unless it asks to keep the pin (a lesson's, a host's).
+    change keeping = change::open("v=1&heads=1");
+    keeping.keep_pin = true;
+    session_apply(s, keeping);
+    CHECK(s.pin == a);
+    session_apply(s, change::open("v=1&heads=2"));
+    CHECK_FALSE(s.pin);
+}
+
+TEST_CASE("pin: A's trace is computed only when A changes") {
+    session s;
+    session_update(s);
+    CHECK(s.pin_tr.layers.empty());
+    session_apply(s, change::pin(s.exp));
+    CHECK(session_update(s));
+    REQUIRE(s.pin_tr.layers.size() == 1);
+    const float* kept = s.pin_tr.layers[0].heads[0].weights.data.data();
+    experiment b = s.exp;
+    b.seed = 5;
+    session_apply(s, change::set(b));
+    CHECK(session_update(s));
+    CHECK(s.pin_tr.layers[0].heads[0].weights.data.data() == kept);  // B changed, A's trace stayed
+    CHECK_FALSE(session_update(s));
+}
+
+TEST_CASE("compare: B − A of an unchanged experiment is exactly zero; of a scale change it is not") {
+    session s;
+    session_apply(s, change::pin(s.exp));
+    session_update(s);
+    const compare_result same = compare_weights(s);
+    REQUIRE(same.mismatch.what == compare_mismatch::kind::none);
+    CHECK(same.max_abs == 0.0);
+    CHECK(same.relative == 0.0);
+    for (const auto& d : same.maps)
+        for (float x : d.diff.data)
+            CHECK(x == 0.0f);  // masked cells (−∞ in both) too
+    experiment b = s.exp;
+    b.scale = score_scale::none;
+    session_apply(s, change::set(b));
+    session_update(s);
+    const compare_result scaled = compare_weights(s);
+    CHECK(scaled.max_abs > 0.0);
+    CHECK(scaled.relative > 0.0);
+    CHECK(std::isfinite(scaled.max_abs));
+}
+
+TEST_CASE("compare: A and B of different shapes give a reason, not a diff") {
+    session s;
+    session_apply(s, change::pin(parsed("v=1&text=a%20b%20c%20d%20e%20f")));
+    session_apply(s, change::set(parsed("v=1&text=a%20b%20c%20d%20e%20f%20g%20h")));
+    session_update(s);
+    const compare_result r = compare_weights(s);
+    CHECK(r.mismatch.what == compare_mismatch::kind::tokens);
+    CHECK(r.maps.empty());
+    CHECK(compare_mismatch_text(r.mismatch) == "A has 6 tokens, B has 8: compare needs the same shape");
+    session_apply(s, change::set(parsed("v=1&text=a%20b%20c%20d%20e%20f&heads=4")));
+    session_update(s);
+    CHECK(compare_weights(s).mismatch.what == compare_mismatch::kind::heads);
+    const compare_mismatch m = compare_map_mismatch("W_q", matrix(8, 8), matrix(16, 16));
+    CHECK(compare_mismatch_text(m) == "A's W_q is 8 × 8, B's is 16 × 16: compare needs the same shape");
+    CHECK(compare_map_mismatch("W_q", matrix(8, 8), matrix(8, 8)).what == compare_mismatch::kind::none);
+}
+
+TEST_CASE("pin: a pinned A that is not valid is refused, and the session stays") {
+    session s;
+    experiment bad;
+    bad.heads = 3;
+    const change_result r = session_apply(s, change::pin(bad));
+    CHECK_FALSE(r.accepted);
+    CHECK(joined(r.errors).find("pinned A") != std::string::npos);
+    CHECK_FALSE(s.pin);
+    CHECK(s.undo.empty());
 }

@@ -5,7 +5,7 @@
 // For any bytes:
 //   * link_parse either returns a value or at least one error, never both;
 //   * a decoded link re-encodes (link_encode) to a link that decodes to the same
-//     experiment and view, and that re-encodes to itself (a fixed point);
+//     experiment, pin and view, and that re-encodes to itself (a fixed point);
 //   * link_decompress, fed the bytes as a raw payload, either fails or returns at
 //     most link_limits::max_payload_bytes, which link_compress round-trips;
 //   * link_base64url_decode is strict: what it accepts encodes back to the input.
@@ -26,7 +26,7 @@ inline std::string link_fuzz_check(std::string_view input) {
     if (link_decode(input).value.has_value() != r.value.has_value())
         return "link_decode and link_parse disagree";
     if (r.value) {
-        const std::string again = link_encode(*r.value, r.view);
+        const std::string again = link_encode(*r.value, r.view, r.pin);
         const link_parse_result r2 = link_parse(again);
         if (!r2.value)
             return "re-encoded link does not decode: " + again + "\n  first error: " + r2.errors.front();
@@ -34,7 +34,9 @@ inline std::string link_fuzz_check(std::string_view input) {
             return "re-encoded link decodes to a different experiment: " + again;
         if (!(r2.view == r.view))
             return "re-encoded link decodes to a different view: " + again;
-        if (link_encode(*r2.value, r2.view) != again)
+        if (!(r2.pin == r.pin))
+            return "re-encoded link decodes to a different pin: " + again;
+        if (link_encode(*r2.value, r2.view, r2.pin) != again)
             return "link_encode is not a fixed point: " + again;
     }
     std::string problem;

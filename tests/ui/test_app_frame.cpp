@@ -356,6 +356,10 @@ TEST_CASE("in 中文 every stage, lesson and panel shows no English but notation
         a.current = stage(s);
         look(ui::stage_name(stage(s)));
     }
+    REQUIRE(ui::app_change(a, change::pin(a.model.exp)));  // the compare view, A | B | B − A
+    a.compare_shown = true;
+    a.current = stage::weights;
+    look("compare");
     for (int lesson = 0; lesson < int(ui::lessons().size()); ++lesson) {
         ui::lesson_open(a, lesson);
         look(("L" + std::to_string(lesson + 1)).c_str());
@@ -417,4 +421,47 @@ TEST_CASE("every control of the controls panel has a line of help in both langua
         CHECK_MESSAGE(find_widget(a, name), name);
     CHECK(ui::control_help_of("heads_4") == ui::control_help_of("heads"));
     CHECK(ui::control_help_of("grid_head0") == nullptr);
+}
+
+TEST_CASE("compare: Pin as A, then Compare draws A | B | B − A of every map of the stage, each stage in turn") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    frame(a);
+    REQUIRE(find_widget(a, "pin"));
+    CHECK_FALSE(find_widget(a, "compare"));
+    ui::frame_out out;
+    out.request = change::pin(a.model.exp);
+    ui::frame_apply(a, out);
+    frame(a);
+    REQUIRE(a.model.pin);
+    CHECK(a.model.undo.size() == 1);
+    REQUIRE(find_widget(a, "unpin"));
+    REQUIRE(find_widget(a, "compare"));
+    CHECK(ui::app_compare(a).max_abs == 0.0);
+    CHECK(ui::compare_summary_text(ui::app_compare(a)).find("max |B − A| 0") == 0);
+    experiment b = a.model.exp;
+    b.scale = score_scale::none;
+    REQUIRE(ui::app_set_experiment(a, b));
+    a.compare_shown = true;
+    for (int s = 0; s < stage_count; ++s) {
+        if (!stage_applies(stage(s), a.model.exp))
+            continue;
+        INFO("stage " << s);
+        a.current = stage(s);
+        frame(a);
+        const compare_result& c = ui::app_compare(a);
+        CHECK(c.mismatch.what == compare_mismatch::kind::none);
+        CHECK(find_widget(a, "cmp_a0"));
+        CHECK(find_widget(a, "cmp_b0"));
+        CHECK(find_widget(a, "cmp_d0"));
+        CHECK(find_widget(a, "cmp_d" + std::to_string(c.maps.size() - 1)));
+        const bool moved = s >= int(stage::scaled);  // the scale acts from Scale /√d_k on
+        CHECK((c.max_abs > 0) == moved);
+    }
+    // A different sentence: the reason in words, no maps.
+    REQUIRE(ui::app_open_link(a, "v=1&text=a%20b%20c&pin=" + ui::app_link(a).substr(ui::app_link(a).find("&pin=") + 5)));
+    frame(a);
+    CHECK(ui::compare_summary_text(ui::app_compare(a)).find("tokens, B has 3") != std::string::npos);
+    CHECK_FALSE(find_widget(a, "cmp_a0"));
 }
