@@ -53,6 +53,26 @@ std::string windows_json(float s) {
     return out + "]";
 }
 
+// `clipped`: how many text items their window cut this frame, and the first
+// few of them (`clippedItems`, in CSS pixels) to say which.
+std::string clipped_json(const attn::ui::app& a, float s) {
+    std::string out = ",\"clipped\":" + std::to_string(a.clipped.size()) + ",\"clippedItems\":[";
+    const std::size_t shown = std::min<std::size_t>(a.clipped.size(), 12);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const attn::ui::clip_report& c = a.clipped[i];
+        std::string text;
+        for (const char ch : c.text)
+            text += ch == '"' || ch == '\\' ? std::string("\\") + ch
+                                            : (static_cast<unsigned char>(ch) < 0x20 ? " " : std::string(1, ch));
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "\",\"window\":\"%s\",\"rect\":[%.1f,%.1f,%.1f,%.1f],\"clip\":[%.1f,%.1f,%.1f,%.1f]}",
+                      c.window.c_str(), double(c.x0 / s), double(c.y0 / s), double(c.x1 / s), double(c.y1 / s),
+                      double(c.clip_x0 / s), double(c.clip_y0 / s), double(c.clip_x1 / s), double(c.clip_y1 / s));
+        out += std::string(i ? "," : "") + "{\"text\":\"" + text + buf;
+    }
+    return out + "]";
+}
+
 }  // namespace
 
 extern "C" {
@@ -166,8 +186,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
         g_buffer += buf;
         first = false;
     }
-    g_buffer += "]";
-    g_buffer += "}";
+    g_buffer += "]" + clipped_json(a, s) + "}";
     return g_buffer.c_str();
 }
 

@@ -24,9 +24,9 @@ int resize_callback(ImGuiInputTextCallbackData* data) {
     return 0;
 }
 
-void section(const char* title) {
+void section(frame_out& out, const char* title) {
     ImGui::Spacing();
-    ImGui::SeparatorText(title);
+    section_text(out, title);
 }
 
 // A row of radio buttons over the values for which `valid` holds.
@@ -36,10 +36,13 @@ bool radio_row(frame_out& out, const char* id, int& value, int lo, int hi, Valid
     bool changed = false;
     ImGui::PushID(id);
     bool first = true;
+    const ImGuiStyle& st = ImGui::GetStyle();
     for (int v = lo; v <= hi; ++v) {
         if (!valid(v))
             continue;
-        if (!first)
+        // On the same line while the whole button (circle, gap, label) fits before the visible edge.
+        const float w = ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(label(v).c_str()).x;
+        if (!first && ImGui::GetItemRectMax().x + st.ItemSpacing.x + w <= ImGui::GetCursorScreenPos().x + visible_width())
             ImGui::SameLine();
         first = false;
         ImGui::PushID(v);
@@ -49,8 +52,6 @@ bool radio_row(frame_out& out, const char* id, int& value, int lo, int hi, Valid
         }
         mark_widget(out, (std::string(id) + "_" + std::to_string(v)).c_str());
         ImGui::PopID();
-        if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 3.0f)
-            first = true;  // wrap
     }
     ImGui::PopID();
     return changed;
@@ -102,8 +103,9 @@ void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
         const bool selected = int(i) == a.sel_row;
         if (selected)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-        if (ImGui::SmallButton(tokens[i].c_str()))
+        if (chip_button(tokens[i].c_str()))
             out.row = int(i);
+        note_clip(out, tokens[i].c_str());
         if (selected)
             ImGui::PopStyleColor();
         if (ImGui::IsItemHovered())
@@ -117,19 +119,19 @@ void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
     }
     mark_widget(out, "shuffle");
     ImGui::SameLine();
-    ImGui::TextDisabled("%zu %s", tokens.size(), tr("tokens", "个词元"));
+    text_disabled(out, "%zu %s", tokens.size(), tr("tokens", "个词元"));
 }
 
 // The model's shape. Each control's editing rule is the core's (edit.hpp).
 void model_section(frame_out& out, experiment& next, bool& changed, float label_w) {
-    section(tr("Model", "模型"));
+    section(out, tr("Model", "模型"));
     int d_model = next.d_model;
     if (ImGui::SliderInt("d_model", &d_model, 2, 64)) {
         next = edit_d_model(next, d_model);
         changed = true;
     }
     mark_slider(out, "d_model", "d_model");
-    ImGui::TextUnformatted(tr("heads", "头数"));
+    text_plain(out, tr("heads", "头数"));
     ImGui::SameLine(label_w * 0.9f);
     int heads = next.heads;
     if (radio_row(
@@ -143,6 +145,7 @@ void model_section(frame_out& out, experiment& next, bool& changed, float label_
         next = edit_layers(next, layers);
         changed = true;
     }
+    note_clip(out, "layers");
     int seed = int(next.seed);
     if (ImGui::InputInt(tr("seed", "随机种子"), &seed)) {
         next = edit_seed(next, std::uint32_t(std::max(0, seed)));
@@ -167,6 +170,7 @@ void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& ch
             next.pad = pad;
             changed = true;
         }
+        note_clip(out, "padding tokens");
     }
     changed |= combo(
         out, "positions", tr("positions", "位置编码"), next.pos,
@@ -177,6 +181,7 @@ void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& ch
             next.pos_offset = offset;
             changed = true;
         }
+        note_clip(out, "first position");
     }
     if (next.pos == positional::rope) {
         float base = next.rope_base;
@@ -184,6 +189,7 @@ void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& ch
             next.rope_base = std::max(2.0f, base);
             changed = true;
         }
+        note_clip(out, "RoPE base");
     }
 }
 
@@ -199,6 +205,7 @@ void scores_and_softmax(frame_out& out, experiment& next, bool& changed) {
             next.scale_value = s;
             changed = true;
         }
+        note_clip(out, "factor");
     }
     changed |= combo(out, "softmax", tr("softmax", "softmax"), next.softmax,
                      {{softmax_mode::stable, tr("stable (x − max)", "稳定（x − max）")},
@@ -224,7 +231,7 @@ bool advanced_in_use(const app& a) {
 }
 
 void advanced_controls(frame_out& out, experiment& next, bool& changed, float label_w) {
-    ImGui::TextUnformatted("kv_heads");
+    text_plain(out, "kv_heads");
     ImGui::SameLine(label_w * 0.9f);
     int kv = next.kv_heads;
     if (radio_row(
@@ -255,7 +262,7 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
         changed = true;
     }
     mark_widget(out, "mask_after");
-    ImGui::TextUnformatted(tr("precision", "精度"));
+    text_plain(out, tr("precision", "精度"));
     ImGui::SameLine(label_w * 0.9f);
     const char* names[] = {"fp32", "fp16", "bf16"};
     for (int p = 0; p < 3; ++p) {
@@ -272,29 +279,32 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
 void advanced_section(const app& a, frame_out& out, experiment& next, bool& changed, float label_w) {
     const bool forced = advanced_in_use(a);
     const bool open = forced || a.advanced_open;
-    section(tr("Advanced", "进阶"));
+    section(out, tr("Advanced", "进阶"));
     ImGui::BeginDisabled(forced);  // a setting in use stays in sight
-    if (ImGui::SmallButton(open ? tr("▾ hide: kv_heads, block, W_O, precision, bugs", "▾ 收起：kv_heads、结构、W_O、精度、错误")
-                                : tr("▸ show: kv_heads, block, W_O, precision, bugs", "▸ 展开：kv_heads、结构、W_O、精度、错误")))
+    // A short button and what it folds beside it, wrapped: a column as narrow as a phone's cut the long button.
+    if (chip_button(open ? tr("▾ hide", "▾ 收起") : tr("▸ show", "▸ 展开")))
         out.advanced_open = !a.advanced_open;
     ImGui::EndDisabled();
     mark_widget(out, "advanced");
+    ImGui::SameLine();
+    text_disabled(out, "%s", tr("kv_heads, block, W_O, precision, bugs", "kv_heads、结构、W_O、精度、错误"));
     if (open)
         advanced_controls(out, next, changed, label_w);
 }
 
-void interventions_section(experiment& next, bool& changed) {
-    section(tr("Interventions", "干预"));
-    text_paragraph(tr("Click a head's \"zero\" box to ablate it; click a cell of a softmax map to mask that edge.",
-                      "勾选某个头的\"置零\"来消融它；在 softmax 热力图上点击一个格子来屏蔽那条边。"));
-    ImGui::Text("%s: %zu   %s: %zu", tr("zeroed heads", "置零的头"), next.ablate.size(), tr("masked edges", "屏蔽的边"),
-                next.edges.size());
-    ImGui::Text("%s: %zu", tr("edited numbers", "改过的数值"), next.edits.size());
+void interventions_section(frame_out& out, experiment& next, bool& changed) {
+    section(out, tr("Interventions", "干预"));
+    text_plain(out, tr("Click a head's \"zero\" box to ablate it; click a cell of a softmax map to mask that edge.",
+                       "勾选某个头的\"置零\"来消融它；在 softmax 热力图上点击一个格子来屏蔽那条边。"));
+    textf(out, "%s: %zu   %s: %zu", tr("zeroed heads", "置零的头"), next.ablate.size(), tr("masked edges", "屏蔽的边"),
+          next.edges.size());
+    textf(out, "%s: %zu", tr("edited numbers", "改过的数值"), next.edits.size());
     ImGui::BeginDisabled(next.ablate.empty() && next.edges.empty() && next.edits.empty());
     if (ImGui::Button(tr("Clear interventions", "清除全部干预"))) {
         next = edit_clear_interventions(next);
         changed = true;
     }
+    mark_widget(out, "clear_interventions");
     ImGui::EndDisabled();
 }
 
@@ -307,14 +317,14 @@ void panel_controls(const app& a, frame_out& out) {
     ImGui::BeginDisabled(a.options.readonly);
     // Items end a label's width before the visible edge (not the content's: the column scrolls sideways).
     ImGui::PushItemWidth(std::max(visible_width() - label_w, ImGui::GetFontSize() * 4.0f));
-    section(tr("Input", "输入"));
+    section(out, tr("Input", "输入"));
     tokens_row(a, out, next, changed);
     model_section(out, next, changed, label_w);
-    section(tr("Attention", "注意力"));
+    section(out, tr("Attention", "注意力"));
     mask_and_positions(a, out, next, changed);
     scores_and_softmax(out, next, changed);
     advanced_section(a, out, next, changed, label_w);
-    interventions_section(next, changed);
+    interventions_section(out, next, changed);
     ImGui::PopItemWidth();
     ImGui::EndDisabled();
     if (changed)

@@ -106,6 +106,7 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     char id[48];
     std::snprintf(id, sizeof id, "m%d_h%d_s%d", index, head, int(a.current));
     const heatmap_result r = heatmap_draw(*a.heatmaps, id, *sm.m, opt);
+    note_clip(out, sm.label);  // the map with its legend and notes (one group)
     // The cells' rectangle, under a name tests can click into ("grid_head1", "grid_map0").
     char name[24];
     if (stage_per_head(a.current))
@@ -169,7 +170,7 @@ float value_cell(const app& a) {
 void zeroed_effect(const app& a, frame_out& out, int head) {
     const intervention_effect& e = app_effect(a);
     const bool alone = a.model.exp.ablate.size() == 1 && a.model.exp.edges.empty();
-    ImGui::TextColored(theme_bad(), "Δy %.3g (%.0f%%)%s", e.max_abs, e.relative * 100.0, alone ? "" : " *");
+    text_colored(out, theme_bad(), "Δy %.3g (%.0f%%)%s", e.max_abs, e.relative * 100.0, alone ? "" : " *");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", alone ? tr("Zeroing this head changes the output by max |Δy| (‖Δy‖/‖y‖ in brackets).",
                                            "把这个头置零使输出变化 max |Δy|（括号里是 ‖Δy‖/‖y‖）。")
@@ -186,10 +187,10 @@ void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vect
     ImGui::BeginGroup();
     ImGui::PushID(hi);
     const head_trace& ht = a.model.tr.layers[std::size_t(a.layer)].heads[std::size_t(hi)];
-    ImGui::Text("%s %d", tr("head", "头"), hi);
+    textf(out, "%s %d", tr("head", "头"), hi);
     if (a.model.exp.kv_heads != a.model.exp.heads) {
         ImGui::SameLine();
-        ImGui::TextDisabled("(kv %d)", ht.kv_group);
+        text_disabled(out, "(kv %d)", ht.kv_group);
     }
     ImGui::SameLine();
     bool zero = ht.ablated;
@@ -234,8 +235,8 @@ void panel_pipeline(const app& a, frame_out& out) {
             out.layer = layer;
         mark_widget(out, "layer");
     }
-    text_paragraph(stage_explain(a.current));
-    ImGui::TextDisabled("%s", stage_formula(a.current));
+    text_plain(out, stage_explain(a.current));
+    text_disabled(out, "%s", stage_formula(a.current));
     scale_switch(a, out);
     ImGui::Separator();
 
@@ -278,7 +279,7 @@ void panel_pipeline(const app& a, frame_out& out) {
         const float cell =
             std::clamp((column - font * 4.0f) / float(sm.m->cols), font * 0.6f, std::max(font * 2.4f, value_cell(a)));
         ImGui::BeginGroup();
-        ImGui::Text("%s  (%d × %d)%s", sm.label, sm.m->rows, sm.m->cols, sm.editable ? "  ✎" : "");
+        textf(out, "%s  (%d × %d)%s", sm.label, sm.m->rows, sm.m->cols, sm.editable ? "  ✎" : "");
         if (sm.editable && ImGui::IsItemHovered())
             ImGui::SetTooltip("%s", tr("Editable: click a cell, then drag or type its value in the inspector.",
                                        "可编辑：点击格子，然后在检查器里拖动或输入它的值。"));
