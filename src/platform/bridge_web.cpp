@@ -372,6 +372,13 @@ bool bridge_prefers_light() {
     return EM_ASM_INT({ return window.attnShell && window.attnShell.prefersLight ? 1 : 0; });
 }
 
+bool bridge_touch_screen() {
+    return EM_ASM_INT({
+        const coarse = window.matchMedia && window.matchMedia('(pointer: coarse)').matches;
+        return coarse || Math.min(window.screen.width, window.screen.height) <= 500 ? 1 : 0;
+    });
+}
+
 void bridge_page_theme(bool light) {
     EM_ASM(
         {
@@ -455,6 +462,7 @@ bool bridge_publish(const ui::app&) { return true; }
 void bridge_publish_text_view(ui::app&) {}
 void bridge_toggle_text_view() {}
 bool bridge_prefers_light() { return false; }
+bool bridge_touch_screen() { return false; }
 void bridge_report_height(float) {}
 void bridge_page_theme(bool) {}
 void bridge_first_frame() {}
