@@ -235,8 +235,7 @@ bool item_cut(const ImGuiWindow& w, const ImRect& r) {
     const bool sideways = r.Min.x < clip.Min.x - slack || r.Max.x > clip.Max.x + slack;
     const bool vertical = r.Min.y < clip.Min.y - slack || r.Max.y > clip.Max.y + slack;
     const bool inside_x = r.Max.x > clip.Min.x && r.Min.x < clip.Max.x;
-    const bool inside_y = r.Max.y > clip.Min.y && r.Min.y < clip.Max.y;
-    if (sideways && (inside_x ? inside_y || !w.ScrollbarY : !w.ScrollbarX))
+    if (sideways && (inside_x || !w.ScrollbarX))  // cut sideways, even while scrolled out of view vertically
         return true;
     return vertical && !w.ScrollbarY;
 }

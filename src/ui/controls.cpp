@@ -31,19 +31,42 @@ void section(frame_out& out, const char* title) {
 
 // A row of radio buttons over the values for which `valid` holds.
 // Each button is recorded as widget "<id>_<value>".
+// On the same line as the last item while an item `w` wide fits before the visible edge.
+void same_line_if_fits(float w) {
+    if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= ImGui::GetCursorScreenPos().x + visible_width())
+        ImGui::SameLine();
+}
+
+float radio_width(const char* label) {
+    return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
+// A checkbox recorded as widget `name` with its label beside it, wrapped at the
+// visible edge (a long label cut a narrow column); a click on the label toggles it too.
+bool checkbox(frame_out& out, const char* name, const char* label, bool& value) {
+    ImGui::PushID(name);
+    bool changed = ImGui::Checkbox("##box", &value);
+    mark_widget(out, name);
+    ImGui::SameLine(0.0f, ImGui::GetStyle().ItemInnerSpacing.x);
+    text_plain(out, label);
+    if (ImGui::IsItemClicked()) {
+        value = !value;
+        changed = true;
+    }
+    ImGui::PopID();
+    return changed;
+}
+
 template <class Valid, class Label>
 bool radio_row(frame_out& out, const char* id, int& value, int lo, int hi, Valid valid, Label label) {
     bool changed = false;
     ImGui::PushID(id);
     bool first = true;
-    const ImGuiStyle& st = ImGui::GetStyle();
     for (int v = lo; v <= hi; ++v) {
         if (!valid(v))
             continue;
-        // On the same line while the whole button (circle, gap, label) fits before the visible edge.
-        const float w = ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(label(v).c_str()).x;
-        if (!first && ImGui::GetItemRectMax().x + st.ItemSpacing.x + w <= ImGui::GetCursorScreenPos().x + visible_width())
-            ImGui::SameLine();
+        if (!first)
+            same_line_if_fits(radio_width(label(v).c_str()));
         first = false;
         ImGui::PushID(v);
         if (ImGui::RadioButton(label(v).c_str(), value == v)) {
@@ -251,23 +274,21 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
         changed = true;
     }
     bool wo = next.use_wo;
-    if (ImGui::Checkbox(tr("W_O (mix the heads)", "W_O（混合各头）"), &wo)) {
+    if (checkbox(out, "wo", tr("W_O (mix the heads)", "W_O（混合各头）"), wo)) {
         next.use_wo = wo;
         changed = true;
     }
-    mark_widget(out, "wo");
     bool after = next.mask_at == mask_placement::after_softmax;
-    if (ImGui::Checkbox(tr("mask after softmax (bug)", "softmax 之后再掩码（错误）"), &after)) {
+    if (checkbox(out, "mask_after", tr("mask after softmax (bug)", "softmax 之后再掩码（错误）"), after)) {
         next.mask_at = after ? mask_placement::after_softmax : mask_placement::before_softmax;
         changed = true;
     }
-    mark_widget(out, "mask_after");
     text_plain(out, tr("precision", "精度"));
     ImGui::SameLine(label_w * 0.9f);
     const char* names[] = {"fp32", "fp16", "bf16"};
     for (int p = 0; p < 3; ++p) {
         if (p)
-            ImGui::SameLine();
+            same_line_if_fits(radio_width(names[p]));
         if (ImGui::RadioButton(names[p], int(next.prec) == p)) {
             next.prec = precision(p);
             changed = true;
