@@ -484,6 +484,24 @@ void top_bar(const app& a, frame_out& out) {
     mark_widget(out, "language");
 }
 
+// The side column's width: a quarter of the page, or, where the centre keeps at
+// least 38 em, as wide as the code panel's longest line (so that numpy lines are
+// not broken in two at 1440 px; narrower pages wrap them).
+float side_width(float width, float left, bool show_code) {
+    const float font = ImGui::GetFontSize();
+    const float quarter = std::clamp(width * 0.27f, font * 18.0f, font * 28.0f);
+    if (!show_code)
+        return quarter;
+    float code = 0.0f;
+    for (const char* line : numpy_code_lines())
+        code = std::max(code, ImGui::CalcTextSize(line).x);
+    const ImGuiStyle& st = ImGui::GetStyle();
+    // The line-number gutter, the window's padding and border, a scrollbar.
+    code += ImGui::CalcTextSize("00").x + st.ItemSpacing.x * 3 + st.WindowPadding.x * 2 + st.ScrollbarSize + 2.0f;
+    const bool room = width - left - std::min(code, font * 34.0f) >= font * 38.0f;
+    return room ? std::max(quarter, std::min(code, font * 34.0f)) : quarter;
+}
+
 // Draws one panel and applies what it asked for.
 template <class Panel>
 void draw_panel(app& a, Panel panel) {
@@ -546,7 +564,7 @@ void app_draw(app& a) {
     const float width = ImGui::GetContentRegionAvail().x;
     const bool wide = width > font * 62.0f;
     const float left = show_controls ? std::clamp(width * 0.24f, font * 15.0f, font * 22.0f) : 0.0f;
-    const float right = wide && show_side ? std::clamp(width * 0.27f, font * 18.0f, font * 28.0f) : 0.0f;
+    const float right = wide && show_side ? side_width(width, left, show_code) : 0.0f;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
 
     if (show_controls) {
