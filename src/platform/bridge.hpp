@@ -33,6 +33,11 @@ void bridge_toggle_text_view();
 // Whether the system prefers a light colour scheme (prefers-color-scheme), and
 // the theme the app shows, for the page's own elements. Natively: false, no-op.
 bool bridge_prefers_light();
+// The page wants the touch layout (larger targets): its primary pointer is
+// coarse (a finger), or its screen is a phone's (shorter side at most 500 CSS
+// px, e.g. 844 × 390 in landscape). The screen, not the page: an embed's frame
+// is small on any screen, and its height follows its content. Natively: false.
+bool bridge_touch_screen();
 void bridge_page_theme(bool light);
 
 // Tells the page the first frame is drawn (hides the loading indicator).

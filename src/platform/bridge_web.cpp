@@ -54,6 +54,26 @@ std::string windows_json(float s) {
     return out + "]";
 }
 
+// `clipped`: how many text items their window cut this frame, and the first
+// few of them (`clippedItems`, in CSS pixels) to say which.
+std::string clipped_json(const attn::ui::app& a, float s) {
+    std::string out = ",\"clipped\":" + std::to_string(a.clipped.size()) + ",\"clippedItems\":[";
+    const std::size_t shown = std::min<std::size_t>(a.clipped.size(), 12);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const attn::ui::clip_report& c = a.clipped[i];
+        std::string text;
+        for (const char ch : c.text)
+            text += ch == '"' || ch == '\\' ? std::string("\\") + ch
+                                            : (static_cast<unsigned char>(ch) < 0x20 ? " " : std::string(1, ch));
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "\",\"window\":\"%s\",\"rect\":[%.1f,%.1f,%.1f,%.1f],\"clip\":[%.1f,%.1f,%.1f,%.1f]}",
+                      c.window.c_str(), double(c.x0 / s), double(c.y0 / s), double(c.x1 / s), double(c.y1 / s),
+                      double(c.clip_x0 / s), double(c.clip_y0 / s), double(c.clip_x1 / s), double(c.clip_y1 / s));
+        out += std::string(i ? "," : "") + "{\"text\":\"" + text + buf;
+    }
+    return out + "]";
+}
+
 }  // namespace
 
 extern "C" {
@@ -167,7 +187,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
         g_buffer += buf + m.axes + "\"}";  // the captions are the code's: no quotes or backslashes
         first = false;
     }
-    g_buffer += "]";
+    g_buffer += "]" + clipped_json(a, s);
     // The A/B compare of the current stage: max |B − A| when A is pinned and has B's shape, else null and why.
     const attn::compare_result& c = attn::ui::app_compare(a);
     const bool comparable = a.model.pin && c.mismatch.what == attn::compare_mismatch::kind::none && std::isfinite(c.max_abs);
@@ -362,6 +382,13 @@ bool bridge_prefers_light() {
     return EM_ASM_INT({ return window.attnShell && window.attnShell.prefersLight ? 1 : 0; });
 }
 
+bool bridge_touch_screen() {
+    return EM_ASM_INT({
+        const coarse = window.matchMedia && window.matchMedia('(pointer: coarse)').matches;
+        return coarse || Math.min(window.screen.width, window.screen.height) <= 500 ? 1 : 0;
+    });
+}
+
 void bridge_page_theme(bool light) {
     EM_ASM(
         {
@@ -445,6 +472,7 @@ bool bridge_publish(const ui::app&) { return true; }
 void bridge_publish_text_view(ui::app&) {}
 void bridge_toggle_text_view() {}
 bool bridge_prefers_light() { return false; }
+bool bridge_touch_screen() { return false; }
 void bridge_report_height(float) {}
 void bridge_page_theme(bool) {}
 void bridge_first_frame() {}

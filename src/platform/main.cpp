@@ -127,12 +127,24 @@ bool options_parse(int argc, char** argv, options& o) {
     return true;
 }
 
-void apply_style(float s, attn::ui::theme t) {
+void apply_style(float s, attn::ui::theme t, bool touch) {
     ImGuiStyle& style = ImGui::GetStyle();
     style = ImGuiStyle();
     attn::ui::theme_style(style, t);
     style.WindowRounding = 0.0f;
     style.FrameRounding = 3.0f;
+    if (touch) {
+        // Every button, box and slider at least 32 px each way for a finger: a
+        // frame is the 15 px font plus twice the padding (33 px); a one-glyph
+        // button ("?", "×") is at least twice 13 px wide; targets further apart.
+        style.FramePadding = ImVec2(13.0f, 9.0f);
+        style.ItemSpacing = ImVec2(10.0f, 8.0f);
+        style.ItemInnerSpacing = ImVec2(8.0f, 6.0f);
+        style.ScrollbarSize = 18.0f;
+        style.GrabMinSize = 20.0f;
+    }
+    ImGui::GetIO().ConfigFlags = touch ? ImGui::GetIO().ConfigFlags | ImGuiConfigFlags_IsTouchScreen
+                                       : ImGui::GetIO().ConfigFlags & ~ImGuiConfigFlags_IsTouchScreen;
     style.ScaleAllSizes(s);
 }
 
@@ -272,22 +284,23 @@ float frame_scale(GLFWwindow* window) {
     return scale;
 }
 
-// The scale and theme the ImGui style was last made for.
+// The scale, theme and layout the ImGui style was last made for.
 struct style_state {
     float scale = 0.0f;  // 0 forces the first style
     attn::ui::theme theme = attn::ui::theme::dark;
+    bool touch = false;
 };
 
-// Remakes the style when the scale or the theme changed (the system's
-// preference, the View menu or a link), and tells the page the theme.
-void style_update(attn::ui::app& app, float scale, style_state& shown) {
+// Remakes the style when the scale, the theme (the system's preference, the
+// View menu or a link) or the touch layout changed, and tells the page the theme.
+void style_update(attn::ui::app& app, float scale, bool touch, style_state& shown) {
     app.system_light = attn::platform::bridge_prefers_light();
     const attn::ui::theme theme = attn::ui::app_theme(app);
-    if (scale == shown.scale && theme == shown.theme)
+    if (scale == shown.scale && theme == shown.theme && touch == shown.touch)
         return;
-    shown = {scale, theme};
+    shown = {scale, theme, touch};
     app.scale = scale;
-    apply_style(scale, theme);
+    apply_style(scale, theme, touch);
     attn::platform::bridge_page_theme(theme == attn::ui::theme::light);
 }
 
@@ -397,7 +410,7 @@ int main(int argc, char** argv) {
             return false;
 
         const float scale = frame_scale(window);
-        style_update(app, scale, shown);
+        style_update(app, scale, attn::platform::bridge_touch_screen(), shown);
         // The font atlas holds the glyphs of the text on screen: a new scale, or a
         // new character (Chinese, from the font loaded when first needed), rebuilds
         // it here, before NewFrame. The UI adds its own strings via ui::glyphs_require.

@@ -3,6 +3,7 @@
 #include "app.hpp"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <iterator>
 #include <utility>
@@ -183,6 +184,7 @@ void frame_apply(app& a, frame_out& out) {
     a.requests.insert(a.requests.end(), out.share.begin(), out.share.end());
     a.widgets.insert(a.widgets.end(), std::make_move_iterator(out.widgets.begin()), std::make_move_iterator(out.widgets.end()));
     a.maps.insert(a.maps.end(), std::make_move_iterator(out.maps.begin()), std::make_move_iterator(out.maps.end()));
+    a.clipped.insert(a.clipped.end(), std::make_move_iterator(out.clipped.begin()), std::make_move_iterator(out.clipped.end()));
     if (!out.keyboard_focus.empty())
         a.keyboard_focus = std::move(out.keyboard_focus);
     out = frame_out{};
@@ -222,24 +224,119 @@ void note_keyboard_focus(frame_out& out, const char* name) {
         out.keyboard_focus = name;
 }
 
+// Whether an item's rectangle r is cut by window w. Sideways: an item partly
+// inside and partly outside the window's clip rectangle is cut, scrollbar or
+// not (a line of text should not need scrolling to be read to its end); one
+// wholly outside is cut only when the window cannot scroll sideways to it. Up
+// and down: an item partly or wholly outside what is seen is cut only in a
+// window that cannot scroll to it (no vertical scrollbar); one scrolled out of
+// view is not. Half a pixel of slack for rounding.
+bool item_cut(const ImGuiWindow& w, const ImRect& r) {
+    if (r.GetWidth() <= 0 || r.GetHeight() <= 0)
+        return false;
+    const ImRect& clip = w.ClipRect;
+    const float slack = 0.5f;
+    const bool sideways = r.Min.x < clip.Min.x - slack || r.Max.x > clip.Max.x + slack;
+    const bool vertical = r.Min.y < clip.Min.y - slack || r.Max.y > clip.Max.y + slack;
+    const bool inside_x = r.Max.x > clip.Min.x && r.Min.x < clip.Max.x;
+    if (sideways && (inside_x || !w.ScrollbarX))  // cut sideways, even while scrolled out of view vertically
+        return true;
+    return vertical && !w.ScrollbarY;
+}
+
+// Records r, an item saying `text`, when the current window cuts it: the text's
+// first 40 bytes (whole UTF-8 characters), the window, r and the clip rectangle.
+void note_clip_rect(frame_out& out, const char* text, const ImRect& r) {
+    const ImGuiWindow& w = *ImGui::GetCurrentWindow();
+    if (w.SkipItems || !item_cut(w, r))
+        return;
+    const std::string_view t(text ? text : "");
+    std::size_t n = std::min<std::size_t>(t.size(), 40);
+    while (n < t.size() && n > 0 && (static_cast<unsigned char>(t[n]) & 0xC0) == 0x80)
+        --n;
+    const ImRect& c = w.ClipRect;
+    out.clipped.push_back(
+        {std::string(t.substr(0, n)), w.Name, r.Min.x, r.Min.y, r.Max.x, r.Max.y, c.Min.x, c.Min.y, c.Max.x, c.Max.y});
+}
+
+// Text wrapped at the visible right edge of the window (or of the table cell).
+// ImGui's own wrapping stops at the content's width, which in a window that
+// scrolls sideways (a wide map) lies past what is seen: the ends of lines were
+// cut off. At least a few words wide.
+void text_wrapped(const char* s, const char* end = nullptr) {
+    const float cell = ImGui::GetCurrentWindow()->WorkRect.Max.x - ImGui::GetCursorScreenPos().x;
+    const float width = std::max(std::min(visible_width(), cell), ImGui::GetFontSize() * 4.0f);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+    ImGui::TextUnformatted(s, end);
+    ImGui::PopTextWrapPos();
+}
+
+void text_styled_v(frame_out& out, const ImVec4* colour, const char* fmt, va_list args) {
+    const char *s = nullptr, *end = nullptr;
+    ImFormatStringToTempBufferV(&s, &end, fmt, args);
+    if (colour)
+        ImGui::PushStyleColor(ImGuiCol_Text, *colour);
+    text_wrapped(s, end);
+    if (colour)
+        ImGui::PopStyleColor();
+    note_clip(out, s);
+}
+
 }  // namespace
+
+void note_clip(frame_out& out, const char* text) {
+    note_clip_rect(out, text, ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax()));
+}
 
 void mark_widget(frame_out& out, const char* name) {
     const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
     out.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y, ImGui::GetCurrentWindow()->Name});
     note_keyboard_focus(out, name);
+    note_clip(out, name);
+}
+
+void text_plain(frame_out& out, const char* s) {
+    text_wrapped(s);
+    note_clip(out, s);
+}
+
+void textf(frame_out& out, const char* fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    text_styled_v(out, nullptr, fmt, args);
+    va_end(args);
+}
+
+void text_disabled(frame_out& out, const char* fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    const ImVec4 grey = ImGui::GetStyle().Colors[ImGuiCol_TextDisabled];
+    text_styled_v(out, &grey, fmt, args);
+    va_end(args);
+}
+
+void text_colored(frame_out& out, const ImVec4& colour, const char* fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    text_styled_v(out, &colour, fmt, args);
+    va_end(args);
+}
+
+void section_text(frame_out& out, const char* title) {
+    ImGui::SeparatorText(title);
+    // The line runs to the content's edge; only the title must be seen.
+    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
+    const float x1 = p0.x + ImGui::GetStyle().SeparatorTextPadding.x + ImGui::CalcTextSize(title, nullptr, true).x;
+    note_clip_rect(out, title, ImRect(p0.x, p0.y, x1, p1.y));
+}
+
+bool chip_button(const char* label) {
+    return (ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_IsTouchScreen) ? ImGui::Button(label) : ImGui::SmallButton(label);
 }
 
 float visible_width() {
     const ImGuiWindow* w = ImGui::GetCurrentWindow();
     return w->InnerRect.Max.x - w->WindowPadding.x - ImGui::GetCursorScreenPos().x;
-}
-
-void text_paragraph(const char* text) {
-    // In window-local coordinates (as the cursor), at least a few words wide.
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(visible_width(), ImGui::GetFontSize() * 8.0f));
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
 }
 
 void mark_window(frame_out& out, const char* name) {
@@ -253,6 +350,7 @@ void mark_slider(frame_out& out, const char* name, const char* label) {
     const float frame_x1 = text > 0 ? p1.x - text - ImGui::GetStyle().ItemInnerSpacing.x : p1.x;
     out.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y, ImGui::GetCurrentWindow()->Name});
     note_keyboard_focus(out, name);
+    note_clip(out, label);
 }
 
 // [SECTION] layout
@@ -328,7 +426,7 @@ void view_menu(const app& a, frame_out& out) {
             mark_widget(out, (std::string("view_") + layout_panel_names[std::size_t(panel)]).c_str());
         }
         ImGui::Separator();
-        ImGui::TextUnformatted(tr("Theme", "主题"));
+        text_plain(out, tr("Theme", "主题"));
         const std::pair<view_theme, const char*> themes[] = {{view_theme::automatic, tr("as the system", "跟随系统")},
                                                              {view_theme::light, tr("light", "浅色")},
                                                              {view_theme::dark, tr("dark", "深色")}};
@@ -356,13 +454,13 @@ void top_bar(const app& a, frame_out& out) {
     const float w_undo = ImGui::CalcTextSize(tr("Undo", "撤销")).x + ImGui::CalcTextSize(tr("Redo", "重做")).x +
                          ImGui::CalcTextSize("?").x + ImGui::CalcTextSize(tr("View", "视图")).x + st.FramePadding.x * 8 +
                          st.ItemSpacing.x * 4 + share_menu_width();
-    ImGui::TextUnformatted(tr("Attention playground", "注意力演练场"));
+    text_plain(out, tr("Attention playground", "注意力演练场"));
     // The tagline only where it fits before the buttons (a narrow or zoomed page has no room).
     const char* tagline = tr("— watch attention compute, change any number", "— 看注意力一步步计算，改动任何数字");
     const float room = ImGui::GetWindowContentRegionMax().x - ImGui::GetItemRectMax().x + ImGui::GetWindowPos().x;
     if (ImGui::CalcTextSize(tagline).x + st.ItemSpacing.x * 2 + w_lang + w_undo <= room) {
         ImGui::SameLine();
-        ImGui::TextDisabled("%s", tagline);
+        text_disabled(out, "%s", tagline);
     }
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w_lang - w_undo));
     view_menu(a, out);
@@ -378,6 +476,7 @@ void top_bar(const app& a, frame_out& out) {
     ImGui::BeginDisabled(a.model.redo.empty() || a.options.readonly);
     if (ImGui::Button(tr("Redo", "重做")))
         out.request = change::redo();
+    note_clip(out, "Redo");
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (ImGui::Button("?"))
@@ -387,6 +486,24 @@ void top_bar(const app& a, frame_out& out) {
     if (ImGui::Button(lang))
         out.toggle_language = true;
     mark_widget(out, "language");
+}
+
+// The side column's width: a quarter of the page, or, where the centre keeps at
+// least 38 em, as wide as the code panel's longest line (so that numpy lines are
+// not broken in two at 1440 px; narrower pages wrap them).
+float side_width(float width, float left, bool show_code) {
+    const float font = ImGui::GetFontSize();
+    const float quarter = std::clamp(width * 0.27f, font * 18.0f, font * 28.0f);
+    if (!show_code)
+        return quarter;
+    float code = 0.0f;
+    for (const char* line : numpy_code_lines())
+        code = std::max(code, ImGui::CalcTextSize(line).x);
+    const ImGuiStyle& st = ImGui::GetStyle();
+    // The line-number gutter, the window's padding and border, a scrollbar.
+    code += ImGui::CalcTextSize("00").x + st.ItemSpacing.x * 3 + st.WindowPadding.x * 2 + st.ScrollbarSize + 2.0f;
+    const bool room = width - left - std::min(code, font * 34.0f) >= font * 38.0f;
+    return room ? std::max(quarter, std::min(code, font * 34.0f)) : quarter;
 }
 
 // Draws one panel and applies what it asked for.
@@ -405,6 +522,7 @@ void app_draw(app& a) {
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
     a.widgets.clear();
     a.maps.clear();
+    a.clipped.clear();
     a.keyboard_focus.clear();
     glyphs_require(a.text_edit);  // what is being typed, accepted or not
     handle_keys(a);
@@ -450,7 +568,7 @@ void app_draw(app& a) {
     const float width = ImGui::GetContentRegionAvail().x;
     const bool wide = width > font * 62.0f;
     const float left = show_controls ? std::clamp(width * 0.24f, font * 15.0f, font * 22.0f) : 0.0f;
-    const float right = wide && show_side ? std::clamp(width * 0.27f, font * 18.0f, font * 28.0f) : 0.0f;
+    const float right = wide && show_side ? side_width(width, left, show_code) : 0.0f;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
 
     if (show_controls) {

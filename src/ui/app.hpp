@@ -41,6 +41,14 @@ struct map_report {
     std::string axes;  // its caption: what its rows and columns are
 };
 
+// A text item cut by its window this frame (note_clip, panels.hpp): what it says
+// (its first 40 bytes), its window, its rectangle and the window's clip rectangle.
+struct clip_report {
+    std::string text, window;
+    float x0, y0, x1, y1;
+    float clip_x0, clip_y0, clip_x1, clip_y1;
+};
+
 struct cell_ref {
     stage at = stage::weights;
     int matrix = 0;  // index into stage_matrices()
@@ -104,6 +112,7 @@ struct app {
     mutable version_cache<compare_result> compare;                     // app_compare (panels.hpp): a memo
     mutable version_cache<int> widest_value;                           // stage_widest_value_chars, a memo (pipeline.cpp)
     std::vector<map_report> maps;                                      // the maps drawn this frame
+    std::vector<clip_report> clipped;                                  // the text items cut by their window this frame
     view_theme theme_choice = view_theme::automatic;                   // the View menu's theme (remembered); theme.hpp
     bool system_light = false;                                         // the system prefers a light theme (the platform says)
     float content_height = 0;  // embed: device pixels its content needs (the page sizes its frame to them)
@@ -137,6 +146,7 @@ struct frame_out {
     std::vector<share_action> share;    // for the platform, after the frame
     std::vector<widget_rect> widgets;   // named rectangles, for tests and help
     std::vector<map_report> maps;       // the maps drawn, with their labelled cells
+    std::vector<clip_report> clipped;   // the text items cut by their window
     std::string keyboard_focus;         // the named widget keyboard navigation is on
 };
 

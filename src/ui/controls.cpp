@@ -107,13 +107,39 @@ int resize_callback(ImGuiInputTextCallbackData* data) {
     return 0;
 }
 
-void section(const char* title) {
+void section(frame_out& out, const char* title) {
     ImGui::Spacing();
-    ImGui::SeparatorText(title);
+    section_text(out, title);
 }
 
 // A row of radio buttons over the values for which `valid` holds.
 // Each button is recorded as widget "<id>_<value>".
+// On the same line as the last item while an item `w` wide fits before the visible edge.
+void same_line_if_fits(float w) {
+    if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= ImGui::GetCursorScreenPos().x + visible_width())
+        ImGui::SameLine();
+}
+
+float radio_width(const char* label) {
+    return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
+// A checkbox recorded as widget `name` with its label beside it, wrapped at the
+// visible edge (a long label cut a narrow column); a click on the label toggles it too.
+bool checkbox(frame_out& out, const char* name, const char* label, bool& value) {
+    ImGui::PushID(name);
+    bool changed = ImGui::Checkbox("##box", &value);
+    mark_control(out, name);
+    ImGui::SameLine(0.0f, ImGui::GetStyle().ItemInnerSpacing.x);
+    text_plain(out, label);
+    if (ImGui::IsItemClicked()) {
+        value = !value;
+        changed = true;
+    }
+    ImGui::PopID();
+    return changed;
+}
+
 template <class Valid, class Label>
 bool radio_row(frame_out& out, const char* id, int& value, int lo, int hi, Valid valid, Label label) {
     bool changed = false;
@@ -123,7 +149,7 @@ bool radio_row(frame_out& out, const char* id, int& value, int lo, int hi, Valid
         if (!valid(v))
             continue;
         if (!first)
-            ImGui::SameLine();
+            same_line_if_fits(radio_width(label(v).c_str()));
         first = false;
         ImGui::PushID(v);
         if (ImGui::RadioButton(label(v).c_str(), value == v)) {
@@ -132,8 +158,6 @@ bool radio_row(frame_out& out, const char* id, int& value, int lo, int hi, Valid
         }
         mark_control(out, (std::string(id) + "_" + std::to_string(v)).c_str());
         ImGui::PopID();
-        if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 3.0f)
-            first = true;  // wrap
     }
     ImGui::PopID();
     return changed;
@@ -185,8 +209,9 @@ void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
         const bool selected = int(i) == a.sel_row;
         if (selected)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-        if (ImGui::SmallButton(tokens[i].c_str()))
+        if (chip_button(tokens[i].c_str()))
             out.row = int(i);
+        note_clip(out, tokens[i].c_str());
         if (selected)
             ImGui::PopStyleColor();
         if (ImGui::IsItemHovered())
@@ -200,19 +225,19 @@ void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
     }
     mark_control(out, "shuffle");
     ImGui::SameLine();
-    ImGui::TextDisabled("%zu %s", tokens.size(), tr("tokens", "个词元"));
+    text_disabled(out, "%zu %s", tokens.size(), tr("tokens", "个词元"));
 }
 
 // The model's shape. Each control's editing rule is the core's (edit.hpp).
 void model_section(frame_out& out, experiment& next, bool& changed, float label_w) {
-    section(tr("Model", "模型"));
+    section(out, tr("Model", "模型"));
     int d_model = next.d_model;
     if (ImGui::SliderInt("d_model", &d_model, 2, 64)) {
         next = edit_d_model(next, d_model);
         changed = true;
     }
     mark_control(out, "d_model", "d_model");
-    ImGui::TextUnformatted(tr("heads", "头数"));
+    text_plain(out, tr("heads", "头数"));
     ImGui::SameLine(label_w * 0.9f);
     int heads = next.heads;
     if (radio_row(
@@ -312,7 +337,7 @@ bool advanced_in_use(const app& a) {
 }
 
 void advanced_controls(frame_out& out, experiment& next, bool& changed, float label_w) {
-    ImGui::TextUnformatted("kv_heads");
+    text_plain(out, "kv_heads");
     ImGui::SameLine(label_w * 0.9f);
     int kv = next.kv_heads;
     if (radio_row(
@@ -332,23 +357,21 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
         changed = true;
     }
     bool wo = next.use_wo;
-    if (ImGui::Checkbox(tr("W_O (mix the heads)", "W_O（混合各头）"), &wo)) {
+    if (checkbox(out, "wo", tr("W_O (mix the heads)", "W_O（混合各头）"), wo)) {
         next.use_wo = wo;
         changed = true;
     }
-    mark_control(out, "wo");
     bool after = next.mask_at == mask_placement::after_softmax;
-    if (ImGui::Checkbox(tr("mask after softmax (bug)", "softmax 之后再掩码（错误）"), &after)) {
+    if (checkbox(out, "mask_after", tr("mask after softmax (bug)", "softmax 之后再掩码（错误）"), after)) {
         next.mask_at = after ? mask_placement::after_softmax : mask_placement::before_softmax;
         changed = true;
     }
-    mark_control(out, "mask_after");
-    ImGui::TextUnformatted(tr("precision", "精度"));
+    text_plain(out, tr("precision", "精度"));
     ImGui::SameLine(label_w * 0.9f);
     const char* names[] = {"fp32", "fp16", "bf16"};
     for (int p = 0; p < 3; ++p) {
         if (p)
-            ImGui::SameLine();
+            same_line_if_fits(radio_width(names[p]));
         if (ImGui::RadioButton(names[p], int(next.prec) == p)) {
             next.prec = precision(p);
             changed = true;
@@ -360,30 +383,32 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
 void advanced_section(const app& a, frame_out& out, experiment& next, bool& changed, float label_w) {
     const bool forced = advanced_in_use(a);
     const bool open = forced || a.advanced_open;
-    section(tr("Advanced", "进阶"));
+    section(out, tr("Advanced", "进阶"));
     ImGui::BeginDisabled(forced);  // a setting in use stays in sight
-    if (ImGui::SmallButton(open ? tr("▾ hide: kv_heads, block, W_O, precision, bugs", "▾ 收起：kv_heads、结构、W_O、精度、错误")
-                                : tr("▸ show: kv_heads, block, W_O, precision, bugs", "▸ 展开：kv_heads、结构、W_O、精度、错误")))
+    // A short button and what it folds beside it, wrapped: a column as narrow as a phone's cut the long button.
+    if (chip_button(open ? tr("▾ hide", "▾ 收起") : tr("▸ show", "▸ 展开")))
         out.advanced_open = !a.advanced_open;
     ImGui::EndDisabled();
     mark_control(out, "advanced");
+    ImGui::SameLine();
+    text_disabled(out, "%s", tr("kv_heads, block, W_O, precision, bugs", "kv_heads、结构、W_O、精度、错误"));
     if (open)
         advanced_controls(out, next, changed, label_w);
 }
 
 void interventions_section(frame_out& out, experiment& next, bool& changed) {
-    section(tr("Interventions", "干预"));
-    text_paragraph(tr("Click a head's \"zero\" box to ablate it; click a cell of a softmax map to mask that edge.",
-                      "勾选某个头的\"置零\"来消融它；在 softmax 热力图上点击一个格子来屏蔽那条边。"));
-    ImGui::Text("%s: %zu   %s: %zu", tr("zeroed heads", "置零的头"), next.ablate.size(), tr("masked edges", "屏蔽的边"),
-                next.edges.size());
-    ImGui::Text("%s: %zu", tr("edited numbers", "改过的数值"), next.edits.size());
+    section(out, tr("Interventions", "干预"));
+    text_plain(out, tr("Click a head's \"zero\" box to ablate it; click a cell of a softmax map to mask that edge.",
+                       "勾选某个头的\"置零\"来消融它；在 softmax 热力图上点击一个格子来屏蔽那条边。"));
+    textf(out, "%s: %zu   %s: %zu", tr("zeroed heads", "置零的头"), next.ablate.size(), tr("masked edges", "屏蔽的边"),
+          next.edges.size());
+    textf(out, "%s: %zu", tr("edited numbers", "改过的数值"), next.edits.size());
     ImGui::BeginDisabled(next.ablate.empty() && next.edges.empty() && next.edits.empty());
     if (ImGui::Button(tr("Clear interventions", "清除全部干预"))) {
         next = edit_clear_interventions(next);
         changed = true;
     }
-    mark_control(out, "clear");
+    mark_control(out, "clear_interventions");
     ImGui::EndDisabled();
 }
 
@@ -396,10 +421,10 @@ void panel_controls(const app& a, frame_out& out) {
     ImGui::BeginDisabled(a.options.readonly);
     // Items end a label's width before the visible edge (not the content's: the column scrolls sideways).
     ImGui::PushItemWidth(std::max(visible_width() - label_w, ImGui::GetFontSize() * 4.0f));
-    section(tr("Input", "输入"));
+    section(out, tr("Input", "输入"));
     tokens_row(a, out, next, changed);
     model_section(out, next, changed, label_w);
-    section(tr("Attention", "注意力"));
+    section(out, tr("Attention", "注意力"));
     mask_and_positions(a, out, next, changed);
     scores_and_softmax(out, next, changed);
     advanced_section(a, out, next, changed, label_w);

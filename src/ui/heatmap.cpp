@@ -665,9 +665,12 @@ heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matr
         legend_draw(ctx.gpu, st, l);
     result.cells = st.values.cells;
     result.labelled = l.show_values ? st.values.cells : 0;
-    if (opt.show_values && !l.show_values && result.cells > 0)  // said in words, never half-labelled
+    if (opt.show_values && !l.show_values && result.cells > 0) {  // said in words, never half-labelled; as wide as the map
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(l.child_size.x, l.font * 8.0f));
         ImGui::TextDisabled("%s", tr("numbers too wide for these cells: hover a cell for its value",
                                      "格子太小，放不下数字：把指针移到格子上查看数值"));
+        ImGui::PopTextWrapPos();
+    }
     ImGui::EndGroup();
     return result;
 }

@@ -133,7 +133,7 @@ void explain_cell(const app& a, frame_out& out, const cell_ref& c) {
     if (lines.empty())
         return;
     for (const std::string& line : lines)
-        text_paragraph(line.c_str());
+        text_plain(out, line.c_str());
     const auto mats = stage_matrices(c.at, a.model.tr, a.layer, c.head);
     const stage_matrix& sm = mats[std::size_t(c.matrix)];
     const int i = c.row, j = c.col;
@@ -163,17 +163,17 @@ const intervention_effect& app_effect(const app& a) {
 // [SECTION] inspector
 
 void panel_inspector(const app& a, frame_out& out) {
-    ImGui::SeparatorText(tr("Inspector", "检查器"));
-    text_paragraph(stage_formula(a.current));
+    section_text(out, tr("Inspector", "检查器"));
+    text_plain(out, stage_formula(a.current));
     const cell_ref& c = a.hovered.valid() ? a.hovered : a.selected;
     if (c.valid() && c.at == a.current)
         explain_cell(a, out, c);
     else
-        ImGui::TextDisabled("%s",
-                            tr("Hover or click a cell to see how it is computed.", "悬停或点击一个格子，查看它是怎么算出来的。"));
+        text_disabled(out, "%s",
+                      tr("Hover or click a cell to see how it is computed.", "悬停或点击一个格子，查看它是怎么算出来的。"));
     const trace& t = a.model.tr;
     if (t.nan_count || t.inf_count)
-        ImGui::TextColored(theme_nonfinite(), "%s: %d NaN, %d ±∞", tr("non-finite values", "非有限值"), t.nan_count, t.inf_count);
+        text_colored(out, theme_nonfinite(), "%s: %d NaN, %d ±∞", tr("non-finite values", "非有限值"), t.nan_count, t.inf_count);
 }
 
 // [SECTION] impact
@@ -181,12 +181,12 @@ void panel_inspector(const app& a, frame_out& out) {
 void panel_impact(const app& a, frame_out& out) {
     if (!a.model.has_baseline)
         return;
-    ImGui::SeparatorText(tr("Effect of the interventions", "干预的效果"));
+    section_text(out, tr("Effect of the interventions", "干预的效果"));
     const intervention_effect& effect = app_effect(a);
-    ImGui::Text("%s %.4g   %s %.1f%%", tr("max |Δy|", "最大 |Δy|"), effect.max_abs, tr("‖Δy‖/‖y‖", "‖Δy‖/‖y‖"),
-                effect.relative * 100.0);
+    textf(out, "%s %.4g   %s %.1f%%", tr("max |Δy|", "最大 |Δy|"), effect.max_abs, tr("‖Δy‖/‖y‖", "‖Δy‖/‖y‖"),
+          effect.relative * 100.0);
     mark_widget(out, "impact");
-    ImGui::TextDisabled("%s", tr("Δy = output with the interventions − output without", "Δy = 有干预的输出 − 无干预的输出"));
+    text_disabled(out, "%s", tr("Δy = output with the interventions − output without", "Δy = 有干预的输出 − 无干预的输出"));
     heatmap_options opt;
     opt.map = colormap::diverging;
     opt.version = a.model.version;
@@ -194,32 +194,38 @@ void panel_impact(const app& a, frame_out& out) {
     opt.axes = axes_tokens_by_dimensions();
     opt.cell = 0.0f;  // fit the width: the numbers show when they fit, else the map says to hover
     heatmap_draw(*a.heatmaps, "impact_diff", effect.diff, opt);
+    note_clip(out, "impact_diff");
 }
 
 // [SECTION] code
 
 void panel_code(const app& a, frame_out& out) {
-    ImGui::SeparatorText(tr("The code (the article's numpy)", "代码（文章里的 numpy）"));
+    section_text(out, tr("The code (the article's numpy)", "代码（文章里的 numpy）"));
     const auto [lo, hi] = stage_code_lines(a.current);
     const auto& lines = numpy_code_lines();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (int i = 0; i < int(lines.size()); ++i) {
         const bool lit = i >= lo && i <= hi;
         const ImVec2 p = ImGui::GetCursorScreenPos();
-        if (lit)
-            dl->AddRectFilled(p, ImVec2(p.x + ImGui::GetContentRegionAvail().x, p.y + ImGui::GetTextLineHeightWithSpacing()),
-                              ImGui::GetColorU32(theme_lit_line()));
-        ImGui::TextDisabled("%2d", i + 1);
+        dl->ChannelsSplit(2);  // the lit background under the line, as tall as the line wrapped
+        dl->ChannelsSetCurrent(1);
+        text_disabled(out, "%2d", i + 1);
         ImGui::SameLine();
         if (lit)
-            ImGui::TextUnformatted(lines[std::size_t(i)]);
+            text_plain(out, lines[std::size_t(i)]);
         else
-            ImGui::TextDisabled("%s", lines[std::size_t(i)]);
+            text_disabled(out, "%s", lines[std::size_t(i)]);
         if (lit && i == lo)
             mark_widget(out, "code_lit");
+        dl->ChannelsSetCurrent(0);
+        if (lit)
+            dl->AddRectFilled(
+                p, ImVec2(p.x + ImGui::GetContentRegionAvail().x, ImGui::GetItemRectMax().y + ImGui::GetStyle().ItemSpacing.y),
+                ImGui::GetColorU32(theme_lit_line()));
+        dl->ChannelsMerge();
     }
     if (lo < 0)
-        ImGui::TextDisabled("%s", tr("(this stage is beyond the article's 30 lines)", "（这一步在文章的 30 行代码之外）"));
+        text_disabled(out, "%s", tr("(this stage is beyond the article's 30 lines)", "（这一步在文章的 30 行代码之外）"));
 }
 
 // [SECTION] help
@@ -232,11 +238,10 @@ void panel_help(const app& a, frame_out& out) {
     bool open = a.show_help;
     ImGui::Begin(tr("Help###help", "帮助###help"), &open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
     out.toggle_help = !open;  // its close button
-    text_paragraph(
-        tr("Type a sentence, step through the stages, and change any setting: every number is recomputed at once. "
-           "The address bar always holds the whole experiment: copy it to share exactly what you see.",
-           "输入一句话，逐步查看各个阶段，改动任何设置：所有数字立即重算。地址栏始终保存完整的实验：复制它，"
-           "别人就能看到和你完全一样的东西。"));
+    text_plain(out, tr("Type a sentence, step through the stages, and change any setting: every number is recomputed at once. "
+                       "The address bar always holds the whole experiment: copy it to share exactly what you see.",
+                       "输入一句话，逐步查看各个阶段，改动任何设置：所有数字立即重算。地址栏始终保存完整的实验：复制它，"
+                       "别人就能看到和你完全一样的东西。"));
     ImGui::Spacing();
     const char* keys[][3] = {
         {"← / →", "previous / next stage", "上一步 / 下一步"},
@@ -261,9 +266,9 @@ void panel_help(const app& a, frame_out& out) {
     if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
         for (const auto& k : keys) {
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(k[0]);
+            text_plain(out, k[0]);
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(tr(k[1], k[2]));
+            text_plain(out, tr(k[1], k[2]));
         }
         ImGui::EndTable();
     }
@@ -291,11 +296,10 @@ void panel_start(const app& a, frame_out& out) {
         return;
     }
     out.dismiss_start = ImGui::IsKeyPressed(ImGuiKey_Escape, false);
-    text_paragraph(
-        tr("Watch a transformer's attention compute, step by step, on a sentence you type. Every number "
-           "is live: change any setting or any weight and see every consequence at once.",
-           "在你输入的句子上，一步一步地看 Transformer 的注意力怎样计算。每个数字都是实时的："
-           "改动任何设置或任何权重，立刻看到它带来的全部变化。"));
+    text_plain(out, tr("Watch a transformer's attention compute, step by step, on a sentence you type. Every number "
+                       "is live: change any setting or any weight and see every consequence at once.",
+                       "在你输入的句子上，一步一步地看 Transformer 的注意力怎样计算。每个数字都是实时的："
+                       "改动任何设置或任何权重，立刻看到它带来的全部变化。"));
     ImGui::Spacing();
     const float w = ImGui::GetContentRegionAvail().x;
     if (ImGui::Button(tr("Guided path: lessons L1 → L8", "循序渐进：课程 L1 → L8"), ImVec2(w, 0))) {
@@ -303,26 +307,25 @@ void panel_start(const app& a, frame_out& out) {
         out.dismiss_start = true;
     }
     mark_widget(out, "start_lessons");
-    text_paragraph(tr("Eight short lessons, each a live claim you can check and break.",
-                      "八节短课，每一节都是一个可以亲手验证、也可以亲手打破的结论。"));
+    text_plain(out, tr("Eight short lessons, each a live claim you can check and break.",
+                       "八节短课，每一节都是一个可以亲手验证、也可以亲手打破的结论。"));
     ImGui::Spacing();
     if (ImGui::Button(tr("Explore freely, from the first stage", "自由探索，从第一步开始"), ImVec2(w, 0))) {
         out.show = stage::embeddings;
         out.dismiss_start = true;
     }
     mark_widget(out, "start_explore");
-    text_paragraph(tr("Tokens → X → Q, K, V → scores → softmax → output: ← / → step through; click any cell.",
-                      "词元 → X → Q、K、V → 打分 → softmax → 输出：用 ← / → 逐步查看，点击任何格子。"));
+    text_plain(out, tr("Tokens → X → Q, K, V → scores → softmax → output: ← / → step through; click any cell.",
+                       "词元 → X → Q、K、V → 打分 → softmax → 输出：用 ← / → 逐步查看，点击任何格子。"));
     ImGui::Spacing();
     if (ImGui::Button(tr("Teaching? Embed it", "教学？嵌入你的页面"), ImVec2(w, 0))) {
         out.share.push_back(share_action::copy_embed);
         out.dismiss_start = true;
     }
     mark_widget(out, "start_embed");
-    text_paragraph(
-        tr("Copies an <iframe> of this exact view for a page or slides (Share has it too; the link holds "
-           "the whole experiment).",
-           "复制这个视图的 <iframe> 代码，用于网页或幻灯片（“分享”里也有；链接保存完整的实验）。"));
+    text_plain(out, tr("Copies an <iframe> of this exact view for a page or slides (Share has it too; the link holds "
+                       "the whole experiment).",
+                       "复制这个视图的 <iframe> 代码，用于网页或幻灯片（“分享”里也有；链接保存完整的实验）。"));
     mark_window(out, "start_card");
     if (out.dismiss_start)
         ImGui::CloseCurrentPopup();

@@ -138,7 +138,8 @@ std::string fmt(double x) {
 }
 
 // Horizontal bars for one value per token, centred on zero when signed.
-void bars(const char* id, const std::vector<std::string>& labels, const std::vector<float>& v, bool signed_values, ImU32 col) {
+void bars(frame_out& out, const char* id, const std::vector<std::string>& labels, const std::vector<float>& v, bool signed_values,
+          ImU32 col) {
     ImGui::PushID(id);
     float span = 0;
     for (float x : v)
@@ -150,7 +151,7 @@ void bars(const char* id, const std::vector<std::string>& labels, const std::vec
     const float width = std::min(ImGui::GetContentRegionAvail().x - font * 10.0f, font * 16.0f);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (std::size_t i = 0; i < v.size(); ++i) {
-        ImGui::TextUnformatted(labels[i].c_str());
+        text_plain(out, labels[i].c_str());
         ImGui::SameLine(font * 5.0f);
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const float h = ImGui::GetTextLineHeight();
@@ -161,7 +162,7 @@ void bars(const char* id, const std::vector<std::string>& labels, const std::vec
             dl->AddLine(ImVec2(x0, p.y), ImVec2(x0, p.y + h), IM_COL32(160, 160, 160, 120));
         ImGui::Dummy(ImVec2(width, h));
         ImGui::SameLine();
-        ImGui::TextDisabled("%s", fmt(v[i]).c_str());
+        text_disabled(out, "%s", fmt(v[i]).c_str());
     }
     ImGui::PopID();
 }
@@ -184,11 +185,11 @@ void view_lookup(const app& a, frame_out& out) {
     const auto& tokens = a.model.tr.tokens;
     const lookup_measure& m =
         a.lesson.lookup.get(a.model.version, std::uint64_t(i), [&] { return measure_lookup(a.model.tr, i); });
-    ImGui::Text("%s \"%s\"", tr("query", "查询"), tokens[std::size_t(i)].c_str());
-    ImGui::SeparatorText(tr("probe q_i · label k_j (scaled, masked)", "探针 q_i · 标签 k_j（缩放、掩码后）"));
-    bars("scores", tokens, m.scores, true, IM_COL32(90, 140, 220, 255));
-    ImGui::SeparatorText(tr("weights after the softmax competition", "softmax 竞争后的权重"));
-    bars("weights", tokens, m.weights, false, IM_COL32(250, 200, 60, 255));
+    textf(out, "%s \"%s\"", tr("query", "查询"), tokens[std::size_t(i)].c_str());
+    section_text(out, tr("probe q_i · label k_j (scaled, masked)", "探针 q_i · 标签 k_j（缩放、掩码后）"));
+    bars(out, "scores", tokens, m.scores, true, IM_COL32(90, 140, 220, 255));
+    section_text(out, tr("weights after the softmax competition", "softmax 竞争后的权重"));
+    bars(out, "weights", tokens, m.weights, false, IM_COL32(250, 200, 60, 255));
     {
         const experiment_controls controls(a);
         int mode = int(a.model.exp.softmax == softmax_mode::argmax);
@@ -202,14 +203,16 @@ void view_lookup(const app& a, frame_out& out) {
             ImGui::SameLine();
             ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
             changed |= ImGui::SliderFloat(tr("temperature", "温度"), &t, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+            note_clip(out, "temperature");
         }
         if (changed)
             request_experiment(out, lesson_lookup_edit(a.model.exp, mode != 0, t));
     }
-    ImGui::Text("%s %.4f   %s %.4f   %s %.3f", tr("row sum", "行和"), m.row_sum, tr("largest weight", "最大权重"), m.max_weight,
-                tr("entropy", "熵"), m.entropy);
-    ImGui::TextDisabled("%s", tr("The output row O(i) = Σ_j P(i,j)·V(j): see the Weights·V stage.",
-                                 "输出行 O(i) = Σ_j P(i,j)·V(j)：见\"权重·V\"阶段。"));
+    textf(out, "%s %.4f   %s %.4f   %s %.3f", tr("row sum", "行和"), m.row_sum, tr("largest weight", "最大权重"), m.max_weight,
+          tr("entropy", "熵"), m.entropy);
+    text_disabled(out, "%s",
+                  tr("The output row O(i) = Σ_j P(i,j)·V(j): see the Weights·V stage.",
+                     "输出行 O(i) = Σ_j P(i,j)·V(j)：见\"权重·V\"阶段。"));
     number(out, "row_sum", m.row_sum);
     number(out, "max_weight", m.max_weight);
     number(out, "one_hot", m.one_hot ? 1 : 0);
@@ -239,16 +242,16 @@ void view_sqrt_dk(const app& a, frame_out& out) {
     char label[96];
     std::snprintf(label, sizeof label, "%s  std %.2f (√d_k = %.2f)", tr("q·k", "q·k"), stats.std_raw, std::sqrt(double(dk)));
     ImGui::BeginGroup();
-    ImGui::TextUnformatted(label);
+    text_plain(out, label);
     ImGui::PlotHistogram("##raw", raw_counts.data(), int(raw_counts.size()), 0, nullptr, 0.0f, top, ImVec2(w, hgt));
-    ImGui::TextDisabled("%s", axis);
+    text_disabled(out, "%s", axis);
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
     std::snprintf(label, sizeof label, "%s  std %.2f", tr("q·k / √d_k", "q·k / √d_k"), stats.std_scaled);
-    ImGui::TextUnformatted(label);
+    text_plain(out, label);
     ImGui::PlotHistogram("##scaled", scaled_counts.data(), int(scaled_counts.size()), 0, nullptr, 0.0f, top, ImVec2(w, hgt));
-    ImGui::TextDisabled("%s", axis);
+    text_disabled(out, "%s", axis);
     ImGui::EndGroup();
     mark_widget(out, "l2_hist");
     if (ImGui::BeginTable("l2", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
@@ -261,11 +264,11 @@ void view_sqrt_dk(const app& a, frame_out& out) {
         const double vals[2][2] = {{ent_raw, ent_scaled}, {jac_raw, jac_scaled}};
         for (int r = 0; r < 2; ++r) {
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(rows[r]);
+            text_plain(out, rows[r]);
             ImGui::TableNextColumn();
-            ImGui::Text("%.4f", vals[r][0]);
+            textf(out, "%.4f", vals[r][0]);
             ImGui::TableNextColumn();
-            ImGui::Text("%.4f", vals[r][1]);
+            textf(out, "%.4f", vals[r][1]);
         }
         ImGui::EndTable();
     }
@@ -292,13 +295,13 @@ void view_subspaces(const app& a, frame_out& out) {
         ImGui::TableHeadersRow();
         for (const heads_cost& c : m.by_heads) {
             ImGui::TableNextColumn();
-            ImGui::Text(c.heads == a.model.exp.heads ? "%d  ←" : "%d", c.heads);
+            textf(out, c.heads == a.model.exp.heads ? "%d  ←" : "%d", c.heads);
             ImGui::TableNextColumn();
-            ImGui::Text("%d", c.d_k);
+            textf(out, "%d", c.d_k);
             ImGui::TableNextColumn();
-            ImGui::Text("%lld", static_cast<long long>(c.params));
+            textf(out, "%lld", static_cast<long long>(c.params));
             ImGui::TableNextColumn();
-            ImGui::Text("%lld", static_cast<long long>(c.flops_matmul));
+            textf(out, "%lld", static_cast<long long>(c.flops_matmul));
         }
         ImGui::EndTable();
     }
@@ -308,7 +311,7 @@ void view_subspaces(const app& a, frame_out& out) {
     number(out, "flops_h", double(m.this_many.flops_matmul));
     mark_widget(out, "l3_table");
     // The split on the real numbers: Q (n, d_model) → h blocks of d_k columns.
-    ImGui::TextUnformatted(tr("Q (n, d_model) split by columns → (h, n, d_k):", "Q (n, d_model) 按列切分 → (h, n, d_k)："));
+    text_plain(out, tr("Q (n, d_model) split by columns → (h, n, d_k):", "Q (n, d_model) 按列切分 → (h, n, d_k)："));
     const layer_trace& lt = a.model.tr.layers[0];
     heatmap_options opt;
     opt.map = colormap::diverging;
@@ -320,19 +323,21 @@ void view_subspaces(const app& a, frame_out& out) {
     opt.cell =
         std::clamp(ImGui::GetContentRegionAvail().x / float(2 * d + 8), ImGui::GetFontSize() * 0.4f, ImGui::GetFontSize() * 1.2f);
     heatmap_draw(*a.heatmaps, "l3_q", lt.q_rot, opt);
+    note_clip(out, "l3_q");
     for (int h = 0; h < a.model.exp.heads; ++h) {
         if (h)
             ImGui::SameLine();
         ImGui::BeginGroup();
-        ImGui::Text("Q_%d", h);
+        textf(out, "Q_%d", h);
         char id[16];
         std::snprintf(id, sizeof id, "l3_q%d", h);
         heatmap_draw(*a.heatmaps, id, lt.heads[std::size_t(h)].q, opt);
+        note_clip(out, id);
         ImGui::EndGroup();
     }
     if (m.specialised) {
-        ImGui::Text("%s %.2f   %s %.2f", tr("head 0 → previous token:", "头 0 → 前一个词元："), m.prev_token_weight,
-                    tr("head 1 → itself:", "头 1 → 自己："), m.self_weight);
+        textf(out, "%s %.2f   %s %.2f", tr("head 0 → previous token:", "头 0 → 前一个词元："), m.prev_token_weight,
+              tr("head 1 → itself:", "头 1 → 自己："), m.self_weight);
         number(out, "prev_token_weight", m.prev_token_weight);
         number(out, "self_weight", m.self_weight);
     }
@@ -345,7 +350,7 @@ void view_order(const app& a, frame_out& out) {
         const experiment_controls controls(a);
         int pos = int(a.model.exp.pos);
         bool changed = false;
-        ImGui::TextUnformatted(tr("positions:", "位置编码："));
+        text_plain(out, tr("positions:", "位置编码："));
         const char* names[] = {tr("none", "无"), tr("sinusoidal", "正弦"), "RoPE"};
         for (int p = 0; p < 3; ++p) {
             ImGui::SameLine();
@@ -371,30 +376,32 @@ void view_order(const app& a, frame_out& out) {
     opt.show_legend = false;
     opt.cell = ImGui::GetFontSize() * 1.8f;
     ImGui::BeginGroup();
-    ImGui::TextUnformatted(a.model.exp.text.c_str());
+    text_plain(out, a.model.exp.text.c_str());
     opt.row_labels = opt.col_labels = &a.model.tr.tokens;
     opt.axes = axes_queries_by_keys();
     heatmap_draw(*a.heatmaps, "l4_a", a.model.tr.layers[0].heads[0].weights, opt);
+    note_clip(out, "l4_a");
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
-    ImGui::TextUnformatted(rev.text.c_str());
+    text_plain(out, rev.text.c_str());
     opt.row_labels = opt.col_labels = &tb.tokens;
     opt.version = a.model.version * 2 + 1;
     heatmap_draw(*a.heatmaps, "l4_b", tb.layers[0].heads[0].weights, opt);
+    note_clip(out, "l4_b");
     ImGui::EndGroup();
     const bool same = out_diff < 1e-4;
-    ImGui::TextColored(same ? theme_good() : theme_bad(), "%s %s",
-                       same ? tr("Same outputs, token for token:", "逐词元输出相同：")
-                            : tr("Order matters now — outputs differ by", "现在顺序有影响——输出相差"),
-                       fmt(out_diff).c_str());
+    text_colored(out, same ? theme_good() : theme_bad(), "%s %s",
+                 same ? tr("Same outputs, token for token:", "逐词元输出相同：")
+                      : tr("Order matters now — outputs differ by", "现在顺序有影响——输出相差"),
+                 fmt(out_diff).c_str());
     number(out, "reverse_output_diff", out_diff);
     number(out, "reverse_weight_diff", w_diff);
 
     if (a.model.exp.pos == positional::rope) {
         // RoPE: pair 0 of q_i and k_j as 2-D vectors, turned by position.
-        ImGui::SeparatorText(
-            tr("RoPE: the first (q, k) pair of each token, as 2-D vectors", "RoPE：每个词元的第一对 (q, k) 分量，画成二维向量"));
+        section_text(out, tr("RoPE: the first (q, k) pair of each token, as 2-D vectors",
+                             "RoPE：每个词元的第一对 (q, k) 分量，画成二维向量"));
         const head_trace& h = a.model.tr.layers[0].heads[0];
         const float r = ImGui::GetFontSize() * 5.0f;
         const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -426,14 +433,14 @@ void view_order(const app& a, frame_out& out) {
         }
         const rope_shift_measure& rm = a.lesson.rope.get(a.model.version, std::uint64_t(a.sel_row),
                                                          [&] { return measure_rope_shift(a.model.exp, a.model.tr, a.sel_row); });
-        ImGui::Text("score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), fmt(rm.score).c_str());
-        ImGui::Text("score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), fmt(rm.score_unshifted).c_str());
+        textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), fmt(rm.score).c_str());
+        textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), fmt(rm.score_unshifted).c_str());
         ImGui::EndGroup();
         number(out, "rope_score_shift_diff", rm.score_diff);
         number(out, "rope_q_moved", rm.q_moved);
     }
     if (a.model.exp.pos == positional::sinusoidal) {
-        ImGui::SeparatorText(tr("sinusoidal encodings added to X", "加到 X 上的正弦位置编码"));
+        section_text(out, tr("sinusoidal encodings added to X", "加到 X 上的正弦位置编码"));
         heatmap_options po;
         po.map = colormap::diverging;
         po.version = a.model.version;
@@ -442,6 +449,7 @@ void view_order(const app& a, frame_out& out) {
         po.show_values = false;
         po.cell = ImGui::GetFontSize() * 1.2f;
         heatmap_draw(*a.heatmaps, "l4_pe", a.model.tr.positions, po);
+        note_clip(out, "l4_pe");
     }
 }
 
@@ -454,22 +462,23 @@ void cost_curve(const app& a, frame_out& out) {
                      tr("score + weighted-sum GFLOPs, n = 256 … 8192", "打分 + 加权和 GFLOPs，n = 256 … 8192"), 0.0f, FLT_MAX,
                      ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4.5f));
     if (m.ratio_32x > 0) {
-        ImGui::Text("4k → 128k tokens: 32× %s, %.0f× %s; %s %.1f GB %s", tr("length", "长度"), m.ratio_32x,
-                    tr("score FLOPs", "打分 FLOPs"), tr("the n×n scores of one head:", "一个头的 n×n 分数："), m.gb_scores_128k,
-                    "(fp32)");
+        textf(out, "4k → 128k tokens: 32× %s, %.0f× %s; %s %.1f GB %s", tr("length", "长度"), m.ratio_32x,
+              tr("score FLOPs", "打分 FLOPs"), tr("the n×n scores of one head:", "一个头的 n×n 分数："), m.gb_scores_128k,
+              "(fp32)");
         number(out, "cost_ratio_32x", m.ratio_32x);
     }
 }
 
 // (b) Tiled online softmax on head 0 of layer 0.
 void tile_stepper(const app& a, frame_out& out) {
-    ImGui::SeparatorText(tr("Tiled online softmax, tile by tile", "分块在线 softmax，一块一块来"));
+    section_text(out, tr("Tiled online softmax, tile by tile", "分块在线 softmax，一块一块来"));
     const int n = int(a.model.tr.tokens.size());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
     // The tile and the step this frame shows; a change is asked for at the end.
     int tile = a.lesson.tile, step = a.lesson.tile_step;
     if (ImGui::SliderInt(tr("tile", "块大小"), &tile, 1, std::max(1, n)))
         step = 0;
+    note_clip(out, "tile");
     const tiled_measure& m =
         a.lesson.tiled.get(a.model.version, std::uint64_t(tile), [&] { return measure_tiled(a.model.exp, a.model.tr, tile); });
     const std::vector<tiled_step>& steps = m.steps;
@@ -478,12 +487,13 @@ void tile_stepper(const app& a, frame_out& out) {
     ImGui::SameLine();
     if (ImGui::Button(tr("◀ step", "◀ 上一块")) && step > 0)
         --step;
+    note_clip(out, "step back");
     ImGui::SameLine();
     if (ImGui::Button(tr("step ▶", "下一块 ▶")) && step < total)
         ++step;
     mark_widget(out, "l5_step");
     ImGui::SameLine();
-    ImGui::Text("%d / %d", step, total);
+    textf(out, "%d / %d", step, total);
     // The score matrix as a grid of tiles: done, current, skipped (masked), to do.
     const float cell = std::clamp(ImGui::GetFontSize() * 8.0f / float(std::max(n, 1)), 4.0f, ImGui::GetFontSize() * 1.4f);
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -503,8 +513,8 @@ void tile_stepper(const app& a, frame_out& out) {
     ImGui::BeginGroup();
     if (step > 0) {
         const tiled_step& ts = steps[std::size_t(step - 1)];
-        ImGui::Text("%s %d–%d × %s %d–%d%s", tr("queries", "查询"), ts.q0, ts.q0 + ts.q_rows - 1, tr("keys", "键"), ts.k0,
-                    ts.k0 + ts.k_rows - 1, ts.skipped ? tr("  (fully masked: skipped)", "（完全被掩码：跳过）") : "");
+        textf(out, "%s %d–%d × %s %d–%d%s", tr("queries", "查询"), ts.q0, ts.q0 + ts.q_rows - 1, tr("keys", "键"), ts.k0,
+              ts.k0 + ts.k_rows - 1, ts.skipped ? tr("  (fully masked: skipped)", "（完全被掩码：跳过）") : "");
         if (ImGui::BeginTable("tile", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
             ImGui::TableSetupColumn(tr("row", "行"));
             ImGui::TableSetupColumn("max m");
@@ -513,22 +523,22 @@ void tile_stepper(const app& a, frame_out& out) {
             ImGui::TableHeadersRow();
             for (int r = 0; r < ts.q_rows; ++r) {
                 ImGui::TableNextColumn();
-                ImGui::Text("%d", ts.q0 + r);
+                textf(out, "%d", ts.q0 + r);
                 ImGui::TableNextColumn();
-                ImGui::Text("%s → %s", fmt(ts.max_before[std::size_t(r)]).c_str(), fmt(ts.max_after[std::size_t(r)]).c_str());
+                textf(out, "%s → %s", fmt(ts.max_before[std::size_t(r)]).c_str(), fmt(ts.max_after[std::size_t(r)]).c_str());
                 ImGui::TableNextColumn();
-                ImGui::Text("%s → %s", fmt(ts.sum_before[std::size_t(r)]).c_str(), fmt(ts.sum_after[std::size_t(r)]).c_str());
+                textf(out, "%s → %s", fmt(ts.sum_before[std::size_t(r)]).c_str(), fmt(ts.sum_after[std::size_t(r)]).c_str());
                 ImGui::TableNextColumn();
-                ImGui::Text("×%s", fmt(ts.rescale[std::size_t(r)]).c_str());
+                textf(out, "×%s", fmt(ts.rescale[std::size_t(r)]).c_str());
             }
             ImGui::EndTable();
         }
     } else {
-        ImGui::TextDisabled("%s", tr("Press step ▶ to run the first tile.", "按\"下一块 ▶\"运行第一块。"));
+        text_disabled(out, "%s", tr("Press step ▶ to run the first tile.", "按\"下一块 ▶\"运行第一块。"));
     }
-    ImGui::Text("%s %s", tr("max |tiled − plain| =", "最大 |分块 − 普通| ="), fmt(m.max_diff).c_str());
-    ImGui::Text("%s %zu B   %s %zu B", tr("working memory: tiled", "工作内存：分块"), m.tiled_bytes,
-                tr("plain (n²)", "普通（n²）"), m.plain_bytes);
+    textf(out, "%s %s", tr("max |tiled − plain| =", "最大 |分块 − 普通| ="), fmt(m.max_diff).c_str());
+    textf(out, "%s %zu B   %s %zu B", tr("working memory: tiled", "工作内存：分块"), m.tiled_bytes,
+          tr("plain (n²)", "普通（n²）"), m.plain_bytes);
     ImGui::EndGroup();
     number(out, "tiled_max_diff", m.max_diff);
     number(out, "tiled_steps", total);
@@ -544,7 +554,7 @@ void tile_stepper(const app& a, frame_out& out) {
 // (c) Decoding with a KV cache.
 void decode_panel(const app& a, frame_out& out) {
     const int n = int(a.model.tr.tokens.size()), h = a.model.exp.heads;
-    ImGui::SeparatorText(tr("Decoding with a KV cache", "用 KV 缓存解码"));
+    section_text(out, tr("Decoding with a KV cache", "用 KV 缓存解码"));
     int t = a.model.exp.decode;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
     {
@@ -556,17 +566,17 @@ void decode_panel(const app& a, frame_out& out) {
     const decode_measure& m = a.lesson.decode.get(a.model.version, 0, [&] { return measure_decode(a.model.exp, a.model.tr); });
     if (!m.active)
         return;
-    ImGui::Text("%s %d %s × %d KV %s; %s 1, %s %d", tr("cache:", "缓存："), m.cache_rows, tr("rows", "行"), a.model.exp.kv_heads,
-                tr("heads", "头"), tr("computed this step:", "本步新算："), tr("reused:", "复用："), m.cache_rows - 1);
-    ImGui::Text("%s %s", tr("max |decoded − full causal pass| =", "最大 |解码 − 完整因果计算| ="), fmt(m.max_diff).c_str());
+    textf(out, "%s %d %s × %d KV %s; %s 1, %s %d", tr("cache:", "缓存："), m.cache_rows, tr("rows", "行"), a.model.exp.kv_heads,
+          tr("heads", "头"), tr("computed this step:", "本步新算："), tr("reused:", "复用："), m.cache_rows - 1);
+    textf(out, "%s %s", tr("max |decoded − full causal pass| =", "最大 |解码 − 完整因果计算| ="), fmt(m.max_diff).c_str());
     number(out, "decode_max_diff", m.max_diff);
     for (int kv : {h, std::max(1, a.model.exp.kv_heads), 1}) {
         const double bytes = kv == h ? m.bytes_mha : kv == 1 ? m.bytes_mqa : m.bytes_gqa;
-        ImGui::Text("%s (kv_heads %d): %.0f B %s",
-                    kv == h   ? "MHA"
-                    : kv == 1 ? "MQA"
-                              : "GQA",
-                    kv, bytes, tr("of K and V read this step", "本步读取的 K、V 字节"));
+        textf(out, "%s (kv_heads %d): %.0f B %s",
+              kv == h   ? "MHA"
+              : kv == 1 ? "MQA"
+                        : "GQA",
+              kv, bytes, tr("of K and V read this step", "本步读取的 K、V 字节"));
     }
     number(out, "bytes_mha", m.bytes_mha);
     number(out, "bytes_gqa", m.bytes_gqa);
@@ -583,8 +593,8 @@ void view_cost(const app& a, frame_out& out) {
 // [SECTION] L6 the code
 
 void view_code(const app& a, frame_out& out) {
-    text_paragraph(tr("The code panel on the right follows you: each stage lights the lines that compute it.",
-                      "右边的代码面板会跟着你：每个阶段都会点亮计算它的那几行。"));
+    text_plain(out, tr("The code panel on the right follows you: each stage lights the lines that compute it.",
+                       "右边的代码面板会跟着你：每个阶段都会点亮计算它的那几行。"));
     number(out, "code_lines", double(numpy_code_lines().size()));
     const auto [lo, hi] = stage_code_lines(a.current);
     number(out, "lit_from", lo);
@@ -611,23 +621,23 @@ void view_not_explanations(const app& a, frame_out& out) {
     }
     const bright_cell_measure& b =
         a.lesson.bright.get(a.model.version, 0, [&] { return measure_bright_cell(a.model.exp, a.model.tr); });
-    ImGui::Text("%s (%d, %d) = %.2f → %s %.2f%%", tr("brightest cell of head 0", "头 0 最亮的格子"), b.row, b.col, b.weight,
-                tr("masking it changes the output by", "屏蔽它使输出改变"), b.effect * 100.0);
+    textf(out, "%s (%d, %d) = %.2f → %s %.2f%%", tr("brightest cell of head 0", "头 0 最亮的格子"), b.row, b.col, b.weight,
+          tr("masking it changes the output by", "屏蔽它使输出改变"), b.effect * 100.0);
     number(out, "bright_weight", b.weight);
     number(out, "bright_effect", b.effect);
     if (a.model.exp.weights == weight_init::cancel) {
         const cancel_measure& c =
             a.lesson.cancel.get(a.model.version, 0, [&] { return measure_cancel(a.model.exp, a.model.tr); });
-        ImGui::Text("%s %.4f   %s %.4f", tr("zero head 0 alone: ‖Δy‖ =", "只把头 0 置零：‖Δy‖ ="), c.delta_one,
-                    tr("zero heads 0 and 1: ‖Δy‖ =", "把头 0 和 1 都置零：‖Δy‖ ="), c.delta_both);
-        ImGui::TextDisabled(
-            "%s", tr("Both maps are bright, yet together they contribute nothing.", "两张图都很亮，合起来却毫无贡献。"));
+        textf(out, "%s %.4f   %s %.4f", tr("zero head 0 alone: ‖Δy‖ =", "只把头 0 置零：‖Δy‖ ="), c.delta_one,
+              tr("zero heads 0 and 1: ‖Δy‖ =", "把头 0 和 1 都置零：‖Δy‖ ="), c.delta_both);
+        text_disabled(out, "%s",
+                      tr("Both maps are bright, yet together they contribute nothing.", "两张图都很亮，合起来却毫无贡献。"));
         number(out, "cancel_delta_one", c.delta_one);
         number(out, "cancel_delta_both", c.delta_both);
     }
     if (a.model.exp.weights == weight_init::sink) {
         const sink_measure m = measure_sink(a.model.exp, a.model.tr);
-        ImGui::Text("%s %.2f", tr("mean weight on the first token:", "第一个词元上的平均权重："), m.weight);
+        textf(out, "%s %.2f", tr("mean weight on the first token:", "第一个词元上的平均权重："), m.weight);
         {
             const experiment_controls controls(a);
             if (ImGui::Button(m.masked ? tr("Restore the sink", "恢复沉淀词元")
@@ -659,13 +669,13 @@ void view_bugs(const app& a, frame_out& out) {
             request_experiment(out, lesson_bugs_edit(e, after, no_max, no_wo));
     }
     const bugs_measure& m = a.lesson.bugs.get(a.model.version, 0, [&] { return measure_bugs(e, a.model.tr); });
-    ImGui::Text("%s %.4f   NaN: %d (%s %d)", tr("smallest row sum", "最小行和"), m.min_row_sum, m.nan_count,
-                tr("correct:", "正确："), m.correct_nan_count);
+    textf(out, "%s %.4f   NaN: %d (%s %d)", tr("smallest row sum", "最小行和"), m.min_row_sum, m.nan_count,
+          tr("correct:", "正确："), m.correct_nan_count);
     if (m.overflow_row >= 0)
-        ImGui::Text("%s (%d, %d) = %s > 11.09 → e^x > 65504",
-                    tr("first logit past fp16's exp limit:", "第一个超过 fp16 exp 上限的 logit："), m.overflow_row,
-                    m.overflow_col, fmt(m.overflow_logit).c_str());
-    ImGui::TextUnformatted(tr("output − correct output:", "输出 − 正确输出："));
+        textf(out, "%s (%d, %d) = %s > 11.09 → e^x > 65504",
+              tr("first logit past fp16's exp limit:", "第一个超过 fp16 exp 上限的 logit："), m.overflow_row, m.overflow_col,
+              fmt(m.overflow_logit).c_str());
+    text_plain(out, tr("output − correct output:", "输出 − 正确输出："));
     heatmap_options opt;
     opt.map = colormap::diverging;
     opt.version = a.model.version;
@@ -673,7 +683,8 @@ void view_bugs(const app& a, frame_out& out) {
     opt.axes = axes_tokens_by_dimensions();
     opt.cell = 0.0f;  // fit the width: the numbers show when they fit, else the map says to hover
     heatmap_draw(*a.heatmaps, "l8_diff", m.diff, opt);
-    ImGui::Text("‖y‖ = %s   ‖y_correct‖ = %s", fmt(m.output_norm).c_str(), fmt(m.correct_output_norm).c_str());
+    note_clip(out, "l8_diff");
+    textf(out, "‖y‖ = %s   ‖y_correct‖ = %s", fmt(m.output_norm).c_str(), fmt(m.correct_output_norm).c_str());
     number(out, "min_row_sum", m.min_row_sum);
     number(out, "nan_count", m.nan_count);
     number(out, "correct_nan_count", m.correct_nan_count);
@@ -692,7 +703,7 @@ namespace {
 
 void lesson_list(const app& a, frame_out& out) {
     const auto& list = lessons();
-    ImGui::TextUnformatted(tr("Lessons", "课程"));
+    text_plain(out, tr("Lessons", "课程"));
     char chip[64];
     for (int i = 0; i < int(list.size()); ++i) {
         const lesson& l = list[std::size_t(i)];
@@ -705,7 +716,7 @@ void lesson_list(const app& a, frame_out& out) {
         const bool on = a.lesson.index == i;
         if (on)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-        if (ImGui::SmallButton(chip))
+        if (chip_button(chip))
             lesson_open(a, out, i);
         if (on)
             ImGui::PopStyleColor();
@@ -716,7 +727,7 @@ void lesson_list(const app& a, frame_out& out) {
     ImGui::SameLine();
     if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(tr("explore", "自由探索")).x + ImGui::GetFontSize())
         ImGui::NewLine();
-    if (ImGui::SmallButton(tr("explore", "自由探索")))
+    if (chip_button(tr("explore", "自由探索")))
         lesson_open(a, out, -1);
     mark_widget(out, "explore");
 }
@@ -740,23 +751,31 @@ void panel_lesson(const app& a, frame_out& out) {
     ImGui::Separator();
     ImGui::BeginGroup();
     ImGui::PushID("lesson");
-    ImGui::Text("%s  %s", l.id, tr(l.title_en, l.title_zh));
+    // The visible edge, from the group's left (where SameLine's offsets count from).
+    const float left = ImGui::GetCursorScreenPos().x, right = visible_width();
+    textf(out, "%s  %s", l.id, tr(l.title_en, l.title_zh));
     if (!a.options.embed) {
         const experiment_controls controls(a);
-        ImGui::SameLine(ImGui::GetContentRegionMax().x - ImGui::GetFontSize() * 9.0f);
+        // Previous and next at the right of the title, or under it when they do not fit beside it.
+        const ImGuiStyle& st = ImGui::GetStyle();
+        const float nav = ImGui::CalcTextSize(tr("◀ previous", "◀ 上一课")).x + ImGui::CalcTextSize(tr("next ▶", "下一课 ▶")).x +
+                          st.FramePadding.x * 4 + st.ItemSpacing.x;
+        if (ImGui::GetItemRectMax().x - left + st.ItemSpacing.x + nav <= right)
+            ImGui::SameLine(right - nav);
         ImGui::BeginDisabled(a.lesson.index == 0);
-        if (ImGui::SmallButton(tr("◀ previous", "◀ 上一课")))
+        if (chip_button(tr("◀ previous", "◀ 上一课")))
             lesson_open(a, out, a.lesson.index - 1);
+        mark_widget(out, "lesson_previous");
         ImGui::EndDisabled();
         ImGui::SameLine();
         ImGui::BeginDisabled(a.lesson.index + 1 >= int(list.size()));
-        if (ImGui::SmallButton(tr("next ▶", "下一课 ▶")))
+        if (chip_button(tr("next ▶", "下一课 ▶")))
             lesson_open(a, out, a.lesson.index + 1);
         mark_widget(out, "lesson_next");
         ImGui::EndDisabled();
     }
     const lesson& shown = list[std::size_t(a.lesson.index)];  // previous/next may have just moved on from l
-    text_paragraph(tr(shown.try_en, shown.try_zh));
+    text_plain(out, tr(shown.try_en, shown.try_zh));
     ImGui::Separator();
     switch (a.lesson.index) {
         case 0:

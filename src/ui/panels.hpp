@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "imgui.h"
 
 namespace attn::ui {
 
@@ -61,10 +62,25 @@ void mark_widget(frame_out& out, const char* name);
 // The same for the whole current window.
 void mark_window(frame_out& out, const char* name);
 
-// A paragraph wrapped at the current window's visible right edge. ImGui's
-// TextWrapped wraps at the content's width, which in a window that scrolls
-// sideways (a wide map) lies past what is seen: the ends of lines were cut off.
-void text_paragraph(const char* text);
+// Records the last ImGui item in out.clipped when its window cuts it (what
+// counts as cut: item_cut in app.cpp). ImGui has no hook for text items, so
+// everything a person reads is drawn through the helpers below, and mark_widget
+// and mark_slider note their item too.
+void note_clip(frame_out& out, const char* text);
+// ImGui::TextUnformatted, Text, TextDisabled, TextColored and SeparatorText,
+// each followed by note_clip. The texts wrap at the current window's (or table
+// cell's) visible right edge, not at the content's: in a window that scrolls
+// sideways (a wide map) that lies past what is seen.
+void text_plain(frame_out& out, const char* s);
+void textf(frame_out& out, const char* fmt, ...) IM_FMTARGS(2);
+void text_disabled(frame_out& out, const char* fmt, ...) IM_FMTARGS(2);
+void text_colored(frame_out& out, const ImVec4& colour, const char* fmt, ...) IM_FMTARGS(3);
+void section_text(frame_out& out, const char* title);
+
+// ImGui::SmallButton, or in the touch layout (ImGuiConfigFlags_IsTouchScreen, which
+// the platform sets on a phone or a coarse pointer) a full button: a finger needs
+// a target at least 32 px tall, and a small button is a line of text high.
+bool chip_button(const char* label);
 
 // From the cursor to the current window's visible right edge. In a window that
 // scrolls sideways a negative item width counts from the content's edge instead,

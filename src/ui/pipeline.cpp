@@ -108,6 +108,7 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     char id[48];
     std::snprintf(id, sizeof id, "m%d_h%d_s%d", index, head, int(a.current));
     const heatmap_result r = heatmap_draw(*a.heatmaps, id, *sm.m, opt);
+    note_clip(out, sm.label);  // the map with its legend and notes (one group)
     // The cells' rectangle, under a name tests can click into ("grid_head1", "grid_map0").
     char name[24];
     if (stage_per_head(a.current))
@@ -178,7 +179,7 @@ void intervened_effect(const app& a, frame_out& out, int head) {
     const bool alone =
         x.ablate.size() == (zeroed ? 1u : 0u) &&
         std::all_of(x.edges.begin(), x.edges.end(), [&](const masked_edge& m) { return edge_in_head(m, a.layer, head); });
-    ImGui::TextColored(theme_bad(), "Δy %.3g (%.0f%%)%s", e.max_abs, e.relative * 100.0, alone ? "" : " *");
+    text_colored(out, theme_bad(), "Δy %.3g (%.0f%%)%s", e.max_abs, e.relative * 100.0, alone ? "" : " *");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", !alone ? tr("* All interventions together change the output by max |Δy| (‖Δy‖/‖y‖ in brackets).",
                                             "* 全部干预一起使输出变化 max |Δy|（括号里是 ‖Δy‖/‖y‖）。")
@@ -197,10 +198,10 @@ void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vect
     ImGui::BeginGroup();
     ImGui::PushID(hi);
     const head_trace& ht = a.model.tr.layers[std::size_t(a.layer)].heads[std::size_t(hi)];
-    ImGui::Text("%s %d", tr("head", "头"), hi);
+    textf(out, "%s %d", tr("head", "头"), hi);
     if (a.model.exp.kv_heads != a.model.exp.heads) {
         ImGui::SameLine();
-        ImGui::TextDisabled("(kv %d)", ht.kv_group);
+        text_disabled(out, "(kv %d)", ht.kv_group);
     }
     ImGui::SameLine();
     bool zero = ht.ablated;
@@ -253,7 +254,7 @@ void pin_bar(const app& a, frame_out& out) {
     if (ImGui::Checkbox(tr("Compare A | B | B − A", "对比 A | B | B − A"), &shown))
         out.compare_shown = shown;
     mark_widget(out, "compare");
-    text_paragraph(compare_summary_text(app_compare(a)).c_str());
+    text_plain(out, compare_summary_text(app_compare(a)).c_str());
     mark_widget(out, "compare_summary");
 }
 
@@ -300,7 +301,7 @@ void compare_row(const app& a, frame_out& out, const stage_matrix (&m)[2], const
         ImGui::BeginGroup();
         // Its words wrap within its third of the row, so the three fit side by side.
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-        ImGui::TextUnformatted(titles[k]);
+        text_plain(out, titles[k]);
         char id[40], name[24];
         std::snprintf(id, sizeof id, "cmp%d_m%d_s%d", k, index, int(a.current));
         const heatmap_result r = heatmap_draw(*a.heatmaps, id, k == 2 ? d.diff : *sm.m, opt);
@@ -326,9 +327,9 @@ void compare_maps(const app& a, frame_out& out) {
         const auto mb = stage_matrices(a.current, a.model.tr, a.layer, hi);
         for (std::size_t k = 0; k < mb.size() && k < ma.size() && index < c.maps.size(); ++k, ++index) {
             if (stage_per_head(a.current))
-                ImGui::Text("%s %d · %s", tr("head", "头"), hi, mb[k].label);
+                textf(out, "%s %d · %s", tr("head", "头"), hi, mb[k].label);
             else
-                ImGui::TextUnformatted(mb[k].label);
+                text_plain(out, mb[k].label);
             const float cell =
                 std::clamp((third - font * 4.0f) / float(mb[k].m->cols), font * 0.6f, std::max(font * 2.4f, value_cell(a)));
             const stage_matrix pair[2] = {ma[k], mb[k]};
@@ -400,8 +401,8 @@ void panel_pipeline(const app& a, frame_out& out) {
             out.layer = layer;
         mark_widget(out, "layer");
     }
-    text_paragraph(stage_explain(a.current));
-    ImGui::TextDisabled("%s", stage_formula(a.current));
+    text_plain(out, stage_explain(a.current));
+    text_disabled(out, "%s", stage_formula(a.current));
     scale_switch(a, out);
     pin_bar(a, out);
     ImGui::Separator();
@@ -449,7 +450,7 @@ void panel_pipeline(const app& a, frame_out& out) {
         const float cell =
             std::clamp((column - font * 4.0f) / float(sm.m->cols), font * 0.6f, std::max(font * 2.4f, value_cell(a)));
         ImGui::BeginGroup();
-        ImGui::Text("%s  (%d × %d)%s", sm.label, sm.m->rows, sm.m->cols, sm.editable ? "  ✎" : "");
+        textf(out, "%s  (%d × %d)%s", sm.label, sm.m->rows, sm.m->cols, sm.editable ? "  ✎" : "");
         if (sm.editable && ImGui::IsItemHovered())
             ImGui::SetTooltip("%s", tr("Editable: click a cell, then drag or type its value in the inspector.",
                                        "可编辑：点击格子，然后在检查器里拖动或输入它的值。"));

@@ -206,9 +206,9 @@ void link_length_note(const app& a, frame_out& out) {
                             : tr("Link: %zu characters, readable (under %zu)", "链接：%zu 个字符，可读（少于 %zu）"),
                   n, link_limits::compress_above);
     if (long_link)
-        ImGui::TextColored(theme_bad(), "%s", text);
+        text_colored(out, theme_bad(), "%s", text);
     else
-        ImGui::TextDisabled("%s", text);
+        text_disabled(out, "%s", text);
     mark_widget(out, "share_link_length");
 }
 
@@ -228,7 +228,7 @@ void share_menu(const app& a, frame_out& out) {
     item(tr("Copy link", "复制链接"), "share_copy_link", share_action::copy_link);
     link_length_note(a, out);
     item(tr("Copy embed code", "复制嵌入代码"), "share_copy_embed", share_action::copy_embed);
-    ImGui::SeparatorText(tr("Export", "导出"));
+    section_text(out, tr("Export", "导出"));
     item(tr("This stage's matrices (CSV)", "这一步的矩阵（CSV）"), "share_export_csv", share_action::export_csv);
     item(tr("The whole trace (JSON)", "完整的计算过程（JSON）"), "share_export_json", share_action::export_json);
     item(tr("The picture (PNG)", "图片（PNG）"), "share_export_png", share_action::export_png);
@@ -240,7 +240,7 @@ void embed_bar(const app&, frame_out& out) {
     const char* label = tr("Open in the full playground ↗", "在完整的演练场中打开 ↗");
     const float w = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w));
-    if (ImGui::SmallButton(label))
+    if (chip_button(label))
         out.share.push_back(share_action::open_full);
     mark_widget(out, "open_full");
 }
@@ -256,17 +256,17 @@ void banner(const app& a, frame_out& out) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.95f, 0.95f, 1.0f));  // the banner is dark in either theme
     ImGui::BeginChild("banner", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_AlwaysUseWindowPadding);
     if (error) {
-        ImGui::TextUnformatted(
-            a.errors_from_link
-                ? tr("This link could not be opened; showing the default experiment:", "无法打开这个链接，显示的是默认实验：")
-                : tr("Change refused; the last good experiment stays:", "改动被拒绝，保留上一个有效的实验："));
+        text_plain(out, a.errors_from_link
+                            ? tr("This link could not be opened; showing the default experiment:",
+                                 "无法打开这个链接，显示的是默认实验：")
+                            : tr("Change refused; the last good experiment stays:", "改动被拒绝，保留上一个有效的实验："));
         for (const auto& err : a.errors)
-            ImGui::TextColored(ImVec4(1.0f, 0.80f, 0.72f, 1.0f), "  %s", err.c_str());
+            text_colored(out, ImVec4(1.0f, 0.80f, 0.72f, 1.0f), "  %s", err.c_str());
     } else {
-        ImGui::TextUnformatted(a.notice.c_str());
+        text_plain(out, a.notice.c_str());
     }
     ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - font * 1.6f, ImGui::GetStyle().WindowPadding.y));
-    if (ImGui::SmallButton("×"))
+    if (chip_button("×"))
         out.dismiss_banner = true;
     mark_widget(out, "banner_close");
     ImGui::EndChild();

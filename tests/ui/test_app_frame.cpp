@@ -417,7 +417,8 @@ TEST_CASE("every control of the controls panel has a line of help in both langua
         CHECK(std::any_of(h->zh, h->zh + std::string(h->zh).size(), [](char c) { return (unsigned char)c >= 0x80; }));
     }
     CHECK(controls >= 20);
-    for (const char* name : {"layers", "pad", "pos_offset", "rope_base", "scale_factor", "clear", "kv_1", "precision_fp16"})
+    for (const char* name :
+         {"layers", "pad", "pos_offset", "rope_base", "scale_factor", "clear_interventions", "kv_1", "precision_fp16"})
         CHECK_MESSAGE(find_widget(a, name), name);
     CHECK(ui::control_help_of("heads_4") == ui::control_help_of("heads"));
     CHECK(ui::control_help_of("grid_head0") == nullptr);
@@ -464,4 +465,53 @@ TEST_CASE("compare: Pin as A, then Compare draws A | B | B − A of every map of
     frame(a);
     CHECK(ui::compare_summary_text(ui::app_compare(a)).find("tokens, B has 3") != std::string::npos);
     CHECK_FALSE(find_widget(a, "cmp_a0"));
+}
+
+namespace {
+
+// The texts and buttons `draw` puts in a 200 × 100 window with `flags` that its
+// window cuts (ui::note_clip), on the second frame (a scrollbar appears a frame
+// after the content that needs it).
+template <class Draw>
+std::vector<ui::clip_report> clipped_in_window(ImGuiWindowFlags flags, Draw draw) {
+    ui::frame_out out;
+    for (int f = 0; f < 2; ++f) {
+        out = ui::frame_out{};
+        ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+        ImGui::NewFrame();
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(200, 100));
+        ImGui::Begin("clip", nullptr, flags | ImGuiWindowFlags_NoSavedSettings);
+        draw(out);
+        ImGui::End();
+        ImGui::Render();
+    }
+    return out.clipped;
+}
+
+}  // namespace
+
+TEST_CASE("a text or button its window cuts is counted once, with its text; one that fits or wraps is not") {
+    headless_imgui imgui;
+    const auto button = [](ui::frame_out& out, const char* label) {
+        ImGui::Button(label);
+        ui::note_clip(out, label);
+    };
+    const char* wide = "a button label far too wide for a window two hundred pixels wide";
+    CHECK(clipped_in_window(0, [](ui::frame_out& out) { ui::text_plain(out, "fits"); }).empty());
+    const auto cut = clipped_in_window(0, [&](ui::frame_out& out) { button(out, wide); });
+    REQUIRE(cut.size() == 1);
+    CHECK(cut[0].text == std::string(wide).substr(0, 40));
+    CHECK(cut[0].x1 > cut[0].clip_x1);
+    // Sideways, a line cut part way is cut even where the window could scroll to its end.
+    CHECK(clipped_in_window(ImGuiWindowFlags_HorizontalScrollbar, [&](ui::frame_out& out) { button(out, wide); }).size() == 1);
+    // A sentence wraps at the visible edge instead.
+    CHECK(clipped_in_window(0, [&](ui::frame_out& out) { ui::text_plain(out, wide); }).empty());
+    // Lines below the window: cut when it cannot scroll to them, not when it can.
+    const auto lines = [](ui::frame_out& out) {
+        for (int i = 0; i < 12; ++i)
+            ui::textf(out, "line %d", i);
+    };
+    CHECK(clipped_in_window(ImGuiWindowFlags_NoScrollbar, lines).size() >= 6);
+    CHECK(clipped_in_window(0, lines).empty());
 }
