@@ -67,6 +67,16 @@ const std::vector<std::string>& index_labels(int n) {
     return labels;
 }
 
+// A map is drawn at its full height, never in a scrolling area of its own inside the
+// scrolling panel (the panel scrolls instead: a lesson's maps sit whole under its
+// card), unless it is taller than two screens (thousands of tokens: then it scrolls
+// in place, its labels sticking to its edges). An embed's frame takes the height
+// its content asks for (attn:resize): its maps at full height always.
+float map_max_height(const app& a, int rows, float cell) {
+    const float tall = float(rows) * std::max(cell, ImGui::GetFontSize() * 0.6f) + ImGui::GetFontSize() * 12.0f;
+    return a.options.embed || tall <= 2.0f * ImGui::GetIO().DisplaySize.y ? 1e6f : 0.0f;
+}
+
 void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index, int head, float cell,
                  const std::vector<std::string>& feature_rows) {
     const auto& tokens = a.model.tr.tokens;
@@ -80,9 +90,7 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     opt.masked_from = sm.masked_from;
     opt.show_row_sums = sm.row_sums;
     opt.axes = stage_matrix_axes(sm, int(tokens.size()));
-    // An embed's frame takes the height its content asks for (attn:resize): maps at full height.
-    if (a.options.embed)
-        opt.max_height = 1e6f;
+    opt.max_height = map_max_height(a, sm.m->rows, cell);
     if (!sm.signed_values) {
         opt.fixed_range = true;
         opt.lo = 0.0f;
@@ -275,8 +283,7 @@ heatmap_options compare_options(const app& a, const stage_matrix& sm, bool diff,
         opt.lo = -t;
         opt.hi = t;
     }
-    if (a.options.embed)
-        opt.max_height = 1e6f;
+    opt.max_height = map_max_height(a, sm.m->rows, cell);
     return opt;
 }
 

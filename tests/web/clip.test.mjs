@@ -2,7 +2,8 @@
 // phone in landscape (844×390), every stage and every lesson reports zero
 // clipped text items (window.attn.ui().clipped, counted by the app against each
 // item's window: src/ui/app.cpp, item_cut). On the phone, whose page gets the
-// touch layout, every named target is at least 32 CSS px each way.
+// touch layout, every named target is at least 32 CSS px each way. No map
+// scrolls inside the scrolling panel.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
@@ -44,6 +45,9 @@ for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
       for (const v of views) {
         const state = await show(page, v.link);
         assert.equal(state.clipped, 0, `${v.name} at ${width}×${height}: ${JSON.stringify(state.clippedItems, null, 1)}`);
+        // No scrolling area inside the scrolling panel: a map is drawn whole (the panel scrolls).
+        const nested = state.windows.filter((w) => /\/m\d+_h\d+_s\d+/.test(w.name) && w.bars[1]).map((w) => w.name);
+        assert.deepEqual(nested, [], `${v.name} at ${width}×${height}: maps that scroll inside the panel`);
         if (height >= 500) continue;
         // ui() rectangles are in CSS pixels (the bridge divides by devicePixelRatio).
         const small = Object.entries(state.widgets)
