@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames, ui } from './person.mjs';
+import { click, frames, ui } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -54,6 +54,36 @@ for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
           .filter(([name, [x0, y0, x1, y1]]) => !notTarget(name) && (x1 - x0 < 32 || y1 - y0 < 32))
           .map(([name, [x0, y0, x1, y1]]) => `${name} ${(x1 - x0).toFixed(0)}×${(y1 - y0).toFixed(0)}`);
         assert.deepEqual(small, [], `${v.name}: targets under 32 px`);
+      }
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+// The start card (a first visit) and the help panel are read whole too; on the
+// phone the heads of a stage stack one per row and keep their numbers.
+for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
+  test(`${width}×${height}: the start card and the help panel are not cut` + (height < 500 ? '; one head per row, numbers shown' : ''), async () => {
+    const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width, height, firstVisit: true });
+    try {
+      await frames(page, 3);
+      let state = await ui(page);
+      assert.ok(state.widgets.start_card, 'the start card is on screen');
+      assert.equal(state.clipped, 0, `start card: ${JSON.stringify(state.clippedItems, null, 1)}`);
+      await click(page, 'start_explore');
+      await page.waitForFunction(() => !window.attn.ui().widgets.start_card, null, { timeout: 10000 });
+      await click(page, 'help');
+      await page.waitForFunction(() => window.attn.ui().widgets.help_table, null, { timeout: 10000 });
+      await frames(page, 2);
+      state = await ui(page);
+      assert.equal(state.clipped, 0, `help: ${JSON.stringify(state.clippedItems, null, 1)}`);
+      if (height < 500) {
+        state = await show(page, 'v=1&view.stage=5');
+        const [h0, h1] = [state.widgets.grid_head0, state.widgets.grid_head1];
+        assert.ok(h0 && h1 && h1[1] >= h0[3], `head 1 below head 0: ${JSON.stringify([h0, h1])}`);
+        for (const m of state.maps) assert.equal(m.labelled, m.cells, `${m.name}: every number shown`);
       }
       assert.deepEqual(problems, []);
     } finally {
