@@ -374,7 +374,7 @@ void view_order(const app& a, frame_out& out) {
     opt.lo = 0;
     opt.hi = 1;
     opt.show_legend = false;
-    opt.cell = ImGui::GetFontSize() * 1.8f;
+    opt.cell = std::max(ImGui::GetFontSize() * 1.8f, heatmap_value_cell(4));  // a weight's "0.32" fits: the numbers show
     ImGui::BeginGroup();
     text_plain(out, a.model.exp.text.c_str());
     opt.row_labels = opt.col_labels = &a.model.tr.tokens;
