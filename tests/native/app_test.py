@@ -90,7 +90,8 @@ class NativeAppTest(unittest.TestCase):
         shot = os.path.join(OUT, "native.png")
         if os.path.exists(shot):
             os.remove(shot)
-        p = xvfb(["--frames", "6", "--screenshot", shot, "--size", "1024x640"])
+        # The softmax weights' stage (the app opens on the first stage).
+        p = xvfb(["--frames", "6", "--screenshot", shot, "--size", "1024x640", "--stage", "5"])
         self.assertEqual(p.returncode, 0, p.stderr)
         w, h, rows = read_png_rgb(shot)
         self.assertEqual((w, h), (1024, 640))
