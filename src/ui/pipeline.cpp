@@ -179,11 +179,10 @@ bool edge_in_head(const masked_edge& e, int layer, int head) { return e.layer ==
 
 // A head that was zeroed or had an edge masked says on its header what that did to
 // the output (the interventions' effect: this head's alone when they are all on it).
-void intervened_effect(const app& a, frame_out& out, int head) {
+// `zeroed`: the head itself is ablated (its trace says so).
+void intervened_effect(const app& a, frame_out& out, int head, bool zeroed) {
     const experiment& x = a.model.exp;
     const intervention_effect& e = app_effect(a);
-    const bool zeroed = std::any_of(x.ablate.begin(), x.ablate.end(),
-                                    [&](const ablated_head& h) { return h.layer == a.layer && h.head == head; });
     const bool alone =
         x.ablate.size() == (zeroed ? 1u : 0u) &&
         std::all_of(x.edges.begin(), x.edges.end(), [&](const masked_edge& m) { return edge_in_head(m, a.layer, head); });
@@ -226,7 +225,7 @@ void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vect
         std::any_of(edges.begin(), edges.end(), [&](const masked_edge& m) { return edge_in_head(m, a.layer, hi); });
     if ((ht.ablated || edge_masked) && a.model.has_baseline) {  // on the header's line, so the heads' maps stay aligned
         ImGui::SameLine();
-        intervened_effect(a, out, hi);
+        intervened_effect(a, out, hi, ht.ablated);
     }
     const auto mats = stage_matrices(a.current, a.model.tr, a.layer, hi);
     for (std::size_t k = 0; k < mats.size(); ++k) {
