@@ -8,7 +8,9 @@
 #include <functional>
 
 #include "experiment.hpp"
+#include "task.hpp"
 #include "text_util.hpp"
+#include "tokenize.hpp"
 
 namespace attn {
 
@@ -148,6 +150,21 @@ const std::vector<recipe_field>& recipe_fields() {
          [](const train_settings&) { return std::string(); }},
         // Its relation to seq is checked by recipe_validate.
         int_field("offset", &t::offset, 1, L::max_seq - 1),
+        // Written only when it is not trained_all; its relation to steps is checked by recipe_validate.
+        {"trained",
+         [](train_settings& s, const std::string& v) {
+             long long x = 0;
+             std::string problem = int_problem(v, x, 0, L::max_steps);
+             if (problem.empty())
+                 s.trained = int(x);
+             return problem;
+         },
+         [](const train_settings& s) { return std::to_string(s.trained); },
+         [](const train_settings& s) {
+             return s.trained == train_settings::trained_all || (s.trained >= 0 && s.trained <= L::max_steps)
+                        ? std::string()
+                        : "must be between 0 and " + std::to_string(L::max_steps);
+         }},
     };
     return fields;
 }
@@ -166,7 +183,8 @@ std::string recipe_to_text(const train_settings& t) {
         return "";
     std::string s;
     for (const recipe_field& f : recipe_fields())
-        s += std::string("&") + f.key + "=" + f.format(t);
+        if (std::string_view(f.key) != "trained" || t.trained != train_settings::trained_all)
+            s += std::string("&") + f.key + "=" + f.format(t);
     return s;
 }
 
@@ -195,12 +213,25 @@ std::vector<std::string> recipe_validate(const experiment& e) {
     for (const recipe_field& f : recipe_fields())
         if (const std::string problem = f.check(t); !problem.empty())
             err(std::string(f.key) + " " + problem);
+    if (t.trained > t.steps)
+        err("trained must be at most steps (" + std::to_string(t.steps) + "), not " + std::to_string(t.trained));
     if (t.task == train_task::copy_offset && (t.offset < 1 || t.offset >= t.seq))
         err("offset must be between 1 and seq - 1 (" + std::to_string(t.seq - 1) + ")");
     if (t.task == train_task::induction && (t.vocab < 8 || t.seq < 8))
         err("train=induction needs vocab >= 8 and seq >= 8 (a segment of distinct symbols, a prefix without them, the repeat)");
     if (e.weights != weight_init::random)
         err("training starts from weights=random");
+    // The trained model reads the text: each token one of the task's symbols.
+    const std::vector<std::string> tokens = tokenize(e.text);
+    for (const std::string& tok : tokens)
+        if (const int v = task_symbol_index(tok); v < 0 || v >= t.vocab) {
+            err("the text's token " + quoted(tok) + " is not a symbol of the task's vocabulary (" + task_symbol(0) + " … " +
+                task_symbol(t.vocab - 1) + "): write the text as symbols separated by spaces");
+            break;
+        }
+    if (e.pos == positional::learned && int(tokens.size()) > t.seq)
+        err("with pos=learned the text has at most seq = " + std::to_string(t.seq) + " tokens, not " +
+            std::to_string(tokens.size()));
     return errors;
 }
 

@@ -8,6 +8,9 @@
 //   train=induction&steps=800&lr=0.01&batch=32&seq=24&vocab=16&train_seed=1
 //   &warmup=50&wd=0.01&clip=1&sched=const&offset=3
 //
+// and `&trained=N` last when the model shown has taken N < steps steps (omitted
+// when it has taken them all).
+//
 // The model is the experiment's (d_model, heads, kv_heads, layers, block, pos,
 // rope_base, pos_offset, mask, scale, temp, wo, seed for the initial weights) plus
 // a token-embedding table over the task's vocabulary, learned positions when
@@ -52,6 +55,20 @@ struct train_settings {
     float clip = 1.0f;             // global gradient-norm clip; 0 turns it off
     lr_schedule sched = lr_schedule::constant;
     int offset = 3;  // copy_offset: the target is the token `offset` back
+    // How far the model shown is trained: steps taken, 0 … steps; trained_all (the
+    // default, not written) is all of them. Not part of the run: changing it moves
+    // along the same run (the Train panel's Pause, Step, Reset and scrubber).
+    int trained = trained_all;
+    static constexpr int trained_all = -1;
+
+    // The steps the model shown has taken.
+    int trained_steps() const { return trained == trained_all ? steps : trained; }
+    // These settings with `trained` at its default: what identifies the run.
+    train_settings run_identity() const {
+        train_settings r = *this;
+        r.trained = trained_all;
+        return r;
+    }
 
     bool operator==(const train_settings&) const = default;
 };

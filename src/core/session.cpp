@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "tokenize.hpp"
+
 namespace attn {
 
 namespace {
@@ -101,6 +103,20 @@ experiment experiment_without_interventions(const experiment& e) {
     return b;
 }
 
+namespace {
+
+// exp's trace: with the trained weights at the trainer's step when exp has a
+// recipe (recipe_validate made sure its tokens are the task's symbols).
+trace trace_model(const session& s) {
+    if (!s.train.run)
+        return forward(s.exp);
+    const std::vector<std::string> tokens = tokenize(s.exp.text);
+    std::optional<model_weights> w = train_weights_for(*s.train.run, tokens);
+    return w ? forward_with(s.exp, tokens, *w) : forward(s.exp);
+}
+
+}  // namespace
+
 bool session_update(session& s) {
     bool changed = false;
     if (s.pin_traced_version != s.pin_version) {
@@ -110,13 +126,18 @@ bool session_update(session& s) {
         s.pin_traced_version = s.pin_version;
         changed = true;
     }
+    trainer_sync(s.train, s.exp);
+    if (s.traced_weights != s.train.weights_version) {
+        s.traced_weights = s.train.weights_version;
+        ++s.version;  // the same experiment, other weights: what is drawn from the trace changes
+    }
     if (s.traced_version == s.version)
         return changed;
     // One trace at a time, and a lean baseline (its output is all it is read
     // for): the peak forward.hpp's experiment_peak_bytes bounds.
     s.tr = trace{};
     s.baseline = trace{};
-    s.tr = forward(s.exp);
+    s.tr = trace_model(s);
     s.has_baseline = !s.exp.ablate.empty() || !s.exp.edges.empty();
     if (s.has_baseline)
         s.baseline = forward_with(experiment_without_interventions(s.exp), s.tr.tokens, s.tr.params, trace_options::lean());

@@ -30,6 +30,7 @@
 #include "experiment.hpp"
 #include "forward.hpp"
 #include "link.hpp"
+#include "trainer.hpp"
 
 namespace attn {
 
@@ -92,7 +93,7 @@ struct session_state {
 
 struct session {
     experiment exp;                 // always valid: the last accepted experiment
-    std::uint64_t version = 1;      // bumped whenever exp changes
+    std::uint64_t version = 1;      // bumped whenever exp, or the trained weights it is traced with, change
     std::optional<experiment> pin;  // A, the experiment exp is compared against; none: nothing pinned
     std::uint64_t pin_version = 1;  // bumped whenever pin changes
     std::vector<session_state> undo, redo;
@@ -103,7 +104,12 @@ struct session {
     trace tr;
     trace baseline;
     bool has_baseline = false;
-    std::uint64_t traced_version = 0;      // the version tr belongs to
+    std::uint64_t traced_version = 0;  // the version tr belongs to
+    // exp's training run when it has a recipe (trainer.hpp): the trace uses its
+    // weights at its current step. session_update syncs it with exp; the page
+    // advances it a slice per frame, and each slice bumps `version`.
+    trainer train;
+    std::uint64_t traced_weights = 0;      // the train.weights_version the version belongs to
     trace pin_tr;                          // pin's trace (empty when nothing is pinned)
     std::uint64_t pin_traced_version = 0;  // the pin_version pin_tr belongs to
 };

@@ -60,6 +60,13 @@ std::string task_symbol(int v) {
     return v >= 0 && v < 62 ? std::string(1, names[v]) : "?";
 }
 
+std::string untexted_text(int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i)
+        s += i ? " a" : "a";
+    return s;
+}
+
 int task_symbol_index(const std::string& s) {
     if (s.size() != 1)
         return -1;

@@ -32,6 +32,10 @@ std::string task_symbol(int v);
 // The symbol's index, or -1.
 int task_symbol_index(const std::string& s);
 
+// A text of n copies of the first symbol: where training needs an experiment
+// whose text it does not read (train_init, trainer_key), one valid for any recipe.
+std::string untexted_text(int n);
+
 // One row: input, target (seq) and counted (seq, 0 or 1), drawn from g.
 void task_row(const train_settings& t, rng& g, int* input, int* target, unsigned char* counted);
 

@@ -308,10 +308,12 @@ void attention_forward(row_ctx& c, int l, const head_override* ov) {
         float* att = c.a + ls.att + std::size_t(i * T * T);
         attention_weights_forward(r, c.a + ls.qh + std::size_t(i * T * dk), c.a + ls.kh + std::size_t(j * T * dk), att);
         kernel_matmul(att, c.a + ls.vh + std::size_t(j * T * dk), out, T, T, dk);
-        const bool replaced = ov && ov->layer == l && ov->head == i;
+        const head_override* o = ov;
+        while (o && !(o->layer == l && o->head == i))
+            o = o->next;
         for (int t = 0; t < T; ++t)
             for (int q = 0; q < dk; ++q)
-                concat[t * d + i * dk + q] = !replaced ? out[t * dk + q] : ov->value ? ov->value[q] : 0.0f;
+                concat[t * d + i * dk + q] = !o ? out[t * dk + q] : o->value ? o->value[q] : 0.0f;
     }
     if (r.e.use_wo)
         kernel_matmul(concat, c.p + w.w_o.offset, c.a + ls.attn_out, T, d, d);
@@ -559,7 +561,9 @@ std::size_t run_bytes(const experiment& e, std::size_t params, std::size_t row, 
 
 train_init_result train_init(const experiment& e) {
     train_init_result res;
-    res.errors = experiment_validate(e);
+    experiment untexted = e;  // training reads no text: the model is checked without it
+    untexted.text = untexted_text(e.train.seq);
+    res.errors = experiment_validate(untexted);
     if (res.errors.empty() && e.train.task == train_task::none)
         res.errors.push_back("this experiment has no training recipe (train=induction, copy_offset, reverse, sort or previous)");
     if (!res.errors.empty())

@@ -73,10 +73,12 @@ struct train_eval_result {
     float loss = 0.0f, acc = 0.0f;
 };
 
-// One head's output replaced in every position: by zeros, or by a given vector (d_k).
+// One head's output replaced in every position: by zeros, or by a given vector
+// (d_k). `next` chains more of them (several heads ablated at once).
 struct head_override {
     int layer = -1, head = -1;
     const float* value = nullptr;  // nullptr: zeros
+    const head_override* next = nullptr;
 };
 
 // Where one row's activations live inside its slice of train_run::acts (offsets in floats).

@@ -31,13 +31,12 @@ void head_scores::add(const float* w, const int* tokens, int n, int k) {
     }
 }
 
-train_diagnostics train_diagnose(train_run& r) {
+void train_head_scores(train_run& r, int rows_wanted, std::vector<head_scores>& scores, std::vector<double>* sum, int* count) {
     const int T = r.T, d = r.d, dk = r.dk, k = r.e.train.task == train_task::previous ? 1 : r.e.train.offset;
-    std::vector<head_scores> scores(std::size_t(r.L * r.h));
-    std::vector<double> sum(std::size_t(r.L * r.h * dk), 0.0);
-    int count = 0;
-    for (int b0 = 0; b0 < train_eval_rows; b0 += r.B) {
-        const int rows = std::min(r.B, train_eval_rows - b0);
+    const int total = std::clamp(rows_wanted, 0, train_eval_rows);
+    scores.assign(std::size_t(r.L * r.h), head_scores{});
+    for (int b0 = 0; b0 < total; b0 += r.B) {
+        const int rows = std::min(r.B, total - b0);
         train_forward_rows(r, r.eval_tokens.data() + std::size_t(b0 * T), rows);
         for (int b = 0; b < rows; ++b) {
             const int* tokens = r.eval_tokens.data() + std::size_t((b0 + b) * T);
@@ -46,15 +45,26 @@ train_diagnostics train_diagnose(train_run& r) {
                 const float* concat = train_concat(r, b, l);
                 for (int i = 0; i < r.h; ++i) {
                     scores[std::size_t(l * r.h + i)].add(att + std::size_t(i * T * T), tokens, T, k);
-                    double* s = sum.data() + std::size_t((l * r.h + i) * dk);
+                    if (!sum)
+                        continue;
+                    double* s = sum->data() + std::size_t((l * r.h + i) * dk);
                     for (int t = 0; t < T; ++t)
                         for (int q = 0; q < dk; ++q)
                             s[q] += concat[t * d + i * dk + q];
                 }
             }
-            count += T;
+            if (count)
+                *count += T;
         }
     }
+}
+
+train_diagnostics train_diagnose(train_run& r) {
+    const int dk = r.dk;
+    std::vector<head_scores> scores;
+    std::vector<double> sum(std::size_t(r.L * r.h * dk), 0.0);
+    int count = 0;
+    train_head_scores(r, train_eval_rows, scores, &sum, &count);
     train_diagnostics out;
     out.base = train_evaluate(r);
     std::vector<float> mean(static_cast<std::size_t>(dk), 0.0f);
@@ -65,12 +75,12 @@ train_diagnostics train_diagnose(train_run& r) {
             h.layer = l, h.head = i;
             h.prev = s.prev_mean(), h.induction = s.induction_mean(), h.offset = s.offset_mean();
             h.sink = s.sink_mean(), h.entropy = s.entropy_mean();
-            head_override zero{l, i, nullptr};
+            head_override zero{l, i, nullptr, nullptr};
             const train_eval_result z = train_evaluate(r, &zero);
             h.ablate_loss = z.loss, h.ablate_acc = z.acc;
             for (int q = 0; q < dk; ++q)
                 mean[std::size_t(q)] = float(sum[std::size_t((l * r.h + i) * dk + q)] / double(std::max(count, 1)));
-            head_override avg{l, i, mean.data()};
+            head_override avg{l, i, mean.data(), nullptr};
             const train_eval_result m = train_evaluate(r, &avg);
             h.mean_loss = m.loss, h.mean_acc = m.acc;
             out.heads.push_back(h);

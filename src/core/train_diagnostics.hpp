@@ -48,4 +48,10 @@ struct train_diagnostics {
 // Scores and ablation table of run's model (at its current step) on its held-out set.
 train_diagnostics train_diagnose(train_run& run);
 
+// The scores alone, one per head (layer by layer, head by head), on the first
+// `rows` rows of the held-out set; `scores` is resized to L·h. With `sum` (L·h·d_k)
+// and `count`, also each head's output summed over those rows' positions.
+void train_head_scores(train_run& run, int rows, std::vector<head_scores>& scores, std::vector<double>* sum = nullptr,
+                       int* count = nullptr);
+
 }  // namespace attn

@@ -222,6 +222,7 @@ namespace {
 
 experiment lesson_like(train_task task) {
     experiment e;
+    e.text = "a b c a b c";  // the task's symbols: the trained model reads it
     e.d_model = 16;
     e.heads = 2;
     e.kv_heads = 2;

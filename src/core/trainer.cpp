@@ -1,0 +1,185 @@
+#include "trainer.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "task.hpp"
+
+namespace attn {
+
+namespace {
+
+trainer_mark measure(train_run& r) {
+    trainer_mark m;
+    m.step = r.step;
+    m.held_out = train_evaluate(r);
+    train_head_scores(r, train_eval_rows, m.heads);
+    return m;
+}
+
+// The probe row's attention (L, h, T, T) at the run's current step.
+void measure_probe(trainer& t) {
+    train_run& r = *t.run;
+    train_forward_rows(r, t.probe_tokens.data(), 1);
+    const std::size_t per_layer = std::size_t(r.h * r.T * r.T);
+    t.probe.resize(per_layer * std::size_t(r.L));
+    for (int l = 0; l < r.L; ++l) {
+        const float* att = train_attention(r, 0, l);
+        std::copy(att, att + per_layer, t.probe.begin() + std::ptrdiff_t(per_layer * std::size_t(l)));
+    }
+}
+
+// The mark of the snapshot just taken, the first time the run reaches it.
+void mark_snapshot(trainer& t) {
+    train_run& r = *t.run;
+    const int i = r.snapshots_taken - 1;
+    if (i >= 0 && r.snapshots[std::size_t(i)].step == r.step && int(t.marks.size()) == i)
+        t.marks.push_back(measure(r));
+}
+
+void start_run(trainer& t, const experiment& key) {
+    const std::uint64_t version = t.weights_version;
+    t = trainer{};
+    t.key = key;
+    t.weights_version = version + 1;
+    if (key.train.task == train_task::none)
+        return;
+    train_init_result init = train_init(key);
+    if (!init.run) {
+        for (const std::string& m : init.errors)
+            t.error += (t.error.empty() ? "" : "; ") + m;
+        return;
+    }
+    t.run = std::move(init.run);
+    train_run& r = *t.run;
+    t.curve.reserve(std::size_t(key.train.steps));
+    t.marks.reserve(r.snapshots.size());
+    t.probe_tokens.assign(r.eval_tokens.begin(), r.eval_tokens.begin() + r.T);
+    mark_snapshot(t);
+}
+
+// Back to the latest snapshot at or before the target.
+void restore_for_target(trainer& t) {
+    train_run& r = *t.run;
+    int best = 0;
+    for (int i = 0; i < r.snapshots_taken; ++i)
+        if (r.snapshots[std::size_t(i)].step <= t.target)
+            best = i;
+    train_restore(r, best);
+}
+
+void measure_now(trainer& t) {
+    train_run& r = *t.run;
+    const int i = std::min(int(t.marks.size()), r.snapshots_taken) - 1;
+    const bool at_mark = i >= 0 && t.marks[std::size_t(i)].step == r.step;
+    // While training, the latest mark stands for the current step; at the target, the step's own.
+    if (at_mark)
+        t.now = t.marks[std::size_t(i)];
+    else if (trainer_done(t))
+        t.now = measure(r);
+    else if (i >= 0)
+        t.now = t.marks[std::size_t(i)];
+    measure_probe(t);
+    t.measured_step = at_mark || trainer_done(t) ? r.step : -1;
+}
+
+}  // namespace
+
+experiment trainer_key(const experiment& e) {
+    experiment k = e;
+    const experiment plain;
+    k.text = untexted_text(e.train.seq);  // training reads no text
+    k.edges.clear();
+    k.ablate.clear();
+    k.edits.clear();
+    k.softmax = plain.softmax;
+    k.mask_at = plain.mask_at;
+    k.prec = plain.prec;
+    k.decode = 0;
+    k.train = e.train.run_identity();
+    return k;
+}
+
+bool trainer_sync(trainer& t, const experiment& e) {
+    bool changed = false;
+    if (experiment k = trainer_key(e); !(k == t.key) || (t.weights_version == 0)) {
+        start_run(t, k);
+        changed = true;
+    }
+    t.target = t.run ? std::min(e.train.trained_steps(), e.train.steps) : 0;
+    if (changed && t.run)
+        measure_now(t);
+    return changed;
+}
+
+bool trainer_advance(trainer& t, double seconds) {
+    if (!t.run || !t.run->error.empty())
+        return false;
+    train_run& r = *t.run;
+    bool changed = false;
+    if (r.step > t.target) {
+        restore_for_target(t);
+        changed = true;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    while (r.step < t.target) {
+        if (!train_step(r)) {
+            t.error = r.error;
+            break;
+        }
+        changed = true;
+        if (std::size_t(r.step) > t.curve.size())
+            t.curve.push_back(r.curve.back());
+        mark_snapshot(t);
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds)
+            break;
+    }
+    if (changed)
+        ++t.weights_version;
+    if (changed || t.measured_step != r.step)
+        measure_now(t);
+    return changed;
+}
+
+void trainer_finish(trainer& t) {
+    while (!trainer_done(t))
+        if (!trainer_advance(t, 1e9))
+            break;
+}
+
+bool trainer_done(const trainer& t) { return !t.run || !t.run->error.empty() || t.run->step == t.target; }
+
+int trainer_step(const trainer& t) { return t.run ? t.run->step : 0; }
+
+int trainer_phase_step(const trainer& t) {
+    const int n = int(t.curve.size());
+    const int w = std::clamp(n / 20, 5, 50);
+    if (n < 2 * w + 1)
+        return -1;
+    std::vector<double> sum(std::size_t(n) + 1, 0.0);
+    for (int i = 0; i < n; ++i)
+        sum[std::size_t(i) + 1] = sum[std::size_t(i)] + double(t.curve[std::size_t(i)].loss);
+    int best = -1;
+    double best_drop = 0.0;
+    for (int s = w; s + w <= n; ++s) {
+        const double before = (sum[std::size_t(s)] - sum[std::size_t(s - w)]) / w;
+        const double after = (sum[std::size_t(s + w)] - sum[std::size_t(s)]) / w;
+        if (before - after > best_drop) {
+            best_drop = before - after;
+            best = s;
+        }
+    }
+    // A drop worth the name: a tenth of the loss where it started.
+    return best >= 0 && best_drop > 0.1 * double(t.curve.front().loss) ? best : -1;
+}
+
+train_eval_result trainer_task_with_ablated(trainer& t, const std::vector<ablated_head>& heads) {
+    if (!t.run)
+        return {};
+    std::vector<head_override> chain(heads.size());
+    for (std::size_t i = 0; i < heads.size(); ++i)
+        chain[i] = head_override{heads[i].layer, heads[i].head, nullptr, i + 1 < heads.size() ? &chain[i + 1] : nullptr};
+    return train_evaluate(*t.run, chain.empty() ? nullptr : chain.data());
+}
+
+}  // namespace attn

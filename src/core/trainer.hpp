@@ -1,0 +1,87 @@
+// The page's training: the run of an experiment's recipe, brought to the step
+// the experiment asks for (train_settings::trained_steps) a slice at a time, so
+// that the page draws between slices; and the numbers the Train panel shows.
+//
+//   trainer t;
+//   trainer_sync(t, e);                // a new run when e's model or recipe changed
+//   while (!trainer_done(t))
+//       trainer_advance(t, 0.010);     // about 10 ms of steps per call
+//
+// The experiment says how far the model shown is trained (`trained=`, recipe.hpp):
+// Pause, Step, Reset and the scrubber are changes of the experiment like any
+// other, and the trainer follows. Going back restores the latest snapshot at or
+// before the step asked for and steps on from there, which gives the weights of
+// training straight there, bit for bit (train.hpp).
+//
+// What it keeps for the panel:
+//   curve     loss and accuracy of every step ever taken in this run, kept when
+//             going back, so the curve stays whole while a marker shows the step
+//   marks     at each snapshot step reached: held-out loss and accuracy and every
+//             head's scores on the held-out set (so the scrubber shows exactly
+//             what the run showed when it passed there)
+//   now       the same measures at the current step (train_diagnostics.hpp's scores)
+//   probe     every head's attention on one fixed row of the task (held-out row 0)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment.hpp"
+#include "train.hpp"
+#include "train_diagnostics.hpp"
+
+namespace attn {
+
+// Held-out measures of the model at one step.
+struct trainer_mark {
+    int step = 0;
+    train_eval_result held_out;
+    std::vector<head_scores> heads;  // L·h, layer by layer
+};
+
+struct trainer {
+    std::optional<train_run> run;       // none: no recipe, or an invalid one (error says why)
+    experiment key;                     // the experiment the run is for, with only what training reads (trainer_key)
+    std::string error;                  // why there is no run, or why training stopped (a NaN loss)
+    int target = 0;                     // the step the experiment asks for
+    std::uint64_t weights_version = 0;  // bumped whenever run's weights change
+    std::vector<train_point> curve;     // every step taken in this run; see above
+    std::vector<trainer_mark> marks;    // by snapshot index, as far as the run got
+    trainer_mark now;                   // at the current step
+    std::vector<int> probe_tokens;      // (T) the probe row
+    std::vector<float> probe;           // (L, h, T, T) its attention at the current step
+    int measured_step = -1;             // the step `now` and `probe` belong to
+};
+
+// e with only what training reads: the model, the recipe (without `trained`).
+experiment trainer_key(const experiment& e);
+
+// A new run when trainer_key(e) changed (or none when e has no recipe); the target
+// from e. Cheap when nothing changed. True when the weights changed.
+bool trainer_sync(trainer& t, const experiment& e);
+
+// Steps toward the target for about `seconds` (at least one step when not there);
+// then measures the model where it stopped. True when the weights changed.
+bool trainer_advance(trainer& t, double seconds);
+
+// Steps until the target is reached (or training stopped).
+void trainer_finish(trainer& t);
+
+// Whether the run is at its target (or has none, or stopped).
+bool trainer_done(const trainer& t);
+
+// The step the run's weights are at (0 without a run).
+int trainer_step(const trainer& t);
+
+// The step where the train loss fell fastest, its mean over a window of steps
+// before and after compared: the phase change. -1 while the curve is too short
+// or nothing fell.
+int trainer_phase_step(const trainer& t);
+
+// Held-out loss and accuracy of the model at its step with these heads' outputs
+// zeroed (the effect of an ablation on the task).
+train_eval_result trainer_task_with_ablated(trainer& t, const std::vector<ablated_head>& heads);
+
+}  // namespace attn

@@ -1,0 +1,178 @@
+// The page's training (trainer.hpp): slices reach the weights of training
+// straight there, going back and forth gives them bit for bit, and the session
+// traces the trained model.
+#include <doctest/doctest.h>
+
+#include "experiment.hpp"
+#include "session.hpp"
+#include "task.hpp"
+#include "tokenize.hpp"
+#include "trainer.hpp"
+
+using namespace attn;
+
+namespace {
+
+experiment small_recipe(int steps = 40) {
+    experiment e;
+    e.text = "a b c d a b c";
+    e.d_model = 16;
+    e.heads = 2;
+    e.kv_heads = 2;
+    e.layers = 2;
+    e.block = block_kind::attention_residual;
+    e.pos = positional::rope;
+    e.train.task = train_task::induction;
+    e.train.steps = steps;
+    e.train.batch = 4;
+    e.train.seq = 12;
+    e.train.vocab = 10;
+    return e;
+}
+
+// The hash of a fresh run of e's recipe after `steps` steps.
+std::string straight_hash(experiment e, int steps) {
+    e.train.trained = train_settings::trained_all;
+    train_init_result init = train_init(e);
+    REQUIRE(init.run);
+    for (int i = 0; i < steps; ++i)
+        REQUIRE(train_step(*init.run));
+    return train_weights_hash(*init.run);
+}
+
+}  // namespace
+
+TEST_CASE("the trainer reaches the experiment's step in slices, with the weights of training straight there") {
+    const experiment e = small_recipe();
+    trainer t;
+    CHECK(trainer_sync(t, e));
+    REQUIRE(t.run);
+    CHECK(t.target == 40);
+    CHECK(trainer_step(t) == 0);
+    int calls = 0;
+    while (!trainer_done(t)) {
+        trainer_advance(t, 0.0);  // one step per call
+        ++calls;
+    }
+    CHECK(calls == 40);
+    CHECK(t.curve.size() == 40);
+    CHECK(train_weights_hash(*t.run) == straight_hash(e, 40));
+    CHECK(t.marks.size() == std::size_t(t.run->snapshots_taken));
+    CHECK(t.marks.back().step == 40);
+    CHECK(t.measured_step == 40);
+    CHECK(!trainer_sync(t, e));  // nothing changed: the same run
+}
+
+TEST_CASE("going back and forth gives the same weights and measures, bit for bit; the curve stays whole") {
+    experiment e = small_recipe();
+    trainer t;
+    trainer_sync(t, e);
+    trainer_finish(t);
+    const std::vector<trainer_mark> marks = t.marks;
+    REQUIRE(marks.size() >= 3);
+
+    e.train.trained = 17;  // between snapshots: restores the one before, steps on
+    trainer_sync(t, e);
+    CHECK(!trainer_done(t));
+    trainer_finish(t);
+    CHECK(trainer_step(t) == 17);
+    CHECK(train_weights_hash(*t.run) == straight_hash(e, 17));
+    CHECK(t.curve.size() == 40);
+    CHECK(t.measured_step == 17);
+
+    const trainer_mark& m = marks[1];  // a snapshot step: the scrubber's measures are the run's
+    e.train.trained = m.step;
+    trainer_sync(t, e);
+    trainer_finish(t);
+    CHECK(t.now.step == m.step);
+    CHECK(t.now.held_out.loss == m.held_out.loss);
+    CHECK(t.now.held_out.acc == m.held_out.acc);
+    REQUIRE(t.now.heads.size() == m.heads.size());
+    for (std::size_t i = 0; i < m.heads.size(); ++i) {
+        CHECK(t.now.heads[i].prev_mean() == m.heads[i].prev_mean());
+        CHECK(t.now.heads[i].induction_mean() == m.heads[i].induction_mean());
+    }
+
+    e.train.trained = train_settings::trained_all;  // on to the end again
+    trainer_sync(t, e);
+    trainer_finish(t);
+    CHECK(train_weights_hash(*t.run) == straight_hash(e, 40));
+    CHECK(t.marks.back().held_out.loss == marks.back().held_out.loss);
+}
+
+TEST_CASE("only the model and the recipe make a new run; the text, interventions and `trained` do not") {
+    experiment e = small_recipe();
+    trainer t;
+    trainer_sync(t, e);
+    trainer_finish(t);
+    const std::uint64_t v = t.weights_version;
+    e.text = "c d e";
+    e.ablate.push_back({1, 0});
+    e.train.trained = 3;
+    CHECK(!trainer_sync(t, e));
+    CHECK(t.weights_version == v);
+    e.train.lr = 0.02f;
+    CHECK(trainer_sync(t, e));
+    CHECK(trainer_step(t) == 0);
+    CHECK(t.curve.empty());
+    experiment plain;
+    CHECK(trainer_sync(t, plain));
+    CHECK(!t.run);
+    CHECK(trainer_done(t));
+}
+
+TEST_CASE("the session traces a recipe's experiment with the trained weights at the trainer's step") {
+    session s;
+    REQUIRE(session_apply(s, change::set(small_recipe())).accepted);
+    session_update(s);
+    REQUIRE(s.train.run);
+    const std::uint64_t v0 = s.version;
+    trainer_advance(s.train, 0.0);
+    CHECK(session_update(s));
+    CHECK(s.version > v0);
+    const std::vector<std::string> tokens = tokenize(s.exp.text);
+    const auto w = train_weights_for(*s.train.run, tokens);
+    REQUIRE(w);
+    const trace direct = forward_with(s.exp, tokens, *w);
+    CHECK(s.tr.output.data == direct.output.data);
+    CHECK(!session_update(s));  // nothing new: no recompute
+}
+
+TEST_CASE("a recipe's text must be the task's symbols, and trained at most steps") {
+    const auto r = experiment_parse("v=1&text=the%20cat&train=induction&steps=10");
+    REQUIRE(!r.value);
+    CHECK(r.errors.front().find("'the' is not a symbol of the task's vocabulary") != std::string::npos);
+    const auto far = experiment_parse("v=1&text=a%20b&train=induction&steps=10&trained=11");
+    REQUIRE(!far.value);
+    CHECK(far.errors.front().find("trained must be at most steps (10)") != std::string::npos);
+    const auto ok = experiment_parse("v=1&text=a%20b&train=induction&steps=10&trained=4");
+    REQUIRE(ok.value);
+    CHECK(ok.value->train.trained_steps() == 4);
+    CHECK(experiment_to_text(*ok.value).find("&trained=4") != std::string::npos);
+    experiment all = *ok.value;
+    all.train.trained = train_settings::trained_all;
+    CHECK(experiment_to_text(all).find("trained") == std::string::npos);
+}
+
+TEST_CASE("the task with heads zeroed is the diagnostics' ablation table's; the phase step is where the loss fell") {
+    experiment e = small_recipe(60);
+    trainer t;
+    trainer_sync(t, e);
+    trainer_finish(t);
+    const train_diagnostics d = train_diagnose(*t.run);
+    const train_eval_result one = trainer_task_with_ablated(t, {{1, 0}});
+    CHECK(one.loss == d.heads[2].ablate_loss);
+    CHECK(one.acc == d.heads[2].ablate_acc);
+    const train_eval_result none = trainer_task_with_ablated(t, {});
+    CHECK(none.loss == d.base.loss);
+    const train_eval_result both = trainer_task_with_ablated(t, {{1, 0}, {1, 1}});
+    CHECK(both.loss != one.loss);
+
+    trainer fake;
+    for (int i = 0; i < 200; ++i)
+        fake.curve.push_back(train_point{i, i < 120 ? 2.0f : 0.2f, 0.0f, 0.0f, 0.0f});
+    CHECK(trainer_phase_step(fake) == 120);
+    for (auto& p : fake.curve)
+        p.loss = 2.0f;
+    CHECK(trainer_phase_step(fake) == -1);
+}
