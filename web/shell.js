@@ -53,6 +53,12 @@
 //   page -> host  {type: 'attn:ready'}       once the first frame is drawn
 //                 {type: 'attn:changed', link}  whenever the experiment changes
 //                 {type: 'attn:resize', height} the CSS pixels the embed's content needs
+//                 {type: 'attn:train', step, target, steps, loss, accuracy, heldOutLoss,
+//                  heldOutAccuracy, done, hash, phase, marks, error}
+//                                            while a recipe's model trains (at most every
+//                                            100 ms) and when it reaches its step (done,
+//                                            hash: its weights' FNV-1a). A recipe is a link:
+//                                            attn:set with one trains it.
 //                                            (whole pixels, rounded up), whenever that changes
 // Other attn:* types are answered with attn:error; anything else is ignored.
 // A poster (view.poster=1) loads nothing of the app until its Run button is
@@ -279,6 +285,12 @@
       if (Number.isFinite(height) && height > 0) notifyHost({ type: 'attn:resize', height });
     },
     embedded,
+    // Called by the app while a recipe's model trains: the host hears attn:train.
+    trainProgress(json) {
+      let progress;
+      try { progress = JSON.parse(String(json)); } catch (e) { return; }
+      notifyHost(Object.assign({ type: 'attn:train' }, progress));
+    },
     // Called by the app after each accepted change: keeps the link in the URL and tells the host.
     publishExperiment(link) {
       link = String(link);

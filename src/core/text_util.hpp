@@ -23,6 +23,34 @@ inline std::string quoted(std::string_view s) {
     return out + "'";
 }
 
+// s as a JSON string literal: quotes, backslashes and control characters
+// escaped; UTF-8 stays as it is.
+inline void json_string_append(std::string& out, std::string_view s) {
+    static constexpr char hex[] = "0123456789abcdef";
+    out += '"';
+    for (const char ch : s) {
+        const auto u = static_cast<unsigned char>(ch);
+        if (ch == '"' || ch == '\\') {
+            out += '\\';
+            out += ch;
+        } else if (ch == '\n') {
+            out += "\\n";
+        } else if (u < 0x20) {
+            out += "\\u00";
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        } else {
+            out += ch;
+        }
+    }
+    out += '"';
+}
+inline std::string json_string(std::string_view s) {
+    std::string out;
+    json_string_append(out, s);
+    return out;
+}
+
 // The message for input holding a NUL at byte `at` (a C string would end there).
 inline std::string nul_message(std::size_t at) {
     return "the link contains a NUL character at byte " + std::to_string(at) +

@@ -21,12 +21,15 @@ trainer_mark measure(train_run& r) {
 void measure_probe(trainer& t) {
     train_run& r = *t.run;
     train_forward_rows(r, t.probe_tokens.data(), 1);
-    const std::size_t per_layer = std::size_t(r.h * r.T * r.T);
-    t.probe.resize(per_layer * std::size_t(r.L));
-    for (int l = 0; l < r.L; ++l) {
-        const float* att = train_attention(r, 0, l);
-        std::copy(att, att + per_layer, t.probe.begin() + std::ptrdiff_t(per_layer * std::size_t(l)));
-    }
+    const std::size_t per_head = std::size_t(r.T * r.T);
+    t.probe.resize(std::size_t(r.L * r.h));
+    for (int l = 0; l < r.L; ++l)
+        for (int i = 0; i < r.h; ++i) {
+            const float* att = train_attention(r, 0, l) + per_head * std::size_t(i);
+            matrix& m = t.probe[std::size_t(l * r.h + i)];
+            m = matrix(r.T, r.T);
+            std::copy(att, att + per_head, m.data.begin());
+        }
 }
 
 // The mark of the snapshot just taken, the first time the run reaches it.
@@ -39,11 +42,16 @@ void mark_snapshot(trainer& t) {
 
 void start_run(trainer& t, const experiment& key) {
     const std::uint64_t version = t.weights_version;
+    const bool had_run = t.run.has_value();
     t = trainer{};
     t.key = key;
-    t.weights_version = version + 1;
-    if (key.train.task == train_task::none)
+    t.synced = true;
+    t.weights_version = version;
+    if (key.train.task == train_task::none) {
+        t.weights_version += had_run ? 1 : 0;  // no weights before or after: nothing to redraw
         return;
+    }
+    ++t.weights_version;
     train_init_result init = train_init(key);
     if (!init.run) {
         for (const std::string& m : init.errors)
@@ -55,6 +63,10 @@ void start_run(trainer& t, const experiment& key) {
     t.curve.reserve(std::size_t(key.train.steps));
     t.marks.reserve(r.snapshots.size());
     t.probe_tokens.assign(r.eval_tokens.begin(), r.eval_tokens.begin() + r.T);
+    t.probe_targets.assign(r.eval_targets.begin(), r.eval_targets.begin() + r.T);
+    t.probe_counted.assign(r.eval_counted.begin(), r.eval_counted.begin() + r.T);
+    for (int v : t.probe_tokens)
+        t.probe_symbols.push_back(task_symbol(v));
     mark_snapshot(t);
 }
 
@@ -102,9 +114,10 @@ experiment trainer_key(const experiment& e) {
 
 bool trainer_sync(trainer& t, const experiment& e) {
     bool changed = false;
-    if (experiment k = trainer_key(e); !(k == t.key) || (t.weights_version == 0)) {
+    if (experiment k = trainer_key(e); !(k == t.key) || !t.synced) {
+        const std::uint64_t before = t.weights_version;
         start_run(t, k);
-        changed = true;
+        changed = t.weights_version != before;
     }
     t.target = t.run ? std::min(e.train.trained_steps(), e.train.steps) : 0;
     if (changed && t.run)
@@ -150,6 +163,17 @@ void trainer_finish(trainer& t) {
 bool trainer_done(const trainer& t) { return !t.run || !t.run->error.empty() || t.run->step == t.target; }
 
 int trainer_step(const trainer& t) { return t.run ? t.run->step : 0; }
+
+std::vector<int> trainer_snapshot_steps(const trainer& t) {
+    std::vector<int> steps;
+    if (!t.run)
+        return steps;
+    const int every = t.run->snapshot_every, total = t.run->e.train.steps;
+    for (int s = 0; s < total; s += every)
+        steps.push_back(s);
+    steps.push_back(total);
+    return steps;
+}
 
 int trainer_phase_step(const trainer& t) {
     const int n = int(t.curve.size());

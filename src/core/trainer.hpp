@@ -42,17 +42,20 @@ struct trainer_mark {
 };
 
 struct trainer {
-    std::optional<train_run> run;       // none: no recipe, or an invalid one (error says why)
-    experiment key;                     // the experiment the run is for, with only what training reads (trainer_key)
-    std::string error;                  // why there is no run, or why training stopped (a NaN loss)
-    int target = 0;                     // the step the experiment asks for
-    std::uint64_t weights_version = 0;  // bumped whenever run's weights change
-    std::vector<train_point> curve;     // every step taken in this run; see above
-    std::vector<trainer_mark> marks;    // by snapshot index, as far as the run got
-    trainer_mark now;                   // at the current step
-    std::vector<int> probe_tokens;      // (T) the probe row
-    std::vector<float> probe;           // (L, h, T, T) its attention at the current step
-    int measured_step = -1;             // the step `now` and `probe` belong to
+    std::optional<train_run> run;                  // none: no recipe, or an invalid one (error says why)
+    experiment key;                                // the experiment the run is for, with only what training reads (trainer_key)
+    std::string error;                             // why there is no run, or why training stopped (a NaN loss)
+    int target = 0;                                // the step the experiment asks for
+    std::uint64_t weights_version = 0;             // bumped whenever run's weights change
+    std::vector<train_point> curve;                // every step taken in this run; see above
+    std::vector<trainer_mark> marks;               // by snapshot index, as far as the run got
+    trainer_mark now;                              // at the current step
+    std::vector<int> probe_tokens, probe_targets;  // (T) the probe row and what it is trained to predict
+    std::vector<unsigned char> probe_counted;      // (T) 1 where the loss counts the prediction
+    std::vector<std::string> probe_symbols;        // (T) the probe's tokens as text, for labels
+    std::vector<matrix> probe;                     // L·h maps (T, T): its attention at the current step
+    int measured_step = -1;                        // the step `now` and `probe` belong to
+    bool synced = false;                           // key has been set by trainer_sync
 };
 
 // e with only what training reads: the model, the recipe (without `trained`).
@@ -74,6 +77,10 @@ bool trainer_done(const trainer& t);
 
 // The step the run's weights are at (0 without a run).
 int trainer_step(const trainer& t);
+
+// The steps of the run's snapshots, taken or not: 0, every, 2·every, …, steps
+// (train.hpp). Empty without a run.
+std::vector<int> trainer_snapshot_steps(const trainer& t);
 
 // The step where the train loss fell fastest, its mean over a window of steps
 // before and after compared: the phase change. -1 while the curve is too short

@@ -23,6 +23,12 @@ bool bridge_publish(const ui::app& a);
 // summary. No-op natively.
 void bridge_publish_text_view(ui::app& a);
 
+// Training progress (a recipe's experiment): told to the page, which tells an
+// embed's host (attn:train {step, target, steps, loss, accuracy, done, hash}),
+// whenever the trainer's step changed, at most every 100 ms, and always when it
+// arrives. No-op natively.
+void bridge_report_training(const ui::app& a);
+
 // An embed's content height in CSS pixels, told to the host (attn:resize) when
 // it changes by a pixel or more. No-op natively.
 void bridge_report_height(float css_pixels);

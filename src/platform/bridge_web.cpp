@@ -17,6 +17,7 @@
 #include "fonts.hpp"
 #include "panels.hpp"
 #include "text_mirror.hpp"
+#include "text_util.hpp"
 #include "trace_json.hpp"
 #include "train.hpp"
 
@@ -52,6 +53,61 @@ std::string windows_json(float s) {
         out += buf;
     }
     return out + "]";
+}
+
+std::string json_number(double v) {
+    if (!std::isfinite(v))
+        return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
+}
+
+// Every head's scores at a mark: [{prev, induction, offset, sink}, ...], layer by layer.
+std::string heads_json(const attn::trainer_mark& m) {
+    std::string j = "[";
+    for (std::size_t i = 0; i < m.heads.size(); ++i) {
+        const attn::head_scores& h = m.heads[i];
+        j += std::string(i ? "," : "") + "{\"prev\":" + json_number(h.prev_mean()) +
+             ",\"induction\":" + json_number(h.induction_mean()) + ",\"offset\":" + json_number(h.offset_mean()) +
+             ",\"sink\":" + json_number(h.sink_mean()) + "}";
+    }
+    return j + "]";
+}
+
+// The training of a recipe's experiment, null without one: its step, target and
+// steps, the last train loss and accuracy, the held-out ones at the step, done,
+// the weights hash when done, the phase-change step, the error; with `heads`,
+// every head's scores and the task with the ablated heads zeroed.
+std::string train_json(const attn::ui::app& a, bool heads) {
+    const attn::trainer& t = a.model.train;
+    if (a.model.exp.train.task == attn::train_task::none)
+        return "null";
+    const int step = attn::trainer_step(t);
+    const bool done = attn::trainer_done(t);
+    const attn::train_point last =
+        step > 0 && std::size_t(step) <= t.curve.size() ? t.curve[std::size_t(step - 1)] : attn::train_point{};
+    std::string j = "{\"step\":" + std::to_string(step) + ",\"target\":" + std::to_string(t.target) +
+                    ",\"steps\":" + std::to_string(a.model.exp.train.steps) + ",\"loss\":" + json_number(last.loss) +
+                    ",\"accuracy\":" + json_number(last.acc) + ",\"heldOutLoss\":" + json_number(t.now.held_out.loss) +
+                    ",\"heldOutAccuracy\":" + json_number(t.now.held_out.acc) + ",\"done\":" + (done ? "true" : "false") +
+                    ",\"hash\":" + (done && t.run ? "\"" + attn::train_weights_hash(*t.run) + "\"" : std::string("null")) +
+                    ",\"phase\":" + std::to_string(attn::trainer_phase_step(t)) + ",\"marks\":" + std::to_string(t.marks.size()) +
+                    ",\"error\":" + attn::json_string(t.error);
+    if (heads) {
+        j += ",\"measuredStep\":" + std::to_string(t.measured_step) + ",\"heads\":" + heads_json(t.now);
+        j += ",\"kept\":[";  // the measures at each snapshot the run reached
+        for (std::size_t i = 0; i < t.marks.size(); ++i)
+            j += std::string(i ? "," : "") + "{\"step\":" + std::to_string(t.marks[i].step) +
+                 ",\"heldOutLoss\":" + json_number(t.marks[i].held_out.loss) +
+                 ",\"heldOutAccuracy\":" + json_number(t.marks[i].held_out.acc) + ",\"heads\":" + heads_json(t.marks[i]) + "}";
+        const attn::ui::task_effect& e = a.ablated_task;
+        j += "],\"ablated\":" +
+             (e.valid ? "{\"loss\":" + json_number(e.ablated.loss) + ",\"accuracy\":" + json_number(e.ablated.acc) +
+                            ",\"baseLoss\":" + json_number(e.base.loss) + ",\"baseAccuracy\":" + json_number(e.base.acc) + "}"
+                      : std::string("null"));
+    }
+    return j + "}";
 }
 
 // `clipped`: how many text items their window cut this frame, and the first
@@ -196,7 +252,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
                 ",\"shown\":" + (a.model.pin && a.compare_shown ? "true" : "false") +
                 ",\"maxAbs\":" + (comparable ? buf : "null") + ",\"reason\":\"" + attn::compare_mismatch_text(c.mismatch) +
                 "\"}";  // plain ASCII but for ×: no quotes to escape
-    g_buffer += "}";
+    g_buffer += ",\"train\":" + train_json(a, true) + "}";
     return g_buffer.c_str();
 }
 
@@ -249,6 +305,27 @@ bool bridge_publish(const ui::app& a) {
         },
         text.c_str());
     return true;
+}
+
+void bridge_report_training(const ui::app& a) {
+    static int last_step = -1;
+    static bool last_done = false;
+    static double last = -1e9;
+    if (a.model.exp.train.task == train_task::none)
+        return;
+    const int step = trainer_step(a.model.train);
+    const bool done = trainer_done(a.model.train);
+    const double now = emscripten_get_now();
+    if ((step == last_step && done == last_done) || (!done && now - last < 100.0))
+        return;
+    last_step = step, last_done = done, last = now;
+    const std::string json = train_json(a, false);
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.trainProgress)
+                window.attnShell.trainProgress(UTF8ToString($0));
+        },
+        json.c_str());
 }
 
 void bridge_publish_text_view(ui::app& a) {
@@ -470,6 +547,7 @@ void bridge_storage_set(const char*, const std::string&) {}
 void bridge_attach(ui::app*) {}
 bool bridge_publish(const ui::app&) { return true; }
 void bridge_publish_text_view(ui::app&) {}
+void bridge_report_training(const ui::app&) {}
 void bridge_toggle_text_view() {}
 bool bridge_prefers_light() { return false; }
 bool bridge_touch_screen() { return false; }

@@ -313,6 +313,7 @@ void publish_and_remember(attn::ui::app& app, remembered& kept) {
         kept.published_view = view;
     }
     attn::platform::bridge_publish_text_view(app);
+    attn::platform::bridge_report_training(app);
     if (app.options.embed && app.content_height > 0)
         attn::platform::bridge_report_height(app.content_height / (app.scale > 0 ? app.scale : 1.0f));
     if (const std::string layout = attn::ui::app_layout_text(app); layout != kept.layout) {

@@ -516,10 +516,37 @@ void draw_panel(app& a, Panel panel) {
 
 }  // namespace
 
+void app_train(app& a) {
+    trainer& t = a.model.train;
+    trainer_sync(t, a.model.exp);
+    trainer_advance(t, a.train_slice);
+}
+
+namespace {
+
+// The task effect of the ablated heads, once the trainer is at its step.
+void update_task_effect(app& a) {
+    trainer& t = a.model.train;
+    if (!t.run || a.model.exp.ablate.empty() || !trainer_done(t)) {
+        a.ablated_task.valid = false;
+        return;
+    }
+    if (a.ablated_task.valid && a.ablated_task.version == a.model.version)
+        return;
+    a.ablated_task.base = trainer_task_with_ablated(t, {});
+    a.ablated_task.ablated = trainer_task_with_ablated(t, a.model.exp.ablate);
+    a.ablated_task.version = a.model.version;
+    a.ablated_task.valid = true;
+}
+
+}  // namespace
+
 void app_draw(app& a) {
     IM_ASSERT(a.heatmaps && "the platform hands the app its heatmap_context before the first frame");
     apply_pending(a);
+    app_train(a);
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
+    update_task_effect(a);
     a.widgets.clear();
     a.maps.clear();
     a.clipped.clear();
@@ -539,6 +566,7 @@ void app_draw(app& a) {
         ImGui::BeginChild("center", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
         if (a.lesson.index >= 0 && !a.options.hides(view_panel::lessons))
             draw_panel(a, panel_lesson);
+        draw_panel(a, panel_train);
         draw_panel(a, panel_pipeline);
         // The bottom of the content as if unscrolled, plus the root window's padding.
         a.content_height =
@@ -583,6 +611,7 @@ void app_draw(app& a) {
                       ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
     if (!panel_hidden(a, view_panel::lessons))
         draw_panel(a, panel_lesson);
+    draw_panel(a, panel_train);
     draw_panel(a, panel_pipeline);
     if (!wide && show_side) {
         ImGui::Separator();

@@ -68,6 +68,14 @@ enum class link_scope {
     experiment,  // the page's setExperiment / attn:set: only the experiment; the view stays
 };
 
+// The held-out task with the experiment's ablated heads zeroed, beside the
+// model as it is: the effect of an ablation on what a trained model does.
+struct task_effect {
+    bool valid = false;
+    std::uint64_t version = 0;  // the model.version it was measured at
+    train_eval_result base, ablated;
+};
+
 struct app {
     session model;                    // experiment, trace, history: changed only through app_change
     std::vector<std::string> errors;  // problems with the last rejected change
@@ -116,6 +124,11 @@ struct app {
     view_theme theme_choice = view_theme::automatic;                   // the View menu's theme (remembered); theme.hpp
     bool system_light = false;                                         // the system prefers a light theme (the platform says)
     float content_height = 0;  // embed: device pixels its content needs (the page sizes its frame to them)
+    // Training (a recipe's experiment): seconds of training steps per frame, so
+    // the page keeps drawing (the platform may lower it), and the task effect of
+    // the ablated heads, measured once the trainer is at its step.
+    double train_slice = 0.012;
+    task_effect ablated_task;
 };
 
 // What a panel asks for while it draws. A panel reads the app (it gets a
@@ -186,6 +199,10 @@ std::string app_layout_text(const app& a);
 void app_set_layout_text(app& a, std::string_view text);
 // The link reproducing what is on screen: link_encode(a.exp, app_view(a), the pin).
 std::string app_link(const app& a);
+
+// Training's share of a frame (app_draw calls it before app_sync): the trainer
+// follows the experiment and takes a.train_slice seconds of steps.
+void app_train(app& a);
 
 // Draws one frame of UI into the current ImGui context (a.heatmaps must be set).
 void app_draw(app& a);

@@ -25,6 +25,7 @@ struct control_help {
 };
 const control_help* control_help_of(std::string_view name);
 void panel_pipeline(const app& a, frame_out& out);   // pipeline.cpp: stage stepper and the stage's matrices
+void panel_train(const app& a, frame_out& out);      // train_panel.cpp: a recipe's run, its curves and heads
 void panel_inspector(const app& a, frame_out& out);  // inspector.cpp: the formula with the live values of a cell
 void panel_impact(const app& a, frame_out& out);     // inspector.cpp: output before/after ablations and masked edges
 void panel_code(const app& a, frame_out& out);       // inspector.cpp: the article's numpy code, current lines lit

@@ -9,32 +9,13 @@
 #include "i18n.hpp"
 #include "lessons.hpp"
 #include "panels.hpp"
+#include "text_util.hpp"
 
 namespace attn::ui {
 
 namespace {
 
-// A JSON string literal: quotes, backslashes and control characters escaped;
-// the text is UTF-8 and stays so.
-void put_string(std::string& out, const std::string& s) {
-    out += '"';
-    for (const char ch : s) {
-        const auto u = static_cast<unsigned char>(ch);
-        if (ch == '"' || ch == '\\') {
-            out += '\\';
-            out += ch;
-        } else if (ch == '\n') {
-            out += "\\n";
-        } else if (u < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(u));
-            out += buf;
-        } else {
-            out += ch;
-        }
-    }
-    out += '"';
-}
+void put_string(std::string& out, const std::string& s) { json_string_append(out, s); }
 
 void put_strings(std::string& out, const std::vector<std::string>& list) {
     out += '[';

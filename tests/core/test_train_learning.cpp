@@ -107,6 +107,9 @@ TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no 
 // the initial draws or to the training numerics changes them.
 constexpr const char* recorded_hash_step0 = "1aa79f3951829894";
 constexpr const char* recorded_hash_step20 = "f5b9ba0b41cf28c0";
+// After 120 steps: the page trains the lesson's link with trained=120 to this
+// hash (tests/web/train.test.mjs), through the Train panel's trainer.
+constexpr const char* recorded_hash_step120 = "9230e1a36d4b74c9";
 
 static std::string lesson_hash_after(int steps) {
     const auto parsed = experiment_parse(recipe_lesson_induction);
@@ -128,5 +131,11 @@ TEST_CASE("wasm: the weights after 20 steps of the induction lesson have the rec
     const std::string hash = lesson_hash_after(20);
     MESSAGE("wasm weights hash after 20 steps: " << hash);
     CHECK(hash == recorded_hash_step20);
+}
+
+TEST_CASE("wasm: the weights after 120 steps of the induction lesson have the recorded hash") {
+    const std::string hash = lesson_hash_after(120);
+    MESSAGE("wasm weights hash after 120 steps: " << hash);
+    CHECK(hash == recorded_hash_step120);
 }
 #endif

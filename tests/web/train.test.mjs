@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, openPage, browserSuite } from './harness.mjs';
+import { frames, ui, click, widget } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -17,7 +18,8 @@ function lessonRecipe() {
 function recordedHashes() {
   const src = fs.readFileSync(path.join(root, 'tests', 'core', 'test_train_learning.cpp'), 'utf8');
   const m = src.match(/recorded_hash_step0 = "([0-9a-f]{16})"[\s\S]*recorded_hash_step20 = "([0-9a-f]{16})"/);
-  return { step0: m[1], step20: m[2] };
+  const m120 = src.match(/recorded_hash_step120 = "([0-9a-f]{16})"/);
+  return { step0: m[1], step20: m[2], step120: m120[1] };
 }
 
 test('Chromium trains the induction lesson to the weights Node computes, bit for bit', async () => {
@@ -28,6 +30,88 @@ test('Chromium trains the induction lesson to the weights Node computes, bit for
   assert.equal(await page.evaluate((r) => window.attn.trainHash(r, 20), recipe), recorded.step20);
   const bad = await page.evaluate(() => window.attn.trainHash('v=1&train=induction&lr=nan'));
   assert.match(bad, /^error: lr must be a finite number/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+const train = async (page) => (await ui(page)).train;
+
+// Waits, frame by frame, until the trainer is at its step; returns the steps it
+// was seen at on the way and how many frames the page drew meanwhile.
+async function trainUntilDone(page, limit = 20000) {
+  const seen = new Set();
+  const start = await page.evaluate(() => window.__frames || 0);
+  for (let i = 0; i < limit; i++) {
+    const t = await train(page);
+    assert.ok(t, 'the page has a training run');
+    assert.equal(t.error, '');
+    if (t.done) return { t, seen, frames: (await page.evaluate(() => window.__frames || 0)) - start };
+    seen.add(t.step);
+    await frames(page, 1);
+  }
+  throw new Error('training did not reach its step');
+}
+
+async function countFrames(page) {
+  await page.evaluate(() => {
+    window.__frames = 0;
+    const tick = () => { window.__frames++; requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  });
+}
+
+test('a recipe link trains in the page, frame after frame, to the weights Node computes', async () => {
+  const recipe = lessonRecipe();
+  const { page, problems } = await openPage(suite.browser, `${suite.server.url}#${recipe}&trained=120`);
+  await countFrames(page);
+  const { t, seen, frames: drawn } = await trainUntilDone(page);
+  assert.equal(t.step, 120);
+  assert.equal(t.hash, recordedHashes().step120, 'the weights after 120 steps are the ones Node computes');
+  // Training ran in slices between frames: the page drew while the step advanced.
+  assert.ok(seen.size >= 5, `the step was seen at ${seen.size} values on the way`);
+  assert.ok(drawn >= 10, `${drawn} frames drawn while training`);
+  assert.ok(t.heldOutLoss < t.kept[0].heldOutLoss, 'the held-out loss fell');
+  assert.deepEqual(t.kept.map((k) => k.step), [0, 25, 50, 75, 100], 'the snapshots the run kept, measured');
+  const u = await ui(page);
+  for (const name of ['train_run', 'train_step', 'train_reset', 'train_progress', 'train_curve', 'train_scrub']) {
+    assert.ok(u.widgets[name], `${name} is on screen`);
+  }
+  const maps = u.maps.filter((m) => m.name.startsWith('train_map_'));
+  assert.equal(maps.length, 8, 'one probe map per head');
+  assert.ok(u.link.includes('&trained=120'), 'the link says how far it is trained');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Step, Reset, Train, Pause and the scrubber move through one run; a kept step shows its measures exactly', async () => {
+  const recipe = lessonRecipe();
+  const { page, problems } = await openPage(suite.browser, `${suite.server.url}#${recipe}&trained=110`, { width: 1440, height: 900 });
+  let { t } = await trainUntilDone(page);
+  const kept = t.kept;
+  await click(page, 'train_step');
+  ({ t } = await trainUntilDone(page));
+  assert.equal(t.step, 111);
+  assert.ok((await ui(page)).link.includes('&trained=111'));
+  // The scrubber over the kept steps: back to the one at 50 (index 2 of 61).
+  const w = await widget(page, 'train_scrub');
+  const width = w[2] - w[0], grab = Math.max((width - 4) / 61, 4);
+  await click(page, 'train_scrub', (2 + grab / 2 + (2 / 60) * (width - 4 - grab)) / width);
+  ({ t } = await trainUntilDone(page));
+  assert.equal(t.step, 50);
+  const mark = kept.find((k) => k.step === 50);
+  assert.equal(t.heldOutLoss, mark.heldOutLoss);
+  assert.equal(t.heldOutAccuracy, mark.heldOutAccuracy);
+  assert.deepEqual(t.heads, mark.heads, 'every head\'s scores as the run measured them at step 50');
+  await click(page, 'train_reset');
+  ({ t } = await trainUntilDone(page));
+  assert.equal(t.step, 0);
+  assert.equal(t.hash, recordedHashes().step0);
+  await click(page, 'train_run');
+  await page.waitForFunction(() => window.attn.ui().train.step > 30, null, { timeout: 60000 });
+  await click(page, 'train_pause');
+  ({ t } = await trainUntilDone(page));
+  assert.ok(t.step > 30 && t.step < 1500, `paused at ${t.step}`);
+  assert.ok((await ui(page)).link.includes(`&trained=${t.step}`));
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -1,0 +1,303 @@
+// The Train panel: a recipe's task, its settings, Train / Pause / Step / Reset,
+// the loss and accuracy curves, a scrubber over the run, and every head's
+// attention on a probe row with its scores. Every number comes from the core's
+// trainer (trainer.hpp); the buttons and the scrubber ask for the experiment's
+// `trained` step through the one change path.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app.hpp"
+#include "heatmap.hpp"
+#include "i18n.hpp"
+#include "imgui.h"
+#include "panels.hpp"
+#include "stages.hpp"
+#include "task.hpp"
+#include "theme.hpp"
+
+namespace attn::ui {
+
+namespace {
+
+// The experiment with the model shown trained to `step` (steps: all of it).
+void request_trained(const app& a, frame_out& out, int step) {
+    experiment next = a.model.exp;
+    next.train.trained = step >= next.train.steps ? train_settings::trained_all : std::max(step, 0);
+    if (!(next == a.model.exp))
+        request_experiment(out, std::move(next));
+}
+
+void settings_line(const app& a, frame_out& out) {
+    const experiment& e = a.model.exp;
+    const train_settings& s = e.train;
+    textf(out, "%s %s · %d × %d %s, d_model %d · batch %d, seq %d, %s %d, lr %g · %d %s", tr("task", "任务"),
+          train_task_name(s.task), e.layers, e.heads, tr("heads", "个头"), e.d_model, s.batch, s.seq, tr("vocabulary", "词表"),
+          s.vocab, double(s.lr), s.steps, tr("steps", "步"));
+}
+
+// The probe row: its tokens, and under each the token it is trained to predict
+// (lit where the loss counts it).
+void sample_rows(const trainer& t, frame_out& out) {
+    const float w = ImGui::CalcTextSize("MM").x;
+    auto row = [&](const char* title, const std::vector<int>& v, bool lit_counted) {
+        text_disabled(out, "%s", title);
+        const float x0 = ImGui::GetCursorPosX() + ImGui::CalcTextSize(tr("predicts", "预测")).x + w;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            ImGui::SameLine(x0 + w * float(i));
+            const std::string sym = task_symbol(v[i]);
+            if (lit_counted && t.probe_counted[i])
+                text_colored(out, theme_highlight(), "%s", sym.c_str());
+            else if (lit_counted)
+                text_disabled(out, "%s", sym.c_str());
+            else
+                text_plain(out, sym.c_str());
+        }
+    };
+    row(tr("input", "输入"), t.probe_tokens, false);
+    row(tr("predicts", "预测"), t.probe_targets, true);
+    text_disabled(
+        out, "%s",
+        tr("a row of the task (held out); the loss counts the lit predictions", "任务中的一行（留出集）；损失只计亮色的预测"));
+}
+
+void buttons(const app& a, frame_out& out, const trainer& t) {
+    const int step = trainer_step(t), steps = a.model.exp.train.steps;
+    const bool running = !trainer_done(t);
+    if (running) {
+        if (ImGui::Button(tr("Pause", "暂停")))
+            request_trained(a, out, step);
+        mark_widget(out, "train_pause");
+    } else {
+        ImGui::BeginDisabled(step >= steps || !t.error.empty());
+        if (ImGui::Button(tr("Train", "训练")))
+            request_trained(a, out, steps);
+        ImGui::EndDisabled();
+        mark_widget(out, "train_run");
+    }
+    ImGui::SameLine();
+    ImGui::BeginDisabled(running || step >= steps);
+    if (ImGui::Button(tr("Step", "单步")))
+        request_trained(a, out, step + 1);
+    ImGui::EndDisabled();
+    mark_widget(out, "train_step");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(step == 0 && t.target == 0);
+    if (ImGui::Button(tr("Reset", "重置")))
+        request_trained(a, out, 0);
+    ImGui::EndDisabled();
+    mark_widget(out, "train_reset");
+    ImGui::SameLine();
+    char overlay[96];
+    std::snprintf(overlay, sizeof overlay, "%s %d / %d%s", tr("step", "步"), step, steps,
+                  running ? tr("  training…", "  训练中…") : "");
+    ImGui::ProgressBar(float(step) / float(std::max(steps, 1)), ImVec2(visible_width(), 0), overlay);
+    mark_widget(out, "train_progress");
+    note_clip(out, overlay);
+}
+
+struct curve_box {
+    ImVec2 p0, p1;
+    float lo, hi;  // log10 of the loss range
+    int steps;
+    float x(float step) const { return p0.x + (p1.x - p0.x) * step / float(std::max(steps, 1)); }
+    float y_loss(float loss) const {
+        const float l = std::log10(std::max(loss, 1e-6f));
+        return p1.y - (p1.y - p0.y) * (l - lo) / std::max(hi - lo, 1e-6f);
+    }
+    float y_acc(float acc) const { return p1.y - (p1.y - p0.y) * acc; }
+};
+
+curve_box curve_layout(const trainer& t, int steps, float height) {
+    float lo = 1e30f, hi = -1e30f;
+    for (const train_point& p : t.curve)
+        if (std::isfinite(p.loss) && p.loss > 0) {
+            lo = std::min(lo, p.loss);
+            hi = std::max(hi, p.loss);
+        }
+    for (const trainer_mark& m : t.marks)
+        if (std::isfinite(m.held_out.loss) && m.held_out.loss > 0) {
+            lo = std::min(lo, m.held_out.loss);
+            hi = std::max(hi, m.held_out.loss);
+        }
+    if (lo > hi)
+        lo = 0.1f, hi = 10.0f;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float font = ImGui::GetFontSize();
+    const float left = ImGui::CalcTextSize("0.001").x + font * 0.5f, right = ImGui::CalcTextSize("100%").x + font * 0.5f;
+    const float w = std::max(visible_width(), font * 12.0f);
+    return {ImVec2(p.x + left, p.y + font * 0.5f), ImVec2(p.x + w - right, p.y + height - font * 1.5f),
+            std::floor(std::log10(lo) * 4.0f) / 4.0f, std::ceil(std::log10(hi) * 4.0f) / 4.0f + 1e-3f, steps};
+}
+
+// The curves: train loss (a line, log scale, left axis) and accuracy (right
+// axis, 0–1), held-out loss and accuracy at the snapshots (dots), the current
+// step and the phase change as vertical lines.
+void curve_plot(const app& a, frame_out& out, const trainer& t) {
+    const float font = ImGui::GetFontSize();
+    const int steps = a.model.exp.train.steps;
+    const curve_box b = curve_layout(t, steps, font * 9.0f);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 frame = ImGui::GetColorU32(ImGuiCol_Border), label = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImU32 loss_c = IM_COL32(230, 120, 40, 255), acc_c = IM_COL32(60, 160, 230, 255);
+    dl->AddRect(b.p0, b.p1, frame);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", double(std::pow(10.0f, b.hi)));
+    dl->AddText(ImVec2(b.p0.x - ImGui::CalcTextSize(buf).x - 4, b.p0.y - font * 0.5f), loss_c, buf);
+    std::snprintf(buf, sizeof buf, "%.3g", double(std::pow(10.0f, b.lo)));
+    dl->AddText(ImVec2(b.p0.x - ImGui::CalcTextSize(buf).x - 4, b.p1.y - font * 0.5f), loss_c, buf);
+    dl->AddText(ImVec2(b.p1.x + 4, b.p0.y - font * 0.5f), acc_c, "100%");
+    dl->AddText(ImVec2(b.p1.x + 4, b.p1.y - font * 0.5f), acc_c, "0%");
+    dl->AddText(ImVec2(b.p0.x, b.p1.y + 2), label, "0");
+    std::snprintf(buf, sizeof buf, "%d", steps);
+    dl->AddText(ImVec2(b.p1.x - ImGui::CalcTextSize(buf).x, b.p1.y + 2), label, buf);
+    // At most one point per pixel column: the mean over the steps it covers.
+    const int n = int(t.curve.size());
+    const int per = std::max(1, int(float(n) / std::max(b.p1.x - b.p0.x, 1.0f) * float(steps) / float(std::max(n, 1))));
+    std::vector<ImVec2> loss_line, acc_line;
+    for (int i = 0; i < n; i += per) {
+        float l = 0, c = 0;
+        const int k = std::min(per, n - i);
+        for (int j = i; j < i + k; ++j)
+            l += t.curve[std::size_t(j)].loss, c += t.curve[std::size_t(j)].acc;
+        const float x = b.x(float(i) + float(k) * 0.5f);
+        loss_line.push_back(ImVec2(x, b.y_loss(l / float(k))));
+        acc_line.push_back(ImVec2(x, b.y_acc(c / float(k))));
+    }
+    dl->AddPolyline(loss_line.data(), int(loss_line.size()), loss_c, 0, 1.5f);
+    dl->AddPolyline(acc_line.data(), int(acc_line.size()), acc_c, 0, 1.5f);
+    for (const trainer_mark& m : t.marks) {
+        dl->AddCircleFilled(ImVec2(b.x(float(m.step)), b.y_loss(m.held_out.loss)), 3.0f, loss_c);
+        dl->AddCircle(ImVec2(b.x(float(m.step)), b.y_acc(m.held_out.acc)), 3.5f, acc_c);
+    }
+    if (const int phase = trainer_phase_step(t); phase >= 0) {
+        const float x = b.x(float(phase));
+        for (float y = b.p0.y; y < b.p1.y; y += 6.0f)
+            dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 3.0f, b.p1.y)), ImGui::GetColorU32(theme_bad()));
+        std::snprintf(buf, sizeof buf, "%s %d", tr("phase change @", "相变 @"), phase);
+        dl->AddText(ImVec2(std::min(x + 3.0f, b.p1.x - ImGui::CalcTextSize(buf).x), b.p0.y + 2), ImGui::GetColorU32(theme_bad()),
+                    buf);
+    }
+    const float xs = b.x(float(trainer_step(t)));
+    dl->AddLine(ImVec2(xs, b.p0.y), ImVec2(xs, b.p1.y), ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
+    ImGui::Dummy(ImVec2(b.p1.x - ImGui::GetCursorScreenPos().x, font * 9.0f));
+    mark_widget(out, "train_curve");
+}
+
+void curve_legend(frame_out& out, const trainer& t) {
+    const int step = trainer_step(t);
+    const ImVec4 loss_c(0.90f, 0.47f, 0.16f, 1.0f), acc_c(0.24f, 0.63f, 0.90f, 1.0f);
+    if (step > 0 && std::size_t(step) <= t.curve.size()) {
+        const train_point& p = t.curve[std::size_t(step - 1)];
+        text_colored(out, loss_c, "— %s %.4f (%s)", tr("train loss", "训练损失"), double(p.loss), tr("log scale", "对数刻度"));
+        ImGui::SameLine();
+        text_colored(out, acc_c, "— %s %.1f%%", tr("train accuracy", "训练准确率"), double(p.acc) * 100.0);
+    }
+    text_colored(out, loss_c, "● %s %.4f", tr("held-out loss", "留出集损失"), double(t.now.held_out.loss));
+    ImGui::SameLine();
+    text_colored(out, acc_c, "○ %s %.1f%%", tr("held-out accuracy", "留出集准确率"), double(t.now.held_out.acc) * 100.0);
+    text_disabled(out, "%s %d%s", tr("the white line: step", "白线：第"), step, tr("", " 步"));
+}
+
+// Over the run's snapshots: dragging shows the model at each kept step (the
+// Step button reaches the steps between).
+void scrubber(const app& a, frame_out& out, const trainer& t) {
+    const std::vector<int> kept = trainer_snapshot_steps(t);
+    const int at = trainer_done(t) ? t.target : trainer_step(t);
+    int k = 0;
+    while (k + 1 < int(kept.size()) && kept[std::size_t(k + 1)] <= at)
+        ++k;
+    const char* label = tr("model at step", "模型所在步");
+    char shown[48];
+    std::snprintf(shown, sizeof shown, "%d", at);
+    ImGui::SetNextItemWidth(std::max(visible_width() - ImGui::CalcTextSize(label).x - ImGui::GetFontSize(), 80.0f));
+    if (ImGui::SliderInt(label, &k, 0, int(kept.size()) - 1, shown, ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_NoInput))
+        request_trained(a, out, kept[std::size_t(k)]);
+    mark_slider(out, "train_scrub", label);
+}
+
+// One score as a bar with its value.
+void score_bar(frame_out& out, const char* name, float v, float width) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%s %.2f", name, double(v));
+    ImGui::ProgressBar(std::clamp(v, 0.0f, 1.0f), ImVec2(width, ImGui::GetTextLineHeight()), buf);
+    note_clip(out, buf);
+}
+
+void head_maps(const app& a, frame_out& out, const trainer& t) {
+    const train_run& r = *t.run;
+    const bool offset_task = r.e.train.task == train_task::copy_offset || r.e.train.task == train_task::previous;
+    const float font = ImGui::GetFontSize();
+    const float width = std::max(font * 9.0f, (visible_width() - font * float(r.h)) / float(r.h));
+    const float cell = std::max(2.0f, std::floor((width - font * 1.5f) / float(r.T)));
+    for (int l = 0; l < r.L; ++l)
+        for (int i = 0; i < r.h; ++i) {
+            const std::size_t k = std::size_t(l * r.h + i);
+            if (i > 0 && ImGui::GetContentRegionAvail().x > width + font)
+                ImGui::SameLine();
+            ImGui::BeginGroup();
+            textf(out, "%s %d · %s %d", tr("layer", "层"), l, tr("head", "头"), i);
+            heatmap_options opt;
+            opt.version = a.model.version;
+            opt.fixed_range = true;
+            opt.lo = 0, opt.hi = 1;
+            opt.show_legend = false;
+            opt.show_values = false;  // too small for numbers: the line above says to hover
+            opt.cell = cell;
+            opt.row_labels = opt.col_labels = &t.probe_symbols;
+            char name[32];
+            std::snprintf(name, sizeof name, "train_map_%d_%d", l, i);
+            const heatmap_result res = heatmap_draw(*a.heatmaps, name, t.probe[k], opt);
+            out.maps.push_back({name, res.cells, res.labelled, axes_queries_by_keys()});
+            if (k < t.now.heads.size()) {
+                const head_scores& s = t.now.heads[k];
+                score_bar(out, tr("previous", "前一个"), s.prev_mean(), width);
+                score_bar(out, tr("induction", "归纳"), s.induction_mean(), width);
+                if (offset_task)
+                    score_bar(out, tr("offset", "偏移"), s.offset_mean(), width);
+                score_bar(out, tr("sink", "汇点"), s.sink_mean(), width);
+            }
+            ImGui::EndGroup();
+        }
+}
+
+void task_effect_line(const app& a, frame_out& out) {
+    if (a.model.exp.ablate.empty() || !a.ablated_task.valid)
+        return;
+    const task_effect& e = a.ablated_task;
+    text_colored(out, theme_bad(), "%s %.1f%% → %.1f%%   %s %.3f → %.3f",
+                 tr("zeroed heads on the task: accuracy", "置零这些头后的任务：准确率"), double(e.base.acc) * 100.0,
+                 double(e.ablated.acc) * 100.0, tr("loss", "损失"), double(e.base.loss), double(e.ablated.loss));
+    mark_widget(out, "train_task_effect");
+}
+
+}  // namespace
+
+void panel_train(const app& a, frame_out& out) {
+    if (a.model.exp.train.task == train_task::none)
+        return;
+    const trainer& t = a.model.train;
+    section_text(out, tr("Train", "训练"));
+    mark_widget(out, "train_title");
+    if (!t.error.empty())
+        text_colored(out, theme_bad(), "%s", t.error.c_str());
+    if (!t.run)
+        return;
+    ImGui::PushID("train");
+    settings_line(a, out);
+    sample_rows(t, out);
+    buttons(a, out, t);
+    curve_legend(out, t);
+    curve_plot(a, out, t);
+    scrubber(a, out, t);
+    task_effect_line(a, out);
+    text_disabled(out, "%s",
+                  tr("each head's attention on the row above (hover a cell for its weight), and its scores on the held-out "
+                     "rows (1 = all its weight there)",
+                     "每个头在上面那一行上的注意力（悬停查看权重），以及它在留出集上的得分（1 = 全部权重都在那里）"));
+    head_maps(a, out, t);
+    ImGui::PopID();
+    ImGui::Separator();
+}
+
+}  // namespace attn::ui
