@@ -409,9 +409,16 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
         w.layers.push_back(std::move(lw));
     }
     construct(e, w);
-    for (const auto& x : e.edits) {
+    model_apply_edits(w, e.edits);
+    return w;
+}
+
+void model_apply_edits(model_weights& w, const std::vector<value_edit>& edits) {
+    const int n = w.embeddings.rows;
+    for (const auto& x : edits) {
         if (x.target == edit_target::x) {
-            w.embeddings(x.row, x.col) = x.value;
+            if (x.row < n)
+                w.embeddings(x.row, x.col) = x.value;
             continue;
         }
         layer_weights& lw = w.layers[std::size_t(x.layer)];
@@ -423,7 +430,6 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
                                                    : &lw.w_2;
         (*m)(x.row, x.col) = x.value;
     }
-    return w;
 }
 
 trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params,

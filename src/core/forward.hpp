@@ -168,6 +168,11 @@ constexpr std::size_t page_memory_budget = std::size_t(1536) << 20;
 //                matches and has no content (V = 0): an attention sink
 model_weights model_generate(const experiment& e, const std::vector<std::string>& tokens);
 
+// Sets the values edits name (value_edit, experiment.hpp) in w; an edit of X
+// past w's rows is skipped. e's edits are checked against its shapes by
+// experiment_validate.
+void model_apply_edits(model_weights& w, const std::vector<value_edit>& edits);
+
 // Sinusoidal encodings for n positions starting at pos0: PE(p, 2i) = sin(p / 10000^(2i/d)),
 // PE(p, 2i+1) = cos(same angle). Computed in double, rounded once to float.
 matrix positions_sinusoidal(int n, int d, int pos0);

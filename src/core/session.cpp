@@ -111,8 +111,11 @@ trace trace_model(const session& s) {
     if (!s.train.run)
         return forward(s.exp);
     const std::vector<std::string> tokens = tokenize(s.exp.text);
-    std::optional<model_weights> w = train_weights_for(*s.train.run, tokens);
-    return w ? forward_with(s.exp, tokens, *w) : forward(s.exp);
+    std::optional<model_weights> w = train_weights_for(*s.train.run, tokens);  // the run's experiment has no edits
+    if (!w)
+        return forward(s.exp);
+    model_apply_edits(*w, s.exp.edits);
+    return forward_with(s.exp, tokens, *w);
 }
 
 }  // namespace

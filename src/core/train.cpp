@@ -680,19 +680,42 @@ void train_forward_rows(train_run& r, const int* tokens, int rows, const head_ov
     }
 }
 
-train_eval_result train_evaluate(train_run& r, const head_override* ov) {
+namespace {
+
+train_eval_result evaluate_rows(train_run& r, const int* tokens, const int* targets, const unsigned char* counted, int n,
+                                const head_override* ov) {
     double loss = 0;
     int correct = 0, total = 0;
-    for (int b0 = 0; b0 < train_eval_rows; b0 += r.B) {
-        const int rows = std::min(r.B, train_eval_rows - b0);
-        train_forward_rows(r, r.eval_tokens.data() + std::size_t(b0 * r.T), rows, ov);
+    for (int b0 = 0; b0 < n; b0 += r.B) {
+        const int rows = std::min(r.B, n - b0);
+        train_forward_rows(r, tokens + std::size_t(b0 * r.T), rows, ov);
         for (int b = 0; b < rows; ++b) {
             row_ctx c = context(r, b);
             const std::size_t o = std::size_t((b0 + b) * r.T);
-            total += row_loss(c, r.eval_targets.data() + o, r.eval_counted.data() + o, 0.0f, loss, correct);
+            total += row_loss(c, targets + o, counted + o, 0.0f, loss, correct);
         }
     }
     return {float(loss / double(std::max(total, 1))), float(double(correct) / double(std::max(total, 1)))};
+}
+
+}  // namespace
+
+train_eval_result train_evaluate(train_run& r, const head_override* ov) {
+    return evaluate_rows(r, r.eval_tokens.data(), r.eval_targets.data(), r.eval_counted.data(), train_eval_rows, ov);
+}
+
+train_eval_result train_evaluate_task(train_run& r, train_settings task) {
+    task.seq = r.T;
+    task.vocab = r.V;
+    const std::size_t n = std::size_t(train_eval_rows * r.T);
+    std::vector<int> tokens(n), targets(n);
+    std::vector<unsigned char> counted(n);
+    rng g = task_eval_stream(task.train_seed);
+    for (int b = 0; b < train_eval_rows; ++b) {
+        const std::size_t o = std::size_t(b * r.T);
+        task_row(task, g, tokens.data() + o, targets.data() + o, counted.data() + o);
+    }
+    return evaluate_rows(r, tokens.data(), targets.data(), counted.data(), train_eval_rows, nullptr);
 }
 
 const float* train_attention(const train_run& r, int b, int layer) {
@@ -779,21 +802,7 @@ std::optional<model_weights> train_weights_for(const train_run& r, const std::ve
         }
         w.layers.push_back(std::move(lw));
     }
-    for (const auto& x : r.e.edits) {
-        if (x.target == edit_target::x) {
-            if (x.row < n)
-                w.embeddings(x.row, x.col) = x.value;
-            continue;
-        }
-        layer_weights& lw = w.layers[std::size_t(x.layer)];
-        matrix* m = x.target == edit_target::w_q   ? &lw.w_q
-                    : x.target == edit_target::w_k ? &lw.w_k
-                    : x.target == edit_target::w_v ? &lw.w_v
-                    : x.target == edit_target::w_o ? &lw.w_o
-                    : x.target == edit_target::w_1 ? &lw.w_1
-                                                   : &lw.w_2;
-        (*m)(x.row, x.col) = x.value;
-    }
+    model_apply_edits(w, r.e.edits);
     return w;
 }
 

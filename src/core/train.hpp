@@ -145,6 +145,10 @@ float train_loss_and_grad(train_run& run);
 inline constexpr int train_eval_rows = 128;
 train_eval_result train_evaluate(train_run& run, const head_override* ov = nullptr);
 
+// The same model on another task's held-out rows (drawn as that task's own held-out
+// set, at the run's seq and vocabulary): a model tested off its training distribution.
+train_eval_result train_evaluate_task(train_run& run, train_settings task);
+
 // Back to snapshot i (weights, optimizer state, step, curve): stepping on from
 // there repeats the original run bit for bit.
 void train_restore(train_run& run, int snapshot_index);

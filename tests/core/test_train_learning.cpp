@@ -7,31 +7,57 @@
 
 #include "experiment.hpp"
 #include "forward.hpp"
+#include "measure_training.hpp"
 #include "task.hpp"
 #include "tokenize.hpp"
 #include "train.hpp"
 #include "train_diagnostics.hpp"
+#include "trainer.hpp"
 
 using namespace attn;
 
 namespace {
 
-train_run trained(const char* recipe, std::uint32_t seed = 0) {
+// Trained as the page trains it: through the trainer, which keeps the measures
+// of every snapshot that lessons L9 and L10 read (measure_training.hpp).
+trainer trained(const char* recipe, std::uint32_t seed = 0) {
     const auto parsed = experiment_parse(recipe);
     REQUIRE(parsed.value);
     experiment e = *parsed.value;
     if (seed)
         e.seed = seed;  // other initial weights, the same batches
-    auto init = train_init(e);
-    REQUIRE(init.run);
-    train_run_all(*init.run);
-    REQUIRE(init.run->error.empty());
-    return std::move(*init.run);
+    trainer t;
+    trainer_sync(t, e);
+    REQUIRE(t.run);
+    trainer_finish(t);
+    REQUIRE(t.error.empty());
+    return t;
+}
+
+// L9's claims on the lesson's own model: a plateau, then a drop at which the
+// induction head's score jumps; it reads through layer 0's previous-token head.
+void check_formation(const trainer& t, const head_report& prev, const head_report& induction) {
+    const formation_measure f = measure_formation(t);
+    MESSAGE("phase change at step " << f.phase << ": loss " << f.loss_before << " -> " << f.loss_after << "; induction score "
+                                    << f.induction_before << " (step " << f.before_step << ") -> " << f.induction_after
+                                    << " (step " << f.after_step << ")");
+    CHECK(f.phase >= 100);
+    CHECK(f.phase <= 1000);
+    CHECK(f.loss_after < 0.6f * f.loss_before);
+    CHECK(f.induction.layer == induction.layer);
+    CHECK(f.induction.head == induction.head);
+    CHECK(f.induction_before < 0.3f);
+    CHECK(f.induction_after > 0.6f);
+    CHECK(f.previous.head == prev.head);
+    CHECK(f.previous_score >= 0.5f);
+    REQUIRE(f.other.valid());
+    CHECK(f.other.head != induction.head);
 }
 
 // The induction lesson's claims on the model trained from weight seed `seed`.
 void check_induction_lesson(std::uint32_t seed) {
-    train_run r = trained(recipe_lesson_induction, seed);
+    trainer t = trained(recipe_lesson_induction, seed);
+    train_run& r = *t.run;
     const train_diagnostics diag = train_diagnose(r);
     MESSAGE("induction lesson, seed " << seed << ": held-out accuracy " << diag.base.acc << ", loss " << diag.base.loss
                                       << ", weights " << train_weights_hash(r));
@@ -51,17 +77,21 @@ void check_induction_lesson(std::uint32_t seed) {
     CHECK(induction->induction >= 0.5f);
     CHECK(prev->prev >= 0.5f);
     CHECK(prev->ablate_acc < 0.3f);  // zeroing the previous-token head breaks the circuit
-    if (seed == 1)  // the lesson's own model has one induction head; other seeds grow several that share the work
+    if (seed == 1) {  // the lesson's own model has one induction head; other seeds grow several that share the work
         CHECK(induction->ablate_acc < 0.3f);
+        check_formation(t, *prev, *induction);
+        const head_ref other = measure_formation(t).other;
+        CHECK(diag.heads[std::size_t(other.layer * r.h + other.head)].ablate_acc > 0.9f);  // another head barely matters
+    }
 
     // The trained model is an ordinary experiment: traced on the recipe's own text,
     // the layer-1 induction head looks from the repeated "c" (position 8) to the
     // "d" after the first "c" (position 4).
-    const std::vector<std::string> tokens = tokenize(r.e.text);
+    const std::vector<std::string> tokens = tokenize(experiment_parse(recipe_lesson_induction).value->text);
     const auto w = train_weights_for(r, tokens);
     REQUIRE(w);
-    const trace t = forward_with(r.e, tokens, *w);
-    const matrix& att = t.layers[1].heads[std::size_t(induction->head)].weights;
+    const trace tr = forward_with(r.e, tokens, *w);
+    const matrix& att = tr.layers[1].heads[std::size_t(induction->head)].weights;
     CHECK(tokens[8] == "c");
     CHECK(att(8, 4) >= 0.5f);
 }
@@ -86,7 +116,8 @@ TEST_CASE("the induction lesson learns an induction circuit: a previous-token he
 }
 
 TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no induction head") {
-    train_run r = trained(recipe_lesson_copy_offset);
+    trainer t = trained(recipe_lesson_copy_offset);
+    train_run& r = *t.run;
     const train_diagnostics diag = train_diagnose(r);
     MESSAGE("copy_offset lesson: held-out accuracy " << diag.base.acc);
     CHECK(diag.base.acc >= 0.9f);
@@ -97,6 +128,12 @@ TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no 
         best_offset = std::max(best_offset, h.offset);
     }
     CHECK(best_offset >= 0.5f);
+    // L10: the shortcut, tested off its distribution, fails the induction task.
+    const shortcut_measure m = measure_shortcut(t);
+    MESSAGE("copy_offset model on the induction task: accuracy " << m.on_induction.acc);
+    CHECK(!m.positional.empty());
+    CHECK(m.max_induction <= 0.2f);
+    CHECK(m.on_induction.acc < 0.3f);
 }
 
 // The induction lesson's weights before training and, in wasm, after 20 steps,

@@ -136,6 +136,15 @@ TEST_CASE("the session traces a recipe's experiment with the trained weights at 
     const trace direct = forward_with(s.exp, tokens, *w);
     CHECK(s.tr.output.data == direct.output.data);
     CHECK(!session_update(s));  // nothing new: no recompute
+
+    experiment edited = s.exp;  // an edit acts on the trained weights, the run stays
+    edited.edits.push_back({edit_target::w_q, 1, 2, 3, 0.5f});
+    const std::uint64_t weights = s.train.weights_version;
+    REQUIRE(session_apply(s, change::set(edited)).accepted);
+    session_update(s);
+    CHECK(s.train.weights_version == weights);
+    CHECK(s.tr.params.layers[1].w_q(2, 3) == 0.5f);
+    CHECK(s.tr.params.layers[1].w_q(2, 4) == w->layers[1].w_q(2, 4));
 }
 
 TEST_CASE("a recipe's text must be the task's symbols, and trained at most steps") {
