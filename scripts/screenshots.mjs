@@ -38,7 +38,7 @@ async function stages(page, prefix, only) {
 }
 
 async function lessons(page, prefix, only) {
-  for (let l = 1; l <= 8; l++) {
+  for (let l = 1; l <= 10; l++) {
     if (only && !only.includes(l)) continue;
     await click(page, 'lesson' + l);
     await shot(page, prefix + 'lesson' + l);

@@ -520,6 +520,8 @@
       { id: 'L6', title: 'The whole core is thirty lines', text: 'the cat chased the dog', stage: 1 },
       { id: 'L7', title: 'Attention weights are not explanations', text: 'the cat chased the dog home', stage: 5 },
       { id: 'L8', title: 'Three classic bugs', text: 'the cat chased the dog', stage: 5 },
+      { id: 'L9', title: 'Watch an induction head form', text: 'j a b c d e f g c d e f g', stage: 5 },
+      { id: 'L10', title: 'A shortcut, not a circuit', text: 'a b c d e f g h', stage: 5 },
     ],
   };
   shell.posterNames = posterNames;  // what the card says: tests compare it with the app's names
@@ -722,6 +724,16 @@
       },
     };
     window.Module = Module;
+    // Dear ImGui's GLFW backend listens for the wheel on the document, where
+    // Chromium makes wheel listeners passive by default: its preventDefault (the
+    // canvas scrolls its own panels, the page must not scroll) would be refused
+    // with a console error on every turn of the wheel. Its listener, and only it,
+    // is registered as not passive.
+    const addListener = document.addEventListener;
+    document.addEventListener = function (type, listener, options) {
+      if (type === 'wheel' && typeof options !== 'object') options = { capture: Boolean(options), passive: false };
+      return addListener.call(this, type, listener, options);
+    };
 
     fetchWasm().then((bytes) => {
       progress(0.85, 'Compiling…');

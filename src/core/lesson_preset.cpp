@@ -1,6 +1,11 @@
 #include "lesson_preset.hpp"
 
+#include "link.hpp"
+#include "recipe.hpp"
+
 namespace attn {
+
+static_assert(link_view_limits::max_lesson == lesson_count, "a link opens every lesson, and no other");
 
 namespace {
 
@@ -15,6 +20,8 @@ constexpr lesson_preset presets[lesson_count] = {
     {"L6", "v=1&text=the%20cat%20chased%20the%20dog&mask=causal", stage::projections},
     {"L7", "v=1&text=the%20cat%20chased%20the%20dog%20home&d_model=16&heads=4&layers=2&block=full&mask=causal", stage::weights},
     {"L8", "v=1&text=the%20cat%20chased%20the%20dog&d_model=16&heads=2&mask=causal&precision=fp16&scale=4", stage::weights},
+    {"L9", recipe_lesson_induction, stage::weights, true},
+    {"L10", recipe_lesson_copy_offset, stage::weights, true},
 };
 
 }  // namespace
@@ -28,10 +35,17 @@ experiment lesson_experiment(int lesson) {
     if (!p)
         return experiment{};
     auto parsed = experiment_parse(p->text);
-    return parsed.value ? *parsed.value : experiment{};
+    if (!parsed.value)
+        return experiment{};
+    if (p->untrained)
+        parsed.value->train.trained = 0;
+    return *parsed.value;
 }
 
-std::string lesson_link(int lesson) { return "v=1&view.lesson=" + std::to_string(lesson); }
+std::string lesson_link(int lesson) {
+    const lesson_preset* p = lesson_preset_find(lesson);
+    return "v=1&view.lesson=" + std::to_string(lesson) + (p && p->untrained ? "&trained=0" : "");
+}
 
 const std::array<std::string_view, 3>& lesson7_models() {
     static constexpr std::array<std::string_view, 3> models = {

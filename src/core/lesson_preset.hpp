@@ -15,12 +15,13 @@
 
 namespace attn {
 
-inline constexpr int lesson_count = 8;  // L1 … L8
+inline constexpr int lesson_count = 10;  // L1 … L10
 
 struct lesson_preset {
-    const char* id;         // "L1" … "L8"
+    const char* id;         // "L1" … "L10"
     std::string_view text;  // experiment text
     stage opens_on;
+    bool untrained = false;  // a recipe opened at step 0 (trained=0): the person presses Train
 };
 
 // Lessons count from 1, as their names L1 … L8 do. nullptr outside 1 … lesson_count.
@@ -30,7 +31,9 @@ const lesson_preset* lesson_preset_find(int lesson);
 // outside 1 … lesson_count. Every preset is valid (tests/core/test_session.cpp).
 experiment lesson_experiment(int lesson);
 
-// The link that opens lesson `lesson` (1-based) on its own experiment: "v=1&view.lesson=N".
+// The link that opens lesson `lesson` (1-based) on its own experiment:
+// "v=1&view.lesson=N", and "&trained=0" for a training lesson (a link's
+// omitted `trained` means all the steps).
 std::string lesson_link(int lesson);
 
 // L7's three models, loaded by its buttons: two random layers, two cancelling

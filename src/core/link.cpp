@@ -704,6 +704,9 @@ std::string link_encode(const experiment& e, const link_view& v) { return link_e
 
 std::string link_encode(const experiment& e, const link_view& v, const std::optional<experiment>& pin) {
     std::string s = experiment_to_text(e);
+    // The text form writes no recipe keys without a task; a lesson with a recipe would lend its own (parse_from).
+    if (v.lesson >= 1 && e.train.task == train_task::none && lesson_experiment(v.lesson).train.task != train_task::none)
+        s += "&train=none";
     if (s.size() > link_limits::compress_above && s.size() <= link_limits::max_payload_bytes) {
         std::string z = "z=" + link_base64url_encode(link_compress(s));
         if (z.size() < s.size())
@@ -730,7 +733,10 @@ std::optional<std::string> decode_compressed(std::string_view value, const std::
 
 // The experiment of a text form, from `base`; the text form carries scale's
 // number only for a custom scale: never keep the base's.
-experiment_parse_result parse_from(std::string_view text, const experiment& base) {
+experiment_parse_result parse_from(std::string_view text, const experiment& from) {
+    // `trained` is written only when it is not all the steps: omitted, it means all of them, whatever the base says.
+    experiment base = from;
+    base.train.trained = train_settings::trained_all;
     auto parsed = experiment_parse(text, base);
     if (parsed.value && parsed.value->scale != score_scale::custom)
         parsed.value->scale_value = experiment{}.scale_value;

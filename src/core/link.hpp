@@ -23,7 +23,7 @@
 //                the experiment value. They stay readable (outside the compressed
 //                payload) so an embed snippet can be edited by hand. Each key at
 //                most once, values plain ASCII (not percent-decoded):
-//                    view.lesson    1..8    the lesson L1..L8 (-1: none); the
+//                    view.lesson    1..10   the lesson L1..L10 (-1: none); the
 //                                   experiment keys then override the lesson's
 //                                   own experiment (lesson_preset.hpp) instead
 //                                   of the defaults
@@ -104,7 +104,7 @@ const char* view_panel_name(view_panel p);
 enum class view_theme { automatic, light, dark };
 
 struct link_view {
-    int lesson = -1;                            // -1: none; 1..8: open lesson L1..L8
+    int lesson = -1;                            // -1: none; 1..10: open lesson L1..L10
     int stage = -1;                             // -1: none; 0..10: the stepper's stage
     int row = -1;                               // -1: none; else a query row (token) of the experiment
     std::array<bool, view_panel_count> hide{};  // indexed by view_panel
@@ -118,7 +118,7 @@ struct link_view {
 };
 
 struct link_view_limits {
-    static constexpr int max_lesson = 8;  // lessons count from 1, as their names L1..L8 do
+    static constexpr int max_lesson = 10;  // lessons count from 1, as their names L1..L10 do
     static constexpr int max_stage = 10;
 };
 

@@ -123,6 +123,8 @@ const std::vector<recipe_field>& recipe_fields() {
          [](train_settings& s, const std::string& v) -> std::string {
              for (const auto& n : task_names)
                  if (v == n.name) {
+                     if (n.task == train_task::none)
+                         s = train_settings{};  // no recipe: none of its keys stay (a lesson's link may start from one)
                      s.task = n.task;
                      return "";
                  }

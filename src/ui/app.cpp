@@ -524,8 +524,23 @@ void app_train(app& a) {
 
 namespace {
 
+// L10's shortcut measures of a model trained on another task than induction.
+void update_shortcut(app& a) {
+    trainer& t = a.model.train;
+    if (!t.run || a.model.exp.train.task == train_task::induction || !trainer_done(t)) {
+        a.shortcut.valid = false;
+        return;
+    }
+    if (a.shortcut.valid && a.shortcut.version == a.model.version)
+        return;
+    a.shortcut.measure = measure_shortcut(t);
+    a.shortcut.version = a.model.version;
+    a.shortcut.valid = true;
+}
+
 // The task effect of the ablated heads, once the trainer is at its step.
 void update_task_effect(app& a) {
+    update_shortcut(a);
     trainer& t = a.model.train;
     if (!t.run || a.model.exp.ablate.empty() || !trainer_done(t)) {
         a.ablated_task.valid = false;

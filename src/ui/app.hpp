@@ -76,6 +76,14 @@ struct task_effect {
     train_eval_result base, ablated;
 };
 
+// L10's measures of a trained model (measure_training.hpp), once the trainer is
+// at its step: they evaluate on the run, which a view cannot.
+struct shortcut_result {
+    bool valid = false;
+    std::uint64_t version = 0;
+    shortcut_measure measure;
+};
+
 struct app {
     session model;                    // experiment, trace, history: changed only through app_change
     std::vector<std::string> errors;  // problems with the last rejected change
@@ -129,6 +137,7 @@ struct app {
     // the ablated heads, measured once the trainer is at its step.
     double train_slice = 0.012;
     task_effect ablated_task;
+    shortcut_result shortcut;  // for a trained model of a task other than induction
 };
 
 // What a panel asks for while it draws. A panel reads the app (it gets a

@@ -8,6 +8,8 @@
 // [SECTION] L6 the code
 // [SECTION] L7 weights are not explanations
 // [SECTION] L8 three classic bugs
+// [SECTION] L9 an induction head forms
+// [SECTION] L10 a shortcut, not a circuit
 // [SECTION] card and navigation
 #include "lessons.hpp"
 
@@ -86,6 +88,20 @@ const std::vector<lesson>& lessons() {
          "逐个打开这些错误，与正确的计算对比：softmax 之后再掩码（行和不再为 1，输出变暗）、fp16 下省略 x − max（exp 超过约 11 "
          "就溢出，"
          "NaN 一路传到输出）、忘了 W_O（各头永远不混合——而且悄无声息）。"},
+        {"L9", "Watch an induction head form", "看一个归纳头形成", "induction", "归纳头",
+         "Press Train: a two-layer attention-only model learns to continue a random sequence that repeats. The loss sits on "
+         "a plateau, then drops at once (the dashed line). At the drop a layer-1 head starts attending to the token after the "
+         "earlier occurrence of the current token (its induction score jumps), reading through a layer-0 head that attends "
+         "to the previous token. Then zero each head and read the task's accuracy.",
+         "按“训练”：一个两层、只有注意力的模型学着续写一段会重复的随机序列。损失先停在平台上，然后突然下降（虚线）。"
+         "下降的那一刻，第 1 层的一个头开始关注“当前词元上一次出现之后的那个词元”（它的归纳得分跳升），"
+         "它依赖第 0 层一个关注前一个词元的头。然后逐个把头置零，看任务准确率。"},
+        {"L10", "A shortcut, not a circuit", "捷径，而不是回路", "shortcut", "捷径",
+         "The same model trained where the answer is always the token 3 back. Press Train: it solves its task with "
+         "positional heads (a high offset score, no induction score) — and fails on the induction task's sequences. It "
+         "looks right and is right for the wrong reason; only a test off its training data and ablation show it.",
+         "同样的模型，换成答案总是往回数第 3 个词元的任务。按“训练”：它用位置头解决了任务（偏移得分高，没有归纳得分）"
+         "——却在归纳任务的序列上失败。它看起来对，对的理由却是错的；只有训练分布之外的测试和消融能揭示这一点。"},
     };
     return list;
 }
@@ -695,6 +711,135 @@ void view_bugs(const app& a, frame_out& out) {
     number(out, "output_diff", m.output_diff);
 }
 
+// [SECTION] L9 an induction head forms
+
+// The experiment with only this head zeroed (none: nothing zeroed).
+void zero_button(const app& a, frame_out& out, const char* label, const char* name, head_ref h) {
+    experiment next = a.model.exp;
+    next.ablate.clear();
+    if (h.valid())
+        next.ablate.push_back({h.layer, h.head});
+    const bool on = next.ablate == a.model.exp.ablate;
+    if (on)
+        ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+    if (ImGui::Button(label) && !on)
+        request_experiment(out, std::move(next));
+    if (on)
+        ImGui::PopStyleColor();
+    mark_widget(out, name);
+}
+
+// The held-out accuracy with the zeroed heads, once the trainer is at its step.
+void zeroed_task_line(const app& a, frame_out& out) {
+    const float chance = 1.0f / float(a.model.exp.train.vocab);
+    if (a.ablated_task.valid) {
+        textf(out, "%s %.0f%%   (%s %.0f%%; %s ≈ %.0f%%)", tr("held-out accuracy with it zeroed:", "置零后留出集准确率："),
+              double(a.ablated_task.ablated.acc) * 100.0, tr("intact", "完好时"), double(a.ablated_task.base.acc) * 100.0,
+              tr("chance", "随机猜"), double(chance) * 100.0);
+        number(out, "task_acc", a.ablated_task.base.acc);
+        number(out, "task_acc_zeroed", a.ablated_task.ablated.acc);
+    }
+    number(out, "chance", chance);
+}
+
+void view_formation(const app& a, frame_out& out) {
+    const trainer& t = a.model.train;
+    if (!t.run)
+        return;
+    const formation_measure& f = a.lesson.formation.get(a.model.version, 0, [&] { return measure_formation(t); });
+    if (f.phase < 0 || f.before_step < 0) {
+        text_colored(out, theme_highlight(), "%s",
+                     tr("Press Train above. The claims below fill in once the run has passed the drop.",
+                        "按上面的“训练”。训练越过下降点之后，下面的结论会填上数字。"));
+    } else {
+        textf(out, "1. %s %d: %s %.2f → %.2f", tr("a plateau, then a drop at step", "先是平台，然后在第"), f.phase,
+              tr("train loss", "步下降：训练损失"), double(f.loss_before), double(f.loss_after));
+        textf(out, "2. %s %d · %s %d %s %.2f (%s %d) → %.2f (%s %d)", tr("layer", "第"), f.induction.layer, tr("head", "层 · 头"),
+              f.induction.head, tr("induction score", "的归纳得分"), double(f.induction_before), tr("step", "第"), f.before_step,
+              double(f.induction_after), tr("step", "第"), f.after_step);
+    }
+    if (f.previous.valid())
+        textf(out, "3. %s %d, %s %.2f", tr("it reads through layer 0 · head", "它依赖第 0 层 · 头"), f.previous.head,
+              tr("a previous-token head: score", "一个前一词元头：得分"), double(f.previous_score));
+    {
+        const experiment_controls controls(a);
+        ImGui::BeginDisabled(!trainer_done(t) || f.phase < 0);
+        zero_button(a, out, tr("zero the induction head", "置零归纳头"), "l9_zero_induction", f.induction);
+        ImGui::SameLine();
+        zero_button(a, out, tr("zero the previous-token head", "置零前一词元头"), "l9_zero_previous", f.previous);
+        ImGui::SameLine();
+        zero_button(a, out, tr("zero another head", "置零另一个头"), "l9_zero_other", f.other);
+        ImGui::SameLine();
+        zero_button(a, out, tr("none", "都不置零"), "l9_zero_none", head_ref{});
+        ImGui::EndDisabled();
+    }
+    zeroed_task_line(a, out);
+    text_disabled(
+        out, "%s",
+        tr("Its map is sharp and it matters: zeroing it breaks the task. L7's bright cells were bright and changed "
+           "little. Ablation, not looking, is the evidence.",
+           "它的图很尖锐，而且确实重要：置零它，任务就崩了。L7 里那些亮格子很亮，却几乎没改变什么。证据来自消融，不是观察。"));
+    number(out, "phase", f.phase);
+    number(out, "loss_before", f.loss_before);
+    number(out, "loss_after", f.loss_after);
+    number(out, "induction_layer", f.induction.layer);
+    number(out, "induction_head", f.induction.head);
+    number(out, "induction_before", f.induction_before);
+    number(out, "induction_after", f.induction_after);
+    number(out, "previous_head", f.previous.head);
+    number(out, "previous_score", f.previous_score);
+    number(out, "other_head", f.other.head);
+}
+
+// [SECTION] L10 a shortcut, not a circuit
+
+void view_shortcut(const app& a, frame_out& out) {
+    const trainer& t = a.model.train;
+    if (!t.run)
+        return;
+    if (!a.shortcut.valid) {
+        text_colored(
+            out, theme_highlight(), "%s",
+            tr("Press Train above; the measures below appear when it stops.", "按上面的“训练”；停下后下面会出现测量结果。"));
+        return;
+    }
+    const shortcut_measure& m = a.shortcut.measure;
+    const float chance = 1.0f / float(a.model.exp.train.vocab);
+    textf(out, "1. %s %.0f%%", tr("held-out accuracy on its own task:", "在自己任务上的留出集准确率："),
+          double(t.now.held_out.acc) * 100.0);
+    std::string heads;
+    for (const head_ref& h : m.positional)
+        heads += (heads.empty() ? "" : ", ") + std::to_string(h.layer) + "·" + std::to_string(h.head);
+    textf(out, "2. %s %s (%s %.2f); %s %.2f", tr("positional heads (layer·head):", "位置头（层·头）："),
+          heads.empty() ? "—" : heads.c_str(), tr("best offset score", "最高偏移得分"), double(m.max_offset),
+          tr("highest induction score of any head", "所有头中最高的归纳得分"), double(m.max_induction));
+    text_colored(out, theme_bad(), "3. %s %.0f%% (%s ≈ %.0f%%)",
+                 tr("on the induction task's sequences: accuracy", "在归纳任务的序列上：准确率"),
+                 double(m.on_induction.acc) * 100.0, tr("chance", "随机猜"), double(chance) * 100.0);
+    {
+        const experiment_controls controls(a);
+        experiment next = a.model.exp;
+        next.ablate.clear();
+        for (const head_ref& h : m.positional)
+            next.ablate.push_back({h.layer, h.head});
+        if (ImGui::Button(tr("zero the positional heads", "置零位置头")) && !(next == a.model.exp))
+            request_experiment(out, std::move(next));
+        mark_widget(out, "l10_zero_positional");
+        ImGui::SameLine();
+        zero_button(a, out, tr("none", "都不置零"), "l10_zero_none", head_ref{});
+        ImGui::SameLine();
+        if (ImGui::Button(tr("open L9's model", "打开 L9 的模型")))
+            lesson_open(a, out, 8);
+        mark_widget(out, "l10_open_l9");
+    }
+    zeroed_task_line(a, out);
+    number(out, "own_acc", t.now.held_out.acc);
+    number(out, "positional_heads", double(m.positional.size()));
+    number(out, "max_offset", m.max_offset);
+    number(out, "max_induction", m.max_induction);
+    number(out, "induction_task_acc", m.on_induction.acc);
+}
+
 }  // namespace
 
 // [SECTION] card and navigation
@@ -801,6 +946,12 @@ void panel_lesson(const app& a, frame_out& out) {
             break;
         case 7:
             view_bugs(a, out);
+            break;
+        case 8:
+            view_formation(a, out);
+            break;
+        case 9:
+            view_shortcut(a, out);
             break;
         default:
             break;

@@ -1,4 +1,4 @@
-// The guided lessons L1–L8: each a preset experiment, the stage it opens on, a
+// The guided lessons L1–L10: each a preset experiment, the stage it opens on, a
 // short "what to try" in both languages, and a view of its own that shows the
 // article's claim happen on live numbers.
 #pragma once
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "measure_lessons.hpp"
+#include "measure_training.hpp"
 #include "stages.hpp"
 
 namespace attn::ui {
@@ -15,7 +16,7 @@ namespace attn::ui {
 struct app;
 
 struct lesson {
-    const char* id;  // "L1" … "L8"
+    const char* id;  // "L1" … "L10"
     const char* title_en;
     const char* title_zh;
     const char* chip_en;  // a word or two for the lessons bar's chip ("L1 lookup")
@@ -64,6 +65,7 @@ struct lesson_state : lesson_view {
     mutable version_cache<bright_cell_measure> bright;
     mutable version_cache<cancel_measure> cancel;
     mutable version_cache<bugs_measure> bugs;
+    mutable version_cache<formation_measure> formation;
     // The numbers the current view measured this frame, for the page's JS hook.
     std::vector<std::pair<std::string, double>> numbers;
 };

@@ -405,7 +405,7 @@ void panel_pipeline(const app& a, frame_out& out) {
         int layer = a.layer;
         if (ImGui::SliderInt(tr("layer", "层"), &layer, 0, a.model.exp.layers - 1))
             out.layer = layer;
-        mark_widget(out, "layer");
+        mark_slider(out, "layer", tr("layer", "层"));
     }
     text_plain(out, stage_explain(a.current));
     text_disabled(out, "%s", stage_formula(a.current));

@@ -28,12 +28,29 @@ void request_trained(const app& a, frame_out& out, int step) {
         request_experiment(out, std::move(next));
 }
 
+const char* task_label(const train_settings& s) {
+    switch (s.task) {
+        case train_task::induction:
+            return tr("induction (continue a repeated sequence)", "归纳（续写重复的序列）");
+        case train_task::copy_offset:
+            return tr("copy the token a fixed offset back", "复制固定偏移之前的词元");
+        case train_task::previous:
+            return tr("copy the previous token", "复制前一个词元");
+        case train_task::reverse:
+            return tr("reverse", "反转");
+        case train_task::sort:
+            return tr("sort", "排序");
+        default:
+            return "";
+    }
+}
+
 void settings_line(const app& a, frame_out& out) {
     const experiment& e = a.model.exp;
     const train_settings& s = e.train;
-    textf(out, "%s %s · %d × %d %s, d_model %d · batch %d, seq %d, %s %d, lr %g · %d %s", tr("task", "任务"),
-          train_task_name(s.task), e.layers, e.heads, tr("heads", "个头"), e.d_model, s.batch, s.seq, tr("vocabulary", "词表"),
-          s.vocab, double(s.lr), s.steps, tr("steps", "步"));
+    textf(out, "%s: %s · %d × %d %s, d_model %d · %s %d, %s %d, %s %d, lr %g · %d %s", tr("task", "任务"), task_label(s),
+          e.layers, e.heads, tr("heads", "个头"), e.d_model, tr("batch", "批量"), s.batch, tr("sequence", "序列长"), s.seq,
+          tr("vocabulary", "词表"), s.vocab, double(s.lr), s.steps, tr("steps", "步"));
 }
 
 // The probe row: its tokens, and under each the token it is trained to predict
@@ -124,7 +141,7 @@ curve_box curve_layout(const trainer& t, int steps, float height) {
         lo = 0.1f, hi = 10.0f;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float font = ImGui::GetFontSize();
-    const float left = ImGui::CalcTextSize("0.001").x + font * 0.5f, right = ImGui::CalcTextSize("100%").x + font * 0.5f;
+    const float left = ImGui::CalcTextSize("1.8e-06").x + font * 0.5f, right = ImGui::CalcTextSize("100%").x + font * 0.5f;
     const float w = std::max(visible_width(), font * 12.0f);
     return {ImVec2(p.x + left, p.y + font * 0.5f), ImVec2(p.x + w - right, p.y + height - font * 1.5f),
             std::floor(std::log10(lo) * 4.0f) / 4.0f, std::ceil(std::log10(hi) * 4.0f) / 4.0f + 1e-3f, steps};
@@ -142,9 +159,9 @@ void curve_plot(const app& a, frame_out& out, const trainer& t) {
     const ImU32 loss_c = IM_COL32(230, 120, 40, 255), acc_c = IM_COL32(60, 160, 230, 255);
     dl->AddRect(b.p0, b.p1, frame);
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", double(std::pow(10.0f, b.hi)));
+    std::snprintf(buf, sizeof buf, "%.2g", double(std::pow(10.0f, b.hi)));
     dl->AddText(ImVec2(b.p0.x - ImGui::CalcTextSize(buf).x - 4, b.p0.y - font * 0.5f), loss_c, buf);
-    std::snprintf(buf, sizeof buf, "%.3g", double(std::pow(10.0f, b.lo)));
+    std::snprintf(buf, sizeof buf, "%.2g", double(std::pow(10.0f, b.lo)));
     dl->AddText(ImVec2(b.p0.x - ImGui::CalcTextSize(buf).x - 4, b.p1.y - font * 0.5f), loss_c, buf);
     dl->AddText(ImVec2(b.p1.x + 4, b.p0.y - font * 0.5f), acc_c, "100%");
     dl->AddText(ImVec2(b.p1.x + 4, b.p1.y - font * 0.5f), acc_c, "0%");

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include "experiment.hpp"
+#include "lesson_preset.hpp"
+#include "link.hpp"
 #include "session.hpp"
 #include "task.hpp"
 #include "tokenize.hpp"
@@ -184,4 +186,22 @@ TEST_CASE("the task with heads zeroed is the diagnostics' ablation table's; the 
     for (auto& p : fake.curve)
         p.loss = 2.0f;
     CHECK(trainer_phase_step(fake) == -1);
+}
+
+TEST_CASE("a training lesson's link opens untrained; its model trained, or another experiment, round trips through it") {
+    const auto opened = link_parse(lesson_link(9));
+    REQUIRE(opened.value);
+    CHECK(opened.value->train.task == train_task::induction);
+    CHECK(opened.value->train.trained == 0);
+    link_view v;
+    v.lesson = 9;
+    experiment all = *opened.value;  // Train pressed: `trained` is no longer written
+    all.train.trained = train_settings::trained_all;
+    const auto back = link_parse(link_encode(all, v));
+    REQUIRE(back.value);
+    CHECK(*back.value == all);
+    const experiment plain;  // no recipe at all, under the lesson's view
+    const auto none = link_parse(link_encode(plain, v));
+    REQUIRE(none.value);
+    CHECK(*none.value == plain);
 }

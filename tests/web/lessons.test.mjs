@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, experiment, click, key, gotoStage, STAGE } from './person.mjs';
+import { frames, ui, trace, experiment, click, key, gotoStage, STAGE, widget } from './person.mjs';
 
 // One page for all lessons, closed with the browser.
 let page, problems;
@@ -156,13 +156,90 @@ test('L8 bugs: mask after softmax, no max-subtraction in fp16, no W_O — each a
   assert.deepEqual(problems, []);
 });
 
-test('the guided path: next goes through L1 → L8, each opening its preset', async () => {
+test('the guided path: next goes through L1 → L10, each opening its preset', async () => {
   await openLesson(1);
-  for (let i = 2; i <= 8; i++) {
+  for (let i = 2; i <= 10; i++) {
     await click(page, 'lesson_next');
     assert.equal((await ui(page)).lesson, i - 1);
   }
   await key(page, 'l');
   assert.equal((await ui(page)).language, 'zh');
   await key(page, 'l');
+});
+
+// Until the trainer is at its step (the Train panel's run).
+async function trained() {
+  await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null, { timeout: 120000 });
+  return (await ui(page)).train;
+}
+// Scrolls the window under a widget until the whole widget is on screen, as a person would with the wheel.
+async function reveal(name) {
+  const height = page.viewportSize().height;
+  for (let i = 0; i < 40; i++) {
+    const w = await widget(page, name);
+    if (w[1] >= 0 && w[3] <= height) return;
+    await page.mouse.move((w[0] + w[2]) / 2, height / 2);
+    await page.mouse.wheel(0, w[3] > height ? 120 : -120);
+    await frames(page, 3);
+  }
+  throw new Error(`${name} could not be scrolled into view`);
+}
+
+test('L9 an induction head forms: a plateau, a drop, the induction score jumps; zeroing the circuit breaks the task', async () => {
+  await openLesson(9);
+  let t = (await ui(page)).train;
+  assert.equal(t.step, 0, 'the lesson opens untrained');
+  await click(page, 'train_run');
+  await page.waitForFunction(() => window.attn.ui().train.step >= 500, null, { timeout: 120000 });
+  await click(page, 'train_pause');
+  t = await trained();
+  const n = await numbers();
+  assert.ok(n.phase >= 100 && n.phase <= 1000, `the drop at step ${n.phase}`);
+  assert.equal(t.phase, n.phase, 'the curve marks the same step');
+  assert.ok(n.loss_after < 0.6 * n.loss_before, `train loss ${n.loss_before} → ${n.loss_after}`);
+  assert.equal(n.induction_layer, 1);
+  assert.ok(n.induction_before < 0.3 && n.induction_after > 0.6, `induction score ${n.induction_before} → ${n.induction_after}`);
+  assert.ok(n.previous_score >= 0.5, `layer 0's previous-token head scores ${n.previous_score}`);
+  assert.equal(t.heads[n.previous_head].prev, n.previous_score, 'the Train panel shows the same score');
+  const chance = n.chance;
+  await click(page, 'l9_zero_induction');
+  await trained();
+  let m = await numbers();
+  assert.ok(m.task_acc > 0.9, `intact: ${m.task_acc}`);
+  assert.ok(m.task_acc_zeroed < chance + 0.25, `induction head zeroed: ${m.task_acc_zeroed}`);
+  await click(page, 'l9_zero_previous');
+  m = await numbers();
+  assert.ok(m.task_acc_zeroed < chance + 0.25, `previous-token head zeroed: ${m.task_acc_zeroed}`);
+  await click(page, 'l9_zero_other');
+  m = await numbers();
+  assert.ok(m.task_acc_zeroed > 0.9, `another head zeroed: ${m.task_acc_zeroed}`);
+  // From the pipeline's own head header, as on any model: the task effect shows beside max |Δy|.
+  await click(page, 'l9_zero_none');
+  await reveal('layer');
+  await click(page, 'layer', 0.97);
+  assert.equal((await ui(page)).layer, 1);
+  await reveal(`zero_head${n.induction_head}`);
+  await click(page, `zero_head${n.induction_head}`);
+  const u = await ui(page);
+  assert.ok(u.link.includes('ablate=1.' + n.induction_head), u.link);
+  assert.ok(u.train.ablated.accuracy < chance + 0.25, `zeroed from its header: ${u.train.ablated.accuracy}`);
+  assert.ok(u.widgets.impact_task, 'the effect panel reports the task');
+  assert.deepEqual(problems, []);
+});
+
+test('L10 a shortcut: positional heads solve copy_offset, no induction head, and the model fails the induction task', async () => {
+  await openLesson(10);
+  await click(page, 'train_run');
+  const t = await trained();
+  assert.equal(t.step, 300);
+  const n = await numbers();
+  assert.ok(n.own_acc >= 0.9, `its own task: ${n.own_acc}`);
+  assert.ok(n.positional_heads >= 1 && n.max_offset >= 0.9, `${n.positional_heads} positional heads, offset ${n.max_offset}`);
+  assert.ok(n.max_induction <= 0.2, `no induction head: ${n.max_induction}`);
+  assert.ok(n.induction_task_acc < n.chance + 0.2, `on the induction task: ${n.induction_task_acc}`);
+  await click(page, 'l10_zero_positional');
+  await trained();
+  const m = await numbers();
+  assert.ok(m.task_acc_zeroed < 0.5, `its positional heads zeroed: ${m.task_acc_zeroed}`);
+  assert.deepEqual(problems, []);
 });
