@@ -147,6 +147,33 @@ test('postMessage: attn:set changes the frame and the host hears attn:changed; b
   }
 });
 
+test('postMessage: attn:set with a recipe trains it in the frame; the host hears attn:train up to done, with the weights hash', async () => {
+  const { page, context, problems } = await openHost('blog.html');
+  try {
+    const frames = await appFrames(page);
+    const recipe = 'v=1&text=a%20b%20c%20a%20b%20c&d_model=16&heads=2&layers=2&block=attn_res&pos=rope&train=induction&steps=200&batch=8';
+    const heard = await page.evaluate((link) => new Promise((resolve) => {
+      const frame = document.querySelectorAll('iframe.attn')[1].contentWindow;
+      const got = [];
+      window.addEventListener('message', (e) => {
+        if (e.source !== frame || !e.data || e.data.type !== 'attn:train') return;
+        got.push(e.data);
+        if (e.data.done && e.data.step === 40) resolve(got);
+      });
+      frame.postMessage({ type: 'attn:set', link: link + '&trained=40' }, location.origin);
+    }), recipe);
+    const last = heard.at(-1);
+    assert.equal(last.target, 40);
+    assert.equal(last.steps, 200);
+    assert.ok(Number.isFinite(last.loss) && Number.isFinite(last.heldOutAccuracy), JSON.stringify(last));
+    assert.equal(last.hash, await frames[1].evaluate((r) => window.attn.trainHash(r, 40), recipe), 'the weights of 40 steps');
+    assert.ok(heard.every((m, i) => i === 0 || m.step >= heard[i - 1].step), 'progress only moves forward');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('postMessage: a frame of another origin is ignored (a real cross-origin iframe, http://evil.test, served by a route)', async () => {
   const { page, context, problems } = await openHost('blog.html', { allow: ['http://evil.test/'] });
   try {
