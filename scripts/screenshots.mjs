@@ -21,6 +21,15 @@ async function shot(page, name) {
   console.log('wrote', file);
 }
 
+// Presses Train, lets it run to `step`, pauses there (the step the picture shows).
+async function train(page, step) {
+  await click(page, 'train_run');
+  await page.waitForFunction((s) => window.attn.ui().train.step >= s, step, { timeout: 600000, polling: 500 });
+  const t = await page.evaluate(() => window.attn.ui().train);
+  if (!t.done) await click(page, 'train_pause');
+  await page.waitForFunction(() => window.attn.ui().train.done, null, { timeout: 60000 });
+}
+
 // The residual + FFN stage exists only with the full block.
 async function experiment(page, link) {
   await page.evaluate((l) => window.attn.setExperiment(l), link);
@@ -41,14 +50,19 @@ async function lessons(page, prefix, only) {
   for (let l = 1; l <= 10; l++) {
     if (only && !only.includes(l)) continue;
     await click(page, 'lesson' + l);
+    if (l >= 9) await train(page, l === 9 ? 1500 : 300);  // the training lessons, trained to the end
     await shot(page, prefix + 'lesson' + l);
+    if (l === 9 && !prefix) {
+      await click(page, 'l9_zero_induction');
+      await shot(page, 'lesson9-zeroed');
+    }
   }
 }
 
 try {
   for (const [prefix, size, onlyStages, onlyLessons] of [
     ['', { width: 1440, height: 900 }, null, null],
-    ['phone-', { width: 844, height: 390 }, ['embeddings', 'weights'], [1, 4, 7]],
+    ['phone-', { width: 844, height: 390 }, ['embeddings', 'weights'], [1, 4, 7, 9]],
   ]) {
     const { page, context } = await openPage(browser, server.url, size);
     try {

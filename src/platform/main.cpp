@@ -405,10 +405,15 @@ int main(int argc, char** argv) {
     remembered kept = app_start(app, opt);
     style_state shown;
     int frame_index = 0;
+    double frame_start = -1.0;
     g_frame = [&]() -> bool {
         glfwPollEvents();
         if (glfwWindowShouldClose(window))
             return false;
+        const double now = glfwGetTime();  // training takes what the drawing leaves of a 30 fps frame
+        if (frame_start >= 0)
+            app.train_slice = attn::ui::train_slice_for(now - frame_start, app.train_spent);
+        frame_start = now;
 
         const float scale = frame_scale(window);
         style_update(app, scale, attn::platform::bridge_touch_screen(), shown);

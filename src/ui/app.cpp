@@ -3,6 +3,7 @@
 #include "app.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <iterator>
@@ -519,7 +520,14 @@ void draw_panel(app& a, Panel panel) {
 void app_train(app& a) {
     trainer& t = a.model.train;
     trainer_sync(t, a.model.exp);
+    const auto start = std::chrono::steady_clock::now();
     trainer_advance(t, a.train_slice);
+    a.train_spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double train_slice_for(double frame_interval, double trained_seconds) {
+    const double rest = std::max(frame_interval - trained_seconds, 0.0);
+    return std::clamp(1.0 / 30.0 - rest, 0.008, 0.025);
 }
 
 namespace {

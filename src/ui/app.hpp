@@ -136,6 +136,7 @@ struct app {
     // the page keeps drawing (the platform may lower it), and the task effect of
     // the ablated heads, measured once the trainer is at its step.
     double train_slice = 0.012;
+    double train_spent = 0;  // seconds the last app_train took (train_slice_for)
     task_effect ablated_task;
     shortcut_result shortcut;  // for a trained model of a task other than induction
 };
@@ -212,6 +213,11 @@ std::string app_link(const app& a);
 // Training's share of a frame (app_draw calls it before app_sync): the trainer
 // follows the experiment and takes a.train_slice seconds of steps.
 void app_train(app& a);
+
+// The slice for the next frame: what is left of a 30 fps frame after the rest of
+// the last one (its interval less the training it held), within 8–25 ms, so a
+// fast page trains most of each frame and a slow one still draws.
+double train_slice_for(double frame_interval, double trained_seconds);
 
 // Draws one frame of UI into the current ImGui context (a.heatmaps must be set).
 void app_draw(app& a);

@@ -515,3 +515,10 @@ TEST_CASE("a text or button its window cuts is counted once, with its text; one 
     CHECK(clipped_in_window(ImGuiWindowFlags_NoScrollbar, lines).size() >= 6);
     CHECK(clipped_in_window(0, lines).empty());
 }
+
+TEST_CASE("training's slice is what a 30 fps frame leaves after the drawing, within 8-25 ms") {
+    CHECK(ui::train_slice_for(0.022, 0.012) == doctest::Approx(1.0 / 30.0 - 0.010));  // 10 ms of drawing: 23 ms of training
+    CHECK(ui::train_slice_for(0.016, 0.0) == doctest::Approx(1.0 / 30.0 - 0.016));    // 16 ms of drawing: the rest
+    CHECK(ui::train_slice_for(0.100, 0.008) == doctest::Approx(0.008));               // slow drawing: the least
+    CHECK(ui::train_slice_for(0.001, 0.0) == doctest::Approx(0.025));                 // fast drawing: the most
+}

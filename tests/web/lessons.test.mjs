@@ -169,7 +169,7 @@ test('the guided path: next goes through L1 → L10, each opening its preset', a
 
 // Until the trainer is at its step (the Train panel's run).
 async function trained() {
-  await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null, { timeout: 120000 });
+  await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null, { timeout: 600000, polling: 250 });
   return (await ui(page)).train;
 }
 // Scrolls the window under a widget until the whole widget is on screen, as a person would with the wheel.
@@ -190,9 +190,8 @@ test('L9 an induction head forms: a plateau, a drop, the induction score jumps; 
   let t = (await ui(page)).train;
   assert.equal(t.step, 0, 'the lesson opens untrained');
   await click(page, 'train_run');
-  await page.waitForFunction(() => window.attn.ui().train.step >= 500, null, { timeout: 120000 });
-  await click(page, 'train_pause');
-  t = await trained();
+  t = await trained();  // all 1500 steps: the lesson's model as the core's tests train it
+  assert.equal(t.step, 1500);
   const n = await numbers();
   assert.ok(n.phase >= 100 && n.phase <= 1000, `the drop at step ${n.phase}`);
   assert.equal(t.phase, n.phase, 'the curve marks the same step');
@@ -205,11 +204,12 @@ test('L9 an induction head forms: a plateau, a drop, the induction score jumps; 
   await click(page, 'l9_zero_induction');
   await trained();
   let m = await numbers();
+  const m0 = m;
   assert.ok(m.task_acc > 0.9, `intact: ${m.task_acc}`);
-  assert.ok(m.task_acc_zeroed < chance + 0.25, `induction head zeroed: ${m.task_acc_zeroed}`);
+  assert.ok(m.task_acc_zeroed < chance + 0.15, `induction head zeroed: ${m.task_acc_zeroed}`);
   await click(page, 'l9_zero_previous');
   m = await numbers();
-  assert.ok(m.task_acc_zeroed < chance + 0.25, `previous-token head zeroed: ${m.task_acc_zeroed}`);
+  assert.ok(m.task_acc_zeroed < chance + 0.15, `previous-token head zeroed: ${m.task_acc_zeroed}`);
   await click(page, 'l9_zero_other');
   m = await numbers();
   assert.ok(m.task_acc_zeroed > 0.9, `another head zeroed: ${m.task_acc_zeroed}`);
@@ -222,7 +222,8 @@ test('L9 an induction head forms: a plateau, a drop, the induction score jumps; 
   await click(page, `zero_head${n.induction_head}`);
   const u = await ui(page);
   assert.ok(u.link.includes('ablate=1.' + n.induction_head), u.link);
-  assert.ok(u.train.ablated.accuracy < chance + 0.25, `zeroed from its header: ${u.train.ablated.accuracy}`);
+  assert.ok(u.train.ablated.accuracy < chance + 0.15, `zeroed from its header: ${u.train.ablated.accuracy}`);
+  assert.equal(u.train.ablated.accuracy, m0.task_acc_zeroed, 'the same number the lesson button gave');
   assert.ok(u.widgets.impact_task, 'the effect panel reports the task');
   assert.deepEqual(problems, []);
 });
