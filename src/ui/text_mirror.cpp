@@ -133,6 +133,17 @@ std::string summary(app& a) {
         s += std::string(" ") + l.id + " " + tr(l.title_en, l.title_zh) + ".";
     }
     const auto& e = a.model.exp;
+    if (const trainer& t = a.model.train; t.run) {  // while it trains, one word: the live region is not flooded
+        char buf[160];
+        if (trainer_done(t))
+            std::snprintf(buf, sizeof buf,
+                          tr(" Trained to step %d of %d; held-out accuracy %.0f%%.",
+                             " 已训练到第 %d 步（共 %d 步）；留出集准确率 %.0f%%。"),
+                          trainer_step(t), e.train.steps, double(t.now.held_out.acc) * 100.0);
+        else
+            std::snprintf(buf, sizeof buf, "%s", tr(" Training…", " 训练中…"));
+        s += buf;
+    }
     if (!e.ablate.empty())
         s += " " + std::to_string(e.ablate.size()) + tr(" head(s) zeroed.", " 个头已置零。");
     if (!e.edges.empty())

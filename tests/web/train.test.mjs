@@ -79,6 +79,8 @@ test('a recipe link trains in the page, frame after frame, to the weights Node c
   const maps = u.maps.filter((m) => m.name.startsWith('train_map_'));
   assert.equal(maps.length, 8, 'one probe map per head');
   assert.ok(u.link.includes('&trained=120'), 'the link says how far it is trained');
+  const summary = (await page.evaluate(() => window.attn.textView())).summary;
+  assert.match(summary, /Trained to step 120 of 1500; held-out accuracy \d+%\./, 'the text view says it in words');
   assert.deepEqual(problems, []);
   await page.close();
 });
