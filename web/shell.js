@@ -521,7 +521,7 @@
       { id: 'L7', title: 'Attention weights are not explanations', text: 'the cat chased the dog home', stage: 5 },
       { id: 'L8', title: 'Three classic bugs', text: 'the cat chased the dog', stage: 5 },
       { id: 'L9', title: 'Watch an induction head form', text: 'j a b c d e f g c d e f g', stage: 5 },
-      { id: 'L10', title: 'A shortcut, not a circuit', text: 'a b c d e f g h', stage: 5 },
+      { id: 'L10', title: 'A shortcut, not a circuit', text: 'j a b c d e f g c d e f g', stage: 5 },
     ],
   };
   shell.posterNames = posterNames;  // what the card says: tests compare it with the app's names

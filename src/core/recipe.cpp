@@ -223,17 +223,24 @@ std::vector<std::string> recipe_validate(const experiment& e) {
         err("train=induction needs vocab >= 8 and seq >= 8 (a segment of distinct symbols, a prefix without them, the repeat)");
     if (e.weights != weight_init::random)
         err("training starts from weights=random");
-    // The trained model reads the text: each token one of the task's symbols.
+    return errors;
+}
+
+std::vector<std::string> recipe_text_problems(const experiment& e) {
+    std::vector<std::string> errors;
+    const train_settings& t = e.train;
+    if (t.task == train_task::none)
+        return errors;
     const std::vector<std::string> tokens = tokenize(e.text);
     for (const std::string& tok : tokens)
         if (const int v = task_symbol_index(tok); v < 0 || v >= t.vocab) {
-            err("the text's token " + quoted(tok) + " is not a symbol of the task's vocabulary (" + task_symbol(0) + " … " +
-                task_symbol(t.vocab - 1) + "): write the text as symbols separated by spaces");
+            errors.push_back("the text's token " + quoted(tok) + " is not a symbol of the task's vocabulary (" + task_symbol(0) +
+                             " … " + task_symbol(t.vocab - 1) + "): write the text as symbols separated by spaces");
             break;
         }
     if (e.pos == positional::learned && int(tokens.size()) > t.seq)
-        err("with pos=learned the text has at most seq = " + std::to_string(t.seq) + " tokens, not " +
-            std::to_string(tokens.size()));
+        errors.push_back("with pos=learned the text has at most seq = " + std::to_string(t.seq) + " tokens, not " +
+                         std::to_string(tokens.size()));
     return errors;
 }
 

@@ -85,7 +85,7 @@ struct train_settings {
 inline constexpr const char* recipe_lesson_induction =
     "v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=induction&steps=1500";
 inline constexpr const char* recipe_lesson_copy_offset =
-    "v=1&text=a%20b%20c%20d%20e%20f%20g%20h&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=copy_offset&steps=300";
+    "v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=copy_offset&steps=300";
 // clang-format on
 
 const char* train_task_name(train_task t);
@@ -99,5 +99,11 @@ bool recipe_parse_key(const std::string& key, const std::string& value, train_se
 
 // Every problem with e's recipe (none when e.train.task is none).
 std::vector<std::string> recipe_validate(const experiment& e);
+
+// What keeps the trained model from being traced on e's text: a token that is
+// not one of the task's symbols, or more tokens than learned positions. The page
+// refuses such an experiment (session.hpp); `attn eval` traces on a held-out row
+// instead; training itself never reads the text.
+std::vector<std::string> recipe_text_problems(const experiment& e);
 
 }  // namespace attn

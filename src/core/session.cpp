@@ -37,9 +37,15 @@ void record(session& s, double time) {
 change_result set_state(session& s, const session_state& next, bool record_it, double time) {
     change_result r;
     r.errors = experiment_validate(next.exp);
-    if (next.pin)
-        for (auto& e : experiment_validate(*next.pin))
+    if (r.errors.empty())  // the page traces a recipe's model on the text
+        r.errors = recipe_text_problems(next.exp);
+    if (next.pin) {
+        std::vector<std::string> pin_errors = experiment_validate(*next.pin);
+        if (pin_errors.empty())
+            pin_errors = recipe_text_problems(*next.pin);
+        for (auto& e : pin_errors)
             r.errors.push_back("pinned A: " + e);
+    }
     if (!r.errors.empty())
         return r;
     r.accepted = true;
@@ -105,27 +111,32 @@ experiment experiment_without_interventions(const experiment& e) {
 
 namespace {
 
-// exp's trace: with the trained weights at the trainer's step when exp has a
-// recipe (recipe_validate made sure its tokens are the task's symbols).
-trace trace_model(const session& s) {
-    if (!s.train.run)
-        return forward(s.exp);
-    const std::vector<std::string> tokens = tokenize(s.exp.text);
-    std::optional<model_weights> w = train_weights_for(*s.train.run, tokens);  // the run's experiment has no edits
+// e's trace: with the trained weights at t's step when e has a recipe
+// (recipe_validate made sure its tokens are the task's symbols).
+trace trace_model(const experiment& e, const trainer& t) {
+    if (!t.run)
+        return forward(e);
+    const std::vector<std::string> tokens = tokenize(e.text);
+    std::optional<model_weights> w = train_weights_for(*t.run, tokens);  // the run's experiment has no edits
     if (!w)
-        return forward(s.exp);
-    model_apply_edits(*w, s.exp.edits);
-    return forward_with(s.exp, tokens, *w);
+        return forward(e);
+    model_apply_edits(*w, e.edits);
+    return forward_with(e, tokens, *w);
 }
 
 }  // namespace
 
 bool session_update(session& s) {
     bool changed = false;
+    trainer_sync(s.pin_train, s.pin ? *s.pin : experiment{});
+    if (s.pin_traced_weights != s.pin_train.weights_version) {
+        s.pin_traced_weights = s.pin_train.weights_version;
+        ++s.pin_version;  // the same A, other weights
+    }
     if (s.pin_traced_version != s.pin_version) {
         s.pin_tr = trace{};
         if (s.pin)
-            s.pin_tr = forward(*s.pin);
+            s.pin_tr = trace_model(*s.pin, s.pin_train);
         s.pin_traced_version = s.pin_version;
         changed = true;
     }
@@ -140,7 +151,7 @@ bool session_update(session& s) {
     // for): the peak forward.hpp's experiment_peak_bytes bounds.
     s.tr = trace{};
     s.baseline = trace{};
-    s.tr = trace_model(s);
+    s.tr = trace_model(s.exp, s.train);
     s.has_baseline = !s.exp.ablate.empty() || !s.exp.edges.empty();
     if (s.has_baseline)
         s.baseline = forward_with(experiment_without_interventions(s.exp), s.tr.tokens, s.tr.params, trace_options::lean());

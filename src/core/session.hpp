@@ -110,6 +110,8 @@ struct session {
     // advances it a slice per frame, and each slice bumps `version`.
     trainer train;
     std::uint64_t traced_weights = 0;      // the train.weights_version the version belongs to
+    trainer pin_train;                     // pin's run when A has a recipe: A is traced at its own step
+    std::uint64_t pin_traced_weights = 0;  // the pin_train.weights_version the pin_version belongs to
     trace pin_tr;                          // pin's trace (empty when nothing is pinned)
     std::uint64_t pin_traced_version = 0;  // the pin_version pin_tr belongs to
 };

@@ -561,9 +561,7 @@ std::size_t run_bytes(const experiment& e, std::size_t params, std::size_t row, 
 
 train_init_result train_init(const experiment& e) {
     train_init_result res;
-    experiment untexted = e;  // training reads no text: the model is checked without it
-    untexted.text = untexted_text(e.train.seq);
-    res.errors = experiment_validate(untexted);
+    res.errors = experiment_validate(e);
     if (res.errors.empty() && e.train.task == train_task::none)
         res.errors.push_back("this experiment has no training recipe (train=induction, copy_offset, reverse, sort or previous)");
     if (!res.errors.empty())

@@ -522,6 +522,10 @@ void app_train(app& a) {
     trainer_sync(t, a.model.exp);
     const auto start = std::chrono::steady_clock::now();
     trainer_advance(t, a.train_slice);
+    if (trainer_done(t) && a.model.pin) {  // then a pinned recipe, retrained to its step beside it
+        trainer_sync(a.model.pin_train, *a.model.pin);
+        trainer_advance(a.model.pin_train, a.train_slice);
+    }
     a.train_spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

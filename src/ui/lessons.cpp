@@ -827,6 +827,20 @@ void view_shortcut(const app& a, frame_out& out) {
         mark_widget(out, "l10_zero_positional");
         ImGui::SameLine();
         zero_button(a, out, tr("none", "都不置零"), "l10_zero_none", head_ref{});
+    }
+    text_disabled(out, "%s",
+                  tr("Side by side with L9's model: pin this one as A, open L9, train it, then tick \"Compare A | B\" "
+                     "under a stage's formula. The same sentence, two ways of attending.",
+                     "和 L9 的模型并排看：把这个模型固定为 A，打开 L9 并训练，然后勾选阶段公式下的“比较 A | B”。"
+                     "同一句话，两种注意方式。"));
+    {
+        const experiment_controls controls(a);
+        const bool pinned = a.model.pin && *a.model.pin == a.model.exp;
+        ImGui::BeginDisabled(pinned || !trainer_done(t));
+        if (ImGui::Button(pinned ? tr("pinned as A", "已固定为 A") : tr("pin this model as A", "把这个模型固定为 A")))
+            out.request = change::pin(a.model.exp);
+        ImGui::EndDisabled();
+        mark_widget(out, "l10_pin");
         ImGui::SameLine();
         if (ImGui::Button(tr("open L9's model", "打开 L9 的模型")))
             lesson_open(a, out, 8);

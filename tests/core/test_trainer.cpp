@@ -149,10 +149,14 @@ TEST_CASE("the session traces a recipe's experiment with the trained weights at 
     CHECK(s.tr.params.layers[1].w_q(2, 4) == w->layers[1].w_q(2, 4));
 }
 
-TEST_CASE("a recipe's text must be the task's symbols, and trained at most steps") {
-    const auto r = experiment_parse("v=1&text=the%20cat&train=induction&steps=10");
-    REQUIRE(!r.value);
+TEST_CASE("the page's recipe has the task's symbols for text, and trained at most steps") {
+    session s;
+    const auto r = session_apply(s, change::open("v=1&text=the%20cat&train=induction&steps=10"));
+    REQUIRE(!r.accepted);
     CHECK(r.errors.front().find("'the' is not a symbol of the task's vocabulary") != std::string::npos);
+    CHECK(s.exp == experiment{});  // the last good experiment stays
+    CHECK(
+        experiment_parse("v=1&text=the%20cat&train=induction&steps=10").value);  // the CLI trains it (and traces a held-out row)
     const auto far = experiment_parse("v=1&text=a%20b&train=induction&steps=10&trained=11");
     REQUIRE(!far.value);
     CHECK(far.errors.front().find("trained must be at most steps (10)") != std::string::npos);
@@ -204,4 +208,27 @@ TEST_CASE("a training lesson's link opens untrained; its model trained, or anoth
     const auto none = link_parse(link_encode(plain, v));
     REQUIRE(none.value);
     CHECK(*none.value == plain);
+}
+
+TEST_CASE("a pinned recipe is traced with its own run's weights at its own step (A | B of two trained models)") {
+    session s;
+    experiment e = small_recipe(20);
+    REQUIRE(session_apply(s, change::set(e)).accepted);
+    session_update(s);
+    trainer_finish(s.train);
+    session_update(s);
+    REQUIRE(session_apply(s, change::pin(s.exp)).accepted);
+    session_update(s);
+    REQUIRE(s.pin_train.run);
+    CHECK(trainer_step(s.pin_train) == 0);  // A retrains from the start, beside B
+    trainer_finish(s.pin_train);
+    CHECK(session_update(s));
+    CHECK(s.pin_tr.output.data == s.tr.output.data);  // the same recipe, the same step: the same model
+    e.train.trained = 5;                              // B goes back; A stays where it was pinned
+    REQUIRE(session_apply(s, change::set(e)).accepted);
+    session_update(s);
+    trainer_finish(s.train);
+    session_update(s);
+    CHECK(trainer_step(s.pin_train) == 20);
+    CHECK(s.pin_tr.output.data != s.tr.output.data);
 }

@@ -144,7 +144,7 @@ class NativeAppTest(unittest.TestCase):
     def test_every_stage_and_lesson_renders(self):
         # Each pipeline stage (with the residual + FFN block on) and each lesson.
         runs = [["--stage", str(s), "--experiment", "v=1&layers=2&block=full&heads=4&d_model=16"] for s in range(11)]
-        runs += [["--lesson", str(l)] for l in range(1, 9)]
+        runs += [["--lesson", str(l)] for l in range(1, 11)]
         for args in runs:
             shot = os.path.join(OUT, "native-%s.png" % "-".join(a for a in args[:2]).strip("-"))
             p = xvfb(["--frames", "3", "--screenshot", shot, *args])
@@ -214,11 +214,25 @@ class NativeAppTest(unittest.TestCase):
         p = subprocess.run([APP, "--export", "gif"], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2)
 
+    def test_a_recipe_link_trains_and_a_screenshot_catches_it_mid_run(self):
+        # The induction lesson's recipe: untrained at trained=0, training from the first frame without it.
+        recipe = "v=1&view.lesson=9"
+        shots = []
+        for name, link in (("untrained", recipe + "&trained=0"), ("training", recipe)):
+            shot = os.path.join(OUT, "native-recipe-%s.png" % name)
+            p = xvfb(["--frames", "40", "--screenshot", shot, "--experiment", link])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            shots.append(read_png_rgb(shot))
+        # The progress bar, the curves and the maps moved: the model trained during the 40 frames.
+        (w, h, a), (_, _, b) = shots
+        changed = sum(1 for y in range(h) if a[y] != b[y])
+        self.assertGreater(changed, h // 10, "the training run changed the picture")
+
     def test_bad_options(self):
         p = subprocess.run([APP, "--bogus"], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2)
         self.assertIn("unknown", p.stderr)
-        for bad in (["--lesson", "9"], ["--stage", "11"], ["--lang", "fr"]):
+        for bad in (["--lesson", "11"], ["--stage", "11"], ["--lang", "fr"]):
             p = subprocess.run([APP, *bad], capture_output=True, text=True, timeout=30)
             self.assertEqual(p.returncode, 2, bad)
         # Malformed numbers are not read as 0: each is named, with what was wrong,

@@ -242,5 +242,19 @@ test('L10 a shortcut: positional heads solve copy_offset, no induction head, and
   await trained();
   const m = await numbers();
   assert.ok(m.task_acc_zeroed < 0.5, `its positional heads zeroed: ${m.task_acc_zeroed}`);
+  // Side by side with L9's model: pin this one as A, open L9, compare.
+  await click(page, 'l10_zero_none');
+  await click(page, 'l10_pin');
+  assert.equal((await ui(page)).compare.pinned, true);
+  await click(page, 'l10_open_l9');
+  let u = await ui(page);
+  assert.equal(u.lesson, 8);
+  assert.equal(u.compare.pinned, true, 'opening L9 keeps A');
+  await reveal('compare');
+  await click(page, 'compare');
+  await page.waitForFunction(() => { const c = window.attn.ui().compare; return c.shown && c.maxAbs !== null; }, null, { timeout: 60000 });
+  u = await ui(page);
+  assert.equal(u.compare.reason, '', 'the two models have one shape: the same sentence, layers and heads');
+  assert.ok(u.compare.maxAbs > 0.1, `the two models attend differently: max |B − A| ${u.compare.maxAbs}`);
   assert.deepEqual(problems, []);
 });
