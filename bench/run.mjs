@@ -4,7 +4,7 @@
 // and in Chromium) and onnxruntime-node (one thread), in interleaved rounds.
 //
 //   bash bench/run.sh [--rounds N]        # what users run: installs, builds, pins to one core, then this
-//   node bench/run.mjs [--rounds N] [--out FILE] [--no-page] [--no-numpy] [--no-train] [--train-only]
+//   node bench/run.mjs [--rounds N] [--out FILE] [--no-page] [--no-numpy] [--no-train] [--train-only] [--no-torch]
 //
 // Training (T1, T2: one AdamW step of the core's trainer) is timed against PyTorch
 // (eager, one thread, Debian's python3-torch) and TensorFlow.js's wasm backend
@@ -184,6 +184,10 @@ async function chromiumPeers(browser) {
   return {
     ours: { ...make('ours', 'ours wasm Chromium', () => true), peak: (s) => page.evaluate((sec) => window.bench.peak(sec), s) },
     ort: make('ort', 'ort-web Chromium', (w) => Boolean(w.model)),
+    train: {
+      trainRun: (id, reps) => page.evaluate(([i, r]) => window.bench.trainRun(i, r), [id, reps]),
+      trainLosses: (id, n) => page.evaluate(([i, k]) => window.bench.trainLosses(i, k), [id, n]),
+    },
     foreign, isolated, stop: () => server.close(),
   };
 }
@@ -237,13 +241,14 @@ async function trainingBench(native, oursNode, chrome) {
     t.file = file;
     dumps.set(t.id, JSON.parse(out));
   }
-  const torch = lineProcess('/usr/bin/python3', [path.join(benchDir, 'torch_peer.py'), '--serve'],
+  const withTorch = !args.includes('--no-torch');
+  const torch = withTorch && lineProcess('/usr/bin/python3', [path.join(benchDir, 'torch_peer.py'), '--serve'],
     { ...process.env, OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' });
   log('tfjs (wasm backend) in Node');
   const tf = await tfjsWasmNode(benchDir);
   const tfjs = new Map();
   const info = { tfjs: { version: tf.version.tfjs, backend: tf.getBackend(), simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'), threads: tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') ? 'threaded build' : 'one (no threads build)' } };
-  const peers = [
+  let peers = [
     { name: 'ours native', env: 'native', run: async (t, reps) => Number(await native.proc.ask(`train_run ${t.id} ${reps}`)),
       losses: async (t) => JSON.parse(await native.proc.ask(`train_losses ${t.id} ${trainCheckSteps}`)),
       prepare: async (t) => { await native.proc.ask(`train_run ${t.id} ${trainCheckSteps}`); } },
@@ -272,6 +277,7 @@ async function trainingBench(native, oursNode, chrome) {
     },
     losses: async (t) => tfjs.get(t.id).losses },
   ];
+  if (!withTorch) peers = peers.filter((p) => p.name !== 'PyTorch eager 1t');
   if (chrome) {
     peers.push({ name: 'ours wasm Chromium', env: 'chromium', run: (t, reps) => chrome.trainRun(t.id, reps),
       prepare: (t) => chrome.trainRun(t.id, trainCheckSteps), losses: (t) => chrome.trainLosses(t.id, trainCheckSteps) });
@@ -307,7 +313,7 @@ async function trainingBench(native, oursNode, chrome) {
       }
     }
   }
-  torch.stop();
+  if (torch) torch.stop();
 
   // ratio: median over rounds of (peer's time / ours in the same runtime): how many times faster ours is.
   const oursFor = { native: 'ours native', node: 'ours wasm Node', chromium: 'ours wasm Chromium' };

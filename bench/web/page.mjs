@@ -37,6 +37,8 @@ async function init() {
     run: async (peer, id, reps) => peers[peer].run(byId.get(id), reps),
     output: async (peer, id) => Array.from(await peers[peer].output(byId.get(id))),
     peak: (seconds) => ours.peak(seconds),
+    trainRun: (id, reps) => ours.trainRun(id, reps),
+    trainLosses: (id, n) => ours.trainLosses(id, n),
   };
 }
 
