@@ -4,12 +4,12 @@
 // and in Chromium) and onnxruntime-node (one thread), in interleaved rounds.
 //
 //   bash bench/run.sh [--rounds N]        # what users run: installs, builds, pins to one core, then this
-//   node bench/run.mjs [--rounds N] [--out FILE] [--no-page] [--no-numpy] [--no-train] [--train-only] [--no-torch]
+//   node bench/run.mjs [--rounds N] [--out FILE] [--no-page] [--no-numpy] [--no-train] [--train-only] [--no-torch] [--no-chromium]
 //
 // Training (T1, T2: one AdamW step of the core's trainer) is timed against PyTorch
 // (eager, one thread, Debian's python3-torch) and TensorFlow.js's wasm backend
 // (SIMD, one thread) on the same initial weights and batches; --train-only runs
-// that part alone (no attention workloads, numpy, Chromium or page cost).
+// that part alone (no attention workloads, numpy or page cost; --no-chromium: nor Chromium).
 //
 // [SECTION] peers: one interface (prepare · run(reps) → s/run · output) for every runtime
 // [SECTION] measurement: check against ours, calibrate repetitions, interleaved rounds
@@ -128,6 +128,8 @@ function numpyPeer(blas) {
 function startPageServer() {
   const mounts = [
     ['/ort/', path.join(benchDir, 'node_modules', 'onnxruntime-web', 'dist')],
+    ['/tfjs/', path.join(benchDir, 'node_modules', '@tensorflow', 'tfjs', 'dist')],
+    ['/tfjs-wasm/', path.join(benchDir, 'node_modules', '@tensorflow', 'tfjs-backend-wasm', 'dist')],
     ['/ours/', build('bench-web')],
     ['/data/', dataDir],
     ['/lib/', path.join(benchDir, 'lib')],
@@ -187,6 +189,8 @@ async function chromiumPeers(browser) {
     train: {
       trainRun: (id, reps) => page.evaluate(([i, r]) => window.bench.trainRun(i, r), [id, reps]),
       trainLosses: (id, n) => page.evaluate(([i, k]) => window.bench.trainLosses(i, k), [id, n]),
+      tfjsPrepare: (id, name) => page.evaluate(([i, n]) => window.bench.tfjsPrepare(i, n), [id, name]),
+      tfjsRun: (id, reps) => page.evaluate(([i, r]) => window.bench.tfjsRun(i, r), [id, reps]),
     },
     foreign, isolated, stop: () => server.close(),
   };
@@ -281,6 +285,13 @@ async function trainingBench(native, oursNode, chrome) {
   if (chrome) {
     peers.push({ name: 'ours wasm Chromium', env: 'chromium', run: (t, reps) => chrome.trainRun(t.id, reps),
       prepare: (t) => chrome.trainRun(t.id, trainCheckSteps), losses: (t) => chrome.trainLosses(t.id, trainCheckSteps) });
+    peers.push({ name: 'tfjs-wasm Chromium', env: 'chromium', run: (t, reps) => chrome.tfjsRun(t.id, reps),
+      prepare: async (t) => {
+        const r = await chrome.tfjsPrepare(t.id, t.short);
+        info.tfjsChromium = { version: r.version, backend: r.backend, simd: r.simd, threads: r.threads ? 'threaded build' : 'one (no threads build)' };
+        t.tfjsChromiumLosses = r.losses;
+      },
+      losses: async (t) => t.tfjsChromiumLosses });
   }
 
   log(`training: checking every peer's first ${trainCheckSteps} losses against ours natively (relative ≤ ${trainTolerance}) and calibrating`);
@@ -348,6 +359,7 @@ async function trainingBench(native, oursNode, chrome) {
     goal(t, 'ours wasm Node', 'PyTorch eager 1t', 2);
     goal(t, 'ours native', 'PyTorch eager 1t', 4);
     goal(t, 'ours wasm Node', 'tfjs-wasm Node', 10);
+    goal(t, 'ours wasm Chromium', 'tfjs-wasm Chromium', 10);
   }
   return { rows, targets, checks, info, workloads: list.map(({ id, short, name, recipe }) => ({ id, workload: short, name, recipe })) };
 }
@@ -424,11 +436,25 @@ const trainNotes = [
   'every peer starts from the same initial weights and batches (attn_train_dump), and its first steps\' losses are checked against ours natively before it is timed; ours draws its next batches itself, the peers cycle over the dumped ones',
 ];
 
-// --train-only: ours natively and in wasm under Node, PyTorch and tfjs-wasm on T1, T2.
+// --train-only: T1, T2 alone: ours natively, in wasm under Node and in Chromium (unless
+// --no-chromium), PyTorch and tfjs-wasm in Node and in Chromium.
 async function mainTrainOnly(native, t0) {
   const createAttnBench = require(build('bench-web', 'attn_bench.js'));
   const oursNode = await oursWasm(createAttnBench, fs.readFileSync(build('bench-web', 'attn_bench.wasm')));
-  const training = await trainingBench(native, oursNode, null);
+  // The Chromium page lists the attention workloads (without their ONNX models here).
+  let browser = null, chrome = null;
+  if (!args.includes('--no-chromium')) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'workloads.json'), await native.proc.ask('describe'));
+    log('launching Chromium');
+    browser = await launchChromium();
+    chrome = await chromiumPeers(browser);
+  }
+  const training = await trainingBench(native, oursNode, chrome && chrome.train);
+  if (browser) {
+    await browser.close();
+    chrome.stop();
+  }
   native.stop();
   const result = {
     command: 'bash bench/run.sh ' + args.join(' '),
@@ -436,6 +462,7 @@ async function mainTrainOnly(native, t0) {
     machine: { cpus: (await import('node:os')).cpus().map((c) => c.model)[0], pinned: process.env.ATTN_BENCH_PINNED || 'not pinned' },
     notes: trainNotes, rows: training.rows, targets: training.targets,
     training: { workloads: training.workloads, peers: training.info, checks: training.checks },
+    chromium: chrome ? { crossOriginIsolated: chrome.isolated, foreignRequests: chrome.foreign } : { skipped: true },
     seconds: (Date.now() - t0) / 1000,
   };
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
@@ -682,7 +709,8 @@ function printTraining(r) {
   const t = r.training;
   const p = t.peers;
   console.log(`\nTraining steps (forward, backward, AdamW; one thread each): PyTorch ${p.torch?.version} eager float32, ` +
-    `tfjs ${p.tfjs?.version} ${p.tfjs?.backend} backend (SIMD ${p.tfjs?.simd}, threads: ${p.tfjs?.threads})`);
+    `tfjs ${p.tfjs?.version} ${p.tfjs?.backend} backend (SIMD ${p.tfjs?.simd}, threads: ${p.tfjs?.threads}` +
+    (p.tfjsChromium ? `; in Chromium: SIMD ${p.tfjsChromium.simd}, threads: ${p.tfjsChromium.threads})` : ')'));
   for (const w of t.workloads) console.log(`  ${w.name}: ${w.recipe}`);
   const head = ['workload', 'peer', 'ms/step', 'p25–p75 ms', 'ours ×faster', 'ours wasm Node ×faster'];
   const lines = [head];
@@ -694,7 +722,7 @@ function printTraining(r) {
     console.log(l.map((c, j) => (j < 2 ? String(c).padEnd(widths[j]) : String(c).padStart(widths[j]))).join('  '));
     if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   }
-  console.log('  ours ×faster: median over rounds of peer time / ours in the same runtime (native for PyTorch, wasm Node for tfjs-wasm Node).');
+  console.log('  ours ×faster: median over rounds of peer time / ours in the same runtime (native for PyTorch, wasm in Node or Chromium for tfjs-wasm there).');
   const failed = t.checks.filter((c) => !c.ok);
   console.log(`Loss-curve checks against ours natively (first ${trainCheckSteps} steps, relative ≤ ${trainTolerance}): ${t.checks.length - failed.length}/${t.checks.length}; ` +
     t.checks.map((c) => `${c.peer} ${c.workload} ${c.lossMaxRel.toExponential(1)}`).join(', '));
