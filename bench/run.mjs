@@ -323,6 +323,7 @@ async function trainingBench(native, oursNode, chrome) {
         samples.get(key).push(s);
       }
     }
+    log(`  training round ${r + 1}/${rounds} done`);
   }
   if (torch) torch.stop();
 
