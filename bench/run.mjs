@@ -4,10 +4,16 @@
 // and in Chromium) and onnxruntime-node (one thread), in interleaved rounds.
 //
 //   bash bench/run.sh [--rounds N]        # what users run: installs, builds, pins to one core, then this
-//   node bench/run.mjs [--rounds N] [--out FILE] [--no-page] [--no-numpy]
+//   node bench/run.mjs [--rounds N] [--out FILE] [--no-page] [--no-numpy] [--no-train] [--train-only] [--no-torch] [--no-chromium]
+//
+// Training (T1, T2: one AdamW step of the core's trainer) is timed against PyTorch
+// (eager, one thread, Debian's python3-torch) and TensorFlow.js's wasm backend
+// (SIMD, one thread) on the same initial weights and batches; --train-only runs
+// that part alone (no attention workloads, numpy or page cost; --no-chromium: nor Chromium).
 //
 // [SECTION] peers: one interface (prepare · run(reps) → s/run · output) for every runtime
 // [SECTION] measurement: check against ours, calibrate repetitions, interleaved rounds
+// [SECTION] training: T1, T2 against PyTorch and TensorFlow.js (wasm)
 // [SECTION] page cost: the playground's bytes (gzip) and time to its first frame
 // [SECTION] report: table, targets, JSON
 import { spawn } from 'node:child_process';
@@ -18,6 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildModel } from './lib/onnx_models.mjs';
 import { oursWasm, ortPeer } from './lib/peers.mjs';
+import { tfjsTrainer, tfjsWasmNode } from './lib/tfjs_train.mjs';
 
 const require = createRequire(import.meta.url);
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -121,6 +128,8 @@ function numpyPeer(blas) {
 function startPageServer() {
   const mounts = [
     ['/ort/', path.join(benchDir, 'node_modules', 'onnxruntime-web', 'dist')],
+    ['/tfjs/', path.join(benchDir, 'node_modules', '@tensorflow', 'tfjs', 'dist')],
+    ['/tfjs-wasm/', path.join(benchDir, 'node_modules', '@tensorflow', 'tfjs-backend-wasm', 'dist')],
     ['/ours/', build('bench-web')],
     ['/data/', dataDir],
     ['/lib/', path.join(benchDir, 'lib')],
@@ -177,6 +186,12 @@ async function chromiumPeers(browser) {
   return {
     ours: { ...make('ours', 'ours wasm Chromium', () => true), peak: (s) => page.evaluate((sec) => window.bench.peak(sec), s) },
     ort: make('ort', 'ort-web Chromium', (w) => Boolean(w.model)),
+    train: {
+      trainRun: (id, reps) => page.evaluate(([i, r]) => window.bench.trainRun(i, r), [id, reps]),
+      trainLosses: (id, n) => page.evaluate(([i, k]) => window.bench.trainLosses(i, k), [id, n]),
+      tfjsPrepare: (id, name) => page.evaluate(([i, n]) => window.bench.tfjsPrepare(i, n), [id, name]),
+      tfjsRun: (id, reps) => page.evaluate(([i, r]) => window.bench.tfjsRun(i, r), [id, reps]),
+    },
     foreign, isolated, stop: () => server.close(),
   };
 }
@@ -202,6 +217,152 @@ function shuffle(xs, seed) {
     [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
+}
+
+// --- [SECTION] training ----------------------------------------------------------------
+
+// Steps every peer repeats from the dump before it is timed; their losses must
+// agree with ours natively (the dump's) to `trainTolerance` relative.
+const trainCheckSteps = 20;
+const trainTolerance = 1e-4;
+
+// T1, T2: ours natively and in wasm under Node (and in Chromium when given),
+// PyTorch eager and tfjs-wasm in Node, each checked on its first steps' losses,
+// then timed in interleaved rounds. Returns rows, targets and checks.
+async function trainingBench(native, oursNode, chrome) {
+  const list = JSON.parse(await native.proc.ask('train_describe'));
+  const dumps = new Map();
+  for (const t of list) {
+    t.short = t.name.split(' ')[0];
+    const file = path.join(dataDir, `${t.short}.train.json`);
+    const out = await new Promise((resolve, reject) => {
+      const p = spawn(build('bench-native', 'attn_train_dump'), [t.recipe, String(trainCheckSteps)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const chunks = [];
+      p.stdout.on('data', (d) => chunks.push(d));
+      p.on('exit', (code) => (code === 0 ? resolve(Buffer.concat(chunks)) : reject(new Error(`attn_train_dump exited with ${code}`))));
+    });
+    fs.writeFileSync(file, out);
+    t.file = file;
+    dumps.set(t.id, JSON.parse(out));
+  }
+  const withTorch = !args.includes('--no-torch');
+  const torch = withTorch && lineProcess('/usr/bin/python3', [path.join(benchDir, 'torch_peer.py'), '--serve'],
+    { ...process.env, OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' });
+  log('tfjs (wasm backend) in Node');
+  const tf = await tfjsWasmNode(benchDir);
+  const tfjs = new Map();
+  const info = { tfjs: { version: tf.version.tfjs, backend: tf.getBackend(), simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'), threads: tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') ? 'threaded build' : 'one (no threads build)' } };
+  let peers = [
+    { name: 'ours native', env: 'native', run: async (t, reps) => Number(await native.proc.ask(`train_run ${t.id} ${reps}`)),
+      losses: async (t) => JSON.parse(await native.proc.ask(`train_losses ${t.id} ${trainCheckSteps}`)),
+      prepare: async (t) => { await native.proc.ask(`train_run ${t.id} ${trainCheckSteps}`); } },
+    { name: 'ours wasm Node', env: 'node', run: async (t, reps) => oursNode.trainRun(t.id, reps),
+      prepare: async (t) => { oursNode.trainRun(t.id, trainCheckSteps); }, losses: async (t) => oursNode.trainLosses(t.id, trainCheckSteps) },
+    { name: 'PyTorch eager 1t', env: 'native', run: async (t, reps) => Number(await torch.ask(`run ${t.id} ${reps}`)),
+      prepare: async (t) => {
+        const r = JSON.parse(await torch.ask(`prepare ${t.id} ${t.file}`));
+        info.torch = { version: r.torch, threads: r.threads };
+        t.torchLosses = r.losses;
+      },
+      losses: async (t) => t.torchLosses },
+    { name: 'tfjs-wasm Node', env: 'node', run: async (t, reps) => {
+      const tr = tfjs.get(t.id);
+      const t0 = performance.now();
+      for (let r = 0; r < reps; ++r) tr.step(tr.at++, tr.lr);
+      return (performance.now() - t0) / 1000 / reps;
+    },
+    prepare: async (t) => {
+      const d = dumps.get(t.id);
+      const tr = tfjsTrainer(tf, d);
+      tr.losses = d.lrs.map((lr, i) => tr.step(i, lr));
+      tr.at = d.lrs.length;
+      tr.lr = d.lrs[d.lrs.length - 1];
+      tfjs.set(t.id, tr);
+    },
+    losses: async (t) => tfjs.get(t.id).losses },
+  ];
+  if (!withTorch) peers = peers.filter((p) => p.name !== 'PyTorch eager 1t');
+  if (chrome) {
+    peers.push({ name: 'ours wasm Chromium', env: 'chromium', run: (t, reps) => chrome.trainRun(t.id, reps),
+      prepare: (t) => chrome.trainRun(t.id, trainCheckSteps), losses: (t) => chrome.trainLosses(t.id, trainCheckSteps) });
+    peers.push({ name: 'tfjs-wasm Chromium', env: 'chromium', run: (t, reps) => chrome.tfjsRun(t.id, reps),
+      prepare: async (t) => {
+        const r = await chrome.tfjsPrepare(t.id, t.short);
+        info.tfjsChromium = { version: r.version, backend: r.backend, simd: r.simd, threads: r.threads ? 'threaded build' : 'one (no threads build)' };
+        t.tfjsChromiumLosses = r.losses;
+      },
+      losses: async (t) => t.tfjsChromiumLosses });
+  }
+
+  log(`training: checking every peer's first ${trainCheckSteps} losses against ours natively (relative ≤ ${trainTolerance}) and calibrating`);
+  const checks = [];
+  const active = new Map();
+  for (const t of list) {
+    const want = dumps.get(t.id).losses;
+    for (const p of peers) {
+      await p.prepare(t);
+      const got = await p.losses(t);
+      const rel = got.length === want.length ? Math.max(...got.map((x, i) => Math.abs(x - want[i]) / Math.abs(want[i]))) : Infinity;
+      const ok = rel <= trainTolerance;
+      checks.push({ workload: t.short, peer: p.name, lossMaxRel: Number.isNaN(rel) ? Infinity : rel, ok });
+      if (!ok) { log(`  ${p.name} on ${t.short}: loss curve off by ${rel} relative: not timed`); continue; }
+      await p.run(t, 1);
+      const s = await p.run(t, 1);
+      active.set(`${p.name}|${t.id}`, Math.max(1, Math.min(1000, Math.ceil(sampleSeconds / s))));
+    }
+  }
+  log(`training: ${rounds} interleaved rounds`);
+  const samples = new Map();
+  for (let r = 0; r < rounds; ++r) {
+    for (const t of list) {
+      for (const p of shuffle(peers, r * 17 + t.id)) {
+        const key = `${p.name}|${t.id}`;
+        if (!active.has(key)) continue;
+        const s = await p.run(t, active.get(key));
+        if (!samples.has(key)) samples.set(key, []);
+        samples.get(key).push(s);
+      }
+    }
+    log(`  training round ${r + 1}/${rounds} done`);
+  }
+  if (torch) torch.stop();
+
+  // ratio: median over rounds of (peer's time / ours in the same runtime): how many times faster ours is.
+  const oursFor = { native: 'ours native', node: 'ours wasm Node', chromium: 'ours wasm Chromium' };
+  const rows = [];
+  const ratioOf = (t, oursName, peerName) => {
+    const o = samples.get(`${oursName}|${t.id}`), s = samples.get(`${peerName}|${t.id}`);
+    return o && s ? median(s.map((x, i) => x / o[i])) : null;
+  };
+  for (const t of list) {
+    for (const p of peers) {
+      const s = samples.get(`${p.name}|${t.id}`);
+      if (!s) continue;
+      const mine = p.name === oursFor[p.env];
+      const ratio = mine ? null : ratioOf(t, oursFor[p.env], p.name);
+      const row = {
+        workload: t.short, description: t.name, recipe: t.recipe, peer: p.name, env: p.env, samples: s.length,
+        reps_per_sample: active.get(`${p.name}|${t.id}`),
+        median_ms: median(s) * 1e3, p25_ms: quantile(s, 0.25) * 1e3, p75_ms: quantile(s, 0.75) * 1e3,
+        min_ms: Math.min(...s) * 1e3, max_ms: Math.max(...s) * 1e3,
+        ours_over_peer: ratio ? 1 / ratio : null, ratio,
+      };
+      if (p.name === 'PyTorch eager 1t') row.ratio_ours_wasm_node = ratioOf(t, 'ours wasm Node', p.name);
+      rows.push(row);
+    }
+  }
+  const targets = [];
+  const goal = (t, oursName, peerName, g) => {
+    const v = ratioOf(t, oursName, peerName);
+    if (v !== null) targets.push({ target: `${t.short}: ${oursName} ≥ ${g}× faster than ${peerName} per step`, value: `${v.toFixed(2)}×`, met: v >= g });
+  };
+  for (const t of list) {
+    goal(t, 'ours wasm Node', 'PyTorch eager 1t', 2);
+    goal(t, 'ours native', 'PyTorch eager 1t', 4);
+    goal(t, 'ours wasm Node', 'tfjs-wasm Node', 10);
+    goal(t, 'ours wasm Chromium', 'tfjs-wasm Chromium', 10);
+  }
+  return { rows, targets, checks, info, workloads: list.map(({ id, short, name, recipe }) => ({ id, workload: short, name, recipe })) };
 }
 
 // --- [SECTION] page cost -------------------------------------------------------------
@@ -269,10 +430,55 @@ async function pageCost(browser, loads = 5) {
 
 // --- main -------------------------------------------------------------------------
 
+const trainOnly = args.includes('--train-only');
+const trainNotes = [
+  'T1/T2 rows: median_ms = time per training step (forward, backward, AdamW) over the rounds; ratio = median over rounds of (peer time / ours in the same runtime): how many times faster ours is; ours_over_peer = its inverse',
+  'PyTorch rows also give ratio_ours_wasm_node: PyTorch time / ours wasm in Node, per round',
+  'every peer starts from the same initial weights and batches (attn_train_dump), and its first steps\' losses are checked against ours natively before it is timed; ours draws its next batches itself, the peers cycle over the dumped ones',
+];
+
+// --train-only: T1, T2 alone: ours natively, in wasm under Node and in Chromium (unless
+// --no-chromium), PyTorch and tfjs-wasm in Node and in Chromium.
+async function mainTrainOnly(native, t0) {
+  const createAttnBench = require(build('bench-web', 'attn_bench.js'));
+  const oursNode = await oursWasm(createAttnBench, fs.readFileSync(build('bench-web', 'attn_bench.wasm')));
+  // The Chromium page lists the attention workloads (without their ONNX models here).
+  let browser = null, chrome = null;
+  if (!args.includes('--no-chromium')) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'workloads.json'), await native.proc.ask('describe'));
+    log('launching Chromium');
+    browser = await launchChromium();
+    chrome = await chromiumPeers(browser);
+  }
+  const training = await trainingBench(native, oursNode, chrome && chrome.train);
+  if (browser) {
+    await browser.close();
+    chrome.stop();
+  }
+  native.stop();
+  const result = {
+    command: 'bash bench/run.sh ' + args.join(' '),
+    date: new Date().toISOString(),
+    machine: { cpus: (await import('node:os')).cpus().map((c) => c.model)[0], pinned: process.env.ATTN_BENCH_PINNED || 'not pinned' },
+    notes: trainNotes, rows: training.rows, targets: training.targets,
+    training: { workloads: training.workloads, peers: training.info, checks: training.checks },
+    chromium: chrome ? { crossOriginIsolated: chrome.isolated, foreignRequests: chrome.foreign } : { skipped: true },
+    seconds: (Date.now() - t0) / 1000,
+  };
+  fs.mkdirSync(path.dirname(outFile), { recursive: true });
+  fs.writeFileSync(outFile, JSON.stringify(result, null, 2));
+  printTraining(result);
+  console.log('\nTargets:');
+  for (const t of result.targets) console.log(`  [${t.met ? 'met' : 'MISSED'}] ${t.target}: ${t.value}`);
+  console.log(`\nJSON: ${path.relative(process.cwd(), outFile)}  (${result.seconds.toFixed(0)} s)`);
+}
+
 async function main() {
   fs.mkdirSync(path.join(dataDir, 'models'), { recursive: true });
   const t0 = Date.now();
   const native = nativeOurs();
+  if (trainOnly) return mainTrainOnly(native, t0);
   const workloads = JSON.parse(await native.proc.ask('describe'));
   await native.proc.ask(`dump ${dataDir}`);
   for (const w of workloads) {
@@ -366,6 +572,8 @@ async function main() {
     log(`  round ${r + 1}/${rounds} done (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   }
 
+  const training = args.includes('--no-train') ? null : await trainingBench(native, oursNode, chrome.train);
+
   log('page cost');
   const page = args.includes('--no-page') ? { skipped: true } : await pageCost(browser);
   await browser.close();
@@ -446,7 +654,9 @@ async function main() {
       'W3 GB/s = bytes of cached K and V read per step / median time; fraction against the native read bandwidth',
       'numpy W2 is the article\'s attention() per head as written there, which computes softmax twice (it also returns the weights)',
     ],
-    peak, bandwidth, numpy: numpyInfo, checks, rows, targets, page,
+    peak, bandwidth, numpy: numpyInfo, checks, rows: [...rows, ...(training ? training.rows : [])],
+    targets: [...targets, ...(training ? training.targets : [])], page,
+    training: training && { workloads: training.workloads, peers: training.info, checks: training.checks, notes: trainNotes },
     chromium: { crossOriginIsolated: chrome.isolated, foreignRequests: chrome.foreign },
     seconds: (Date.now() - t0) / 1000,
   };
@@ -468,7 +678,7 @@ function printReport(r) {
   }
   const head = ['workload', 'peer', 'median ms', 'p25–p75 ms', 'GFLOP/s*', '% peak', 'GB/s', '% BW', 'ours/peer', '×faster'];
   const lines = [head];
-  for (const x of r.rows) {
+  for (const x of r.rows.filter((row) => !row.recipe)) {
     lines.push([x.workload, x.peer, g(x.median_ms, 3), `${g(x.p25_ms, 3)}–${g(x.p75_ms, 3)}`, g(x.dense_gflops), x.fraction_of_peak === undefined ? '' : g(100 * x.fraction_of_peak),
       g(x.gbytes_per_s), x.fraction_of_bandwidth === undefined ? '' : g(100 * x.fraction_of_bandwidth),
       x.ours_over_peer === null ? '—' : g(x.ours_over_peer, 3), x.ours_over_peer === null ? '' : g(1 / x.ours_over_peer, 2)]);
@@ -490,8 +700,33 @@ function printReport(r) {
       `first frame ${r.page.firstFrameMs.median.toFixed(0)} ms median (${r.page.firstFrameMs.min.toFixed(0)}–${r.page.firstFrameMs.max.toFixed(0)})` +
       (r.page.foreignRequests.length ? `; FOREIGN REQUESTS: ${r.page.foreignRequests.join(', ')}` : ''));
   } else if (r.page.error) console.log('\nPage cost: ' + r.page.error);
+  if (r.training) printTraining(r);
   console.log('\nTargets:');
   for (const t of r.targets) console.log(`  [${t.met ? 'met' : 'MISSED'}] ${t.target}: ${t.value}`);
+}
+
+function printTraining(r) {
+  const g = (x, d = 1) => (x === undefined || x === null ? '' : x.toFixed(d));
+  const t = r.training;
+  const p = t.peers;
+  console.log(`\nTraining steps (forward, backward, AdamW; one thread each): PyTorch ${p.torch?.version} eager float32, ` +
+    `tfjs ${p.tfjs?.version} ${p.tfjs?.backend} backend (SIMD ${p.tfjs?.simd}, threads: ${p.tfjs?.threads}` +
+    (p.tfjsChromium ? `; in Chromium: SIMD ${p.tfjsChromium.simd}, threads: ${p.tfjsChromium.threads})` : ')'));
+  for (const w of t.workloads) console.log(`  ${w.name}: ${w.recipe}`);
+  const head = ['workload', 'peer', 'ms/step', 'p25–p75 ms', 'ours ×faster', 'ours wasm Node ×faster'];
+  const lines = [head];
+  for (const x of r.rows.filter((row) => row.recipe))
+    lines.push([x.workload, x.peer, g(x.median_ms, 3), `${g(x.p25_ms, 3)}–${g(x.p75_ms, 3)}`, x.ratio === null ? '—' : g(x.ratio, 2), g(x.ratio_ours_wasm_node, 2)]);
+  const widths = head.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
+  console.log('');
+  for (const [i, l] of lines.entries()) {
+    console.log(l.map((c, j) => (j < 2 ? String(c).padEnd(widths[j]) : String(c).padStart(widths[j]))).join('  '));
+    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+  console.log('  ours ×faster: median over rounds of peer time / ours in the same runtime (native for PyTorch, wasm in Node or Chromium for tfjs-wasm there).');
+  const failed = t.checks.filter((c) => !c.ok);
+  console.log(`Loss-curve checks against ours natively (first ${trainCheckSteps} steps, relative ≤ ${trainTolerance}): ${t.checks.length - failed.length}/${t.checks.length}; ` +
+    t.checks.map((c) => `${c.peer} ${c.workload} ${c.lossMaxRel.toExponential(1)}`).join(', '));
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The side-by-side benchmark in one command (see README.md, "Benchmark"):
 #
-#   bash bench/run.sh [--rounds N] [--no-page] [--no-numpy] [--no-torch] [--out FILE]
+#   bash bench/run.sh [--rounds N] [--no-page] [--no-numpy] [--no-torch] [--no-train] [--train-only] [--out FILE]
+#
+# --train-only: just the training steps (T1, T2) against PyTorch and tfjs-wasm;
+# --no-torch: no PyTorch (neither the reference check nor the training peer).
 #
 # Installs what it needs (scripts/setup.sh, then OpenBLAS and threadpoolctl from
 # Debian, then bench/'s npm packages from the committed lockfile), builds into its
@@ -37,7 +40,7 @@ fi
 
 # npm peers from the committed lockfile. onnxruntime-node ships its CPU binaries in
 # the package; its install step would only fetch optional GPU files: skip it.
-if [ ! -d bench/node_modules/onnxruntime-node ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
+if [ ! -d bench/node_modules/onnxruntime-node ] || [ ! -d bench/node_modules/@tensorflow/tfjs-backend-wasm ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
   log "npm ci in bench/"
   (cd bench && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error >&2)
 fi
@@ -51,8 +54,7 @@ cmake --build build/bench-native -j"$jobs" >/dev/null
 log "building build/bench-web (wasm simd128)"
 cmake -S bench -B build/bench-web -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/bench-web -j"$jobs" >/dev/null
-args=()
-for a in "$@"; do [ "$a" = --no-torch ] || args+=("$a"); done
+args=("$@")
 if [[ " $* " != *" --no-torch "* ]]; then
   # Training: PyTorch repeats our first 50 steps of the induction lesson recipe from the
   # same initial weights and batches (step-0 gradients within 1e-5, losses within 1e-4).
@@ -62,7 +64,7 @@ if [[ " $* " != *" --no-torch "* ]]; then
   /usr/bin/python3 bench/torch_peer.py build/bench-native/attn_train_dump --out build/bench/torch_check.json >&2 ||
     log "the training reference check FAILED (see above)"
 fi
-if [[ " $* " != *" --no-page "* ]]; then
+if [[ " $* " != *" --no-page "* && " $* " != *" --train-only "* ]]; then
   log "building build/bench-site (the playground, for the page cost)"
   if ! { cmake -S . -B build/bench-site -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF >/dev/null &&
          cmake --build build/bench-site -j"$jobs" --target attn_site >/dev/null; }; then

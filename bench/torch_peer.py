@@ -2,6 +2,7 @@
 """The training reference check: PyTorch repeats our first steps of a recipe.
 
 usage: /usr/bin/python3 bench/torch_peer.py ATTN_TRAIN_DUMP ['<recipe>'] [--steps N] [--out FILE]
+       /usr/bin/python3 bench/torch_peer.py --serve     (the timing peer of bench/run.mjs; see serve())
 
 Runs attn_train_dump (bench/src/train_dump.cpp), which exports the recipe's
 initial weights, the mask/RoPE/position tables, every step's batch, our step-0
@@ -82,8 +83,8 @@ def build(dump):
     return params, loss_fn
 
 
-def check(dump):
-    torch.set_num_threads(1)
+def trainer(dump):
+    """The model and AdamW of the dump, and its batches as tensors: step(i, lr) → loss."""
     c = dump["config"]
     params, loss_fn = build(dump)
     B, T = c["B"], c["T"]
@@ -93,7 +94,28 @@ def check(dump):
         as_long = lambda k: torch.tensor(b[k], dtype=torch.long).reshape(B, T)
         return as_long("tokens"), as_long("targets"), torch.tensor(b["counted"]).reshape(B, T)
 
-    loss = loss_fn(*batch(0))
+    batches = [batch(i) for i in range(len(dump["batches"]))]
+    opt = torch.optim.AdamW(list(params.values()), lr=c["lr"], betas=(c["beta1"], c["beta2"]), eps=c["eps"],
+                            weight_decay=c["wd"], foreach=False)
+
+    def step(i, lr):
+        for group in opt.param_groups:
+            group["lr"] = lr
+        opt.zero_grad()
+        loss = loss_fn(*batches[i % len(batches)])
+        loss.backward()
+        if c["clip"] > 0:
+            torch.nn.utils.clip_grad_norm_(list(params.values()), c["clip"])
+        opt.step()
+        return loss.item()
+
+    return params, loss_fn, batches, step
+
+
+def check(dump):
+    torch.set_num_threads(1)
+    params, loss_fn, batches, step = trainer(dump)
+    loss = loss_fn(*batches[0])
     loss.backward()
     worst_grad, top = 0.0, 0.0
     for t in dump["tensors"]:
@@ -103,20 +125,8 @@ def check(dump):
         top = max(top, theirs.abs().max().item())
     grad_rel = worst_grad / max(top, 1e-30)
 
-    opt = torch.optim.AdamW(list(params.values()), lr=c["lr"], betas=(c["beta1"], c["beta2"]), eps=c["eps"],
-                            weight_decay=c["wd"], foreach=False)
-    losses = []
     start = time.perf_counter()
-    for i, lr in enumerate(dump["lrs"]):
-        for group in opt.param_groups:
-            group["lr"] = lr
-        opt.zero_grad()
-        loss = loss_fn(*batch(i))
-        loss.backward()
-        if c["clip"] > 0:
-            torch.nn.utils.clip_grad_norm_(list(params.values()), c["clip"])
-        opt.step()
-        losses.append(loss.item())
+    losses = [step(i, lr) for i, lr in enumerate(dump["lrs"])]
     torch_ms = (time.perf_counter() - start) * 1000 / max(1, len(losses))
     rel = [abs(a - b) / abs(b) for a, b in zip(dump["losses"], losses)]
     return {
@@ -128,7 +138,41 @@ def check(dump):
     }
 
 
+def serve():
+    """The timing peer of bench/run.mjs, one answer line per command line:
+    prepare ID DUMP.json -> {"torch":…, "loss_max_rel":…} after repeating the dump's steps
+    run ID REPS          -> seconds per step (more steps on the dump's batches, its last learning rate)
+    quit"""
+    torch.set_num_threads(1)
+    runs = {}
+    for line in sys.stdin:
+        cmd = line.split()
+        if not cmd or cmd[0] == "quit":
+            break
+        if cmd[0] == "prepare":
+            with open(cmd[2]) as f:
+                dump = json.load(f)
+            step = trainer(dump)[3]
+            losses = [step(i, lr) for i, lr in enumerate(dump["lrs"])]
+            rel = max(abs(a - b) / abs(b) for a, b in zip(dump["losses"], losses))
+            runs[cmd[1]] = [step, len(losses), dump["lrs"][-1]]
+            print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "loss_max_rel": rel,
+                              "losses": losses}), flush=True)
+        elif cmd[0] == "run":
+            run, reps = runs[cmd[1]], int(cmd[2])
+            start = time.perf_counter()
+            for _ in range(reps):
+                run[0](run[1], run[2])
+                run[1] += 1
+            print(f"{(time.perf_counter() - start) / reps:.9g}", flush=True)
+        else:
+            print(f"error: unknown command {cmd[0]}", flush=True)
+    return 0
+
+
 def main(argv):
+    if argv[:1] == ["--serve"]:
+        return serve()
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2

@@ -1,7 +1,8 @@
 // The peers that run inside a JS engine, with one interface for Node and the
 // page (bench/web/page.mjs):
 //   prepare(w) · run(w, reps) → seconds per run · output(w) → Float32Array
-// `ours` wraps the core's wasm build (bench/src/workloads.hpp), `ortPeer` an
+// `ours` wraps the core's wasm build (bench/src/workloads.hpp, also its training
+// steps), `ortPeer` an
 // onnxruntime session (onnxruntime-web or onnxruntime-node) on the graphs of
 // onnx_models.mjs.
 const now = () => performance.now() / 1000;
@@ -26,6 +27,9 @@ export async function oursWasm(createAttnBench, wasmBinary) {
       const p = m._bench_input(w.id, i) >> 2, count = m._bench_input_size(w.id, i);
       return m.HEAPF32.slice(p, p + count);
     },
+    // Training workloads (T1, T2): steps of the core's trainer; seconds per step.
+    trainRun(id, reps) { return m._bench_train_run(id, reps); },
+    trainLosses(id, n) { return Array.from({ length: n }, (_, s) => m._bench_train_loss(id, s)); },
     peak(seconds) {
       m._bench_peak_flops(0.3);  // warm-up: lets the engine tier the probe's kernels up first
       return { arch: api.arch(), flops: m._bench_peak_flops(seconds), bandwidth: m._bench_peak_bandwidth(seconds) };

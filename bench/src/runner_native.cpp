@@ -6,6 +6,9 @@
 //   run ID REPS          -> seconds per run
 //   peak SECONDS         -> {"arch":…, "flops":…, "bandwidth":…}
 //   arch NAME            -> "ok" once the core uses that kernel set, else "error: …"
+//   train_describe       -> [{"id":…,"name":…,"recipe":…}] the training workloads (T1, T2)
+//   train_run ID REPS    -> seconds per training step (bench_train_run)
+//   train_losses ID N    -> the losses of the first N steps taken, as a JSON array
 //   quit
 #include <cstdio>
 #include <fstream>
@@ -59,6 +62,28 @@ int main() {
             std::string name;
             in >> name;
             std::cout << (bench_use_arch(name.c_str()) ? "ok" : "error: no kernel set " + name) << std::endl;
+        } else if (cmd == "train_describe") {
+            std::string out = "[";
+            for (int id = 0; id < bench_train_count(); ++id)
+                out += std::string(id ? "," : "") + "{\"id\":" + std::to_string(id) + ",\"name\":\"" + bench_train_name(id) +
+                       "\",\"recipe\":\"" + bench_train_recipe(id) + "\"}";
+            std::cout << out << "]" << std::endl;
+        } else if (cmd == "train_run") {
+            int id = 0, reps = 1;
+            in >> id >> reps;
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.9g", bench_train_run(id, reps));
+            std::cout << buf << std::endl;
+        } else if (cmd == "train_losses") {
+            int id = 0, n = 0;
+            in >> id >> n;
+            std::string out = "[";
+            for (int s = 0; s < n; ++s) {
+                char buf[32];
+                std::snprintf(buf, sizeof buf, "%s%.9g", s ? "," : "", double(bench_train_loss(id, s)));
+                out += buf;
+            }
+            std::cout << out << "]" << std::endl;
         } else if (cmd == "quit") {
             break;
         } else {

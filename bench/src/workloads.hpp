@@ -46,3 +46,19 @@ const char* bench_arch();  // the kernel set in use
 // Switches the core to another of its kernel sets (attn::kernel_use_arch); 1 if it could.
 int bench_use_arch(const char* name);
 }
+
+// Training workloads (src/core/train.hpp), ids in this order:
+//   T1  one AdamW step (forward, backward, update) of the L9 lesson recipe
+//       (recipe_lesson_induction: d_model 48, 4 heads, 2 layers, attn_res, RoPE, batch 32, seq 24)
+//   T2  the same task on a 4× larger model: d_model 96, seq 48, block=full (FFN on)
+// Their runs take 20000 steps at most; a run that reaches its end starts again
+// from its first snapshot (step 0), so any number of steps can be timed.
+extern "C" {
+int bench_train_count();
+const char* bench_train_name(int id);
+const char* bench_train_recipe(int id);    // the recipe as attn_train_dump and peers take it
+void bench_train_prepare(int id);          // train_init (idempotent)
+double bench_train_run(int id, int reps);  // reps steps; seconds per step
+float bench_train_loss(int id, int step);  // the loss of a step taken (curve[step]); NaN if not taken
+int bench_train_steps(int id);             // steps taken since prepare
+}

@@ -1,9 +1,37 @@
 // The benchmark inside Chromium: the core's wasm build and onnxruntime-web (wasm,
-// SIMD, one thread), behind window.bench for bench/run.mjs. Everything comes from
-// the local server: /ours (build/bench-web), /ort (onnxruntime-web's dist/),
-// /data (inputs and models written by run.mjs), /lib (bench/lib).
+// SIMD, one thread), and for training TensorFlow.js (wasm, SIMD, one thread),
+// behind window.bench for bench/run.mjs. Everything comes from the local server:
+// /ours (build/bench-web), /ort (onnxruntime-web's dist/), /tfjs and /tfjs-wasm
+// (the tfjs packages' dist/), /data (inputs, models and training dumps written by
+// run.mjs), /lib (bench/lib).
 import * as ort from '/ort/ort.wasm.min.mjs';
 import { oursWasm, ortPeer } from '/lib/peers.mjs';
+import { tfjsTrainer } from '/lib/tfjs_train.mjs';
+
+// TensorFlow.js (/tfjs: the union package's UMD bundle, /tfjs-wasm: its wasm
+// backend and .wasm files), loaded only when the training peers start: wasm
+// backend, SIMD, the build without threads, one thread.
+let tfReady = null;
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const s = document.createElement('script');
+    s.src = src;
+    s.onload = resolve;
+    s.onerror = () => reject(new Error('could not load ' + src));
+    document.head.appendChild(s);
+  });
+}
+async function tfjsWasm() {
+  await loadScript('/tfjs/tf.min.js');
+  await loadScript('/tfjs-wasm/tf-backend-wasm.min.js');
+  const tf = window.tf;
+  tf.wasm.setWasmPaths('/tfjs-wasm/');
+  tf.wasm.setThreadsCount(1);
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: the wasm backend did not start');
+  await tf.ready();
+  return tf;
+}
 
 async function bytes(url) {
   const r = await fetch(url);
@@ -30,6 +58,7 @@ async function init() {
     ort: ortPeer(ort, models, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }),
   };
   const byId = new Map(workloads.map((w) => [w.id, w]));
+  const trainers = new Map();
   window.bench = {
     arch: () => ours.arch(),
     crossOriginIsolated: () => window.crossOriginIsolated,
@@ -37,6 +66,26 @@ async function init() {
     run: async (peer, id, reps) => peers[peer].run(byId.get(id), reps),
     output: async (peer, id) => Array.from(await peers[peer].output(byId.get(id))),
     peak: (seconds) => ours.peak(seconds),
+    trainRun: (id, reps) => ours.trainRun(id, reps),
+    trainLosses: (id, n) => ours.trainLosses(id, n),
+    // tfjs on the dump run.mjs wrote (/data/<name>.train.json): its losses on the dump's steps, then timed steps.
+    tfjsPrepare: async (id, name) => {
+      const tf = await (tfReady ||= tfjsWasm());
+      const dump = await (await fetch(`/data/${name}.train.json`)).json();
+      const t = tfjsTrainer(tf, dump);
+      t.losses = dump.lrs.map((lr, i) => t.step(i, lr));
+      t.at = dump.lrs.length;
+      t.lr = dump.lrs[dump.lrs.length - 1];
+      trainers.set(id, t);
+      return { losses: t.losses, version: tf.version.tfjs, backend: tf.getBackend(), simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'),
+        threads: tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') };
+    },
+    tfjsRun: (id, reps) => {
+      const t = trainers.get(id);
+      const t0 = performance.now();
+      for (let r = 0; r < reps; ++r) t.step(t.at++, t.lr);
+      return (performance.now() - t0) / 1000 / reps;
+    },
   };
 }
 

@@ -1,0 +1,81 @@
+// The training workloads of workloads.hpp (T1, T2) on the core's trainer.
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment.hpp"
+#include "recipe.hpp"
+#include "train.hpp"
+#include "workloads.hpp"
+
+namespace {
+
+struct train_workload {
+    const char* name;
+    std::string recipe;
+    std::optional<attn::train_run> run;
+    int taken = 0;
+};
+
+// steps=20000 (the most a recipe may ask): the runs never end while timed.
+std::string long_run(std::string recipe) {
+    const auto at = recipe.find("steps=1500");
+    return recipe.replace(at, 10, "steps=20000");
+}
+
+std::vector<train_workload>& train_workloads() {
+    static std::vector<train_workload> all = [] {
+        const std::string lesson = attn::recipe_lesson_induction;
+        std::string larger = lesson;
+        larger.replace(larger.find("d_model=48"), 10, "d_model=96");
+        larger.replace(larger.find("block=attn_res"), 14, "block=full");
+        larger += "&seq=48";
+        std::vector<train_workload> w;
+        w.push_back({"T1 train step, L9 lesson (d_model 48, seq 24, attn_res)", long_run(lesson), std::nullopt, 0});
+        w.push_back({"T2 train step, d_model 96, seq 48, block=full", long_run(larger), std::nullopt, 0});
+        return w;
+    }();
+    return all;
+}
+
+}  // namespace
+
+extern "C" {
+
+int bench_train_count() { return int(train_workloads().size()); }
+const char* bench_train_name(int id) { return train_workloads()[std::size_t(id)].name; }
+const char* bench_train_recipe(int id) { return train_workloads()[std::size_t(id)].recipe.c_str(); }
+
+void bench_train_prepare(int id) {
+    auto& w = train_workloads()[std::size_t(id)];
+    if (w.run)
+        return;
+    const auto parsed = attn::experiment_parse(w.recipe);
+    auto init = attn::train_init(*parsed.value);
+    w.run = std::move(init.run);
+    w.taken = 0;
+}
+
+double bench_train_run(int id, int reps) {
+    auto& w = train_workloads()[std::size_t(id)];
+    bench_train_prepare(id);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) {
+        if (!attn::train_step(*w.run))
+            attn::train_restore(*w.run, 0);
+        ++w.taken;
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+}
+
+float bench_train_loss(int id, int step) {
+    const auto& w = train_workloads()[std::size_t(id)];
+    if (!w.run || step < 0 || std::size_t(step) >= w.run->curve.size())
+        return NAN;
+    return w.run->curve[std::size_t(step)].loss;
+}
+
+int bench_train_steps(int id) { return train_workloads()[std::size_t(id)].taken; }
+}
