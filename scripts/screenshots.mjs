@@ -62,7 +62,7 @@ async function lessons(page, prefix, only) {
 try {
   for (const [prefix, size, onlyStages, onlyLessons] of [
     ['', { width: 1440, height: 900 }, null, null],
-    ['phone-', { width: 844, height: 390 }, ['embeddings', 'weights'], [1, 4, 7, 9]],
+    ['phone-', { width: 844, height: 390 }, ['embeddings', 'weights'], [1, 4, 7]],
   ]) {
     const { page, context } = await openPage(browser, server.url, size);
     try {
