@@ -56,10 +56,13 @@ void settings_line(const app& a, frame_out& out) {
 // The probe row: its tokens, and under each the token it is trained to predict
 // (lit where the loss counts it).
 void sample_rows(const trainer& t, frame_out& out) {
-    const float w = ImGui::CalcTextSize("MM").x;
+    // A column per token, as wide as fits the panel (a symbol is one character).
+    const float label = ImGui::CalcTextSize(tr("predicts", "预测")).x + ImGui::CalcTextSize("MM").x;
+    const float fit = (visible_width() - label) / float(std::max<std::size_t>(t.probe_tokens.size(), 1));
+    const float w = std::clamp(fit, ImGui::CalcTextSize("W").x + 2.0f, ImGui::CalcTextSize("MM").x);
     auto row = [&](const char* title, const std::vector<int>& v, bool lit_counted) {
         text_disabled(out, "%s", title);
-        const float x0 = ImGui::GetCursorPosX() + ImGui::CalcTextSize(tr("predicts", "预测")).x + w;
+        const float x0 = ImGui::GetCursorPosX() + label;
         for (std::size_t i = 0; i < v.size(); ++i) {
             ImGui::SameLine(x0 + w * float(i));
             const std::string sym = task_symbol(v[i]);
