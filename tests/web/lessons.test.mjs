@@ -13,6 +13,7 @@ browserSuite(async (suite) => {
 });
 
 async function openLesson(n) {
+  await reveal('lesson' + n);  // a test before may have left the panel scrolled down
   await click(page, 'lesson' + n);
   const state = await ui(page);
   assert.equal(state.lesson, n - 1);
