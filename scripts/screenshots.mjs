@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { root, startServer, launchBrowser, openPage } from '../tests/web/harness.mjs';
-import { click, frames, gotoStage, STAGE } from '../tests/web/person.mjs';
+import { click, frames, gotoStage, reveal, STAGE } from '../tests/web/person.mjs';
 
 const out = path.join(root, 'docs', 'screenshots');
 const server = await startServer();
@@ -23,6 +23,7 @@ async function shot(page, name) {
 
 // Presses Train, lets it run to `step`, pauses there (the step the picture shows).
 async function train(page, step) {
+  await reveal(page, 'train_run');  // on a phone it is below the lesson's text
   await click(page, 'train_run');
   await page.waitForFunction((s) => window.attn.ui().train.step >= s, step, { timeout: 600000, polling: 500 });
   const t = await page.evaluate(() => window.attn.ui().train);
@@ -49,8 +50,12 @@ async function stages(page, prefix, only) {
 async function lessons(page, prefix, only) {
   for (let l = 1; l <= 10; l++) {
     if (only && !only.includes(l)) continue;
+    await reveal(page, 'lesson' + l);
     await click(page, 'lesson' + l);
-    if (l >= 9) await train(page, l === 9 ? 1500 : 300);  // the training lessons, trained to the end
+    if (l >= 9) {  // the training lessons, trained to the end, seen from the lesson's top
+      await train(page, l === 9 ? 1500 : 300);
+      await reveal(page, 'lesson' + l);
+    }
     await shot(page, prefix + 'lesson' + l);
     if (l === 9 && !prefix) {
       await click(page, 'l9_zero_induction');
@@ -62,7 +67,7 @@ async function lessons(page, prefix, only) {
 try {
   for (const [prefix, size, onlyStages, onlyLessons] of [
     ['', { width: 1440, height: 900 }, null, null],
-    ['phone-', { width: 844, height: 390 }, ['embeddings', 'weights'], [1, 4, 7]],
+    ['phone-', { width: 844, height: 390 }, ['embeddings', 'weights'], [1, 4, 7, 9]],
   ]) {
     const { page, context } = await openPage(browser, server.url, size);
     try {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "random.hpp"
+#include "task.hpp"
 
 namespace attn {
 
@@ -135,6 +136,45 @@ experiment edit_value(const experiment& e, const value_edit& v) {
     };
     next.edits.erase(std::remove_if(next.edits.begin(), next.edits.end(), same_cell), next.edits.end());
     next.edits.push_back(v);
+    return next;
+}
+
+std::string recipe_probe_text(const train_settings& t) {
+    std::vector<int> input(std::size_t(t.seq)), target(input.size());
+    std::vector<unsigned char> counted(input.size());
+    rng g = task_eval_stream(t.train_seed);
+    task_row(t, g, input.data(), target.data(), counted.data());
+    std::string text;
+    for (int v : input)
+        text += (text.empty() ? "" : " ") + task_symbol(v);
+    return text;
+}
+
+experiment edit_recipe(const experiment& e, const train_settings& settings) {
+    using L = train_limits;
+    train_settings t = settings;
+    t.steps = std::clamp(t.steps, 1, L::max_steps);
+    t.batch = std::clamp(t.batch, 1, L::max_batch);
+    t.seq = std::clamp(t.seq, L::min_seq, L::max_seq);
+    t.vocab = std::clamp(t.vocab, L::min_vocab, L::max_vocab);
+    t.lr = std::clamp(t.lr, 1e-6f, L::max_lr);
+    t.warmup = std::clamp(t.warmup, 0, t.steps);
+    t.wd = std::clamp(t.wd, 0.0f, 1.0f);
+    t.clip = std::max(t.clip, 0.0f);
+    if (t.task == train_task::induction) {  // a segment, a prefix without its symbols, the repeat
+        t.seq = std::max(t.seq, 8);
+        t.vocab = std::max(t.vocab, 8);
+    }
+    t.offset = std::clamp(t.offset, 1, t.seq - 1);
+    if (t.task == train_task::none || t.run_identity() == e.train.run_identity())
+        return e;
+    experiment next = e;
+    const bool rows_change = t.task != e.train.task || t.vocab != e.train.vocab || t.seq != e.train.seq;
+    t.trained = 0;
+    next.train = t;
+    next.edits.clear();
+    if (rows_change || !recipe_text_problems(next).empty())
+        next = edit_text(next, recipe_probe_text(t));
     return next;
 }
 

@@ -531,7 +531,7 @@ void app_train(app& a) {
 
 double train_slice_for(double frame_interval, double trained_seconds) {
     const double rest = std::max(frame_interval - trained_seconds, 0.0);
-    return std::clamp(1.0 / 30.0 - rest, 0.008, 0.025);
+    return std::max(0.022 - rest, 0.003);
 }
 
 namespace {
@@ -552,7 +552,6 @@ void update_shortcut(app& a) {
 
 // The task effect of the ablated heads, once the trainer is at its step.
 void update_task_effect(app& a) {
-    update_shortcut(a);
     trainer& t = a.model.train;
     if (!t.run || a.model.exp.ablate.empty() || !trainer_done(t)) {
         a.ablated_task.valid = false;
@@ -574,6 +573,7 @@ void app_draw(app& a) {
     app_train(a);
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
     update_task_effect(a);
+    update_shortcut(a);
     a.widgets.clear();
     a.maps.clear();
     a.clipped.clear();
@@ -585,7 +585,7 @@ void app_draw(app& a) {
     ImGui::SetNextWindowSize(vp->WorkSize);
     ImGui::Begin("##root", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                     ImGuiWindowFlags_NoBringToFrontOnFocus);
+                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoBackground);
     if (a.options.embed) {
         draw_panel(a, embed_bar);
         draw_panel(a, banner);

@@ -214,9 +214,11 @@ std::string app_link(const app& a);
 // follows the experiment and takes a.train_slice seconds of steps.
 void app_train(app& a);
 
-// The slice for the next frame: what is left of a 30 fps frame after the rest of
-// the last one (its interval less the training it held), within 8–25 ms, so a
-// fast page trains most of each frame and a slow one still draws.
+// The slice for the next frame: what is left of 22 ms after the rest of the last
+// frame (its interval less the training it held), and at least 3 ms. With the wait
+// for the display (and, on a software GPU, for the rasteriser sharing the CPU)
+// a frame then stays within 33 ms: the page keeps 30 fps while it trains when it
+// can draw at 45 fps idle, and a page that draws slowly still trains a step a frame.
 double train_slice_for(double frame_interval, double trained_seconds);
 
 // Draws one frame of UI into the current ImGui context (a.heatmaps must be set).

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "app.hpp"
+#include "edit.hpp"
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
@@ -51,6 +52,78 @@ void settings_line(const app& a, frame_out& out) {
     textf(out, "%s: %s · %d × %d %s, d_model %d · %s %d, %s %d, %s %d, lr %g · %d %s", tr("task", "任务"), task_label(s),
           e.layers, e.heads, tr("heads", "个头"), e.d_model, tr("batch", "批量"), s.batch, tr("sequence", "序列长"), s.seq,
           tr("vocabulary", "词表"), s.vocab, double(s.lr), s.steps, tr("steps", "步"));
+}
+
+// The recipe's settings, each control a new run through the core's edit_recipe
+// (edit.hpp): shown untrained until Train. Folded by default; the line above
+// says every setting.
+void recipe_editor(const app& a, frame_out& out) {
+    const bool open = ImGui::TreeNode(tr("Change the recipe###recipe", "修改配方###recipe"));
+    mark_widget(out, "train_recipe");
+    if (!open)
+        return;
+    ImGui::BeginDisabled(a.options.readonly);
+    const float label_w = ImGui::GetFontSize() * 8.0f;
+    ImGui::PushItemWidth(std::max(visible_width() - label_w, ImGui::GetFontSize() * 6.0f));
+    train_settings s = a.model.exp.train;
+    bool changed = false;
+    static constexpr train_task tasks[] = {train_task::induction, train_task::copy_offset, train_task::previous,
+                                           train_task::reverse, train_task::sort};
+    if (ImGui::BeginCombo(tr("task", "任务"), task_label(s))) {
+        int index = 0;
+        for (train_task task : tasks) {
+            train_settings option = s;
+            option.task = task;
+            if (ImGui::Selectable(task_label(option), task == s.task)) {
+                s.task = task;
+                changed = true;
+            }
+            mark_widget(out, ("recipe_task_" + std::to_string(index++)).c_str());
+        }
+        ImGui::EndCombo();
+    }
+    mark_widget(out, "recipe_task");
+    auto slider_int = [&](const char* name, const char* label, int& v, int lo, int hi, ImGuiSliderFlags flags = 0) {
+        changed |= ImGui::SliderInt(label, &v, lo, hi, "%d", flags);
+        mark_slider(out, name, label);
+    };
+    auto slider_float = [&](const char* name, const char* label, float& v, float lo, float hi, const char* fmt,
+                            ImGuiSliderFlags flags = 0) {
+        changed |= ImGui::SliderFloat(label, &v, lo, hi, fmt, flags);
+        mark_slider(out, name, label);
+    };
+    slider_int("recipe_steps", tr("steps", "步数"), s.steps, 10, 5000, ImGuiSliderFlags_Logarithmic);
+    slider_float("recipe_lr", tr("learning rate", "学习率"), s.lr, 1e-4f, 0.3f, "%.4g", ImGuiSliderFlags_Logarithmic);
+    slider_int("recipe_batch", tr("batch", "批量"), s.batch, 1, 128, ImGuiSliderFlags_Logarithmic);
+    const int min_rows = s.task == train_task::induction ? 8 : train_limits::min_seq;
+    slider_int("recipe_seq", tr("sequence", "序列长"), s.seq, min_rows, 64);
+    slider_int("recipe_vocab", tr("vocabulary", "词表"), s.vocab, min_rows, train_limits::max_vocab);
+    if (s.task == train_task::copy_offset)
+        slider_int("recipe_offset", tr("offset", "偏移"), s.offset, 1, s.seq - 1);
+    slider_int("recipe_warmup", tr("warm-up steps", "预热步数"), s.warmup, 0, std::max(s.steps, 1));
+    slider_float("recipe_wd", tr("weight decay", "权重衰减"), s.wd, 0.0f, 0.5f, "%.3f");
+    slider_float("recipe_clip", tr("gradient clip", "梯度裁剪"), s.clip, 0.0f, 5.0f, s.clip == 0.0f ? tr("off", "关") : "%.2f");
+    bool cosine = s.sched == lr_schedule::cosine;
+    if (ImGui::Checkbox(tr("cosine learning-rate decay", "余弦学习率衰减"), &cosine)) {
+        s.sched = cosine ? lr_schedule::cosine : lr_schedule::constant;
+        changed = true;
+    }
+    mark_widget(out, "recipe_cosine");
+    int seed = int(s.train_seed);
+    if (ImGui::InputInt(tr("data seed", "数据种子"), &seed)) {
+        s.train_seed = std::uint32_t(std::max(seed, 0));
+        changed = true;
+    }
+    mark_widget(out, "recipe_seed");
+    ImGui::PopItemWidth();
+    ImGui::EndDisabled();
+    text_disabled(out, "%s",
+                  tr("a change is a new run from new weights, untrained until Train; the model's shape is in the "
+                     "controls",
+                     "每次修改都是一次新的训练（从新的权重开始），按“训练”才开始；模型的形状在控制面板里"));
+    ImGui::TreePop();
+    if (changed)
+        request_experiment(out, edit_recipe(a.model.exp, s));
 }
 
 // The probe row: its tokens, and under each the token it is trained to predict
@@ -305,6 +378,7 @@ void panel_train(const app& a, frame_out& out) {
         return;
     ImGui::PushID("train");
     settings_line(a, out);
+    recipe_editor(a, out);
     sample_rows(t, out);
     buttons(a, out, t);
     curve_legend(out, t);

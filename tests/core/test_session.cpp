@@ -11,6 +11,7 @@
 #include "lesson_preset.hpp"
 #include "link.hpp"
 #include "measure_lessons.hpp"
+#include "recipe.hpp"
 #include "session.hpp"
 #include "stage.hpp"
 #include "tokenize.hpp"
@@ -264,6 +265,51 @@ TEST_CASE("editing rules: what a control changes keeps the experiment valid and 
     CHECK(edit_mask(edit_mask(e, mask_kind::padding), mask_kind::causal).pad == 0);
     const experiment c = edit_clear_interventions(e);
     CHECK((c.ablate.empty() && c.edges.empty() && c.edits.empty()));
+}
+
+TEST_CASE("editing a recipe: a new run shown untrained, a text the new task can read, limits kept") {
+    const experiment e = edit_value(parsed(std::string(recipe_lesson_induction) + "&trained=800&ablate=1.3"),
+                                    value_edit{edit_target::w_q, 0, 1, 1, 0.5f});
+    REQUIRE((e.train.trained == 800 && e.edits.size() == 1));
+    train_settings s = e.train;
+    s.lr = 0.002f;
+    const experiment lr = edit_recipe(e, s);
+    CHECK(lr.train.lr == 0.002f);
+    CHECK(lr.train.trained == 0);  // a new run starts at step 0: Train trains it
+    CHECK(lr.text == e.text);      // the same rows: the text stays
+    CHECK(lr.edits.empty());       // the trained weights change
+    CHECK(lr.ablate == e.ablate);
+    CHECK(recipe_validate(lr).empty());
+    s = e.train;
+    s.trained = 5;  // only how far it is trained: not a new run
+    CHECK(edit_recipe(e, s) == e);
+    s.task = train_task::reverse;
+    s.vocab = 6;
+    const experiment rev = edit_recipe(e, s);
+    CHECK(rev.train.task == train_task::reverse);
+    CHECK(rev.text == recipe_probe_text(rev.train));  // the new task's first held-out row
+    CHECK(tokenize(rev.text).size() == std::size_t(rev.train.seq));
+    CHECK(recipe_text_problems(rev).empty());
+    CHECK(recipe_validate(rev).empty());
+    s.task = train_task::induction;  // needs 8 symbols and 8 positions at least
+    s.vocab = 4;
+    s.seq = 4;
+    const experiment ind = edit_recipe(rev, s);
+    CHECK((ind.train.vocab == 8 && ind.train.seq == 8));
+    CHECK(recipe_validate(ind).empty());
+    CHECK(recipe_text_problems(ind).empty());
+    s = e.train;
+    s.steps = 1000000;
+    s.batch = 0;
+    s.task = train_task::copy_offset;
+    s.offset = 99;
+    const experiment far = edit_recipe(e, s);
+    CHECK(far.train.steps == train_limits::max_steps);
+    CHECK(far.train.batch == 1);
+    CHECK(far.train.offset == far.train.seq - 1);
+    CHECK(recipe_validate(far).empty());
+    s.task = train_task::none;  // the panel has no "none": not a change
+    CHECK(edit_recipe(e, s) == e);
 }
 
 TEST_CASE("editing rules of the maps and the sentence: a click toggles, a typed number replaces, a new sentence drops") {

@@ -16,6 +16,7 @@
 #include "kernels.hpp"
 #include "random.hpp"
 #include "task.hpp"
+#include "test_util.hpp"
 #include "train.hpp"
 
 using namespace attn;
@@ -221,20 +222,7 @@ TEST_CASE("the whole model's gradient equals central differences of a double-pre
 namespace {
 
 experiment lesson_like(train_task task) {
-    experiment e;
-    e.text = "a b c a b c";  // the task's symbols: the trained model reads it
-    e.d_model = 16;
-    e.heads = 2;
-    e.kv_heads = 2;
-    e.layers = 2;
-    e.block = block_kind::full;
-    e.pos = positional::rope;
-    e.train.task = task;
-    e.train.steps = 12;
-    e.train.batch = 4;
-    e.train.seq = 12;
-    e.train.vocab = 10;
-    return e;
+    return test::tiny_recipe(task, block_kind::full, 12, "a b c a b c");  // the trained model reads the text
 }
 
 train_run make_run(const experiment& e) {

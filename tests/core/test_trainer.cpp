@@ -8,6 +8,7 @@
 #include "link.hpp"
 #include "session.hpp"
 #include "task.hpp"
+#include "test_util.hpp"
 #include "tokenize.hpp"
 #include "trainer.hpp"
 
@@ -16,20 +17,7 @@ using namespace attn;
 namespace {
 
 experiment small_recipe(int steps = 40) {
-    experiment e;
-    e.text = "a b c d a b c";
-    e.d_model = 16;
-    e.heads = 2;
-    e.kv_heads = 2;
-    e.layers = 2;
-    e.block = block_kind::attention_residual;
-    e.pos = positional::rope;
-    e.train.task = train_task::induction;
-    e.train.steps = steps;
-    e.train.batch = 4;
-    e.train.seq = 12;
-    e.train.vocab = 10;
-    return e;
+    return test::tiny_recipe(train_task::induction, block_kind::attention_residual, steps, "a b c d a b c");
 }
 
 // The hash of a fresh run of e's recipe after `steps` steps.

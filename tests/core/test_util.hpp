@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "experiment.hpp"
@@ -30,6 +31,25 @@ void each_kernel_set(Body body) {
         INFO("kernel set " << set);
         body();
     }
+}
+
+// A tiny recipe the trainer's tests share: two layers of two heads, d_model 16,
+// RoPE, batches of 4 rows of 12 symbols out of 10; text is the task's symbols.
+inline experiment tiny_recipe(train_task task, block_kind block, int steps, std::string text) {
+    experiment e;
+    e.text = std::move(text);
+    e.d_model = 16;
+    e.heads = 2;
+    e.kv_heads = 2;
+    e.layers = 2;
+    e.block = block;
+    e.pos = positional::rope;
+    e.train.task = task;
+    e.train.steps = steps;
+    e.train.batch = 4;
+    e.train.seq = 12;
+    e.train.vocab = 10;
+    return e;
 }
 
 // n unit-normal floats (times scale) from g.

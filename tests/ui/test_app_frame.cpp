@@ -516,9 +516,12 @@ TEST_CASE("a text or button its window cuts is counted once, with its text; one 
     CHECK(clipped_in_window(0, lines).empty());
 }
 
-TEST_CASE("training's slice is what a 30 fps frame leaves after the drawing, within 8-25 ms") {
-    CHECK(ui::train_slice_for(0.022, 0.012) == doctest::Approx(1.0 / 30.0 - 0.010));  // 10 ms of drawing: 23 ms of training
-    CHECK(ui::train_slice_for(0.016, 0.0) == doctest::Approx(1.0 / 30.0 - 0.016));    // 16 ms of drawing: the rest
-    CHECK(ui::train_slice_for(0.100, 0.008) == doctest::Approx(0.008));               // slow drawing: the least
-    CHECK(ui::train_slice_for(0.001, 0.0) == doctest::Approx(0.025));                 // fast drawing: the most
+TEST_CASE("training's slice is what a 22 ms frame leaves after the drawing, at least 3 ms") {
+    // 22 ms, not 33: the frame also waits for the display and, with a software
+    // GPU, for the drawing to be rasterised; aiming at 33 ms misses every other vsync.
+    CHECK(ui::train_slice_for(0.022, 0.012) == doctest::Approx(0.012));  // 10 ms of drawing: 12 ms of training
+    CHECK(ui::train_slice_for(0.016, 0.0) == doctest::Approx(0.006));    // 16 ms of drawing: the rest
+    CHECK(ui::train_slice_for(0.100, 0.008) == doctest::Approx(0.003));  // slow drawing: the least
+    CHECK(ui::train_slice_for(0.001, 0.0) == doctest::Approx(0.021));    // fast drawing: the rest
+    CHECK(ui::train_slice_for(0.0, 0.0) == doctest::Approx(0.022));
 }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, experiment, click, key, gotoStage, STAGE, widget } from './person.mjs';
+import { frames, ui, trace, experiment, click, key, gotoStage, STAGE, widget, reveal } from './person.mjs';
 
 // One page for all lessons, closed with the browser.
 let page, problems;
@@ -13,7 +13,7 @@ browserSuite(async (suite) => {
 });
 
 async function openLesson(n) {
-  await reveal('lesson' + n);  // a test before may have left the panel scrolled down
+  await reveal(page, 'lesson' + n);  // a test before may have left the panel scrolled down
   await click(page, 'lesson' + n);
   const state = await ui(page);
   assert.equal(state.lesson, n - 1);
@@ -173,18 +173,6 @@ async function trained() {
   await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null, { timeout: 600000, polling: 250 });
   return (await ui(page)).train;
 }
-// Scrolls the window under a widget until the whole widget is on screen, as a person would with the wheel.
-async function reveal(name) {
-  const height = page.viewportSize().height;
-  for (let i = 0; i < 40; i++) {
-    const w = await widget(page, name);
-    if (w[1] >= 0 && w[3] <= height) return;
-    await page.mouse.move((w[0] + w[2]) / 2, height / 2);
-    await page.mouse.wheel(0, w[3] > height ? 120 : -120);
-    await frames(page, 3);
-  }
-  throw new Error(`${name} could not be scrolled into view`);
-}
 
 test('L9 an induction head forms: a plateau, a drop, the induction score jumps; zeroing the circuit breaks the task', async () => {
   await openLesson(9);
@@ -216,10 +204,10 @@ test('L9 an induction head forms: a plateau, a drop, the induction score jumps; 
   assert.ok(m.task_acc_zeroed > 0.9, `another head zeroed: ${m.task_acc_zeroed}`);
   // From the pipeline's own head header, as on any model: the task effect shows beside max |Δy|.
   await click(page, 'l9_zero_none');
-  await reveal('layer');
+  await reveal(page, 'layer');
   await click(page, 'layer', 0.97);
   assert.equal((await ui(page)).layer, 1);
-  await reveal(`zero_head${n.induction_head}`);
+  await reveal(page, `zero_head${n.induction_head}`);
   await click(page, `zero_head${n.induction_head}`);
   const u = await ui(page);
   assert.ok(u.link.includes('ablate=1.' + n.induction_head), u.link);
@@ -251,7 +239,7 @@ test('L10 a shortcut: positional heads solve copy_offset, no induction head, and
   let u = await ui(page);
   assert.equal(u.lesson, 8);
   assert.equal(u.compare.pinned, true, 'opening L9 keeps A');
-  await reveal('compare');
+  await reveal(page, 'compare');
   await click(page, 'compare');
   await page.waitForFunction(() => { const c = window.attn.ui().compare; return c.shown && c.maxAbs !== null; }, null, { timeout: 60000 });
   u = await ui(page);

@@ -47,6 +47,19 @@ export async function click(page, name, fx = 0.5, fy = 0.5) {
   await page.mouse.up();
   await frames(page, 4);
 }
+// Scrolls the panel under the widget with the wheel until the widget is wholly
+// on screen (a person scrolls to a button below the fold before pressing it).
+export async function reveal(page, name) {
+  const height = page.viewportSize().height;
+  for (let i = 0; i < 40; i++) {
+    const w = await widget(page, name);
+    if (w[1] >= 0 && w[3] <= height) return;
+    await page.mouse.move((w[0] + w[2]) / 2, height / 2);
+    await page.mouse.wheel(0, w[3] > height ? 120 : -120);
+    await frames(page, 3);
+  }
+  throw new Error(`${name} could not be scrolled into view`);
+}
 export async function key(page, k, times = 1) {
   for (let i = 0; i < times; i++) {
     await page.keyboard.press(k);

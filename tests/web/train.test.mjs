@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, openPage, browserSuite } from './harness.mjs';
-import { frames, ui, click, widget } from './person.mjs';
+import { frames, ui, click, key, widget } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -114,6 +114,38 @@ test('Step, Reset, Train, Pause and the scrubber move through one run; a kept st
   ({ t } = await trainUntilDone(page));
   assert.ok(t.step > 30 && t.step < 1500, `paused at ${t.step}`);
   assert.ok((await ui(page)).link.includes(`&trained=${t.step}`));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Change the recipe: a new task and fewer steps are a new run, shown untrained, on a row of the new task; Train trains it; undo goes back', async () => {
+  const recipe = lessonRecipe();
+  const { page, problems } = await openPage(suite.browser, `${suite.server.url}#${recipe}&trained=0`, { width: 1440, height: 900 });
+  await click(page, 'train_recipe');
+  await click(page, 'recipe_task');
+  await click(page, 'recipe_task_1');  // copy the token a fixed offset back
+  let e = await page.evaluate(() => window.attn.experiment());
+  assert.match(e, /&train=copy_offset/);
+  assert.match(e, /&trained=0/, 'a new run opens untrained');
+  const text = decodeURIComponent(e.match(/text=([^&]*)/)[1]).split(' ');
+  assert.equal(text.length, 24, 'the text is a row of the new task');
+  assert.ok(text.every((s) => /^[a-p]$/.test(s)), `its symbols are the task's: ${text.join(' ')}`);
+  let t = await train(page);
+  assert.equal(t.step, 0);
+  assert.equal(t.error, '');
+  await click(page, 'recipe_steps', 0.01);  // the slider's left end: a short run
+  t = await train(page);
+  assert.ok(t.target === 0 && t.step === 0, 'still untrained');
+  const steps = Number((await page.evaluate(() => window.attn.experiment())).match(/&steps=(\d+)/)[1]);
+  assert.ok(steps >= 10 && steps <= 20, `${steps} steps`);
+  await click(page, 'train_run');
+  ({ t } = await trainUntilDone(page));
+  assert.equal(t.step, steps);
+  e = await page.evaluate(() => window.attn.experiment());
+  assert.doesNotMatch(e, /&trained=/, 'trained to the end: the key is omitted');
+  await key(page, 'Control+z', 3);  // Train, the steps, the task: back to the lesson's recipe
+  e = await page.evaluate(() => window.attn.experiment());
+  assert.match(e, /&train=induction&steps=1500/);
   assert.deepEqual(problems, []);
   await page.close();
 });
