@@ -268,8 +268,11 @@ void curve_plot(const app& a, frame_out& out, const trainer& t) {
         for (float y = b.p0.y; y < b.p1.y; y += 6.0f)
             dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 3.0f, b.p1.y)), ImGui::GetColorU32(theme_bad()));
         std::snprintf(buf, sizeof buf, "%s %d", tr("phase change @", "相变 @"), phase);
-        dl->AddText(ImVec2(std::min(x + 3.0f, b.p1.x - ImGui::CalcTextSize(buf).x), b.p0.y + 2), ImGui::GetColorU32(theme_bad()),
-                    buf);
+        // On a patch of the background: the curves pass under the label.
+        const ImVec2 size = ImGui::CalcTextSize(buf), at(std::min(x + 3.0f, b.p1.x - size.x), b.p0.y + 2);
+        dl->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + size.x + 2, at.y + size.y),
+                          ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f));
+        dl->AddText(at, ImGui::GetColorU32(theme_bad()), buf);
     }
     const float xs = b.x(float(trainer_step(t)));
     dl->AddLine(ImVec2(xs, b.p0.y), ImVec2(xs, b.p1.y), ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
