@@ -5,6 +5,7 @@
 //
 //   bash bench/run.sh [--rounds N]        # what users run: installs, builds, pins to one core, then this
 //   node bench/run.mjs [--rounds N] [--out FILE] [--no-page] [--no-numpy] [--no-train] [--train-only] [--no-torch] [--no-chromium]
+//                      [--workloads PREFIX,…]   # only the attention workloads whose names start so, e.g. "W3" or "W1 causal,W2"
 //
 // Training (T1, T2: one AdamW step of the core's trainer) is timed against PyTorch
 // (eager, one thread, Debian's python3-torch) and TensorFlow.js's wasm backend
@@ -37,6 +38,7 @@ const rounds = Number(opt('--rounds', 15));
 const outFile = path.resolve(opt('--out', build('bench', 'results.json')));
 const dataDir = build('bench', 'data');
 const sampleSeconds = Number(opt('--sample-seconds', 0.02));  // each sample: enough runs to last about this long
+const onlyWorkloads = opt('--workloads', null)?.split(',').map((x) => x.trim()).filter(Boolean);
 const log = (...a) => console.error('[bench]', ...a);
 
 // --- [SECTION] peers -------------------------------------------------------------
@@ -93,6 +95,7 @@ function nativeOurs(arch) {
       return readF32(path.join(dir, `${w.id}.out.f32`));
     },
     peak: async (s) => JSON.parse(await p.ask(`peak ${s}`)),
+    bandwidth: async (s, bytes) => JSON.parse(await p.ask(`bandwidth ${s} ${bytes}`)),
     stop: () => p.stop(),
   };
 }
@@ -184,7 +187,8 @@ async function chromiumPeers(browser) {
     output: async (w) => Float32Array.from(await page.evaluate(([p, id]) => window.bench.output(p, id), [peer, w.id])),
   });
   return {
-    ours: { ...make('ours', 'ours wasm Chromium', () => true), peak: (s) => page.evaluate((sec) => window.bench.peak(sec), s) },
+    ours: { ...make('ours', 'ours wasm Chromium', () => true), peak: (s) => page.evaluate((sec) => window.bench.peak(sec), s),
+      bandwidth: (s, bytes) => page.evaluate(([sec, b]) => window.bench.bandwidth(sec, b), [s, bytes]) },
     ort: make('ort', 'ort-web Chromium', (w) => Boolean(w.model)),
     train: {
       trainRun: (id, reps) => page.evaluate(([i, r]) => window.bench.trainRun(i, r), [id, reps]),
@@ -479,7 +483,8 @@ async function main() {
   const t0 = Date.now();
   const native = nativeOurs();
   if (trainOnly) return mainTrainOnly(native, t0);
-  const workloads = JSON.parse(await native.proc.ask('describe'));
+  const workloads = JSON.parse(await native.proc.ask('describe'))
+    .filter((w) => !onlyWorkloads || onlyWorkloads.some((prefix) => w.name.startsWith(prefix)));
   await native.proc.ask(`dump ${dataDir}`);
   for (const w of workloads) {
     const inputs = w.inputs.map((_, i) => readF32(path.join(dataDir, `${w.id}.${i}.f32`)));
@@ -537,6 +542,15 @@ async function main() {
   };
   // The machine's memory bandwidth is the native figure; wasm's own are recorded beside it.
   const bandwidth = peak.native.bandwidth;
+  // Read bandwidth over each W3 case's own K and V bytes (2 and 8 MB stay in the
+  // cache, 128 MB does not), in every runtime: runtime → bytes → bytes/s.
+  const probeBytes = [...new Set(workloads.filter((w) => w.bytes).map((w) => w.bytes))];
+  const bandwidthProbes = {};
+  const probers = { native, ...(peers.includes(portable) ? { native_sse2: portable } : {}), node: oursNode, chromium: chrome.ours };
+  for (const [key, who] of Object.entries(probers)) {
+    bandwidthProbes[key] = {};
+    for (const b of probeBytes) bandwidthProbes[key][b] = (await who.bandwidth(0.5, b)).bandwidth;
+  }
 
   // The reference is ours natively; every peer is checked against it before it is timed.
   log('checking every peer against ours (max |error| <= 1e-4) and calibrating');
@@ -599,12 +613,23 @@ async function main() {
         ours_over_peer_p25: ratios ? quantile(ratios, 0.25) : null, ours_over_peer_p75: ratios ? quantile(ratios, 0.75) : null,
       };
       if (w.flop && w.kind !== 'w3') {
-        row.dense_gflops = w.flop / med / 1e9;
-        row.fraction_of_peak = w.flop / med / peakFor[p.peakKey || p.env];
+        row.gflops_done = w.flop_done / med / 1e9;
+        row.gflops_dense_equivalent = w.flop / med / 1e9;
+        row.fraction_of_peak = w.flop_done / med / peakFor[p.peakKey || p.env];
       }
       if (w.bytes) {
+        // Against the native read probe over the same bytes (the machine's rate for
+        // that working set); ours in wasm and sse2 also against their own runtime's probe.
+        const own = bandwidthProbes[p.peakKey || p.env];
         row.gbytes_per_s = w.bytes / med / 1e9;
-        row.fraction_of_bandwidth = w.bytes / med / bandwidth;
+        row.bandwidth_probe_bytes = w.bytes;
+        row.bandwidth_probe = `native ${peak.native.arch}, read over ${w.bytes} bytes`;
+        row.bandwidth_probe_gbytes_per_s = bandwidthProbes.native[w.bytes] / 1e9;
+        row.fraction_of_bandwidth = w.bytes / med / bandwidthProbes.native[w.bytes];
+        if (own && own !== bandwidthProbes.native) {
+          row.runtime_bandwidth_probe_gbytes_per_s = own[w.bytes] / 1e9;
+          row.fraction_of_runtime_bandwidth = w.bytes / med / own[w.bytes];
+        }
       }
       rows.push(row);
     }
@@ -629,10 +654,10 @@ async function main() {
   speedup('W2', 'node', 'ours wasm Node', 'ort-web Node', 1.5);
   speedup('W2', 'chromium', 'ours wasm Chromium', 'ort-web Chromium', 1.5);
   speedup('W2', 'native', 'ours native', 'ort-node', 1);
-  for (const wn of ['W3 decode t=2048 h=8 MHA', 'W3 decode t=2048 h=8 GQA']) {
+  for (const w of workloads.filter((x) => x.kind === 'w3')) {
     for (const who of ['ours native', 'ours wasm Node', 'ours wasm Chromium']) {
-      const r = find(wn, who);
-      if (r) targets.push({ target: `${wn}: ${who} ≥ 50 % of memory bandwidth`, value: `${(100 * r.fraction_of_bandwidth).toFixed(1)} %`, met: r.fraction_of_bandwidth >= 0.5 });
+      const r = rows.find((x) => x.workload === w.name && x.peer === who);
+      if (r) targets.push({ target: `${w.name}: ${who} ≥ 50 % of the native read bandwidth over the same ${mb(w.bytes)} MB`, value: `${(100 * r.fraction_of_bandwidth).toFixed(1)} %`, met: r.fraction_of_bandwidth >= 0.5 });
     }
   }
   const w4 = find('W4', 'ours wasm Chromium');
@@ -647,14 +672,15 @@ async function main() {
     date: new Date().toISOString(),
     machine: { cpus: (await import('node:os')).cpus().map((c) => c.model)[0], pinned: process.env.ATTN_BENCH_PINNED || 'not pinned' },
     notes: [
-      'dense-equivalent GFLOP/s = (4·n²·d per head, + 8·n·d_model² for W2\'s projections) / median time, whatever the mask skips',
+      'gflops_done = FLOP the mask leaves to compute / median time: 4·d per (query, key) entry computed, a causal n×n attention counting its n(n+1)/2 lower-triangle entries with the diagonal (+ 8·n·d_model² for W2\'s projections); the tiled kernel also computes the masked half of each 64×64 diagonal tile, not counted',
+      'gflops_dense_equivalent = (4·n²·d per head, + 8·n·d_model² for W2\'s projections) / median time: masked work counted as if done (the same as gflops_done without a mask)',
       'ours_over_peer = median over rounds of (our time / peer time) in the same round; below 1 means ours is faster',
       'ours is compared in the same runtime: native peers against ours native, ort-web Node against ours wasm Node, ort-web Chromium against ours wasm Chromium',
-      'fraction_of_peak: against the peak probe of that runtime and kernel set (native: the set in use, with FMA where it has one; ours native sse2 against the sse2 probe; wasm: simd128, no FMA)',
-      'W3 GB/s = bytes of cached K and V read per step / median time; fraction against the native read bandwidth',
+      'fraction_of_peak = gflops_done against the peak probe of that runtime and kernel set (native: the set in use, with FMA where it has one; ours native sse2 against the sse2 probe; wasm: simd128, no FMA)',
+      'W3 gbytes_per_s = bytes of cached K and V read per step / median time; fraction_of_bandwidth against the native read probe over the same number of bytes (bandwidth_probe_bytes: the case\'s K and V; 2 and 8 MB stay in the cache, 128 MB is read from memory); ours in wasm and sse2 rows also give fraction_of_runtime_bandwidth, against the probe in their own runtime and kernel set',
       'numpy W2 is the article\'s attention() per head as written there, which computes softmax twice (it also returns the weights)',
     ],
-    peak, bandwidth, numpy: numpyInfo, checks, rows: [...rows, ...(training ? training.rows : [])],
+    peak, bandwidth, bandwidth_probes: bandwidthProbes, numpy: numpyInfo, checks, rows: [...rows, ...(training ? training.rows : [])],
     targets: [...targets, ...(training ? training.targets : [])], page,
     training: training && { workloads: training.workloads, peers: training.info, checks: training.checks, notes: trainNotes },
     chromium: { crossOriginIsolated: chrome.isolated, foreignRequests: chrome.foreign },
@@ -666,21 +692,29 @@ async function main() {
   console.log(`\nJSON: ${path.relative(process.cwd(), outFile)}  (${result.seconds.toFixed(0)} s)`);
 }
 
+const mb = (bytes) => (Number(bytes) / 2 ** 20).toFixed(Number(bytes) < 2 ** 24 ? 1 : 0);
+
 function printReport(r) {
   const g = (x, d = 1) => (x === undefined || x === null ? '' : x.toFixed(d));
   console.log(`\nPeaks (best of ~1 s): native ${r.peak.native.arch} ${g(r.peak.native.flops / 1e9)} GFLOP/s` +
     (r.peak.native_sse2 ? ` (sse2 ${g(r.peak.native_sse2.flops / 1e9)})` : '') + ', ' +
     `wasm simd128 Node ${g(r.peak.node.flops / 1e9)} GFLOP/s, Chromium ${g(r.peak.chromium.flops / 1e9)} GFLOP/s (independent multiply-add chains; FMA natively where the set has it, none in wasm); ` +
-    `read bandwidth native ${g(r.bandwidth / 1e9)} GB/s (wasm Node ${g(r.peak.node.bandwidth / 1e9)}, Chromium ${g(r.peak.chromium.bandwidth / 1e9)})`);
+    `read bandwidth over 256 MB (memory) native ${g(r.bandwidth / 1e9)} GB/s (wasm Node ${g(r.peak.node.bandwidth / 1e9)}, Chromium ${g(r.peak.chromium.bandwidth / 1e9)})`);
+  const bp = r.bandwidth_probes;
+  if (bp && Object.keys(bp.native).length)
+    console.log('Read bandwidth over each W3 case\'s K and V bytes (the probe of its "% BW"): ' + Object.keys(bp.native).map((b) =>
+      `${mb(b)} MB native ${g(bp.native[b] / 1e9)} GB/s` + (bp.native_sse2 ? ` (sse2 ${g(bp.native_sse2[b] / 1e9)}` : ' (') +
+      `, wasm Node ${g(bp.node[b] / 1e9)}, Chromium ${g(bp.chromium[b] / 1e9)})`).join('; '));
   for (const [name, info] of Object.entries(r.numpy)) {
     const tp = Array.isArray(info.threadpoolctl) ? info.threadpoolctl.map((t) => `${t.internal_api} ${t.version || ''} ${t.architecture || ''} threads=${t.num_threads}`).join('; ') : '';
     console.log(`${name}: numpy ${info.numpy}, loaded ${info.libraries.filter((l) => /blas/.test(l)).join(', ')}${tp ? ' [' + tp + ']' : ''}`);
   }
-  const head = ['workload', 'peer', 'median ms', 'p25–p75 ms', 'GFLOP/s*', '% peak', 'GB/s', '% BW', 'ours/peer', '×faster'];
+  const head = ['workload', 'peer', 'median ms', 'p25–p75 ms', 'GFLOP/s done', '% peak', 'GFLOP/s dense-eq.', 'GB/s', 'BW probe', '% BW', '% own BW', 'ours/peer', '×faster'];
   const lines = [head];
+  const pct = (f) => (f === undefined ? '' : g(100 * f));
   for (const x of r.rows.filter((row) => !row.recipe)) {
-    lines.push([x.workload, x.peer, g(x.median_ms, 3), `${g(x.p25_ms, 3)}–${g(x.p75_ms, 3)}`, g(x.dense_gflops), x.fraction_of_peak === undefined ? '' : g(100 * x.fraction_of_peak),
-      g(x.gbytes_per_s), x.fraction_of_bandwidth === undefined ? '' : g(100 * x.fraction_of_bandwidth),
+    lines.push([x.workload, x.peer, g(x.median_ms, 3), `${g(x.p25_ms, 3)}–${g(x.p75_ms, 3)}`, g(x.gflops_done), pct(x.fraction_of_peak), g(x.gflops_dense_equivalent),
+      g(x.gbytes_per_s), x.bandwidth_probe_bytes ? `${mb(x.bandwidth_probe_bytes)} MB` : '', pct(x.fraction_of_bandwidth), pct(x.fraction_of_runtime_bandwidth),
       x.ours_over_peer === null ? '—' : g(x.ours_over_peer, 3), x.ours_over_peer === null ? '' : g(1 / x.ours_over_peer, 2)]);
   }
   const widths = head.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
@@ -689,7 +723,9 @@ function printReport(r) {
     console.log(l.map((c, j) => (j < 2 ? String(c).padEnd(widths[j]) : String(c).padStart(widths[j]))).join('  '));
     if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   }
-  console.log(`* dense-equivalent: 4·n²·d per head (+ 8·n·d_model² projections in W2) / median time, masked work counted as if done.`);
+  console.log('GFLOP/s done: the work the mask leaves (a causal n×n attention: its n(n+1)/2 lower-triangle entries with the diagonal, 4·d FLOP each; + 8·n·d_model² projections in W2) / median time; % peak is this against the runtime\'s peak probe.');
+  console.log('GFLOP/s dense-eq.: 4·n²·d per head (+ projections) / median time, masked work counted as if done (the same without a mask).');
+  console.log('GB/s: W3\'s K and V bytes per step / median time. % BW: against the native read probe over the same bytes (BW probe: 2 and 8 MB stay in the cache, 128 MB comes from memory); % own BW: against that probe in the row\'s own runtime (wasm, sse2).');
   console.log(`  ours/peer: median over ${r.rows[0]?.samples} rounds of the per-round time ratio against ours in the same runtime (< 1: ours faster).`);
   const failed = r.checks.filter((c) => !c.ok);
   console.log(`Checks against ours natively: ${r.checks.length - failed.length}/${r.checks.length} within 1e-4` +

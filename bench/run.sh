@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The side-by-side benchmark in one command (see README.md, "Benchmark"):
 #
-#   bash bench/run.sh [--rounds N] [--no-page] [--no-numpy] [--no-torch] [--no-train] [--train-only] [--out FILE]
+#   bash bench/run.sh [--rounds N] [--no-page] [--no-numpy] [--no-torch] [--no-train] [--train-only] [--workloads PREFIX,...] [--out FILE]
 #
 # --train-only: just the training steps (T1, T2) against PyTorch and tfjs-wasm;
-# --no-torch: no PyTorch (neither the reference check nor the training peer).
+# --no-torch: no PyTorch (neither the reference check nor the training peer);
+# --workloads PREFIX,...: only the attention workloads whose names start so (e.g. W3).
 #
 # Installs what it needs (scripts/setup.sh, then OpenBLAS and threadpoolctl from
 # Debian, then bench/'s npm packages from the committed lockfile), builds into its

@@ -34,6 +34,8 @@ export async function oursWasm(createAttnBench, wasmBinary) {
       m._bench_peak_flops(0.3);  // warm-up: lets the engine tier the probe's kernels up first
       return { arch: api.arch(), flops: m._bench_peak_flops(seconds), bandwidth: m._bench_peak_bandwidth(seconds) };
     },
+    // Read bandwidth (bytes/s) over a buffer of `bytes` (a W3 case's K and V).
+    bandwidth(seconds, bytes) { return { arch: api.arch(), bytes, bandwidth: m._bench_read_bandwidth(seconds, bytes) }; },
   };
 }
 

@@ -1,14 +1,17 @@
-// The FLOP/s probe, built once per instruction set like the core's kernels
-// (bench/CMakeLists.txt, PEAK_PROBE names the function): natively sse2, avx2 +
-// FMA and avx512f, in wasm simd128. workloads.cpp runs the one matching the
-// kernel set in use, so each result is a fraction of what its own instructions
-// can do.
+// The FLOP/s probe and the read kernel of the bandwidth probe, built once per
+// instruction set like the core's kernels (bench/CMakeLists.txt: PEAK_PROBE and
+// READ_PROBE name the functions): natively sse2, avx2 + FMA and avx512f, in wasm
+// simd128. workloads.cpp runs the ones matching the kernel set in use, so each
+// result is a fraction of what its own instructions can do (a cache-resident
+// read with 16-byte loads would understate what avx512f's 64-byte loads reach).
 #include <algorithm>
 #include <chrono>
 #include <xsimd/xsimd.hpp>
 
-#ifndef PEAK_PROBE
-#error "build peak.cpp with PEAK_PROBE=<function name>"
+#include <cstddef>
+
+#if !defined(PEAK_PROBE) || !defined(READ_PROBE)
+#error "build peak.cpp with PEAK_PROBE=<function name> and READ_PROBE=<function name>"
 #endif
 
 namespace {
@@ -55,4 +58,20 @@ double PEAK_PROBE(double seconds) {
             iterations *= 2;
     }
     return best;
+}
+
+// The sum of data[0, count) (count a multiple of 8 batches), read once with
+// aligned loads into eight independent accumulators: enough loads in flight that
+// a buffer in L1 or L2 is read at the cache's rate, not at the adds' latency.
+[[gnu::noinline]] float READ_PROBE(const float* data, std::size_t count) {
+    constexpr std::size_t lanes = batch::size, accumulators = 8;
+    batch acc[accumulators];
+    for (std::size_t c = 0; c < accumulators; ++c)
+        acc[c] = batch(0.0f);
+    for (std::size_t i = 0; i + accumulators * lanes <= count; i += accumulators * lanes)
+        for (std::size_t c = 0; c < accumulators; ++c)
+            acc[c] += batch::load_aligned(data + i + c * lanes);
+    for (std::size_t c = 1; c < accumulators; ++c)
+        acc[0] += acc[c];
+    return xsimd::reduce_add(acc[0]);
 }

@@ -4,7 +4,8 @@
 //   describe             -> one line of JSON (bench_describe)
 //   dump DIR             -> writes DIR/<id>.<input>.f32 and DIR/<id>.out.f32, then "ok"
 //   run ID REPS          -> seconds per run
-//   peak SECONDS         -> {"arch":…, "flops":…, "bandwidth":…}
+//   peak SECONDS         -> {"arch":…, "flops":…, "bandwidth":…} (bandwidth: read over 256 MB)
+//   bandwidth SECONDS BYTES -> {"arch":…, "bytes":…, "bandwidth":…} read bandwidth over a buffer of BYTES
 //   arch NAME            -> "ok" once the core uses that kernel set, else "error: …"
 //   train_describe       -> [{"id":…,"name":…,"recipe":…}] the training workloads (T1, T2)
 //   train_run ID REPS    -> seconds per training step (bench_train_run)
@@ -57,6 +58,13 @@ int main() {
             char buf[256];
             std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"flops\":%.6g,\"bandwidth\":%.6g}", bench_arch(),
                           bench_peak_flops(seconds), bench_peak_bandwidth(seconds));
+            std::cout << buf << std::endl;
+        } else if (cmd == "bandwidth") {
+            double seconds = 1.0, bytes = 0;
+            in >> seconds >> bytes;
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"bytes\":%.0f,\"bandwidth\":%.6g}", bench_arch(), bytes,
+                          bench_read_bandwidth(seconds, bytes));
             std::cout << buf << std::endl;
         } else if (cmd == "arch") {
             std::string name;

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
@@ -21,8 +23,12 @@
 double peak_flops_sse2(double seconds);
 double peak_flops_avx2(double seconds);
 double peak_flops_avx512f(double seconds);
+float read_sum_sse2(const float* data, std::size_t count);
+float read_sum_avx2(const float* data, std::size_t count);
+float read_sum_avx512f(const float* data, std::size_t count);
 #else
 double peak_flops_default(double seconds);
+float read_sum_default(const float* data, std::size_t count);
 #endif
 
 namespace {
@@ -41,8 +47,9 @@ struct workload {
     std::string name, kind;
     int n = 0, d = 64, d_model = 0, heads = 1, kv_heads = 1;
     bool causal = false;
-    double flop = 0;   // dense-equivalent
-    double bytes = 0;  // W3: bytes of cached K and V read per step
+    double flop = 0;       // dense-equivalent: masked entries counted as if computed
+    double flop_done = 0;  // what the mask leaves to compute: a causal n×n counts its n(n+1)/2 entries
+    double bytes = 0;      // W3: bytes of cached K and V read per step
     std::vector<input> inputs;
     std::vector<int> out_shape;
     std::vector<float> out;
@@ -64,6 +71,7 @@ std::vector<workload>& workloads() {
             x.n = n;
             x.causal = causal;
             x.flop = 4.0 * n * n * x.d;
+            x.flop_done = causal ? 2.0 * n * (n + 1.0) * x.d : x.flop;
             x.out_shape = {n, x.d};
             w.push_back(x);
         };
@@ -78,18 +86,23 @@ std::vector<workload>& workloads() {
         w2.d_model = 512;
         w2.heads = 8;
         w2.causal = true;
-        w2.flop = 4.0 * 512 * 512 * 512 + 4 * 2.0 * 512 * 512 * 512;  // attention (dense-equivalent) + 4 projections
+        const double projections = 4 * 2.0 * 512 * 512 * 512;
+        w2.flop = 4.0 * 512 * 512 * 512 + projections;                  // attention (dense-equivalent) + 4 projections
+        w2.flop_done = 8 * 2.0 * 512 * (512 + 1.0) * 64 + projections;  // 8 heads of d = 64, causal triangles
         w2.out_shape = {512, 512};
         w.push_back(w2);
-        for (int kv : {8, 2}) {
+        // t = 2048: 8 MB (MHA) and 2 MB (GQA) of K and V, which stay in the cache from
+        // step to step; t = 32768: 128 MB, read from memory (≥ 4× the last-level cache).
+        for (auto [t, kv] : {std::pair{2048, 8}, std::pair{2048, 2}, std::pair{32768, 8}}) {
             workload w3;
-            w3.name = std::string("W3 decode t=2048 h=8 ") + (kv == 8 ? "MHA" : "GQA kv=2");
+            w3.name = "W3 decode t=" + std::to_string(t) + " h=8 " + (kv == 8 ? "MHA" : "GQA kv=2");
             w3.kind = "w3";
-            w3.n = 2048;
+            w3.n = t;
             w3.heads = 8;
             w3.kv_heads = kv;
-            w3.flop = 4.0 * 2048 * 8 * 64;
-            w3.bytes = 2048.0 * kv * 64 * 2 * sizeof(float);
+            w3.flop = 4.0 * t * 8 * 64;
+            w3.flop_done = w3.flop;
+            w3.bytes = double(t) * kv * 64 * 2 * sizeof(float);
             w3.out_shape = {8, 64};
             w.push_back(w3);
         }
@@ -166,15 +179,18 @@ void run_once(workload& w) {
 
 // ---- peak probes -------------------------------------------------------------
 
-using batch = xsimd::batch<float>;
-
-[[gnu::noinline]] float sum_kernel(const float* data, std::size_t count) {
-    batch acc[4] = {batch(0.0f), batch(0.0f), batch(0.0f), batch(0.0f)};
-    constexpr std::size_t W = batch::size;
-    for (std::size_t i = 0; i + 4 * W <= count; i += 4 * W)
-        for (std::size_t c = 0; c < 4; ++c)
-            acc[c] += batch::load_aligned(data + i + c * W);
-    return xsimd::reduce_add((acc[0] + acc[1]) + (acc[2] + acc[3]));
+// The read kernel of bench/src/peak.cpp built for the kernel set in use.
+float read_sum(const float* data, std::size_t count) {
+#if BENCH_PEAK_X86
+    const std::string arch = attn::kernel_arch_name();
+    if (arch == "avx512f")
+        return read_sum_avx512f(data, count);
+    if (arch == "fma3+avx2")
+        return read_sum_avx2(data, count);
+    return read_sum_sse2(data, count);
+#else
+    return read_sum_default(data, count);
+#endif
 }
 
 volatile float sink;
@@ -204,9 +220,9 @@ const char* bench_describe() {
         char buf[512];
         std::snprintf(buf, sizeof buf,
                       "{\"id\":%zu,\"name\":\"%s\",\"kind\":\"%s\",\"n\":%d,\"d\":%d,\"d_model\":%d,\"heads\":%d,\"kv_heads\":%d,"
-                      "\"causal\":%s,\"flop\":%.0f,\"bytes\":%.0f,\"inputs\":[",
+                      "\"causal\":%s,\"flop\":%.0f,\"flop_done\":%.0f,\"bytes\":%.0f,\"inputs\":[",
                       i, w.name.c_str(), w.kind.c_str(), w.n, w.d, w.d_model, w.heads, w.kv_heads, w.causal ? "true" : "false",
-                      w.flop, w.bytes);
+                      w.flop, w.flop_done, w.bytes);
         if (i)
             json += ',';
         json += buf;
@@ -313,23 +329,33 @@ double bench_peak_flops(double seconds) {
 #endif
 }
 
-double bench_peak_bandwidth(double seconds) {
-    // 256 MB: eight times the last-level cache of the machines here.
-    const std::size_t count = std::size_t(64) << 20;
-    std::vector<float> buf(count);
+double bench_read_bandwidth(double seconds, double bytes) {
+    // Whole 64-float blocks (one avx512f pass of read_sum's eight accumulators).
+    const std::size_t block = 64, count = std::max<std::size_t>(1, std::size_t(bytes / sizeof(float) / block)) * block;
+    std::vector<float, xsimd::aligned_allocator<float>> buf(count);
     for (std::size_t i = 0; i < count; ++i)
         buf[i] = float(i & 1023) * 1e-3f;
+    // A trial reads the buffer `passes` times, at least ~16 MB, so a small one
+    // lasts long enough for the clock; the first read (filling the caches) is not timed.
+    const std::size_t passes = std::max<std::size_t>(1, (std::size_t(16) << 20) / (count * sizeof(float)));
+    sink = read_sum(buf.data(), count);
     double best = 0;
     const auto start = clock_type::now();
     int trials = 0;
     while (trials < 3 || seconds_since(start) < seconds) {
         ++trials;
         const auto t0 = clock_type::now();
-        sink = sum_kernel(buf.data(), count);
-        best = std::max(best, double(count * sizeof(float)) / seconds_since(t0));
+        float s = 0;
+        for (std::size_t p = 0; p < passes; ++p)
+            s += read_sum(buf.data(), count);
+        sink = s;
+        best = std::max(best, double(passes * count * sizeof(float)) / seconds_since(t0));
     }
     return best;
 }
+
+// 256 MB: eight times the 32 MB last-level cache a core of the machines here reads from.
+double bench_peak_bandwidth(double seconds) { return bench_read_bandwidth(seconds, double(std::size_t(256) << 20)); }
 
 const char* bench_arch() { return attn::kernel_arch_name(); }
 int bench_use_arch(const char* name) { return attn::kernel_use_arch(name) ? 1 : 0; }

@@ -7,7 +7,7 @@
 //   d      width of one head (64 throughout)
 //   d_m    d_model of W2 (512 = 8 heads × 64)
 //   h      query heads, kv KV heads (W3: 8 and 8 for MHA, 8 and 2 for GQA)
-//   t      tokens in the KV cache after the step's append (W3: 2048)
+//   t      tokens in the KV cache after the step's append (W3: 2048, and 32768 for MHA)
 //
 // Workloads (ids in this order):
 //   W1  single-head attention O (n, d) = softmax(mask(Q·Kᵀ/√d))·V        attention_tiled
@@ -19,7 +19,9 @@
 extern "C" {
 
 // JSON array describing every workload: name, kind, parameters, inputs (name and
-// shape, in the order of bench_input), output shape, dense-equivalent FLOP, bytes.
+// shape, in the order of bench_input), output shape, FLOP (`flop`: dense-equivalent,
+// masked entries counted as if computed; `flop_done`: causal attention counts the
+// n(n+1)/2 entries of its lower triangle with the diagonal), bytes (W3: K and V read).
 const char* bench_describe();
 
 // Builds the workload's inputs (seeded, bit-identical natively and in wasm) and
@@ -38,10 +40,14 @@ int bench_output_size(int workload);
 
 // Peak probes. FLOP/s of independent multiply-add chains over xsimd batches of
 // the instruction set the core's kernels use (attn::kernel_arch_name(): FMA
-// where it has one; one multiply-add per lane counts as two FLOP), and read bandwidth in bytes/s over a buffer far larger than
-// the caches. Each runs for about `seconds` and returns the best of its trials.
+// where it has one; one multiply-add per lane counts as two FLOP), and read
+// bandwidth in bytes/s, summing a buffer with the same instruction set: over
+// `bytes` (a W3 case's K and V: the same working set, in whichever cache level
+// holds it) or, bench_peak_bandwidth, over 256 MB (memory: far larger than the
+// caches). Each runs for about `seconds` and returns the best of its trials.
 double bench_peak_flops(double seconds);
 double bench_peak_bandwidth(double seconds);
+double bench_read_bandwidth(double seconds, double bytes);
 const char* bench_arch();  // the kernel set in use
 // Switches the core to another of its kernel sets (attn::kernel_use_arch); 1 if it could.
 int bench_use_arch(const char* name);

@@ -66,6 +66,7 @@ async function init() {
     run: async (peer, id, reps) => peers[peer].run(byId.get(id), reps),
     output: async (peer, id) => Array.from(await peers[peer].output(byId.get(id))),
     peak: (seconds) => ours.peak(seconds),
+    bandwidth: (seconds, bytes) => ours.bandwidth(seconds, bytes),
     trainRun: (id, reps) => ours.trainRun(id, reps),
     trainLosses: (id, n) => ours.trainLosses(id, n),
     // tfjs on the dump run.mjs wrote (/data/<name>.train.json): its losses on the dump's steps, then timed steps.
