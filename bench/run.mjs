@@ -11,21 +11,26 @@
 // (eager, one thread, Debian's python3-torch) and TensorFlow.js's wasm backend
 // (SIMD, one thread) on the same initial weights and batches; --train-only runs
 // that part alone (no attention workloads, numpy or page cost; --no-chromium: nor Chromium).
+// T3 (time to learn the L9 recipe) runs natively, and in the page unless --no-page
+// (--train-only: natively only); --no-train skips it.
 //
 // [SECTION] peers: one interface (prepare · run(reps) → s/run · output) for every runtime
 // [SECTION] measurement: check against ours, calibrate repetitions, interleaved rounds
 // [SECTION] training: T1, T2 against PyTorch and TensorFlow.js (wasm)
 // [SECTION] page cost: the playground's bytes (gzip) and time to its first frame
+// [SECTION] T3: time to learn, natively and through the page's own training loop
 // [SECTION] report: table, targets, JSON
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
+import os from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildModel } from './lib/onnx_models.mjs';
 import { oursWasm, ortPeer } from './lib/peers.mjs';
 import { tfjsTrainer, tfjsWasmNode } from './lib/tfjs_train.mjs';
+import { lessonRecipe, trainInPage } from './lib/train_page.mjs';
 
 const require = createRequire(import.meta.url);
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -158,15 +163,13 @@ function startPageServer() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/` })));
 }
 
+const chromiumArgs = ['--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+  '--disable-quic', '--disable-default-apps', '--disable-renderer-backgrounding', '--disable-background-timer-throttling'];
+
 async function launchChromium() {
   const { chromium } = require('playwright-core');
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-      '--disable-quic', '--disable-default-apps', '--disable-renderer-backgrounding', '--disable-background-timer-throttling'],
-  });
+  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: chromiumArgs });
 }
 
 async function chromiumPeers(browser) {
@@ -371,9 +374,8 @@ async function trainingBench(native, oursNode, chrome) {
 
 // --- [SECTION] page cost -------------------------------------------------------------
 
-async function pageCost(browser, loads = 5) {
-  const site = build('bench-site', 'site');
-  if (!fs.existsSync(path.join(site, 'attn.wasm'))) return { error: 'no site at ' + site };
+// The built site served by serve.py (with gzip, as a person gets it) on a free port.
+async function serveSite(site) {
   const proc = spawn('python3', [path.join(root, 'serve.py'), '--no-build', '--port', '0', '--site', site],
     { cwd: root, env: { ...process.env, ATTN_SERVE_QUIET: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise((resolve, reject) => {
@@ -381,6 +383,13 @@ async function pageCost(browser, loads = 5) {
     const timer = setTimeout(() => reject(new Error('serve.py did not start')), 15000);
     proc.stdout.on('data', (d) => { out += d; const m = out.match(/http:\/\/[^\s]+\//); if (m) { clearTimeout(timer); resolve(m[0]); } });
   });
+  return { proc, url };
+}
+
+async function pageCost(browser, loads = 5) {
+  const site = build('bench-site', 'site');
+  if (!fs.existsSync(path.join(site, 'attn.wasm'))) return { error: 'no site at ' + site };
+  const { proc, url } = await serveSite(site);
   const samples = [];
   try {
     for (let i = 0; i < loads; ++i) {
@@ -432,6 +441,48 @@ async function pageCost(browser, loads = 5) {
   };
 }
 
+// --- [SECTION] T3: time to learn ------------------------------------------------------
+
+// The L9 recipe from a fresh start until its held-out accuracy, measured at each
+// kept snapshot, first reaches 0.9: natively through the page's trainer without the
+// drawing (three runs), and in Chromium through the page's own loop (a slice of
+// steps per frame, drawing all along) at a laptop's and a phone's viewport. The
+// page runs on every core, as a person's browser would, not on the one core the
+// rest of the benchmark is pinned to: Chromium is started through taskset.
+async function timeToLearn(native, withPage) {
+  const workload = 'T3 time to learn (L9 recipe, held-out accuracy ≥ 0.9)';
+  const rows = [], targets = [];
+  const runs = [];
+  for (let i = 0; i < 3; ++i) runs.push(JSON.parse(await native.proc.ask('train_learn')));
+  const ms = runs.map((r) => r.seconds * 1e3);
+  rows.push({ workload, peer: 'ours native', env: 'native', median_ms: median(ms), min_ms: Math.min(...ms), max_ms: Math.max(...ms),
+    step: runs[0].step, ratio: null, runs: runs.length });
+  if (withPage) {
+    const site = build('bench-site', 'site');
+    if (!fs.existsSync(path.join(site, 'attn.wasm'))) return { rows, targets, error: 'no site at ' + site };
+    const wrapper = build('bench', 'chromium-all-cores');
+    fs.mkdirSync(path.dirname(wrapper), { recursive: true });
+    fs.writeFileSync(wrapper, `#!/bin/sh\nexec taskset -c 0-${os.cpus().length - 1} "${process.env.CHROMIUM || '/usr/bin/chromium'}" "$@"\n`, { mode: 0o755 });
+    const { proc, url } = await serveSite(site);
+    const { chromium } = require('playwright-core');
+    const browser = await chromium.launch({ executablePath: wrapper, headless: true, args: chromiumArgs });
+    try {
+      for (const size of [[1280, 720], [844, 390]]) {
+        const r = await trainInPage(browser, url, lessonRecipe(root), size, { idle: false, untilLearned: true });
+        rows.push({ workload, peer: `ours page Chromium ${r.viewport}`, env: 'chromium', median_ms: r.learned_ms, step: r.learned_step,
+          fps_while_training: r.fps, frame_median_ms: r.frame_median_ms, frame_p90_ms: r.frame_p90_ms, ratio: null, runs: 1 });
+        targets.push({ target: `T3 in Chromium at ${r.viewport}, the page drawing all along: < 5 s`,
+          value: r.learned_ms === null ? 'never' : `${(r.learned_ms / 1000).toFixed(1)} s at ${r.fps} frames/s`,
+          met: r.learned_ms !== null && r.learned_ms < 5000 });
+      }
+    } finally {
+      await browser.close();
+      proc.kill('SIGINT');
+    }
+  }
+  return { rows, targets };
+}
+
 // --- main -------------------------------------------------------------------------
 
 const trainOnly = args.includes('--train-only');
@@ -460,12 +511,14 @@ async function mainTrainOnly(native, t0) {
     await browser.close();
     chrome.stop();
   }
+  log('T3: time to learn, natively (the page\'s: a full run without --no-page)');
+  const learn = await timeToLearn(native, false);
   native.stop();
   const result = {
     command: 'bash bench/run.sh ' + args.join(' '),
     date: new Date().toISOString(),
     machine: { cpus: (await import('node:os')).cpus().map((c) => c.model)[0], pinned: process.env.ATTN_BENCH_PINNED || 'not pinned' },
-    notes: trainNotes, rows: training.rows, targets: training.targets,
+    notes: trainNotes, rows: [...training.rows, ...learn.rows], targets: training.targets,
     training: { workloads: training.workloads, peers: training.info, checks: training.checks },
     chromium: chrome ? { crossOriginIsolated: chrome.isolated, foreignRequests: chrome.foreign } : { skipped: true },
     seconds: (Date.now() - t0) / 1000,
@@ -473,6 +526,7 @@ async function mainTrainOnly(native, t0) {
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
   fs.writeFileSync(outFile, JSON.stringify(result, null, 2));
   printTraining(result);
+  printTimeToLearn(result);
   console.log('\nTargets:');
   for (const t of result.targets) console.log(`  [${t.met ? 'met' : 'MISSED'}] ${t.target}: ${t.value}`);
   console.log(`\nJSON: ${path.relative(process.cwd(), outFile)}  (${result.seconds.toFixed(0)} s)`);
@@ -592,6 +646,11 @@ async function main() {
   const page = args.includes('--no-page') ? { skipped: true } : await pageCost(browser);
   await browser.close();
   chrome.stop();
+  let learn = null;
+  if (!args.includes('--no-train')) {
+    log('T3: time to learn, natively and in the page');
+    learn = await timeToLearn(native, !args.includes('--no-page'));
+  }
   for (const p of peers) if (p.stop) p.stop();
 
   // --- [SECTION] report ---------------------------------------------------------------
@@ -680,8 +739,8 @@ async function main() {
       'W3 gbytes_per_s = bytes of cached K and V read per step / median time; fraction_of_bandwidth against the native read probe over the same number of bytes (bandwidth_probe_bytes: the case\'s K and V; 2 and 8 MB stay in the cache, 128 MB is read from memory); ours in wasm and sse2 rows also give fraction_of_runtime_bandwidth, against the probe in their own runtime and kernel set',
       'numpy W2 is the article\'s attention() per head as written there, which computes softmax twice (it also returns the weights)',
     ],
-    peak, bandwidth, bandwidth_probes: bandwidthProbes, numpy: numpyInfo, checks, rows: [...rows, ...(training ? training.rows : [])],
-    targets: [...targets, ...(training ? training.targets : [])], page,
+    peak, bandwidth, bandwidth_probes: bandwidthProbes, numpy: numpyInfo, checks, rows: [...rows, ...(training ? training.rows : []), ...(learn ? learn.rows : [])],
+    targets: [...targets, ...(training ? training.targets : []), ...(learn ? learn.targets : [])], page,
     training: training && { workloads: training.workloads, peers: training.info, checks: training.checks, notes: trainNotes },
     chromium: { crossOriginIsolated: chrome.isolated, foreignRequests: chrome.foreign },
     seconds: (Date.now() - t0) / 1000,
@@ -712,7 +771,7 @@ function printReport(r) {
   const head = ['workload', 'peer', 'median ms', 'p25–p75 ms', 'GFLOP/s done', '% peak', 'GFLOP/s dense-eq.', 'GB/s', 'BW probe', '% BW', '% own BW', 'ours/peer', '×faster'];
   const lines = [head];
   const pct = (f) => (f === undefined ? '' : g(100 * f));
-  for (const x of r.rows.filter((row) => !row.recipe)) {
+  for (const x of r.rows.filter((row) => !row.recipe && !row.workload.startsWith('T3'))) {
     lines.push([x.workload, x.peer, g(x.median_ms, 3), `${g(x.p25_ms, 3)}–${g(x.p75_ms, 3)}`, g(x.gflops_done), pct(x.fraction_of_peak), g(x.gflops_dense_equivalent),
       g(x.gbytes_per_s), x.bandwidth_probe_bytes ? `${mb(x.bandwidth_probe_bytes)} MB` : '', pct(x.fraction_of_bandwidth), pct(x.fraction_of_runtime_bandwidth),
       x.ours_over_peer === null ? '—' : g(x.ours_over_peer, 3), x.ours_over_peer === null ? '' : g(1 / x.ours_over_peer, 2)]);
@@ -737,8 +796,21 @@ function printReport(r) {
       (r.page.foreignRequests.length ? `; FOREIGN REQUESTS: ${r.page.foreignRequests.join(', ')}` : ''));
   } else if (r.page.error) console.log('\nPage cost: ' + r.page.error);
   if (r.training) printTraining(r);
+  printTimeToLearn(r);
   console.log('\nTargets:');
   for (const t of r.targets) console.log(`  [${t.met ? 'met' : 'MISSED'}] ${t.target}: ${t.value}`);
+}
+
+function printTimeToLearn(r) {
+  const learn = r.rows.filter((x) => x.workload.startsWith('T3'));
+  if (learn.length) {
+    console.log('\nT3, time to learn (the L9 recipe from scratch until held-out accuracy ≥ 0.9 at a kept snapshot):');
+    for (const x of learn) {
+      console.log(`  ${x.peer}: ${x.median_ms === null ? 'never' : (x.median_ms / 1000).toFixed(2) + ' s'} (step ${x.step})` +
+        (x.fps_while_training ? `, drawing ${x.fps_while_training} frames/s (frame median ${x.frame_median_ms} ms, p90 ${x.frame_p90_ms} ms)` : '') +
+        (x.runs > 1 ? `, median of ${x.runs} runs (${(x.min_ms / 1000).toFixed(2)}–${(x.max_ms / 1000).toFixed(2)} s)` : ''));
+    }
+  }
 }
 
 function printTraining(r) {

@@ -10,6 +10,7 @@
 //   train_describe       -> [{"id":…,"name":…,"recipe":…}] the training workloads (T1, T2)
 //   train_run ID REPS    -> seconds per training step (bench_train_run)
 //   train_losses ID N    -> the losses of the first N steps taken, as a JSON array
+//   train_learn          -> {"seconds":…,"step":…} T3: the L9 recipe from scratch until held-out accuracy ≥ 0.9
 //   quit
 #include <cstdio>
 #include <fstream>
@@ -81,6 +82,12 @@ int main() {
             in >> id >> reps;
             char buf[64];
             std::snprintf(buf, sizeof buf, "%.9g", bench_train_run(id, reps));
+            std::cout << buf << std::endl;
+        } else if (cmd == "train_learn") {
+            int step = -1;
+            const double seconds = bench_train_learn(&step);
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "{\"seconds\":%.6g,\"step\":%d}", seconds, step);
             std::cout << buf << std::endl;
         } else if (cmd == "train_losses") {
             int id = 0, n = 0;

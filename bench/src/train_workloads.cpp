@@ -8,6 +8,7 @@
 #include "experiment.hpp"
 #include "recipe.hpp"
 #include "train.hpp"
+#include "trainer.hpp"
 #include "workloads.hpp"
 
 namespace {
@@ -78,4 +79,20 @@ float bench_train_loss(int id, int step) {
 }
 
 int bench_train_steps(int id) { return train_workloads()[std::size_t(id)].taken; }
+
+double bench_train_learn(int* step) {
+    const auto parsed = attn::experiment_parse(attn::recipe_lesson_induction);
+    attn::trainer t;
+    const auto t0 = std::chrono::steady_clock::now();
+    attn::trainer_sync(t, *parsed.value);
+    *step = -1;
+    while (!attn::trainer_done(t)) {
+        attn::trainer_advance(t, 0.005);  // the page's loop, less the drawing: slices, then the measures
+        if (!t.marks.empty() && t.marks.back().held_out.acc >= 0.9f) {
+            *step = t.marks.back().step;
+            break;
+        }
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 }

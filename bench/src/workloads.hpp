@@ -67,4 +67,9 @@ void bench_train_prepare(int id);          // train_init (idempotent)
 double bench_train_run(int id, int reps);  // reps steps; seconds per step
 float bench_train_loss(int id, int step);  // the loss of a step taken (curve[step]); NaN if not taken
 int bench_train_steps(int id);             // steps taken since prepare
+// T3, time to learn: seconds from a fresh start of the L9 recipe until its held-out
+// accuracy, measured at the snapshots the page keeps (with every head's scores, as
+// the page's trainer measures them), first reaches 0.9; that snapshot's step in
+// *step (-1 if it never does).
+double bench_train_learn(int* step);
 }
