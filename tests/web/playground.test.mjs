@@ -16,7 +16,9 @@ test('type a token: the sentence, the tokens and the numbers change, and the URL
     await click(page, 'text', 0.98);
     await page.keyboard.press('End');
     await page.keyboard.type(' quickly');
-    await frames(page, 6);
+    // The app takes the typed characters a few per frame: wait for the whole word.
+    await page.waitForFunction((n) => window.attn.trace().tokens.length === n && window.attn.trace().tokens[n - 1] === 'quickly',
+      before.tokens.length + 1, { timeout: 10000, polling: 100 }).catch(() => {});
     const t = await trace(page);
     assert.deepEqual(t.tokens, [...before.tokens, 'quickly']);
     assert.equal(t.layers[0].heads[0].weights.shape[0], before.tokens.length + 1);
