@@ -14,6 +14,7 @@ const { onnx } = require('onnx-proto');
 const FLOAT = onnx.TensorProto.DataType.FLOAT;
 const BOOL = onnx.TensorProto.DataType.BOOL;
 const INT64 = onnx.TensorProto.DataType.INT64;
+const INT32 = onnx.TensorProto.DataType.INT32;
 
 function valueInfo(name, shape) {
   return onnx.ValueInfoProto.create({
@@ -27,21 +28,26 @@ function tensor(name, dataType, dims, bytes) {
 }
 const floatTensor = (name, dims, values) => tensor(name, FLOAT, dims, Float32Array.from(values));
 const int64Tensor = (name, values) => tensor(name, INT64, [values.length], BigInt64Array.from(values.map(BigInt)));
+const int32Tensor = (name, dims, values) => tensor(name, INT32, dims, Int32Array.from(values));
 
-function node(opType, inputs, outputs, attrs = {}) {
+// attrs: integers, lists of integers, or { float: x } for a float attribute.
+function node(opType, inputs, outputs, attrs = {}, domain = '') {
   const attribute = Object.entries(attrs).map(([name, v]) => {
     if (Array.isArray(v)) return { name, type: onnx.AttributeProto.AttributeType.INTS, ints: v };
+    if (typeof v === 'object') return { name, type: onnx.AttributeProto.AttributeType.FLOAT, f: v.float };
     return { name, type: onnx.AttributeProto.AttributeType.INT, i: v };
   });
-  return onnx.NodeProto.create({ opType, input: inputs, output: outputs, attribute });
+  return onnx.NodeProto.create({ opType, domain, input: inputs, output: outputs, attribute });
 }
+const contrib = (opType, inputs, outputs, attrs) => node(opType, inputs, outputs, attrs, 'com.microsoft');
 
 function model(name, nodes, inputs, outputs, initializers) {
   const graph = onnx.GraphProto.create({ name, node: nodes, input: inputs, output: outputs, initializer: initializers });
   const m = onnx.ModelProto.create({
     irVersion: 8,
     producerName: 'attention-playground-bench',
-    opsetImport: [{ domain: '', version: 17 }],
+    // com.microsoft: onnxruntime's contrib operators (the fused attention graphs).
+    opsetImport: [{ domain: '', version: 17 }, { domain: 'com.microsoft', version: 1 }],
     graph,
   });
   return onnx.ModelProto.encode(m).finish();
@@ -125,4 +131,82 @@ export function buildModel(w, inputs) {
     };
   }
   return null;
+}
+
+// The same workloads on onnxruntime's fused attention operators (contrib domain
+// com.microsoft, docs/ContribOperators.md), the strongest configuration it offers
+// beside the chain above. `variant` picks among the ways a workload can be written:
+//   W1  MultiHeadAttention, one head, query/key/value (1, n, d); causal: unidirectional = 1
+//   W2  'mha': MatMuls for the projections (x as (1, n, d_m)) → MultiHeadAttention (8 heads,
+//       unidirectional) → ·W_o;  'attention': Attention with the merged (d_m, 3·d_m) Q/K/V
+//       weights (one GEMM) → ·W_o
+//   W3  'gqa': GroupQueryAttention (kv_num_heads = kv; for MHA kv = h), past_key/past_value
+//       (1, kv, t − 1, d) in, the new k, v appended into present_key/value (the op's own
+//       append); 'mha': MultiHeadAttention with past_key/past_value (h = kv only). The
+//       present K and V are computed, as the chain's Concat is, but are not graph outputs:
+//       returning them would copy the whole cache out of onnxruntime on every run.
+// Constants the ops take as inputs (GQA's sequence lengths, zero biases) are initializers,
+// so the feeds are the workload's inputs as they are, reshaped.
+function buildFusedModel(w, inputs, variant) {
+  const nodes = [], inits = [];
+  if (w.kind === 'w1') {
+    const shape = [1, w.n, w.d];
+    nodes.push(contrib('MultiHeadAttention', ['q', 'k', 'v'], ['out'], { num_heads: 1, unidirectional: w.causal ? 1 : 0 }));
+    return {
+      bytes: model('w1_fused', nodes, ['q', 'k', 'v'].map((s) => valueInfo(s, shape)), [valueInfo('out', shape)], inits),
+      feeds: ['q', 'k', 'v'].map((s, i) => [s, inputs[i], shape]),
+    };
+  }
+  if (w.kind === 'w2') {
+    const n = w.n, dm = w.d_model, h = w.heads, shape = [1, n, dm];
+    inits.push(tensor('w_o', FLOAT, [dm, dm], inputs[4]));
+    if (variant === 'attention') {
+      // (d_m, 3·d_m): row i is [W_q row i | W_k row i | W_v row i].
+      const merged = new Float32Array(dm * 3 * dm);
+      for (let i = 0; i < dm; ++i)
+        for (let p = 0; p < 3; ++p) merged.set(inputs[p + 1].subarray(i * dm, (i + 1) * dm), (i * 3 + p) * dm);
+      inits.push(tensor('w_qkv', FLOAT, [dm, 3 * dm], merged), floatTensor('b_qkv', [3 * dm], new Float32Array(3 * dm)));
+      nodes.push(contrib('Attention', ['x', 'w_qkv', 'b_qkv'], ['concat'], { num_heads: h, unidirectional: w.causal ? 1 : 0 }));
+    } else {
+      ['w_q', 'w_k', 'w_v'].forEach((s, i) => inits.push(tensor(s, FLOAT, [dm, dm], inputs[i + 1])));
+      for (const p of ['q', 'k', 'v']) nodes.push(node('MatMul', ['x', 'w_' + p], [p + '_proj']));
+      nodes.push(contrib('MultiHeadAttention', ['q_proj', 'k_proj', 'v_proj'], ['concat'], { num_heads: h, unidirectional: w.causal ? 1 : 0 }));
+    }
+    nodes.push(node('MatMul', ['concat', 'w_o'], ['out']));
+    return {
+      bytes: model('w2_fused', nodes, [valueInfo('x', shape)], [valueInfo('out', shape)], inits),
+      feeds: [['x', inputs[0], shape]],
+    };
+  }
+  if (w.kind === 'w3') {
+    const t = w.n, kv = w.kv_heads, h = w.heads, d = w.d;
+    const shapes = [[1, 1, h * d], [1, 1, kv * d], [1, 1, kv * d], [1, kv, t - 1, d], [1, kv, t - 1, d]];
+    const names = ['q', 'k', 'v', 'past_k', 'past_v'];
+    const outputs = [valueInfo('out', [1, 1, h * d])];
+    if (variant === 'mha') {
+      if (kv !== h) return null;
+      nodes.push(contrib('MultiHeadAttention', ['q', 'k', 'v', '', '', '', 'past_k', 'past_v'], ['out', 'present_k', 'present_v'], { num_heads: h }));
+    } else {
+      // seqlens_k: the total length − 1 (the token's own position); total_sequence_length: t.
+      inits.push(int32Tensor('seqlens_k', [1], [t - 1]), int32Tensor('total_len', [], [t]));
+      nodes.push(contrib('GroupQueryAttention', ['q', 'k', 'v', 'past_k', 'past_v', 'seqlens_k', 'total_len'], ['out', 'present_k', 'present_v'],
+        { num_heads: h, kv_num_heads: kv }));
+    }
+    return {
+      bytes: model('w3_fused', nodes, names.map((s, i) => valueInfo(s, shapes[i])), outputs, inits),
+      feeds: names.map((s, i) => [s, inputs[i], shapes[i]]),
+    };
+  }
+  return null;
+}
+
+// Every fused graph of the workload, each labelled by the contrib operator it runs on:
+// [{ op, bytes, feeds }] (empty for W4). The peers time the fastest that passes the check.
+const fusedVariants = { w1: [['MultiHeadAttention', 'mha']], w2: [['MultiHeadAttention', 'mha'], ['Attention', 'attention']],
+  w3: [['GroupQueryAttention', 'gqa'], ['MultiHeadAttention', 'mha']] };
+export function buildFusedModels(w, inputs) {
+  return (fusedVariants[w.kind] || []).map(([op, variant]) => {
+    const m = buildFusedModel(w, inputs, variant);
+    return m && { op, ...m };
+  }).filter(Boolean);
 }
