@@ -1,6 +1,7 @@
 // The attention graphs the onnxruntime peers run, built here from the ONNX schema
-// (npm onnx-proto) — nothing is downloaded. Each graph is the workload written
-// with standard ONNX operators (opset 17):
+// (npm onnx-proto) — nothing is downloaded. buildModel writes each workload with
+// standard ONNX operators (opset 17), the operator chain below; buildFusedModels with
+// onnxruntime's fused attention operators (at the end of this file):
 //   W1  MatMul(Q, Transpose(K)) → Mul(1/√d) → Where(causal mask, −inf, ·) → Softmax → MatMul(·, V)
 //   W2  x·W_q, x·W_k, x·W_v (weights as initializers) → Reshape/Transpose to heads → W1's chain
 //       per head (batched MatMul) → Transpose/Reshape → ·W_o
