@@ -39,28 +39,64 @@ export async function oursWasm(createAttnBench, wasmBinary) {
   };
 }
 
-// ort: the onnxruntime module; models: id → { bytes, feeds }; options: session options.
+// ort: the onnxruntime module; models: id → the graphs that may run the workload,
+// [{ op, bytes, feeds }] (the operator chain: one; the fused operators: one per way
+// of writing it, see onnx_models.mjs); options: session options. prepare creates a
+// session for each and reports those onnxruntime would not create; run.mjs checks
+// each one's output, then `choose` keeps the fastest of those that passed (timed
+// briefly here), which run and output use from then on.
 export function ortPeer(ort, models, options) {
-  const sessions = new Map();
+  const sessions = new Map();  // id → { op → { session, feeds } }
+  const chosen = new Map();    // id → op
+  const get = (w, op) => sessions.get(w.id)[op ?? chosen.get(w.id) ?? Object.keys(sessions.get(w.id))[0]];
   return {
     name: 'ort',
     supports: (w) => models.has(w.id),
     async prepare(w) {
-      if (sessions.has(w.id)) return;
-      const m = models.get(w.id);
-      const session = await ort.InferenceSession.create(m.bytes, options);
-      const feeds = {};
-      for (const [name, data, shape] of m.feeds) feeds[name] = new ort.Tensor('float32', data, shape);
-      sessions.set(w.id, { session, feeds });
+      if (sessions.has(w.id)) return { failed: [] };
+      const failed = [], made = {};
+      for (const m of models.get(w.id)) {
+        try {
+          const session = await ort.InferenceSession.create(m.bytes, options);
+          const feeds = {};
+          for (const [name, data, shape] of m.feeds) feeds[name] = new ort.Tensor('float32', data, shape);
+          made[m.op] = { session, feeds };
+        } catch (e) {
+          failed.push({ op: m.op, error: String(e && e.message || e) });
+        }
+      }
+      sessions.set(w.id, made);
+      return { failed };
+    },
+    candidates: (w) => Object.keys(sessions.get(w.id)),
+    // The fastest of `ops` (best of a few runs after a warm-up); one alone is kept as it is.
+    async choose(w, ops) {
+      let best = null;
+      for (const op of ops) {
+        if (ops.length === 1) { best = { op }; break; }
+        const { session, feeds } = get(w, op);
+        await session.run(feeds);
+        let fastest = Infinity;
+        for (let r = 0, spent = 0; r < 3 || (r < 20 && spent < 0.1); ++r) {
+          const t0 = now();
+          await session.run(feeds);
+          const t = now() - t0;
+          spent += t;
+          fastest = Math.min(fastest, t);
+        }
+        if (!best || fastest < best.t) best = { op, t: fastest };
+      }
+      chosen.set(w.id, best.op);
+      return best.op;
     },
     async run(w, reps) {
-      const { session, feeds } = sessions.get(w.id);
+      const { session, feeds } = get(w);
       const t0 = now();
       for (let r = 0; r < reps; ++r) await session.run(feeds);
       return (now() - t0) / reps;
     },
-    async output(w) {
-      const { session, feeds } = sessions.get(w.id);
+    async output(w, op) {
+      const { session, feeds } = get(w, op);
       const result = await session.run(feeds);
       return Float32Array.from(result.out.data);
     },

@@ -1,5 +1,5 @@
 // The benchmark inside Chromium: the core's wasm build and onnxruntime-web (wasm,
-// SIMD, one thread), and for training TensorFlow.js (wasm, SIMD, one thread),
+// SIMD, one thread; on the operator chain and on its fused attention operators), and for training TensorFlow.js (wasm, SIMD, one thread),
 // behind window.bench for bench/run.mjs. Everything comes from the local server:
 // /ours (build/bench-web), /ort (onnxruntime-web's dist/), /tfjs and /tfjs-wasm
 // (the tfjs packages' dist/), /data (inputs, models and training dumps written by
@@ -45,26 +45,40 @@ async function init() {
   ort.env.wasm.proxy = false;
   const ours = await oursWasm(window.createAttnBench, await bytes('/ours/attn_bench.wasm'));
   const workloads = await (await fetch('/data/workloads.json')).json();
-  const models = new Map();
+  // The operator chain (w.model, /data/models/<id>.onnx) and the fused operators
+  // (w.fused: one graph per way of writing it, /data/models/<id>.<op>.onnx), on the
+  // inputs run.mjs dumped (each loaded once).
+  const models = new Map(), fusedModels = new Map();
   for (const w of workloads) {
-    if (!w.model) continue;
-    const feeds = [];
-    for (const [name, index, shape] of w.model.feeds)
-      feeds.push([name, new Float32Array((await bytes(`/data/${w.id}.${index}.f32`)).buffer), shape]);
-    models.set(w.id, { bytes: await bytes(`/data/models/${w.id}.onnx`), feeds });
+    const inputs = new Map();
+    const input = async (index) => {
+      if (!inputs.has(index)) inputs.set(index, new Float32Array((await bytes(`/data/${w.id}.${index}.f32`)).buffer));
+      return inputs.get(index);
+    };
+    const load = async (m, file) => {
+      const feeds = [];
+      for (const [name, index, shape] of m.feeds) feeds.push([name, await input(index), shape]);
+      return { op: m.op, bytes: await bytes(`/data/models/${file}`), feeds };
+    };
+    if (w.model) models.set(w.id, [await load({ op: 'chain', feeds: w.model.feeds }, `${w.id}.onnx`)]);
+    if (w.fused) fusedModels.set(w.id, await Promise.all(w.fused.map((m) => load(m, `${w.id}.${m.op}.onnx`))));
   }
+  const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
   const peers = {
     ours,
-    ort: ortPeer(ort, models, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }),
+    ort: ortPeer(ort, models, options),
+    ortFused: ortPeer(ort, fusedModels, options),
   };
   const byId = new Map(workloads.map((w) => [w.id, w]));
   const trainers = new Map();
   window.bench = {
     arch: () => ours.arch(),
     crossOriginIsolated: () => window.crossOriginIsolated,
-    prepare: async (peer, id) => { await peers[peer].prepare(byId.get(id)); },
+    prepare: async (peer, id) => peers[peer].prepare(byId.get(id)),
+    candidates: (peer, id) => peers[peer].candidates(byId.get(id)),
+    choose: (peer, id, ops) => peers[peer].choose(byId.get(id), ops),
     run: async (peer, id, reps) => peers[peer].run(byId.get(id), reps),
-    output: async (peer, id) => Array.from(await peers[peer].output(byId.get(id))),
+    output: async (peer, id, op) => Array.from(await peers[peer].output(byId.get(id), op)),
     peak: (seconds) => ours.peak(seconds),
     bandwidth: (seconds, bytes) => ours.bandwidth(seconds, bytes),
     trainRun: (id, reps) => ours.trainRun(id, reps),
