@@ -137,10 +137,12 @@ export function buildModel(w, inputs) {
 // The same workloads on onnxruntime's fused attention operators (contrib domain
 // com.microsoft, docs/ContribOperators.md), the strongest configuration it offers
 // beside the chain above. `variant` picks among the ways a workload can be written:
-//   W1  MultiHeadAttention, one head, query/key/value (1, n, d); causal: unidirectional = 1
-//   W2  'mha': MatMuls for the projections (x as (1, n, d_m)) → MultiHeadAttention (8 heads,
-//       unidirectional) → ·W_o;  'attention': Attention with the merged (d_m, 3·d_m) Q/K/V
-//       weights (one GEMM) → ·W_o
+//   W1  MultiHeadAttention, one head, query/key/value (1, n, d); causal: 'mha' by
+//       unidirectional = 1, 'mha-bias' by an attention_bias of 0 and −inf (the kernels
+//       take different paths for the two, and neither is faster everywhere)
+//   W2  'mha', 'mha-bias': MatMuls for the projections (x as (1, n, d_m)) → MultiHeadAttention
+//       (8 heads, causal as in W1) → ·W_o;  'attention': Attention with the merged
+//       (d_m, 3·d_m) Q/K/V weights (one GEMM), unidirectional → ·W_o
 //   W3  'gqa': GroupQueryAttention (kv_num_heads = kv; for MHA kv = h), past_key/past_value
 //       (1, kv, t − 1, d) in, the new k, v appended into present_key/value (the op's own
 //       append); 'mha': MultiHeadAttention with past_key/past_value (h = kv only). The
@@ -149,10 +151,19 @@ export function buildModel(w, inputs) {
 // Constants the ops take as inputs (GQA's sequence lengths, zero biases) are initializers,
 // so the feeds are the workload's inputs as they are, reshaped.
 function buildFusedModel(w, inputs, variant) {
+  if (variant === 'mha-bias' && !w.causal) return null;  // no mask: the same graph as 'mha'
   const nodes = [], inits = [];
+  // 'bias': the causal mask as an additive attention_bias (1, 1, n, n) of 0 and −inf instead of unidirectional.
+  const causalBias = (n) => {
+    const b = new Float32Array(n * n);
+    for (let i = 0; i < n; ++i) b.fill(-Infinity, i * n + i + 1, (i + 1) * n);
+    inits.push(floatTensor('causal_bias', [1, 1, n, n], b));
+    return ['', '', 'causal_bias'];  // after query, key, value: bias, key_padding_mask, attention_bias
+  };
   if (w.kind === 'w1') {
     const shape = [1, w.n, w.d];
-    nodes.push(contrib('MultiHeadAttention', ['q', 'k', 'v'], ['out'], { num_heads: 1, unidirectional: w.causal ? 1 : 0 }));
+    const bias = variant === 'mha-bias' && w.causal;
+    nodes.push(contrib('MultiHeadAttention', ['q', 'k', 'v', ...(bias ? causalBias(w.n) : [])], ['out'], { num_heads: 1, unidirectional: w.causal && !bias ? 1 : 0 }));
     return {
       bytes: model('w1_fused', nodes, ['q', 'k', 'v'].map((s) => valueInfo(s, shape)), [valueInfo('out', shape)], inits),
       feeds: ['q', 'k', 'v'].map((s, i) => [s, inputs[i], shape]),
@@ -171,7 +182,9 @@ function buildFusedModel(w, inputs, variant) {
     } else {
       ['w_q', 'w_k', 'w_v'].forEach((s, i) => inits.push(tensor(s, FLOAT, [dm, dm], inputs[i + 1])));
       for (const p of ['q', 'k', 'v']) nodes.push(node('MatMul', ['x', 'w_' + p], [p + '_proj']));
-      nodes.push(contrib('MultiHeadAttention', ['q_proj', 'k_proj', 'v_proj'], ['concat'], { num_heads: h, unidirectional: w.causal ? 1 : 0 }));
+      const bias = variant === 'mha-bias' && w.causal;
+      nodes.push(contrib('MultiHeadAttention', ['q_proj', 'k_proj', 'v_proj', ...(bias ? causalBias(n) : [])], ['concat'],
+        { num_heads: h, unidirectional: w.causal && !bias ? 1 : 0 }));
     }
     nodes.push(node('MatMul', ['concat', 'w_o'], ['out']));
     return {
@@ -203,7 +216,8 @@ function buildFusedModel(w, inputs, variant) {
 
 // Every fused graph of the workload, each labelled by the contrib operator it runs on:
 // [{ op, bytes, feeds }] (empty for W4). The peers time the fastest that passes the check.
-const fusedVariants = { w1: [['MultiHeadAttention', 'mha']], w2: [['MultiHeadAttention', 'mha'], ['Attention', 'attention']],
+const fusedVariants = { w1: [['MultiHeadAttention', 'mha'], ['MultiHeadAttention-bias', 'mha-bias']],
+  w2: [['MultiHeadAttention', 'mha'], ['MultiHeadAttention-bias', 'mha-bias'], ['Attention', 'attention']],
   w3: [['GroupQueryAttention', 'gqa'], ['MultiHeadAttention', 'mha']] };
 export function buildFusedModels(w, inputs) {
   return (fusedVariants[w.kind] || []).map(([op, variant]) => {
