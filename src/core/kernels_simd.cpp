@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <xsimd/xsimd.hpp>
 
 #include "kernel_set.hpp"
@@ -79,6 +80,47 @@ void matmul_cols(const float* a, int lda, const float* b, int ld, int width, flo
         matmul_cols<R, C / 2>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
 }
 
+// Natively the wide sets also use narrower batches of the same CPU for what is
+// left of a row when fewer than W columns remain: the heads of a small model are
+// narrower than one AVX-512 batch (d_k = 12 in the training lessons), and their
+// products would otherwise run in the scalar tail. Each element is a chain of
+// FMAs over p in order. (The scalar tail's last bits depended on how the
+// compiler vectorised and fused it; the native training tests hold either way.)
+// wasm has no narrower batch than its W = 4, and its numbers do not change.
+#if defined(__AVX512F__)
+using half_batch = xsimd::batch<float, xsimd::fma3<xsimd::avx2>>;
+using quarter_batch = xsimd::batch<float, xsimd::fma3<xsimd::sse4_2>>;
+#elif defined(__AVX2__) && defined(__FMA__)
+using half_batch = xsimd::batch<float, xsimd::fma3<xsimd::sse4_2>>;
+using quarter_batch = void;
+#else
+using half_batch = void;
+using quarter_batch = void;
+#endif
+
+// Columns [j, width) of R rows of c in batches of B (one per row, a chain over
+// p each), as long as whole ones fit; j ends at the first column left. B = void:
+// nothing.
+template <class B, int R>
+void matmul_cols_narrow(const float* a, int lda, const float* b, int ld, int width, float* c, int p0, int p1, bool accumulate,
+                        int& j) {
+    if constexpr (!std::is_void_v<B>) {
+        constexpr int N = int(B::size);
+        for (; j + N <= width; j += N) {
+            B acc[R];
+            for (int r = 0; r < R; ++r)
+                acc[r] = accumulate ? B::load_unaligned(c + r * ld + j) : B(0.0f);
+            for (int p = p0; p < p1; ++p) {
+                const B bv = B::load_unaligned(b + p * ld + j);
+                for (int r = 0; r < R; ++r)
+                    acc[r] = xsimd::fma(B(a[r * lda + p]), bv, acc[r]);
+            }
+            for (int r = 0; r < R; ++r)
+                acc[r].store_unaligned(c + r * ld + j);
+        }
+    }
+}
+
 // R rows of c over columns [0, width) (b and c of row stride ld), shared
 // dimension [p0, p1), b read in place. Fewer rows get wider column blocks so
 // that there are about eight accumulators when the width allows.
@@ -86,6 +128,8 @@ template <int R>
 void matmul_rows(const float* a, int lda, const float* b, int ld, int width, float* c, int p0, int p1, bool accumulate) {
     int j = 0;
     matmul_cols<R, R >= 3 ? 2 : 8 / R>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
+    matmul_cols_narrow<half_batch, R>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
+    matmul_cols_narrow<quarter_batch, R>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
     for (; j < width; ++j)
         for (int r = 0; r < R; ++r) {
             float s = accumulate ? c[r * ld + j] : 0.0f;
@@ -252,9 +296,87 @@ void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m
 // better on its own (wasm, decoding one head: 11.6 against 14 µs per 2048 keys).
 [[gnu::noinline]] void matmul_bt_row(const float* a, const float* b, float* c, int d) { matmul_bt_tile<1, 0>(a, b, c, 0, d); }
 
+// c[0..R)[j..j + C·N) for B of width N from the transposed block bt (d rows of
+// stride m_block, column j of bt being row j of b): a chain of FMAs over p from
+// zero per element, R·C of them side by side.
+template <class B, int R, int C>
+inline void matmul_bt_narrow_tile(const float* a, int d, const float* bt, float* c, int ldc) {
+    constexpr int N = int(B::size);
+    B acc[R][C];
+    for (int r = 0; r < R; ++r)
+        for (int q = 0; q < C; ++q)
+            acc[r][q] = B(0.0f);
+    for (int p = 0; p < d; ++p) {
+        B bv[C];
+        for (int q = 0; q < C; ++q)
+            bv[q] = B::load_unaligned(bt + p * m_block + q * N);
+        for (int r = 0; r < R; ++r) {
+            const B ar(a[r * d + p]);
+            for (int q = 0; q < C; ++q)
+                acc[r][q] = xsimd::fma(ar, bv[q], acc[r][q]);
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        for (int q = 0; q < C; ++q)
+            acc[r][q].store_unaligned(c + r * ldc + q * N);
+}
+
+// Columns [j, j1) of R rows with C batches of B at a time while whole ones fit.
+template <class B, int R, int C>
+void matmul_bt_narrow_cols(const float* a, int d, const float* bt, float* c, int m, int j0, int j1, int& j) {
+    if constexpr (!std::is_void_v<B>) {
+        for (; j + C * int(B::size) <= j1; j += C * int(B::size))
+            matmul_bt_narrow_tile<B, R, C>(a, d, bt + (j - j0), c + j, m);
+    }
+}
+
+// R rows of c against the transposed key block [j0, j1): two batches of keys at
+// a time, then one, then narrower batches, then scalars.
+template <int R>
+void matmul_bt_narrow_rows(const float* a, const float* bt, float* c, int m, int d, int j0, int j1) {
+    int j = j0;
+    matmul_bt_narrow_cols<batch, R, 2>(a, d, bt, c, m, j0, j1, j);
+    matmul_bt_narrow_cols<batch, R, 1>(a, d, bt, c, m, j0, j1, j);
+    matmul_bt_narrow_cols<half_batch, R, 1>(a, d, bt, c, m, j0, j1, j);
+    matmul_bt_narrow_cols<quarter_batch, R, 1>(a, d, bt, c, m, j0, j1, j);
+    for (; j < j1; ++j)
+        for (int r = 0; r < R; ++r) {
+            float s = 0.0f;
+            for (int p = 0; p < d; ++p)
+                s += a[r * d + p] * bt[p * m_block + (j - j0)];
+            c[r * m + j] = s;
+        }
+}
+
+// matmul_bt for short rows (native wide sets only: d < W, or d ≤ narrow_max_d
+// with enough rows of a). Below W, matmul_bt_tile would compute everything in
+// its scalar tail; a little above, each W outputs cost a fold of W batches for
+// a few multiply-adds. Here each block of keys is transposed once (d rows of
+// m_block) and every row of a runs broadcast multiply-adds over it, keys along
+// the batch, as kernel_matmul does, with no fold.
+constexpr int narrow_max_d = 48;
+[[maybe_unused]] void matmul_bt_narrow(const float* a, const float* b, float* c, int n, int m, int d) {
+    alignas(64) float bt[std::max(narrow_max_d, W) * m_block];
+    for (int j0 = 0; j0 < m; j0 += m_block) {
+        const int j1 = std::min(m, j0 + m_block);
+        for (int j = j0; j < j1; ++j)
+            for (int p = 0; p < d; ++p)
+                bt[p * m_block + (j - j0)] = b[j * d + p];
+        int i = 0;
+        for (; i + 4 <= n; i += 4)
+            matmul_bt_narrow_rows<4>(a + i * d, bt, c + i * m, m, d, j0, j1);
+        for (; i < n; ++i)
+            matmul_bt_narrow_rows<1>(a + i * d, bt, c + i * m, m, d, j0, j1);
+    }
+}
+
 // kernel_matmul_bt with d fixed at compile time when D > 0 (see matmul_bt_tile).
 template <int D>
 void matmul_bt(const float* a, const float* b, float* c, int n, int m, int d) {
+    if constexpr (W >= 8) {
+        if (d < W || (d <= narrow_max_d && n >= 16))
+            return matmul_bt_narrow(a, b, c, n, m, d);
+    }
     // Keys in blocks of m_block rows: a block of b stays in L1 while every row
     // pair of a goes over it, so b is read from memory once (decoding: K once
     // per step, whatever the group size).

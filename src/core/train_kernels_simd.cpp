@@ -4,6 +4,7 @@
 // has internal linkage, so the copies never meet. Whole batches first, then a
 // scalar tail: any size works. Shapes as in train_kernels.hpp.
 #include <cmath>
+#include <type_traits>
 #include <xsimd/xsimd.hpp>
 
 #include "train_kernel_set.hpp"
@@ -18,34 +19,78 @@ namespace {
 using batch = xsimd::batch<float>;
 constexpr int W = int(batch::size);
 
-// c(k, m) += a(n, k)ᵀ · b(n, m). A tile of R rows of c by one batch of columns
-// stays in registers while r walks down a and b, so c is loaded and stored once
-// per tile, not once per row of a (the shapes here are small: n = T, k and m = d
-// or d_k; the weight gradients used to spend their time reloading c). Each
+// c(k, m) += a(n, k)ᵀ · b(n, m). A tile of R rows of c by C batches of B's
+// columns stays in registers while r walks down a and b, so c is loaded and
+// stored once per tile, not once per row of a (the shapes here are small: n = T,
+// k and m = d or d_k; the weight gradients used to spend their time reloading
+// c), and R·C independent accumulators hide the multiply-add latency. Each
 // element still sums c + a(0, p)·b(0, j) + a(1, p)·b(1, j) + … in order of r;
-// rows of a whose R values are all zero (masked attention weights) are skipped.
-template <int R>
-void matmul_at_acc_rows(const float* a, const float* b, float* c, int n, int k, int m, int p, int mv) {
-    float* cp = c + p * m;
-    int j = 0;
-    for (; j < mv; j += W) {
-        batch acc[R];
-        for (int i = 0; i < R; ++i)
-            acc[i] = batch::load_unaligned(cp + i * m + j);
-        for (int r = 0; r < n; ++r) {
-            const float* ar = a + r * k + p;
+// with `skip`, rows of a whose R values are all zero (masked attention weights)
+// are skipped.
+template <class B, int R, int C>
+void matmul_at_acc_tile(const float* a, const float* b, float* c, int n, int k, int m, int p, int j, bool skip) {
+    constexpr int N = int(B::size);
+    float* cp = c + p * m + j;
+    B acc[R][C];
+    for (int i = 0; i < R; ++i)
+        for (int q = 0; q < C; ++q)
+            acc[i][q] = B::load_unaligned(cp + i * m + q * N);
+    for (int r = 0; r < n; ++r) {
+        const float* ar = a + r * k + p;
+        if (skip) {
             bool zero = true;
             for (int i = 0; i < R; ++i)
                 zero = zero && ar[i] == 0.0f;
             if (zero)
                 continue;
-            const batch bv = batch::load_unaligned(b + r * m + j);
-            for (int i = 0; i < R; ++i)
-                acc[i] = xsimd::fma(batch(ar[i]), bv, acc[i]);
         }
-        for (int i = 0; i < R; ++i)
-            acc[i].store_unaligned(cp + i * m + j);
+        B bv[C];
+        for (int q = 0; q < C; ++q)
+            bv[q] = B::load_unaligned(b + r * m + j + q * N);
+        for (int i = 0; i < R; ++i) {
+            const B av(ar[i]);
+            for (int q = 0; q < C; ++q)
+                acc[i][q] = xsimd::fma(av, bv[q], acc[i][q]);
+        }
     }
+    for (int i = 0; i < R; ++i)
+        for (int q = 0; q < C; ++q)
+            acc[i][q].store_unaligned(cp + i * m + q * N);
+}
+
+// Natively the wide sets finish a row's last columns, fewer than W, with
+// narrower batches of the same CPU (d_k = 12 is narrower than one AVX-512
+// batch), then scalars. wasm has no narrower batch than its W = 4.
+#if defined(__AVX512F__)
+using half_batch = xsimd::batch<float, xsimd::fma3<xsimd::avx2>>;
+using quarter_batch = xsimd::batch<float, xsimd::fma3<xsimd::sse4_2>>;
+#elif defined(__AVX2__) && defined(__FMA__)
+using half_batch = xsimd::batch<float, xsimd::fma3<xsimd::sse4_2>>;
+using quarter_batch = void;
+#else
+using half_batch = void;
+using quarter_batch = void;
+#endif
+
+template <class B, int R>
+void matmul_at_acc_narrow(const float* a, const float* b, float* c, int n, int k, int m, int p, int& j) {
+    if constexpr (!std::is_void_v<B>) {
+        for (; j + int(B::size) <= m; j += int(B::size))
+            matmul_at_acc_tile<B, R, 1>(a, b, c, n, k, m, p, j, false);
+    }
+}
+
+// Rows [p, p + R) of c: two batches at a time, then one, then narrower, then scalars.
+template <int R>
+void matmul_at_acc_rows(const float* a, const float* b, float* c, int n, int k, int m, int p) {
+    int j = 0;
+    for (; j + 2 * W <= m; j += 2 * W)
+        matmul_at_acc_tile<batch, R, 2>(a, b, c, n, k, m, p, j, true);
+    for (; j + W <= m; j += W)
+        matmul_at_acc_tile<batch, R, 1>(a, b, c, n, k, m, p, j, true);
+    matmul_at_acc_narrow<half_batch, R>(a, b, c, n, k, m, p, j);
+    matmul_at_acc_narrow<quarter_batch, R>(a, b, c, n, k, m, p, j);
+    float* cp = c + p * m;
     for (; j < m; ++j) {
         float acc[R];
         for (int i = 0; i < R; ++i)
@@ -62,12 +107,11 @@ void matmul_at_acc_rows(const float* a, const float* b, float* c, int n, int k, 
 }
 
 void matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m) {
-    const int mv = m - m % W;
     int p = 0;
     for (; p + 4 <= k; p += 4)
-        matmul_at_acc_rows<4>(a, b, c, n, k, m, p, mv);
+        matmul_at_acc_rows<4>(a, b, c, n, k, m, p);
     for (; p < k; ++p)
-        matmul_at_acc_rows<1>(a, b, c, n, k, m, p, mv);
+        matmul_at_acc_rows<1>(a, b, c, n, k, m, p);
 }
 
 // dx = y ⊙ (dy − y·dy) per row.

@@ -150,7 +150,13 @@ TEST_CASE("kernel products equal their twins on attention-sized shapes (register
                                                 {4, 2048, 64},
                                                 {1, 2048, 64},
                                                 {70, 513, 37},
-                                                {9, 64, 2048}}) {
+                                                {9, 64, 2048},
+                                                // training's heads, narrower than a wide batch: d_k = 12 and 24
+                                                {24, 12, 24},
+                                                {24, 24, 12},
+                                                {48, 24, 48},
+                                                {24, 48, 48},
+                                                {17, 44, 29}}) {
             const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.k * s.m));
             std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f);
             kernel_matmul(a.data(), b.data(), c.data(), s.n, s.k, s.m);

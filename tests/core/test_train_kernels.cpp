@@ -27,7 +27,7 @@ struct shape {
 };
 
 std::vector<shape> shapes() {
-    std::vector<shape> out = {{1, 1, 1}, {1, 3, 5}, {2, 4, 4}, {3, 7, 9}, {24, 24, 12}, {8, 64, 8}, {17, 33, 31}, {1, 1, 67}};
+    std::vector<shape> out = {{1, 1, 1}, {1, 3, 5}, {2, 4, 4}, {3, 7, 9}, {24, 24, 12}, {48, 48, 24}, {24, 48, 44}, {8, 64, 8}, {17, 33, 31}, {1, 1, 67}};
     rng g(7);
     for (int i = 0; i < 40; ++i)
         out.push_back({1 + int(g.next_u64() % 40), 1 + int(g.next_u64() % 70), 1 + int(g.next_u64() % 70)});
