@@ -1,9 +1,9 @@
 // Learning, asserted on numbers: the lessons' recipes (recipe.hpp) train to the
 // behaviour the lessons show. Each run takes a few seconds natively (train.cpp is
 // optimised in every build type, see CMakeLists.txt).
+#include <doctest/doctest.h>
 #include <cstdlib>
 #include "kernels.hpp"
-#include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
