@@ -2,8 +2,6 @@
 // behaviour the lessons show. Each run takes a few seconds natively (train.cpp is
 // optimised in every build type, see CMakeLists.txt).
 #include <doctest/doctest.h>
-#include <cstdlib>
-#include "kernels.hpp"
 
 #include <string>
 #include <vector>
@@ -59,7 +57,6 @@ void check_formation(const trainer& t, const head_report& prev, const head_repor
 
 // The induction lesson's claims on the model trained from weight seed `seed`.
 void check_induction_lesson(std::uint32_t seed) {
-    kernel_use_arch(std::getenv("ARCHX") ? std::getenv("ARCHX") : "avx512f");
     trainer t = trained(recipe_lesson_induction, seed);
     train_run& r = *t.run;
     const train_diagnostics diag = train_diagnose(r);
