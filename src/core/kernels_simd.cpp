@@ -358,7 +358,9 @@ void matmul_bt_narrow_rows(const float* a, const float* bt, float* c, int m, int
 // folded; n = 24, d = 64: 57–94 against 65–124 folded; n = 64 (attention
 // tiles), d = 64–128: 128–137 against 73–88 folded with AVX-512, a tie with AVX2.
 constexpr int narrow_max_d = 128;
-[[maybe_unused]] constexpr bool transpose_keys(int n, int d) { return d < W || (d <= 48 && n >= 16) || (W >= 16 && d <= narrow_max_d && n >= 48); }
+[[maybe_unused]] constexpr bool transpose_keys(int n, int d) {
+    return d < W || (d <= 48 && n >= 16) || (W >= 16 && d <= narrow_max_d && n >= 48);
+}
 [[maybe_unused]] void matmul_bt_narrow(const float* a, const float* b, float* c, int n, int m, int d) {
     alignas(64) float bt[narrow_max_d * m_block];
     for (int j0 = 0; j0 < m; j0 += m_block) {

@@ -269,7 +269,7 @@ void attention_weights_backward(const train_run& r, const float* q, const float*
     for (int i = 0; i < T * T; ++i)
         ds[i] = temp != 1.0f ? ds[i] / temp * scale : ds[i] * scale;
     kernel_matmul(ds, k, dq, T, T, r.dk);
-    kernel_matmul_at_acc(ds, q, dk, T, T, r.dk);
+    kernel_matmul_at_acc(ds, q, dk, T, T, r.dk, true);
 }
 
 // --- [SECTION] one row: forward, loss, backward -----------------------------------
@@ -346,8 +346,8 @@ void attention_backward(row_ctx& c, int l) {
         for (int t = 0; t < T; ++t)
             std::memcpy(dhead + t * dk, dconcat + t * d + i * dk, sizeof(float) * std::size_t(dk));
         float* datt = c.s + c.ss.datt;
-        kernel_matmul_bt(dhead, c.a + ls.vh + std::size_t(j * T * dk), datt, T, T, dk);  // dweights = dout·Vᵀ
-        kernel_matmul_at_acc(att, dhead, dvh + std::size_t(j * T * dk), T, T, dk);       // dV += weightsᵀ·dout
+        kernel_matmul_bt(dhead, c.a + ls.vh + std::size_t(j * T * dk), datt, T, T, dk);   // dweights = dout·Vᵀ
+        kernel_matmul_at_acc(att, dhead, dvh + std::size_t(j * T * dk), T, T, dk, true);  // dV += weightsᵀ·dout
         attention_weights_backward(r, c.a + ls.qh + std::size_t(i * T * dk), c.a + ls.kh + std::size_t(j * T * dk), att, datt,
                                    c.s + c.ss.dscores, dq + std::size_t(i * T * dk), dkh + std::size_t(j * T * dk));
     }

@@ -9,7 +9,7 @@ namespace attn {
 
 struct train_kernel_set {
     const char* name;  // xsimd's name of the architecture, as kernel_set::name
-    void (*matmul_at_acc)(const float* a, const float* b, float* c, int n, int k, int m);
+    void (*matmul_at_acc)(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows);
     void (*softmax_rows_backward)(const float* y, const float* dy, float* dx, int n, int m);
     void (*adamw)(float* p, const float* g, float* m, float* v, int count, const adamw_scalars& s);
 };

@@ -11,7 +11,10 @@
 namespace attn {
 
 // c(k, m) += a(n, k)ᵀ · b(n, m)           -- weight gradients: Xᵀ·dY, weightsᵀ·dOut, dScoresᵀ·Q
-void kernel_matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m);
+// With sparse_rows (a: attention weights under a mask), the SIMD kernel skips
+// the rows of a that are zero across a tile; the sums of finite values are the
+// same bits either way (c + 0·b = c). Elsewhere the test would cost ~10 % of a step.
+void kernel_matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows = false);
 void kernel_matmul_at_acc_naive(const float* a, const float* b, float* c, int n, int k, int m);
 
 // dx(n, m) = y ⊙ (dy − Σ_j y_j·dy_j), per row      -- softmax backward (y: the softmax output)

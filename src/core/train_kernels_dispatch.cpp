@@ -42,8 +42,8 @@ const train_kernel_set* active() {
 
 }  // namespace
 
-void kernel_matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m) {
-    active()->matmul_at_acc(a, b, c, n, k, m);
+void kernel_matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows) {
+    active()->matmul_at_acc(a, b, c, n, k, m, sparse_rows);
 }
 void kernel_softmax_rows_backward(const float* y, const float* dy, float* dx, int n, int m) {
     active()->softmax_rows_backward(y, dy, dx, n, m);

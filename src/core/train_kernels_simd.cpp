@@ -25,10 +25,10 @@ constexpr int W = int(batch::size);
 // k and m = d or d_k; the weight gradients used to spend their time reloading
 // c), and R·C independent accumulators hide the multiply-add latency. Each
 // element still sums c + a(0, p)·b(0, j) + a(1, p)·b(1, j) + … in order of r;
-// with `skip`, rows of a whose R values are all zero (masked attention weights)
-// are skipped.
-template <class B, int R, int C>
-void matmul_at_acc_tile(const float* a, const float* b, float* c, int n, int k, int m, int p, int j, bool skip) {
+// with Skip, rows of a whose R values are all zero (masked attention weights)
+// are skipped (a template parameter: V8 does not hoist a test out of the loop).
+template <class B, int R, int C, bool Skip>
+void matmul_at_acc_tile(const float* a, const float* b, float* c, int n, int k, int m, int p, int j) {
     constexpr int N = int(B::size);
     float* cp = c + p * m + j;
     B acc[R][C];
@@ -37,7 +37,7 @@ void matmul_at_acc_tile(const float* a, const float* b, float* c, int n, int k, 
             acc[i][q] = B::load_unaligned(cp + i * m + q * N);
     for (int r = 0; r < n; ++r) {
         const float* ar = a + r * k + p;
-        if (skip) {
+        if constexpr (Skip) {
             bool zero = true;
             for (int i = 0; i < R; ++i)
                 zero = zero && ar[i] == 0.0f;
@@ -76,18 +76,22 @@ template <class B, int R>
 void matmul_at_acc_narrow(const float* a, const float* b, float* c, int n, int k, int m, int p, int& j) {
     if constexpr (!std::is_void_v<B>) {
         for (; j + int(B::size) <= m; j += int(B::size))
-            matmul_at_acc_tile<B, R, 1>(a, b, c, n, k, m, p, j, false);
+            matmul_at_acc_tile<B, R, 1, false>(a, b, c, n, k, m, p, j);
     }
 }
 
-// Rows [p, p + R) of c: two batches at a time, then one, then narrower, then scalars.
-template <int R>
+// The register tile: at_rows rows of c × at_cols batches (in wasm 2 × 4 took
+// the same time as 4 × 2 on T2: 60 ms per step).
+constexpr int at_rows = 4, at_cols = 2;
+
+// Rows [p, p + R) of c: at_cols batches at a time, then one, then narrower, then scalars.
+template <int R, bool Skip>
 void matmul_at_acc_rows(const float* a, const float* b, float* c, int n, int k, int m, int p) {
     int j = 0;
-    for (; j + 2 * W <= m; j += 2 * W)
-        matmul_at_acc_tile<batch, R, 2>(a, b, c, n, k, m, p, j, true);
+    for (; j + at_cols * W <= m; j += at_cols * W)
+        matmul_at_acc_tile<batch, R, at_cols, Skip>(a, b, c, n, k, m, p, j);
     for (; j + W <= m; j += W)
-        matmul_at_acc_tile<batch, R, 1>(a, b, c, n, k, m, p, j, true);
+        matmul_at_acc_tile<batch, R, 1, Skip>(a, b, c, n, k, m, p, j);
     matmul_at_acc_narrow<half_batch, R>(a, b, c, n, k, m, p, j);
     matmul_at_acc_narrow<quarter_batch, R>(a, b, c, n, k, m, p, j);
     float* cp = c + p * m;
@@ -106,12 +110,20 @@ void matmul_at_acc_rows(const float* a, const float* b, float* c, int n, int k, 
     }
 }
 
-void matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m) {
+template <bool Skip>
+void matmul_at_acc_all(const float* a, const float* b, float* c, int n, int k, int m) {
     int p = 0;
-    for (; p + 4 <= k; p += 4)
-        matmul_at_acc_rows<4>(a, b, c, n, k, m, p);
+    for (; p + at_rows <= k; p += at_rows)
+        matmul_at_acc_rows<at_rows, Skip>(a, b, c, n, k, m, p);
     for (; p < k; ++p)
-        matmul_at_acc_rows<1>(a, b, c, n, k, m, p);
+        matmul_at_acc_rows<1, Skip>(a, b, c, n, k, m, p);
+}
+
+void matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows) {
+    if (sparse_rows)
+        matmul_at_acc_all<true>(a, b, c, n, k, m);
+    else
+        matmul_at_acc_all<false>(a, b, c, n, k, m);
 }
 
 // dx = y ⊙ (dy − y·dy) per row.
