@@ -409,8 +409,7 @@ void row_forward(row_ctx& c, const int* tokens, const head_override* ov) {
         rmsnorm_forward(res, c.a + ls.fnormed, c.a + ls.inv2, T, d);
         float* hid = c.a + ls.hid;
         kernel_matmul(c.a + ls.fnormed, c.p + w.w_1.offset, hid, T, d, r.f);
-        for (int i = 0; i < T * r.f; ++i)
-            hid[i] = hid[i] > 0.0f ? hid[i] : (std::isnan(hid[i]) ? hid[i] : 0.0f);
+        kernel_relu(hid, T * r.f);
         kernel_matmul(hid, c.p + w.w_2.offset, next, T, r.f, d);
         for (int i = 0; i < T * d; ++i)
             next[i] += res[i];
@@ -465,8 +464,7 @@ void row_backward(row_ctx& c, const int* tokens) {
             float* dhid = c.s + c.ss.dhid;
             kernel_matmul_at_acc(c.a + ls.hid, dx, c.gr + w.w_2.offset, T, r.f, d);
             kernel_matmul_bt(dx, c.p + w.w_2.offset, dhid, T, r.f, d);
-            for (int i = 0; i < T * r.f; ++i)
-                dhid[i] = c.a[ls.hid + std::size_t(i)] > 0.0f ? dhid[i] : 0.0f;
+            kernel_relu_backward(c.a + ls.hid, dhid, T * r.f);
             kernel_matmul_at_acc(c.a + ls.fnormed, dhid, c.gr + w.w_1.offset, T, d, r.f);
             float* dn = c.s + c.ss.dnormed;
             kernel_matmul_bt(dhid, c.p + w.w_1.offset, dn, T, d, r.f);

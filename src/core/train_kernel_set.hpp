@@ -12,6 +12,8 @@ struct train_kernel_set {
     void (*matmul_at_acc)(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows);
     void (*softmax_rows_backward)(const float* y, const float* dy, float* dx, int n, int m);
     void (*adamw)(float* p, const float* g, float* m, float* v, int count, const adamw_scalars& s);
+    void (*relu)(float* x, int count);
+    void (*relu_backward)(const float* x, float* dy, int count);
 };
 
 }  // namespace attn

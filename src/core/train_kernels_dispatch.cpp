@@ -51,5 +51,7 @@ void kernel_softmax_rows_backward(const float* y, const float* dy, float* dx, in
 void kernel_adamw(float* p, const float* g, float* m, float* v, int count, const adamw_scalars& s) {
     active()->adamw(p, g, m, v, count, s);
 }
+void kernel_relu(float* x, int count) { active()->relu(x, count); }
+void kernel_relu_backward(const float* x, float* dy, int count) { active()->relu_backward(x, dy, count); }
 
 }  // namespace attn

@@ -26,6 +26,16 @@ void kernel_softmax_rows_backward_naive(const float* y, const float* dy, float* 
     }
 }
 
+void kernel_relu_naive(float* x, int count) {
+    for (int i = 0; i < count; ++i)
+        x[i] = std::isnan(x[i]) ? x[i] : x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+void kernel_relu_backward_naive(const float* x, float* dy, int count) {
+    for (int i = 0; i < count; ++i)
+        dy[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+}
+
 void kernel_adamw_naive(float* p, const float* g, float* m, float* v, int count, const adamw_scalars& s) {
     for (int i = 0; i < count; ++i) {
         m[i] = s.beta1 * m[i] + (1.0f - s.beta1) * g[i];

@@ -173,8 +173,32 @@ void adamw(float* p, const float* g, float* m, float* v, int count, const adamw_
     }
 }
 
+// x ≤ 0 (−0 included) → +0; NaN compares false and stays.
+void relu(float* x, int count) {
+    const int cv = count - count % W;
+    const batch zero(0.0f);
+    int i = 0;
+    for (; i < cv; i += W) {
+        const batch v = batch::load_unaligned(x + i);
+        xsimd::select(v <= zero, zero, v).store_unaligned(x + i);
+    }
+    for (; i < count; ++i)
+        x[i] = x[i] <= 0.0f ? 0.0f : x[i];
+}
+
+void relu_backward(const float* x, float* dy, int count) {
+    const int cv = count - count % W;
+    const batch zero(0.0f);
+    int i = 0;
+    for (; i < cv; i += W)
+        xsimd::select(batch::load_unaligned(x + i) > zero, batch::load_unaligned(dy + i), zero).store_unaligned(dy + i);
+    for (; i < count; ++i)
+        dy[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+}
+
 }  // namespace
 
-extern const train_kernel_set ATTN_TRAIN_KERNEL_SET = {xsimd::default_arch::name(), matmul_at_acc, softmax_rows_backward, adamw};
+extern const train_kernel_set ATTN_TRAIN_KERNEL_SET = {
+    xsimd::default_arch::name(), matmul_at_acc, softmax_rows_backward, adamw, relu, relu_backward};
 
 }  // namespace attn

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,37 @@ TEST_CASE("kernel_softmax_rows_backward equals its scalar twin, and zero rows st
             CHECK(mismatches(dx, dx_ref, relative(1e-5f * float(s.m)), "softmax_rows_backward", simd_vs_naive) == 0);
             for (int j = 0; j < s.m; ++j)
                 CHECK(dx[std::size_t(j)] == 0.0f);
+        }
+    });
+}
+
+TEST_CASE("kernel_relu and its backward equal their scalar twins bit for bit: NaN kept, -0 to +0, no branch") {
+    each_kernel_set([&] {
+        rng g(3);
+        for (const int count : {1, 3, 4, 17, 64, 385}) {
+            std::vector<float> x = random_vector(g, std::size_t(count));
+            x[0] = -0.0f;
+            if (count > 2) {
+                x[1] = std::nanf("");
+                x[2] = INFINITY;
+            }
+            std::vector<float> y = x, y_ref = x;
+            kernel_relu(y.data(), count);
+            kernel_relu_naive(y_ref.data(), count);
+            const std::vector<float> dy = random_vector(g, x.size());
+            std::vector<float> dx = dy, dx_ref = dy;
+            kernel_relu_backward(x.data(), dx.data(), count);
+            kernel_relu_backward_naive(x.data(), dx_ref.data(), count);
+            INFO("count " << count);
+            for (std::size_t i = 0; i < x.size(); ++i) {
+                CHECK(std::memcmp(&y[i], &y_ref[i], sizeof(float)) == 0);
+                CHECK(std::memcmp(&dx[i], &dx_ref[i], sizeof(float)) == 0);
+            }
+            CHECK(std::signbit(y[0]) == false);  // -0 became +0
+            if (count > 2) {
+                CHECK(std::isnan(y[1]));  // NaN kept in the forward, zero in the backward
+                CHECK(dx[1] == 0.0f);
+            }
         }
     });
 }
