@@ -772,6 +772,7 @@ async function main() {
   speedup('W2', 'node', 'ours wasm Node', 'ort-web Node', 1.5);
   speedup('W2', 'chromium', 'ours wasm Chromium', 'ort-web Chromium', 1.5);
   speedup('W2', 'native', 'ours native', 'ort-node', 1);
+  speedup('W1 no mask n=2048', 'native', 'ours native', 'ort-node', 1);
   for (const w of workloads.filter((x) => x.kind === 'w3')) {
     for (const who of ['ours native', 'ours wasm Node', 'ours wasm Chromium']) {
       const r = rows.find((x) => x.workload === w.name && x.peer === who);
