@@ -9,6 +9,7 @@ struct kernel_set {
     const char* name;  // xsimd's name of the architecture: "sse2", "fma3+avx2", "avx512f", "wasm"
     void (*matmul)(const float* a, const float* b, float* c, int n, int k, int m);
     void (*matmul_bt)(const float* a, const float* b, float* c, int n, int m, int d);
+    bool (*matmul_bt_transposes)(int n, int d);
     void (*softmax_rows)(float* x, int n, int m, bool subtract_max);
     void (*softmax_online)(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
                            float* rescale);

@@ -18,6 +18,13 @@ void kernel_matmul_naive(const float* a, const float* b, float* c, int n, int k,
 // c(n, m) = a(n, d) · b(m, d)ᵀ           -- scores Q·Kᵀ
 void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, int d);
 void kernel_matmul_bt_naive(const float* a, const float* b, float* c, int n, int m, int d);
+// Whether kernel_matmul_bt, for n rows of width d, transposes b and then sums as
+// kernel_matmul does (a chain of FMAs over d per element: the same bits for m a
+// multiple of 4, where neither has a scalar tail): a caller that holds bᵀ already
+// (the trainer's weights, transposed once a step) can then call kernel_matmul(a, bᵀ)
+// and save the transposition. Natively with AVX2/AVX-512 for narrow rows; never
+// in wasm or with sse2, whose matmul_bt folds lane sums.
+bool kernel_matmul_bt_transposes(int n, int d);
 
 // x(n, m) ← softmax of each row, in place.
 // subtract_max = true is the stable form; false is the article's bug (exp of raw

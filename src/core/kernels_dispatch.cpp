@@ -64,6 +64,7 @@ bool kernel_use_arch(const char* name) {
 
 void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m) { active()->matmul(a, b, c, n, k, m); }
 void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, int d) { active()->matmul_bt(a, b, c, n, m, d); }
+bool kernel_matmul_bt_transposes(int n, int d) { return active()->matmul_bt_transposes(n, d); }
 void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) { active()->softmax_rows(x, n, m, subtract_max); }
 void kernel_softmax_online(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
                            float* rescale) {

@@ -667,9 +667,15 @@ void kernel_softmax_online(float* s, int rows, int cols, const int* visible, flo
     }
 }
 
+bool matmul_bt_transposes(int n, int d) {
+    if constexpr (W >= 8)
+        return transpose_keys(n, d);
+    return false;
+}
+
 }  // namespace
 
-extern const kernel_set ATTN_KERNEL_SET = {xsimd::default_arch::name(), kernel_matmul, kernel_matmul_bt, kernel_softmax_rows,
-                                           kernel_softmax_online};
+extern const kernel_set ATTN_KERNEL_SET = {xsimd::default_arch::name(), kernel_matmul,       kernel_matmul_bt,
+                                           matmul_bt_transposes,        kernel_softmax_rows, kernel_softmax_online};
 
 }  // namespace attn

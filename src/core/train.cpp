@@ -243,6 +243,35 @@ void split_head_backward(const train_run& r, const float* dy, float* dx, int wid
     }
 }
 
+// out(T, w.rows) = dy(T, w.cols) · Wᵀ, W the (rows, cols) weight w. Where the
+// kernels would transpose W for this shape anyway (for every row of the batch),
+// the product reads the copy transposed once for the batch: the same sums.
+void weights_bt(const train_run& r, const float* p, const float* dy, const train_tensor& w, float* out) {
+    if (kernel_matmul_bt_transposes(r.T, w.cols))
+        kernel_matmul(dy, r.params_t.data() + w.offset, out, r.T, w.cols, w.rows);
+    else
+        kernel_matmul_bt(dy, p + w.offset, out, r.T, w.rows, w.cols);
+}
+
+// W(rows, cols) → Wᵀ(cols, rows) at the same offset of params_t, for each weight
+// weights_bt reads transposed.
+void transpose_weights(train_run& r) {
+    auto transpose = [&r](const train_tensor& w) {
+        if (!w.size() || !kernel_matmul_bt_transposes(r.T, w.cols))
+            return;
+        const float* src = r.params.data() + w.offset;
+        float* dst = r.params_t.data() + w.offset;
+        for (int i = 0; i < w.rows; ++i)
+            for (int j = 0; j < w.cols; ++j)
+                dst[std::size_t(j) * std::size_t(w.rows) + std::size_t(i)] =
+                    src[std::size_t(i) * std::size_t(w.cols) + std::size_t(j)];
+    };
+    for (const train_layer_tensors& t : r.layout.layers)
+        for (const train_tensor* w : {&t.w_q, &t.w_k, &t.w_v, &t.w_o, &t.w_1, &t.w_2})
+            transpose(*w);
+    transpose(r.layout.w_u);
+}
+
 float score_scale_of(const experiment& e, int dk) {
     return e.scale == score_scale::sqrt_dk ? 1.0f / std::sqrt(float(dk)) : e.scale == score_scale::none ? 1.0f : e.scale_value;
 }
@@ -340,7 +369,7 @@ void attention_backward(row_ctx& c, int l) {
     float* dconcat = c.s + c.ss.dconcat;
     if (r.e.use_wo) {
         kernel_matmul_at_acc(c.a + ls.concat, dout, c.gr + w.w_o.offset, T, d, d);
-        kernel_matmul_bt(dout, c.p + w.w_o.offset, dconcat, T, d, d);
+        weights_bt(r, c.p, dout, w.w_o, dconcat);
     } else {
         std::memcpy(dconcat, dout, sizeof(float) * std::size_t(T * d));
     }
@@ -374,11 +403,11 @@ void attention_backward(row_ctx& c, int l) {
     kernel_matmul_at_acc(x, dK, c.gr + w.w_k.offset, T, d, kv);
     kernel_matmul_at_acc(x, dV, c.gr + w.w_v.offset, T, d, kv);
     float *dn = c.s + c.ss.dnormed, *tmp = c.s + c.ss.dtmp;  // dout is read no more
-    kernel_matmul_bt(dQ, c.p + w.w_q.offset, dn, T, d, d);
-    kernel_matmul_bt(dK, c.p + w.w_k.offset, tmp, T, d, kv);
+    weights_bt(r, c.p, dQ, w.w_q, dn);
+    weights_bt(r, c.p, dK, w.w_k, tmp);
     for (int i = 0; i < T * d; ++i)
         dn[i] += tmp[i];
-    kernel_matmul_bt(dV, c.p + w.w_v.offset, tmp, T, d, kv);
+    weights_bt(r, c.p, dV, w.w_v, tmp);
     for (int i = 0; i < T * d; ++i)
         dn[i] += tmp[i];
 }
@@ -463,7 +492,7 @@ void row_backward(row_ctx& c, const int* tokens) {
     const float* dl = c.s + c.ss.dlogits;
     float* dx = c.s + c.ss.dx;  // d(the residual stream), walking down
     kernel_matmul_at_acc(c.a + c.rs.out, dl, c.gr + r.layout.w_u.offset, T, d, r.V);
-    kernel_matmul_bt(dl, c.p + r.layout.w_u.offset, dx, T, d, r.V);
+    weights_bt(r, c.p, dl, r.layout.w_u, dx);
     for (int l = r.L - 1; l >= 0; --l) {
         const layer_slots& ls = c.rs.layers[std::size_t(l)];
         const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
@@ -471,11 +500,11 @@ void row_backward(row_ctx& c, const int* tokens) {
         if (full) {  // output = res + relu(rmsnorm(res)·W_1)·W_2, res = in + attn_out
             float* dhid = c.s + c.ss.dhid;
             kernel_matmul_at_acc(c.a + ls.hid, dx, c.gr + w.w_2.offset, T, r.f, d);
-            kernel_matmul_bt(dx, c.p + w.w_2.offset, dhid, T, r.f, d);
+            weights_bt(r, c.p, dx, w.w_2, dhid);
             kernel_relu_backward(c.a + ls.hid, dhid, T * r.f);
             kernel_matmul_at_acc(c.a + ls.fnormed, dhid, c.gr + w.w_1.offset, T, d, r.f);
             float* dn = c.s + c.ss.dnormed;
-            kernel_matmul_bt(dhid, c.p + w.w_1.offset, dn, T, d, r.f);
+            weights_bt(r, c.p, dhid, w.w_1, dn);
             rmsnorm_backward(c.a + ls.r, c.a + ls.inv2, dn, dx, T, d);  // dx is now d(res)
         }
         std::memcpy(dtmp, dx, sizeof(float) * std::size_t(T * d));
@@ -532,6 +561,7 @@ void take_snapshot(train_run& r) {
 // Loss and gradients of the batch already in r.tokens / targets / counted.
 float batch_loss_and_grad(train_run& r, float& acc) {
     std::fill(r.grads.begin(), r.grads.end(), 0.0f);
+    transpose_weights(r);
     int total = 0;
     for (unsigned char c : r.counted)
         total += c;
@@ -559,7 +589,7 @@ void fill_batch(train_run& r) {
 
 std::size_t run_bytes(const experiment& e, std::size_t params, std::size_t row, std::size_t scratch, int snapshots) {
     const std::size_t T = std::size_t(e.train.seq);
-    return sizeof(float) * (4 * params + std::size_t(e.train.batch) * row + scratch + 3 * params * std::size_t(snapshots)) +
+    return sizeof(float) * (5 * params + std::size_t(e.train.batch) * row + scratch + 3 * params * std::size_t(snapshots)) +
            (sizeof(int) * 2 + 1) * T * std::size_t(e.train.batch + train_eval_rows) + T * T;
 }
 
@@ -595,6 +625,7 @@ train_init_result train_init(const experiment& e) {
     }
     r.params.assign(r.layout.total, 0.0f);
     r.grads.assign(r.layout.total, 0.0f);
+    r.params_t.assign(r.layout.total, 0.0f);
     r.adam_m.assign(r.layout.total, 0.0f);
     r.adam_v.assign(r.layout.total, 0.0f);
     r.acts.assign(std::size_t(r.B) * r.slots.total, 0.0f);

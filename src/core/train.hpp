@@ -98,6 +98,10 @@ struct train_run {
     int B = 0, T = 0, V = 0, d = 0, h = 0, g = 0, dk = 0, f = 0, L = 0;
     train_layout layout;
     std::vector<float> params, grads, adam_m, adam_v;
+    // Each weight matrix transposed at the same offset, refreshed before each
+    // batch where the kernels would otherwise transpose it for every row
+    // (kernel_matmul_bt_transposes): the backward's dY·Wᵀ reads it.
+    std::vector<float> params_t;
     int step = 0;                    // steps taken so far
     std::vector<train_point> curve;  // one point per step taken (reserved for all steps)
     // Snapshots at steps 0, every, 2·every, … and the last step: at most

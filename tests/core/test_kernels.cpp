@@ -172,6 +172,36 @@ TEST_CASE("kernel products equal their twins on attention-sized shapes (register
     });
 }
 
+TEST_CASE("where kernel_matmul_bt transposes b, kernel_matmul over bT gives the same bits (the trainer relies on it)") {
+    int transposing = 0;
+    each_kernel_set([&] {
+        rng g(6);
+        // a(n, d = s.k) · b(m = s.m, d)ᵀ, m a multiple of 4 (past the last batch of 4 each
+        // product has a scalar tail, which the compiler may fuse in one and not the other)
+        for (const shape s :
+             std::vector<shape>{{24, 12, 24}, {24, 48, 48}, {48, 96, 384}, {48, 24, 48}, {64, 64, 64}, {17, 7, 12}}) {
+            if (!kernel_matmul_bt_transposes(s.n, s.k))
+                continue;
+            ++transposing;
+            const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.m * s.k));
+            std::vector<float> bt(b.size());
+            for (int j = 0; j < s.m; ++j)
+                for (int p = 0; p < s.k; ++p)
+                    bt[std::size_t(p * s.m + j)] = b[std::size_t(j * s.k + p)];
+            std::vector<float> c(std::size_t(s.n * s.m)), c_t(c.size());
+            kernel_matmul_bt(a.data(), b.data(), c.data(), s.n, s.m, s.k);
+            kernel_matmul(a.data(), bt.data(), c_t.data(), s.n, s.k, s.m);
+            INFO("shape n=" << s.n << " d=" << s.k << " m=" << s.m);
+            CHECK(c_t == c);
+        }
+    });
+#if defined(__EMSCRIPTEN__)
+    CHECK(transposing == 0);  // wasm folds lane sums: the trainer keeps calling kernel_matmul_bt there
+#else
+    MESSAGE("kernel sets x shapes that transpose: " << transposing);
+#endif
+}
+
 TEST_CASE("kernel sets: the best one this CPU runs is in use; each can be chosen; unknown names change nothing") {
     const std::string arch = kernel_arch_name();
     MESSAGE("kernel sets: " << kernel_arch_count() << ", in use: " << arch);
