@@ -79,9 +79,9 @@ void check_induction_lesson(std::uint32_t seed) {
     CHECK(prev->prev >= 0.5f);
     // Zeroing layer 0's previous-token heads breaks the circuit. The lesson's own
     // model has one; from other weight seeds two heads sometimes share the work,
-    // depending on the last bits of the products (seed 2 does on some kernel sets
-    // and in wasm, where zeroing either one alone leaves 0.30-0.89), so all of
-    // them are zeroed together.
+    // depending on the last bits of the products (seed 2 does with the avx512f and
+    // avx2 kernel sets, where zeroing either one alone leaves 0.48 or 0.90; not with
+    // sse2 or in wasm), so all of them are zeroed together.
     std::vector<ablated_head> prev_heads;
     for (const auto& h : diag.heads)
         if (h.layer == 0 && h.prev >= 0.5f)
