@@ -24,6 +24,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kernel_set.hpp"
+#include "narrow_batch.hpp"
 
 #ifndef ATTN_KERNEL_SET
 #error "build kernels_simd.cpp with ATTN_KERNEL_SET=<name of its kernel_set>"
@@ -80,24 +81,11 @@ void matmul_cols(const float* a, int lda, const float* b, int ld, int width, flo
         matmul_cols<R, C / 2>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
 }
 
-// Natively the wide sets also use narrower batches of the same CPU for what is
-// left of a row when fewer than W columns remain: the heads of a small model are
-// narrower than one AVX-512 batch (d_k = 12 in the training lessons), and their
-// products would otherwise run in the scalar tail. Each element is a chain of
-// FMAs over p in order. (The scalar tail's last bits depended on how the
-// compiler vectorised and fused it; the native training tests hold either way.)
-// wasm has no narrower batch than its W = 4, and its numbers do not change.
-#if defined(__AVX512F__)
-using half_batch = xsimd::batch<float, xsimd::fma3<xsimd::avx2>>;
-using quarter_batch = xsimd::batch<float, xsimd::fma3<xsimd::sse4_2>>;
-#elif defined(__AVX2__) && defined(__FMA__)
-using half_batch = xsimd::batch<float, xsimd::fma3<xsimd::sse4_2>>;
-using quarter_batch = void;
-#else
-using half_batch = void;
-using quarter_batch = void;
-#endif
-
+// Natively the wide sets finish a row's last columns, fewer than W, with the
+// narrower batches of narrow_batch.hpp instead of the scalar tail: each element
+// a chain of FMAs over p in order. (The scalar tail's last bits depended on how
+// the compiler vectorised and fused it; the native training tests hold either
+// way.) wasm has no narrower batch than its W = 4, and its numbers do not change.
 // Columns [j, width) of R rows of c in batches of B (one per row, a chain over
 // p each), as long as whole ones fit; j ends at the first column left. B = void:
 // nothing.

@@ -246,11 +246,11 @@ void split_head_backward(const train_run& r, const float* dy, float* dx, int wid
 // out(T, w.rows) = dy(T, w.cols) · Wᵀ, W the (rows, cols) weight w. Where the
 // kernels would transpose W for this shape anyway (for every row of the batch),
 // the product reads the copy transposed once for the batch: the same sums.
-void weights_bt(const train_run& r, const float* p, const float* dy, const train_tensor& w, float* out) {
+void weights_bt(const train_run& r, const float* dy, const train_tensor& w, float* out) {
     if (kernel_matmul_bt_transposes(r.T, w.cols))
         kernel_matmul(dy, r.params_t.data() + w.offset, out, r.T, w.cols, w.rows);
     else
-        kernel_matmul_bt(dy, p + w.offset, out, r.T, w.rows, w.cols);
+        kernel_matmul_bt(dy, r.params.data() + w.offset, out, r.T, w.rows, w.cols);
 }
 
 // W(rows, cols) → Wᵀ(cols, rows) at the same offset of params_t, for each weight
@@ -369,7 +369,7 @@ void attention_backward(row_ctx& c, int l) {
     float* dconcat = c.s + c.ss.dconcat;
     if (r.e.use_wo) {
         kernel_matmul_at_acc(c.a + ls.concat, dout, c.gr + w.w_o.offset, T, d, d);
-        weights_bt(r, c.p, dout, w.w_o, dconcat);
+        weights_bt(r, dout, w.w_o, dconcat);
     } else {
         std::memcpy(dconcat, dout, sizeof(float) * std::size_t(T * d));
     }
@@ -403,11 +403,11 @@ void attention_backward(row_ctx& c, int l) {
     kernel_matmul_at_acc(x, dK, c.gr + w.w_k.offset, T, d, kv);
     kernel_matmul_at_acc(x, dV, c.gr + w.w_v.offset, T, d, kv);
     float *dn = c.s + c.ss.dnormed, *tmp = c.s + c.ss.dtmp;  // dout is read no more
-    weights_bt(r, c.p, dQ, w.w_q, dn);
-    weights_bt(r, c.p, dK, w.w_k, tmp);
+    weights_bt(r, dQ, w.w_q, dn);
+    weights_bt(r, dK, w.w_k, tmp);
     for (int i = 0; i < T * d; ++i)
         dn[i] += tmp[i];
-    weights_bt(r, c.p, dV, w.w_v, tmp);
+    weights_bt(r, dV, w.w_v, tmp);
     for (int i = 0; i < T * d; ++i)
         dn[i] += tmp[i];
 }
@@ -492,7 +492,7 @@ void row_backward(row_ctx& c, const int* tokens) {
     const float* dl = c.s + c.ss.dlogits;
     float* dx = c.s + c.ss.dx;  // d(the residual stream), walking down
     kernel_matmul_at_acc(c.a + c.rs.out, dl, c.gr + r.layout.w_u.offset, T, d, r.V);
-    weights_bt(r, c.p, dl, r.layout.w_u, dx);
+    weights_bt(r, dl, r.layout.w_u, dx);
     for (int l = r.L - 1; l >= 0; --l) {
         const layer_slots& ls = c.rs.layers[std::size_t(l)];
         const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
@@ -500,11 +500,11 @@ void row_backward(row_ctx& c, const int* tokens) {
         if (full) {  // output = res + relu(rmsnorm(res)·W_1)·W_2, res = in + attn_out
             float* dhid = c.s + c.ss.dhid;
             kernel_matmul_at_acc(c.a + ls.hid, dx, c.gr + w.w_2.offset, T, r.f, d);
-            weights_bt(r, c.p, dx, w.w_2, dhid);
+            weights_bt(r, dx, w.w_2, dhid);
             kernel_relu_backward(c.a + ls.hid, dhid, T * r.f);
             kernel_matmul_at_acc(c.a + ls.fnormed, dhid, c.gr + w.w_1.offset, T, d, r.f);
             float* dn = c.s + c.ss.dnormed;
-            weights_bt(r, c.p, dhid, w.w_1, dn);
+            weights_bt(r, dhid, w.w_1, dn);
             rmsnorm_backward(c.a + ls.r, c.a + ls.inv2, dn, dx, T, d);  // dx is now d(res)
         }
         std::memcpy(dtmp, dx, sizeof(float) * std::size_t(T * d));

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
 
+#include "narrow_batch.hpp"
 #include "train_kernel_set.hpp"
 
 #ifndef ATTN_TRAIN_KERNEL_SET
@@ -58,20 +59,8 @@ void matmul_at_acc_tile(const float* a, const float* b, float* c, int n, int k, 
             acc[i][q].store_unaligned(cp + i * m + q * N);
 }
 
-// Natively the wide sets finish a row's last columns, fewer than W, with
-// narrower batches of the same CPU (d_k = 12 is narrower than one AVX-512
-// batch), then scalars. wasm has no narrower batch than its W = 4.
-#if defined(__AVX512F__)
-using half_batch = xsimd::batch<float, xsimd::fma3<xsimd::avx2>>;
-using quarter_batch = xsimd::batch<float, xsimd::fma3<xsimd::sse4_2>>;
-#elif defined(__AVX2__) && defined(__FMA__)
-using half_batch = xsimd::batch<float, xsimd::fma3<xsimd::sse4_2>>;
-using quarter_batch = void;
-#else
-using half_batch = void;
-using quarter_batch = void;
-#endif
-
+// Natively the wide sets finish a row's last columns, fewer than W, with the
+// narrower batches of narrow_batch.hpp, then scalars.
 template <class B, int R>
 void matmul_at_acc_narrow(const float* a, const float* b, float* c, int n, int k, int m, int p, int& j) {
     if constexpr (!std::is_void_v<B>) {
