@@ -21,8 +21,9 @@
 //   openUrl(url)              -> boolean: an http(s) URL in a new tab, noopener.
 //   embedded                  true when the link has view.embed=1 or the page is in a frame.
 //   textView(json)            the app's text mirror (src/ui/text_mirror.hpp), when it
-//                             changed (at most every 250 ms): rendered into #textview
-//                             as headings, <table>s and lines; its summary is announced
+//                             changed (at most every 250 ms; every second while a model
+//                             trains): rendered into #textview as headings, <table>s
+//                             and lines; its summary is announced
 //                             in the aria-live region #announce (at most once a second).
 //   toggleTextView()          shows or hides the text view for everyone (View menu, skip button).
 //   prefersLight              the system's prefers-color-scheme is light (kept up to date).

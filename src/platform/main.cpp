@@ -410,9 +410,9 @@ int main(int argc, char** argv) {
         glfwPollEvents();
         if (glfwWindowShouldClose(window))
             return false;
-        const double now = glfwGetTime();  // training takes what the rest of the frame leaves of 22 ms (train_slice_for)
+        const double now = glfwGetTime();  // training's slice follows the frame interval (train_pace_update)
         if (frame_start >= 0)
-            app.train_slice = attn::ui::train_slice_for(now - frame_start, app.train_spent);
+            attn::ui::train_pace_update(app.pace, now - frame_start, app.train_spent);
         frame_start = now;
 
         const float scale = frame_scale(window);

@@ -521,17 +521,20 @@ void app_train(app& a) {
     trainer& t = a.model.train;
     trainer_sync(t, a.model.exp);
     const auto start = std::chrono::steady_clock::now();
-    trainer_advance(t, a.train_slice);
+    trainer_advance(t, a.pace.slice);
     if (trainer_done(t) && a.model.pin) {  // then a pinned recipe, retrained to its step beside it
         trainer_sync(a.model.pin_train, *a.model.pin);
-        trainer_advance(a.model.pin_train, a.train_slice);
+        trainer_advance(a.model.pin_train, a.pace.slice);
     }
     a.train_spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double train_slice_for(double frame_interval, double trained_seconds) {
-    const double rest = std::max(frame_interval - trained_seconds, 0.0);
-    return std::max(0.022 - rest, 0.003);
+void train_pace_update(train_pace& p, double frame_interval, double trained_seconds, double target) {
+    if (trained_seconds <= 0.0)
+        return;  // no training in that frame: its interval says nothing of the slice
+    const double interval = std::min(frame_interval, 0.25);  // a hidden tab's pause is not a slow frame
+    p.interval = p.interval > 0.0 ? 0.75 * p.interval + 0.25 * interval : interval;
+    p.slice = std::clamp(p.slice + 0.5 * (target - p.interval), train_pace::least, train_pace::most);
 }
 
 namespace {

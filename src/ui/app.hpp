@@ -84,6 +84,15 @@ struct shortcut_result {
     shortcut_measure measure;
 };
 
+// Seconds of training steps in the next frame (train_pace_update).
+struct train_pace {
+    static constexpr double frame = 0.048;  // the frame interval aimed at while training
+    static constexpr double least = 0.003;
+    static constexpr double most = 0.080;
+    double slice = 0.010;
+    double interval = 0;  // the recent frame interval, smoothed (0: none yet)
+};
+
 struct app {
     session model;                    // experiment, trace, history: changed only through app_change
     std::vector<std::string> errors;  // problems with the last rejected change
@@ -135,8 +144,8 @@ struct app {
     // Training (a recipe's experiment): seconds of training steps per frame, so
     // the page keeps drawing (the platform may lower it), and the task effect of
     // the ablated heads, measured once the trainer is at its step.
-    double train_slice = 0.012;
-    double train_spent = 0;  // seconds the last app_train took (train_slice_for)
+    train_pace pace;
+    double train_spent = 0;  // seconds the last app_train took (train_pace_update)
     task_effect ablated_task;
     shortcut_result shortcut;  // for a trained model of a task other than induction
 };
@@ -211,16 +220,16 @@ void app_set_layout_text(app& a, std::string_view text);
 std::string app_link(const app& a);
 
 // Training's share of a frame (app_draw calls it before app_sync): the trainer
-// follows the experiment and takes a.train_slice seconds of steps.
+// follows the experiment and takes a.pace.slice seconds of steps.
 void app_train(app& a);
 
-// The slice for the next frame: what is left of 22 ms after the rest of the last
-// frame (its interval less the training it held), and at least 3 ms. With the wait
-// for the display (and, on a software GPU, for the rasteriser sharing the CPU)
-// a frame then stays within 33 ms: the page keeps 30 fps while it trains when it
-// can draw at 45 fps idle, and a page that draws slowly still trains a step a frame.
-double train_slice_for(double frame_interval, double trained_seconds);
-
+// Training's share of the frames while a recipe trains: frames come about every
+// train_pace::frame seconds (20 a second), and training takes what drawing leaves
+// of them. The slice follows the measured interval (smoothed): it grows while
+// frames come faster than that and shrinks while they come slower; between
+// `least` (a step a frame) and `most`. The time the page waits for the GPU (a
+// software rasteriser sharing the CPU here) is then training's too.
+void train_pace_update(train_pace& p, double frame_interval, double trained_seconds, double target = train_pace::frame);
 // Draws one frame of UI into the current ImGui context (a.heatmaps must be set).
 void app_draw(app& a);
 
