@@ -453,11 +453,12 @@ async function pageCost(browser, loads = 5) {
 
 // The L9 recipe from a fresh start until its held-out accuracy, measured at each
 // kept snapshot, first reaches 0.9: natively through the page's trainer without the
-// drawing (three runs), and in Chromium through the page's own loop (a slice of
+// drawing (three runs), the same in wasm under Node (what the page's training
+// would take if it had all of the page's time), and in Chromium through the page's own loop (a slice of
 // steps per frame, drawing all along) at a laptop's and a phone's viewport. The
 // page runs on every core, as a person's browser would, not on the one core the
 // rest of the benchmark is pinned to: Chromium is started through taskset.
-async function timeToLearn(native, withPage) {
+async function timeToLearn(native, oursNode, withPage) {
   const workload = 'T3 time to learn (L9 recipe, held-out accuracy ≥ 0.9)';
   const rows = [], targets = [];
   const runs = [];
@@ -465,6 +466,10 @@ async function timeToLearn(native, withPage) {
   const ms = runs.map((r) => r.seconds * 1e3);
   rows.push({ workload, peer: 'ours native', env: 'native', median_ms: median(ms), min_ms: Math.min(...ms), max_ms: Math.max(...ms),
     step: runs[0].step, ratio: null, runs: runs.length });
+  const wasmRuns = [0, 1, 2].map(() => oursNode.learn());
+  const wasmMs = wasmRuns.map((r) => r.seconds * 1e3);
+  rows.push({ workload, peer: 'ours wasm Node', env: 'node', median_ms: median(wasmMs), min_ms: Math.min(...wasmMs), max_ms: Math.max(...wasmMs),
+    step: wasmRuns[0].step, ratio: null, runs: wasmRuns.length });
   if (withPage) {
     const site = build('bench-site', 'site');
     if (!fs.existsSync(path.join(site, 'attn.wasm'))) return { rows, targets, error: 'no site at ' + site };
@@ -520,7 +525,7 @@ async function mainTrainOnly(native, t0) {
     chrome.stop();
   }
   log('T3: time to learn, natively (the page\'s: a full run without --no-page)');
-  const learn = await timeToLearn(native, false);
+  const learn = await timeToLearn(native, oursNode, false);
   native.stop();
   const result = {
     command: 'bash bench/run.sh ' + args.join(' '),
@@ -698,7 +703,7 @@ async function main() {
   let learn = null;
   if (!args.includes('--no-train')) {
     log('T3: time to learn, natively and in the page');
-    learn = await timeToLearn(native, !args.includes('--no-page'));
+    learn = await timeToLearn(native, oursNode, !args.includes('--no-page'));
   }
   for (const p of peers) if (p.stop) p.stop();
 

@@ -30,6 +30,14 @@ export async function oursWasm(createAttnBench, wasmBinary) {
     // Training workloads (T1, T2): steps of the core's trainer; seconds per step.
     trainRun(id, reps) { return m._bench_train_run(id, reps); },
     trainLosses(id, n) { return Array.from({ length: n }, (_, s) => m._bench_train_loss(id, s)); },
+    // T3 without drawing: the L9 recipe from scratch to held-out accuracy 0.9.
+    learn() {
+      const p = m._malloc(4);
+      const seconds = m._bench_train_learn(p);
+      const step = m.HEAP32[p >> 2];
+      m._free(p);
+      return { seconds, step };
+    },
     peak(seconds) {
       m._bench_peak_flops(0.3);  // warm-up: lets the engine tier the probe's kernels up first
       return { arch: api.arch(), flops: m._bench_peak_flops(seconds), bandwidth: m._bench_peak_bandwidth(seconds) };
