@@ -530,9 +530,10 @@ void app_train(app& a) {
 }
 
 void train_pace_update(train_pace& p, double frame_interval, double trained_seconds, double target) {
+    // A frame without training says nothing of the slice; a hidden tab's pause is not a slow frame.
     if (trained_seconds <= 0.0)
-        return;  // no training in that frame: its interval says nothing of the slice
-    const double interval = std::min(frame_interval, 0.25);  // a hidden tab's pause is not a slow frame
+        return;
+    const double interval = std::min(frame_interval, 0.25);
     p.interval = p.interval > 0.0 ? 0.75 * p.interval + 0.25 * interval : interval;
     p.slice = std::clamp(p.slice + 0.5 * (target - p.interval), train_pace::least, train_pace::most);
 }
