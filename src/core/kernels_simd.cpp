@@ -547,56 +547,142 @@ batch exp_shifted(float* r, int mv, float shift) {
     return bsum;
 }
 
-void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) {
+// One row r[0, m) of kernel_softmax_rows.
+void softmax_row(float* r, int m, bool subtract_max) {
     const int mv = m - m % W;
-    for (int i = 0; i < n; ++i) {
-        float* r = x + i * m;
-        float mx = xsimd::reduce_max(max_batches(r, mv));
-        for (int j = mv; j < m; ++j)
-            mx = std::fmax(mx, r[j]);
-        if (mx == neg_inf) {  // no entry above −inf: masked (zeros), or NaN if any entry is NaN
-            const bool any_nan = std::any_of(r, r + m, [](float v) { return std::isnan(v); });
-            std::fill(r, r + m, any_nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
+    float mx = xsimd::reduce_max(max_batches(r, mv));
+    for (int j = mv; j < m; ++j)
+        mx = std::fmax(mx, r[j]);
+    if (mx == neg_inf) {  // no entry above −inf: masked (zeros), or NaN if any entry is NaN
+        const bool any_nan = std::any_of(r, r + m, [](float v) { return std::isnan(v); });
+        std::fill(r, r + m, any_nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
+        return;
+    }
+    const float shift = subtract_max ? mx : 0.0f;
+    float sum = xsimd::reduce_add(subtract_max ? exp_shifted<true>(r, mv, shift) : exp_shifted<false>(r, mv, shift));
+    int tail = mv;
+    if constexpr (W >= 8) {
+        // Natively a row's last m − mv < W entries go through the same vector
+        // exp as the rest, in one batch padded with −inf (e⁻∞ = 0): with a
+        // wide batch that tail is a third of a 24-token row, and std::exp per
+        // entry cost the training lesson ~5 % of a step.
+        if (subtract_max && mv < m) {
+            alignas(64) float t[W];
+            for (int q = 0; q < W; ++q)
+                t[q] = mv + q < m ? r[mv + q] - shift : neg_inf;
+            batch e = batch::load_aligned(t);
+            exp_nonpositive<1>(&e);
+            e.store_aligned(t);
+            for (int j = mv; j < m; ++j) {
+                r[j] = t[j - mv];
+                sum += r[j];
+            }
+            tail = m;
+        }
+    }
+    for (int j = tail; j < m; ++j) {
+        r[j] = std::exp(r[j] - shift);
+        sum += r[j];
+    }
+    if (sum > 0.0f && sum < std::numeric_limits<float>::min()) {  // subnormal sum: 1/sum would lose the digits or overflow
+        for (int j = 0; j < m; ++j)
+            r[j] /= sum;
+        return;
+    }
+    const batch inv(1.0f / sum);
+    int j = 0;
+    for (; j < mv; j += W)
+        (batch::load_unaligned(r + j) * inv).store_unaligned(r + j);
+    for (; j < m; ++j)
+        r[j] *= 1.0f / sum;
+}
+
+// Rows of at most 4 batches, natively (W ≥ 8): a row's exp is a chain of a
+// polynomial's latencies over one or two batches, so rows go in groups whose
+// batches share one exp call (2 to 8 batches in flight). Every entry and every
+// row's sum is computed as softmax_row computes it (the same exp per lane; the
+// full batches summed in order, then the tail entry by entry), so the bits are
+// softmax_row's. Rows with no entry above −inf, or NaN in their max, go through
+// softmax_row.
+[[maybe_unused]] void softmax_narrow_rows(float* x, int n, int m) {
+    constexpr int most = 8;  // batches per exp call
+    const int mv = m - m % W, full = mv / W, nb = full + (mv < m ? 1 : 0);
+    const int group = std::max(1, most / nb);
+    alignas(64) float tail[most][W];
+    int i = 0;
+    for (; i + group <= n; i += group) {
+        float mx[most];
+        bool plain = true;
+        for (int g = 0; g < group; ++g) {
+            const float* r = x + (i + g) * m;
+            float v = xsimd::reduce_max(max_batches(r, mv));
+            for (int j = mv; j < m; ++j)
+                v = std::fmax(v, r[j]);
+            mx[g] = v;
+            plain = plain && v != neg_inf && !std::isnan(v);
+        }
+        if (!plain) {
+            for (int g = 0; g < group; ++g)
+                softmax_row(x + (i + g) * m, m, true);
             continue;
         }
-        const float shift = subtract_max ? mx : 0.0f;
-        float sum = xsimd::reduce_add(subtract_max ? exp_shifted<true>(r, mv, shift) : exp_shifted<false>(r, mv, shift));
-        int tail = mv;
-        if constexpr (W >= 8) {
-            // Natively a row's last m − mv < W entries go through the same vector
-            // exp as the rest, in one batch padded with −inf (e⁻∞ = 0): with a
-            // wide batch that tail is a third of a 24-token row, and std::exp per
-            // entry cost the training lesson ~5 % of a step.
-            if (subtract_max && mv < m) {
-                alignas(64) float t[W];
+        batch e[most];
+        for (int g = 0; g < group; ++g) {
+            const float* r = x + (i + g) * m;
+            const batch shift(mx[g]);
+            for (int k = 0; k < full; ++k)
+                e[g * nb + k] = batch::load_unaligned(r + k * W) - shift;
+            if (mv < m) {
                 for (int q = 0; q < W; ++q)
-                    t[q] = mv + q < m ? r[mv + q] - shift : neg_inf;
-                batch e = batch::load_aligned(t);
-                exp_nonpositive<1>(&e);
-                e.store_aligned(t);
-                for (int j = mv; j < m; ++j) {
-                    r[j] = t[j - mv];
-                    sum += r[j];
-                }
-                tail = m;
+                    tail[g][q] = mv + q < m ? r[mv + q] - mx[g] : neg_inf;
+                e[g * nb + full] = batch::load_aligned(tail[g]);
             }
         }
-        for (int j = tail; j < m; ++j) {
-            r[j] = std::exp(r[j] - shift);
-            sum += r[j];
+        if (group * nb == 8)  // 1, 2 or 4 batches a row
+            exp_nonpositive<8>(e);
+        else  // 3
+            exp_nonpositive<6>(e);
+        for (int g = 0; g < group; ++g) {
+            float* r = x + (i + g) * m;
+            batch bsum(0.0f);
+            for (int k = 0; k < full; ++k) {
+                e[g * nb + k].store_unaligned(r + k * W);
+                bsum += e[g * nb + k];
+            }
+            float sum = xsimd::reduce_add(bsum);
+            if (mv < m) {
+                e[g * nb + full].store_aligned(tail[g]);
+                for (int j = mv; j < m; ++j) {
+                    r[j] = tail[g][j - mv];
+                    sum += r[j];
+                }
+            }
+            if (sum > 0.0f && sum < std::numeric_limits<float>::min()) {
+                for (int j = 0; j < m; ++j)
+                    r[j] /= sum;
+                continue;
+            }
+            const batch inv(1.0f / sum);
+            int j = 0;
+            for (; j < mv; j += W)
+                (batch::load_unaligned(r + j) * inv).store_unaligned(r + j);
+            for (; j < m; ++j)
+                r[j] *= 1.0f / sum;
         }
-        if (sum > 0.0f && sum < std::numeric_limits<float>::min()) {  // subnormal sum: 1/sum would lose the digits or overflow
-            for (int j = 0; j < m; ++j)
-                r[j] /= sum;
-            continue;
-        }
-        const batch inv(1.0f / sum);
-        int j = 0;
-        for (; j < mv; j += W)
-            (batch::load_unaligned(r + j) * inv).store_unaligned(r + j);
-        for (; j < m; ++j)
-            r[j] *= 1.0f / sum;
     }
+    for (; i < n; ++i)
+        softmax_row(x + i * m, m, true);
+}
+
+void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) {
+    if constexpr (W >= 8) {
+        if (subtract_max && m > 0 && m <= 4 * W) {
+            softmax_narrow_rows(x, n, m);
+            return;
+        }
+    }
+    for (int i = 0; i < n; ++i)
+        softmax_row(x + i * m, m, subtract_max);
 }
 
 void kernel_softmax_online(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,

@@ -161,14 +161,17 @@ void init_tables(train_run& r) {
         for (int j = 0; j < T; ++j)
             r.hidden[std::size_t(i * T + j)] =
                 (e.mask == mask_kind::causal && j > i) || (e.mask == mask_kind::padding && j >= T - e.pad) ? 1 : 0;
-    r.rope_cos.assign(std::size_t(T * std::max(half, 1)), 0.0f);
+    // Per lane (split_heads_forward): cos, cos and −sin, +sin for each pair.
+    r.rope_cos.assign(std::size_t(T * std::max(2 * half, 1)), 0.0f);
     r.rope_sin.assign(r.rope_cos.size(), 0.0f);
     for (int t = 0; t < T; ++t)
         for (int p = 0; p < half; ++p) {
             const double theta = std::pow(double(e.rope_base), -2.0 * double(p) / double(r.dk));
             const double angle = double(e.pos_offset + t) * theta;
-            r.rope_cos[std::size_t(t * half + p)] = float(std::cos(angle));
-            r.rope_sin[std::size_t(t * half + p)] = float(std::sin(angle));
+            const std::size_t at = std::size_t(t * 2 * half + 2 * p);
+            r.rope_cos[at] = r.rope_cos[at + 1] = float(std::cos(angle));
+            r.rope_sin[at] = -float(std::sin(angle));
+            r.rope_sin[at + 1] = float(std::sin(angle));
         }
     r.positions.assign(std::size_t(T * r.d), 0.0f);
     if (e.pos == positional::sinusoidal) {
@@ -202,44 +205,46 @@ void rmsnorm_backward(const float* x, const float* inv, const float* dy, float* 
     }
 }
 
-// Columns [c0, c0 + d_k) of x(T, width) → head-major y(T, d_k), rotated by RoPE when on
-// (pairs (2p, 2p+1) turned by the angle of position pos_offset + t, as rope.cpp).
-void split_head_forward(const train_run& r, const float* x, int width, int c0, float* y, bool rope) {
-    const int T = r.T, dk = r.dk, half = dk / 2;
+// Columns [i·d_k, (i + 1)·d_k) of x(T, width) → head i's y + i·T·d_k (T, d_k), for
+// `heads` heads, rotated by RoPE when on: pairs (2p, 2p+1) turned by the angle of
+// position pos_offset + t (as rope.cpp), y[q] = x[q]·cos + x[q^1]·(∓sin) with the
+// tables in that per-lane form (init_tables): a·cos + b·(−sin) is a·cos − b·sin
+// exactly. All heads of a position at once: per head and position the loops are
+// a few entries long.
+void split_heads_forward(const train_run& r, const float* x, int width, int heads, float* y, bool rope) {
+    const int T = r.T, dk = r.dk, pairs = 2 * (dk / 2);
     for (int t = 0; t < T; ++t) {
-        const float* src = x + t * width + c0;
-        float* dst = y + t * dk;
-        std::memcpy(dst, src, sizeof(float) * std::size_t(dk));
-        if (!rope)
-            continue;
-        const float* cs = r.rope_cos.data() + t * half;
-        const float* sn = r.rope_sin.data() + t * half;
-        for (int p = 0; p < half; ++p) {
-            const float a = dst[2 * p], b = dst[2 * p + 1];
-            dst[2 * p] = a * cs[p] - b * sn[p];
-            dst[2 * p + 1] = a * sn[p] + b * cs[p];
+        const float* cs = r.rope_cos.data() + t * pairs;
+        const float* sn = r.rope_sin.data() + t * pairs;
+        for (int i = 0; i < heads; ++i) {
+            const float* src = x + t * width + i * dk;
+            float* dst = y + std::size_t((i * T + t) * dk);
+            int q = 0;
+            if (rope)
+                for (; q < pairs; ++q)
+                    dst[q] = src[q] * cs[q] + src[q ^ 1] * sn[q];
+            for (; q < dk; ++q)
+                dst[q] = src[q];
         }
     }
 }
-// The transpose: dy(T, d_k) turned back (Rᵀ = R(−angle)) and added into columns [c0, c0 + d_k) of dx.
-void split_head_backward(const train_run& r, const float* dy, float* dx, int width, int c0, bool rope) {
-    const int T = r.T, dk = r.dk, half = dk / 2;
+// The transpose: each head's dy (T, d_k) turned back (Rᵀ = R(−angle)) and added into
+// its columns of dx(T, width).
+void split_heads_backward(const train_run& r, const float* dy, float* dx, int width, int heads, bool rope) {
+    const int T = r.T, dk = r.dk, pairs = 2 * (dk / 2);
     for (int t = 0; t < T; ++t) {
-        const float* src = dy + t * dk;
-        float* dst = dx + t * width + c0;
-        int c = 0;
-        if (rope) {
-            const float* cs = r.rope_cos.data() + t * half;
-            const float* sn = r.rope_sin.data() + t * half;
-            for (int p = 0; p < half; ++p) {
-                const float a = src[2 * p], b = src[2 * p + 1];
-                dst[2 * p] += a * cs[p] + b * sn[p];
-                dst[2 * p + 1] += b * cs[p] - a * sn[p];
-            }
-            c = 2 * half;
+        const float* cs = r.rope_cos.data() + t * pairs;
+        const float* sn = r.rope_sin.data() + t * pairs;
+        for (int i = 0; i < heads; ++i) {
+            const float* src = dy + std::size_t((i * T + t) * dk);
+            float* dst = dx + t * width + i * dk;
+            int q = 0;
+            if (rope)
+                for (; q < pairs; ++q)
+                    dst[q] += src[q] * cs[q] - src[q ^ 1] * sn[q];
+            for (; q < dk; ++q)
+                dst[q] += src[q];
         }
-        for (; c < dk; ++c)
-            dst[c] += src[c];
     }
 }
 
@@ -332,12 +337,9 @@ void attention_forward(row_ctx& c, int l, const head_override* ov) {
     kernel_matmul(c.a + ls.normed, c.p + w.w_q.offset, Q, T, d, d);
     kernel_matmul(c.a + ls.normed, c.p + w.w_k.offset, K, T, d, kv);
     kernel_matmul(c.a + ls.normed, c.p + w.w_v.offset, Vm, T, d, kv);
-    for (int i = 0; i < r.h; ++i)
-        split_head_forward(r, Q, d, i * dk, c.a + ls.qh + std::size_t(i * T * dk), rope);
-    for (int j = 0; j < r.g; ++j) {
-        split_head_forward(r, K, kv, j * dk, c.a + ls.kh + std::size_t(j * T * dk), rope);
-        split_head_forward(r, Vm, kv, j * dk, c.a + ls.vh + std::size_t(j * T * dk), false);
-    }
+    split_heads_forward(r, Q, d, r.h, c.a + ls.qh, rope);
+    split_heads_forward(r, K, kv, r.g, c.a + ls.kh, rope);
+    split_heads_forward(r, Vm, kv, r.g, c.a + ls.vh, false);
     float* concat = c.a + ls.concat;
     float* out = c.s + c.ss.dhead;
     for (int i = 0; i < r.h; ++i) {
@@ -392,12 +394,9 @@ void attention_backward(row_ctx& c, int l) {
     std::fill(dQ, dQ + T * d, 0.0f);
     std::fill(dK, dK + T * kv, 0.0f);
     std::fill(dV, dV + T * kv, 0.0f);
-    for (int i = 0; i < r.h; ++i)
-        split_head_backward(r, dq + std::size_t(i * T * dk), dQ, d, i * dk, rope);
-    for (int j = 0; j < r.g; ++j) {
-        split_head_backward(r, dkh + std::size_t(j * T * dk), dK, kv, j * dk, rope);
-        split_head_backward(r, dvh + std::size_t(j * T * dk), dV, kv, j * dk, false);
-    }
+    split_heads_backward(r, dq, dQ, d, r.h, rope);
+    split_heads_backward(r, dkh, dK, kv, r.g, rope);
+    split_heads_backward(r, dvh, dV, kv, r.g, false);
     const float* x = c.a + ls.normed;
     kernel_matmul_at_acc(x, dQ, c.gr + w.w_q.offset, T, d, d);
     kernel_matmul_at_acc(x, dK, c.gr + w.w_k.offset, T, d, kv);
@@ -473,12 +472,15 @@ int row_loss(row_ctx& c, const int* targets, const unsigned char* counted, float
         for (int v = 1; v < V; ++v)
             best = z[v] > z[best] ? v : best;
         correct += best == targets[t] ? 1 : 0;
+        double e[train_limits::max_vocab];  // each exp once (V ≤ max_vocab: recipe_validate)
         double sum = 0;
-        for (int v = 0; v < V; ++v)
-            sum += std::exp(double(z[v]) - double(z[best]));
+        for (int v = 0; v < V; ++v) {
+            e[v] = std::exp(double(z[v]) - double(z[best]));
+            sum += e[v];
+        }
         loss += std::log(sum) + double(z[best]) - double(z[targets[t]]);
         for (int v = 0; v < V; ++v)
-            g[v] = float(std::exp(double(z[v]) - double(z[best])) / sum) * weight;
+            g[v] = float(e[v] / sum) * weight;
         g[targets[t]] -= weight;
     }
     return count;

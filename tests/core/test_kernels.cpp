@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -94,6 +95,33 @@ TEST_CASE("kernel_softmax_rows equals its scalar twin, stable and unstable, with
                 CHECK(mismatches(x, x_ref, relative(2e-6f), "softmax", simd_vs_naive) == 0);
             }
         }
+    });
+}
+
+TEST_CASE("kernel_softmax_rows: many rows at once give each row the bits it gets alone (natively narrow rows go in groups)") {
+    each_kernel_set([&] {
+        rng g(17);
+        for (int m = 1; m <= 70; ++m)
+            for (int n : {1, 2, 3, 5, 8, 11}) {
+                auto x = random_vector(g, std::size_t(n * m), 4.0f);
+                for (int i = 0; i < n; ++i)
+                    for (int j = i + 1; j < m; ++j)
+                        if ((i + j) % 3 == 0)
+                            x[std::size_t(i * m + j)] = -INFINITY;
+                if (n >= 3) {  // a row with a NaN, and a row with nothing above −inf
+                    x[std::size_t(1 * m + m / 2)] = std::numeric_limits<float>::quiet_NaN();
+                    std::fill(x.begin() + 2 * m, x.begin() + 3 * m, -INFINITY);
+                }
+                auto alone = x;
+                kernel_softmax_rows(x.data(), n, m, true);
+                for (int i = 0; i < n; ++i)
+                    kernel_softmax_rows(alone.data() + std::size_t(i * m), 1, m, true);
+                INFO("n=" << n << " m=" << m);
+                int differ = 0;
+                for (std::size_t q = 0; q < x.size(); ++q)
+                    differ += std::isnan(x[q]) ? !std::isnan(alone[q]) : std::memcmp(&x[q], &alone[q], sizeof(float)) != 0;
+                CHECK(differ == 0);
+            }
     });
 }
 
