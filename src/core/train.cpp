@@ -161,17 +161,20 @@ void init_tables(train_run& r) {
         for (int j = 0; j < T; ++j)
             r.hidden[std::size_t(i * T + j)] =
                 (e.mask == mask_kind::causal && j > i) || (e.mask == mask_kind::padding && j >= T - e.pad) ? 1 : 0;
-    // Per lane (split_heads_forward): cos, cos and −sin, +sin for each pair.
-    r.rope_cos.assign(std::size_t(T * std::max(2 * half, 1)), 0.0f);
+    // Per lane (rope_cos_row): each head's columns hold cos, cos and −sin, +sin for each pair.
+    r.rope_cos.assign(std::size_t(T * r.d), 0.0f);
     r.rope_sin.assign(r.rope_cos.size(), 0.0f);
     for (int t = 0; t < T; ++t)
         for (int p = 0; p < half; ++p) {
             const double theta = std::pow(double(e.rope_base), -2.0 * double(p) / double(r.dk));
             const double angle = double(e.pos_offset + t) * theta;
-            const std::size_t at = std::size_t(t * 2 * half + 2 * p);
-            r.rope_cos[at] = r.rope_cos[at + 1] = float(std::cos(angle));
-            r.rope_sin[at] = -float(std::sin(angle));
-            r.rope_sin[at + 1] = float(std::sin(angle));
+            const float cs = float(std::cos(angle)), sn = float(std::sin(angle));
+            for (int i = 0; i < r.h; ++i) {
+                const std::size_t at = std::size_t(t * r.d + i * r.dk + 2 * p);
+                r.rope_cos[at] = r.rope_cos[at + 1] = cs;
+                r.rope_sin[at] = -sn;
+                r.rope_sin[at + 1] = sn;
+            }
         }
     r.positions.assign(std::size_t(T * r.d), 0.0f);
     if (e.pos == positional::sinusoidal) {
@@ -205,43 +208,61 @@ void rmsnorm_backward(const float* x, const float* inv, const float* dy, float* 
     }
 }
 
+// RoPE's tables per lane (init_tables): row t holds, for each head's columns, cos,
+// cos and −sin, +sin for each pair, at the angle of position pos_offset + t (as
+// rope.cpp); a row of Q or K (d or g·d_k wide) reads the first columns of its row.
+const float* rope_cos_row(const train_run& r, int t) { return r.rope_cos.data() + std::size_t(t * r.d); }
+const float* rope_sin_row(const train_run& r, int t) { return r.rope_sin.data() + std::size_t(t * r.d); }
+
+// x(T, width) rotated in place, every head's pairs at once; d_k even (else a pair
+// would straddle two heads: split_heads_forward rotates those).
+void rope_rows(const train_run& r, float* x, int width) {
+    for (int t = 0; t < r.T; ++t)
+        kernel_rope_pairs(x + t * width, rope_cos_row(r, t), rope_sin_row(r, t), x + t * width, width);
+}
+
 // Columns [i·d_k, (i + 1)·d_k) of x(T, width) → head i's y + i·T·d_k (T, d_k), for
-// `heads` heads, rotated by RoPE when on: pairs (2p, 2p+1) turned by the angle of
-// position pos_offset + t (as rope.cpp), y[q] = x[q]·cos + x[q^1]·(∓sin) with the
-// tables in that per-lane form (init_tables): a·cos + b·(−sin) is a·cos − b·sin
-// exactly. All heads of a position at once: per head and position the loops are
-// a few entries long.
+// `heads` heads; rotated here when `rope` (an odd d_k: its last column stays).
 void split_heads_forward(const train_run& r, const float* x, int width, int heads, float* y, bool rope) {
     const int T = r.T, dk = r.dk, pairs = 2 * (dk / 2);
     for (int t = 0; t < T; ++t) {
-        const float* cs = r.rope_cos.data() + t * pairs;
-        const float* sn = r.rope_sin.data() + t * pairs;
+        const float* cs = rope_cos_row(r, t);
+        const float* sn = rope_sin_row(r, t);
         for (int i = 0; i < heads; ++i) {
             const float* src = x + t * width + i * dk;
             float* dst = y + std::size_t((i * T + t) * dk);
             int q = 0;
             if (rope)
                 for (; q < pairs; ++q)
-                    dst[q] = src[q] * cs[q] + src[q ^ 1] * sn[q];
+                    dst[q] = src[q] * cs[i * dk + q] + src[q ^ 1] * sn[i * dk + q];
             for (; q < dk; ++q)
                 dst[q] = src[q];
         }
     }
 }
-// The transpose: each head's dy (T, d_k) turned back (Rᵀ = R(−angle)) and added into
-// its columns of dx(T, width).
-void split_heads_backward(const train_run& r, const float* dy, float* dx, int width, int heads, bool rope) {
+// The transpose: each head's dy (T, d_k) turned back (Rᵀ = R(−angle)) when `rope`
+// and added into its columns of dx(T, width). With an even d_k the heads are
+// gathered into tmp(T, width) first and turned back a whole row at a time.
+void split_heads_backward(const train_run& r, const float* dy, float* dx, int width, int heads, bool rope, float* tmp) {
     const int T = r.T, dk = r.dk, pairs = 2 * (dk / 2);
+    if (rope && dk % 2 == 0) {
+        for (int t = 0; t < T; ++t)
+            for (int i = 0; i < heads; ++i)
+                std::memcpy(tmp + t * width + i * dk, dy + std::size_t((i * T + t) * dk), sizeof(float) * std::size_t(dk));
+        for (int t = 0; t < T; ++t)
+            kernel_rope_pairs_backward(tmp + t * width, rope_cos_row(r, t), rope_sin_row(r, t), dx + t * width, width);
+        return;
+    }
     for (int t = 0; t < T; ++t) {
-        const float* cs = r.rope_cos.data() + t * pairs;
-        const float* sn = r.rope_sin.data() + t * pairs;
+        const float* cs = rope_cos_row(r, t);
+        const float* sn = rope_sin_row(r, t);
         for (int i = 0; i < heads; ++i) {
             const float* src = dy + std::size_t((i * T + t) * dk);
             float* dst = dx + t * width + i * dk;
             int q = 0;
             if (rope)
                 for (; q < pairs; ++q)
-                    dst[q] += src[q] * cs[q] - src[q ^ 1] * sn[q];
+                    dst[q] += src[q] * cs[i * dk + q] - src[q ^ 1] * sn[i * dk + q];
             for (; q < dk; ++q)
                 dst[q] += src[q];
         }
@@ -337,8 +358,13 @@ void attention_forward(row_ctx& c, int l, const head_override* ov) {
     kernel_matmul(c.a + ls.normed, c.p + w.w_q.offset, Q, T, d, d);
     kernel_matmul(c.a + ls.normed, c.p + w.w_k.offset, K, T, d, kv);
     kernel_matmul(c.a + ls.normed, c.p + w.w_v.offset, Vm, T, d, kv);
-    split_heads_forward(r, Q, d, r.h, c.a + ls.qh, rope);
-    split_heads_forward(r, K, kv, r.g, c.a + ls.kh, rope);
+    const bool whole_rows = rope && dk % 2 == 0;  // rotated a row at a time, before the split
+    if (whole_rows) {
+        rope_rows(r, Q, d);
+        rope_rows(r, K, kv);
+    }
+    split_heads_forward(r, Q, d, r.h, c.a + ls.qh, rope && !whole_rows);
+    split_heads_forward(r, K, kv, r.g, c.a + ls.kh, rope && !whole_rows);
     split_heads_forward(r, Vm, kv, r.g, c.a + ls.vh, false);
     float* concat = c.a + ls.concat;
     float* out = c.s + c.ss.dhead;
@@ -394,14 +420,15 @@ void attention_backward(row_ctx& c, int l) {
     std::fill(dQ, dQ + T * d, 0.0f);
     std::fill(dK, dK + T * kv, 0.0f);
     std::fill(dV, dV + T * kv, 0.0f);
-    split_heads_backward(r, dq, dQ, d, r.h, rope);
-    split_heads_backward(r, dkh, dK, kv, r.g, rope);
-    split_heads_backward(r, dvh, dV, kv, r.g, false);
+    float* gathered = c.s + c.ss.dtmp;  // dout is read no more
+    split_heads_backward(r, dq, dQ, d, r.h, rope, gathered);
+    split_heads_backward(r, dkh, dK, kv, r.g, rope, gathered);
+    split_heads_backward(r, dvh, dV, kv, r.g, false, gathered);
     const float* x = c.a + ls.normed;
     kernel_matmul_at_acc(x, dQ, c.gr + w.w_q.offset, T, d, d);
     kernel_matmul_at_acc(x, dK, c.gr + w.w_k.offset, T, d, kv);
     kernel_matmul_at_acc(x, dV, c.gr + w.w_v.offset, T, d, kv);
-    float *dn = c.s + c.ss.dnormed, *tmp = c.s + c.ss.dtmp;  // dout is read no more
+    float *dn = c.s + c.ss.dnormed, *tmp = c.s + c.ss.dtmp;
     weights_bt(r, dQ, w.w_q, dn);
     weights_bt(r, dK, w.w_k, tmp);
     for (int i = 0; i < T * d; ++i)

@@ -116,7 +116,7 @@ struct train_run {
     std::vector<int> tokens, targets;  // (B, T)
     std::vector<unsigned char> counted;
     std::vector<unsigned char> hidden;                 // (T, T) 1 where the mask hides key j from query i
-    std::vector<float> rope_cos, rope_sin, positions;  // (T, 2·⌊d_k/2⌋) per lane ×2, (T, d) sinusoidal
+    std::vector<float> rope_cos, rope_sin, positions;  // (T, d) per lane ×2 (train.cpp), (T, d) sinusoidal
     std::vector<int> eval_tokens, eval_targets;        // (train_eval_rows, T) the held-out set
     std::vector<unsigned char> eval_counted;
     train_row_slots slots;

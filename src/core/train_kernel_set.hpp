@@ -14,6 +14,8 @@ struct train_kernel_set {
     void (*adamw)(float* p, const float* g, float* m, float* v, int count, const adamw_scalars& s);
     void (*relu)(float* x, int count);
     void (*relu_backward)(const float* x, float* dy, int count);
+    void (*rope_pairs)(const float* x, const float* c, const float* s, float* y, int n);
+    void (*rope_pairs_backward)(const float* x, const float* c, const float* s, float* y, int n);
 };
 
 }  // namespace attn

@@ -31,6 +31,18 @@ void kernel_relu_naive(float* x, int count);
 void kernel_relu_backward(const float* x, float* dy, int count);
 void kernel_relu_backward_naive(const float* x, float* dy, int count);
 
+// RoPE's rotation of pairs (2p, 2p+1) with per-lane tables: c holds cos, cos and
+// s holds −sin, +sin for each pair, so a pair (a, b) turns into (a·cos − b·sin,
+// a·sin + b·cos) as y[q] = x[q]·c[q] + x[q^1]·s[q] (a·cos + b·(−sin) is a·cos − b·sin
+// exactly), a multiply, a multiply and an add per entry (no fused multiply-add, so
+// every build rounds as the scalar formula does). n even; y may be x.
+//   kernel_rope_pairs:           y[q]  = x[q]·c[q] + x[q^1]·s[q]
+//   kernel_rope_pairs_backward:  y[q] += x[q]·c[q] − x[q^1]·s[q]  (the transpose, added)
+void kernel_rope_pairs(const float* x, const float* c, const float* s, float* y, int n);
+void kernel_rope_pairs_naive(const float* x, const float* c, const float* s, float* y, int n);
+void kernel_rope_pairs_backward(const float* x, const float* c, const float* s, float* y, int n);
+void kernel_rope_pairs_backward_naive(const float* x, const float* c, const float* s, float* y, int n);
+
 // One AdamW step over count parameters p with gradients g and moments m, v, in
 // PyTorch's order of operations (torch.optim.AdamW):
 //   p ← p·(1 − lr·wd);  m ← β1·m + (1 − β1)·g;  v ← β2·v + (1 − β2)·g²

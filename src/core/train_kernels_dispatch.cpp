@@ -53,5 +53,9 @@ void kernel_adamw(float* p, const float* g, float* m, float* v, int count, const
 }
 void kernel_relu(float* x, int count) { active()->relu(x, count); }
 void kernel_relu_backward(const float* x, float* dy, int count) { active()->relu_backward(x, dy, count); }
+void kernel_rope_pairs(const float* x, const float* c, const float* s, float* y, int n) { active()->rope_pairs(x, c, s, y, n); }
+void kernel_rope_pairs_backward(const float* x, const float* c, const float* s, float* y, int n) {
+    active()->rope_pairs_backward(x, c, s, y, n);
+}
 
 }  // namespace attn

@@ -36,6 +36,23 @@ void kernel_relu_backward_naive(const float* x, float* dy, int count) {
         dy[i] = x[i] > 0.0f ? dy[i] : 0.0f;
 }
 
+void kernel_rope_pairs_naive(const float* x, const float* c, const float* s, float* y, int n) {
+    for (int q = 0; q + 1 < n; q += 2) {
+        const float a = x[q], b = x[q + 1];
+        const float ya = a * c[q] + b * s[q];
+        const float yb = b * c[q + 1] + a * s[q + 1];
+        y[q] = ya, y[q + 1] = yb;
+    }
+}
+
+void kernel_rope_pairs_backward_naive(const float* x, const float* c, const float* s, float* y, int n) {
+    for (int q = 0; q + 1 < n; q += 2) {
+        const float a = x[q], b = x[q + 1];
+        y[q] += a * c[q] - b * s[q];
+        y[q + 1] += b * c[q + 1] - a * s[q + 1];
+    }
+}
+
 void kernel_adamw_naive(float* p, const float* g, float* m, float* v, int count, const adamw_scalars& s) {
     for (int i = 0; i < count; ++i) {
         m[i] = s.beta1 * m[i] + (1.0f - s.beta1) * g[i];

@@ -4,6 +4,7 @@
 // has internal linkage, so the copies never meet. Whole batches first, then a
 // scalar tail: any size works. Shapes as in train_kernels.hpp.
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
 
@@ -185,9 +186,48 @@ void relu_backward(const float* x, float* dy, int count) {
         dy[i] = x[i] > 0.0f ? dy[i] : 0.0f;
 }
 
+// Lane i takes lane i ^ 1: (x0, x1, x2, x3) → (x1, x0, x3, x2). W is even, so a
+// batch never splits a pair.
+struct swap_pairs {
+    static constexpr unsigned get(unsigned i, unsigned) { return i ^ 1u; }
+};
+
+template <bool Backward>
+void rope_pairs_simd(const float* x, const float* c, const float* s, float* y, int n) {
+    constexpr auto swap = xsimd::make_batch_constant<std::uint32_t, batch::arch_type, swap_pairs>();
+    const int nv = n - n % W;
+    int q = 0;
+    for (; q < nv; q += W) {
+        const batch xv = batch::load_unaligned(x + q);
+        const batch xc = xv * batch::load_unaligned(c + q);
+        const batch ws = xsimd::swizzle(xv, swap) * batch::load_unaligned(s + q);
+        if constexpr (Backward)
+            (batch::load_unaligned(y + q) + (xc - ws)).store_unaligned(y + q);
+        else
+            (xc + ws).store_unaligned(y + q);
+    }
+    for (; q + 1 < n; q += 2) {
+        const float a = x[q], b = x[q + 1];
+        if constexpr (Backward) {
+            y[q] += a * c[q] - b * s[q];
+            y[q + 1] += b * c[q + 1] - a * s[q + 1];
+        } else {
+            const float ya = a * c[q] + b * s[q];
+            const float yb = b * c[q + 1] + a * s[q + 1];
+            y[q] = ya, y[q + 1] = yb;
+        }
+    }
+}
+
+void rope_pairs(const float* x, const float* c, const float* s, float* y, int n) { rope_pairs_simd<false>(x, c, s, y, n); }
+void rope_pairs_backward(const float* x, const float* c, const float* s, float* y, int n) {
+    rope_pairs_simd<true>(x, c, s, y, n);
+}
+
 }  // namespace
 
 extern const train_kernel_set ATTN_TRAIN_KERNEL_SET = {
-    xsimd::default_arch::name(), matmul_at_acc, softmax_rows_backward, adamw, relu, relu_backward};
+    xsimd::default_arch::name(), matmul_at_acc, softmax_rows_backward, adamw, relu, relu_backward, rope_pairs,
+    rope_pairs_backward};
 
 }  // namespace attn

@@ -154,7 +154,7 @@ experiment random_model(rng& g) {
     e.text = "a b";
     e.seed = std::uint32_t(g.next_u64());
     e.heads = 1 << pick(3);
-    e.d_model = e.heads * 2 * (1 + pick(3));
+    e.d_model = e.heads * (1 + pick(6));  // d_k 1 to 6: odd ones too (RoPE leaves the last column)
     e.kv_heads = std::max(1, e.heads >> pick(3));
     e.layers = 1 + pick(2);
     const block_kind blocks[] = {block_kind::attention_only, block_kind::full, block_kind::attention_residual};

@@ -122,6 +122,44 @@ TEST_CASE("kernel_relu and its backward equal their scalar twins bit for bit: Na
     });
 }
 
+TEST_CASE("kernel_rope_pairs and its backward equal their scalar twins, in place too; a NaN stays in its pair") {
+    each_kernel_set([&] {
+        rng g(5);
+        for (const int n : {2, 4, 12, 18, 48, 96, 130}) {
+            const std::vector<float> x = random_vector(g, std::size_t(n));
+            std::vector<float> c(static_cast<std::size_t>(n)), s(static_cast<std::size_t>(n));
+            for (int p = 0; p < n / 2; ++p) {  // the tables' per-lane form: cos, cos; −sin, +sin
+                const float angle = float(p) * 0.37f + 0.1f;
+                c[std::size_t(2 * p)] = c[std::size_t(2 * p + 1)] = std::cos(angle);
+                s[std::size_t(2 * p)] = -std::sin(angle);
+                s[std::size_t(2 * p + 1)] = std::sin(angle);
+            }
+            std::vector<float> y(x.size()), y_ref(x.size()), in_place = x;
+            kernel_rope_pairs(x.data(), c.data(), s.data(), y.data(), n);
+            kernel_rope_pairs_naive(x.data(), c.data(), s.data(), y_ref.data(), n);
+            kernel_rope_pairs(in_place.data(), c.data(), s.data(), in_place.data(), n);
+            std::vector<float> dx = random_vector(g, x.size());
+            std::vector<float> dx_ref = dx;
+            kernel_rope_pairs_backward(x.data(), c.data(), s.data(), dx.data(), n);
+            kernel_rope_pairs_backward_naive(x.data(), c.data(), s.data(), dx_ref.data(), n);
+            INFO("n " << n);
+            CHECK(mismatches(y, y_ref, relative(1e-6f), "rope", simd_vs_naive) == 0);
+            CHECK(mismatches(in_place, y, relative(0.0f), "in place", {"in place", "apart"}) == 0);
+            CHECK(mismatches(dx, dx_ref, relative(1e-6f), "rope backward", simd_vs_naive) == 0);
+            // The rotation and its transpose undo each other.
+            std::vector<float> back(x.size(), 0.0f);
+            kernel_rope_pairs_backward(y.data(), c.data(), s.data(), back.data(), n);
+            CHECK(mismatches(back, x, relative(1e-5f), "rotated back", {"back", "x"}) == 0);
+            // A NaN reaches its pair's two entries and no other.
+            std::vector<float> poisoned = x;
+            poisoned[std::size_t(n - 2)] = std::nanf("");
+            kernel_rope_pairs(poisoned.data(), c.data(), s.data(), poisoned.data(), n);
+            for (int q = 0; q < n; ++q)
+                CHECK(std::isnan(poisoned[std::size_t(q)]) == (q >= n - 2));
+        }
+    });
+}
+
 TEST_CASE("kernel_adamw equals its scalar twin") {
     each_kernel_set([&] {
         rng g(3);

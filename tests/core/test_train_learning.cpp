@@ -79,8 +79,8 @@ void check_induction_lesson(std::uint32_t seed) {
     CHECK(prev->prev >= 0.5f);
     // Zeroing layer 0's previous-token heads breaks the circuit. The lesson's own
     // model has one; from other weight seeds two heads sometimes share the work,
-    // depending on the last bits of the products (seed 2 does with the avx512f and
-    // avx2 kernel sets, where zeroing either one alone leaves 0.48 or 0.90; not with
+    // depending on the last bits of the products (seed 2 does with the avx2 kernel
+    // set, where zeroing either one alone leaves 0.40 or 0.90; not with avx512f,
     // sse2 or in wasm), so all of them are zeroed together.
     std::vector<ablated_head> prev_heads;
     for (const auto& h : diag.heads)
