@@ -83,8 +83,17 @@ int main(int argc, char** argv) {
                                                : e.scale_value),
         double(e.temperature), double(e.train.lr), double(e.train.wd), double(e.train.clip));
     print_array("mask", r.hidden.data(), r.hidden.size());
-    print_array("rope_cos", r.rope_cos.data(), r.rope_cos.size());
-    print_array("rope_sin", r.rope_sin.data(), r.rope_sin.size());
+    // The angles per position and pair, (T, max(d_k/2, 1)), from the trainer's
+    // per-lane tables (head 0's columns: cos at 2p, +sin at 2p + 1).
+    const int half = r.dk / 2, width = std::max(half, 1);
+    std::vector<float> rope_cos(std::size_t(r.T * width), 0.0f), rope_sin(rope_cos.size(), 0.0f);
+    for (int t = 0; t < r.T; ++t)
+        for (int p = 0; p < half; ++p) {
+            rope_cos[std::size_t(t * width + p)] = r.rope_cos[std::size_t(t * r.d + 2 * p)];
+            rope_sin[std::size_t(t * width + p)] = r.rope_sin[std::size_t(t * r.d + 2 * p + 1)];
+        }
+    print_array("rope_cos", rope_cos.data(), rope_cos.size());
+    print_array("rope_sin", rope_sin.data(), rope_sin.size());
     print_array("positions", r.positions.data(), r.positions.size());
     const std::vector<float> initial = r.params;
     const float loss0 = train_loss_and_grad(r);
