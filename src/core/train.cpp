@@ -747,7 +747,7 @@ void train_forward_rows(train_run& r, const int* tokens, int rows, const head_ov
 namespace {
 
 train_eval_result evaluate_rows(train_run& r, const int* tokens, const int* targets, const unsigned char* counted, int n,
-                                const head_override* ov) {
+                                const head_override* ov, const std::function<void(int, int)>& visit = {}) {
     double loss = 0;
     int correct = 0, total = 0;
     for (int b0 = 0; b0 < n; b0 += r.B) {
@@ -758,14 +758,16 @@ train_eval_result evaluate_rows(train_run& r, const int* tokens, const int* targ
             const std::size_t o = std::size_t((b0 + b) * r.T);
             total += row_loss(c, targets + o, counted + o, 0.0f, loss, correct);
         }
+        if (visit)
+            visit(b0, rows);
     }
     return {float(loss / double(std::max(total, 1))), float(double(correct) / double(std::max(total, 1)))};
 }
 
 }  // namespace
 
-train_eval_result train_evaluate(train_run& r, const head_override* ov) {
-    return evaluate_rows(r, r.eval_tokens.data(), r.eval_targets.data(), r.eval_counted.data(), train_eval_rows, ov);
+train_eval_result train_evaluate(train_run& r, const head_override* ov, const std::function<void(int, int)>& visit) {
+    return evaluate_rows(r, r.eval_tokens.data(), r.eval_targets.data(), r.eval_counted.data(), train_eval_rows, ov, visit);
 }
 
 train_eval_result train_evaluate_task(train_run& r, train_settings task) {

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -146,8 +147,12 @@ void train_run_all(train_run& run);
 float train_loss_and_grad(train_run& run);
 
 // The held-out set (train_eval_rows rows from train_seed's separate stream).
+// With `visit`, it is called after the forward of each batch of those rows with
+// the first row's index and their count, so that the caller may read the batch's
+// attention (train_attention) before the next one is computed.
 inline constexpr int train_eval_rows = 128;
-train_eval_result train_evaluate(train_run& run, const head_override* ov = nullptr);
+train_eval_result train_evaluate(train_run& run, const head_override* ov = nullptr,
+                                 const std::function<void(int first, int rows)>& visit = {});
 
 // The same model on another task's held-out rows (drawn as that task's own held-out
 // set, at the run's seq and vocabulary): a model tested off its training distribution.

@@ -31,32 +31,47 @@ void head_scores::add(const float* w, const int* tokens, int n, int k) {
     }
 }
 
-void train_head_scores(train_run& r, int rows_wanted, std::vector<head_scores>& scores, std::vector<double>* sum, int* count) {
+namespace {
+
+// Adds the scores (and with `sum`, the outputs) of held-out rows [b0, b0 + rows),
+// whose forward the run has just computed.
+void add_head_scores(train_run& r, int b0, int rows, std::vector<head_scores>& scores, std::vector<double>* sum, int* count) {
     const int T = r.T, d = r.d, dk = r.dk, k = r.e.train.task == train_task::previous ? 1 : r.e.train.offset;
+    for (int b = 0; b < rows; ++b) {
+        const int* tokens = r.eval_tokens.data() + std::size_t((b0 + b) * T);
+        for (int l = 0; l < r.L; ++l) {
+            const float* att = train_attention(r, b, l);
+            const float* concat = train_concat(r, b, l);
+            for (int i = 0; i < r.h; ++i) {
+                scores[std::size_t(l * r.h + i)].add(att + std::size_t(i * T * T), tokens, T, k);
+                if (!sum)
+                    continue;
+                double* s = sum->data() + std::size_t((l * r.h + i) * dk);
+                for (int t = 0; t < T; ++t)
+                    for (int q = 0; q < dk; ++q)
+                        s[q] += concat[t * d + i * dk + q];
+            }
+        }
+        if (count)
+            *count += T;
+    }
+}
+
+}  // namespace
+
+void train_head_scores(train_run& r, int rows_wanted, std::vector<head_scores>& scores, std::vector<double>* sum, int* count) {
     const int total = std::clamp(rows_wanted, 0, train_eval_rows);
     scores.assign(std::size_t(r.L * r.h), head_scores{});
     for (int b0 = 0; b0 < total; b0 += r.B) {
         const int rows = std::min(r.B, total - b0);
-        train_forward_rows(r, r.eval_tokens.data() + std::size_t(b0 * T), rows);
-        for (int b = 0; b < rows; ++b) {
-            const int* tokens = r.eval_tokens.data() + std::size_t((b0 + b) * T);
-            for (int l = 0; l < r.L; ++l) {
-                const float* att = train_attention(r, b, l);
-                const float* concat = train_concat(r, b, l);
-                for (int i = 0; i < r.h; ++i) {
-                    scores[std::size_t(l * r.h + i)].add(att + std::size_t(i * T * T), tokens, T, k);
-                    if (!sum)
-                        continue;
-                    double* s = sum->data() + std::size_t((l * r.h + i) * dk);
-                    for (int t = 0; t < T; ++t)
-                        for (int q = 0; q < dk; ++q)
-                            s[q] += concat[t * d + i * dk + q];
-                }
-            }
-            if (count)
-                *count += T;
-        }
+        train_forward_rows(r, r.eval_tokens.data() + std::size_t(b0 * r.T), rows);
+        add_head_scores(r, b0, rows, scores, sum, count);
     }
+}
+
+train_eval_result train_evaluate_scored(train_run& r, std::vector<head_scores>& scores) {
+    scores.assign(std::size_t(r.L * r.h), head_scores{});
+    return train_evaluate(r, nullptr, [&](int b0, int rows) { add_head_scores(r, b0, rows, scores, nullptr, nullptr); });
 }
 
 train_diagnostics train_diagnose(train_run& r) {

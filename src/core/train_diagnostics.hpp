@@ -54,4 +54,9 @@ train_diagnostics train_diagnose(train_run& run);
 void train_head_scores(train_run& run, int rows, std::vector<head_scores>& scores, std::vector<double>* sum = nullptr,
                        int* count = nullptr);
 
+// The held-out result (train_evaluate) and every head's scores on all of the held-out
+// rows (train_head_scores), from one forward pass: what the trainer measures at
+// each kept snapshot.
+train_eval_result train_evaluate_scored(train_run& run, std::vector<head_scores>& scores);
+
 }  // namespace attn

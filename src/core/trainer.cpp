@@ -12,8 +12,7 @@ namespace {
 trainer_mark measure(train_run& r) {
     trainer_mark m;
     m.step = r.step;
-    m.held_out = train_evaluate(r);
-    train_head_scores(r, train_eval_rows, m.heads);
+    m.held_out = train_evaluate_scored(r, m.heads);
     return m;
 }
 

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "experiment.hpp"
 #include "forward.hpp"
+#include "recipe.hpp"
 #include "task.hpp"
 #include "tokenize.hpp"
 #include "train.hpp"
@@ -151,4 +153,35 @@ TEST_CASE("tasks: copy_offset, previous, reverse and sort targets") {
     task_row(t, g, in, tgt, cnt);
     for (int i = 6; i < 9; ++i)
         CHECK(in[i - 1] <= in[i]);
+}
+
+TEST_CASE("the held-out result and the head scores from one forward pass are those of the two passes") {
+    const auto parsed = experiment_parse(recipe_lesson_induction);
+    REQUIRE(parsed.value);
+    experiment e = *parsed.value;
+    e.train.steps = 30;
+    auto init = train_init(e);
+    REQUIRE(init.run);
+    train_run& r = *init.run;
+    train_run_all(r);  // a model with some structure, not the initial one
+    std::vector<head_scores> apart, together;
+    const train_eval_result alone = train_evaluate(r);
+    train_head_scores(r, train_eval_rows, apart);
+    const train_eval_result scored = train_evaluate_scored(r, together);
+    CHECK(scored.loss == alone.loss);
+    CHECK(scored.acc == alone.acc);
+    REQUIRE(together.size() == apart.size());
+    REQUIRE(together.size() == std::size_t(r.L * r.h));
+    for (std::size_t i = 0; i < apart.size(); ++i) {
+        INFO("head " << i);
+        CHECK(together[i].prev == apart[i].prev);
+        CHECK(together[i].induction == apart[i].induction);
+        CHECK(together[i].offset == apart[i].offset);
+        CHECK(together[i].sink == apart[i].sink);
+        CHECK(together[i].entropy == apart[i].entropy);
+        CHECK(together[i].n_prev == apart[i].n_prev);
+        CHECK(together[i].n_induction == apart[i].n_induction);
+        CHECK(together[i].n_entropy == apart[i].n_entropy);
+    }
+    CHECK(apart[0].n_entropy == train_eval_rows * r.T);  // every held-out row was scored
 }
