@@ -374,7 +374,10 @@ async function trainingBench(native, oursNode, chrome) {
         min_ms: Math.min(...s) * 1e3, max_ms: Math.max(...s) * 1e3,
         ours_over_peer: ratio ? 1 / ratio : null, ratio,
       };
-      if (p.name === 'PyTorch eager 1t') row.ratio_ours_wasm_node = ratioOf(t, 'ours wasm Node', p.name);
+      if (p.name === 'PyTorch eager 1t') {
+        row.ratio_ours_wasm_node = ratioOf(t, 'ours wasm Node', p.name);
+        row.ratio_ours_wasm_chromium = ratioOf(t, 'ours wasm Chromium', p.name);
+      }
       rows.push(row);
     }
   }
@@ -385,6 +388,7 @@ async function trainingBench(native, oursNode, chrome) {
   };
   for (const t of list) {
     goal(t, 'ours wasm Node', 'PyTorch eager 1t', 2);
+    goal(t, 'ours wasm Chromium', 'PyTorch eager 1t', 2);
     goal(t, 'ours native', 'PyTorch eager 1t', 4);
     goal(t, 'ours wasm Node', 'tfjs-wasm Node', 10);
     goal(t, 'ours wasm Chromium', 'tfjs-wasm Chromium', 10);
@@ -513,7 +517,7 @@ async function timeToLearn(native, oursNode, withPage) {
 const trainOnly = args.includes('--train-only');
 const trainNotes = [
   'T1/T2 rows: median_ms = time per training step (forward, backward, AdamW) over the rounds; ratio = median over rounds of (peer time / ours in the same runtime): how many times faster ours is; ours_over_peer = its inverse',
-  'PyTorch rows also give ratio_ours_wasm_node: PyTorch time / ours wasm in Node, per round',
+  'PyTorch rows also give ratio_ours_wasm_node and ratio_ours_wasm_chromium: PyTorch time / ours wasm in Node (in Chromium), per round',
   'every peer starts from the same initial weights and batches (attn_train_dump), and its first steps\' losses are checked against ours natively before it is timed; ours draws its next batches itself, the peers cycle over the dumped ones',
 ];
 
@@ -918,10 +922,10 @@ function printTraining(r) {
     `tfjs ${p.tfjs?.version} ${p.tfjs?.backend} backend (SIMD ${p.tfjs?.simd}, threads: ${p.tfjs?.threads}` +
     (p.tfjsChromium ? `; in Chromium: SIMD ${p.tfjsChromium.simd}, threads: ${p.tfjsChromium.threads})` : ')'));
   for (const w of t.workloads) console.log(`  ${w.name}: ${w.recipe}`);
-  const head = ['workload', 'peer', 'ms/step', 'p25–p75 ms', 'ours ×faster', 'ours wasm Node ×faster'];
+  const head = ['workload', 'peer', 'ms/step', 'p25–p75 ms', 'ours ×faster', 'ours wasm Node ×faster', 'ours wasm Chromium ×faster'];
   const lines = [head];
   for (const x of r.rows.filter((row) => row.recipe))
-    lines.push([x.workload, x.op ? `${x.peer} (${shortOp[x.op] || x.op})` : x.peer, g(x.median_ms, 3), `${g(x.p25_ms, 3)}–${g(x.p75_ms, 3)}`, x.ratio === null ? '—' : g(x.ratio, 2), g(x.ratio_ours_wasm_node, 2)]);
+    lines.push([x.workload, x.op ? `${x.peer} (${shortOp[x.op] || x.op})` : x.peer, g(x.median_ms, 3), `${g(x.p25_ms, 3)}–${g(x.p75_ms, 3)}`, x.ratio === null ? '—' : g(x.ratio, 2), g(x.ratio_ours_wasm_node, 2), g(x.ratio_ours_wasm_chromium, 2)]);
   const widths = head.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
   console.log('');
   for (const [i, l] of lines.entries()) {
