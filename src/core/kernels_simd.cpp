@@ -547,6 +547,23 @@ batch exp_shifted(float* r, int mv, float shift) {
     return bsum;
 }
 
+// r[0, m) /= sum, as a multiply by 1/sum; a subnormal sum divides instead (1/sum
+// would lose the digits or overflow).
+void divide_row(float* r, int m, float sum) {
+    if (sum > 0.0f && sum < std::numeric_limits<float>::min()) {
+        for (int j = 0; j < m; ++j)
+            r[j] /= sum;
+        return;
+    }
+    const int mv = m - m % W;
+    const batch inv(1.0f / sum);
+    int j = 0;
+    for (; j < mv; j += W)
+        (batch::load_unaligned(r + j) * inv).store_unaligned(r + j);
+    for (; j < m; ++j)
+        r[j] *= 1.0f / sum;
+}
+
 // One row r[0, m) of kernel_softmax_rows.
 void softmax_row(float* r, int m, bool subtract_max) {
     const int mv = m - m % W;
@@ -584,17 +601,7 @@ void softmax_row(float* r, int m, bool subtract_max) {
         r[j] = std::exp(r[j] - shift);
         sum += r[j];
     }
-    if (sum > 0.0f && sum < std::numeric_limits<float>::min()) {  // subnormal sum: 1/sum would lose the digits or overflow
-        for (int j = 0; j < m; ++j)
-            r[j] /= sum;
-        return;
-    }
-    const batch inv(1.0f / sum);
-    int j = 0;
-    for (; j < mv; j += W)
-        (batch::load_unaligned(r + j) * inv).store_unaligned(r + j);
-    for (; j < m; ++j)
-        r[j] *= 1.0f / sum;
+    divide_row(r, m, sum);
 }
 
 // Rows of at most 4 batches, natively (W ≥ 8): a row's exp is a chain of a
@@ -657,17 +664,7 @@ void softmax_row(float* r, int m, bool subtract_max) {
                     sum += r[j];
                 }
             }
-            if (sum > 0.0f && sum < std::numeric_limits<float>::min()) {
-                for (int j = 0; j < m; ++j)
-                    r[j] /= sum;
-                continue;
-            }
-            const batch inv(1.0f / sum);
-            int j = 0;
-            for (; j < mv; j += W)
-                (batch::load_unaligned(r + j) * inv).store_unaligned(r + j);
-            for (; j < m; ++j)
-                r[j] *= 1.0f / sum;
+            divide_row(r, m, sum);
         }
     }
     for (; i < n; ++i)
