@@ -99,13 +99,33 @@
   const simdProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
     65, 0, 253, 15, 253, 98, 11]);
 
-  function missingFeatures() {
-    const missing = [];
-    if (typeof WebAssembly !== 'object') missing.push('WebAssembly');
-    else if (!WebAssembly.validate(simdProbe)) missing.push('WebAssembly SIMD');
-    const probe = document.createElement('canvas');
-    if (!probe.getContext('webgl2')) missing.push('WebGL 2');
-    return missing;
+  function missingWasm() {
+    if (typeof WebAssembly !== 'object') return ['WebAssembly'];
+    return WebAssembly.validate(simdProbe) ? [] : ['WebAssembly SIMD'];
+  }
+  // Creating a WebGL 2 context waits for the GPU process (0.1–0.4 s with a software
+  // GPU): done once, while the app's files download, on the app's own canvas, so
+  // the app's GLFW window gets this context back instead of making a second one.
+  // The attributes are what GLFW asks for by default (src/platform/main.cpp sets
+  // no framebuffer hints): RGBA, depth and stencil, no multisampling.
+  // The canvas gets its size in device pixels first (as bridge_canvas_size in
+  // src/platform/bridge_web.cpp computes it, which the app's window then takes):
+  // resizing a drawing buffer later is another wait of the same kind.
+  function missingWebGL() {
+    const canvas = document.getElementById('canvas');
+    const box = canvas.getBoundingClientRect();
+    if (box.width > 0 && box.height > 0) {
+      canvas.width = Math.round(box.width * window.devicePixelRatio);
+      canvas.height = Math.round(box.height * window.devicePixelRatio);
+    }
+    const gl = canvas.getContext('webgl2', { alpha: true, depth: true, stencil: true, antialias: false });
+    return gl ? [] : ['WebGL 2'];
+  }
+  function refuse(missing) {
+    fatal('This browser cannot run the playground', [
+      'It needs ' + missing.join(' and ') + ', which this browser does not provide (or has turned off).',
+      'Current versions of Chrome, Edge, Firefox and Safari all have them. If hardware acceleration is off, turning it on may help.',
+    ]);
   }
 
   // Longest link handed to the app: link_limits::max_link_bytes (src/core/link.hpp).
@@ -653,46 +673,60 @@
     });
   }
 
-  // [Start] Checks the browser, downloads attn.wasm and starts the app: at once,
-  // or, for a poster (view.poster=1), when the reader presses Run.
+  // [Start] Checks the browser, downloads the app and starts it: at once, or, for a
+  // poster (view.poster=1), when the reader presses Run. attn.wasm, attn.data and
+  // attn.js download side by side, and attn.wasm compiles while it downloads.
   function startApp() {
-    const missing = missingFeatures();
+    const missing = missingWasm();
     if (missing.length) {
-      fatal('This browser cannot run the playground', [
-        'It needs ' + missing.join(' and ') + ', which this browser does not provide (or has turned off).',
-        'Current versions of Chrome, Edge, Firefox and Safari all have them. If hardware acceleration is off, turning it on may help.',
-      ]);
+      refuse(missing);
       return;
     }
 
-    // Downloads attn.wasm with progress, then hands the bytes to the Emscripten module.
-    async function fetchWasm() {
-      const response = await fetch('attn.wasm');
-      if (!response.ok) throw new Error('attn.wasm: HTTP ' + response.status);
-      const total = Number(response.headers.get('Content-Length')) || 0;
-      if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
-      const reader = response.body.getReader();
-      const chunks = [];
-      let received = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-        received += value.length;
-        progress(0.8 * received / total, 'Downloading… ' + Math.round(received / 1024) + ' / ' + Math.round(total / 1024) + ' KB');
-      }
-      const bytes = new Uint8Array(received);
-      let offset = 0;
-      for (const c of chunks) { bytes.set(c, offset); offset += c.length; }
-      return bytes;
+    // attn.wasm, compiled as it arrives (one branch of the body), with progress
+    // counted on the other branch.
+    function fetchAndCompileWasm() {
+      return fetch('attn.wasm').then((response) => {
+        if (!response.ok) throw new Error('attn.wasm: HTTP ' + response.status);
+        const total = Number(response.headers.get('Content-Length')) || 0;
+        if (!response.body || !total || typeof WebAssembly.compileStreaming !== 'function')
+          return response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
+        const [compileBody, countBody] = response.body.tee();
+        const compiled = WebAssembly.compileStreaming(new Response(compileBody, { headers: { 'Content-Type': 'application/wasm' } }));
+        const reader = countBody.getReader();
+        let received = 0;
+        const count = () => reader.read().then(({ done, value }) => {
+          if (done) { progress(0.85, 'Compiling…'); return; }
+          received += value.length;
+          progress(0.8 * received / total, 'Downloading… ' + Math.round(received / 1024) + ' / ' + Math.round(total / 1024) + ' KB');
+          return count();
+        });
+        return Promise.all([compiled, count()]).then(([module]) => module);
+      });
     }
+    const wasmModule = fetchAndCompileWasm();
+    wasmModule.catch(() => {});  // reported where it is awaited
+    const dataPackage = fetch('attn.data').then((response) => {
+      if (!response.ok) throw new Error('attn.data: HTTP ' + response.status);
+      return response.arrayBuffer();
+    });
+    dataPackage.catch(() => {});
+    const preload = document.createElement('link');
+    preload.rel = 'preload';
+    preload.as = 'script';
+    preload.href = 'attn.js';
+    document.head.appendChild(preload);
 
+    const missingGL = missingWebGL();
+    if (missingGL.length) {
+      refuse(missingGL);
+      return;
+    }
     const Module = {
       canvas: document.getElementById('canvas'),
       arguments: hash ? ['--experiment', hash] : [],
       print: (s) => console.log(s),
       printErr: (s) => console.warn(s),
-      setStatus: () => {},
       preMainLoop() {
         if (onScreen) return true;
         const now = performance.now();
@@ -736,14 +770,21 @@
       return addListener.call(this, type, listener, options);
     };
 
-    fetchWasm().then((bytes) => {
-      progress(0.85, 'Compiling…');
-      Module.wasmBinary = bytes;
+    const failed = (err) => fatal('The playground could not load', [String((err && err.message) || err), 'Reload the page to try again.']);
+    // Emscripten's hook: instantiate the module compiled above.
+    Module.instantiateWasm = (imports, receiveInstance) => {
+      wasmModule.then((module) => WebAssembly.instantiate(module, imports).then((instance) => receiveInstance(instance, module)))
+        .catch(failed);
+      return {};
+    };
+    // attn.js asks for its data package when it runs: handed the bytes fetched above.
+    dataPackage.then((bytes) => {
+      Module.getPreloadedPackage = () => bytes;
       const script = document.createElement('script');
       script.src = 'attn.js';
       script.onerror = () => fatal('The playground could not load', ['attn.js failed to download. Reload the page to try again.']);
       document.body.appendChild(script);
-    }).catch((err) => fatal('The playground could not load', [String(err.message || err), 'Reload the page to try again.']));
+    }).catch(failed);
   }
 
   if (posterLink !== null) showPoster(posterLink, startApp);

@@ -263,6 +263,18 @@ remembered app_start(attn::ui::app& app, const options& opt) {
     return kept;
 }
 
+// On the web the page sized the canvas in device pixels before the app started
+// (web/shell.js): the window takes that size, so its drawing buffer is not
+// allocated again at another (a wait for the GPU process).
+void keep_canvas_size(options& opt) {
+    int width = 0, height = 0;
+    float pixel_ratio = 1.0f;
+    if (attn::platform::bridge_canvas_size(width, height, pixel_ratio)) {
+        opt.width = width;
+        opt.height = height;
+    }
+}
+
 // Device pixels per UI point: the page's devicePixelRatio on the web (the canvas
 // is sized in device pixels for sharp text, resized here), the monitor's content
 // scale natively.
@@ -380,6 +392,7 @@ int main(int argc, char** argv) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
 #endif
+    keep_canvas_size(opt);
     GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "Attention playground", nullptr, nullptr);
     if (!window) {
         std::fprintf(stderr, "attn_app: cannot create an OpenGL 3 window\n");
