@@ -132,6 +132,52 @@ for (const [what, hide] of [['WebGL 2', "const g = HTMLCanvasElement.prototype.g
   });
 }
 
+// What made the first frame slow and every frame wait (web/shell.js,
+// src/platform/gl_state_shadow.js): a second WebGL context beside the browser
+// check's, a drawing buffer made at one size and then another, and seven GL state
+// reads each frame that Chromium answers by a synchronous round trip to the GPU.
+test('one WebGL context at the canvas size, and frames that do not ask the GPU for state the page set itself', async () => {
+  const prepare = (page) => page.addInitScript(() => {
+    const w = (window.glWatch = { contexts: [], sizes: [], reads: 0 });
+    const getContext = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
+      const ctx = getContext.call(this, type, ...rest);
+      if (/webgl/.test(type) && ctx && !w.contexts.includes(ctx)) {
+        w.contexts.push(ctx);
+        w.sizes.push([this.width, this.height]);
+      }
+      return ctx;
+    };
+    // GL_SCISSOR_BOX and the six blend factors and equations.
+    const synchronous = new Set([0x0C10, 0x80C8, 0x80C9, 0x80CA, 0x80CB, 0x8009, 0x883D]);
+    const getParameter = WebGL2RenderingContext.prototype.getParameter;
+    WebGL2RenderingContext.prototype.getParameter = function (name) {
+      if (synchronous.has(name)) ++w.reads;
+      return getParameter.call(this, name);
+    };
+  });
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1000, height: 600, prepare });
+  try {
+    const start = await page.evaluate(() => ({ contexts: window.glWatch.contexts.length, sizes: window.glWatch.sizes,
+      canvas: [document.getElementById('canvas').width, document.getElementById('canvas').height] }));
+    assert.equal(start.contexts, 1, 'the browser check and the app share one context');
+    assert.deepEqual(start.sizes, [[1000, 600]], 'the context is made at the canvas size in device pixels');
+    assert.deepEqual(start.canvas, [1000, 600]);
+    const before = await page.evaluate(() => window.glWatch.reads);
+    assert.ok(before <= 7, `each of the seven values is read from the GPU at most once (${before} reads)`);
+    await frames(page, 10);
+    // Frames are drawn all along (a heatmap redrawn after a change included).
+    await page.evaluate(() => window.attn.setExperiment('v=1&heads=4'));
+    await frames(page, 10);
+    assert.equal(await page.evaluate(() => window.glWatch.reads), before, 'no more reads over twenty frames');
+    const stats = await canvasStats(page);
+    assert.ok(stats.variance > 100, `canvas is not blank (pixel variance ${stats.variance.toFixed(1)})`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('HiDPI: the canvas backing store follows devicePixelRatio', async () => {
   const { page, context } = await openPage(suite.browser, suite.server.url, { width: 800, height: 600, deviceScaleFactor: 2 });
   try {
