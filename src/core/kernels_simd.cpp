@@ -39,6 +39,20 @@ constexpr float neg_inf = -std::numeric_limits<float>::infinity();
 
 // --- [SECTION] products: register tiles ---------------------------------------
 
+// The register tile of the big products: tile_rows rows of a × tile_cols
+// batches of b, eight accumulators. Natively 4 × 2 (four broadcasts and two
+// loads per step); V8 compiles 2 × 4 better (measured, W2: 41 ms against 43 ms
+// in Node; 4 × 3, 3 × 3 and wider spill: 52 ms and more).
+#if defined(__wasm__)
+constexpr int tile_rows = 2, tile_cols = 4;
+#elif defined(__AVX512F__)
+constexpr int tile_rows = 4, tile_cols = 4;  // 32 registers: sixteen accumulators
+#else
+constexpr int tile_rows = 4, tile_cols = 2;
+#endif
+constexpr int panel_w = tile_cols * W;  // columns per packed strip: one tile wide
+constexpr int pack_min_rows = 8;        // fewer rows of a: b is read in place
+
 // c[0..R)[j..j + C·W) (+)= a[0..R)[p0..p1) · b[p0..p1)[j..j + C·W): R rows of a
 // (row stride lda), b and c with row stride ldb / ldc. R·C accumulators live in
 // registers for the whole walk over p; each step loads C batches of b and
@@ -115,7 +129,7 @@ void matmul_cols_narrow(const float* a, int lda, const float* b, int ld, int wid
 template <int R>
 void matmul_rows(const float* a, int lda, const float* b, int ld, int width, float* c, int p0, int p1, bool accumulate) {
     int j = 0;
-    matmul_cols<R, R >= 3 ? 2 : 8 / R>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
+    matmul_cols<R, R >= 3 ? tile_cols : 8 / R>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
     matmul_cols_narrow<half_batch, R>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
     matmul_cols_narrow<quarter_batch, R>(a, lda, b, ld, width, c, p0, p1, accumulate, j);
     for (; j < width; ++j)
@@ -129,17 +143,6 @@ void matmul_rows(const float* a, int lda, const float* b, int ld, int width, flo
 
 constexpr int k_block = 128;
 constexpr int m_block = 64;
-// The register tile of the big products: tile_rows rows of a × tile_cols
-// batches of b, eight accumulators. Natively 4 × 2 (four broadcasts and two
-// loads per step); V8 compiles 2 × 4 better (measured, W2: 41 ms against 43 ms
-// in Node; 4 × 3, 3 × 3 and wider spill: 52 ms and more).
-#if defined(__wasm__)
-constexpr int tile_rows = 2, tile_cols = 4;
-#else
-constexpr int tile_rows = 4, tile_cols = 2;
-#endif
-constexpr int panel_w = tile_cols * W;  // columns per packed strip: one tile wide
-constexpr int pack_min_rows = 8;        // fewer rows of a: b is read in place
 
 // R rows of c, columns [j0, j0 + mj) of a k_block × m_block block: the first
 // `packed` columns from the packed strips (panel, kb rows each), the rest from
@@ -265,7 +268,8 @@ void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m
             const int mj = std::min(m_block, m - j0);
             // Columns [j0, j0 + packed) go through the panel; with few rows of a
             // the copy would cost as much as the product, and b is read in place.
-            const int packed = n >= pack_min_rows ? mj / panel_w * panel_w : 0;
+            // b no wider than a strip is a strip already.
+            const int packed = n >= pack_min_rows && m > panel_w ? mj / panel_w * panel_w : 0;
             for (int s = 0; s < packed; s += panel_w)
                 for (int p = 0; p < kb; ++p)
                     for (int q = 0; q < panel_w; q += W)
@@ -323,6 +327,8 @@ void matmul_bt_narrow_cols(const float* a, int d, const float* bt, float* c, int
 template <int R>
 void matmul_bt_narrow_rows(const float* a, const float* bt, float* c, int m, int d, int j0, int j1) {
     int j = j0;
+    if constexpr (W >= 16 && R >= 4)  // 16 accumulators: AVX-512 has the registers
+        matmul_bt_narrow_cols<batch, R, 4>(a, d, bt, c, m, j0, j1, j);
     matmul_bt_narrow_cols<batch, R, 2>(a, d, bt, c, m, j0, j1, j);
     matmul_bt_narrow_cols<batch, R, 1>(a, d, bt, c, m, j0, j1, j);
     matmul_bt_narrow_cols<half_batch, R, 1>(a, d, bt, c, m, j0, j1, j);
@@ -349,13 +355,40 @@ constexpr int narrow_max_d = 128;
 [[maybe_unused]] constexpr bool transpose_keys(int n, int d) {
     return d < W || (d <= 48 && n >= 16) || (W >= 16 && d <= narrow_max_d && n >= 48);
 }
+
+// bt (d rows of stride m_block) ← rows [j0, j1) of b (m, d) transposed: 8 × 8
+// blocks through registers with an 8-float batch where the set has one (a
+// scalar copy of a 64-key block cost a third of the products with it), the
+// edges one float at a time.
+using batch8 = std::conditional_t<W == 8, batch, std::conditional_t<W == 16, half_batch, void>>;
+template <class B8 = batch8>
+void transpose_key_block(const float* b, float* bt, int d, int j0, int j1) {
+    int jb = 0, pe = 0;
+    if constexpr (!std::is_void_v<B8>) {
+        pe = d / 8 * 8;
+        for (; j0 + jb + 8 <= j1; jb += 8)
+            for (int p = 0; p < pe; p += 8) {
+                B8 rows[8];
+                for (int r = 0; r < 8; ++r)
+                    rows[r] = B8::load_unaligned(b + (j0 + jb + r) * d + p);
+                xsimd::transpose(rows, rows + 8);
+                for (int r = 0; r < 8; ++r)
+                    rows[r].store_aligned(bt + (p + r) * m_block + jb);
+            }
+        for (int j = j0; j < j0 + jb; ++j)
+            for (int p = pe; p < d; ++p)
+                bt[p * m_block + (j - j0)] = b[j * d + p];
+    }
+    for (int j = j0 + jb; j < j1; ++j)
+        for (int p = 0; p < d; ++p)
+            bt[p * m_block + (j - j0)] = b[j * d + p];
+}
+
 [[maybe_unused]] void matmul_bt_narrow(const float* a, const float* b, float* c, int n, int m, int d) {
     alignas(64) float bt[narrow_max_d * m_block];
     for (int j0 = 0; j0 < m; j0 += m_block) {
         const int j1 = std::min(m, j0 + m_block);
-        for (int j = j0; j < j1; ++j)
-            for (int p = 0; p < d; ++p)
-                bt[p * m_block + (j - j0)] = b[j * d + p];
+        transpose_key_block(b, bt, d, j0, j1);
         int i = 0;
         for (; i + 4 <= n; i += 4)
             matmul_bt_narrow_rows<4>(a + i * d, bt, c + i * m, m, d, j0, j1);
@@ -682,79 +715,126 @@ void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) {
         softmax_row(x + i * m, m, subtract_max);
 }
 
+// The online step in three passes over the tile's rows, each row's numbers as if
+// it were alone. 1: each row's max of its scaled scores, the new running max,
+// and m_old − m_new. 2: the rescale factors exp(m_old − m_new), a batch of rows
+// per exp (one exp call per row cost as much as a quarter of the weights').
+// 3: the weights and their sums, two rows side by side where they see the same
+// keys (a row of 64 keys alone is too short a chain of exps to fill the core).
+float online_tile_max(float* sr, int vis, float scale) {
+    const int vv = vis - vis % W;
+    int j = 0;
+    if (scale > 0.0f) {
+        j = vv;
+        float raw_max = xsimd::reduce_max(max_batches(sr, vv));
+        for (; j < vis; ++j)
+            raw_max = std::max(raw_max, sr[j]);
+        return raw_max * scale;
+    }
+    // Stored scaled: max(s·scale) ≠ scale·max(s) when the scale is not positive.
+    const batch bscale(scale);
+    batch bm(neg_inf);
+    for (; j < vv; j += W) {
+        const batch x = batch::load_unaligned(sr + j) * bscale;
+        x.store_unaligned(sr + j);
+        bm = max_keep(bm, x);
+    }
+    float tile_max = xsimd::reduce_max(bm);
+    for (; j < vis; ++j) {
+        sr[j] *= scale;
+        tile_max = std::max(tile_max, sr[j]);
+    }
+    return tile_max;
+}
+
+// Weights exp(s·mul − shift) of G rows over their first vv columns (a multiple
+// of W), in chunks of 4 batches per row with all G·4 exps side by side; then
+// batch by batch. Each row's sum adds its batches in column order.
+template <int G>
+int online_weights(float* const* sr, const batch* mul, const batch* shift, int vv, batch* sum) {
+    int j = 0;
+    for (; j + 4 * W <= vv; j += 4 * W) {
+        batch e[G * 4];
+        for (int g = 0; g < G; ++g)
+            for (int u = 0; u < 4; ++u)
+                e[g * 4 + u] = batch::load_unaligned(sr[g] + j + u * W) * mul[g] - shift[g];
+        exp_nonpositive<G * 4>(e);
+        for (int g = 0; g < G; ++g)
+            for (int u = 0; u < 4; ++u) {
+                e[g * 4 + u].store_unaligned(sr[g] + j + u * W);
+                sum[g] += e[g * 4 + u];
+            }
+    }
+    for (; j < vv; j += W)
+        for (int g = 0; g < G; ++g) {
+            batch e = batch::load_unaligned(sr[g] + j) * mul[g] - shift[g];
+            exp_nonpositive<1>(&e);
+            e.store_unaligned(sr[g] + j);
+            sum[g] += e;
+        }
+    return j;
+}
+
+// The last vis − j < W weights of a row through one padded batch, the masked rest
+// 0; returns the row's sum.
+float online_row_end(float* sr, int j, int vis, int cols, const batch& mul, const batch& shift, batch sum) {
+    if (j < vis) {
+        alignas(64) float tail[W];
+        for (int q = 0; q < W; ++q)
+            tail[q] = j + q < vis ? sr[j + q] : neg_inf;  // → exp(−inf) = 0
+        batch e = batch::load_aligned(tail) * mul - shift;
+        exp_nonpositive<1>(&e);
+        e.store_aligned(tail);
+        sum += e;
+        for (int q = 0; j < vis; ++j, ++q)
+            sr[j] = tail[q];
+    }
+    for (; j < cols; ++j)
+        sr[j] = 0.0f;
+    return xsimd::reduce_add(sum);
+}
+
 void kernel_softmax_online(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
                            float* rescale) {
-    const batch bscale(scale);
+    // Pass 1. While a row has seen no key its max stays −inf and there is nothing
+    // to rescale (exp(−inf − (−inf)) would be NaN): exp(0) = 1 exactly.
     for (int r = 0; r < rows; ++r) {
-        float* sr = s + r * cols;
-        const int vis = std::clamp(visible[r], 0, cols);
-        const int vv = vis - vis % W;
-        // Pass 1: the tile's max of the scaled scores (stored scaled only when
-        // the scale is not positive, where max(s·scale) ≠ scale·max(s)).
-        float tile_max = neg_inf;
-        int j = 0;
-        if (scale > 0.0f) {
-            j = vv;
-            float raw_max = xsimd::reduce_max(max_batches(sr, vv));
-            for (; j < vis; ++j)
-                raw_max = std::max(raw_max, sr[j]);
-            tile_max = raw_max * scale;
-        } else {
-            batch bm(neg_inf);
-            for (; j < vv; j += W) {
-                const batch x = batch::load_unaligned(sr + j) * bscale;
-                x.store_unaligned(sr + j);
-                bm = max_keep(bm, x);
-            }
-            tile_max = xsimd::reduce_max(bm);
-            for (; j < vis; ++j) {
-                sr[j] *= scale;
-                tile_max = std::max(tile_max, sr[j]);
-            }
-        }
         const float m_old = row_max[r];
-        const float m_new = std::max(m_old, tile_max);
-        // While a row has seen no key its max stays −inf and there is nothing
-        // to rescale (exp(−inf − (−inf)) would be NaN).
-        const float alpha = m_new == neg_inf ? 1.0f : exp_nonpositive(m_old - m_new);
-        // Pass 2: weights and their sum. While the max is −inf the −inf scores
-        // weigh 0 (masked) and NaN stays NaN: the shift is 0, not −inf.
-        const batch bnew(m_new == neg_inf ? 0.0f : m_new), bmul(scale > 0.0f ? scale : 1.0f);
-        batch bsum(0.0f);
-        j = 0;
-        for (; j + 6 * W <= vv; j += 6 * W) {
-            batch e[6];
-            for (int u = 0; u < 6; ++u)
-                e[u] = batch::load_unaligned(sr + j + u * W) * bmul - bnew;
-            exp_nonpositive<6>(e);
-            for (int u = 0; u < 6; ++u) {
-                e[u].store_unaligned(sr + j + u * W);
-                bsum += e[u];
-            }
-        }
-        for (; j < vv; j += W) {
-            batch e = batch::load_unaligned(sr + j) * bmul - bnew;
-            exp_nonpositive<1>(&e);
-            e.store_unaligned(sr + j);
-            bsum += e;
-        }
-        if (j < vis) {  // the last vis − vv < W weights, through one padded batch
-            alignas(64) float tail[W];
-            for (int q = 0; q < W; ++q)
-                tail[q] = j + q < vis ? sr[j + q] : neg_inf;  // → exp(−inf) = 0
-            batch e = batch::load_aligned(tail) * bmul - bnew;
-            exp_nonpositive<1>(&e);
-            e.store_aligned(tail);
-            bsum += e;
-            for (; j < vis; ++j)
-                sr[j] = tail[j - vv];
-        }
-        const float tile_sum = xsimd::reduce_add(bsum);
-        for (; j < cols; ++j)
-            sr[j] = 0.0f;
+        const float m_new = std::max(m_old, online_tile_max(s + r * cols, std::clamp(visible[r], 0, cols), scale));
         row_max[r] = m_new;
-        row_sum[r] = row_sum[r] * alpha + tile_sum;
-        rescale[r] = alpha;
+        rescale[r] = m_new == neg_inf ? 0.0f : m_old - m_new;
+    }
+    // Pass 2.
+    int r = 0;
+    for (; r + W <= rows; r += W) {
+        batch x = batch::load_unaligned(rescale + r);
+        exp_nonpositive<1>(&x);
+        x.store_unaligned(rescale + r);
+    }
+    if (r < rows) {
+        alignas(64) float tail[W] = {};
+        std::copy(rescale + r, rescale + rows, tail);
+        batch x = batch::load_aligned(tail);
+        exp_nonpositive<1>(&x);
+        x.store_aligned(tail);
+        std::copy(tail, tail + (rows - r), rescale + r);
+    }
+    // Pass 3. While the max is −inf the −inf scores weigh 0 (masked) and NaN
+    // stays NaN: the shift is 0, not −inf.
+    const batch mul(scale > 0.0f ? scale : 1.0f);
+    const auto shift_of = [&](int row) { return batch(row_max[row] == neg_inf ? 0.0f : row_max[row]); };
+    for (r = 0; r < rows;) {
+        const int vis = std::clamp(visible[r], 0, cols), vv = vis - vis % W;
+        const int group = r + 1 < rows && std::clamp(visible[r + 1], 0, cols) == vis ? 2 : 1;
+        float* sr[2] = {s + r * cols, s + (r + group - 1) * cols};
+        const batch muls[2] = {mul, mul}, shifts[2] = {shift_of(r), shift_of(r + group - 1)};
+        batch sums[2] = {batch(0.0f), batch(0.0f)};
+        const int j = group == 2 ? online_weights<2>(sr, muls, shifts, vv, sums) : online_weights<1>(sr, muls, shifts, vv, sums);
+        for (int g = 0; g < group; ++g, ++r) {
+            // Its own statement: the multiply-add then contracts as before (the same bits).
+            const float tile_sum = online_row_end(sr[g], j, vis, cols, mul, shifts[g], sums[g]);
+            row_sum[r] = row_sum[r] * rescale[r] + tile_sum;
+        }
     }
 }
 
