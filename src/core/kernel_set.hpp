@@ -8,6 +8,7 @@ namespace attn {
 struct kernel_set {
     const char* name;  // xsimd's name of the architecture: "sse2", "fma3+avx2", "avx512f", "wasm"
     void (*matmul)(const float* a, const float* b, float* c, int n, int k, int m);
+    void (*matmul_scale_acc)(const float* a, const float* b, float* c, int n, int k, int m, const float* row_scale);
     void (*matmul_bt)(const float* a, const float* b, float* c, int n, int m, int d);
     bool (*matmul_bt_transposes)(int n, int d);
     void (*softmax_rows)(float* x, int n, int m, bool subtract_max);

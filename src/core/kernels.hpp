@@ -15,6 +15,13 @@ namespace attn {
 void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m);
 void kernel_matmul_naive(const float* a, const float* b, float* c, int n, int k, int m);
 
+// c(n, m) ← c·diag(row_scale) + a(n, k) · b(k, m): each row of c multiplied by its
+// factor, then the products added onto it -- the tiled attention's output rows,
+// rescaled and given a tile's weights·V without a (rows, m) product in between.
+// A row whose factor is exactly 1 is left as it is.
+void kernel_matmul_scale_acc(const float* a, const float* b, float* c, int n, int k, int m, const float* row_scale);
+void kernel_matmul_scale_acc_naive(const float* a, const float* b, float* c, int n, int k, int m, const float* row_scale);
+
 // c(n, m) = a(n, d) · b(m, d)ᵀ           -- scores Q·Kᵀ
 void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, int d);
 void kernel_matmul_bt_naive(const float* a, const float* b, float* c, int n, int m, int d);

@@ -63,6 +63,9 @@ bool kernel_use_arch(const char* name) {
 }
 
 void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m) { active()->matmul(a, b, c, n, k, m); }
+void kernel_matmul_scale_acc(const float* a, const float* b, float* c, int n, int k, int m, const float* row_scale) {
+    active()->matmul_scale_acc(a, b, c, n, k, m, row_scale);
+}
 void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, int d) { active()->matmul_bt(a, b, c, n, m, d); }
 bool kernel_matmul_bt_transposes(int n, int d) { return active()->matmul_bt_transposes(n, d); }
 void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) { active()->softmax_rows(x, n, m, subtract_max); }

@@ -17,6 +17,16 @@ void kernel_matmul_naive(const float* a, const float* b, float* c, int n, int k,
         }
 }
 
+void kernel_matmul_scale_acc_naive(const float* a, const float* b, float* c, int n, int k, int m, const float* row_scale) {
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < m; ++j) {
+            float s = row_scale[i] == 1.0f ? c[i * m + j] : c[i * m + j] * row_scale[i];
+            for (int p = 0; p < k; ++p)
+                s += a[i * k + p] * b[p * m + j];
+            c[i * m + j] = s;
+        }
+}
+
 void kernel_matmul_bt_naive(const float* a, const float* b, float* c, int n, int m, int d) {
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < m; ++j) {

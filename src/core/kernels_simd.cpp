@@ -249,11 +249,8 @@ inline float dot(const float* x, const float* y, int d) {
 // the register file (16 vector registers for SSE and for wasm on x86-64).
 constexpr int bt_rows = W >= 8 ? 1 : 2;
 
-void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m) {
-    if (k == 0) {
-        std::fill(c, c + n * m, 0.0f);
-        return;
-    }
+// kernel_matmul, adding onto c when accumulate is set.
+void matmul_onto(const float* a, const float* b, float* c, int n, int k, int m, bool accumulate_c) {
     // b is walked in blocks of k_block rows × m_block columns. Each block is first
     // copied into strips of panel_w columns, each strip's rows one after another
     // (32 KB in all), so that a register tile reads it as one sequential stream:
@@ -263,7 +260,7 @@ void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m
     alignas(64) float panel[k_block * m_block];
     for (int p0 = 0; p0 < k; p0 += k_block) {
         const int p1 = std::min(k, p0 + k_block), kb = p1 - p0;
-        const bool accumulate = p0 > 0;
+        const bool accumulate = accumulate_c || p0 > 0;
         for (int j0 = 0; j0 < m; j0 += m_block) {
             const int mj = std::min(m_block, m - j0);
             // Columns [j0, j0 + packed) go through the panel; with few rows of a
@@ -282,6 +279,29 @@ void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m
                                                  accumulate);
         }
     }
+}
+
+void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m) {
+    if (k == 0)
+        std::fill(c, c + n * m, 0.0f);
+    else
+        matmul_onto(a, b, c, n, k, m, false);
+}
+
+void kernel_matmul_scale_acc(const float* a, const float* b, float* c, int n, int k, int m, const float* row_scale) {
+    for (int i = 0; i < n; ++i) {
+        if (row_scale[i] == 1.0f)
+            continue;
+        const batch f(row_scale[i]);
+        float* ci = c + i * m;
+        int j = 0;
+        for (; j + W <= m; j += W)
+            (batch::load_unaligned(ci + j) * f).store_unaligned(ci + j);
+        for (; j < m; ++j)
+            ci[j] *= row_scale[i];
+    }
+    if (k > 0)
+        matmul_onto(a, b, c, n, k, m, true);
 }
 
 // One row of a against W rows of b. Out of line: V8 allocates registers for it
@@ -538,12 +558,6 @@ inline batch max_batches(const float* x, int end) {
     for (; j < end; j += W)
         m[0] = max_keep(m[0], batch::load_unaligned(x + j));
     return xsimd::max(xsimd::max(m[0], m[1]), xsimd::max(m[2], m[3]));
-}
-
-inline float exp_nonpositive(float x) {
-    batch b(x);
-    exp_nonpositive<1>(&b);
-    return b.get(0);
 }
 
 // e^(x − shift) over r[0, mv) in place (mv a multiple of W), U batches at a
@@ -846,7 +860,8 @@ bool matmul_bt_transposes(int n, int d) {
 
 }  // namespace
 
-extern const kernel_set ATTN_KERNEL_SET = {xsimd::default_arch::name(), kernel_matmul,       kernel_matmul_bt,
-                                           matmul_bt_transposes,        kernel_softmax_rows, kernel_softmax_online};
+extern const kernel_set ATTN_KERNEL_SET = {
+    xsimd::default_arch::name(), kernel_matmul,       kernel_matmul_scale_acc, kernel_matmul_bt,
+    matmul_bt_transposes,        kernel_softmax_rows, kernel_softmax_online};
 
 }  // namespace attn

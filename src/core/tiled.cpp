@@ -1,7 +1,8 @@
 // Tiled online-softmax attention and its materialising reference. The tiled
 // pass is three SIMD kernels per (query tile, key tile) pair: Q·Kᵀ, the online
 // softmax step (kernel_softmax_online: the per-row max, sum and rescale this
-// file exists to show, written out in its scalar twin) and weights·V.
+// file exists to show, written out in its scalar twin) and weights·V, added onto
+// the rescaled output rows (kernel_matmul_scale_acc).
 #include "tiled.hpp"
 
 #include <algorithm>
@@ -46,7 +47,6 @@ void attention_tiled(const float* q, const float* k, const float* v, float* o, i
     // Working memory: tile-sized only, independent of n and m beyond the clamp above.
     workspace ws;
     std::vector<float> s = ws.take(std::size_t(tq) * std::size_t(tk));     // (tq, tk) scores, then exp weights
-    std::vector<float> pv = ws.take(std::size_t(tq) * std::size_t(d_v));   // (tq, d_v) weights · V tile
     std::vector<float> acc = ws.take(std::size_t(tq) * std::size_t(d_v));  // (tq, d_v) unnormalised output
     std::vector<float> run_max = ws.take(std::size_t(tq));                 // (tq) m_i
     std::vector<float> run_sum = ws.take(std::size_t(tq));                 // (tq) l_i
@@ -93,14 +93,9 @@ void attention_tiled(const float* q, const float* k, const float* v, float* o, i
                 for (int r = 0; r < qr; ++r)
                     visible[std::size_t(r)] = visible_keys(q0 + r, n, m, opt.causal) - k0;
                 kernel_softmax_online(s.data(), qr, kr, visible.data(), scale, run_max.data(), run_sum.data(), rescale.data());
-                kernel_matmul(s.data(), v + std::size_t(k0) * std::size_t(d_v), pv.data(), qr, kr, d_v);
-                for (int r = 0; r < qr; ++r) {
-                    float* ar = acc.data() + std::size_t(r) * std::size_t(d_v);
-                    const float* pr = pv.data() + std::size_t(r) * std::size_t(d_v);
-                    const float alpha = rescale[std::size_t(r)];
-                    for (int c = 0; c < d_v; ++c)
-                        ar[c] = ar[c] * alpha + pr[c];
-                }
+                // acc ← acc · exp(m_old − m_new) + weights · V tile, row by row.
+                kernel_matmul_scale_acc(s.data(), v + std::size_t(k0) * std::size_t(d_v), acc.data(), qr, kr, d_v,
+                                        rescale.data());
             }
             if (step) {
                 step->skipped = skip;

@@ -63,6 +63,31 @@ TEST_CASE("kernel_matmul equals its scalar twin") {
     });
 }
 
+TEST_CASE(
+    "kernel_matmul_scale_acc equals its scalar twin: rows rescaled (a factor of 1 left alone, NaN kept), products added on") {
+    each_kernel_set([&] {
+        rng g(11);
+        std::vector<shape> all = shapes();
+        all.push_back({64, 64, 64});  // a tile of the tiled attention
+        all.push_back({0, 5, 0});     // no products: only the rescale
+        for (const shape s : all) {
+            const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.k * s.m));
+            std::vector<float> c = random_vector(g, std::size_t(s.n * s.m)), scale = random_vector(g, std::size_t(s.n));
+            for (std::size_t i = 0; i < scale.size(); ++i)
+                scale[i] = i % 3 == 0 ? 1.0f : i % 3 == 1 ? 0.0f : scale[i];
+            if (!c.empty())
+                c[0] = std::numeric_limits<float>::quiet_NaN();  // row 0's factor is 1: the NaN stays
+            std::vector<float> c_ref = c;
+            kernel_matmul_scale_acc(a.data(), b.data(), c.data(), s.n, s.k, s.m, scale.data());
+            kernel_matmul_scale_acc_naive(a.data(), b.data(), c_ref.data(), s.n, s.k, s.m, scale.data());
+            INFO("shape n=" << s.n << " k=" << s.k << " m=" << s.m);
+            CHECK(mismatches(c, c_ref, relative(1e-5f * float(s.k + 1)), "matmul_scale_acc", simd_vs_naive) == 0);
+            if (!c.empty())
+                CHECK(std::isnan(c[0]));
+        }
+    });
+}
+
 TEST_CASE("kernel_matmul_bt equals its scalar twin") {
     each_kernel_set([&] {
         rng g(2);
