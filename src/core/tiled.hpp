@@ -31,7 +31,7 @@ namespace attn {
 struct attention_options {
     float scale = 0.0f;   // multiplies Q·Kᵀ; 0 → 1/√d
     bool causal = false;  // mask as described above
-    int tile_q = 0;       // query rows per tile (tiled pass only); 0 → 64
+    int tile_q = 0;       // query rows per tile (tiled pass only); 0 → 64, or 128 from 1024 queries on
     int tile_k = 0;       // key rows per tile (tiled pass only); 0 → 64, or 128 from 1024 keys on
 };
 

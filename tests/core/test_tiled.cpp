@@ -145,6 +145,21 @@ TEST_CASE("attention_tiled: working memory grows with the tiles, not with n²") 
     CHECK(tiled_floats[1] < naive_floats[1] / 100);
 }
 
+TEST_CASE("attention_tiled: the default tiles (128 from 1024 rows on) keep the working memory the same for any larger n") {
+    rng g(26);
+    const attention_options opt{0.0f, false, 0, 0};
+    std::size_t floats[2];
+    const int sizes[2] = {1024, 2500};
+    for (int s = 0; s < 2; ++s) {
+        const problem p = random_problem(g, sizes[s], sizes[s], 16, 16);
+        attention_stats stats;
+        (void)run_tiled(p, opt, &stats);
+        floats[s] = stats.peak_floats;
+    }
+    CHECK(floats[0] == floats[1]);
+    CHECK(floats[0] <= std::size_t(128 * 128 + 3 * 128 * 16 + 3 * 128));
+}
+
 TEST_CASE("attention_tiled: under the causal mask, exactly the fully masked tiles are skipped") {
     rng g(25);
     for (const config& c :
