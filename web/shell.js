@@ -290,11 +290,15 @@
   document.getElementById('skip').addEventListener('click', () => setTextViewOpen(true));
   document.getElementById('tv-close').addEventListener('click', () => setTextViewOpen(false));
 
+  let pendingTextView = null;  // the text mirror that came before the first frame
   const shell = {
     firstFrameSeen: false,
     textView(json) {
       let doc;
       try { doc = JSON.parse(String(json)); } catch (e) { return; }
+      // Before the first frame is on screen the page's layout of the text view
+      // (tens of ms) would delay it: the first one waits for firstFrame.
+      if (!shell.firstFrameSeen) { pendingTextView = doc; return; }
       renderTextView(doc);
       announce(doc.summary);
     },
@@ -329,6 +333,12 @@
     firstFrame() {
       shell.firstFrameSeen = true;
       loading.classList.add('done');
+      if (pendingTextView) {
+        const doc = pendingTextView;
+        pendingTextView = null;
+        renderTextView(doc);
+        announce(doc.summary);
+      }
       if (!framed) document.getElementById('canvas').focus();  // an embed must not scroll its host
       notifyHost({ type: 'attn:ready' });
       registerServiceWorker();

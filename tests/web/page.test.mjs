@@ -178,6 +178,27 @@ test('one WebGL context at the canvas size, and frames that do not ask the GPU f
   }
 });
 
+// The text mirror's first DOM (a hidden table the page lays out) waits for the
+// first frame instead of delaying it; it is there right after.
+test('the text view is built after the first frame, not before it', async () => {
+  const prepare = (page) => page.addInitScript(() => {
+    window.tvBody = 0;  // changes of #tv-body (there once the document is parsed) before the first frame
+    document.addEventListener('DOMContentLoaded', () => {
+      new MutationObserver(() => {
+        if (!(window.attnShell && window.attnShell.firstFrameSeen)) ++window.tvBody;
+      }).observe(document.getElementById('tv-body'), { subtree: true, childList: true });
+    });
+  });
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { prepare });
+  try {
+    await page.waitForFunction(() => document.getElementById('tv-body').querySelectorAll('table').length > 0, null, { timeout: 10000 });
+    assert.equal(await page.evaluate(() => window.tvBody), 0, 'no text view DOM before the first frame');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('HiDPI: the canvas backing store follows devicePixelRatio', async () => {
   const { page, context } = await openPage(suite.browser, suite.server.url, { width: 800, height: 600, deviceScaleFactor: 2 });
   try {
