@@ -115,8 +115,9 @@
     const canvas = document.getElementById('canvas');
     const box = canvas.getBoundingClientRect();
     if (box.width > 0 && box.height > 0) {
-      canvas.width = Math.round(box.width * window.devicePixelRatio);
-      canvas.height = Math.round(box.height * window.devicePixelRatio);
+      const ratio = Math.fround(window.devicePixelRatio);  // a float, as the app has it
+      canvas.width = Math.round(box.width * ratio);
+      canvas.height = Math.round(box.height * ratio);
     }
     const gl = canvas.getContext('webgl2', { alpha: true, depth: true, stencil: true, antialias: false });
     return gl ? [] : ['WebGL 2'];
@@ -693,14 +694,16 @@
       return;
     }
 
-    // attn.wasm, compiled as it arrives (one branch of the body), with progress
-    // counted on the other branch.
-    function fetchAndCompileWasm() {
-      return fetch('attn.wasm').then((response) => {
+    // attn.wasm, compiled as it arrives (one branch of the body) while the other
+    // branch is counted for the progress bar. Behind gzip, Content-Length counts the
+    // compressed bytes and the body yields the decoded ones: no fraction is known then.
+    function fetchAndCompileWasm(signal) {
+      return fetch('attn.wasm', { signal }).then((response) => {
         if (!response.ok) throw new Error('attn.wasm: HTTP ' + response.status);
-        const total = Number(response.headers.get('Content-Length')) || 0;
-        if (!response.body || !total || typeof WebAssembly.compileStreaming !== 'function')
+        if (!response.body || typeof WebAssembly.compileStreaming !== 'function')
           return response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
+        const encoding = response.headers.get('Content-Encoding');
+        const total = encoding && encoding !== 'identity' ? 0 : Number(response.headers.get('Content-Length')) || 0;
         const [compileBody, countBody] = response.body.tee();
         const compiled = WebAssembly.compileStreaming(new Response(compileBody, { headers: { 'Content-Type': 'application/wasm' } }));
         const reader = countBody.getReader();
@@ -708,15 +711,17 @@
         const count = () => reader.read().then(({ done, value }) => {
           if (done) { progress(0.85, 'Compiling…'); return; }
           received += value.length;
-          progress(0.8 * received / total, 'Downloading… ' + Math.round(received / 1024) + ' / ' + Math.round(total / 1024) + ' KB');
+          const kb = Math.round(received / 1024);
+          progress(total ? 0.8 * received / total : 0.4, 'Downloading… ' + kb + (total ? ' / ' + Math.round(total / 1024) : '') + ' KB');
           return count();
         });
         return Promise.all([compiled, count()]).then(([module]) => module);
       });
     }
-    const wasmModule = fetchAndCompileWasm();
+    const downloads = new AbortController();  // stopped if the browser turns out unable
+    const wasmModule = fetchAndCompileWasm(downloads.signal);
     wasmModule.catch(() => {});  // reported where it is awaited
-    const dataPackage = fetch('attn.data').then((response) => {
+    const dataPackage = fetch('attn.data', { signal: downloads.signal }).then((response) => {
       if (!response.ok) throw new Error('attn.data: HTTP ' + response.status);
       return response.arrayBuffer();
     });
@@ -729,6 +734,8 @@
 
     const missingGL = missingWebGL();
     if (missingGL.length) {
+      downloads.abort();
+      preload.remove();
       refuse(missingGL);
       return;
     }

@@ -321,7 +321,7 @@ test('keyboard only: open L2, change d_k, zero a head and copy the link, without
 
 // [Posters] view.poster=1: click-to-run embeds (web/shell.js, "Poster").
 const POSTER = '#v=1&text=the%20cat%20sat&view.lesson=2&view.embed=1&view.poster=1';
-const appFiles = (urls) => urls.filter((u) => /\/attn\.(wasm|js)(\?|$)/.test(u));
+const appFiles = (urls) => urls.filter((u) => /\/attn\.(wasm|js|data)(\?|$)/.test(u));
 
 // Opens a poster page and waits until it has loaded everything it will load by itself.
 async function openPoster(url, { colorScheme = 'dark', context = null } = {}) {
@@ -359,7 +359,7 @@ test('a poster embed starts no wasm until clicked; Run (a button, by keyboard) s
     assert.deepEqual(appFiles(requests), [], 'still nothing');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
-    assert.equal(appFiles(requests).length, 2, 'attn.js and attn.wasm once Run is pressed: ' + appFiles(requests).join(' '));
+    assert.equal(appFiles(requests).length, 3, 'attn.js, attn.wasm and attn.data once Run is pressed: ' + appFiles(requests).join(' '));
     const s = await ui(page);
     assert.equal(s.lesson, 1);
     assert.match(s.link, /view\.poster=1/, 'the link keeps view.poster');
