@@ -15,7 +15,7 @@ namespace attn {
 void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m);
 void kernel_matmul_naive(const float* a, const float* b, float* c, int n, int k, int m);
 
-// c(n, m) ← c·diag(row_scale) + a(n, k) · b(k, m): each row of c multiplied by its
+// c(n, m) ← diag(row_scale)·c + a(n, k) · b(k, m): each row of c multiplied by its
 // factor, then the products added onto it -- the tiled attention's output rows,
 // rescaled and given a tile's weights·V without a (rows, m) product in between.
 // A row whose factor is exactly 1 is left as it is.

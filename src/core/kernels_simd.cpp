@@ -40,13 +40,14 @@ constexpr float neg_inf = -std::numeric_limits<float>::infinity();
 // --- [SECTION] products: register tiles ---------------------------------------
 
 // The register tile of the big products: tile_rows rows of a × tile_cols
-// batches of b, eight accumulators. Natively 4 × 2 (four broadcasts and two
-// loads per step); V8 compiles 2 × 4 better (measured, W2: 41 ms against 43 ms
-// in Node; 4 × 3, 3 × 3 and wider spill: 52 ms and more).
+// batches of b. With AVX2 and SSE 4 × 2, eight accumulators (four broadcasts and
+// two loads per step); with AVX-512's 32 registers 4 × 4, sixteen (W1 dense −5 %,
+// W2 −8 %; 6 × 4 gained nothing); V8 compiles 2 × 4 better (measured, W2: 41 ms
+// against 43 ms in Node; 4 × 3, 3 × 3 and wider spill: 52 ms and more).
 #if defined(__wasm__)
 constexpr int tile_rows = 2, tile_cols = 4;
 #elif defined(__AVX512F__)
-constexpr int tile_rows = 4, tile_cols = 4;  // 32 registers: sixteen accumulators
+constexpr int tile_rows = 4, tile_cols = 4;
 #else
 constexpr int tile_rows = 4, tile_cols = 2;
 #endif
@@ -124,8 +125,9 @@ void matmul_cols_narrow(const float* a, int lda, const float* b, int ld, int wid
 }
 
 // R rows of c over columns [0, width) (b and c of row stride ld), shared
-// dimension [p0, p1), b read in place. Fewer rows get wider column blocks so
-// that there are about eight accumulators when the width allows.
+// dimension [p0, p1), b read in place. Three or more rows take tile_cols batches
+// at a time; fewer rows get wider column blocks so that there are about eight
+// accumulators when the width allows.
 template <int R>
 void matmul_rows(const float* a, int lda, const float* b, int ld, int width, float* c, int p0, int p1, bool accumulate) {
     int j = 0;

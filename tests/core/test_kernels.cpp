@@ -69,7 +69,7 @@ TEST_CASE(
         rng g(11);
         std::vector<shape> all = shapes();
         all.push_back({64, 64, 64});  // a tile of the tiled attention
-        all.push_back({0, 5, 0});     // no products: only the rescale
+        all.push_back({5, 0, 7});     // k = 0, no products: only the rescale
         for (const shape s : all) {
             const auto a = random_vector(g, std::size_t(s.n * s.k)), b = random_vector(g, std::size_t(s.k * s.m));
             std::vector<float> c = random_vector(g, std::size_t(s.n * s.m)), scale = random_vector(g, std::size_t(s.n));
@@ -167,28 +167,32 @@ TEST_CASE("kernel_softmax_online equals its scalar twin, with rows that see all,
     each_kernel_set([&] {
         rng g(4);
         for (const shape s : wide_shapes()) {
-            for (const float scale : {0.125f, 1.0f, -0.5f}) {
-                auto x = random_vector(g, std::size_t(s.n * s.m), 3.0f);
-                std::vector<int> visible(std::size_t(s.n));
-                std::vector<float> row_max(std::size_t(s.n)), row_sum(std::size_t(s.n)), rescale(std::size_t(s.n), -1.0f);
-                for (int i = 0; i < s.n; ++i) {
-                    // Causal-like diagonals, rows before any key (−inf max) and rows past the tile.
-                    visible[std::size_t(i)] = int(g.next_u64() % std::uint64_t(s.m + 3)) - 1;
-                    const bool seen = g.next_u64() % 4 != 0;
-                    row_max[std::size_t(i)] = seen ? g.normal() * 2.0f : -INFINITY;
-                    row_sum[std::size_t(i)] = seen ? 1.0f + std::fabs(g.normal()) : 0.0f;
+            // full: every row sees the whole tile (neighbouring rows then go through
+            // the two-row path of the SIMD kernel).
+            for (const bool full : {false, true})
+                for (const float scale : {0.125f, 1.0f, -0.5f}) {
+                    auto x = random_vector(g, std::size_t(s.n * s.m), 3.0f);
+                    std::vector<int> visible(std::size_t(s.n));
+                    std::vector<float> row_max(std::size_t(s.n)), row_sum(std::size_t(s.n)), rescale(std::size_t(s.n), -1.0f);
+                    for (int i = 0; i < s.n; ++i) {
+                        // Causal-like diagonals, rows before any key (−inf max) and rows past the tile.
+                        visible[std::size_t(i)] = full ? s.m : int(g.next_u64() % std::uint64_t(s.m + 3)) - 1;
+                        const bool seen = g.next_u64() % 4 != 0;
+                        row_max[std::size_t(i)] = seen ? g.normal() * 2.0f : -INFINITY;
+                        row_sum[std::size_t(i)] = seen ? 1.0f + std::fabs(g.normal()) : 0.0f;
+                    }
+                    auto x_ref = x;
+                    auto max_ref = row_max, sum_ref = row_sum, rescale_ref = rescale;
+                    kernel_softmax_online(x.data(), s.n, s.m, visible.data(), scale, row_max.data(), row_sum.data(),
+                                          rescale.data());
+                    kernel_softmax_online_naive(x_ref.data(), s.n, s.m, visible.data(), scale, max_ref.data(), sum_ref.data(),
+                                                rescale_ref.data());
+                    INFO("shape n=" << s.n << " m=" << s.m << " scale=" << scale);
+                    CHECK(mismatches(x, x_ref, relative(2e-6f), "weights", simd_vs_naive) == 0);
+                    CHECK(mismatches(row_max, max_ref, relative(0.0f), "row_max", simd_vs_naive) == 0);
+                    CHECK(mismatches(row_sum, sum_ref, relative(2e-6f * float(s.m)), "row_sum", simd_vs_naive) == 0);
+                    CHECK(mismatches(rescale, rescale_ref, relative(2e-6f), "rescale", simd_vs_naive) == 0);
                 }
-                auto x_ref = x;
-                auto max_ref = row_max, sum_ref = row_sum, rescale_ref = rescale;
-                kernel_softmax_online(x.data(), s.n, s.m, visible.data(), scale, row_max.data(), row_sum.data(), rescale.data());
-                kernel_softmax_online_naive(x_ref.data(), s.n, s.m, visible.data(), scale, max_ref.data(), sum_ref.data(),
-                                            rescale_ref.data());
-                INFO("shape n=" << s.n << " m=" << s.m << " scale=" << scale);
-                CHECK(mismatches(x, x_ref, relative(2e-6f), "weights", simd_vs_naive) == 0);
-                CHECK(mismatches(row_max, max_ref, relative(0.0f), "row_max", simd_vs_naive) == 0);
-                CHECK(mismatches(row_sum, sum_ref, relative(2e-6f * float(s.m)), "row_sum", simd_vs_naive) == 0);
-                CHECK(mismatches(rescale, rescale_ref, relative(2e-6f), "rescale", simd_vs_naive) == 0);
-            }
         }
     });
 }

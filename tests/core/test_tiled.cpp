@@ -157,7 +157,7 @@ TEST_CASE("attention_tiled: the default tiles (128 from 1024 rows on) keep the w
         floats[s] = stats.peak_floats;
     }
     CHECK(floats[0] == floats[1]);
-    CHECK(floats[0] <= std::size_t(128 * 128 + 3 * 128 * 16 + 3 * 128));
+    CHECK(floats[0] == std::size_t(128 * 128 + 128 * 16 + 3 * 128));  // scores, output rows, max, sum, rescale
 }
 
 TEST_CASE("attention_tiled: under the causal mask, exactly the fully masked tiles are skipped") {
