@@ -490,7 +490,13 @@
     knownHash = window.location.hash;
     if (!window.attn) return;
     const link = capLink(window.location.hash.replace(/^#/, ''));
-    if (link === lastLink) return;
+    // Nothing to open when the app shows that link already. Compared with what it
+    // shows now, not with the last link it published: publishing waits up to
+    // 250 ms, and a back within that time would otherwise be taken for the app's
+    // own link and then overwritten by the late publish of the one being left.
+    let shown = lastLink;
+    try { shown = window.attn.ui().link; } catch (e) { /* keep the last published */ }
+    if (link === shown) return;
     window.attn.openLink(link === '' ? 'v=1' : link);  // no hash: the default experiment
   }
   window.addEventListener('hashchange', onHashChange);
