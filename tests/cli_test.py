@@ -220,6 +220,54 @@ class CliTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("traced on:", p.stdout)
 
+    def test_trained_names_the_model_printed(self):
+        recipe = "v=1&d_model=16&heads=2&layers=2&pos=rope&train=copy_offset&steps=40&batch=8&seq=12&vocab=8"
+        full = json.loads(run("train", recipe, "--json").stdout)
+        half = run("train", recipe + "&trained=20", "--json", "--every", "10")
+        self.assertEqual(half.returncode, 0, half.stderr)
+        t = json.loads(half.stdout)
+        self.assertEqual(t["trained"], 20)
+        self.assertEqual([s["step"] for s in t["steps"]], [0, 10, 19])
+        self.assertNotEqual(t["weights_hash"], full["weights_hash"])
+        self.assertEqual(full["trained"], 40)
+        # eval traces the same model: the hash it names is train's at step 20
+        e = run("eval", recipe + "&trained=20")
+        self.assertEqual(e.returncode, 0, e.stderr)
+        self.assertIn("trained 20 steps, weights_hash " + t["weights_hash"], e.stdout)
+        # and the full run's hash without trained=
+        self.assertIn("trained 40 steps, weights_hash " + full["weights_hash"], run("eval", recipe).stdout)
+
+    def test_a_diverged_run_is_valid_json_and_names_the_decay(self):
+        recipe = "v=1&d_model=16&heads=2&layers=2&train=induction&steps=300&batch=8&seq=12&vocab=8&lr=10&wd=1&clip=0"
+        p = run("train", recipe, "--json")
+        self.assertEqual(p.returncode, 1)
+        self.assertNotIn("nan", p.stdout.lower())
+        t = json.loads(p.stdout)  # NaN is written as null, never as a bare -nan token
+        self.assertIn("lr·wd", t["error"])
+        self.assertIn("keep lr·wd below 1", p.stderr)
+        self.assertNotIn("set clip", p.stderr)
+
+    def test_eval_of_a_recipe_keeps_the_selection(self):
+        recipe = "v=1&text=a%20b%20a&d_model=8&heads=2&layers=2&train=previous&steps=5&batch=2&seq=6&vocab=4"
+        p = run("eval", recipe, "--json", "--stages", "weights", "--layers", "1", "--heads", "0")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        t = json.loads(p.stdout)
+        self.assertEqual(len(t["layers"]), 1)
+        self.assertEqual(len(t["layers"][0]["heads"]), 1)
+        self.assertIn("weights", t["layers"][0]["heads"][0])
+        self.assertNotIn("scores", t["layers"][0]["heads"][0])
+        self.assertEqual(run("eval", recipe, "--json", "--heads", "7").returncode, 1)
+
+    def test_a_write_error_fails_the_command(self):
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        recipe = "v=1&d_model=8&heads=2&train=previous&steps=5&batch=2&seq=6&vocab=4"
+        for args in (("check", "v=1"), ("eval", "v=1", "--json"), ("eval", "v=1"), ("train", recipe, "--json")):
+            with open("/dev/full", "w") as full:
+                p = subprocess.run([ATTN, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+            self.assertEqual(p.returncode, 3, args)
+            self.assertIn("could not be written", p.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

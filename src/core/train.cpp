@@ -648,8 +648,10 @@ train_init_result train_init(const experiment& e) {
     }
     const std::size_t bytes = run_bytes(e, r.layout.total, r.slots.total, r.scratch_slots.total, count);
     if (bytes > max_run_bytes) {
-        res.errors.push_back("this training run needs " + std::to_string(bytes >> 20) + " MB; the limit is " +
-                             std::to_string(max_run_bytes >> 20) + " MB (lower batch, seq, d_model or layers)");
+        res.errors.push_back("this training run needs " + std::to_string(bytes) + " bytes (" +
+                             std::to_string((bytes + (std::size_t(1) << 20) - 1) >> 20) + " MB); the limit is " +
+                             std::to_string(max_run_bytes) + " bytes (" + std::to_string(max_run_bytes >> 20) +
+                             " MB): lower batch, seq, d_model or layers");
         return res;
     }
     r.params.assign(r.layout.total, 0.0f);
@@ -703,12 +705,18 @@ bool train_step(train_run& r) {
         ss += double(g) * double(g);
     pt.grad_norm = float(std::sqrt(ss));
     if (!std::isfinite(pt.loss) || !std::isfinite(pt.grad_norm)) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "loss became %s at step %d (the gradient norm is %g): lower lr (now %g) or set clip",
-                      std::isnan(pt.loss)   ? "NaN"
-                      : std::isinf(pt.loss) ? "infinite"
-                                            : "finite but the gradient is not",
-                      r.step, double(pt.grad_norm), double(t.lr));
+        char buf[240];
+        const char* what = std::isnan(pt.loss) ? "NaN" : std::isinf(pt.loss) ? "infinite" : "finite but the gradient is not";
+        // Decoupled decay multiplies every weight by 1 - lr·wd each step: from lr·wd ≥ 1 on
+        // it flips their sign (or zeroes them), which no clip can help.
+        if (double(t.lr) * double(t.wd) >= 1.0)
+            std::snprintf(buf, sizeof buf,
+                          "loss became %s at step %d: weight decay multiplies the weights by 1 - lr·wd = %g each step "
+                          "(lr %g, wd %g): keep lr·wd below 1",
+                          what, r.step, 1.0 - double(t.lr) * double(t.wd), double(t.lr), double(t.wd));
+        else
+            std::snprintf(buf, sizeof buf, "loss became %s at step %d (the gradient norm is %g): lower lr (now %g) or set clip",
+                          what, r.step, double(pt.grad_norm), double(t.lr));
         r.error = buf;
         return false;
     }

@@ -15,7 +15,14 @@
 // prints the trace of the trained model on the experiment's text when its tokens
 // are the task's symbols, else on the first held-out row.
 //
-// Exit codes: 0 ok, 1 invalid experiment (or a training run that stopped on a NaN loss), 2 bad usage.
+// A recipe's model is the one its link names: trained to `trained=` when the link
+// says so (the rest of the run's schedule still follows `steps`), else to `steps`.
+//
+// Exit codes: 0 ok, 1 invalid experiment (or a training run that stopped on a NaN
+// loss, or a trace too large to print), 2 bad usage, 3 the output could not be
+// written (a full disk, a closed pipe): nothing printed is trusted then.
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -83,6 +90,41 @@ std::string terminal_safe(std::string_view s) {
     return out;
 }
 
+// A number for JSON: NaN and ±inf have no JSON form and are written as null.
+std::string json_number(double x, const char* format = "%.9g") {
+    if (!std::isfinite(x))
+        return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, format, x);
+    return buf;
+}
+
+// s as a JSON string's contents: quotes, backslashes and control characters escaped.
+std::string json_escaped(std::string_view s) {
+    std::string out;
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += ch;
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += ch;
+        }
+    }
+    return out;
+}
+
+// Steps e's run to the step its link names (train_settings::trained_steps).
+void train_to_named_step(const attn::experiment& e, attn::train_run& run) {
+    const int target = e.train.trained_steps();
+    while (run.step < target && attn::train_step(run)) {
+    }
+}
+
 // Reads what the page reads: any link (the text form, its z= form, view.* keys,
 // a whole playground URL; a lesson's link starts from the lesson's experiment).
 // The view keys are checked and otherwise ignored here.
@@ -141,11 +183,54 @@ int eval_json(const attn::experiment& e, const attn::trace_json_select& sel) {
     const attn::trace t = attn::forward(e, sel.options());
     attn::trace_write_json(e, t, sel, [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); });
     std::fputc('\n', stdout);
-    return std::fflush(stdout) == 0 ? 0 : 2;
+    return 0;
 }
 
-// Trains e's recipe; prints the curve every `every` steps, the held-out result,
-// the head scores and the ablation table (as JSON with --json).
+// The curve, the held-out result and the head table of a finished run as JSON.
+void print_train_json(const attn::train_run& run, const attn::train_diagnostics& diag, int every) {
+    std::printf("{\"steps\":[");
+    bool first = true;
+    for (const auto& p : run.curve)
+        if (p.step % every == 0 || p.step + 1 == int(run.curve.size())) {
+            std::printf("%s{\"step\":%d,\"loss\":%s,\"acc\":%s}", first ? "" : ",", p.step, json_number(p.loss).c_str(),
+                        json_number(p.acc).c_str());
+            first = false;
+        }
+    std::printf("],\"trained\":%d,\"eval\":{\"loss\":%s,\"acc\":%s},\"heads\":[", run.step, json_number(diag.base.loss).c_str(),
+                json_number(diag.base.acc).c_str());
+    for (std::size_t i = 0; i < diag.heads.size(); ++i) {
+        const auto& h = diag.heads[i];
+        const auto n = [](float x) { return json_number(x, "%.6g"); };
+        std::printf(
+            "%s{\"layer\":%d,\"head\":%d,\"prev\":%s,\"induction\":%s,\"offset\":%s,\"sink\":%s,"
+            "\"entropy\":%s,\"ablate_loss\":%s,\"ablate_acc\":%s,\"mean_loss\":%s,\"mean_acc\":%s}",
+            i ? "," : "", h.layer, h.head, n(h.prev).c_str(), n(h.induction).c_str(), n(h.offset).c_str(), n(h.sink).c_str(),
+            n(h.entropy).c_str(), n(h.ablate_loss).c_str(), n(h.ablate_acc).c_str(), n(h.mean_loss).c_str(),
+            n(h.mean_acc).c_str());
+    }
+    std::printf("],\"weights_hash\":\"%s\",\"error\":\"%s\"}\n", attn::train_weights_hash(run).c_str(),
+                json_escaped(run.error).c_str());
+}
+
+// The same as a table.
+void print_train_text(const attn::experiment& e, const attn::train_run& run, const attn::train_diagnostics& diag, int every) {
+    std::printf("recipe %s\nstep      loss     acc\n", attn::experiment_to_text(e).c_str());
+    for (const auto& p : run.curve)
+        if (p.step % every == 0 || p.step + 1 == int(run.curve.size()))
+            std::printf("%5d  %8.4f  %6.3f\n", p.step, double(p.loss), double(p.acc));
+    std::printf("trained %d of %d steps\n", run.step, e.train.steps);
+    std::printf("held-out: loss %.4f, accuracy %.3f (%d rows)\n", double(diag.base.loss), double(diag.base.acc),
+                attn::train_eval_rows);
+    std::printf("layer head   prev  induct offset   sink entropy | zeroed: loss   acc | mean: loss   acc\n");
+    for (const auto& h : diag.heads)
+        std::printf("%5d %4d  %5.3f  %5.3f  %5.3f  %5.3f  %6.3f |   %8.4f %5.3f | %9.4f %5.3f\n", h.layer, h.head, double(h.prev),
+                    double(h.induction), double(h.offset), double(h.sink), double(h.entropy), double(h.ablate_loss),
+                    double(h.ablate_acc), double(h.mean_loss), double(h.mean_acc));
+    std::printf("weights_hash %s\n", attn::train_weights_hash(run).c_str());
+}
+
+// Trains e's recipe to the step its link names; prints the curve every `every`
+// steps, the held-out result, the head scores and the ablation table (as JSON with --json).
 int train_command(const attn::experiment& e, bool json, int every) {
     auto init = attn::train_init(e);
     if (!init.run) {
@@ -154,41 +239,12 @@ int train_command(const attn::experiment& e, bool json, int every) {
         return 1;
     }
     attn::train_run& run = *init.run;
-    attn::train_run_all(run);
+    train_to_named_step(e, run);
     const attn::train_diagnostics diag = attn::train_diagnose(run);
-    if (json) {
-        std::printf("{\"steps\":[");
-        bool first = true;
-        for (const auto& p : run.curve)
-            if (p.step % every == 0 || p.step + 1 == int(run.curve.size())) {
-                std::printf("%s{\"step\":%d,\"loss\":%.9g,\"acc\":%.9g}", first ? "" : ",", p.step, double(p.loss),
-                            double(p.acc));
-                first = false;
-            }
-        std::printf("],\"eval\":{\"loss\":%.9g,\"acc\":%.9g},\"heads\":[", double(diag.base.loss), double(diag.base.acc));
-        for (std::size_t i = 0; i < diag.heads.size(); ++i) {
-            const auto& h = diag.heads[i];
-            std::printf(
-                "%s{\"layer\":%d,\"head\":%d,\"prev\":%.6g,\"induction\":%.6g,\"offset\":%.6g,\"sink\":%.6g,"
-                "\"entropy\":%.6g,\"ablate_loss\":%.6g,\"ablate_acc\":%.6g,\"mean_loss\":%.6g,\"mean_acc\":%.6g}",
-                i ? "," : "", h.layer, h.head, double(h.prev), double(h.induction), double(h.offset), double(h.sink),
-                double(h.entropy), double(h.ablate_loss), double(h.ablate_acc), double(h.mean_loss), double(h.mean_acc));
-        }
-        std::printf("],\"weights_hash\":\"%s\",\"error\":\"%s\"}\n", attn::train_weights_hash(run).c_str(), run.error.c_str());
-    } else {
-        std::printf("recipe %s\nstep      loss     acc\n", attn::experiment_to_text(e).c_str());
-        for (const auto& p : run.curve)
-            if (p.step % every == 0 || p.step + 1 == int(run.curve.size()))
-                std::printf("%5d  %8.4f  %6.3f\n", p.step, double(p.loss), double(p.acc));
-        std::printf("held-out: loss %.4f, accuracy %.3f (%d rows)\n", double(diag.base.loss), double(diag.base.acc),
-                    attn::train_eval_rows);
-        std::printf("layer head   prev  induct offset   sink entropy | zeroed: loss   acc | mean: loss   acc\n");
-        for (const auto& h : diag.heads)
-            std::printf("%5d %4d  %5.3f  %5.3f  %5.3f  %5.3f  %6.3f |   %8.4f %5.3f | %9.4f %5.3f\n", h.layer, h.head,
-                        double(h.prev), double(h.induction), double(h.offset), double(h.sink), double(h.entropy),
-                        double(h.ablate_loss), double(h.ablate_acc), double(h.mean_loss), double(h.mean_acc));
-        std::printf("weights_hash %s\n", attn::train_weights_hash(run).c_str());
-    }
+    if (json)
+        print_train_json(run, diag, every);
+    else
+        print_train_text(e, run, diag, every);
     if (!run.error.empty()) {
         std::fprintf(stderr, "attn: %s\n", run.error.c_str());
         return 1;
@@ -196,15 +252,20 @@ int train_command(const attn::experiment& e, bool json, int every) {
     return 0;
 }
 
-// The trace of a trained recipe: on e's text when it is made of task symbols, else on the first held-out row.
-int eval_trained(const attn::experiment& e, bool json) {
+// The trace of a trained recipe at the step its link names: on e's text when it is
+// made of task symbols, else on the first held-out row. With --json, only what the
+// selection asks for, streamed (as eval_json).
+int eval_trained(const attn::experiment& e, const eval_args& args) {
+    attn::trace_json_select sel;
+    if (args.json && !make_selection(args, e, sel))
+        return 1;
     auto init = attn::train_init(e);
     if (!init.run) {
         for (const auto& m : init.errors)
             std::fprintf(stderr, "attn: %s\n", m.c_str());
         return 1;
     }
-    attn::train_run_all(*init.run);
+    train_to_named_step(e, *init.run);
     if (!init.run->error.empty()) {
         std::fprintf(stderr, "attn: %s\n", init.run->error.c_str());
         return 1;
@@ -222,18 +283,35 @@ int eval_trained(const attn::experiment& e, bool json) {
     traced.text.clear();
     for (const auto& t : tokens)
         traced.text += (traced.text.empty() ? "" : " ") + t;
-    const attn::trace t = attn::forward_with(traced, tokens, *w);
-    if (json)
-        std::printf("%s\n", attn::trace_to_json(traced, t).c_str());
-    else
+    if (args.json) {
+        const attn::trace t = attn::forward_with(traced, tokens, *w, sel.options());
+        attn::trace_write_json(traced, t, sel, [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); });
+        std::fputc('\n', stdout);
+    } else {
         std::printf("trained %d steps, weights_hash %s; traced on: %s\n", init.run->step,
                     attn::train_weights_hash(*init.run).c_str(), traced.text.c_str());
+    }
     return 0;
 }
 
-}  // namespace
+// A plain experiment's first layer's weights, head by head, as a table.
+int eval_summary(const attn::experiment& e) {
+    const attn::trace t = attn::forward(e);
+    std::printf("experiment %s\n%zu tokens, d_model %d, %d heads\n", attn::experiment_to_text(e).c_str(), t.tokens.size(),
+                e.d_model, e.heads);
+    const auto& heads = t.layers.front().heads;
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        std::printf("layer 0 head %zu weights:\n", h);
+        for (int i = 0; i < heads[h].weights.rows; ++i) {
+            for (int j = 0; j < heads[h].weights.cols; ++j)
+                std::printf(" %6.3f", double(heads[h].weights(i, j)));
+            std::printf("   %s\n", terminal_safe(t.tokens[std::size_t(i)]).c_str());
+        }
+    }
+    return 0;
+}
 
-int main(int argc, char** argv) {
+int run_command(int argc, char** argv) {
     if (argc < 2)
         return usage();
     const std::string cmd = argv[1];
@@ -269,22 +347,23 @@ int main(int argc, char** argv) {
     if (cmd == "train")
         return train_command(e, args.json, every);
     if (e.train.task != attn::train_task::none)
-        return eval_trained(e, args.json);
+        return eval_trained(e, args);
     if (args.json) {
         attn::trace_json_select sel;
         return make_selection(args, e, sel) ? eval_json(e, sel) : 1;
     }
-    const attn::trace t = attn::forward(e);
-    std::printf("experiment %s\n%zu tokens, d_model %d, %d heads\n", attn::experiment_to_text(e).c_str(), t.tokens.size(),
-                e.d_model, e.heads);
-    const auto& heads = t.layers.front().heads;
-    for (std::size_t h = 0; h < heads.size(); ++h) {
-        std::printf("layer 0 head %zu weights:\n", h);
-        for (int i = 0; i < heads[h].weights.rows; ++i) {
-            for (int j = 0; j < heads[h].weights.cols; ++j)
-                std::printf(" %6.3f", double(heads[h].weights(i, j)));
-            std::printf("   %s\n", terminal_safe(t.tokens[std::size_t(i)]).c_str());
-        }
+    return eval_summary(e);
+}
+
+}  // namespace
+
+// The command's own exit code, unless its output could not all be written: then 3.
+int main(int argc, char** argv) {
+    const int code = run_command(argc, argv);
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::fprintf(stderr, "attn: the output could not be written: %s\n", errno ? std::strerror(errno) : "write error");
+        return 3;
     }
-    return 0;
+    return code;
 }

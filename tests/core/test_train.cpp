@@ -339,6 +339,18 @@ TEST_CASE("a loss that is not finite stops the run and says at which step") {
     CHECK(before != poisoned);
 }
 
+TEST_CASE("a run that diverges through weight decay says so, not lr or clip") {
+    experiment e = lesson_like(train_task::induction);
+    e.train.steps = 300, e.train.lr = 10.0f, e.train.wd = 1.0f, e.train.clip = 0.0f;
+    train_run r = make_run(e);
+    train_run_all(r);
+    REQUIRE_FALSE(r.error.empty());
+    CHECK(r.step < 300);
+    CHECK(r.error.find("1 - lr·wd = -9") != std::string::npos);
+    CHECK(r.error.find("keep lr·wd below 1") != std::string::npos);
+    CHECK(r.error.find("set clip") == std::string::npos);
+}
+
 TEST_CASE("the kernel sets' loss curves agree within 1e-3 relative") {
     std::vector<std::vector<float>> curves;
     struct restore {
@@ -406,11 +418,13 @@ TEST_CASE("recipe keys: written only with a task, round trips, plain rejections"
         CHECK(all.find("clip must be a number between 0 and 1000000") != std::string::npos);
         CHECK(all.find("train_seed") == std::string::npos);
     }
-    CHECK(errors_of("v=1&train=induction&d_model=256&layers=4&block=full&batch=256&seq=128").find("MB; the limit is") ==
+    CHECK(errors_of("v=1&train=induction&d_model=256&layers=4&block=full&batch=256&seq=128").find("the limit is") ==
           std::string::npos);  // parsing passes; train_init refuses before allocating:
     experiment big = lesson_like(train_task::induction);
     big.d_model = 256, big.heads = 16, big.kv_heads = 16, big.layers = 4, big.train.batch = 256, big.train.seq = 128;
     const auto init = train_init(big);
     REQUIRE(init.errors.size() == 1);
-    CHECK(init.errors[0].find("MB; the limit is 512 MB") != std::string::npos);
+    // The exact bytes, so that "needs 512 MB; the limit is 512 MB" can never be read.
+    CHECK(init.errors[0].find("the limit is 536870912 bytes (512 MB)") != std::string::npos);
+    CHECK(init.errors[0].find("needs 536870912 bytes") == std::string::npos);
 }
