@@ -136,7 +136,7 @@ float_parse parse_float(std::string_view s, float& out) {
         return float_parse::malformed;
     if (!std::isfinite(x))
         return float_parse::overflow;
-    out = x;
+    out = x == 0.0f ? 0.0f : x;  // "-0" and a negative that underflows are 0: one canonical text
     return float_parse::ok;
 }
 
@@ -153,6 +153,8 @@ std::string float_problem(float_parse p, std::string_view v, const char* expecte
 // without an exponent ("10000", not "1e+04").
 std::string format_float(float x) {
     char buf[48];
+    if (x == 0.0f)
+        return "0";  // never "-0"
     if (x == std::floor(x) && std::fabs(x) < 1e9f) {
         std::snprintf(buf, sizeof buf, "%.0f", double(x));
         return buf;
@@ -611,6 +613,7 @@ experiment_parse_result experiment_parse(std::string_view text, const experiment
     experiment e = base;
     bool seen_version = false;
     std::vector<std::string> seen;
+    std::vector<std::pair<std::string, std::string>> recipe_given;  // this text's recipe keys and values
 
     for (const auto pair : split(text, '&')) {
         if (pair.empty())
@@ -656,6 +659,7 @@ experiment_parse_result experiment_parse(std::string_view text, const experiment
         }
         std::string problem;
         if (!known && recipe_parse_key(key, *decoded, e.train, problem)) {
+            recipe_given.emplace_back(key, *decoded);
             if (!problem.empty())
                 errors.push_back(key + " " + problem);
         } else if (!known) {
@@ -671,6 +675,7 @@ experiment_parse_result experiment_parse(std::string_view text, const experiment
     }
     if (!kv_given && heads_given)
         e.kv_heads = e.heads;
+    e.train = recipe_after_keys(e.train, recipe_given);
     if (!seen_version)
         errors.push_back("missing format version (v=" + std::to_string(experiment_format_version) + ")");
     // Cross-field checks run even after field errors, so one pass reports everything

@@ -40,12 +40,16 @@ bool read_float(const std::string& s, float& out) {
             return false;
     char* end = nullptr;
     out = std::strtof(s.c_str(), &end);
+    if (out == 0.0f)
+        out = 0.0f;  // "-0" is 0: one canonical text
     return end == s.c_str() + s.size() && std::isfinite(out);
 }
 
 // The shortest %g form that reads back to exactly x.
 std::string write_float(float x) {
     char buf[48];
+    if (x == 0.0f)
+        return "0";  // never "-0"
     if (x == std::floor(x) && std::fabs(x) < 1e9f) {
         std::snprintf(buf, sizeof buf, "%.0f", double(x));
         return buf;
@@ -123,9 +127,7 @@ const std::vector<recipe_field>& recipe_fields() {
          [](train_settings& s, const std::string& v) -> std::string {
              for (const auto& n : task_names)
                  if (v == n.name) {
-                     if (n.task == train_task::none)
-                         s = train_settings{};  // no recipe: none of its keys stay (a lesson's link may start from one)
-                     s.task = n.task;
+                     s.task = n.task;  // train=none drops a base's recipe: experiment_parse, after every key
                      return "";
                  }
              return "must be 'none', 'induction', 'copy_offset', 'reverse', 'sort' or 'previous', not " + quoted(v);
@@ -185,7 +187,7 @@ std::string recipe_to_text(const train_settings& t) {
         return "";
     std::string s;
     for (const recipe_field& f : recipe_fields())
-        if (std::string_view(f.key) != "trained" || t.trained != train_settings::trained_all)
+        if (std::string_view(f.key) != "trained" || (t.trained != train_settings::trained_all && t.trained != t.steps))
             s += std::string("&") + f.key + "=" + f.format(t);
     return s;
 }
@@ -198,6 +200,19 @@ bool recipe_parse_key(const std::string& key, const std::string& v, train_settin
             return true;
         }
     return false;
+}
+
+train_settings recipe_after_keys(const train_settings& t, const std::vector<std::pair<std::string, std::string>>& given) {
+    train_settings out = t;
+    if (t.task == train_task::none) {
+        out = train_settings{};
+        std::string problem;  // reported when the key was first read
+        for (const auto& [key, value] : given)
+            recipe_parse_key(key, value, out, problem);
+    }
+    if (out.trained == out.steps)
+        out.trained = train_settings::trained_all;
+    return out;
 }
 
 std::vector<std::string> recipe_validate(const experiment& e) {

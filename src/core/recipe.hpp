@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -96,6 +97,13 @@ std::string recipe_to_text(const train_settings& t);
 // If key is a recipe key: parses value into t, sets problem to "" or what is
 // wrong with it (e.g. "must be between 1 and 20000, not 0"), and returns true.
 bool recipe_parse_key(const std::string& key, const std::string& value, train_settings& t, std::string& problem);
+
+// The recipe once a link's keys are all read (`given`: its recipe keys and values,
+// in order; t: the settings they were parsed into over the base's). Without a task
+// (train=none, or none in the base) the base's recipe is dropped and only the
+// link's own keys remain (recipe_validate refuses them then), whatever their
+// order; trained equal to steps is the whole run (trained_all): one canonical text.
+train_settings recipe_after_keys(const train_settings& t, const std::vector<std::pair<std::string, std::string>>& given);
 
 // Every problem with e's recipe (none when e.train.task is none).
 std::vector<std::string> recipe_validate(const experiment& e);

@@ -745,6 +745,12 @@ void train_run_all(train_run& r) {
     }
 }
 
+void train_run_named(train_run& r) {
+    const int target = std::min(r.e.train.trained_steps(), r.e.train.steps);
+    while (r.step < target && train_step(r)) {
+    }
+}
+
 void train_forward_rows(train_run& r, const int* tokens, int rows, const head_override* ov) {
     for (int b = 0; b < std::min(rows, r.B); ++b) {
         row_ctx c = context(r, b);

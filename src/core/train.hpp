@@ -142,6 +142,10 @@ bool train_step(train_run& run);
 // Steps until finished or stopped.
 void train_run_all(train_run& run);
 
+// Steps until the step the run's experiment names (train_settings::trained_steps:
+// `trained=` when the link says so, else `steps`), or stopped: the model a link names.
+void train_run_named(train_run& run);
+
 // The loss and its gradient (into run.grads) on the batch of run.step, without
 // updating anything. For the tests and the reference check.
 float train_loss_and_grad(train_run& run);

@@ -164,20 +164,24 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_link(const char* text) {
     return g_buffer.c_str();
 }
 
-// Trains a recipe for `steps` steps (its own when steps < 0) and returns the
-// weights hash, or "error: …". Every wasm engine gives the hash the core tests
+// The weights hash of the model a recipe's link names, trained to `steps` steps
+// of its run (as `trained=steps` would say; the link's own trained= or steps when
+// steps < 0), or "error: …". Every wasm engine gives the hash the core tests
 // record under Node (tests/web/train.test.mjs checks Chromium's).
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_train_hash(const char* recipe, int steps) {
-    const auto parsed = attn::experiment_parse(recipe);
-    std::optional<attn::experiment> e = parsed.value;
-    if (e && steps >= 0)
-        e->train.steps = steps;
-    auto init = e ? attn::train_init(*e) : attn::train_init_result{std::nullopt, parsed.errors};
+    auto parsed = attn::experiment_parse(recipe);
+    if (parsed.value && steps >= 0) {
+        parsed.value->train.trained = steps;
+        parsed.errors = attn::experiment_validate(*parsed.value);
+        if (!parsed.errors.empty())
+            parsed.value.reset();
+    }
+    auto init = parsed.value ? attn::train_init(*parsed.value) : attn::train_init_result{std::nullopt, parsed.errors};
     if (!init.run) {
         g_buffer = "error: " + (init.errors.empty() ? std::string("?") : init.errors.front());
         return g_buffer.c_str();
     }
-    attn::train_run_all(*init.run);
+    attn::train_run_named(*init.run);
     g_buffer = init.run->error.empty() ? attn::train_weights_hash(*init.run) : "error: " + init.run->error;
     return g_buffer.c_str();
 }

@@ -118,13 +118,6 @@ std::string json_escaped(std::string_view s) {
     return out;
 }
 
-// Steps e's run to the step its link names (train_settings::trained_steps).
-void train_to_named_step(const attn::experiment& e, attn::train_run& run) {
-    const int target = e.train.trained_steps();
-    while (run.step < target && attn::train_step(run)) {
-    }
-}
-
 // Reads what the page reads: any link (the text form, its z= form, view.* keys,
 // a whole playground URL; a lesson's link starts from the lesson's experiment).
 // The view keys are checked and otherwise ignored here.
@@ -239,7 +232,7 @@ int train_command(const attn::experiment& e, bool json, int every) {
         return 1;
     }
     attn::train_run& run = *init.run;
-    train_to_named_step(e, run);
+    attn::train_run_named(run);
     const attn::train_diagnostics diag = attn::train_diagnose(run);
     if (json)
         print_train_json(run, diag, every);
@@ -265,7 +258,7 @@ int eval_trained(const attn::experiment& e, const eval_args& args) {
             std::fprintf(stderr, "attn: %s\n", m.c_str());
         return 1;
     }
-    train_to_named_step(e, *init.run);
+    attn::train_run_named(*init.run);
     if (!init.run->error.empty()) {
         std::fprintf(stderr, "attn: %s\n", init.run->error.c_str());
         return 1;

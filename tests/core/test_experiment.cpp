@@ -50,6 +50,39 @@ TEST_CASE("experiment parse: keys in any order and missing keys take their defau
     CHECK(r.value->d_model == experiment{}.d_model);
 }
 
+TEST_CASE("experiment parse: one canonical text whatever the keys' order or spelling") {
+    // train=none refuses the link's own recipe keys before or after it.
+    for (const char* link : {"v=1&steps=5&train=none", "v=1&train=none&steps=5"}) {
+        const auto r = experiment_parse(link);
+        INFO(link);
+        CHECK_FALSE(r.value);
+        REQUIRE_FALSE(r.errors.empty());
+        CHECK(r.errors.front().find("need train=<task>") != std::string::npos);
+    }
+    // ... and drops a base's recipe (a lesson's) in any order of the rest.
+    experiment base;
+    base.train.task = train_task::induction;
+    base.train.steps = 300;
+    for (const char* link : {"v=1&train=none&heads=4", "v=1&heads=4&train=none"}) {
+        const auto r = experiment_parse(link, base);
+        REQUIRE(r.value);
+        CHECK(r.value->train == train_settings{});
+    }
+    // trained=steps is the whole run: written as no trained at all.
+    const auto whole = experiment_parse("v=1&train=induction&steps=100&trained=100");
+    const auto plain = experiment_parse("v=1&train=induction&steps=100");
+    REQUIRE(whole.value);
+    REQUIRE(plain.value);
+    CHECK(*whole.value == *plain.value);
+    CHECK(experiment_to_text(*whole.value).find("trained") == std::string::npos);
+    // -0 is 0, in the recipe and the experiment.
+    const auto neg = experiment_parse("v=1&train=induction&lr=-0&wd=-0&edits=x.0.0:-0&scale=-0");
+    REQUIRE(neg.value);
+    const std::string text = experiment_to_text(*neg.value);
+    CHECK(text.find("-0") == std::string::npos);
+    CHECK(text.find("&lr=0&") != std::string::npos);
+}
+
 TEST_CASE("experiment parse: lists") {
     const auto r = experiment_parse("v=1&layers=2&block=full&edges=0.1.3.2,1.0.4.1&ablate=1.1&edits=x.2.3:0.5,l1.w_2.31.7:-1.25");
     REQUIRE(r.errors.empty());

@@ -30,6 +30,14 @@ test('Chromium trains the induction lesson to the weights Node computes, bit for
   assert.equal(await page.evaluate((r) => window.attn.trainHash(r, 20), recipe), recorded.step20);
   const bad = await page.evaluate(() => window.attn.trainHash('v=1&train=induction&lr=nan'));
   assert.match(bad, /^error: lr must be a finite number/);
+  // trainHash(r, N) is the model of the link r&trained=N: with a schedule that
+  // follows steps, training a shorter run instead would be another model.
+  const cosine = 'v=1&d_model=16&heads=2&layers=2&block=attn_res&pos=rope&train=induction&steps=60&warmup=5&sched=cosine&batch=8&seq=12&vocab=8';
+  const named = await page.evaluate((r) => window.attn.trainHash(r + '&trained=20'), cosine);
+  assert.match(named, /^[0-9a-f]{16}$/);
+  assert.equal(await page.evaluate((r) => window.attn.trainHash(r, 20), cosine), named);
+  assert.notEqual(await page.evaluate((r) => window.attn.trainHash(r.replace('steps=60', 'steps=20')), cosine), named);
+  assert.match(await page.evaluate((r) => window.attn.trainHash(r, 61), cosine), /^error: trained must be at most steps \(60\)/);
   assert.deepEqual(problems, []);
   await page.close();
 });
