@@ -17,6 +17,7 @@ connections are served at once (more are answered 503 and closed, without a
 thread); a malformed request line gets 400 and HTTP/0.9 requests are refused.
 """
 import argparse
+import collections
 import gzip
 import http.server
 import io
@@ -51,6 +52,7 @@ MIME = {
 }
 IDLE_TIMEOUT = 10.0  # seconds a connection may stay silent
 REQUEST_DEADLINE = 20.0  # seconds to send the whole request line and headers
+GZIP_CACHE_BYTES = 32 << 20  # compressed bodies kept (the site's are about 0.5 MB)
 MAX_THREADS = 64  # connections served at once (a browser opens about six)
 COMPRESSIBLE = {".html", ".js", ".mjs", ".css", ".wasm", ".data", ".json", ".svg", ".ttf", ".txt", ".glsl"}
 
@@ -146,7 +148,9 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
     timeout = IDLE_TIMEOUT  # also the socket timeout of every write
     default_request_version = "HTTP/1.0"  # errors before the version is read still get a status line
     request_deadline = REQUEST_DEADLINE
-    _gzip_cache = {}
+    # The compressed bodies, one per file (a rebuilt file replaces its entry), the
+    # least recently served dropped first beyond GZIP_CACHE_BYTES.
+    _gzip_cache = collections.OrderedDict()  # path -> (mtime, size, gzip bytes)
     _gzip_lock = threading.Lock()
 
     def setup(self):
@@ -193,6 +197,25 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self.respond(head_only=False)
 
+    @classmethod
+    def gzipped(cls, full, body):
+        """body (the file at full, as read now) gzip-compressed, from the bounded cache."""
+        stamp = (os.path.getmtime(full), len(body))
+        with cls._gzip_lock:
+            entry = cls._gzip_cache.get(full)
+            if entry is not None and entry[0] == stamp:
+                cls._gzip_cache.move_to_end(full)
+                return entry[1]
+        packed = gzip.compress(body, compresslevel=6, mtime=0)
+        with cls._gzip_lock:
+            cls._gzip_cache[full] = (stamp, packed)
+            cls._gzip_cache.move_to_end(full)
+            total = sum(len(p) for _, p in cls._gzip_cache.values())
+            while total > GZIP_CACHE_BYTES and len(cls._gzip_cache) > 1:
+                _, (_, dropped) = cls._gzip_cache.popitem(last=False)
+                total -= len(dropped)
+        return packed
+
     def respond(self, head_only):
         try:
             full = self.resolve()
@@ -209,13 +232,7 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
             body = f.read()
         encoding = None
         if ext in COMPRESSIBLE and accepts_gzip(self.headers.get("Accept-Encoding")):
-            key = (full, os.path.getmtime(full))
-            with self._gzip_lock:
-                packed = self._gzip_cache.get(key)
-                if packed is None:
-                    packed = gzip.compress(body, compresslevel=6, mtime=0)
-                    self._gzip_cache[key] = packed
-            body, encoding = packed, "gzip"
+            body, encoding = self.gzipped(full, body), "gzip"
         self.send_response(200)
         self.send_header("Content-Type", MIME.get(ext, "application/octet-stream"))
         self.send_header("Content-Length", str(len(body)))

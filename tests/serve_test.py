@@ -81,6 +81,28 @@ class ServeTest(unittest.TestCase):
         self.assertLess(len(body), 4008)
         self.assertEqual(gzip.decompress(body)[:4], b"\0asm")
 
+    def test_gzip_cache_is_bounded(self):
+        # A rebuilt file replaces its entry; past the byte bound the least recently served go.
+        path = os.path.join(self.site, "sub", "grow.js")
+        for i in range(5):
+            with open(path, "w") as f:
+                f.write("var x = %d;" % i + " " * 3000)
+            os.utime(path, (1000 + i, 1000 + i))
+            r, body = self.get("/sub/grow.js", headers={"Accept-Encoding": "gzip"})
+            self.assertTrue(gzip.decompress(body).decode().startswith("var x = %d;" % i))
+        with serve.SiteHandler._gzip_lock:
+            keys = list(serve.SiteHandler._gzip_cache)
+        self.assertEqual(keys.count(path), 1)
+        old = serve.GZIP_CACHE_BYTES
+        serve.GZIP_CACHE_BYTES = 1
+        try:
+            self.get("/index.html", headers={"Accept-Encoding": "gzip"})
+            self.get("/attn.wasm", headers={"Accept-Encoding": "gzip"})
+            with serve.SiteHandler._gzip_lock:
+                self.assertEqual(list(serve.SiteHandler._gzip_cache), [os.path.join(self.site, "attn.wasm")])
+        finally:
+            serve.GZIP_CACHE_BYTES = old
+
     def test_no_gzip_when_refused(self):
         for value in ["gzip;q=0", "gzip; q=0.000, deflate", "*;q=0", "br", "identity", "*, gzip;q=0", "gzip;q=nan"]:
             r, body = self.get("/attn.wasm", headers={"Accept-Encoding": value})
