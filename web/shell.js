@@ -764,9 +764,16 @@
         progress(1, 'Starting…');
         const call = (name, ...args) => Module.ccall(name, 'string', args.map(() => 'string'), args);
         // A C string ends at a NUL: refused here, or the app would apply what comes before it.
-        const nulProblem = (t) => t.includes('\0')
-          ? 'the link contains a NUL character at position ' + t.indexOf('\0') + '; a link never holds one (was it cut or corrupted?)\n'
-          : '';
+        // A string that is not text refused as a whole, as the core refuses invalid
+        // UTF-8: a NUL (the C string would end there) or a lone UTF-16 surrogate
+        // (its UTF-8 conversion would swallow the character after it).
+        const nulProblem = (t) => {
+          if (t.includes('\0'))
+            return 'the link contains a NUL character at position ' + t.indexOf('\0') + '; a link never holds one (was it cut or corrupted?)\n';
+          const lone = t.search(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+          return lone < 0 ? ''
+            : 'the link contains a lone UTF-16 surrogate at position ' + lone + ' (half of a character); it is not text\n';
+        };
         window.attn = {
           experiment: () => call('attn_hook_experiment'),
           setExperiment: (t) => nulProblem(String(t)) || call('attn_hook_set_experiment', String(t)),

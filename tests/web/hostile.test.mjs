@@ -45,6 +45,17 @@ test('setExperiment with a NUL is refused as a whole, not cut at the NUL', async
       assert.match(answer, /NUL character at position \d+/, JSON.stringify(link));
       assert.equal(await experiment(page), before, 'nothing applied: ' + JSON.stringify(link));
     }
+    // A lone surrogate is half a character: refused, not merged with the next one.
+    // (Made in the page: the protocol that carries a test's strings would replace them by U+FFFD.)
+    for (const [head, unit, tail] of [['v=1&text=a', 0xD800, 'b'], ['v=1&text=', 0xDC00, 'x'], ['v=1&heads=8&text=a', 0xD83D, '']]) {
+      const answer = await page.evaluate(([h, u, t]) => window.attn.setExperiment(h + String.fromCharCode(u) + t), [head, unit, tail]);
+      assert.match(answer, /lone UTF-16 surrogate at position \d+/, head + unit.toString(16) + tail);
+      assert.equal(await experiment(page), before, 'nothing applied: ' + head + unit.toString(16) + tail);
+    }
+    // A whole pair is a character like any other.
+    assert.equal(await page.evaluate(() => window.attn.setExperiment('v=1&heads=4&text=a%20' + String.fromCharCode(0xD83D, 0xDE00))), '');
+    assert.match(await experiment(page), /text=a%20%F0%9F%98%80/);
+    await page.evaluate((t) => window.attn.setExperiment(t), before);
     // Percent-encoded, the NUL reaches the core, which refuses it too.
     assert.match(await page.evaluate(() => window.attn.setExperiment('v=1&heads=8&text=a%00b')), /NUL character \(%00\)/);
     assert.equal(await experiment(page), before);
