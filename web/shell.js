@@ -162,6 +162,7 @@
     hostOrigin = (param && httpOrigin(param)) || httpOrigin(document.referrer);
   }
   let lastLink = null;  // the last link the app published
+  let training = null;  // the last attn:train the app reported (a recipe's model), else null
   // The hash this page last wrote or read. A different one in the address bar
   // is a navigation (pasted link, back, forward) whose hashchange has not run
   // yet: publishing must not overwrite it, or a late publish of the old
@@ -315,6 +316,7 @@
     trainProgress(json) {
       let progress;
       try { progress = JSON.parse(String(json)); } catch (e) { return; }
+      training = progress;  // a poster's picture waits for done
       notifyHost(Object.assign({ type: 'attn:train' }, progress));
     },
     // Called by the app after each accepted change: keeps the link in the URL and tells the host.
@@ -574,7 +576,8 @@
       const eq = pair.indexOf('=');
       if (eq > 0 && !(pair.slice(0, eq) in keys)) keys[pair.slice(0, eq)] = pair.slice(eq + 1);
     }
-    const lesson = /^[1-8]$/.test(keys['view.lesson'] || '') ? posterNames.lessons[Number(keys['view.lesson']) - 1] : null;
+    const n = /^[1-9][0-9]?$/.test(keys['view.lesson'] || '') ? Number(keys['view.lesson']) : 0;
+    const lesson = n >= 1 && n <= posterNames.lessons.length ? posterNames.lessons[n - 1] : null;
     let text = lesson ? lesson.text : keys.z === undefined ? posterNames.defaultText : null;
     if (keys.text !== undefined) {
       try { text = decodeURIComponent(keys.text); } catch (e) { text = null; }
@@ -614,12 +617,18 @@
   }
 
   // After Run: once the app has drawn a few frames (and any font it asked for
-  // arrived), one JPEG of the canvas, at most 960 px wide, for the next visit.
+  // arrived), one JPEG of the canvas, at most 960 px wide, for the next visit. A
+  // recipe's model is pictured trained: the frames are counted from the step its
+  // link asks for (attn:train's done), and the picture says which step it shows.
   let posterFramesDrawn = 0;
   let posterCaptured = false;
   function capturePoster(canvas) {
-    if (posterCaptured || !shell.firstFrameSeen || ++posterFramesDrawn < 10) return;
-    if (Object.values(shell.fonts).includes('loading')) return;
+    if (posterCaptured || !shell.firstFrameSeen) return;
+    if (training && !training.done) {
+      posterFramesDrawn = 0;
+      return;
+    }
+    if (++posterFramesDrawn < 10 || Object.values(shell.fonts).includes('loading')) return;
     posterCaptured = true;
     try {
       const width = canvas.clientWidth, height = canvas.clientHeight;
@@ -631,6 +640,7 @@
       small.getContext('2d').drawImage(canvas, 0, 0, small.width, small.height);
       const theme = document.documentElement.classList.contains('light') ? 'light' : 'dark';
       const picture = { width, height, theme, data: small.toDataURL('image/jpeg', 0.8) };
+      if (training) Object.assign(picture, { step: training.step, steps: training.steps, hash: training.hash });
       // Under the link the poster opened with (an iframe's src) and, when the app wrote
       // it back in its own words (the address bar a reload reads), under that too.
       shell.posterSaved = savePosterPicture(posterLink, picture);

@@ -437,6 +437,8 @@ std::string compare_mismatch_text(const compare_mismatch& m) {
         case k::shape:
             return "A's " + m.label + " is " + std::to_string(m.a_rows) + " × " + std::to_string(m.a_cols) + ", B's is " +
                    std::to_string(m.b_rows) + " × " + std::to_string(m.b_cols) + ": compare needs the same shape";
+        case k::training:
+            return "A is still training (step " + std::to_string(m.a) + " of " + std::to_string(m.b) + ")";
     }
     return "";
 }

@@ -68,9 +68,9 @@ intervention_effect measure_difference(const matrix& b, const matrix& a);
 // Why A and B cannot be compared at a stage, or kind::none when they can. The UI
 // words it ("A has 6 tokens, B has 8: compare needs the same shape").
 struct compare_mismatch {
-    enum class kind { none, tokens, layers, heads, stage, maps, shape };
+    enum class kind { none, tokens, layers, heads, stage, maps, shape, training };
     kind what = kind::none;
-    int a = 0, b = 0;                                    // tokens, layers, heads or maps of A and B
+    int a = 0, b = 0;                                    // tokens, layers, heads or maps of A and B; training: A's step, of b
     std::string label;                                   // kind::shape: the map; kind::stage: why A has no such stage
     int a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;  // kind::shape
     bool operator==(const compare_mismatch&) const = default;

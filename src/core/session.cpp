@@ -1,5 +1,6 @@
 #include "session.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "tokenize.hpp"
@@ -55,6 +56,25 @@ change_result set_state(session& s, const session_state& next, bool record_it, d
     return r;
 }
 
+// The furthest step a run of e's recipe reached in this session (-1: none).
+int kept_step(const session& s, const experiment& e) {
+    const std::string key = trainer_store_key(e);
+    int step = -1;
+    for (const trainer* t : {&s.train, &s.pin_train, trainer_store_find(s.kept, key)})
+        if (t && t->run && t->synced && trainer_store_key(t->key) == key)
+            step = std::max(step, trainer_step(*t));
+    return step;
+}
+
+// e at the step its kept run reached when that is further than e asks.
+void resume_kept(const session& s, experiment& e) {
+    if (e.train.task == train_task::none)
+        return;
+    const int step = kept_step(s, e);
+    if (step > e.train.trained_steps())
+        e.train.trained = step >= e.train.steps ? train_settings::trained_all : step;
+}
+
 change_result open_link(session& s, const change& c) {
     link_parse_result parsed = link_parse(c.link);
     if (!parsed.value) {
@@ -62,6 +82,8 @@ change_result open_link(session& s, const change& c) {
         r.errors = std::move(parsed.errors);
         return r;
     }
+    if (c.resume)
+        resume_kept(s, *parsed.value);
     const std::optional<experiment> pin = parsed.pin || !c.keep_pin ? parsed.pin : s.pin;
     change_result r = set_state(s, {*parsed.value, pin}, c.record, -1.0);
     if (r.accepted)
@@ -102,6 +124,16 @@ change_result session_apply(session& s, const change& c) {
     return {};
 }
 
+compare_mismatch session_pin_pending(const session& s) {
+    compare_mismatch m;
+    if (s.pin && s.pin_train.run && !trainer_done(s.pin_train)) {
+        m.what = compare_mismatch::kind::training;
+        m.a = trainer_step(s.pin_train);
+        m.b = s.pin_train.target;
+    }
+    return m;
+}
+
 experiment experiment_without_interventions(const experiment& e) {
     experiment b = e;
     b.ablate.clear();
@@ -128,7 +160,7 @@ trace trace_model(const experiment& e, const trainer& t) {
 
 bool session_update(session& s) {
     bool changed = false;
-    trainer_sync(s.pin_train, s.pin ? *s.pin : experiment{});
+    trainer_sync(s.pin_train, s.pin ? *s.pin : experiment{}, &s.kept, &s.train);
     if (s.pin_traced_weights != s.pin_train.weights_version) {
         s.pin_traced_weights = s.pin_train.weights_version;
         ++s.pin_version;  // the same A, other weights
@@ -140,7 +172,7 @@ bool session_update(session& s) {
         s.pin_traced_version = s.pin_version;
         changed = true;
     }
-    trainer_sync(s.train, s.exp);
+    trainer_sync(s.train, s.exp, &s.kept, &s.pin_train);
     if (s.traced_weights != s.train.weights_version) {
         s.traced_weights = s.train.weights_version;
         ++s.version;  // the same experiment, other weights: what is drawn from the trace changes

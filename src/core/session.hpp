@@ -20,6 +20,11 @@
 // is compared against; change::unpin() drops it. Pinning is a change like any
 // other (an undo step), the pin travels in the link (link.hpp: pin=), and
 // session_update keeps A's trace beside B's.
+//
+// Training runs are kept while the session lives (trainer.hpp's trainer_store):
+// leaving a recipe and coming back finds its run at its step, A and B of one
+// recipe share the run (a copy), and a lesson's link (change::resume) opens its
+// recipe at the step its kept run reached.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +35,7 @@
 #include "experiment.hpp"
 #include "forward.hpp"
 #include "link.hpp"
+#include "measure_lessons.hpp"
 #include "trainer.hpp"
 
 namespace attn {
@@ -46,6 +52,7 @@ struct change {
     std::string link;       // kind::link: any form link_parse reads (canonical, z=, view.* keys, a whole URL)
     bool record = true;     // set, link: an undo step (false: the link a page opens with)
     bool keep_pin = false;  // link without pin=: keep the pinned A (a lesson's link, a host's) instead of unpinning
+    bool resume = false;    // link with a recipe: open it at the step its kept run reached when that is further (a lesson's)
     double time = -1.0;     // set: when it was asked (seconds, any clock); < 0: never merges with the previous step
 
     static change set(experiment e, double time = -1.0) {
@@ -114,6 +121,7 @@ struct session {
     std::uint64_t pin_traced_weights = 0;  // the pin_train.weights_version the pin_version belongs to
     trace pin_tr;                          // pin's trace (empty when nothing is pinned)
     std::uint64_t pin_traced_version = 0;  // the pin_version pin_tr belongs to
+    trainer_store kept;                    // the runs neither train nor pin_train holds now
 };
 
 struct change_result {
@@ -128,6 +136,11 @@ change_result session_apply(session& s, const change& c);
 // Recomputes the trace when the experiment changed since the last call (and
 // A's when the pin did); true when it did.
 bool session_update(session& s);
+
+// Why A cannot be compared yet: kind::training (a = A's step, b = the step A is
+// at when trained) while A's run has not reached A's step, else kind::none. Until
+// then A's maps are of a model part-way, and no B − A of them is shown.
+compare_mismatch session_pin_pending(const session& s);
 
 // The experiment without its interventions (ablated heads, masked edges): the
 // baseline their effect is measured against.

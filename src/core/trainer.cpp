@@ -39,9 +39,41 @@ void mark_snapshot(trainer& t) {
         t.marks.push_back(measure(r));
 }
 
-void start_run(trainer& t, const experiment& key) {
+template <class T>
+std::size_t vector_bytes(const std::vector<T>& v) {
+    return v.capacity() * sizeof(T);
+}
+
+std::size_t run_bytes(const train_run& r) {
+    std::size_t n = vector_bytes(r.params) + vector_bytes(r.grads) + vector_bytes(r.adam_m) + vector_bytes(r.adam_v) +
+                    vector_bytes(r.params_t) + vector_bytes(r.curve) + vector_bytes(r.snapshots) + vector_bytes(r.tokens) +
+                    vector_bytes(r.targets) + vector_bytes(r.counted) + vector_bytes(r.hidden) + vector_bytes(r.rope_cos) +
+                    vector_bytes(r.rope_sin) + vector_bytes(r.positions) + vector_bytes(r.eval_tokens) +
+                    vector_bytes(r.eval_targets) + vector_bytes(r.eval_counted) + vector_bytes(r.acts) + vector_bytes(r.scratch);
+    for (const train_snapshot& s : r.snapshots)
+        n += vector_bytes(s.params) + vector_bytes(s.adam_m) + vector_bytes(s.adam_v);
+    return n;
+}
+
+// A run kept for this key, ready to go on from its step (a copy of twin's, or the store's).
+std::optional<trainer> kept_run(const std::string& key, trainer_store* kept, const trainer* twin) {
+    if (twin && twin->run && trainer_store_key(twin->key) == key)
+        return *twin;
+    return kept ? trainer_store_take(*kept, key) : std::nullopt;
+}
+
+void start_run(trainer& t, const experiment& key, trainer_store* kept, const trainer* twin) {
     const std::uint64_t version = t.weights_version;
     const bool had_run = t.run.has_value();
+    if (kept && had_run)
+        trainer_store_put(*kept, std::move(t));
+    if (key.train.task != train_task::none && (kept || twin))
+        if (std::optional<trainer> back = kept_run(trainer_store_key(key), kept, twin)) {
+            t = std::move(*back);
+            t.key = key;  // the same text; fields the text does not carry follow the experiment
+            t.weights_version = version + 1;
+            return;
+        }
     t = trainer{};
     t.key = key;
     t.synced = true;
@@ -111,11 +143,59 @@ experiment trainer_key(const experiment& e) {
     return k;
 }
 
-bool trainer_sync(trainer& t, const experiment& e) {
+std::size_t trainer_bytes(const trainer& t) {
+    std::size_t n = sizeof(trainer) + vector_bytes(t.curve) + vector_bytes(t.marks) + vector_bytes(t.probe_tokens) +
+                    vector_bytes(t.probe_targets) + vector_bytes(t.probe_counted) + vector_bytes(t.probe_symbols) +
+                    vector_bytes(t.probe) + vector_bytes(t.now.heads);
+    for (const trainer_mark& m : t.marks)
+        n += vector_bytes(m.heads);
+    for (const matrix& m : t.probe)
+        n += vector_bytes(m.data);
+    return n + (t.run ? run_bytes(*t.run) : 0);
+}
+
+std::string trainer_store_key(const experiment& e) { return experiment_to_text(trainer_key(e)); }
+
+void trainer_store_put(trainer_store& s, trainer t) {
+    if (!t.run || t.run->step == 0)
+        return;
+    std::string key = trainer_store_key(t.key);
+    trainer_store_take(s, key);  // the older copy of the same run goes
+    const std::size_t bytes = trainer_bytes(t);
+    if (bytes > s.budget)
+        return;
+    while (s.bytes + bytes > s.budget) {  // the run left longest ago goes first
+        const auto oldest =
+            std::min_element(s.entries.begin(), s.entries.end(), [](const auto& x, const auto& y) { return x.left < y.left; });
+        s.bytes -= oldest->bytes;
+        s.entries.erase(oldest);
+    }
+    s.entries.push_back({std::move(key), std::move(t), bytes, ++s.clock});
+    s.bytes += bytes;
+}
+
+std::optional<trainer> trainer_store_take(trainer_store& s, const std::string& key) {
+    const auto it = std::find_if(s.entries.begin(), s.entries.end(), [&key](const auto& x) { return x.key == key; });
+    if (it == s.entries.end())
+        return std::nullopt;
+    std::optional<trainer> t = std::move(it->kept);
+    s.bytes -= it->bytes;
+    s.entries.erase(it);
+    return t;
+}
+
+const trainer* trainer_store_find(const trainer_store& s, const std::string& key) {
+    for (const auto& x : s.entries)
+        if (x.key == key)
+            return &x.kept;
+    return nullptr;
+}
+
+bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept, const trainer* twin) {
     bool changed = false;
     if (experiment k = trainer_key(e); !(k == t.key) || !t.synced) {
         const std::uint64_t before = t.weights_version;
-        start_run(t, k);
+        start_run(t, k, kept, twin);
         changed = t.weights_version != before;
     }
     t.target = t.run ? std::min(e.train.trained_steps(), e.train.steps) : 0;

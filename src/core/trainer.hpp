@@ -21,8 +21,18 @@
 //             what the run showed when it passed there)
 //   now       the same measures at the current step (train_diagnostics.hpp's scores)
 //   probe     every head's attention on one fixed row of the task (held-out row 0)
+//
+// Runs are kept while the page is open (trainer_store): a run left for another
+// experiment waits there, keyed by its recipe's canonical text (trainer_store_key),
+// so coming back to that recipe finds it at its step instead of training again.
+// The store counts the bytes of what it holds and drops the run left longest ago
+// beyond its budget.
+//
+//   trainer_store kept;
+//   trainer_sync(t, e, &kept);          // t's old run into kept; e's kept run (or a new one) out
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,9 +71,43 @@ struct trainer {
 // e with only what training reads: the model, the recipe (without `trained`).
 experiment trainer_key(const experiment& e);
 
+// The bytes a run kept in a trainer_store holds (its vectors' capacities).
+std::size_t trainer_bytes(const trainer& t);
+
+// The runs not shown now, for going back to them. At most `budget` bytes
+// (trainer_bytes) together: beyond it the least recently left run is dropped,
+// and a run bigger than the whole budget is not kept.
+inline constexpr std::size_t trainer_store_budget = std::size_t(160) << 20;
+struct trainer_store {
+    struct entry {
+        std::string key;  // trainer_store_key of the run's experiment
+        trainer kept;
+        std::size_t bytes = 0;
+        std::uint64_t left = 0;  // when it was put: the smallest goes first
+    };
+    std::vector<entry> entries;
+    std::size_t bytes = 0;  // of all entries
+    std::size_t budget = trainer_store_budget;
+    std::uint64_t clock = 0;
+};
+
+// The canonical text of trainer_key(e): everything that determines the run's bits.
+std::string trainer_store_key(const experiment& e);
+
+// Keeps t's run (one that has taken a step; any other is cheap to start again).
+void trainer_store_put(trainer_store& s, trainer t);
+
+// The kept run of this key, taken out of the store; none when there is none.
+std::optional<trainer> trainer_store_take(trainer_store& s, const std::string& key);
+
+// The kept run of this key, left in the store (nullptr when there is none).
+const trainer* trainer_store_find(const trainer_store& s, const std::string& key);
+
 // A new run when trainer_key(e) changed (or none when e has no recipe); the target
-// from e. Cheap when nothing changed. True when the weights changed.
-bool trainer_sync(trainer& t, const experiment& e);
+// from e. Cheap when nothing changed. True when the weights changed. With `kept`,
+// the run being left goes into it, and e's run comes from `twin` when that is
+// e's run (a copy: A and B of one recipe), else from `kept` when it holds one.
+bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept = nullptr, const trainer* twin = nullptr);
 
 // Steps toward the target for about `seconds` (at least one step when not there);
 // then measures the model where it stopped. True when the weights changed.

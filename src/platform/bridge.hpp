@@ -69,8 +69,11 @@ bool bridge_fetch_font(const char* file_name);
 // location.origin + location.pathname + '#' + link). Natively there is no
 // clipboard: prints the link to stdout. Returns what the person is told.
 std::string bridge_copy_link(const std::string& link);
-// Copies an <iframe> snippet whose src is the page's URL with `embed_link` as hash.
-std::string bridge_copy_embed(const std::string& embed_link);
+// The page's URL without its hash (location.origin + location.pathname); natively
+// "index.html", the built site's page.
+std::string bridge_page_url();
+// Copies the embed code (share.hpp's share_embed_code); natively prints it.
+std::string bridge_copy_embed(const std::string& code);
 // Saves a file: a download on the web, a file in the current directory natively.
 // Returns what the person is told ("saved /path/attn-weights.csv"), or a failure.
 std::string bridge_save_file(const std::string& name, const std::string& mime, const std::string& bytes);

@@ -367,19 +367,32 @@ std::string bridge_copy_link(const std::string& link) {
     return ok ? ui::tr("Link copied.", "链接已复制。") : ui::tr("This page cannot copy.", "这个页面无法复制。");
 }
 
-std::string bridge_copy_embed(const std::string& embed_link) {
+std::string bridge_page_url() {
+    // Two steps (the length, then the bytes) so C++ owns the buffer, as bridge_storage_get.
+    const int length = EM_ASM_INT({
+        window.attnPageUrl = location.origin + location.pathname;
+        return lengthBytesUTF8(window.attnPageUrl);
+    });
+    std::string s(std::size_t(length) + 1, '\0');
+    EM_ASM(
+        {
+            stringToUTF8(window.attnPageUrl, $0, $1);
+            delete window.attnPageUrl;
+        },
+        s.data(), length + 1);
+    s.resize(std::size_t(length));
+    return s;
+}
+
+std::string bridge_copy_embed(const std::string& code) {
     const int ok = EM_ASM_INT(
         {
             if (!window.attnShell || !window.attnShell.copyText)
                 return 0;
-            const q = String.fromCharCode(34);  // '"' (a lone one would upset the C preprocessor)
-            const src = (location.origin + location.pathname + '#' + UTF8ToString($0)).split('&').join('&amp;');
-            window.attnShell.copyText('<iframe src=' + q + src + q + ' width=' + q + '720' + q + ' height=' + q + '480' + q +
-                                      ' style=' + q + 'border:0' + q + ' loading=' + q + 'lazy' + q + ' title=' + q +
-                                      'Attention playground' + q + '></iframe>');
+            window.attnShell.copyText(UTF8ToString($0));
             return 1;
         },
-        embed_link.c_str());
+        code.c_str());
     return ok ? ui::tr("Embed code copied.", "嵌入代码已复制。") : ui::tr("This page cannot copy.", "这个页面无法复制。");
 }
 
@@ -529,10 +542,11 @@ std::string bridge_copy_link(const std::string& link) {
     std::fflush(stdout);
     return "No clipboard here: the link is printed in the terminal.";
 }
-std::string bridge_copy_embed(const std::string& embed_link) {
-    std::printf("embed link: %s\n", embed_link.c_str());
+std::string bridge_page_url() { return "index.html"; }
+std::string bridge_copy_embed(const std::string& code) {
+    std::printf("embed code:\n%s", code.c_str());
     std::fflush(stdout);
-    return "No clipboard here: the embed link is printed in the terminal.";
+    return "No clipboard here: the embed code is printed in the terminal.";
 }
 std::string bridge_save_file(const std::string& name, const std::string&, const std::string& bytes) {
     std::error_code ec;

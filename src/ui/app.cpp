@@ -90,6 +90,7 @@ bool app_change(app& a, const change& c, link_scope scope) {
     a.pending_announced = false;
     change scoped = c;
     scoped.keep_pin = scope != link_scope::everything;  // a lesson's or a host's link changes B, not A
+    scoped.resume = scope == link_scope::lesson;        // a lesson's recipe opens where its kept run is
     change_result r = session_apply(a.model, scoped);
     if (!r.accepted) {
         if (!r.errors.empty()) {
@@ -519,11 +520,11 @@ void draw_panel(app& a, Panel panel) {
 
 void app_train(app& a) {
     trainer& t = a.model.train;
-    trainer_sync(t, a.model.exp);
+    trainer_sync(t, a.model.exp, &a.model.kept, &a.model.pin_train);
     const auto start = std::chrono::steady_clock::now();
     trainer_advance(t, a.pace.slice);
     if (trainer_done(t) && a.model.pin) {  // then a pinned recipe, retrained to its step beside it
-        trainer_sync(a.model.pin_train, *a.model.pin);
+        trainer_sync(a.model.pin_train, *a.model.pin, &a.model.kept, &a.model.train);
         trainer_advance(a.model.pin_train, a.pace.slice);
     }
     a.train_spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -644,6 +645,9 @@ void app_draw(app& a) {
         draw_panel(a, panel_lesson);
     draw_panel(a, panel_train);
     draw_panel(a, panel_pipeline);
+    // What an embed of this view would need (the embed code's first height): the
+    // content as if unscrolled, with the embed's bar above it.
+    a.content_height = ImGui::GetCursorPosY() + ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().WindowPadding.y;
     if (!wide && show_side) {
         ImGui::Separator();
         side_panels();

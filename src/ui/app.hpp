@@ -140,7 +140,8 @@ struct app {
     std::vector<clip_report> clipped;                                  // the text items cut by their window this frame
     view_theme theme_choice = view_theme::automatic;                   // the View menu's theme (remembered); theme.hpp
     bool system_light = false;                                         // the system prefers a light theme (the platform says)
-    float content_height = 0;  // embed: device pixels its content needs (the page sizes its frame to them)
+    float content_height =
+        0;  // device pixels the maps' column needs: an embed's frame is sized to them, Share's embed code starts at them
     // Training (a recipe's experiment): seconds of training steps per frame, so
     // the page keeps drawing (the platform may lower it), and the task effect of
     // the ablated heads, measured once the trainer is at its step.

@@ -350,8 +350,13 @@ const compare_result& app_compare(const app& a) {
     static const compare_result none;
     if (!a.model.pin)
         return none;
-    return a.compare.get(a.model.version, a.model.pin_version * 1024 + stage_layer_key(a),
-                         [&a] { return stage_compare(a.current, *a.model.pin, a.model.pin_tr, a.model.tr, a.layer); });
+    return a.compare.get(a.model.version, a.model.pin_version * 1024 + stage_layer_key(a), [&a] {
+        compare_result pending;  // A part-way through its run: no B − A yet
+        pending.mismatch = session_pin_pending(a.model);
+        return pending.mismatch.what != compare_mismatch::kind::none
+                   ? pending
+                   : stage_compare(a.current, *a.model.pin, a.model.pin_tr, a.model.tr, a.layer);
+    });
 }
 
 std::string compare_summary_text(const compare_result& c) {
@@ -381,6 +386,10 @@ std::string compare_summary_text(const compare_result& c) {
                           tr("A's %s is %d × %d, B's is %d × %d: compare needs the same shape.",
                              "A 的 %s 是 %d × %d，B 的是 %d × %d：对比需要相同的形状。"),
                           m.label.c_str(), m.a_rows, m.a_cols, m.b_rows, m.b_cols);
+            return buf;
+        case k::training:
+            std::snprintf(buf, sizeof buf, tr("A is still training (step %d of %d).", "A 仍在训练中（第 %d 步，共 %d 步）。"),
+                          m.a, m.b);
             return buf;
         case k::none:
             break;

@@ -3,12 +3,15 @@
 #include "share.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "export.hpp"
 #include "heatmap_data.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
+#include "lessons.hpp"
 #include "panels.hpp"
 #include "theme.hpp"
 #include "trace_json.hpp"
@@ -178,7 +181,52 @@ export_file share_export_json(const app& a) {
 std::string share_embed_link(const app& a) {
     link_view v = app_view(a);
     v.embed = true;
-    return link_encode(a.model.exp, v, a.model.pin);
+    const bool compare_seen = a.model.pin && a.compare_shown;
+    return link_encode(a.model.exp, v, compare_seen ? a.model.pin : std::nullopt);
+}
+
+int share_embed_height(const app& a) {
+    const float css = a.content_height / (a.scale > 0 ? a.scale : 1.0f);
+    return std::clamp(int(std::ceil(css)), share_embed_min_height, share_embed_max_height);
+}
+
+std::string share_embed_title(const app& a) {
+    std::string title = tr("Attention playground", "注意力演练场");
+    if (a.lesson.index >= 0 && a.lesson.index < int(lessons().size())) {
+        const lesson& l = lessons()[std::size_t(a.lesson.index)];
+        title += std::string(": ") + l.id + " " + tr(l.title_en, l.title_zh);
+    }
+    return title;
+}
+
+std::string share_embed_code(const std::string& page, const std::string& embed_link, int height, const std::string& title) {
+    // The playground's origin (scheme://host:port), which the script trusts.
+    const std::size_t scheme = page.find("://");
+    const std::string origin = page.substr(0, scheme == std::string::npos ? 0 : page.find('/', scheme + 3));
+    std::uint32_t h = 2166136261u;  // FNV-1a of the link: one id per embed, so two on one page do not clash
+    for (const char c : embed_link)
+        h = (h ^ std::uint8_t(c)) * 16777619u;
+    char id[24];
+    std::snprintf(id, sizeof id, "attn-%08x", unsigned(h));
+    const std::string limit = std::to_string(share_embed_max_height);
+    return "<iframe id=\"" + std::string(id) + "\" src=\"" + xml_text(page + "#" + embed_link) + "\" width=\"100%\" height=\"" +
+           std::to_string(height) + "\" style=\"border:0\" loading=\"lazy\" title=\"" + xml_text(title) +
+           "\"></iframe>\n"
+           "<script>\n"
+           "  (function () {  // the frame takes the height the playground asks for\n"
+           "    const frame = document.getElementById('" +
+           id +
+           "');\n"
+           "    window.addEventListener('message', (e) => {\n"
+           "      if (e.origin !== '" +
+           origin +
+           "' || e.source !== frame.contentWindow || !e.data) return;\n"
+           "      if (e.data.type === 'attn:resize') frame.style.height = Math.min(e.data.height, " +
+           limit +
+           ") + 'px';\n"
+           "    });\n"
+           "  })();\n"
+           "</script>\n";
 }
 
 std::string share_full_link(const app& a) {

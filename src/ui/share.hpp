@@ -34,8 +34,21 @@ export_file share_export_svg(const app& a);
 inline const char* share_png_name() { return "attn-canvas.png"; }
 
 // The link with view.embed=1 (for the iframe snippet), and without it (the
-// embed's "Open in the full playground" button).
+// embed's "Open in the full playground" button). The embed carries only what its
+// author sees: the pinned A (pin=) only while the compare view shows it.
 std::string share_embed_link(const app& a);
 std::string share_full_link(const app& a);
+
+// "Copy embed code": the <iframe> of `embed_link` at `page` (the page's URL without
+// its hash), `height` CSS pixels tall to start with, and the script that gives the
+// frame the height the playground asks for (attn:resize, at most
+// share_embed_max_height), as README.md's "Embedding" example does.
+inline constexpr int share_embed_min_height = 320, share_embed_max_height = 1600;
+std::string share_embed_code(const std::string& page, const std::string& embed_link, int height, const std::string& title);
+// The snippet's first height: the CSS pixels the author's view of the maps needs
+// (app::content_height), within share_embed_min_height … share_embed_max_height.
+int share_embed_height(const app& a);
+// The frame's title: the playground and the open lesson.
+std::string share_embed_title(const app& a);
 
 }  // namespace attn::ui

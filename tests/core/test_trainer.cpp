@@ -6,6 +6,7 @@
 #include "experiment.hpp"
 #include "lesson_preset.hpp"
 #include "link.hpp"
+#include "recipe.hpp"
 #include "session.hpp"
 #include "task.hpp"
 #include "test_util.hpp"
@@ -208,9 +209,9 @@ TEST_CASE("a pinned recipe is traced with its own run's weights at its own step 
     REQUIRE(session_apply(s, change::pin(s.exp)).accepted);
     session_update(s);
     REQUIRE(s.pin_train.run);
-    CHECK(trainer_step(s.pin_train) == 0);  // A retrains from the start, beside B
-    trainer_finish(s.pin_train);
-    CHECK(session_update(s));
+    CHECK(trainer_step(s.pin_train) == 20);  // B's run, copied: A is not trained again
+    CHECK(session_pin_pending(s).what == compare_mismatch::kind::none);
+    CHECK(train_weights_hash(*s.pin_train.run) == train_weights_hash(*s.train.run));
     CHECK(s.pin_tr.output.data == s.tr.output.data);  // the same recipe, the same step: the same model
     e.train.trained = 5;                              // B goes back; A stays where it was pinned
     REQUIRE(session_apply(s, change::set(e)).accepted);
@@ -219,4 +220,161 @@ TEST_CASE("a pinned recipe is traced with its own run's weights at its own step 
     session_update(s);
     CHECK(trainer_step(s.pin_train) == 20);
     CHECK(s.pin_tr.output.data != s.tr.output.data);
+}
+
+TEST_CASE("a run left for another experiment is kept: reopening its recipe finds it at its step, no step run again") {
+    session s;
+    const experiment r = small_recipe(40);
+    REQUIRE(session_apply(s, change::set(r)).accepted);
+    session_update(s);
+    trainer_finish(s.train);
+    REQUIRE(trainer_step(s.train) == 40);
+    const std::string hash = train_weights_hash(*s.train.run);
+    CHECK(hash == straight_hash(r, 40));
+    experiment other = small_recipe(30);  // another recipe, then no recipe at all
+    other.train.lr = 0.02f;
+    REQUIRE(session_apply(s, change::set(other)).accepted);
+    session_update(s);
+    CHECK(trainer_step(s.train) == 0);
+    REQUIRE(s.kept.entries.size() == 1);
+    CHECK(s.kept.entries[0].key == trainer_store_key(r));
+    CHECK(s.kept.bytes == trainer_bytes(s.kept.entries[0].kept));
+    REQUIRE(session_apply(s, change::set(experiment{})).accepted);
+    session_update(s);
+    CHECK(!s.train.run);
+
+    REQUIRE(session_apply(s, change::set(r)).accepted);
+    session_update(s);
+    REQUIRE(s.train.run);
+    CHECK(trainer_done(s.train));  // no trainer_advance since: nothing was trained again
+    CHECK(trainer_step(s.train) == 40);
+    CHECK(s.train.curve.size() == 40);
+    CHECK(s.train.marks.size() == trainer_snapshot_steps(s.train).size());
+    CHECK(train_weights_hash(*s.train.run) == hash);
+    CHECK(s.kept.entries.empty());  // taken out: the store holds only runs not shown
+    CHECK(s.kept.bytes == 0);
+
+    // Back along the kept run and on again: the bits of training straight there.
+    experiment back = r;
+    back.train.trained = 10;
+    REQUIRE(session_apply(s, change::set(back)).accepted);
+    session_update(s);
+    trainer_finish(s.train);
+    CHECK(train_weights_hash(*s.train.run) == straight_hash(r, 10));
+    REQUIRE(session_apply(s, change::set(r)).accepted);
+    session_update(s);
+    trainer_finish(s.train);
+    CHECK(train_weights_hash(*s.train.run) == hash);
+}
+
+TEST_CASE("a lesson's link opens its recipe at the step its kept run reached; a plain link at the step it names") {
+    session s;
+    experiment r = small_recipe(40);
+    REQUIRE(session_apply(s, change::set(r)).accepted);
+    session_update(s);
+    trainer_finish(s.train);
+    REQUIRE(session_apply(s, change::set(experiment{})).accepted);
+    session_update(s);
+    experiment untrained = r;  // as a lesson's link opens it: before Train is pressed
+    untrained.train.trained = 0;
+    const std::string link = link_encode(untrained, link_view{});
+    REQUIRE(session_apply(s, change::open(link)).accepted);
+    CHECK(s.exp.train.trained == 0);  // a link that says step 0 is step 0 (from the kept run's first snapshot)
+    session_update(s);
+    trainer_finish(s.train);  // back along the kept run to its first snapshot
+    CHECK(trainer_step(s.train) == 0);
+    CHECK(train_weights_hash(*s.train.run) == straight_hash(r, 0));
+    REQUIRE(session_apply(s, change::set(experiment{})).accepted);
+    session_update(s);
+
+    REQUIRE(session_apply(s, change::set(r)).accepted);  // trained again, then left part-way back
+    session_update(s);
+    trainer_finish(s.train);
+    r.train.trained = 25;
+    REQUIRE(session_apply(s, change::set(r)).accepted);
+    session_update(s);
+    trainer_finish(s.train);
+    REQUIRE(session_apply(s, change::set(experiment{})).accepted);
+    session_update(s);
+    change lesson = change::open(link);
+    lesson.resume = true;
+    REQUIRE(session_apply(s, lesson).accepted);
+    CHECK(s.exp.train.trained == 25);  // where the person left it
+    session_update(s);
+    CHECK(trainer_done(s.train));
+    CHECK(trainer_step(s.train) == 25);
+    CHECK(train_weights_hash(*s.train.run) == straight_hash(r, 25));
+}
+
+TEST_CASE("the kept runs stay within their budget: the run left longest ago goes first") {
+    std::vector<trainer> runs;
+    for (int i = 0; i < 3; ++i) {
+        experiment e = small_recipe(10 + i);
+        trainer t;
+        trainer_sync(t, e);
+        trainer_finish(t);
+        runs.push_back(std::move(t));
+    }
+    const std::size_t each = trainer_bytes(runs[0]);
+    CHECK(each > 4 * sizeof(float) * runs[0].run->params.size());  // parameters, moments, snapshots counted
+    trainer_store kept;
+    kept.budget = 2 * each + each / 2;  // room for two
+    for (trainer& t : runs)
+        trainer_store_put(kept, t);
+    REQUIRE(kept.entries.size() == 2);
+    CHECK(!trainer_store_find(kept, trainer_store_key(runs[0].key)));  // the oldest went
+    CHECK(trainer_store_find(kept, trainer_store_key(runs[1].key)));
+    CHECK(trainer_store_find(kept, trainer_store_key(runs[2].key)));
+    CHECK(kept.bytes <= kept.budget);
+    CHECK(kept.bytes == kept.entries[0].bytes + kept.entries[1].bytes);
+    trainer_store_put(kept, runs[1]);  // left again: now the newest, the same run once
+    trainer_store_put(kept, runs[0]);
+    CHECK(kept.entries.size() == 2);
+    CHECK(!trainer_store_find(kept, trainer_store_key(runs[2].key)));
+    trainer_store take_none;  // a run bigger than the whole budget is not kept
+    take_none.budget = each / 2;
+    trainer_store_put(take_none, runs[2]);
+    CHECK(take_none.entries.empty());
+    trainer fresh;
+    trainer_sync(fresh, small_recipe(5));  // a run that has taken no step is not kept
+    trainer_store_put(take_none, fresh);
+    CHECK(take_none.entries.empty());
+
+    // README ("Kept runs"): the lessons' runs are small beside the budget.
+    const auto l9 = link_parse(recipe_lesson_induction);
+    REQUIRE(l9.value);
+    trainer lesson;
+    trainer_sync(lesson, *l9.value);  // its memory is all taken at step 0
+    const std::size_t mb = trainer_bytes(lesson) >> 20;
+    MESSAGE("L9's run: " << mb << " MB");
+    CHECK(mb >= 12);
+    CHECK(mb <= 20);
+    CHECK(trainer_bytes(lesson) * 8 <= trainer_store_budget);
+}
+
+TEST_CASE("while A's run has not reached A's step, compare says A is still training and gives no figures") {
+    session s;
+    const experiment b = small_recipe(20);
+    REQUIRE(session_apply(s, change::set(b)).accepted);
+    session_update(s);
+    trainer_finish(s.train);
+    experiment a = small_recipe(30);  // a recipe this session never trained
+    a.train.lr = 0.02f;
+    REQUIRE(session_apply(s, change::pin(a)).accepted);
+    session_update(s);
+    REQUIRE(s.pin_train.run);
+    compare_mismatch m = session_pin_pending(s);
+    CHECK(m.what == compare_mismatch::kind::training);
+    CHECK(m.a == 0);
+    CHECK(m.b == 30);
+    CHECK(compare_mismatch_text(m) == "A is still training (step 0 of 30)");
+    trainer_advance(s.pin_train, 0.0);  // one step
+    CHECK(compare_mismatch_text(session_pin_pending(s)) == "A is still training (step 1 of 30)");
+    trainer_finish(s.pin_train);
+    session_update(s);
+    CHECK(session_pin_pending(s).what == compare_mismatch::kind::none);
+    REQUIRE(session_apply(s, change::unpin()).accepted);
+    session_update(s);
+    CHECK(session_pin_pending(s).what == compare_mismatch::kind::none);
+    CHECK(trainer_store_find(s.kept, trainer_store_key(a)));  // A's run, kept for a later pin
 }

@@ -19,6 +19,7 @@
 #include "i18n.hpp"
 #include "lessons.hpp"
 #include "panels.hpp"
+#include "share.hpp"
 #include "stages.hpp"
 
 using namespace attn;
@@ -465,6 +466,46 @@ TEST_CASE("compare: Pin as A, then Compare draws A | B | B − A of every map of
     frame(a);
     CHECK(ui::compare_summary_text(ui::app_compare(a)).find("tokens, B has 3") != std::string::npos);
     CHECK_FALSE(find_widget(a, "cmp_a0"));
+}
+
+TEST_CASE("compare while A's model is not at its step: the summary says A is still training, with no figures") {
+    compare_result c;
+    c.max_abs = 0.5;
+    c.mismatch.what = compare_mismatch::kind::training;
+    c.mismatch.a = 3;
+    c.mismatch.b = 30;
+    CHECK(ui::compare_summary_text(c) == "A is still training (step 3 of 30).");
+}
+
+TEST_CASE("the embed code: the frame, a first height the view needs, the resize script; pin= only while compare shows A") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    frame(a);
+    ui::frame_out out;
+    out.request = change::pin(a.model.exp);
+    ui::frame_apply(a, out);
+    frame(a);
+    REQUIRE(a.model.pin);
+    CHECK(ui::share_full_link(a).find("&pin=") != std::string::npos);
+    CHECK(ui::share_embed_link(a).find("pin=") == std::string::npos);  // the author does not see A
+    a.compare_shown = true;
+    CHECK(ui::share_embed_link(a).find("&pin=") != std::string::npos);
+    CHECK(a.content_height > 200.0f);
+    const int first = ui::share_embed_height(a);
+    CHECK(first >= ui::share_embed_min_height);
+    CHECK(first <= ui::share_embed_max_height);
+    const std::string code =
+        ui::share_embed_code("http://127.0.0.1:8000/attn/index.html", "v=1&heads=4&view.embed=1", 700, "L2 \"√d_k\"");
+    const auto has = [&code](const std::string& part) { return code.find(part) != std::string::npos; };
+    CHECK(has("src=\"http://127.0.0.1:8000/attn/index.html#v=1&amp;heads=4&amp;view.embed=1\" width=\"100%\" height=\"700\""));
+    CHECK(has("title=\"L2 &quot;√d_k&quot;\""));
+    CHECK(has("e.origin !== 'http://127.0.0.1:8000' || e.source !== frame.contentWindow"));
+    CHECK(has("if (e.data.type === 'attn:resize') frame.style.height = Math.min(e.data.height, 1600) + 'px';"));
+    const std::string other = ui::share_embed_code("http://x/", "v=1&view.embed=1", 320, "t");
+    REQUIRE(code.rfind("<iframe id=\"attn-", 0) == 0);
+    CHECK(code.substr(12, 13) != other.substr(12, 13));  // one id per embed: two on a page do not clash
+    CHECK(has("document.getElementById('" + code.substr(12, 13) + "')"));
 }
 
 namespace {

@@ -385,6 +385,29 @@ test('a poster embed starts no wasm until clicked; Run (a button, by keyboard) s
   }
 });
 
+test('a poster of a trained lesson (L9) names it, and keeps a picture of the model trained to its step', async () => {
+  const link = 'v=1&view.lesson=9&trained=120&view.embed=1&view.poster=1';
+  const { page, context, problems } = await openPoster(suite.server.url + '#' + link);
+  try {
+    const card = await page.evaluate(() => ({
+      title: document.querySelector('#poster h1').textContent,
+      stage: document.querySelector('#poster .stage').textContent,
+    }));
+    assert.deepEqual(card, { title: 'L9 Watch an induction head form', stage: 'Stage 6 of 11: Softmax' });
+    await page.click('#poster-run');
+    await page.waitForFunction(() => window.attnShell.posterSaved === true, null, { timeout: 120000 });
+    const t = (await ui(page)).train;
+    assert.equal(t.done, true);
+    const picture = await page.evaluate((l) => window.attnShell.posterPictures.load(l), link);
+    assert.ok(picture, 'a picture kept under the poster\'s link');
+    assert.equal(picture.step, 120, 'taken once the model reached the link\'s step, not part-way');
+    assert.equal(picture.hash, t.hash, 'of the trained weights');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('a poster follows the light theme (a dark picture is not shown there) and stays readable', async () => {
   const { page, context, problems } = await openPoster(suite.server.url + '#v=1&text=one%20two&view.stage=2&view.embed=1&view.poster=1', { colorScheme: 'light' });
   try {

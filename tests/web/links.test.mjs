@@ -53,6 +53,20 @@ const captions = {
     assert.match(e, /mask=none/, 'L4 has no mask: the link names only text and pos');
     assert.deepEqual(await tokens(page), ['猫', '追', '狗']);
   },
+  // blog.html, "An induction head forms": "Lesson 9, trained in your browser once you press Run (1500 steps): the loss
+  // curve with its drop, and each head's attention with its induction score."
+  'v=1&view.lesson=9&view.embed=1&view.poster=1': async (page, s, e) => {
+    assert.equal(s.lesson, 8);
+    assert.match(e, /&train=induction&steps=1500/);
+    assert.doesNotMatch(e, /&trained=/, 'trained to the end');
+    await page.waitForFunction(() => window.attn.ui().train.done, null, { timeout: 300000 });
+    const t = (await ui(page)).train;
+    assert.equal(t.step, 1500);
+    assert.ok(t.phase > 0, `the loss curve's drop: step ${t.phase}`);
+    assert.ok(t.heldOutAccuracy >= 0.9, `learned: ${t.heldOutAccuracy}`);
+    assert.ok(t.heads.slice(4).some((h) => h.induction >= 0.5), 'a layer-1 induction head (heads 4–7)');
+    assert.ok((await ui(page)).maps.filter((m) => m.name.startsWith('train_map_')).length === 8, "each head's attention");
+  },
   // README, "One experiment, one value": "#v=1&heads=4 to load one (missing keys take their defaults)"
   'v=1&heads=4': async (page, s, e) => {
     assert.equal(s.lesson, -1);

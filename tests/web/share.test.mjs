@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE, num } from './person.mjs';
+import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE, num, reveal } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -185,9 +185,57 @@ test('Share: copy the link and the embed code', async () => {
     assert.deepEqual(await page.evaluate(() => window.__copied), [base + '#' + link]);
     await share(page, 'share_copy_embed');
     const snippet = (await page.evaluate(() => window.__copied))[1];
-    const m = snippet.match(/^<iframe src="([^"]+)" width="720" height="480" style="border:0" loading="lazy" title="Attention playground"><\/iframe>$/);
+    const m = snippet.match(/^<iframe id="(attn-[0-9a-f]{8})" src="([^"]+)" width="100%" height="(\d+)" style="border:0" loading="lazy" title="Attention playground"><\/iframe>\n<script>\n/);
     assert.ok(m, snippet);
-    assert.equal(m[1].replaceAll('&amp;', '&'), base + '#' + link + '&view.embed=1');
+    assert.equal(m[2].replaceAll('&amp;', '&'), base + '#' + link + '&view.embed=1');
+    assert.ok(Number(m[3]) >= 320 && Number(m[3]) <= 1600, `a first height within 320–1600: ${m[3]}`);
+    // The resize listener, as README's "Embedding" example: this frame, this origin, at most 1600 px.
+    assert.ok(snippet.includes(`document.getElementById('${m[1]}')`), snippet);
+    assert.ok(snippet.includes(`e.origin !== '${new URL(base).origin}' || e.source !== frame.contentWindow`), snippet);
+    assert.ok(snippet.includes("if (e.data.type === 'attn:resize') frame.style.height = Math.min(e.data.height, 1600) + 'px';"), snippet);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('Share: the embed code of a lesson carries only what its author sees, and its frame takes the height its content asks for', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=0', { width: 1280, height: 720 });
+  try {
+    await recordShell(page);
+    await reveal(page, 'pin');
+    await click(page, 'pin');  // pinned, but the compare view is not shown
+    assert.equal((await ui(page)).compare.shown, false);
+    assert.match((await ui(page)).link, /&pin=/);
+    await share(page, 'share_copy_embed');
+    await reveal(page, 'compare');
+    await click(page, 'compare');  // now A | B | B − A is what the author sees
+    assert.equal((await ui(page)).compare.shown, true);
+    await share(page, 'share_copy_embed');
+    const [unshown, shown] = await page.evaluate(() => window.__copied);
+    assert.doesNotMatch(unshown, /pin=/, 'a pin the author is not comparing stays out of the embed');
+    assert.match(shown, /pin=/, 'the compare view the author sees carries A');
+    const m = unshown.match(/height="(\d+)"/);
+    assert.ok(m && Number(m[1]) >= 1000, `L9's card, Train panel and maps need more than a 480 px frame: ${m && m[1]}`);
+    assert.match(unshown, /title="Attention playground: L9 Watch an induction head form"/);
+
+    // The snippet on a host page of this site: the frame takes the height the embed reports.
+    const host = await context.newPage();
+    await context.route(suite.server.url + 'host.html', (route) =>
+      route.fulfill({ contentType: 'text/html', body: '<!doctype html><html><body><p>A post.</p>' + unshown + '</body></html>' }));
+    await host.addInitScript(() => {
+      window.__resizes = [];
+      window.addEventListener('message', (e) => { if (e.data && e.data.type === 'attn:resize') window.__resizes.push(e.data.height); });
+    });
+    await host.goto(suite.server.url + 'host.html');
+    const f = await (await host.$('iframe')).contentFrame();
+    await f.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await host.waitForFunction(() => {
+      const h = window.__resizes[window.__resizes.length - 1];
+      return h > 0 && document.querySelector('iframe').clientHeight === Math.min(h, 1600);
+    }, null, { timeout: 20000 });
+    const resized = await host.evaluate(() => ({ last: window.__resizes[window.__resizes.length - 1], frame: document.querySelector('iframe').clientHeight }));
+    assert.ok(resized.last > 480 && resized.frame === Math.min(resized.last, 1600), JSON.stringify(resized));
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

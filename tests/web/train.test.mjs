@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, openPage, browserSuite } from './harness.mjs';
-import { frames, ui, click, key, widget } from './person.mjs';
+import { frames, ui, click, key, widget, reveal } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -14,6 +14,10 @@ const suite = browserSuite();
 function lessonRecipe() {
   const src = fs.readFileSync(path.join(root, 'src', 'core', 'recipe.hpp'), 'utf8');
   return src.match(/recipe_lesson_induction =\s*"([^"]+)"/)[1];
+}
+function copyRecipe() {
+  const src = fs.readFileSync(path.join(root, 'src', 'core', 'recipe.hpp'), 'utf8');
+  return src.match(/recipe_lesson_copy_offset =\s*"([^"]+)"/)[1];
 }
 function recordedHashes() {
   const src = fs.readFileSync(path.join(root, 'tests', 'core', 'test_train_learning.cpp'), 'utf8');
@@ -156,4 +160,65 @@ test('Change the recipe: a new task and fewer steps are a new run, shown untrain
   assert.match(e, /&train=induction&steps=1500/);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('a trained run is kept: open L9 trained, then L3, then L9 again, and it is trained at once, with the same weights', async () => {
+  const { page, problems } = await openPage(suite.browser, `${suite.server.url}#v=1&view.lesson=9&trained=120`, { width: 1280, height: 720 });
+  let { t } = await trainUntilDone(page);
+  assert.equal(t.step, 120);
+  const hash = t.hash;
+  assert.equal(hash, recordedHashes().step120);
+  await click(page, 'lesson3');
+  assert.equal((await ui(page)).lesson, 2);
+  assert.equal((await ui(page)).train, null, 'L3 has no recipe');
+  await click(page, 'lesson9');  // the lesson's button: its link says trained=0
+  await frames(page, 2);
+  const u = await ui(page);
+  assert.equal(u.lesson, 8);
+  assert.equal(u.train.done, true, 'no training frames: the kept run is at its step');
+  assert.equal(u.train.step, 120, 'where the run was left, not from zero');
+  assert.equal(u.train.hash, hash, 'the same weights');
+  assert.equal(u.train.kept.length, t.kept.length, 'its measures kept with it');
+  assert.ok(u.link.includes('&trained=120'), 'the link says how far it is trained');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('pinning a trained model as A shares its run; a pinned recipe still training says so and shows no difference', async () => {
+  const recipe = copyRecipe();  // L10's: 300 steps
+  const { page, problems } = await openPage(suite.browser, `${suite.server.url}#${recipe}`, { width: 1280, height: 720 });
+  await trainUntilDone(page);
+  await reveal(page, 'pin');
+  await click(page, 'pin');
+  let u = await ui(page);
+  assert.equal(u.compare.pinned, true);
+  assert.equal(u.compare.reason, '', 'A is B\'s own trained run: nothing to retrain');
+  assert.equal(u.compare.maxAbs, 0, 'the same model: B − A is exactly 0');
+  await reveal(page, 'train_reset');
+  await click(page, 'train_reset');  // B back to step 0; A stays trained
+  await trainUntilDone(page);
+  const link = (await ui(page)).link;
+  assert.match(link, /&trained=0.*&pin=/);
+  await page.close();
+
+  // The same link in a new tab: nothing is kept there, so A trains again, beside B at step 0.
+  const other = await openPage(suite.browser, `${suite.server.url}#${link}`, { width: 1280, height: 720 });
+  let sawTraining = false;
+  for (let i = 0; i < 20000; i++) {
+    u = await ui(other.page);
+    const m = u.compare.reason.match(/^A is still training \(step (\d+) of (\d+)\)$/);
+    if (!m) break;
+    sawTraining = true;
+    assert.equal(Number(m[2]), 300);
+    assert.equal(u.compare.maxAbs, null, 'no max |B − A| while A is part-way');
+    await frames(other.page, 1);
+  }
+  assert.ok(sawTraining, 'A was seen training');
+  await other.page.waitForFunction(() => window.attn.ui().compare.maxAbs !== null, null, { timeout: 60000 });
+  u = await ui(other.page);
+  assert.equal(u.compare.reason, '');
+  assert.ok(u.compare.maxAbs > 0, 'trained A against untrained B');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(other.problems, []);
+  await other.page.close();
 });
