@@ -714,6 +714,15 @@ void view_bugs(const app& a, frame_out& out) {
 
 // [SECTION] L9 an induction head forms
 
+// On the line of the item before when a button labelled `label` fits there
+// before the visible edge, else on the next line (a row of buttons wraps).
+void same_line_if_fits(const char* label) {
+    const float w = ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
+    ImGui::SameLine();
+    if (visible_width() < w)
+        ImGui::NewLine();
+}
+
 // The experiment with only this head zeroed (none: nothing zeroed).
 void zero_button(const app& a, frame_out& out, const char* label, const char* name, head_ref h) {
     experiment next = a.model.exp;
@@ -768,11 +777,11 @@ void view_formation(const app& a, frame_out& out) {
         const experiment_controls controls(a);
         ImGui::BeginDisabled(!trainer_done(t) || f.phase < 0);
         zero_button(a, out, tr("zero the induction head", "置零归纳头"), "l9_zero_induction", f.induction);
-        ImGui::SameLine();
+        same_line_if_fits(tr("zero the previous-token head", "置零前一词元头"));
         zero_button(a, out, tr("zero the previous-token head", "置零前一词元头"), "l9_zero_previous", f.previous);
-        ImGui::SameLine();
+        same_line_if_fits(tr("zero another head", "置零另一个头"));
         zero_button(a, out, tr("zero another head", "置零另一个头"), "l9_zero_other", f.other);
-        ImGui::SameLine();
+        same_line_if_fits(tr("none", "都不置零"));
         zero_button(a, out, tr("none", "都不置零"), "l9_zero_none", head_ref{});
         ImGui::EndDisabled();
     }
@@ -830,7 +839,7 @@ void view_shortcut(const app& a, frame_out& out) {
         if (ImGui::Button(tr("zero the positional heads", "置零位置头")) && !(next == a.model.exp))
             request_experiment(out, std::move(next));
         mark_widget(out, "l10_zero_positional");
-        ImGui::SameLine();
+        same_line_if_fits(tr("none", "都不置零"));
         zero_button(a, out, tr("none", "都不置零"), "l10_zero_none", head_ref{});
     }
     text_disabled(out, "%s",
@@ -846,7 +855,7 @@ void view_shortcut(const app& a, frame_out& out) {
             out.request = change::pin(a.model.exp);
         ImGui::EndDisabled();
         mark_widget(out, "l10_pin");
-        ImGui::SameLine();
+        same_line_if_fits(tr("open L9's model", "打开 L9 的模型"));
         if (ImGui::Button(tr("open L9's model", "打开 L9 的模型")))
             lesson_open(a, out, 8);
         mark_widget(out, "l10_open_l9");

@@ -3,7 +3,8 @@
 // clipped text items (window.attn.ui().clipped, counted by the app against each
 // item's window: src/ui/app.cpp, item_cut). On the phone, whose page gets the
 // touch layout, every named target is at least 32 CSS px each way. No map
-// scrolls inside the scrolling panel.
+// scrolls inside the scrolling panel. The lessons that train (L9, L10) are also
+// checked trained, at three of their kept snapshots, in both languages (below).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';

@@ -66,12 +66,29 @@ function correlation(xs, ys) {
   return sxy / Math.sqrt(sxx * syy);
 }
 
+// Scrolls the panel until map `name`'s cells are drawn and wholly on screen (a
+// map scrolled out of view reports no cells).
+async function revealCells(page, name) {
+  const height = page.viewportSize().height;
+  const u0 = await ui(page);
+  const panel = u0.widgets.layer || u0.widgets.unpin || u0.widgets.pin;  // over the pipeline
+  for (let i = 0; i < 80; i++) {
+    const w = (await ui(page)).widgets[name];
+    const drawn = w && w[2] > w[0] && w[3] > w[1];
+    if (drawn && w[1] >= 0 && w[3] <= height) return;
+    await page.mouse.move((panel[0] + panel[2]) / 2, height / 2);
+    await page.mouse.wheel(0, drawn && w[1] < 0 ? -120 : 120);
+    await frames(page, 3);
+  }
+  assert.fail(name + ' could not be scrolled into view');
+}
+
 // How well the picture of map `name` follows each candidate matrix (a weights
 // map {shape, data} of window.attn.trace()): the correlation of its cells'
 // luminance with the candidate's values (viridis grows brighter with the value).
 async function follows(page, name, candidates) {
+  await revealCells(page, name);
   await page.mouse.move(2, 2);  // no hover band over the cells
-  await reveal(page, name);
   await frames(page, 2);
   const u = await ui(page);
   const n = candidates[0].shape[0];
@@ -83,10 +100,11 @@ async function follows(page, name, candidates) {
 const weights = (t, layer, head) => t.layers[layer].heads[head].weights;
 
 test('L9 trained: the layer control redraws every head map with that layer\'s weights; Compare A | B at layer 1 draws layer 1', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=9',
+  // Trained past the drop (step ≈ 330): layer 1 has its induction head.
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=400',
     { width: 1440, height: 900 });
   try {
-    await trained(page);  // the lesson's link without trained=: its model trained to the end
+    await trained(page);
     await gotoStage(page, STAGE.weights);
     const t = await page.evaluate(() => window.attn.trace());
     const heads = t.layers[0].heads.length;
