@@ -396,6 +396,7 @@ void head_maps(const app& a, frame_out& out, const trainer& t) {
             opt.hover_value = true;
             opt.veiled = zeroed;  // as the pipeline marks it: nothing of it reaches the output
             opt.cell = cell;
+            opt.max_height = 1e6f;  // drawn whole: the panel scrolls, not the map
             opt.row_labels = opt.col_labels = &t.probe_symbols;
             char name[32];
             std::snprintf(name, sizeof name, "train_map_%d_%d", l, i);
@@ -447,6 +448,7 @@ void train_head_map(const app& a, frame_out& out, int layer, int head, const cha
     opt.cell = std::clamp((visible_width() - font * 2.5f) / float(n), font * 0.86f, font * 0.95f);
     opt.row_labels = opt.col_labels = &t.probe_symbols;
     opt.axes = axes_queries_by_keys();
+    opt.max_height = 1e6f;  // drawn whole: the panel scrolls, not the map (at most 64 rows)
     textf(out, "%s %d · %s %d %s", tr("layer", "层"), layer, tr("head", "头"), head,
           tr("on the held-out row (the Train panel's):", "在留出的那一行上（训练面板里的那一行）："));
     const heatmap_result res = heatmap_draw(*a.heatmaps, name, t.probe[k], opt);

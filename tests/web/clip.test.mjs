@@ -108,7 +108,7 @@ test('1440×900: L9 and L10 trained, at the first, a middle and the last kept sn
     for (const lesson of [9, 10]) {
       let state = await show(page, 'v=1&view.lesson=' + lesson);  // without trained=: trains to the end
       await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null,
-        { timeout: 600000, polling: 250 });
+        { timeout: 1200000, polling: 250 });
       state = await ui(page);
       const kept = state.train.kept.map((k) => k.step);
       assert.equal(kept[kept.length - 1], state.train.steps, `L${lesson}: trained to its last kept snapshot`);

@@ -100,12 +100,21 @@ async function follows(page, name, candidates) {
 const weights = (t, layer, head) => t.layers[layer].heads[head].weights;
 
 test('L9 trained: the layer control redraws every head map with that layer\'s weights; Compare A | B at layer 1 draws layer 1', async () => {
-  // Trained past the drop (step ≈ 330): layer 1 has its induction head.
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=400',
+  // A: L9's model untrained (pinned at once: nothing to train); B: trained past the drop (step ≈ 330),
+  // with layer 1's induction head.
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=0',
     { width: 1440, height: 900 });
   try {
     await trained(page);
     await gotoStage(page, STAGE.weights);
+    const ta = await page.evaluate(() => window.attn.trace());
+    await reveal(page, 'pin');
+    await click(page, 'pin');
+    const pinned = await until(page, (u) => u.compare.pinned, 'the pin');
+    assert.match(pinned.link, /&trained=0(&|$)/);
+    assert.equal(await page.evaluate((l) => window.attn.openLink(l), pinned.link.replace(/&trained=0(&|$)/, '&trained=400$1')), '');
+    await until(page, (u) => u.train.target === 400, 'B asks for step 400');
+    await trained(page);
     const t = await page.evaluate(() => window.attn.trace());
     const heads = t.layers[0].heads.length;
     assert.equal(t.layers.length, 2);
@@ -123,23 +132,15 @@ test('L9 trained: the layer control redraws every head map with that layer\'s we
       }
     }
 
-    // Pin this model as A, go back to the untrained model (B), compare at layer 1.
-    await reveal(page, 'pin');
-    await click(page, 'pin');
-    await until(page, (u) => u.compare.pinned, 'the pin');
-    await reveal(page, 'train_reset');
-    await click(page, 'train_reset');
-    await trained(page);
-    const tb = await page.evaluate(() => window.attn.trace());
+    // Compare A | B at layer 1: A's maps are A's layer 1, B's are B's layer 1.
     await reveal(page, 'compare');
     await click(page, 'compare');
     const u = await until(page, (x) => x.compare.shown && x.compare.maxAbs !== null && x.layer === 1, 'the compare view');
-    assert.ok(u.compare.maxAbs > 0.1, `A (trained) and B (untrained) differ: ${u.compare.maxAbs}`);
+    assert.ok(u.compare.maxAbs > 0.1, `A (untrained) and B (trained) differ: ${u.compare.maxAbs}`);
     for (let h = 0; h < heads; h++) {
-      const [a1, a0, b1] = await follows(page, 'cmp_a' + h, [weights(t, 1, h), weights(t, 0, h), weights(tb, 1, h)]);
-      assert.ok(a1 > 0.9 && a1 > a0 + 0.05 && a1 > b1 + 0.05,
-        `A's head ${h} at layer 1: r = ${a1.toFixed(3)} (its layer 0: ${a0.toFixed(3)}, B's: ${b1.toFixed(3)})`);
-      const [bb1, bb0] = await follows(page, 'cmp_b' + h, [weights(tb, 1, h), weights(tb, 0, h)]);
+      const [a1, b1] = await follows(page, 'cmp_a' + h, [weights(ta, 1, h), weights(t, 1, h)]);
+      assert.ok(a1 > 0.9 && a1 > b1 + 0.05, `A's head ${h} at layer 1: r = ${a1.toFixed(3)} (B's: ${b1.toFixed(3)})`);
+      const [bb1, bb0] = await follows(page, 'cmp_b' + h, [weights(t, 1, h), weights(t, 0, h)]);
       assert.ok(bb1 > 0.9 && bb1 > bb0 + 0.05, `B's head ${h} at layer 1: r = ${bb1.toFixed(3)} (its layer 0: ${bb0.toFixed(3)})`);
     }
     assert.deepEqual(problems, []);
