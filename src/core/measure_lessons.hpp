@@ -22,16 +22,20 @@ namespace attn {
 
 // A value computed from one version of the experiment (and a few view
 // parameters folded into `key`), recomputed only when either changes.
+// `made` counts the values computed: with the cache's address it names the
+// value now held (what a picture drawn from it is keyed by).
 template <class T>
 struct version_cache {
     std::uint64_t version = 0;
     std::uint64_t key = 0;
+    std::uint64_t made = 0;
     bool valid = false;
     T value{};
     template <class Make>
     const T& get(std::uint64_t v, std::uint64_t k, Make make) {
         if (!valid || v != version || k != key) {
             value = make();
+            ++made;
             version = v;
             key = k;
             valid = true;

@@ -76,6 +76,8 @@ shortcut_measure measure_shortcut(trainer& t) {
     const int h = t.run->h;
     for (std::size_t k = 0; k < t.now.heads.size(); ++k) {
         const head_scores& s = t.now.heads[k];
+        if (s.offset_mean() > m.max_offset || !m.best.valid())
+            m.best = {int(k) / h, int(k) % h};
         m.max_offset = std::max(m.max_offset, s.offset_mean());
         m.max_induction = std::max(m.max_induction, s.induction_mean());
         if (s.offset_mean() >= shortcut_offset_score)

@@ -6,7 +6,7 @@
 //               score is highest at the step shown, with its score at the last
 //               kept step before the drop and the first one after; the layer-0
 //               head with the highest previous-token score.
-//   shortcut    the heads whose offset score is at least shortcut_offset_score,
+//   shortcut    the heads whose offset score is at least shortcut_offset_score, the best of them,
 //               their highest induction score, and the model on the induction
 //               task's rows (the copy_offset model tested off its distribution).
 #pragma once
@@ -20,6 +20,7 @@ namespace attn {
 struct head_ref {
     int layer = -1, head = -1;
     bool valid() const { return layer >= 0; }
+    bool operator==(const head_ref&) const = default;
 };
 
 struct formation_measure {
@@ -40,6 +41,7 @@ inline constexpr float shortcut_offset_score = 0.5f;
 
 struct shortcut_measure {
     std::vector<head_ref> positional;         // offset score ≥ shortcut_offset_score
+    head_ref best;                            // the head with the highest offset score (max_offset's)
     float max_offset = 0, max_induction = 0;  // over every head
     train_eval_result on_induction;           // the model on the induction task's held-out rows
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "task.hpp"
 
@@ -92,6 +93,7 @@ void start_run(trainer& t, const experiment& key, trainer_store* kept, const tra
     t.run = std::move(init.run);
     train_run& r = *t.run;
     t.curve.reserve(std::size_t(key.train.steps));
+    t.smooth.reserve(std::size_t(key.train.steps));
     t.marks.reserve(r.snapshots.size());
     t.probe_tokens.assign(r.eval_tokens.begin(), r.eval_tokens.begin() + r.T);
     t.probe_targets.assign(r.eval_targets.begin(), r.eval_targets.begin() + r.T);
@@ -220,8 +222,12 @@ bool trainer_advance(trainer& t, double seconds) {
             break;
         }
         changed = true;
-        if (std::size_t(r.step) > t.curve.size())
+        if (std::size_t(r.step) > t.curve.size()) {
             t.curve.push_back(r.curve.back());
+            const int span = train_loss_ema_span(r.e.train.steps);
+            t.smooth.push_back(
+                train_loss_ema_next(t.smooth.empty() ? 0.0f : t.smooth.back(), t.curve.back().loss, span, t.smooth.empty()));
+        }
         mark_snapshot(t);
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds)
             break;
@@ -252,6 +258,24 @@ std::vector<int> trainer_snapshot_steps(const trainer& t) {
         steps.push_back(s);
     steps.push_back(total);
     return steps;
+}
+
+int train_loss_ema_span(int steps) { return std::max(steps / 50, 1); }
+
+float train_loss_ema_next(float previous, float loss, int span, bool first) {
+    const float log_loss = std::log(std::max(loss, 1e-6f));
+    if (first)
+        return std::exp(log_loss);
+    const float w = 2.0f / float(std::max(span, 1) + 1);
+    return std::exp(std::log(previous) + w * (log_loss - std::log(previous)));
+}
+
+std::vector<float> train_loss_ema(const std::vector<train_point>& curve, int span) {
+    std::vector<float> out;
+    out.reserve(curve.size());
+    for (const train_point& p : curve)
+        out.push_back(train_loss_ema_next(out.empty() ? 0.0f : out.back(), p.loss, span, out.empty()));
+    return out;
 }
 
 int trainer_phase_step(const trainer& t) {

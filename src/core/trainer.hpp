@@ -16,6 +16,7 @@
 // What it keeps for the panel:
 //   curve     loss and accuracy of every step ever taken in this run, kept when
 //             going back, so the curve stays whole while a marker shows the step
+//   smooth    the train loss of each curve point smoothed (train_loss_ema)
 //   marks     at each snapshot step reached: held-out loss and accuracy and every
 //             head's scores on the held-out set (so the scrubber shows exactly
 //             what the run showed when it passed there)
@@ -58,6 +59,7 @@ struct trainer {
     int target = 0;                                // the step the experiment asks for
     std::uint64_t weights_version = 0;             // bumped whenever run's weights change
     std::vector<train_point> curve;                // every step taken in this run; see above
+    std::vector<float> smooth;                     // (curve.size()) the train loss smoothed: train_loss_ema
     std::vector<trainer_mark> marks;               // by snapshot index, as far as the run got
     trainer_mark now;                              // at the current step
     std::vector<int> probe_tokens, probe_targets;  // (T) the probe row and what it is trained to predict
@@ -130,6 +132,17 @@ std::vector<int> trainer_snapshot_steps(const trainer& t);
 // before and after compared: the phase change. -1 while the curve is too short
 // or nothing fell.
 int trainer_phase_step(const trainer& t);
+
+// The train loss smoothed for its log-scale plot: an exponential moving average
+// of log(loss) (losses below 1e-6 count as 1e-6, the plot's floor; NaN stays
+// NaN), each step weighted 2 / (span + 1), started at the first loss rather than
+// at 0; given back as losses. On the log scale it runs through the middle of the
+// step-to-step noise, so a fall of the loss reads as a fall. The span is a
+// fiftieth of the run (at least 1 step). train_loss_ema_next takes one step
+// (`previous`: the smoothed loss before, ignored for the first point).
+int train_loss_ema_span(int steps);
+float train_loss_ema_next(float previous, float loss, int span, bool first);
+std::vector<float> train_loss_ema(const std::vector<train_point>& curve, int span);
 
 // Held-out loss and accuracy of the model at its step with these heads' outputs
 // zeroed (the effect of an ablation on the task).

@@ -1,5 +1,5 @@
 // [SECTION] index
-//   state      the context: per-widget cache (what was uploaded: id, version, size; ranges, row sums, zoom)
+//   state      the context: per-widget cache (what was uploaded: its data key; ranges, row sums, zoom)
 //   layout     cell size, label bands, the size of the scrolling child
 //   cells      one GPU quad (heatmap_gpu) or, without a GPU, rectangles for the visible cells
 //   overlays   hover and highlight bands, numbers in cells, row sums, sticky labels
@@ -29,18 +29,72 @@ namespace attn::ui {
 
 namespace {
 
+// The labels' widths are measured again when their text or the font changes.
 struct label_width_cache {
-    const std::vector<std::string>* labels = nullptr;
-    std::size_t count = 0;
-    std::uint64_t version = 0;
+    std::uint64_t text = 0;  // label_text_hash
     float font = 0.0f;
     float widest = 0.0f;
 };
 
+// What a widget's cached picture was made from (heatmap_source, heatmap.hpp): the
+// holder and its version, the matrix's storage and shape, the mask's; without a
+// holder, a hash of every value instead.
+struct data_key {
+    const void* holder = nullptr;
+    std::uint64_t version = 0;
+    const float* data = nullptr;
+    int rows = -1, cols = -1;
+    const float* mask = nullptr;
+    int mask_rows = -1, mask_cols = -1;
+    bool operator==(const data_key&) const = default;
+};
+
+constexpr std::uint64_t fnv_offset = 1469598103934665603ull, fnv_prime = 1099511628211ull;
+
+std::uint64_t hash_bytes(std::uint64_t h, const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < n; ++i)
+        h = (h ^ b[i]) * fnv_prime;
+    return h;
+}
+
+std::uint64_t hash_matrix(std::uint64_t h, const matrix* m) {
+    if (!m)
+        return hash_bytes(h, "-", 1);
+    h = hash_bytes(h, &m->rows, sizeof m->rows);
+    h = hash_bytes(h, &m->cols, sizeof m->cols);
+    return hash_bytes(h, m->data.data(), m->data.size() * sizeof(float));
+}
+
+data_key data_key_of(const matrix& m, const heatmap_options& opt) {
+    data_key k;
+    k.rows = m.rows;
+    k.cols = m.cols;
+    if (!opt.source.holder) {  // no versioned holder: the values themselves
+        k.version = hash_matrix(hash_matrix(fnv_offset, &m), opt.masked_from);
+        return k;
+    }
+    k.holder = opt.source.holder;
+    k.version = opt.source.version;
+    k.data = m.data.data();
+    if (opt.masked_from) {
+        k.mask = opt.masked_from->data.data();
+        k.mask_rows = opt.masked_from->rows;
+        k.mask_cols = opt.masked_from->cols;
+    }
+    return k;
+}
+
+std::uint64_t label_text_hash(const std::vector<std::string>& labels) {
+    std::uint64_t h = fnv_offset;
+    for (const std::string& s : labels)
+        h = hash_bytes(hash_bytes(h, s.data(), s.size()), "", 1);
+    return h;
+}
+
 struct widget_state {
     bool valid = false;
-    std::uint64_t version = 0;
-    int rows = -1, cols = -1;
+    data_key key;
     heatmap_gpu* uploaded_to = nullptr;   // the renderer that holds this widget's texture
     heatmap_range sequential, diverging;  // automatic ranges
     heatmap_counts counts;
@@ -93,14 +147,12 @@ void states_sweep(heatmap_context::state& ctx, int frame) {
     }
 }
 
-// Recomputes what depends on the data when (version, rows, cols) changed, and
-// uploads the texture when the current renderer does not hold it.
+// Recomputes what depends on the data when its data key changed, and uploads
+// the texture when the current renderer does not hold it.
 void state_refresh(heatmap_context::state& ctx, widget_state& st, ImGuiID key, const matrix& m, const heatmap_options& opt) {
-    if (!st.valid || st.version != opt.version || st.rows != m.rows || st.cols != m.cols) {
+    if (const data_key now = data_key_of(m, opt); !st.valid || !(st.key == now)) {
         st.valid = true;
-        st.version = opt.version;
-        st.rows = m.rows;
-        st.cols = m.cols;
+        st.key = now;
         st.sequential = heatmap_range_compute(m, opt.masked_from, colormap::sequential);
         st.diverging = heatmap_range_compute(m, opt.masked_from, colormap::diverging);
         st.counts = heatmap_count_cells(m, opt.masked_from);
@@ -119,12 +171,13 @@ void state_refresh(heatmap_context::state& ctx, widget_state& st, ImGuiID key, c
     }
 }
 
-float widest_label(label_width_cache& cache, const std::vector<std::string>* labels, std::uint64_t version) {
+// O(the labels' bytes) a frame to hash them; measured again only when they change.
+float widest_label(label_width_cache& cache, const std::vector<std::string>* labels) {
     if (!labels || labels->empty())
         return 0.0f;
     const float font = ImGui::GetFontSize();
-    if (cache.labels != labels || cache.count != labels->size() || cache.version != version || cache.font != font) {
-        cache = {labels, labels->size(), version, font, 0.0f};
+    if (const std::uint64_t text = label_text_hash(*labels); cache.text != text || cache.font != font) {
+        cache = {text, font, 0.0f};
         for (const auto& s : *labels)
             cache.widest = std::max(cache.widest, ImGui::CalcTextSize(s.c_str()).x);
     }
@@ -244,8 +297,8 @@ layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& 
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     l.rows = std::max(m.rows, 0);
     l.cols = std::max(m.cols, 0);
-    const float row_label_full = widest_label(st.row_w, opt.row_labels, opt.version);
-    const float col_label_full = widest_label(st.col_w, opt.col_labels, opt.version);
+    const float row_label_full = widest_label(st.row_w, opt.row_labels);
+    const float col_label_full = widest_label(st.col_w, opt.col_labels);
     const float row_band_full = row_label_full > 0.0f ? row_label_full + style.ItemSpacing.x : 0.0f;
     const float sums_full = opt.show_row_sums ? ImGui::CalcTextSize("-0.000").x + style.ItemSpacing.x * 2.0f : 0.0f;
     layout_cell(l, st, opt, frame, avail.x - row_band_full - sums_full - style.ScrollbarSize);
@@ -622,6 +675,21 @@ void legend_draw(heatmap_gpu* gpu, const widget_state& st, const layout& l) {
             legend_swatch(dl, l, s.cell, s.name ? s.name : tr("masked", "已遮蔽"), st.counts.of(s.cell), bar.y);
 }
 
+// The hovered cell in words: its row's and column's labels (or indices) and its
+// value as the cells write it (masked, NaN and ±inf as they are).
+void hover_tooltip(const matrix& m, const heatmap_options& opt, int r, int c) {
+    const auto label = [](const std::vector<std::string>* labels, int i) {
+        return labels && i < int(labels->size()) ? (*labels)[std::size_t(i)] : std::to_string(i);
+    };
+    char value[24];
+    if (heatmap_classify(m, opt.masked_from, r, c) == heatmap_cell::masked)
+        std::snprintf(value, sizeof value, "%s", tr("masked", "已遮蔽"));
+    else
+        heatmap_format_value(m(r, c), value, sizeof value);
+    ImGui::SetTooltip("%s %d (%s)   %s %d (%s)   %s %s", tr("row", "行"), r, label(opt.row_labels, r).c_str(), tr("column", "列"),
+                      c, label(opt.col_labels, c).c_str(), tr("value", "值"), value);
+}
+
 }  // namespace
 
 float heatmap_value_cell(int chars) {
@@ -661,6 +729,8 @@ heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matr
         overlays_draw(dl, st, m, opt, l, p, result);
     }
     ImGui::EndChild();
+    if (opt.hover_value && result.hovered_row >= 0)
+        hover_tooltip(m, opt, result.hovered_row, result.hovered_col);
     if (opt.show_legend && l.rows > 0 && l.cols > 0)
         legend_draw(ctx.gpu, st, l);
     result.cells = st.values.cells;

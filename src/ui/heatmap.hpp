@@ -7,7 +7,7 @@
 //   heatmap_context heatmaps;           // the platform's, one per ImGui context
 //   heatmaps.set_gpu(gpu);              // optional: without it, rectangles
 //   heatmap_options opt;
-//   opt.version = a.version;            // bump whenever m (or masked_from) changes
+//   opt.source = {&a, a.version};       // what m was made from (panels.hpp: heatmap_source_of)
 //   opt.row_labels = opt.col_labels = &tokens;
 //   heatmap_result r = heatmap_draw(heatmaps, "weights_h0", m, opt);
 //   if (r.clicked_row >= 0) ...
@@ -34,11 +34,24 @@
 
 namespace attn::ui {
 
+// What a map's numbers were made from: the object that holds them (a trace, a
+// memo, a trainer) and the version of that object's contents. A widget keeps its
+// texture, ranges and counts for one data key, which heatmap_draw derives from
+// this source and the matrix itself (its storage's address and shape, and the
+// mask's): another layer, head, stage or snapshot is another matrix or another
+// version, so the key follows every input without the caller listing them. A
+// source without a holder (the default) makes the key hash every value each
+// frame: correct, and fine for small maps; a view drawing from a versioned
+// holder names it (panels.hpp: heatmap_source_of) so large maps cost nothing.
+struct heatmap_source {
+    const void* holder = nullptr;
+    std::uint64_t version = 0;
+};
+
 struct heatmap_options {
     colormap map = colormap::sequential;
-    std::uint64_t version = 0;  // bump when the data (m or masked_from) changes: the texture is re-uploaded
-                                // only when (id, version, rows, cols) changes
-    float cell = 0.0f;          // pixels per cell; 0 = fit the available width (clamped to a readable minimum)
+    heatmap_source source;  // where m (and masked_from) come from: see above
+    float cell = 0.0f;      // pixels per cell; 0 = fit the available width (clamped to a readable minimum)
     const std::vector<std::string>* row_labels = nullptr;
     const std::vector<std::string>* col_labels = nullptr;
     const matrix* masked_from = nullptr;         // cells where this matrix is -inf are drawn as masked
@@ -49,6 +62,7 @@ struct heatmap_options {
     float lo = 0, hi = 1;        // with fixed_range; else [min, max] of finite values (diverging: symmetric ±max|x|)
     bool veiled = false;         // nothing of it reaches the output (a zeroed head): dimmed and struck through
     const char* axes = nullptr;  // what its rows and columns are, a line over the map ("↓ query i   → key j")
+    bool hover_value = false;    // a tooltip names the hovered cell's row, column and value (maps without an inspector)
 
     float zoom = 1.0f;        // multiplies cell (and the user's own Ctrl+wheel zoom)
     float max_height = 0.0f;  // of the scrolling region in pixels; 0 = the available height (at least ~12 lines)

@@ -196,10 +196,11 @@ void panel_impact(const app& a, frame_out& out) {
     text_disabled(out, "%s", tr("Δy = output with the interventions − output without", "Δy = 有干预的输出 − 无干预的输出"));
     heatmap_options opt;
     opt.map = colormap::diverging;
-    opt.version = a.model.version;
+    opt.source = heatmap_source_of(a.effect);
     opt.row_labels = &a.model.tr.tokens;
     opt.axes = axes_tokens_by_dimensions();
     opt.cell = 0.0f;  // fit the width: the numbers show when they fit, else the map says to hover
+    opt.hover_value = true;
     heatmap_draw(*a.heatmaps, "impact_diff", effect.diff, opt);
     note_clip(out, "impact_diff");
 }

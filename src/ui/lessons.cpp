@@ -331,7 +331,7 @@ void view_subspaces(const app& a, frame_out& out) {
     const layer_trace& lt = a.model.tr.layers[0];
     heatmap_options opt;
     opt.map = colormap::diverging;
-    opt.version = a.model.version;
+    opt.source = heatmap_source_of(a, a.model.tr);
     opt.row_labels = &a.model.tr.tokens;
     opt.axes = axes_tokens_by_dimensions();
     opt.show_values = false;
@@ -385,7 +385,7 @@ void view_order(const app& a, frame_out& out) {
     const int n = int(a.model.tr.tokens.size());
     const double out_diff = m.output_diff, w_diff = m.weight_diff;
     heatmap_options opt;
-    opt.version = a.model.version;
+    opt.source = heatmap_source_of(a, a.model.tr);
     opt.fixed_range = true;
     opt.lo = 0;
     opt.hi = 1;
@@ -402,7 +402,7 @@ void view_order(const app& a, frame_out& out) {
     ImGui::BeginGroup();
     text_plain(out, rev.text.c_str());
     opt.row_labels = opt.col_labels = &tb.tokens;
-    opt.version = a.model.version * 2 + 1;
+    opt.source = heatmap_source_of(a.lesson.order);
     heatmap_draw(*a.heatmaps, "l4_b", tb.layers[0].heads[0].weights, opt);
     note_clip(out, "l4_b");
     ImGui::EndGroup();
@@ -459,7 +459,7 @@ void view_order(const app& a, frame_out& out) {
         section_text(out, tr("sinusoidal encodings added to X", "加到 X 上的正弦位置编码"));
         heatmap_options po;
         po.map = colormap::diverging;
-        po.version = a.model.version;
+        po.source = heatmap_source_of(a, a.model.tr);
         po.row_labels = &a.model.tr.tokens;
         po.axes = tr("↓ position   → dimension", "↓ 位置   → 维度");
         po.show_values = false;
@@ -694,10 +694,11 @@ void view_bugs(const app& a, frame_out& out) {
     text_plain(out, tr("output − correct output:", "输出 − 正确输出："));
     heatmap_options opt;
     opt.map = colormap::diverging;
-    opt.version = a.model.version;
+    opt.source = heatmap_source_of(a.lesson.bugs);
     opt.row_labels = &a.model.tr.tokens;
     opt.axes = axes_tokens_by_dimensions();
     opt.cell = 0.0f;  // fit the width: the numbers show when they fit, else the map says to hover
+    opt.hover_value = true;
     heatmap_draw(*a.heatmaps, "l8_diff", m.diff, opt);
     note_clip(out, "l8_diff");
     textf(out, "‖y‖ = %s   ‖y_correct‖ = %s", fmt(m.output_norm).c_str(), fmt(m.correct_output_norm).c_str());
@@ -712,6 +713,15 @@ void view_bugs(const app& a, frame_out& out) {
 }
 
 // [SECTION] L9 an induction head forms
+
+// On the line of the item before when a button labelled `label` fits there
+// before the visible edge, else on the next line (a row of buttons wraps).
+void same_line_if_fits(const char* label) {
+    const float w = ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
+    ImGui::SameLine();
+    if (visible_width() < w)
+        ImGui::NewLine();
+}
 
 // The experiment with only this head zeroed (none: nothing zeroed).
 void zero_button(const app& a, frame_out& out, const char* label, const char* name, head_ref h) {
@@ -761,15 +771,17 @@ void view_formation(const app& a, frame_out& out) {
     if (f.previous.valid())
         textf(out, "3. %s %d, %s %.2f", tr("it reads through layer 0 · head", "它依赖第 0 层 · 头"), f.previous.head,
               tr("a previous-token head: score", "一个前一词元头：得分"), double(f.previous_score));
+    if (f.phase >= 0 && f.before_step >= 0)  // the claim's head, where the claim is read
+        train_head_map(a, out, f.induction.layer, f.induction.head, "l9_head_map");
     {
         const experiment_controls controls(a);
         ImGui::BeginDisabled(!trainer_done(t) || f.phase < 0);
         zero_button(a, out, tr("zero the induction head", "置零归纳头"), "l9_zero_induction", f.induction);
-        ImGui::SameLine();
+        same_line_if_fits(tr("zero the previous-token head", "置零前一词元头"));
         zero_button(a, out, tr("zero the previous-token head", "置零前一词元头"), "l9_zero_previous", f.previous);
-        ImGui::SameLine();
+        same_line_if_fits(tr("zero another head", "置零另一个头"));
         zero_button(a, out, tr("zero another head", "置零另一个头"), "l9_zero_other", f.other);
-        ImGui::SameLine();
+        same_line_if_fits(tr("none", "都不置零"));
         zero_button(a, out, tr("none", "都不置零"), "l9_zero_none", head_ref{});
         ImGui::EndDisabled();
     }
@@ -816,6 +828,8 @@ void view_shortcut(const app& a, frame_out& out) {
     text_colored(out, theme_bad(), "3. %s %.0f%% (%s ≈ %.0f%%)",
                  tr("on the induction task's sequences: accuracy", "在归纳任务的序列上：准确率"),
                  double(m.on_induction.acc) * 100.0, tr("chance", "随机猜"), double(chance) * 100.0);
+    if (!m.positional.empty())  // the claim's best positional head, where the claim is read
+        train_head_map(a, out, m.best.layer, m.best.head, "l10_head_map");
     {
         const experiment_controls controls(a);
         experiment next = a.model.exp;
@@ -825,7 +839,7 @@ void view_shortcut(const app& a, frame_out& out) {
         if (ImGui::Button(tr("zero the positional heads", "置零位置头")) && !(next == a.model.exp))
             request_experiment(out, std::move(next));
         mark_widget(out, "l10_zero_positional");
-        ImGui::SameLine();
+        same_line_if_fits(tr("none", "都不置零"));
         zero_button(a, out, tr("none", "都不置零"), "l10_zero_none", head_ref{});
     }
     text_disabled(out, "%s",
@@ -841,7 +855,7 @@ void view_shortcut(const app& a, frame_out& out) {
             out.request = change::pin(a.model.exp);
         ImGui::EndDisabled();
         mark_widget(out, "l10_pin");
-        ImGui::SameLine();
+        same_line_if_fits(tr("open L9's model", "打开 L9 的模型"));
         if (ImGui::Button(tr("open L9's model", "打开 L9 的模型")))
             lesson_open(a, out, 8);
         mark_widget(out, "l10_open_l9");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "heatmap.hpp"
 #include "imgui.h"
 
 namespace attn::ui {
@@ -24,8 +25,11 @@ struct control_help {
     const char* zh;
 };
 const control_help* control_help_of(std::string_view name);
-void panel_pipeline(const app& a, frame_out& out);   // pipeline.cpp: stage stepper and the stage's matrices
-void panel_train(const app& a, frame_out& out);      // train_panel.cpp: a recipe's run, its curves and heads
+void panel_pipeline(const app& a, frame_out& out);  // pipeline.cpp: stage stepper and the stage's matrices
+void panel_train(const app& a, frame_out& out);     // train_panel.cpp: a recipe's run, its curves and heads
+// train_panel.cpp: one head's attention on the trainer's held-out probe row, its
+// tokens labelling the rows and columns; where a lesson's claim about it is read.
+void train_head_map(const app& a, frame_out& out, int layer, int head, const char* name);
 void panel_inspector(const app& a, frame_out& out);  // inspector.cpp: the formula with the live values of a cell
 void panel_impact(const app& a, frame_out& out);     // inspector.cpp: output before/after ablations and masked edges
 void panel_code(const app& a, frame_out& out);       // inspector.cpp: the article's numpy code, current lines lit
@@ -57,6 +61,17 @@ const compare_result& app_compare(const app& a);
 // The compare's summary in words, in the current language: "max |B − A| 0.12
 // ‖B − A‖/‖A‖ 3.4%", or why A and B cannot be compared.
 std::string compare_summary_text(const compare_result& c);
+
+// Where a map's numbers come from (heatmap.hpp: heatmap_source), for its data
+// key: the session's trace at its version (the pinned A's at A's), a memo's
+// current value, the trainer's probe maps at its weights. A trace that is none
+// of the session's gets no holder (its maps are keyed by their values).
+heatmap_source heatmap_source_of(const app& a, const trace& t);
+template <class T>
+heatmap_source heatmap_source_of(const version_cache<T>& memo) {
+    return {&memo, memo.made};
+}
+heatmap_source heatmap_source_of(const trainer& t);
 
 // Records the last ImGui item's rectangle under `name` (tests click through these).
 void mark_widget(frame_out& out, const char* name);

@@ -83,7 +83,7 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     const bool token_rows = stage_matrix_token_rows(sm, int(tokens.size()));
     heatmap_options opt;
     opt.map = sm.signed_values ? colormap::diverging : colormap::sequential;
-    opt.version = a.model.version;
+    opt.source = heatmap_source_of(a, a.model.tr);
     opt.cell = cell;
     opt.row_labels = token_rows ? &tokens : &feature_rows;
     opt.col_labels = sm.token_cols ? &tokens : &index_labels(sm.m->cols);
@@ -270,7 +270,6 @@ void pin_bar(const app& a, frame_out& out) {
 heatmap_options compare_options(const app& a, const stage_matrix& sm, bool diff, double top, float cell) {
     heatmap_options opt;
     opt.map = diff || sm.signed_values ? colormap::diverging : colormap::sequential;
-    opt.version = a.model.version * 1000003u + a.model.pin_version;
     opt.cell = cell;
     opt.masked_from = sm.masked_from;
     opt.fixed_range = true;
@@ -297,7 +296,10 @@ void compare_row(const app& a, frame_out& out, const stage_matrix (&m)[2], const
         const stage_matrix& sm = m[k == 0 ? 0 : 1];
         const trace& t = *traces[k == 0 ? 0 : 1];
         heatmap_options opt = compare_options(a, sm, k == 2, k == 2 ? c.max_abs : c.top, cell);
-        if (k == 2)  // a cell masked in both differs by 0 and is drawn so; the legend stays narrow
+        // A's maps from A's trace, B's from B's, B − A from the compare's memo.
+        opt.source = k == 2 ? heatmap_source_of(a.compare) : heatmap_source_of(a, t);
+        opt.hover_value = true;  // the inspector explains B's cells only: the tooltip says every map's value
+        if (k == 2)              // a cell masked in both differs by 0 and is drawn so; the legend stays narrow
             opt.masked_from = nullptr;
         opt.row_labels = stage_matrix_token_rows(sm, int(t.tokens.size())) ? &t.tokens : &features;
         opt.col_labels = sm.token_cols ? &t.tokens : &features;
@@ -345,6 +347,16 @@ void compare_maps(const app& a, frame_out& out) {
 }
 
 }  // namespace
+
+heatmap_source heatmap_source_of(const app& a, const trace& t) {
+    if (&t == &a.model.pin_tr)
+        return {&t, a.model.pin_version};
+    if (&t == &a.model.tr || &t == &a.model.baseline)
+        return {&t, a.model.version};
+    return {};
+}
+
+heatmap_source heatmap_source_of(const trainer& t) { return {&t.probe, t.weights_version}; }
 
 const compare_result& app_compare(const app& a) {
     static const compare_result none;

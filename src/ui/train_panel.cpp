@@ -247,7 +247,7 @@ void curve_plot(const app& a, frame_out& out, const trainer& t) {
     // At most one point per pixel column: the mean over the steps it covers.
     const int n = int(t.curve.size());
     const int per = std::max(1, int(float(n) / std::max(b.p1.x - b.p0.x, 1.0f) * float(steps) / float(std::max(n, 1))));
-    std::vector<ImVec2> loss_line, acc_line;
+    std::vector<ImVec2> loss_line, smooth_line, acc_line;
     for (int i = 0; i < n; i += per) {
         float l = 0, c = 0;
         const int k = std::min(per, n - i);
@@ -256,8 +256,12 @@ void curve_plot(const app& a, frame_out& out, const trainer& t) {
         const float x = b.x(float(i) + float(k) * 0.5f);
         loss_line.push_back(ImVec2(x, b.y_loss(l / float(k))));
         acc_line.push_back(ImVec2(x, b.y_acc(c / float(k))));
+        if (std::size_t(i + k) <= t.smooth.size())  // the smoothed loss where the span ends
+            smooth_line.push_back(ImVec2(x, b.y_loss(t.smooth[std::size_t(i + k - 1)])));
     }
-    dl->AddPolyline(loss_line.data(), int(loss_line.size()), loss_c, 0, 1.5f);
+    // Every step's loss thin and faint, the smoothed one bold over it: the drop reads as a drop.
+    dl->AddPolyline(loss_line.data(), int(loss_line.size()), (loss_c & ~IM_COL32_A_MASK) | IM_COL32(0, 0, 0, 110), 0, 1.0f);
+    dl->AddPolyline(smooth_line.data(), int(smooth_line.size()), loss_c, 0, 2.5f);
     dl->AddPolyline(acc_line.data(), int(acc_line.size()), acc_c, 0, 1.5f);
     for (const trainer_mark& m : t.marks) {
         dl->AddCircleFilled(ImVec2(b.x(float(m.step)), b.y_loss(m.held_out.loss)), 3.0f, loss_c);
@@ -285,7 +289,14 @@ void curve_legend(frame_out& out, const trainer& t) {
     const ImVec4 loss_c(0.90f, 0.47f, 0.16f, 1.0f), acc_c(0.24f, 0.63f, 0.90f, 1.0f);
     if (step > 0 && std::size_t(step) <= t.curve.size()) {
         const train_point& p = t.curve[std::size_t(step - 1)];
-        text_colored(out, loss_c, "— %s %.4f (%s)", tr("train loss", "训练损失"), double(p.loss), tr("log scale", "对数刻度"));
+        text_colored(out, loss_c, "— %s %.4f (%s)", tr("train loss", "训练损失"), double(p.loss),
+                     tr("log scale; bold: smoothed", "对数刻度；粗线：平滑后"));
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(tr("The faint line is every step's loss on its batch; the bold one smooths it (an exponential "
+                                 "moving average of log(loss) over %d steps), so the plateau and the drop stand out.",
+                                 "淡线是每一步在其批量上的损失；粗线是平滑后的（对 log(损失) 做 %d 步的指数滑动平均），"
+                                 "平台和下降因此一目了然。"),
+                              train_loss_ema_span(t.run ? t.run->e.train.steps : 0));
         ImGui::SameLine();
         text_colored(out, acc_c, "— %s %.1f%%", tr("train accuracy", "训练准确率"), double(p.acc) * 100.0);
     }
@@ -312,46 +323,93 @@ void scrubber(const app& a, frame_out& out, const trainer& t) {
     mark_slider(out, "train_scrub", label);
 }
 
-// One score as a bar with its value.
-void score_bar(frame_out& out, const char* name, float v, float width) {
+// The scores a head's bars show: each a mean over the held-out rows
+// (train_diagnostics.hpp), and what it measures, said on hover.
+struct score_kind {
+    const char *en, *zh, *help_en, *help_zh;
+};
+constexpr score_kind score_previous{
+    "previous", "前一个",
+    "Previous-token score: the weight each query puts on the token just before it, averaged over the held-out rows.",
+    "前一词元得分：每个查询放在它前一个词元上的权重，在留出集各行上取平均。"};
+constexpr score_kind score_induction{
+    "induction", "归纳",
+    "Induction score: the weight a query puts on the token right after the earlier occurrence of its own token (where the "
+    "row has one), averaged over the held-out rows.",
+    "归纳得分：查询放在“它自己的词元上一次出现之处的下一个词元”上的权重（该行有这样的位置时），在留出集各行上取平均。"};
+constexpr score_kind score_offset{
+    "offset", "偏移",
+    "Offset score: the weight each query puts on the token the recipe's offset back, averaged over the held-out rows.",
+    "偏移得分：每个查询放在按配方偏移量往回数的那个词元上的权重，在留出集各行上取平均。"};
+constexpr score_kind score_sink{"sink", "汇点",
+                                "Sink score: the weight each query after the first puts on the first token, averaged over "
+                                "the held-out rows.",
+                                "汇点得分：第一个之后的每个查询放在第一个词元上的权重，在留出集各行上取平均。"};
+
+// One score as a bar with its value; what it measures on hover.
+void score_bar(frame_out& out, const score_kind& kind, float v, float width) {
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%s %.2f", name, double(v));
+    std::snprintf(buf, sizeof buf, "%s %.2f", tr(kind.en, kind.zh), double(v));
     ImGui::ProgressBar(std::clamp(v, 0.0f, 1.0f), ImVec2(width, ImGui::GetTextLineHeight()), buf);
     note_clip(out, buf);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", tr(kind.help_en, kind.help_zh));
+}
+
+// The narrowest a head's column may be: its widest score bar's text fits.
+float head_column_min(bool offset_task) {
+    float widest = ImGui::CalcTextSize(tr("layer 0 · head 0", "层 0 · 头 0")).x;
+    for (const score_kind* k : {&score_previous, &score_induction, &score_offset, &score_sink})
+        if (k != &score_offset || offset_task)
+            widest = std::max(widest, ImGui::CalcTextSize((std::string(tr(k->en, k->zh)) + " 0.00").c_str()).x);
+    return widest + ImGui::GetStyle().FramePadding.x * 2.0f + ImGui::GetFontSize();
+}
+
+bool head_zeroed(const experiment& e, int layer, int head) {
+    return std::any_of(e.ablate.begin(), e.ablate.end(),
+                       [&](const ablated_head& z) { return z.layer == layer && z.head == head; });
 }
 
 void head_maps(const app& a, frame_out& out, const trainer& t) {
     const train_run& r = *t.run;
     const bool offset_task = r.e.train.task == train_task::copy_offset || r.e.train.task == train_task::previous;
-    const float font = ImGui::GetFontSize();
-    const float width = std::max(font * 9.0f, (visible_width() - font * float(r.h)) / float(r.h));
+    const float font = ImGui::GetFontSize(), gap = ImGui::GetStyle().ItemSpacing.x;
+    // As many heads per row as fit with their bars' text whole; the rest wrap.
+    const float avail = visible_width();
+    const int per_row = std::clamp(int((avail + gap) / (head_column_min(offset_task) + gap)), 1, r.h);
+    const float width = std::floor((avail - gap * float(per_row - 1)) / float(per_row));
     const float cell = std::max(2.0f, std::floor((width - font * 1.5f) / float(r.T)));
     for (int l = 0; l < r.L; ++l)
         for (int i = 0; i < r.h; ++i) {
             const std::size_t k = std::size_t(l * r.h + i);
-            if (i > 0 && ImGui::GetContentRegionAvail().x > width + font)
+            if (i % per_row != 0)
                 ImGui::SameLine();
             ImGui::BeginGroup();
+            const bool zeroed = head_zeroed(a.model.exp, l, i);
             textf(out, "%s %d · %s %d", tr("layer", "层"), l, tr("head", "头"), i);
             heatmap_options opt;
-            opt.version = a.model.version;
+            opt.source = heatmap_source_of(t);
             opt.fixed_range = true;
             opt.lo = 0, opt.hi = 1;
             opt.show_legend = false;
-            opt.show_values = false;  // too small for numbers: the line above says to hover
+            opt.show_values = false;  // too small for numbers: a tooltip gives the hovered cell's
+            opt.hover_value = true;
+            opt.veiled = zeroed;  // as the pipeline marks it: nothing of it reaches the output
             opt.cell = cell;
+            opt.max_height = 1e6f;  // drawn whole: the panel scrolls, not the map
             opt.row_labels = opt.col_labels = &t.probe_symbols;
             char name[32];
             std::snprintf(name, sizeof name, "train_map_%d_%d", l, i);
             const heatmap_result res = heatmap_draw(*a.heatmaps, name, t.probe[k], opt);
+            out.widgets.push_back({name, res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
             out.maps.push_back({name, res.cells, res.labelled, axes_queries_by_keys()});
             if (k < t.now.heads.size()) {
                 const head_scores& s = t.now.heads[k];
-                score_bar(out, tr("previous", "前一个"), s.prev_mean(), width);
-                score_bar(out, tr("induction", "归纳"), s.induction_mean(), width);
+                score_bar(out, score_previous, s.prev_mean(), width);
+                score_bar(out, score_induction, s.induction_mean(), width);
                 if (offset_task)
-                    score_bar(out, tr("offset", "偏移"), s.offset_mean(), width);
-                score_bar(out, tr("sink", "汇点"), s.sink_mean(), width);
+                    score_bar(out, score_offset, s.offset_mean(), width);
+                score_bar(out, score_sink, s.sink_mean(), width);
             }
             ImGui::EndGroup();
         }
@@ -368,6 +426,36 @@ void task_effect_line(const app& a, frame_out& out) {
 }
 
 }  // namespace
+
+void train_head_map(const app& a, frame_out& out, int layer, int head, const char* name) {
+    const trainer& t = a.model.train;
+    if (!t.run || layer < 0 || head < 0 || layer >= t.run->L || head >= t.run->h)
+        return;
+    const std::size_t k = std::size_t(layer * t.run->h + head);
+    if (k >= t.probe.size())
+        return;
+    const float font = ImGui::GetFontSize();
+    const int n = std::max(t.run->T, 1);
+    heatmap_options opt;
+    opt.source = heatmap_source_of(t);
+    opt.fixed_range = true;
+    opt.lo = 0, opt.hi = 1;
+    opt.show_legend = false;
+    opt.show_values = false;  // a symbol's column, not a number's: the tooltip gives the hovered cell's
+    opt.hover_value = true;
+    opt.veiled = head_zeroed(a.model.exp, layer, head);
+    // Cells a line of text tall, so the row's tokens label the rows and columns.
+    opt.cell = std::clamp((visible_width() - font * 2.5f) / float(n), font * 0.86f, font * 0.95f);
+    opt.row_labels = opt.col_labels = &t.probe_symbols;
+    opt.axes = axes_queries_by_keys();
+    opt.max_height = 1e6f;  // drawn whole: the panel scrolls, not the map (at most 64 rows)
+    textf(out, "%s %d · %s %d %s", tr("layer", "层"), layer, tr("head", "头"), head,
+          tr("on the held-out row (the Train panel's):", "在留出的那一行上（训练面板里的那一行）："));
+    const heatmap_result res = heatmap_draw(*a.heatmaps, name, t.probe[k], opt);
+    out.widgets.push_back({name, res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
+    out.maps.push_back({name, res.cells, res.labelled, opt.axes});
+    note_clip(out, name);
+}
 
 void panel_train(const app& a, frame_out& out) {
     if (a.model.exp.train.task == train_task::none)

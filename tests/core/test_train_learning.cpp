@@ -3,6 +3,7 @@
 // optimised in every build type, see CMakeLists.txt).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,9 @@ TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no 
     const shortcut_measure m = measure_shortcut(t);
     MESSAGE("copy_offset model on the induction task: accuracy " << m.on_induction.acc);
     CHECK(!m.positional.empty());
+    REQUIRE(m.best.valid());  // the head L10's map shows: the highest offset score, a positional one
+    CHECK(t.now.heads[std::size_t(m.best.layer * r.h + m.best.head)].offset_mean() == m.max_offset);
+    CHECK(std::find(m.positional.begin(), m.positional.end(), m.best) != m.positional.end());
     CHECK(m.max_induction <= 0.2f);
     CHECK(m.on_induction.acc < 0.3f);
 }

@@ -3,6 +3,8 @@
 // traces the trained model.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "experiment.hpp"
 #include "lesson_preset.hpp"
 #include "link.hpp"
@@ -377,4 +379,47 @@ TEST_CASE("while A's run has not reached A's step, compare says A is still train
     session_update(s);
     CHECK(session_pin_pending(s).what == compare_mismatch::kind::none);
     CHECK(trainer_store_find(s.kept, trainer_store_key(a)));  // A's run, kept for a later pin
+}
+
+TEST_CASE("the smoothed train loss: an EMA of log(loss) over a fiftieth of the run, kept beside the curve") {
+    CHECK(train_loss_ema_span(1500) == 30);
+    CHECK(train_loss_ema_span(10) == 1);
+    const auto points = [](std::vector<float> losses) {
+        std::vector<train_point> c;
+        for (float l : losses)
+            c.push_back({int(c.size()), l});
+        return c;
+    };
+    // A constant loss stays itself; the first point starts it (it does not rise from 0).
+    for (float v : train_loss_ema(points({2.0f, 2.0f, 2.0f, 2.0f}), 5))
+        CHECK(v == doctest::Approx(2.0f));
+    // Each step moves 2 / (span + 1) of the way on the log scale: a geometric mean of the noise.
+    const std::vector<float> two = train_loss_ema(points({1.0f, 100.0f}), 3);
+    CHECK(two[1] == doctest::Approx(10.0f).epsilon(1e-5));  // halfway between 1 and 100 in log: 10
+    const std::vector<float> noisy = train_loss_ema(points({0.1f, 10.0f, 0.1f, 10.0f, 0.1f, 10.0f, 0.1f, 10.0f}), 1);
+    CHECK(noisy.back() == doctest::Approx(10.0f));  // span 1: no smoothing
+    // A drop from a plateau reads as a drop: it falls every step after it, and lags it.
+    std::vector<float> drop(40, 3.0f);
+    for (std::size_t i = 20; i < drop.size(); ++i)
+        drop[i] = 0.03f;
+    const std::vector<float> s = train_loss_ema(points(drop), 5);
+    CHECK(s[19] == doctest::Approx(3.0f));
+    for (std::size_t i = 20; i < s.size(); ++i) {
+        CHECK(s[i] < s[i - 1]);
+        CHECK(s[i] > 0.03f);
+    }
+    CHECK(s[20] > 10.0f * 0.03f);  // one step after the drop it is still well above the new level
+    CHECK(s.back() < 0.05f);
+    // Zero is the plot's floor (1e-6); NaN stays NaN.
+    CHECK(train_loss_ema(points({0.0f}), 5)[0] == doctest::Approx(1e-6f));
+    CHECK(std::isnan(train_loss_ema(points({1.0f, std::nanf("")}), 5)[1]));
+    // The trainer keeps it beside its curve, step by step: the same numbers.
+    const experiment e = small_recipe();
+    trainer t;
+    trainer_sync(t, e);
+    trainer_finish(t);
+    REQUIRE(t.smooth.size() == t.curve.size());
+    const std::vector<float> whole = train_loss_ema(t.curve, train_loss_ema_span(e.train.steps));
+    for (std::size_t i = 0; i < whole.size(); ++i)
+        CHECK(t.smooth[i] == whole[i]);
 }

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "app.hpp"
 #include "edit.hpp"
 #include "heatmap.hpp"
+#include "heatmap_gpu.hpp"
 #include "i18n.hpp"
 #include "lessons.hpp"
 #include "panels.hpp"
@@ -587,4 +590,88 @@ TEST_CASE("training's slice follows the frame interval to the one aimed at, with
     ui::train_pace_update(q, 5.0, q.slice);
     CHECK(q.interval == doctest::Approx(0.75 * p.interval + 0.25 * 0.25));
     CHECK(q.slice >= train_pace::least);
+}
+
+namespace {
+
+// A renderer that keeps what each texture holds and which it drew this frame.
+struct recording_gpu : ui::heatmap_gpu {
+    std::map<std::uint64_t, std::vector<float>> values;  // each texture's cell values (the texels' first of two)
+    std::set<std::uint64_t> drawn;
+    void upload(std::uint64_t key, int rows, int cols, const float* texels) override {
+        std::vector<float>& v = values[key];
+        v.resize(std::size_t(rows) * std::size_t(cols));
+        for (std::size_t i = 0; i < v.size(); ++i)
+            v[i] = texels[2 * i];
+    }
+    bool draw(ImDrawList*, std::uint64_t key, ImVec2, ImVec2, const ui::heatmap_gpu_style&) override {
+        drawn.insert(key);
+        return values.count(key) > 0;
+    }
+    void draw_legend(ImDrawList*, ImVec2, ImVec2, const ui::heatmap_gpu_style&) override {}
+    void forget(std::uint64_t key) override { values.erase(key); }
+
+    // Whether some texture drawn this frame holds exactly m's values.
+    bool shows(const matrix& m) const {
+        return std::any_of(drawn.begin(), drawn.end(), [&](std::uint64_t k) { return values.at(k) == m.data; });
+    }
+};
+
+void gpu_frame(ui::app& a, ui::heatmap_context& heatmaps, recording_gpu& gpu) {
+    a.heatmaps = &heatmaps;
+    gpu.drawn.clear();
+    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+    ImGui::NewFrame();
+    ui::app_draw(a);
+    ImGui::Render();
+}
+
+}  // namespace
+
+TEST_CASE("every picture drawn is of the data it is drawn from: the layer, the head, the pinned A") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(2400, 3000);  // every map in view
+    recording_gpu gpu;
+    ui::heatmap_context heatmaps;
+    heatmaps.set_gpu(&gpu);
+    ui::app a;
+    experiment e;
+    e.layers = 2;
+    e.heads = 2;
+    ui::app_init(a, e);
+    a.current = stage::weights;
+    const auto heads_of = [&](const trace& t, int layer) {
+        std::vector<const matrix*> m;
+        for (const head_trace& h : t.layers[std::size_t(layer)].heads)
+            m.push_back(&h.weights);
+        return m;
+    };
+    for (int layer : {0, 1, 0}) {
+        a.layer = layer;
+        gpu_frame(a, heatmaps, gpu);
+        gpu_frame(a, heatmaps, gpu);  // (a layer's first frame may still be laying out)
+        for (const matrix* m : heads_of(a.model.tr, layer))
+            CHECK_MESSAGE(gpu.shows(*m), "a head's weights at layer " << layer << " are drawn");
+        for (const matrix* m : heads_of(a.model.tr, 1 - layer))
+            CHECK_MESSAGE(!gpu.shows(*m), "no map at layer " << layer << " shows layer " << 1 - layer << "'s weights");
+    }
+    // A | B | B − A: A another model of the same shape; each at the layer shown.
+    experiment other = e;
+    other.seed = 7;
+    REQUIRE(ui::app_change(a, change::pin(other)));
+    a.compare_shown = true;
+    for (int layer : {0, 1}) {
+        a.layer = layer;
+        gpu_frame(a, heatmaps, gpu);
+        gpu_frame(a, heatmaps, gpu);
+        const compare_result& c = ui::app_compare(a);
+        REQUIRE(c.maps.size() == 2);
+        for (std::size_t h = 0; h < 2; ++h) {
+            CHECK_MESSAGE(gpu.shows(*heads_of(a.model.pin_tr, layer)[h]), "A's head " << h << " at layer " << layer);
+            CHECK_MESSAGE(gpu.shows(*heads_of(a.model.tr, layer)[h]), "B's head " << h << " at layer " << layer);
+            CHECK_MESSAGE(gpu.shows(c.maps[h].diff), "B − A of head " << h << " at layer " << layer);
+            CHECK(!gpu.shows(*heads_of(a.model.pin_tr, 1 - layer)[h]));
+        }
+    }
+    heatmaps.set_gpu(nullptr);
 }

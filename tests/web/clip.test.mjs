@@ -3,7 +3,8 @@
 // clipped text items (window.attn.ui().clipped, counted by the app against each
 // item's window: src/ui/app.cpp, item_cut). On the phone, whose page gets the
 // touch layout, every named target is at least 32 CSS px each way. No map
-// scrolls inside the scrolling panel.
+// scrolls inside the scrolling panel. The lessons that train (L9, L10) are also
+// checked trained, at three of their kept snapshots, in both languages (below).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
@@ -22,6 +23,10 @@ const views = [
 // draw the same widgets in the same places (a new view can take a frame or two).
 async function show(page, link) {
   assert.equal(await page.evaluate((l) => window.attn.openLink(l), link), '');
+  return settle(page, link);
+}
+
+async function settle(page, what) {
   let before = '';
   for (let i = 0; i < 20; i++) {
     await frames(page, 2);
@@ -30,7 +35,7 @@ async function show(page, link) {
     if (now === before) return state;
     before = now;
   }
-  assert.fail('the layout of ' + link + ' did not settle');
+  assert.fail('the layout of ' + what + ' did not settle');
 }
 
 // Widgets that are not targets a finger presses: a map's cells (grid_*, sized by
@@ -91,3 +96,46 @@ for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
     }
   });
 }
+
+// After training, the lessons that train (L9, L10) show their claims, the claimed
+// head's labelled map and every head's scores: at 1440×900, in English and 中文,
+// at the first, a middle and the last kept snapshot the scrubber shows (descending:
+// going back restores a snapshot, nothing retrains), nothing is cut and the panel
+// does not reach past its edge sideways. Each lesson trains once.
+test('1440×900: L9 and L10 trained, at the first, a middle and the last kept snapshot, EN and 中文: no text is cut', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
+  try {
+    for (const lesson of [9, 10]) {
+      let state = await show(page, 'v=1&view.lesson=' + lesson);  // without trained=: trains to the end
+      await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null,
+        { timeout: 1200000, polling: 250 });
+      state = await ui(page);
+      const kept = state.train.kept.map((k) => k.step);
+      assert.equal(kept[kept.length - 1], state.train.steps, `L${lesson}: trained to its last kept snapshot`);
+      const shown = [kept[kept.length - 1], kept[Math.floor(kept.length / 2)], kept[0]];
+      for (const step of shown) {
+        const e = (await page.evaluate(() => window.attn.experiment())).replace(/&trained=\d+/, '');
+        assert.equal(await page.evaluate((x) => window.attn.setExperiment(x), e + '&trained=' + step), '');
+        await page.waitForFunction((s) => { const t = window.attn.ui().train; return t && t.done && t.step === s; }, step,
+          { timeout: 600000, polling: 250 });
+        for (const language of ['en', 'zh']) {
+          if ((await ui(page)).language !== language) await page.keyboard.press('l');
+          await page.waitForFunction((l) => window.attn.ui().language === l, language);
+          const where = `L${lesson} at step ${step}, ${language}`;
+          state = await settle(page, where);
+          assert.equal(state.clipped, 0, `${where}: ${JSON.stringify(state.clippedItems, null, 1)}`);
+          const panel = state.windows.find((w) => w.name === state.widgetWindows.train_title);
+          assert.ok(panel && panel.over[0] <= 1, `${where}: the panel reaches ${panel && panel.over[0]} px past its edge sideways`);
+          if (lesson === 9 && step === kept[kept.length - 1]) {
+            const map = state.maps.find((m) => m.name === 'l9_head_map');
+            assert.ok(map && state.widgets.l9_head_map, `${where}: the induction head's map is in the card`);
+          }
+        }
+      }
+      if ((await ui(page)).language !== 'en') await page.keyboard.press('l');
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
