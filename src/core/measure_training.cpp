@@ -48,7 +48,8 @@ float median_loss(const trainer& t, int from, int to) {
 // Which of L9's claims the model at f.step supports.
 void formation_support(const trainer& t, formation_measure& f) {
     f.induction_task = t.run->e.train.task == train_task::induction;
-    f.drop_shown = f.phase >= 0 && f.phase + f.window <= f.step;
+    // A drop after a plateau: at least a window of steps before the drop's own (a short run's first fall is no plateau).
+    f.drop_shown = f.phase >= 2 * f.window && f.phase + f.window <= f.step;
     f.induction_shown = f.induction_task && f.induction.valid() && f.induction_score >= claim_induction_score;
     f.jump_shown = f.induction_shown && f.drop_shown && f.before_step >= 0 && f.after_step <= f.step &&
                    f.induction_before < claim_induction_score && f.induction_after >= claim_induction_score;
@@ -81,7 +82,7 @@ formation_measure measure_formation(const trainer& t) {
     f.phase = trainer_phase_step(t);
     const int w = std::clamp(int(t.curve.size()) / 20, 5, 50);  // trainer_phase_step's window
     f.window = w;
-    f.loss_now = mean_loss(t, f.step - w, f.step);
+    f.loss_now = median_loss(t, f.step - w, f.step);  // the median: a trained model's rare spikes do not lift it
     if (f.phase < 0) {
         formation_support(t, f);
         return f;

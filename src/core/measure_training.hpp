@@ -38,7 +38,7 @@ struct formation_measure {
     int window = 0;                         // trainer_phase_step's window (steps)
     float loss_before = 0, loss_after = 0;  // mean train loss over the window just before and after the drop
     float plateau_loss = 0;                 // median train loss over the plateau, [window, phase − window)
-    float loss_now = 0;                     // mean train loss over the window up to the model's step
+    float loss_now = 0;                     // median train loss over the window up to the model's step
     head_ref induction;                     // in a layer ≥ 1
     float induction_score = 0;
     int before_step = -1, after_step = -1;  // the kept steps around the drop its score is read at

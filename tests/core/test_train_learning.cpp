@@ -207,6 +207,14 @@ TEST_CASE("a model of another task makes no induction claims; its heads get that
     CHECK(o.shown);
     CHECK_FALSE(measure_formation(c).induction_shown);
 
+    // A short run's first fall from the initial loss is no plateau and drop.
+    experiment shortrun = e;
+    shortrun.train.steps = 14;
+    trainer s;
+    trainer_sync(s, shortrun);
+    trainer_finish(s);
+    CHECK_FALSE(measure_formation(s).drop_shown);
+
     trainer none = trained(recipe_lesson_induction);
     CHECK(measure_task_reading(none).kind == head_reading::none);  // the induction task has L9's claims instead
 }
