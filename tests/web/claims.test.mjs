@@ -64,24 +64,6 @@ test('L9 trained: the card words its claims from the model, and the text view ha
   assert.deepEqual(problems, []);
 });
 
-test('L9 scrubbed back before the drop: no induction head yet, no drop yet, and no claim 3 alone', async () => {
-  const link = (await ui(page)).link;
-  assert.doesNotMatch(link, /trained=/);
-  await page.evaluate((l) => { location.hash = l + '&trained=275'; }, link);
-  await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.step === 275 && t.done; }, null, { timeout: 120000 });
-  assert.equal((await ui(page)).lesson, 8);
-  const n = (await ui(page)).numbers;
-  assert.equal(n.step, 275);
-  assert.equal(n.induction_shown, 0);
-  const l = await lines();
-  assert.ok(l.includes('1. No drop yet at step 275: train loss ' + n.loss_now.toFixed(2) + '.'), l.join(' | '));
-  assert.ok(l.some((s) => s.startsWith('2. No induction head yet at step 275: the highest induction score is')), l.join(' | '));
-  assert.ok(!l.some((s) => /^3\. |reads through|jumps/.test(s)), l.join(' | '));
-  await page.evaluate((l) => { location.hash = l; }, link);  // back to the end of the run
-  await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.step === 1500 && t.done; }, null, { timeout: 600000 });
-  assert.deepEqual(problems, []);
-});
-
 test('中文: the sentences are Chinese with no stray colon, the toast follows the language, and lines wrap between characters', async () => {
   // A notice in English ("Embed code copied."), then the switch: it does not stay in English.
   await page.evaluate(() => { window.attnShell.copyText = () => {}; });
@@ -119,6 +101,22 @@ test('中文: the sentences are Chinese with no stray colon, the toast follows t
   assert.deepEqual(problems, []);
 });
 
+test('L9 scrubbed back before the drop: no induction head yet, no drop yet, and no claim 3 alone', async () => {
+  const link = (await ui(page)).link;
+  assert.doesNotMatch(link, /trained=/);
+  await page.evaluate((l) => { location.hash = l + '&trained=275'; }, link);
+  await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.step === 275 && t.done; }, null, { timeout: 120000 });
+  assert.equal((await ui(page)).lesson, 8);
+  const n = (await ui(page)).numbers;
+  assert.equal(n.step, 275);
+  assert.equal(n.induction_shown, 0);
+  const l = await lines();
+  assert.ok(l.includes('1. No drop yet at step 275: train loss ' + n.loss_now.toFixed(2) + '.'), l.join(' | '));
+  assert.ok(l.some((s) => s.startsWith('2. No induction head yet at step 275: the highest induction score is')), l.join(' | '));
+  assert.ok(!l.some((s) => /^3\. |reads through|jumps/.test(s)), l.join(' | '));
+  assert.deepEqual(problems, []);
+});
+
 test('L9 with the recipe changed to reverse: no induction claims, the heads read as an anti-diagonal', async () => {
   await reveal(page, 'train_recipe');
   await click(page, 'train_recipe');
@@ -134,7 +132,7 @@ test('L9 with the recipe changed to reverse: no induction claims, the heads read
   assert.equal(n.induction_shown, 0);
   const l = await lines();
   assert.ok(l.some((s) => s.startsWith('This model is trained on reverse, not on the induction task')), l.join(' | '));
-  assert.ok(l.some((s) => /anti-diagonal score \d\.\d\d/.test(s)), l.join(' | '));
+  assert.ok(l.some((s) => /anti-diagonal score (is )?\d\.\d\d/.test(s)), l.join(' | '));
   assert.ok(!l.some((s) => /^[23]\. |reads through|induction score|breaks the task|drop at step 139/.test(s)), l.join(' | '));
   await key(page, 'Control+z', 3);  // Train, the steps, the task: back to the lesson's recipe
   assert.match(await page.evaluate(() => window.attn.experiment()), /&train=induction/);
