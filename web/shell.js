@@ -239,7 +239,9 @@
     if (doc.lesson) {
       parts.push(el('h2', doc.lesson.id + ' ' + doc.lesson.title));
       parts.push(el('p', doc.lesson.text));
-      if (doc.lesson.numbers.length) {
+      for (const line of doc.lesson.lines || []) parts.push(el('p', line));
+      for (const t of doc.lesson.tables || []) parts.push(renderTable(t));
+      if (doc.lesson.numbers.length && !(doc.lesson.lines || []).length) {  // a card's sentences say them in words
         const dl = el('dl');
         for (const [name, value] of doc.lesson.numbers) { dl.appendChild(el('dt', name)); dl.appendChild(el('dd', value)); }
         parts.push(dl);

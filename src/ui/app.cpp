@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 #include <utility>
 
@@ -144,6 +145,18 @@ void request_experiment(frame_out& out, experiment next) {
     out.scope = link_scope::everything;
 }
 
+namespace {
+
+// A notice is worded when it is posted ("Embed code copied."): after a switch it
+// would stay in the other language, so it goes with the switch.
+void app_toggle_language(app& a) {
+    ui_set_language(ui_language() == language::en ? language::zh : language::en);
+    a.notice.clear();
+    a.pending_announced = false;
+}
+
+}  // namespace
+
 void frame_apply(app& a, frame_out& out) {
     if (out.request)
         app_request(a, std::move(*out.request), out.scope);
@@ -174,7 +187,7 @@ void frame_apply(app& a, frame_out& out) {
     if (out.toggle_help)
         a.show_help = !a.show_help;
     if (out.toggle_language)
-        ui_set_language(ui_language() == language::en ? language::zh : language::en);
+        app_toggle_language(a);
     if (out.dismiss_start)
         a.show_start = false;
     if (out.advanced_open)
@@ -261,6 +274,77 @@ void note_clip_rect(frame_out& out, const char* text, const ImRect& r) {
         {std::string(t.substr(0, n)), w.Name, r.Min.x, r.Min.y, r.Max.x, r.Max.y, c.Min.x, c.Min.y, c.Max.x, c.Max.y});
 }
 
+// Dear ImGui 1.90.1 wraps only at spaces and ASCII punctuation (CJK-aware
+// wrapping is not in it), and a Chinese sentence has almost neither: its lines
+// ran past the panel's edge. Text holding CJK characters gets its line ends
+// here instead — at a space, or between characters where one side is CJK, never
+// before closing punctuation ("，。：）" …) — and is drawn as those lines.
+bool cjk_char(unsigned c) {
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
+           (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF);
+}
+
+bool no_break_before(unsigned c) {
+    static const char32_t closing[] = U"，。、；：！？）》」』】〉”’…·,.;:!?)]}%";
+    for (const char32_t* p = closing; *p; ++p)
+        if (c == unsigned(*p))
+            return true;
+    return false;
+}
+
+bool text_has_cjk(const char* s, const char* end) {
+    while (s < end) {
+        unsigned c = 0;
+        const int n = ImTextCharFromUtf8(&c, s, end);
+        if (cjk_char(c))
+            return true;
+        s += n > 0 ? n : 1;
+    }
+    return false;
+}
+
+// s with '\n' where a line of `width` pixels (the current font) must end.
+std::string text_break_cjk(const char* s, const char* end, float width) {
+    ImFont* font = ImGui::GetFont();
+    const float scale = ImGui::GetFontSize() / font->FontSize;
+    std::string out;
+    const char* line = s;       // where the current line starts
+    const char* cut = nullptr;  // the latest place it may end (before a character)
+    float w = 0, w_cut = 0;     // the line's width, and its width up to `cut`
+    unsigned prev = 0;
+    for (const char* p = s; p < end;) {
+        unsigned c = 0;
+        const int n = std::max(ImTextCharFromUtf8(&c, p, end), 1);
+        if (c == '\n') {
+            out.append(line, p + n);
+            line = p + n, cut = nullptr, w = 0, prev = 0, p += n;
+            continue;
+        }
+        if (p > line && (c == ' ' || ((cjk_char(c) || cjk_char(prev)) && prev != ' ' && !no_break_before(c))))
+            cut = p, w_cut = w;
+        const float advance = font->GetCharAdvance(ImWchar(c)) * scale;
+        if (c != ' ' && w + advance >= width && cut) {
+            const char* text_end = cut;
+            while (text_end > line && text_end[-1] == ' ')
+                --text_end;
+            out.append(line, text_end);
+            out += '\n';
+            line = cut;
+            while (line < end && *line == ' ')
+                ++line;
+            w = w - w_cut;
+            for (const char* q = cut; q < line; ++q)  // the spaces the break ate
+                w -= font->GetCharAdvance(ImWchar(' ')) * scale;
+            cut = nullptr;
+        }
+        w += advance;
+        prev = c;
+        p += n;
+    }
+    out.append(line, end);
+    return out;
+}
+
 // Text wrapped at the visible right edge of the window (or of the table cell).
 // ImGui's own wrapping stops at the content's width, which in a window that
 // scrolls sideways (a wide map) lies past what is seen: the ends of lines were
@@ -269,7 +353,14 @@ void text_wrapped(const char* s, const char* end = nullptr) {
     const float cell = ImGui::GetCurrentWindow()->WorkRect.Max.x - ImGui::GetCursorScreenPos().x;
     const float width = std::max(std::min(visible_width(), cell), ImGui::GetFontSize() * 4.0f);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-    ImGui::TextUnformatted(s, end);
+    if (!end)
+        end = s + std::strlen(s);
+    if (text_has_cjk(s, end)) {
+        const std::string lines = text_break_cjk(s, end, width);
+        ImGui::TextUnformatted(lines.data(), lines.data() + lines.size());
+    } else {
+        ImGui::TextUnformatted(s, end);
+    }
     ImGui::PopTextWrapPos();
 }
 
@@ -396,7 +487,7 @@ void handle_keys(app& a) {
     if (!ctrl && ImGui::IsKeyPressed(ImGuiKey_H))
         a.show_help = !a.show_help;
     if (!ctrl && ImGui::IsKeyPressed(ImGuiKey_L))
-        ui_set_language(ui_language() == language::en ? language::zh : language::en);
+        app_toggle_language(a);
     if (ImGui::IsKeyPressed(ImGuiKey_Escape))
         a.show_help = false;
 }

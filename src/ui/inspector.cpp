@@ -310,13 +310,19 @@ void panel_start(const app& a, frame_out& out) {
                        "改动任何设置或任何权重，立刻看到它带来的全部变化。"));
     ImGui::Spacing();
     const float w = ImGui::GetContentRegionAvail().x;
-    if (ImGui::Button(tr("Guided path: lessons L1 → L8", "循序渐进：课程 L1 → L8"), ImVec2(w, 0))) {
+    const int count = int(lessons().size());
+    char guided[96], blurb[192];
+    std::snprintf(guided, sizeof guided, tr("Guided path: lessons L1 → L%d", "循序渐进：课程 L1 → L%d"), count);
+    std::snprintf(blurb, sizeof blurb,
+                  tr("%d short lessons, each a live claim you can check and break.",
+                     "%d 节短课，每一节都是一个可以亲手验证、也可以亲手打破的结论。"),
+                  count);
+    if (ImGui::Button(guided, ImVec2(w, 0))) {
         lesson_open(a, out, 0);
         out.dismiss_start = true;
     }
     mark_widget(out, "start_lessons");
-    text_plain(out, tr("Eight short lessons, each a live claim you can check and break.",
-                       "八节短课，每一节都是一个可以亲手验证、也可以亲手打破的结论。"));
+    text_plain(out, blurb);
     ImGui::Spacing();
     if (ImGui::Button(tr("Explore freely, from the first stage", "自由探索，从第一步开始"), ImVec2(w, 0))) {
         out.show = stage::embeddings;

@@ -37,6 +37,24 @@ struct frame_out;
 void lesson_open(const app& a, frame_out& out, int i);
 void lesson_open(app& a, int i);
 
+// A sentence of a lesson's card, worded from the state it describes. The card
+// draws these and the text view lists them: one wording for both.
+enum class claim_style { plain, highlight, muted, bad };
+struct claim_line {
+    claim_style style = claim_style::plain;
+    std::string text;
+};
+struct lesson_claims {
+    std::vector<claim_line> claims;  // above the lesson's buttons
+    std::vector<claim_line> after;   // below them: what the zeroed heads did
+};
+
+// L9's sentences for the model at its step (empty for another lesson or
+// without a run): only the claims the model supports (formation_measure's
+// predicates), and for them what is not there yet; another task gets its own
+// reading of the heads (measure_task_reading).
+lesson_claims lesson_claims_of(const app& a);
+
 // The current lesson's card and view, drawn at the top of the centre panel.
 void panel_lesson(const app& a, frame_out& out);
 
@@ -66,6 +84,7 @@ struct lesson_state : lesson_view {
     mutable version_cache<cancel_measure> cancel;
     mutable version_cache<bugs_measure> bugs;
     mutable version_cache<formation_measure> formation;
+    mutable version_cache<task_reading> reading;
     // The numbers the current view measured this frame, for the page's JS hook.
     std::vector<std::pair<std::string, double>> numbers;
 };

@@ -8,6 +8,7 @@
 #include "heatmap_data.hpp"
 #include "i18n.hpp"
 #include "lessons.hpp"
+#include "measure_training.hpp"
 #include "panels.hpp"
 #include "text_util.hpp"
 
@@ -96,6 +97,74 @@ std::string effect_line(app& a) {
     return buf;
 }
 
+// A table of the lesson's own (a caption, row and column headers, cells as text).
+void put_plain_table(std::string& out, const std::string& caption, const std::vector<std::string>& rows,
+                     const std::vector<std::string>& cols, const std::vector<std::vector<std::string>>& cells) {
+    out += "{\"caption\":";
+    put_string(out, caption);
+    out += ",\"rows\":";
+    put_strings(out, rows);
+    out += ",\"cols\":";
+    put_strings(out, cols);
+    out += ",\"cells\":[";
+    for (std::size_t r = 0; r < cells.size(); ++r) {
+        if (r)
+            out += ',';
+        put_strings(out, cells[r]);
+    }
+    out += "]}";
+}
+
+std::string number_text(double v, const char* format) {
+    if (std::isnan(v))
+        return "NaN";
+    if (std::isinf(v))
+        return v > 0 ? tr("+infinity", "+无穷") : tr("−infinity", "−无穷");
+    char buf[40];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+// A trained model's heads (their scores at the model's step) and its curve at
+// the kept snapshots, as the Train panel draws them.
+void put_training_tables(std::string& out, const app& a) {
+    const trainer& t = a.model.train;
+    if (!t.run || t.now.heads.empty())
+        return;
+    const int h = t.run->h;
+    const bool offset = t.run->e.train.task == train_task::copy_offset;
+    std::vector<std::string> rows, cols = {tr("previous-token", "前一词元"), tr("induction", "归纳")};
+    if (offset)
+        cols.push_back(tr("offset", "偏移"));
+    cols.push_back(tr("first token (sink)", "第一个词元（沉淀）"));
+    std::vector<std::vector<std::string>> cells;
+    for (std::size_t k = 0; k < t.now.heads.size(); ++k) {
+        const head_scores& s = t.now.heads[k];
+        rows.push_back(std::string(tr("layer ", "第 ")) + std::to_string(int(k) / h) + tr(" · head ", " 层 · 头 ") +
+                       std::to_string(int(k) % h));
+        std::vector<std::string> row = {number_text(s.prev_mean(), "%.2f"), number_text(s.induction_mean(), "%.2f")};
+        if (offset)
+            row.push_back(number_text(s.offset_mean(), "%.2f"));
+        row.push_back(number_text(s.sink_mean(), "%.2f"));
+        cells.push_back(std::move(row));
+    }
+    char caption[160];
+    std::snprintf(caption, sizeof caption,
+                  tr("Each head's scores on the held-out rows at step %d", "第 %d 步时每个头在留出集上的得分"), trainer_step(t));
+    out += ',';
+    put_plain_table(out, caption, rows, cols, cells);
+    rows.clear(), cells.clear();
+    cols = {tr("train loss", "训练损失"), tr("held-out loss", "留出集损失"), tr("held-out accuracy", "留出集准确率")};
+    for (const trainer_mark& m : t.marks) {
+        rows.push_back(std::string(tr("step ", "第 ")) + std::to_string(m.step) + tr("", " 步"));
+        const bool taken = m.step > 0 && std::size_t(m.step) <= t.curve.size();
+        cells.push_back({taken ? number_text(t.curve[std::size_t(m.step - 1)].loss, "%.4g") : "—",
+                         number_text(m.held_out.loss, "%.4g"), number_text(double(m.held_out.acc) * 100.0, "%.1f%%")});
+    }
+    out += ',';
+    put_plain_table(out, tr("The curve at the kept snapshots", "保留快照处的曲线"), rows, cols, cells);
+}
+
 void put_lesson(std::string& out, const app& a) {
     if (a.lesson.index < 0 || a.lesson.index >= int(lessons().size())) {
         out += "null";
@@ -108,7 +177,24 @@ void put_lesson(std::string& out, const app& a) {
     put_string(out, tr(l.title_en, l.title_zh));
     out += ",\"text\":";
     put_string(out, tr(l.try_en, l.try_zh));
-    out += ",\"numbers\":[";
+    out += ",\"lines\":[";
+    const lesson_claims claims = lesson_claims_of(a);
+    bool first = true;
+    for (const auto* group : {&claims.claims, &claims.after})
+        for (const claim_line& line : *group) {
+            if (!first)
+                out += ',';
+            first = false;
+            put_string(out, line.text);
+        }
+    out += "],\"tables\":[";
+    if (!claims.claims.empty()) {
+        std::string tables;
+        put_training_tables(tables, a);
+        if (!tables.empty())
+            out.append(tables, 1);  // without the leading comma
+    }
+    out += "],\"numbers\":[";
     for (std::size_t i = 0; i < a.lesson.numbers.size(); ++i) {
         char buf[40];
         std::snprintf(buf, sizeof buf, "%.6g", a.lesson.numbers[i].second);
@@ -143,6 +229,16 @@ std::string summary(app& a) {
         else
             std::snprintf(buf, sizeof buf, "%s", tr(" Training…", " 训练中…"));
         s += buf;
+        if (trainer_done(t)) {  // what the run did, once: the drop, when the model shown is past it
+            const formation_measure f = measure_formation(t);
+            if (f.drop_shown) {
+                std::snprintf(buf, sizeof buf,
+                              tr(" The train loss fell at step %d, from a plateau at %.2f to %.2g.",
+                                 " 训练损失在第 %d 步下降：从 %.2f 的平台降到 %.2g。"),
+                              f.phase, double(f.plateau_loss), double(f.loss_now));
+                s += buf;
+            }
+        }
     }
     if (!e.ablate.empty())
         s += " " + std::to_string(e.ablate.size()) + tr(" head(s) zeroed.", " 个头已置零。");

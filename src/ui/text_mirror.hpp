@@ -8,7 +8,10 @@
 //    "stage": {"index","count","name","formula","explain"}, "layer", "layers",
 //    "tables": [{"caption","rows":[…],"cols":[…],"cells":[[…]…]} | {"caption","note"}],
 //    "inspector": [lines], "effect": "…" | "",
-//    "lesson": {"id","title","text","numbers":[[name, value]…]} | null,
+//    "lesson": {"id","title","text",
+//               "lines": [the card's sentences, as it words them (lesson_claims_of)],
+//               "tables": [a trained model's head scores; its curve at the kept snapshots],
+//               "numbers":[[name, value]…]} | null,
 //    "errors": [lines]}
 // Cells hold the values as the maps show them; masked, NaN and ±∞ cells in words.
 // A map over text_mirror_cell_limit cells is named with its shape and a note

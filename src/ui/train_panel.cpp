@@ -303,7 +303,7 @@ void curve_legend(frame_out& out, const trainer& t) {
     text_colored(out, loss_c, "● %s %.4f", tr("held-out loss", "留出集损失"), double(t.now.held_out.loss));
     ImGui::SameLine();
     text_colored(out, acc_c, "○ %s %.1f%%", tr("held-out accuracy", "留出集准确率"), double(t.now.held_out.acc) * 100.0);
-    text_disabled(out, "%s %d%s", tr("the white line: step", "白线：第"), step, tr("", " 步"));
+    text_disabled(out, "%s %d%s", tr("the solid line: step", "实线：第"), step, tr("", " 步"));
 }
 
 // Over the run's snapshots: dragging shows the model at each kept step (the

@@ -54,6 +54,19 @@ void check_formation(const trainer& t, const head_report& prev, const head_repor
     CHECK(f.previous_score >= 0.5f);
     REQUIRE(f.other.valid());
     CHECK(f.other.head != induction.head);
+    // Everything L9 claims holds for the model at its last step, and the loss it
+    // words runs from the plateau's level to where the model ends, not across the
+    // drop's window alone (which read 1.68 → 0.58 for a fall from ≈ 2.6 to ≈ 0.002).
+    MESSAGE("plateau " << f.plateau_loss << ", loss at step " << f.step << " " << f.loss_now);
+    CHECK(f.step == t.run->e.train.steps);
+    CHECK(f.induction_task);
+    CHECK(f.drop_shown);
+    CHECK(f.induction_shown);
+    CHECK(f.jump_shown);
+    CHECK(f.previous_shown);
+    CHECK(f.plateau_loss > f.loss_before);
+    CHECK(f.loss_now < 0.1f * f.plateau_loss);
+    CHECK(f.loss_now < f.loss_after);
 }
 
 // The induction lesson's claims on the model trained from weight seed `seed`.
@@ -146,6 +159,77 @@ TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no 
     CHECK(std::find(m.positional.begin(), m.positional.end(), m.best) != m.positional.end());
     CHECK(m.max_induction <= 0.2f);
     CHECK(m.on_induction.acc < 0.3f);
+}
+
+TEST_CASE("L9's claims follow the model's step: scrubbed back before the drop, it has no induction head yet") {
+    trainer t = trained(recipe_lesson_induction);
+    const formation_measure done = measure_formation(t);
+    REQUIRE(done.induction_shown);
+    REQUIRE(done.phase > 275);
+    experiment e = *experiment_parse(recipe_lesson_induction).value;
+    e.train.trained = 275;  // the scrubber's snapshot before the drop
+    trainer_sync(t, e);
+    trainer_finish(t);
+    const formation_measure f = measure_formation(t);
+    MESSAGE("at step " << f.step << ": induction score " << f.induction_score << ", previous " << f.previous_score);
+    CHECK(f.step == 275);
+    CHECK(f.phase == done.phase);  // the curve is kept whole when going back
+    CHECK_FALSE(f.drop_shown);
+    CHECK_FALSE(f.induction_shown);
+    CHECK_FALSE(f.jump_shown);
+    CHECK_FALSE(f.previous_shown);  // "it reads through" needs an induction head to read
+    CHECK(f.induction_score < claim_induction_score);
+}
+
+TEST_CASE("a model of another task makes no induction claims; its heads get that task's reading") {
+    experiment e = *experiment_parse(recipe_lesson_induction).value;
+    e.train.task = train_task::reverse;
+    trainer t;
+    trainer_sync(t, e);
+    REQUIRE(t.run);
+    trainer_finish(t);
+    const formation_measure f = measure_formation(t);
+    CHECK_FALSE(f.induction_task);
+    CHECK_FALSE(f.induction_shown);
+    CHECK_FALSE(f.jump_shown);
+    CHECK_FALSE(f.previous_shown);
+    const task_reading r = measure_task_reading(t);
+    MESSAGE("reverse: held-out accuracy " << t.now.held_out.acc << ", anti-diagonal score " << r.score << " (layer "
+                                          << r.head.layer << " head " << r.head.head << ")");
+    CHECK(r.task == train_task::reverse);
+    CHECK(r.kind == head_reading::anti_diagonal);
+    REQUIRE(r.head.valid());
+    CHECK(r.score >= 0.0f);
+    CHECK(r.score <= 1.0f);
+    CHECK(r.shown == (r.score >= claim_reading_score));
+
+    trainer c = trained(recipe_lesson_copy_offset);
+    const task_reading o = measure_task_reading(c);
+    MESSAGE("copy_offset: offset score " << o.score);
+    CHECK(o.kind == head_reading::offset);
+    CHECK(o.offset == c.run->e.train.offset);
+    CHECK(o.shown);
+    CHECK_FALSE(measure_formation(c).induction_shown);
+
+    // A short run's first fall from the initial loss is no plateau and drop.
+    experiment shortrun = e;
+    shortrun.train.steps = 14;
+    trainer s;
+    trainer_sync(s, shortrun);
+    trainer_finish(s);
+    CHECK_FALSE(measure_formation(s).drop_shown);
+
+    trainer none = trained(recipe_lesson_induction);
+    CHECK(measure_task_reading(none).kind == head_reading::none);  // the induction task has L9's claims instead
+}
+
+TEST_CASE("task_broken: zeroing broke the task when the accuracy lost half its gain over chance") {
+    const float chance = 0.1f;
+    CHECK(task_broken({0.0f, 1.0f}, {0.0f, 0.14f}, chance));
+    CHECK(task_broken({0.0f, 1.0f}, {0.0f, 0.55f}, chance));
+    CHECK_FALSE(task_broken({0.0f, 1.0f}, {0.0f, 0.56f}, chance));
+    CHECK_FALSE(task_broken({0.0f, 1.0f}, {0.0f, 1.0f}, chance));
+    CHECK_FALSE(task_broken({0.0f, 0.3f}, {0.0f, 0.1f}, chance));  // an untrained model has nothing to break
 }
 
 // The induction lesson's weights before training and, in wasm, after 20 steps,
