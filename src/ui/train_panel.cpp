@@ -157,13 +157,14 @@ void sample_rows(const trainer& t, frame_out& out) {
 void buttons(const app& a, frame_out& out, const trainer& t) {
     const int step = trainer_step(t), steps = a.model.exp.train.steps;
     const bool running = !trainer_done(t);
+    // Train and Pause are one item (one id): the keyboard's focus stays on it when it turns into the other.
     if (running) {
-        if (ImGui::Button(tr("Pause", "暂停")))
+        if (ImGui::Button(tr("Pause###run", "暂停###run")))
             request_trained(a, out, step);
         mark_widget(out, "train_pause");
     } else {
         ImGui::BeginDisabled(step >= steps || !t.error.empty());
-        if (ImGui::Button(tr("Train", "训练")))
+        if (ImGui::Button(tr("Train###run", "训练###run")))
             request_trained(a, out, steps);
         ImGui::EndDisabled();
         mark_widget(out, "train_run");
@@ -329,8 +330,8 @@ void head_maps(const app& a, frame_out& out, const trainer& t) {
     for (int l = 0; l < r.L; ++l)
         for (int i = 0; i < r.h; ++i) {
             const std::size_t k = std::size_t(l * r.h + i);
-            if (i > 0 && ImGui::GetContentRegionAvail().x > width + font)
-                ImGui::SameLine();
+            if (i > 0)
+                same_line_if_fits(width);
             ImGui::BeginGroup();
             textf(out, "%s %d · %s %d", tr("layer", "层"), l, tr("head", "头"), i);
             heatmap_options opt;
