@@ -764,13 +764,15 @@ void view_formation(const app& a, frame_out& out) {
     {
         const experiment_controls controls(a);
         ImGui::BeginDisabled(!trainer_done(t) || f.phase < 0);
+        // The buttons wrap on a narrow panel rather than widen it.
+        const auto next = [](const char* label) {
+            same_line_if_fits(ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2);
+            return label;
+        };
         zero_button(a, out, tr("zero the induction head", "置零归纳头"), "l9_zero_induction", f.induction);
-        ImGui::SameLine();
-        zero_button(a, out, tr("zero the previous-token head", "置零前一词元头"), "l9_zero_previous", f.previous);
-        ImGui::SameLine();
-        zero_button(a, out, tr("zero another head", "置零另一个头"), "l9_zero_other", f.other);
-        ImGui::SameLine();
-        zero_button(a, out, tr("none", "都不置零"), "l9_zero_none", head_ref{});
+        zero_button(a, out, next(tr("zero the previous-token head", "置零前一词元头")), "l9_zero_previous", f.previous);
+        zero_button(a, out, next(tr("zero another head", "置零另一个头")), "l9_zero_other", f.other);
+        zero_button(a, out, next(tr("none", "都不置零")), "l9_zero_none", head_ref{});
         ImGui::EndDisabled();
     }
     zeroed_task_line(a, out);
