@@ -394,8 +394,11 @@ void handle_keys(app& a) {
     // Ctrl+Tab to the next panel). Escape with no menu open ends it, and the
     // arrows step stages and rows again.
     const bool navigating = (io.ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) != 0;
-    if (!navigating && ImGui::IsKeyPressed(ImGuiKey_Tab, false))
+    if (!navigating && ImGui::IsKeyPressed(ImGuiKey_Tab, false)) {
         io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+        // Shown where the focus already is (a lesson just opened put it on its card): Tab goes on from there.
+        ImGui::GetCurrentContext()->NavDisableHighlight = false;
+    }
     if (navigating && ImGui::IsKeyPressed(ImGuiKey_Escape, false) && !ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId))
         io.ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
     if (io.WantTextInput || navigating)
