@@ -26,6 +26,8 @@
 //                             and lines; its summary is announced
 //                             in the aria-live region #announce (at most once a second).
 //   toggleTextView()          shows or hides the text view for everyone (View menu, skip button).
+//   focusLabel(text)          the label of the control keyboard navigation is on ("" when
+//                             not navigating): the canvas's accessible name follows it.
 //   prefersLight              the system's prefers-color-scheme is light (kept up to date).
 //   pageTheme('light'|'dark') the theme the app shows: the page's own elements follow it.
 //   contentHeight(px)         an embed's content height in CSS pixels, when it changes:
@@ -294,6 +296,31 @@
   document.getElementById('skip').addEventListener('click', () => setTextViewOpen(true));
   document.getElementById('tv-close').addEventListener('click', () => setTextViewOpen(false));
 
+  // [Touch] A finger on the canvas is the app's (src/ui/touch.hpp: a tap clicks, a
+  // swipe scrolls the panel under it and coasts, two fingers pinch a map): each
+  // touch goes to attn_hook_touch in the canvas's device pixels. Emscripten's
+  // GLFW would take a touch for a mouse button without a position (its touchmove
+  // carries none), so its listeners never see one, and the browser makes no
+  // mouse events of it (preventDefault). Registered on the window, capturing:
+  // before the canvas's own listeners.
+  const touchPhase = { touchstart: 0, touchmove: 1, touchend: 2, touchcancel: 3 };
+  function forwardTouch(e) {
+    const canvas = document.getElementById('canvas');
+    if (e.target !== canvas) return;
+    e.stopPropagation();
+    if (e.cancelable) e.preventDefault();
+    const M = window.Module;
+    if (!M || !M._attn_hook_touch || !window.attn) return;
+    const box = canvas.getBoundingClientRect();
+    if (!box.width || !box.height) return;
+    const kx = canvas.width / box.width, ky = canvas.height / box.height;
+    for (const t of e.changedTouches)
+      M._attn_hook_touch(touchPhase[e.type], t.identifier, (t.clientX - box.left) * kx, (t.clientY - box.top) * ky, e.timeStamp / 1000);
+    if (e.type === 'touchstart' && document.activeElement !== canvas) canvas.focus({ preventScroll: true });
+  }
+  for (const type of Object.keys(touchPhase)) window.addEventListener(type, forwardTouch, { capture: true, passive: false });
+
+  const canvasName = document.getElementById('canvas').getAttribute('aria-label') || 'Attention playground';
   let pendingTextView = null;  // the text mirror that came before the first frame
   const shell = {
     firstFrameSeen: false,
@@ -307,6 +334,11 @@
       announce(doc.summary);
     },
     toggleTextView() { setTextViewOpen(!textViewEl.classList.contains('open')); },
+    focusLabel(label) {
+      const canvas = document.getElementById('canvas');
+      label = String(label);
+      canvas.setAttribute('aria-label', label ? canvasName + ': ' + label : canvasName);
+    },
     get prefersLight() { return prefersLight; },
     pageTheme(name) { setPageTheme(String(name)); },
     contentHeight(px) {

@@ -6,11 +6,14 @@
 #include <string>
 
 #include "app.hpp"
+#include "touch.hpp"
 
 namespace attn::platform {
 
 // Lets the page's JS hook (window.attn) reach the app. No-op natively.
 void bridge_attach(ui::app* a);
+// Where the page's touches go (web/shell.js calls attn_hook_touch). No-op natively.
+void bridge_attach_touch(ui::touch_input* t);
 
 // Publishes an accepted change of the experiment or the view: rewrites the URL
 // hash with app_link (experiment + view.* keys) on the web, at most every 250 ms
@@ -45,6 +48,11 @@ bool bridge_prefers_light();
 // is small on any screen, and its height follows its content. Natively: false.
 bool bridge_touch_screen();
 void bridge_page_theme(bool light);
+
+// The label of the control the keyboard is on ("" when not navigating by
+// keyboard), when it changes: the canvas's accessible name follows it, so a
+// screen reader says where Tab went. No-op natively.
+void bridge_focus_label(const std::string& label);
 
 // Tells the page the first frame is drawn (hides the loading indicator).
 void bridge_first_frame();

@@ -23,6 +23,7 @@
 
 namespace {
 attn::ui::app* g_app = nullptr;
+attn::ui::touch_input* g_touch = nullptr;
 std::string g_buffer;  // holds the last string returned to JS
 
 // Every ImGui window drawn this frame, for the zoom test (nothing a person must
@@ -233,6 +234,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     g_buffer +=
         std::string(",\"keyboard\":") + ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? "true" : "false");
     g_buffer += ",\"focus\":\"" + a.keyboard_focus + "\"";  // widget names are plain ASCII
+    g_buffer += ",\"focusLabel\":" + attn::json_string(a.focus_label);
     g_buffer += ",\"windows\":" + windows_json(s) + ",\"widgetWindows\":{";
     first = true;
     for (const auto& w : a.widgets) {  // each widget's window (names: ASCII, no quotes)
@@ -256,6 +258,11 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
                 ",\"shown\":" + (a.model.pin && a.compare_shown ? "true" : "false") +
                 ",\"maxAbs\":" + (comparable ? buf : "null") + ",\"reason\":\"" + attn::compare_mismatch_text(c.mismatch) +
                 "\"}";  // plain ASCII but for ×: no quotes to escape
+    if (g_touch) {      // the touch gesture under way: 0 idle, 1 pressed, 2 dragging, 3 scrolling, 4 coasting, 5 pinching
+        std::snprintf(buf, sizeof buf, ",\"touch\":{\"mode\":%d,\"speed\":[%.1f,%.1f]}", int(g_touch->gestures.now),
+                      double(g_touch->gestures.vx / s), double(g_touch->gestures.vy / s));
+        g_buffer += buf;
+    }
     g_buffer += ",\"train\":" + train_json(a, true) + "}";
     return g_buffer.c_str();
 }
@@ -268,6 +275,14 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_text_view() {
     attn::ui::app_sync(*g_app);
     g_buffer = attn::ui::text_mirror_json(*g_app);
     return g_buffer.c_str();
+}
+
+// A touch on the canvas (web/shell.js): phase 0 start, 1 move, 2 end, 3 cancel;
+// the finger's id; where, in the canvas's device pixels (ImGui's); when, in seconds.
+EMSCRIPTEN_KEEPALIVE void attn_hook_touch(int phase, int id, double x, double y, double seconds) {
+    if (!g_touch || phase < 0 || phase > 3 || !std::isfinite(x) || !std::isfinite(y) || !std::isfinite(seconds))
+        return;
+    attn::ui::touch_input_event(*g_touch, {attn::ui::touch_phase(phase), id, float(x), float(y), seconds});
 }
 
 // Whether the app is navigating its controls by keyboard (Tab started it, Escape ends it).
@@ -294,6 +309,7 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_font_received(const char* file_name, unsigne
 namespace attn::platform {
 
 void bridge_attach(ui::app* a) { g_app = a; }
+void bridge_attach_touch(ui::touch_input* t) { g_touch = t; }
 
 bool bridge_publish(const ui::app& a) {
     static double last = -1e9;
@@ -496,6 +512,19 @@ void bridge_page_theme(bool light) {
         light);
 }
 
+void bridge_focus_label(const std::string& label) {
+    static std::string told = "\x01";  // nothing told yet
+    if (label == told)
+        return;
+    told = label;
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.focusLabel)
+                window.attnShell.focusLabel(UTF8ToString($0));
+        },
+        label.c_str());
+}
+
 void bridge_first_frame() {
     EM_ASM({
         if (window.attnShell)
@@ -567,6 +596,7 @@ bool bridge_embedded() { return false; }
 std::string bridge_storage_get(const char*) { return ""; }
 void bridge_storage_set(const char*, const std::string&) {}
 void bridge_attach(ui::app*) {}
+void bridge_attach_touch(ui::touch_input*) {}
 bool bridge_publish(const ui::app&) { return true; }
 void bridge_publish_text_view(ui::app&) {}
 void bridge_report_training(const ui::app&) {}
@@ -575,6 +605,7 @@ bool bridge_prefers_light() { return false; }
 bool bridge_touch_screen() { return false; }
 void bridge_report_height(float) {}
 void bridge_page_theme(bool) {}
+void bridge_focus_label(const std::string&) {}
 void bridge_first_frame() {}
 bool bridge_canvas_size(int&, int&, float&) { return false; }
 void bridge_resize_canvas(int, int) {}

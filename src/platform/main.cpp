@@ -46,6 +46,7 @@
 #include "png_write.hpp"
 #include "share.hpp"
 #include "theme.hpp"
+#include "touch.hpp"
 
 namespace {
 
@@ -205,6 +206,8 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
     a.requests.clear();
 }
 
+attn::ui::touch_input g_touch;  // the page's touches (web/shell.js), as ImGui input
+
 // What the platform last published or stored, to tell what changed since.
 struct remembered {
     attn::link_view published_view;
@@ -238,6 +241,7 @@ remembered app_start(attn::ui::app& app, const options& opt) {
             app.experiment_changed = false;
     }
     attn::platform::bridge_attach(&app);
+    attn::platform::bridge_attach_touch(&g_touch);
     if (attn::platform::bridge_embedded())
         app.options.embed = true;
     // The interface language is remembered between visits; --lang wins.
@@ -327,6 +331,7 @@ void publish_and_remember(attn::ui::app& app, remembered& kept) {
     }
     attn::platform::bridge_publish_text_view(app);
     attn::platform::bridge_report_training(app);
+    attn::platform::bridge_focus_label(app.focus_label);
     if (app.options.embed && app.content_height > 0)
         attn::platform::bridge_report_height(app.content_height / (app.scale > 0 ? app.scale : 1.0f));
     if (const std::string layout = attn::ui::app_layout_text(app); layout != kept.layout) {
@@ -347,6 +352,18 @@ void publish_and_remember(attn::ui::app& app, remembered& kept) {
         kept.lang = attn::ui::ui_language();
         attn::platform::bridge_storage_set("attn.lang", kept.lang == attn::ui::language::zh ? "zh" : "en");
     }
+}
+
+// The touches since the last frame, after the backend's own mouse position, so
+// that the finger's pointer events come last. A touch screen sends no mouse
+// enter: until then the backend sets the pointer from the mouse every frame;
+// entered, it stops (and keeps the pointer where the finger left it).
+void touch_update(GLFWwindow* window, double now, float scale, attn::ui::heatmap_context& heatmaps) {
+    attn::ui::touch_input& touch = g_touch;
+    const auto& pending = touch.gestures.pending.pointer;
+    if (!pending.empty() && pending.front().what == attn::ui::touch_pointer_event::kind::move)
+        ImGui_ImplGlfw_CursorEnterCallback(window, GLFW_TRUE);
+    attn::ui::touch_input_frame(touch, now, scale, &heatmaps);
 }
 
 std::function<bool()> g_frame;  // returns false to stop
@@ -439,6 +456,7 @@ int main(int argc, char** argv) {
 
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
+        touch_update(window, now, scale, heatmaps);
         ImGui::NewFrame();
         if (opt.frames > 0 && frame_index + 1 == opt.frames)
             app.requests.insert(app.requests.end(), opt.exports.begin(), opt.exports.end());

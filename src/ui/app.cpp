@@ -68,6 +68,9 @@ void show_link_view(app& a, const link_view& v, bool lesson_only) {
     a.lesson.index = lesson;
     a.lesson.numbers.clear();
     if (lesson >= 0) {
+        // The keyboard goes on to the lesson's card: its first control (previous,
+        // or next in the first lesson), from which Tab walks the lesson's own.
+        a.focus_request = {"lesson_previous", "lesson_next"};
         a.current = lesson_preset_find(v.lesson)->opens_on;
         a.lesson.tile_step = 0;
         a.lesson.decode_t = std::max(1, a.model.exp.decode);
@@ -202,6 +205,8 @@ void frame_apply(app& a, frame_out& out) {
     a.clipped.insert(a.clipped.end(), std::make_move_iterator(out.clipped.begin()), std::make_move_iterator(out.clipped.end()));
     if (!out.keyboard_focus.empty())
         a.keyboard_focus = std::move(out.keyboard_focus);
+    if (out.focus_taken)
+        a.focus_request.clear();
     out = frame_out{};
 }
 
@@ -232,8 +237,26 @@ void apply_pending(app& a) {
 
 namespace {
 
+// The keyboard's focus moves to the item just drawn (SetFocusID: without
+// pressing it, as Tab does), shown when navigating by keyboard.
+void focus_take(frame_out& out, const char* name) {
+    if (!out.focus_request || out.focus_taken || ImGui::GetItemID() == 0 || (ImGui::GetItemFlags() & ImGuiItemFlags_Disabled))
+        return;
+    const auto& names = *out.focus_request;
+    if (std::find(names.begin(), names.end(), name) == names.end())
+        return;
+    ImGui::SetFocusID(ImGui::GetItemID(), ImGui::GetCurrentWindow());
+    ImGuiContext& g = *ImGui::GetCurrentContext();
+    g.NavDisableHighlight = !(g.IO.ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard);
+    g.NavDisableMouseHover = !g.NavDisableHighlight;
+    if (!g.NavDisableHighlight)
+        ImGui::ScrollToItem(ImGuiScrollFlags_KeepVisibleEdgeY);
+    out.focus_taken = true;
+}
+
 // The widget the keyboard is on (keyboard navigation, Tab), by the name tests know it by.
 void note_keyboard_focus(frame_out& out, const char* name) {
+    focus_take(out, name);
     const ImGuiID id = ImGui::GetItemID();
     if ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) && id != 0 && id == ImGui::GetFocusID())
         out.keyboard_focus = name;
@@ -432,6 +455,12 @@ float visible_width() {
     return w->InnerRect.Max.x - w->WindowPadding.x - ImGui::GetCursorScreenPos().x;
 }
 
+void same_line_if_fits(float next_width) {
+    if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + next_width <=
+        ImGui::GetCursorScreenPos().x + visible_width())
+        ImGui::SameLine();
+}
+
 void mark_window(frame_out& out, const char* name) {
     const ImGuiWindow* w = ImGui::GetCurrentWindow();
     out.widgets.push_back({name, w->Pos.x, w->Pos.y, w->Pos.x + w->Size.x, w->Pos.y + w->Size.y, w->Name});
@@ -457,8 +486,11 @@ void handle_keys(app& a) {
     // Ctrl+Tab to the next panel). Escape with no menu open ends it, and the
     // arrows step stages and rows again.
     const bool navigating = (io.ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) != 0;
-    if (!navigating && ImGui::IsKeyPressed(ImGuiKey_Tab, false))
+    if (!navigating && ImGui::IsKeyPressed(ImGuiKey_Tab, false)) {
         io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+        // Shown where the focus already is (a lesson just opened put it on its card): Tab goes on from there.
+        ImGui::GetCurrentContext()->NavDisableHighlight = false;
+    }
     if (navigating && ImGui::IsKeyPressed(ImGuiKey_Escape, false) && !ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId))
         io.ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
     if (io.WantTextInput || navigating)
@@ -603,6 +635,8 @@ float side_width(float width, float left, bool show_code) {
 template <class Panel>
 void draw_panel(app& a, Panel panel) {
     frame_out out;
+    if (!a.focus_request.empty())
+        out.focus_request = &a.focus_request;
     panel(std::as_const(a), out);
     frame_apply(a, out);
 }
@@ -663,6 +697,10 @@ void update_task_effect(app& a) {
 
 }  // namespace
 
+// The focused item's label (end of this file).
+void focus_label_begin();
+std::string focus_label_end(const app& a);
+
 void app_draw(app& a) {
     IM_ASSERT(a.heatmaps && "the platform hands the app its heatmap_context before the first frame");
     apply_pending(a);
@@ -674,6 +712,7 @@ void app_draw(app& a) {
     a.maps.clear();
     a.clipped.clear();
     a.keyboard_focus.clear();
+    focus_label_begin();
     glyphs_require(a.text_edit);  // what is being typed, accepted or not
     handle_keys(a);
     const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -696,6 +735,7 @@ void app_draw(app& a) {
             ImGui::GetCursorScreenPos().y + ImGui::GetScrollY() + ImGui::GetStyle().WindowPadding.y - vp->WorkPos.y;
         ImGui::EndChild();
         ImGui::End();
+        a.focus_label = focus_label_end(a);
         return;
     }
     draw_panel(a, top_bar);
@@ -755,6 +795,7 @@ void app_draw(app& a) {
         draw_panel(a, panel_help);
     else if (a.show_start)
         draw_panel(a, panel_start);
+    a.focus_label = focus_label_end(a);
 }
 
 std::string app_layout_text(const app& a) {
@@ -771,6 +812,47 @@ void app_set_layout_text(app& a, std::string_view text) {
         for (const auto name : split(text, ','))
             if (name == layout_panel_names[p])
                 a.layout_hidden[p] = true;
+}
+
+}  // namespace attn::ui
+
+// [SECTION] the focused item's label
+// Dear ImGui tells its test engine each item's label as it is drawn
+// (IMGUI_ENABLE_TEST_ENGINE, set for the imgui library in CMakeLists.txt): the
+// one keyboard navigation is on names the canvas for screen readers
+// (app::focus_label). Nothing else of a test engine is used.
+namespace {
+std::string g_nav_label;  // this frame's label of the item with the keyboard's focus
+bool g_nav_label_seen = false;
+}  // namespace
+
+void ImGuiTestEngineHook_ItemAdd(ImGuiContext*, ImGuiID, const ImRect&, const ImGuiLastItemData*) {}
+void ImGuiTestEngineHook_ItemInfo(ImGuiContext* ctx, ImGuiID id, const char* label, ImGuiItemStatusFlags) {
+    if (id == 0 || id != ctx->NavId || !label)
+        return;
+    g_nav_label.assign(label, ImGui::FindRenderedTextEnd(label));
+    g_nav_label_seen = true;
+}
+void ImGuiTestEngineHook_Log(ImGuiContext*, const char*, ...) {}
+const char* ImGuiTestEngine_FindItemDebugLabel(ImGuiContext*, ImGuiID) { return nullptr; }
+
+namespace attn::ui {
+
+void focus_label_begin() {
+    ImGui::GetCurrentContext()->TestEngineHookItems = true;
+    g_nav_label.clear();
+    g_nav_label_seen = false;
+}
+
+std::string focus_label_end(const app& a) {
+    if (!(ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard))
+        return "";
+    if (g_nav_label_seen && !g_nav_label.empty())
+        return g_nav_label;
+    // An item without a label of its own: a map's cells.
+    return a.keyboard_focus.rfind("grid_", 0) == 0 || g_nav_label_seen
+               ? tr("map: the arrow keys move the selected cell", "矩阵图：方向键移动选中的格子")
+               : "";
 }
 
 }  // namespace attn::ui

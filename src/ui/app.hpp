@@ -120,6 +120,10 @@ struct app {
     bool show_start = false;
     std::vector<widget_rect> widgets;
     std::string keyboard_focus;  // the named widget keyboard navigation is on ("" when none)
+    std::string focus_label;     // what that widget says (its label, for the canvas's accessible name)
+    // Where the keyboard's focus goes next: the first of these widgets drawn
+    // enabled takes it (a lesson just opened: its first control). Cleared then.
+    std::vector<std::string> focus_request;
     lesson_state lesson;
     // Panels the person closed from the View menu: remembered between visits
     // (app_layout_text), unlike a link's view.hide, which only that link applies.
@@ -181,6 +185,9 @@ struct frame_out {
     std::vector<map_report> maps;       // the maps drawn, with their labelled cells
     std::vector<clip_report> clipped;   // the text items cut by their window
     std::string keyboard_focus;         // the named widget keyboard navigation is on
+    // In: the app's focus_request (draw_panel hands it in). Out: it was met.
+    const std::vector<std::string>* focus_request = nullptr;
+    bool focus_taken = false;
 };
 
 // Hands what a panel asked for on (above).

@@ -114,12 +114,6 @@ void section(frame_out& out, const char* title) {
 
 // A row of radio buttons over the values for which `valid` holds.
 // Each button is recorded as widget "<id>_<value>".
-// On the same line as the last item while an item `w` wide fits before the visible edge.
-void same_line_if_fits(float w) {
-    if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= ImGui::GetCursorScreenPos().x + visible_width())
-        ImGui::SameLine();
-}
-
 float radio_width(const char* label) {
     return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }

@@ -107,6 +107,7 @@ struct widget_state {
     int hovered_frame = -1;  // the last frame the pointer was over the cells
     ImVec2 last_grid0;       // where cell (0, 0) was drawn then, and the cell size
     float last_cell = 0.0f;
+    int cells_frame = -1;  // the frame last_grid0 and last_cell are from
 };
 
 }  // namespace
@@ -116,6 +117,8 @@ struct heatmap_context::state {
     std::unordered_map<ImGuiID, widget_state> widgets;
     std::vector<float> texels;  // scratch for uploads
     int swept_frame = -1;
+    float pinch = 1.0f;  // this frame's pinch: a zoom factor about (pinch_x, pinch_y)
+    float pinch_x = 0.0f, pinch_y = 0.0f;
 };
 
 heatmap_context::heatmap_context() : state_(std::make_unique<state>()) {}
@@ -128,6 +131,12 @@ void heatmap_context::set_gpu(heatmap_gpu* gpu) {
 }
 
 heatmap_gpu* heatmap_context::gpu() const { return state_->gpu; }
+
+void heatmap_context::set_pinch(float factor, float x, float y) {
+    state_->pinch = std::isfinite(factor) && factor > 0.0f ? factor : 1.0f;
+    state_->pinch_x = x;
+    state_->pinch_y = y;
+}
 
 namespace {
 
@@ -268,10 +277,12 @@ struct layout {
 };
 
 // The cell edge: the options' (or the width's) cell times the zooms. A Ctrl +
-// wheel over the cells last frame zooms about the pointer (applied before
-// layout so this frame's content size already has the new cell size): it
-// updates the widget's zoom and sets the scroll that keeps the pointed cell.
-void layout_cell(layout& l, widget_state& st, const heatmap_options& opt, int frame, float fit_width) {
+// wheel over the cells last frame, or a pinch on them, zooms about the pointer
+// or the fingers (applied before layout so this frame's content size already has
+// the new cell size): it updates the widget's zoom and sets the scroll that keeps
+// the pointed cell.
+void layout_cell(layout& l, widget_state& st, const heatmap_options& opt, int frame, float fit_width,
+                 const heatmap_context::state& ctx) {
     const ImGuiIO& io = ImGui::GetIO();
     float base = opt.cell;
     if (base <= 0.0f) {
@@ -279,17 +290,28 @@ void layout_cell(layout& l, widget_state& st, const heatmap_options& opt, int fr
         base = std::clamp(fit, l.font * 0.3f, l.font * 3.0f);
     }
     const float min_cell = 0.25f, max_cell = l.font * 12.0f;
-    if (st.hovered_frame == frame - 1 && io.KeyCtrl && io.MouseWheel != 0.0f && st.last_cell > 0.0f) {
+    float factor = 1.0f;
+    ImVec2 about = io.MousePos;
+    if (st.hovered_frame == frame - 1 && io.KeyCtrl && io.MouseWheel != 0.0f)
+        factor = std::pow(1.2f, io.MouseWheel);
+    const ImVec2 g1(st.last_grid0.x + float(l.cols) * st.last_cell, st.last_grid0.y + float(l.rows) * st.last_cell);
+    if (ctx.pinch != 1.0f && st.cells_frame == frame - 1 && ctx.pinch_x >= st.last_grid0.x && ctx.pinch_x < g1.x &&
+        ctx.pinch_y >= st.last_grid0.y && ctx.pinch_y < g1.y) {
+        factor = ctx.pinch;
+        about = ImVec2(ctx.pinch_x, ctx.pinch_y);
+    }
+    if (factor != 1.0f && st.last_cell > 0.0f) {
         const float before = std::clamp(base * opt.zoom * st.user_zoom, min_cell, max_cell);
-        st.user_zoom = std::clamp(st.user_zoom * std::pow(1.2f, io.MouseWheel), 0.01f, 100.0f);
+        st.user_zoom = std::clamp(st.user_zoom * factor, 0.01f, 100.0f);
         const float after = std::clamp(base * opt.zoom * st.user_zoom, min_cell, max_cell);
-        l.scroll_dx = (io.MousePos.x - st.last_grid0.x) / st.last_cell * (after - before);
-        l.scroll_dy = (io.MousePos.y - st.last_grid0.y) / st.last_cell * (after - before);
+        l.scroll_dx = (about.x - st.last_grid0.x) / st.last_cell * (after - before);
+        l.scroll_dy = (about.y - st.last_grid0.y) / st.last_cell * (after - before);
     }
     l.cell = std::clamp(base * opt.zoom * st.user_zoom, min_cell, max_cell);
 }
 
-layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& opt, int frame) {
+layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& opt, int frame,
+                      const heatmap_context::state& ctx) {
     const ImGuiStyle& style = ImGui::GetStyle();
     layout l;
     l.font = ImGui::GetFontSize();
@@ -301,7 +323,7 @@ layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& 
     const float col_label_full = widest_label(st.col_w, opt.col_labels);
     const float row_band_full = row_label_full > 0.0f ? row_label_full + style.ItemSpacing.x : 0.0f;
     const float sums_full = opt.show_row_sums ? ImGui::CalcTextSize("-0.000").x + style.ItemSpacing.x * 2.0f : 0.0f;
-    layout_cell(l, st, opt, frame, avail.x - row_band_full - sums_full - style.ScrollbarSize);
+    layout_cell(l, st, opt, frame, avail.x - row_band_full - sums_full - style.ScrollbarSize, ctx);
     const float cell = l.cell;
 
     const bool text_fits = cell >= font * 0.85f;  // a line of text per row
@@ -437,6 +459,7 @@ void cells_interact(widget_state& st, const heatmap_options& opt, const layout& 
     result.window = ImGui::GetCurrentWindow()->Name;
     st.last_grid0 = p.grid0;
     st.last_cell = l.cell;
+    st.cells_frame = frame;
     result.cells_x0 = p.grid0.x;
     result.cells_y0 = p.grid0.y;
     result.cells_x1 = p.grid1.x;
@@ -713,7 +736,7 @@ heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matr
     ImGui::BeginGroup();
     if (opt.axes)
         ImGui::TextDisabled("%s", opt.axes);
-    const layout l = layout_compute(st, m, opt, frame);
+    const layout l = layout_compute(st, m, opt, frame, ctx);
 
     // Flattened: Tab reaches the cells from the panel's other controls.
     if (ImGui::BeginChild(id, l.child_size, ImGuiChildFlags_None,

@@ -21,7 +21,8 @@
 // Colours: sequential = viridis (weights), diverging = blue - white - red centred
 // on 0 (signed values). NaN is magenta, +inf white-hot with an orange dot, -inf
 // black with a white dot, masked cells (masked_from is -inf there) grey hatching.
-// Ctrl + mouse wheel over the matrix zooms it about the pointer.
+// Ctrl + mouse wheel over the matrix zooms it about the pointer; so does a
+// pinch on a touch screen (heatmap_context::set_pinch), about the fingers.
 #pragma once
 
 #include <cstdint>
@@ -106,6 +107,10 @@ class heatmap_context {
     // before the renderer goes away.
     void set_gpu(heatmap_gpu* gpu);
     heatmap_gpu* gpu() const;
+
+    // This frame's pinch (touch.hpp): the map whose cells were under (x, y) last
+    // frame zooms by `factor` about that point. Set before the frame; 1: none.
+    void set_pinch(float factor, float x, float y);
 
     struct state;  // heatmap.cpp
     state& internal() { return *state_; }

@@ -102,6 +102,10 @@ bool chip_button(const char* label);
 // scrolls sideways a negative item width counts from the content's edge instead,
 // so items sized that way keep the content wide.
 float visible_width();
+// After an item: ImGui::SameLine() when an item `next_width` wide still fits
+// before the window's visible right edge, else the next item starts a new line
+// (a row of buttons wraps instead of widening the panel).
+void same_line_if_fits(float next_width);
 
 // The same for a slider or drag labelled `label`: only its frame, not the label
 // beside it (a click on the label does nothing; a click on the frame sets the value).

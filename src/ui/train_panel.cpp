@@ -157,13 +157,14 @@ void sample_rows(const trainer& t, frame_out& out) {
 void buttons(const app& a, frame_out& out, const trainer& t) {
     const int step = trainer_step(t), steps = a.model.exp.train.steps;
     const bool running = !trainer_done(t);
+    // Train and Pause are one item (one id): the keyboard's focus stays on it when it turns into the other.
     if (running) {
-        if (ImGui::Button(tr("Pause", "暂停")))
+        if (ImGui::Button(tr("Pause###run", "暂停###run")))
             request_trained(a, out, step);
         mark_widget(out, "train_pause");
     } else {
         ImGui::BeginDisabled(step >= steps || !t.error.empty());
-        if (ImGui::Button(tr("Train", "训练")))
+        if (ImGui::Button(tr("Train###run", "训练###run")))
             request_trained(a, out, steps);
         ImGui::EndDisabled();
         mark_widget(out, "train_run");

@@ -625,3 +625,71 @@ test('keyboard within a map: Tab stops on its cells; arrows, Home/End, PageUp/Pa
     await context.close();
   }
 });
+
+// [Focus] Where the keyboard's focus goes when a lesson opens, and that it is
+// said: the canvas's accessible name follows the focused control.
+const canvasName = (page) => page.evaluate(() => document.getElementById('canvas').getAttribute('aria-label'));
+
+test("keyboard focus: Enter on the start card's guided path lands on the lesson's first control, Tab goes on, and the canvas names it", async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { firstVisit: true });
+  try {
+    await page.keyboard.press('Tab');  // keyboard navigation on
+    await frames(page, 2);
+    await tabTo(page, 'start_lessons', 10);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.attn.ui().lesson === 0, null, { timeout: 10000 });
+    // L1's card: "previous" is disabled, "next" is its first control.
+    await page.waitForFunction(() => window.attn.ui().focus === 'lesson_next', null, { timeout: 10000 })
+      .catch(async () => assert.fail('the focus is not on the lesson\'s first control: ' + JSON.stringify((await ui(page)).focus)));
+    await page.waitForFunction(() => /next/.test(window.attn.ui().focusLabel), null, { timeout: 10000 })
+      .catch(async () => assert.fail('the focused control is named ' + JSON.stringify((await ui(page)).focusLabel)));
+    const label = (await ui(page)).focusLabel;
+    await page.waitForFunction((l) => document.getElementById('canvas').getAttribute('aria-label') === 'Attention playground: ' + l,
+      label, { timeout: 10000 }).catch(async () => assert.fail('the canvas is named ' + JSON.stringify(await canvasName(page))));
+    // Tab moves on from there, and the name follows.
+    await page.keyboard.press('Tab');
+    await frames(page, 4);
+    const next = await ui(page);
+    assert.notEqual(next.focus, 'lesson_next');
+    assert.notEqual(next.focus, '');
+    await page.waitForFunction((l) => document.getElementById('canvas').getAttribute('aria-label') === 'Attention playground: ' + l,
+      next.focusLabel, { timeout: 10000 });
+    // Escape ends navigation: the canvas is the playground again.
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => document.getElementById('canvas').getAttribute('aria-label') === 'Attention playground', null,
+      { timeout: 10000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+const TABS_TO_TRAIN = 5;  // from an L9 link: Tab (navigation on), previous, next, the recipe, Train
+
+// Not met yet: from a link (the lesson opened before the first frame) the first Tab starts at the controls' text box.
+test(`keyboard focus: from an L9 link Train is at most ${TABS_TO_TRAIN} Tabs away; after Enter on it the focus stays and Tab goes on`, { todo: 'the focus a link\'s lesson asks for is lost before the first Tab' }, async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=9');
+  try {
+    let tabs = 0;
+    while ((await ui(page)).focus !== 'train_run') {
+      assert.ok(tabs < TABS_TO_TRAIN, `Train not reached in ${TABS_TO_TRAIN} Tabs (at ${(await ui(page)).focus})`);
+      await page.keyboard.press('Tab');
+      await frames(page, 2);
+      ++tabs;
+    }
+    assert.match(await canvasName(page), /: Train$/);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.attn.ui().train.target > 0, null, { timeout: 10000 });
+    await frames(page, 3);
+    // Train became Pause: the same control keeps the focus.
+    const pressed = await ui(page);
+    assert.ok(['train_pause', 'train_run'].includes(pressed.focus), 'focus after Enter on Train: ' + JSON.stringify(pressed.focus));
+    await page.keyboard.press('Tab');
+    await frames(page, 3);
+    const after = (await ui(page)).focus;
+    assert.ok(after !== '' && after !== pressed.focus, 'Tab after Train: ' + JSON.stringify(after));
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
