@@ -88,7 +88,7 @@ async function swipeTo(page, finger, name) {
 }
 
 test('touch: a tap opens a tooltip and a tap elsewhere closes it; a swipe scrolls the panel and coasts; a tap presses Train', async () => {
-  const { page, context, problems, finger } = await openPhone('#v=1&view.lesson=9');
+  const { page, context, problems, finger } = await openPhone('#v=1&view.lesson=9&trained=0');
   try {
     const tooltip = async () => (await ui(page)).windows.some((w) => /^##Tooltip/.test(w.name));
     // The open lesson's chip: its title as a tooltip while the finger's pointer rests there.
