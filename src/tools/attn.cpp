@@ -35,6 +35,7 @@
 #include "kernels.hpp"
 #include "link.hpp"
 #include "task.hpp"
+#include "text_util.hpp"
 #include "tokenize.hpp"
 #include "trace_json.hpp"
 #include "train.hpp"
@@ -97,25 +98,6 @@ std::string json_number(double x, const char* format = "%.9g") {
     char buf[32];
     std::snprintf(buf, sizeof buf, format, x);
     return buf;
-}
-
-// s as a JSON string's contents: quotes, backslashes and control characters escaped.
-std::string json_escaped(std::string_view s) {
-    std::string out;
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += ch;
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += ch;
-        }
-    }
-    return out;
 }
 
 // Reads what the page reads: any link (the text form, its z= form, view.* keys,
@@ -201,8 +183,8 @@ void print_train_json(const attn::train_run& run, const attn::train_diagnostics&
             n(h.entropy).c_str(), n(h.ablate_loss).c_str(), n(h.ablate_acc).c_str(), n(h.mean_loss).c_str(),
             n(h.mean_acc).c_str());
     }
-    std::printf("],\"weights_hash\":\"%s\",\"error\":\"%s\"}\n", attn::train_weights_hash(run).c_str(),
-                json_escaped(run.error).c_str());
+    std::printf("],\"weights_hash\":\"%s\",\"error\":%s}\n", attn::train_weights_hash(run).c_str(),
+                attn::json_string(run.error).c_str());
 }
 
 // The same as a table.
