@@ -247,6 +247,10 @@ void focus_take(frame_out& out, const char* name) {
         return;
     ImGui::SetFocusID(ImGui::GetItemID(), ImGui::GetCurrentWindow());
     ImGuiContext& g = *ImGui::GetCurrentContext();
+    // A window appearing this frame (the page's first) asked ImGui to put the
+    // focus on its first item at the next; that request would undo this one.
+    g.NavInitRequest = false;
+    g.NavInitResult.ID = 0;
     g.NavDisableHighlight = !(g.IO.ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard);
     g.NavDisableMouseHover = !g.NavDisableHighlight;
     if (!g.NavDisableHighlight)

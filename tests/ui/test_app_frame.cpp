@@ -675,3 +675,23 @@ TEST_CASE("every picture drawn is of the data it is drawn from: the layer, the h
     }
     heatmaps.set_gpu(nullptr);
 }
+
+TEST_CASE("from a lesson's link the keyboard starts on the lesson's card: Tab walks previous, next, the recipe, Train") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=0"));
+    // The page's first frames: the root window appears (ImGui then asks to focus
+    // its first item, the menu), which must not take the focus the lesson asked for.
+    for (int i = 0; i < 3; ++i)
+        frame(a);
+    std::vector<std::string> stops;
+    for (int t = 0; t < 4; ++t) {
+        ImGui::GetIO().AddKeyEvent(ImGuiKey_Tab, true);
+        frame(a);
+        ImGui::GetIO().AddKeyEvent(ImGuiKey_Tab, false);
+        frame(a);
+        stops.push_back(a.keyboard_focus);
+    }
+    CHECK(stops == std::vector<std::string>{"lesson_previous", "lesson_next", "train_recipe", "train_run"});
+}
