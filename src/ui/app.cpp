@@ -635,6 +635,20 @@ float side_width(float width, float left, bool show_code) {
     return room ? std::max(quarter, std::min(code, font * 34.0f)) : quarter;
 }
 
+// A notice is read once: it goes notice_seconds after it was first drawn (a
+// new one starts the count again). The "computing" note stays until its change is made.
+void expire_notice(app& a) {
+    constexpr double notice_seconds = 6.0;
+    const double now = ImGui::GetTime();
+    if (a.notice != a.notice_shown) {
+        a.notice_shown = a.notice;
+        a.notice_since = now;
+    } else if (!a.notice.empty() && !a.pending_announced && now - a.notice_since > notice_seconds) {
+        a.notice.clear();
+        a.notice_shown.clear();
+    }
+}
+
 // Draws one panel and applies what it asked for.
 template <class Panel>
 void draw_panel(app& a, Panel panel) {
@@ -716,6 +730,7 @@ void app_draw(app& a) {
     a.maps.clear();
     a.clipped.clear();
     a.keyboard_focus.clear();
+    expire_notice(a);
     focus_label_begin();
     glyphs_require(a.text_edit);  // what is being typed, accepted or not
     handle_keys(a);
@@ -739,6 +754,7 @@ void app_draw(app& a) {
             ImGui::GetCursorScreenPos().y + ImGui::GetScrollY() + ImGui::GetStyle().WindowPadding.y - vp->WorkPos.y;
         ImGui::EndChild();
         ImGui::End();
+        draw_panel(a, toast);
         a.focus_label = focus_label_end(a);
         return;
     }
@@ -799,6 +815,7 @@ void app_draw(app& a) {
         draw_panel(a, panel_help);
     else if (a.show_start)
         draw_panel(a, panel_start);
+    draw_panel(a, toast);
     a.focus_label = focus_label_end(a);
 }
 

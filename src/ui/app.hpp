@@ -133,6 +133,10 @@ struct app {
     bool errors_from_link = false;       // the errors are the opening link's (the banner says so)
     std::vector<share_action> requests;  // asked this frame; the platform clears them
     std::string notice;                  // one line after an export or copy ("saved attn-weights.csv in …")
+    // The notice as it was first drawn, and when (ImGui's clock): a toast goes
+    // after notice_seconds unless another notice replaces it.
+    std::string notice_shown;
+    double notice_since = 0;
     mutable version_cache<intervention_effect> effect;  // app_effect (panels.hpp): a memo
     // Each map scales its colours by itself, instead of one scale per stage (stage_shared_range).
     bool per_map_scale = false;

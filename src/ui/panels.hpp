@@ -39,7 +39,8 @@ void panel_start(const app& a, frame_out& out);      // inspector.cpp: the first
 void share_menu(const app& a, frame_out& out);  // share.cpp: the top bar's Share menu (copy link / embed code, exports)
 float share_menu_width();                       // its button's width, for right-aligning the top bar
 void embed_bar(const app& a, frame_out& out);   // share.cpp: embed mode's only chrome, "Open in the full playground"
-void banner(const app& a, frame_out& out);      // share.cpp: the errors (or a notice) under the top bar, with a close button
+void banner(const app& a, frame_out& out);      // share.cpp: the errors under the top bar, with a close button
+void toast(const app& a, frame_out& out);       // share.cpp: a notice over the bottom of the page, gone after a few seconds
 
 // The inspector's lines for cell c of the current layer, built without ImGui:
 // also what the text view reads out.

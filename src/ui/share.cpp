@@ -3,6 +3,7 @@
 #include "share.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -294,31 +295,51 @@ void embed_bar(const app&, frame_out& out) {
 }
 
 void banner(const app& a, frame_out& out) {
-    if (a.errors.empty() && a.notice.empty())
+    if (a.errors.empty())
         return;
-    const bool error = !a.errors.empty();
     const float font = ImGui::GetFontSize();
-    const int lines = error ? int(a.errors.size()) + 1 : 1;
+    const int lines = int(a.errors.size()) + 1;
     const float h = ImGui::GetTextLineHeightWithSpacing() * float(lines) + ImGui::GetStyle().WindowPadding.y * 2;
-    ImGui::PushStyleColor(ImGuiCol_ChildBg, error ? ImVec4(0.45f, 0.12f, 0.10f, 1.0f) : ImVec4(0.12f, 0.30f, 0.20f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.45f, 0.12f, 0.10f, 1.0f));
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.95f, 0.95f, 1.0f));  // the banner is dark in either theme
     ImGui::BeginChild("banner", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_AlwaysUseWindowPadding);
-    if (error) {
-        text_plain(out, a.errors_from_link
-                            ? tr("This link could not be opened; showing the default experiment:",
-                                 "无法打开这个链接，显示的是默认实验：")
-                            : tr("Change refused; the last good experiment stays:", "改动被拒绝，保留上一个有效的实验："));
-        for (const auto& err : a.errors)
-            text_colored(out, ImVec4(1.0f, 0.80f, 0.72f, 1.0f), "  %s", err.c_str());
-    } else {
-        text_plain(out, a.notice.c_str());
-    }
+    text_plain(out,
+               a.errors_from_link
+                   ? tr("This link could not be opened; showing the default experiment:", "无法打开这个链接，显示的是默认实验：")
+                   : tr("Change refused; the last good experiment stays:", "改动被拒绝，保留上一个有效的实验："));
+    for (const auto& err : a.errors)
+        text_colored(out, ImVec4(1.0f, 0.80f, 0.72f, 1.0f), "  %s", err.c_str());
     ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - font * 1.6f, ImGui::GetStyle().WindowPadding.y));
     if (chip_button("×"))
         out.dismiss_banner = true;
     mark_widget(out, "banner_close");
     ImGui::EndChild();
     mark_widget(out, "banner");
+    ImGui::PopStyleColor(2);
+}
+
+void toast(const app& a, frame_out& out) {
+    if (a.notice.empty() || !a.errors.empty())
+        return;
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float font = ImGui::GetFontSize();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y - font),
+                            ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(std::max(font * 10.0f, vp->WorkSize.x - font * 2.0f), FLT_MAX));
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.12f, 0.30f, 0.20f, 0.96f));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.95f, 0.95f, 1.0f));  // dark in either theme
+    ImGui::Begin("##toast", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
+    ImGui::TextUnformatted(a.notice.c_str());
+    note_clip(out, a.notice.c_str());
+    ImGui::SameLine();
+    if (chip_button("×"))
+        out.dismiss_banner = true;
+    mark_widget(out, "toast_close");
+    const ImVec2 p0 = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    out.widgets.push_back({"toast", p0.x, p0.y, p0.x + size.x, p0.y + size.y, "##toast"});
+    ImGui::End();
     ImGui::PopStyleColor(2);
 }
 

@@ -695,3 +695,44 @@ TEST_CASE("from a lesson's link the keyboard starts on the lesson's card: Tab wa
     }
     CHECK(stops == std::vector<std::string>{"lesson_previous", "lesson_next", "train_recipe", "train_run"});
 }
+
+TEST_CASE("a notice is a toast over the page: nothing under it moves, × closes it, it goes by itself after a few seconds") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=0"));
+    for (int i = 0; i < 2; ++i)
+        frame(a);
+    auto where = [&](const char* name) {
+        const ui::widget_rect* w = find_widget(a, name);
+        REQUIRE(w);
+        return std::pair(w->x0, w->y0);
+    };
+    const auto previous = where("lesson_previous"), run = where("train_run");
+    a.notice = "Embed code copied.";
+    frame(a);
+    CHECK(find_widget(a, "toast"));
+    CHECK(where("lesson_previous") == previous);
+    CHECK(where("train_run") == run);
+    for (int i = 0; i < 60 * 5; ++i)
+        frame(a);
+    CHECK(a.notice == "Embed code copied.");  // still there at 5 s
+    for (int i = 0; i < 60 * 2; ++i)
+        frame(a);
+    CHECK(a.notice.empty());
+    frame(a);
+    CHECK_FALSE(find_widget(a, "toast"));
+    a.notice = "Link copied.";
+    frame(a);
+    frame(a);  // an auto-sized window takes its size in its first frame, and is drawn from the second
+    const ui::widget_rect* close = find_widget(a, "toast_close");
+    REQUIRE(close);
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddMousePosEvent((close->x0 + close->x1) / 2, (close->y0 + close->y1) / 2);
+    frame(a);
+    io.AddMouseButtonEvent(0, true);
+    frame(a);
+    io.AddMouseButtonEvent(0, false);
+    frame(a);
+    CHECK(a.notice.empty());
+}

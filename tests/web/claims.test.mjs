@@ -68,12 +68,16 @@ test('中文: the sentences are Chinese with no stray colon, the toast follows t
   // A notice in English ("Embed code copied."), then the switch: it does not stay in English.
   await page.evaluate(() => { window.attnShell.copyText = () => {}; });
   await reveal(page, 'share');
+  const before = (await ui(page)).widgets.lesson_next;
   await click(page, 'share');
   await click(page, 'share_copy_embed');
-  assert.ok((await ui(page)).widgets.banner, 'the notice is shown');
+  await page.waitForFunction(() => window.attn.ui().widgets.toast, null, { timeout: 10000 });
+  const shown = await ui(page);
+  assert.ok(shown.widgets.toast && !shown.widgets.banner, 'the notice is a toast');
+  assert.deepEqual(shown.widgets.lesson_next, before, 'the toast moves nothing under it');
   await key(page, 'l');
   await page.waitForFunction(() => window.attn.textView().lang === 'zh', null, { timeout: 30000 });
-  assert.ok(!(await ui(page)).widgets.banner, 'no English notice left in 中文');
+  assert.ok(!(await ui(page)).widgets.toast, 'no English notice left in 中文');
   const l = await lines();
   assert.ok(l.length >= 4, l.join(' | '));
   for (const s of l) {
