@@ -235,6 +235,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
         std::string(",\"keyboard\":") + ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? "true" : "false");
     g_buffer += ",\"focus\":\"" + a.keyboard_focus + "\"";  // widget names are plain ASCII
     g_buffer += ",\"focusLabel\":" + attn::json_string(a.focus_label);
+    g_buffer += ",\"tooltip\":" + attn::json_string(a.heatmaps ? a.heatmaps->tooltip() : std::string());
     g_buffer += ",\"windows\":" + windows_json(s) + ",\"widgetWindows\":{";
     first = true;
     for (const auto& w : a.widgets) {  // each widget's window (names: ASCII, no quotes)

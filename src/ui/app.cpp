@@ -713,6 +713,30 @@ void update_task_effect(app& a) {
     a.ablated_task.valid = true;
 }
 
+// One more row of the every-head ablation table, once the trainer is at its
+// step; a new model (another step, snapshot or run) starts it again.
+void update_head_ablations(app& a) {
+    trainer& t = a.model.train;
+    head_ablations& h = a.each_head;
+    if (!t.run || !trainer_done(t) || !t.error.empty()) {
+        h = head_ablations{};
+        return;
+    }
+    if (h.weights_version != t.weights_version || h.step != trainer_step(t)) {
+        h = head_ablations{};
+        h.weights_version = t.weights_version;
+        h.step = trainer_step(t);
+        h.heads = t.key.layers * t.key.heads;
+        h.intact = trainer_task_with_ablated(t, {});
+        return;
+    }
+    if (h.complete())
+        return;
+    const int i = int(h.rows.size());
+    const ablated_head head{i / t.key.heads, i % t.key.heads};
+    h.rows.emplace_back(head, trainer_task_with_ablated(t, {head}));
+}
+
 }  // namespace
 
 // The focused item's label (end of this file).
@@ -725,6 +749,7 @@ void app_draw(app& a) {
     app_train(a);
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
     update_task_effect(a);
+    update_head_ablations(a);
     update_shortcut(a);
     a.widgets.clear();
     a.maps.clear();

@@ -76,6 +76,18 @@ struct task_effect {
     train_eval_result base, ablated;
 };
 
+// The held-out task with each head zeroed alone, for every head of a trained
+// model at its step (the text view's ablation table): one head a frame, so a
+// large model does not stop the page. Rows in head order (layer, then head).
+struct head_ablations {
+    std::uint64_t weights_version = 0;  // the trainer's weights it was measured on (0: none)
+    int step = -1;
+    train_eval_result intact;
+    std::vector<std::pair<ablated_head, train_eval_result>> rows;
+    int heads = 0;  // how many rows there will be (layers × heads)
+    bool complete() const { return heads > 0 && int(rows.size()) == heads; }
+};
+
 // L10's measures of a trained model (measure_training.hpp), once the trainer is
 // at its step: they evaluate on the run, which a view cannot.
 struct shortcut_result {
@@ -156,6 +168,7 @@ struct app {
     train_pace pace;
     double train_spent = 0;  // seconds the last app_train took (train_pace_update)
     task_effect ablated_task;
+    head_ablations each_head;  // every head zeroed in turn, once training is done
     shortcut_result shortcut;  // for a trained model of a task other than induction
 };
 

@@ -119,6 +119,8 @@ struct heatmap_context::state {
     int swept_frame = -1;
     float pinch = 1.0f;  // this frame's pinch: a zoom factor about (pinch_x, pinch_y)
     float pinch_x = 0.0f, pinch_y = 0.0f;
+    std::string tooltip;  // the hovered cell's tooltip, in frame tooltip_frame
+    int tooltip_frame = -1;
 };
 
 heatmap_context::heatmap_context() : state_(std::make_unique<state>()) {}
@@ -131,6 +133,10 @@ void heatmap_context::set_gpu(heatmap_gpu* gpu) {
 }
 
 heatmap_gpu* heatmap_context::gpu() const { return state_->gpu; }
+
+std::string heatmap_context::tooltip() const {
+    return state_->tooltip_frame == ImGui::GetFrameCount() ? state_->tooltip : std::string();
+}
 
 void heatmap_context::set_pinch(float factor, float x, float y) {
     state_->pinch = std::isfinite(factor) && factor > 0.0f ? factor : 1.0f;
@@ -700,7 +706,7 @@ void legend_draw(heatmap_gpu* gpu, const widget_state& st, const layout& l) {
 
 // The hovered cell in words: its row's and column's labels (or indices) and its
 // value as the cells write it (masked, NaN and ±inf as they are).
-void hover_tooltip(const matrix& m, const heatmap_options& opt, int r, int c) {
+std::string hover_tooltip(const matrix& m, const heatmap_options& opt, int r, int c) {
     const auto label = [](const std::vector<std::string>* labels, int i) {
         return labels && i < int(labels->size()) ? (*labels)[std::size_t(i)] : std::to_string(i);
     };
@@ -709,8 +715,11 @@ void hover_tooltip(const matrix& m, const heatmap_options& opt, int r, int c) {
         std::snprintf(value, sizeof value, "%s", tr("masked", "已遮蔽"));
     else
         heatmap_format_value(m(r, c), value, sizeof value);
-    ImGui::SetTooltip("%s %d (%s)   %s %d (%s)   %s %s", tr("row", "行"), r, label(opt.row_labels, r).c_str(), tr("column", "列"),
-                      c, label(opt.col_labels, c).c_str(), tr("value", "值"), value);
+    char text[256];
+    std::snprintf(text, sizeof text, "%s %d (%s)   %s %d (%s)   %s %s", tr("row", "行"), r, label(opt.row_labels, r).c_str(),
+                  tr("column", "列"), c, label(opt.col_labels, c).c_str(), tr("value", "值"), value);
+    ImGui::SetTooltip("%s", text);
+    return text;
 }
 
 }  // namespace
@@ -752,8 +761,10 @@ heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matr
         overlays_draw(dl, st, m, opt, l, p, result);
     }
     ImGui::EndChild();
-    if (opt.hover_value && result.hovered_row >= 0)
-        hover_tooltip(m, opt, result.hovered_row, result.hovered_col);
+    if (opt.hover_value && result.hovered_row >= 0) {
+        ctx.tooltip = hover_tooltip(m, opt, result.hovered_row, result.hovered_col);
+        ctx.tooltip_frame = frame;
+    }
     if (opt.show_legend && l.rows > 0 && l.cols > 0)
         legend_draw(ctx.gpu, st, l);
     result.cells = st.values.cells;

@@ -112,6 +112,10 @@ class heatmap_context {
     // frame zooms by `factor` about that point. Set before the frame; 1: none.
     void set_pinch(float factor, float x, float y);
 
+    // The hovered cell's tooltip drawn in this frame ("row 2 (b)   column 1 (a)
+    // value 0.97"), or "" when none: what a person reads on hover, for tests.
+    std::string tooltip() const;
+
     struct state;  // heatmap.cpp
     state& internal() { return *state_; }
 

@@ -163,6 +163,26 @@ void put_training_tables(std::string& out, const app& a) {
     }
     out += ',';
     put_plain_table(out, tr("The curve at the kept snapshots", "保留快照处的曲线"), rows, cols, cells);
+    // Each head zeroed alone: which heads the task needs (as far as measured yet).
+    const head_ablations& each = a.each_head;
+    if (each.heads == 0 || each.step != trainer_step(t))
+        return;
+    rows.clear(), cells.clear();
+    cols = {tr("held-out accuracy", "留出集准确率"), tr("held-out loss", "留出集损失")};
+    rows.push_back(tr("none zeroed", "不置零"));
+    cells.push_back({number_text(double(each.intact.acc) * 100.0, "%.1f%%"), number_text(each.intact.loss, "%.4g")});
+    for (const auto& [head, r] : each.rows) {
+        char name[48];
+        std::snprintf(name, sizeof name, tr("layer %d head %d zeroed", "第 %d 层第 %d 个头置零"), head.layer, head.head);
+        rows.push_back(name);
+        cells.push_back({number_text(double(r.acc) * 100.0, "%.1f%%"), number_text(r.loss, "%.4g")});
+    }
+    std::snprintf(caption, sizeof caption,
+                  each.complete() ? tr("Each head zeroed alone, at step %d", "第 %d 步时逐个将头置零")
+                                  : tr("Each head zeroed alone, at step %d (measuring…)", "第 %d 步时逐个将头置零（测量中…）"),
+                  each.step);
+    out += ',';
+    put_plain_table(out, caption, rows, cols, cells);
 }
 
 void put_lesson(std::string& out, const app& a) {

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { ui, click, key, reveal, frames } from './person.mjs';
+import { ui, click, key, reveal, frames, hoverCell, tooltipValue } from './person.mjs';
 
 let page, problems;
 browserSuite(async (s) => {
@@ -50,10 +50,33 @@ test('L9 trained: the card words its claims from the model, and the text view ha
   assert.equal(curve.rows.length, 61, 'the curve at every kept snapshot, 0 … 1500 by 25');
   assert.equal(curve.rows[60], 'step 1500');
   assert.match(doc.summary, new RegExp(`The train loss fell at step ${n.phase}, from a plateau at`));
+  // Every head zeroed alone, one a frame: the induction head and the previous-token
+  // head break the task, and the table agrees with the card's own ablation below.
+  await page.waitForFunction(() => (window.attn.textView().lesson.tables[2] || {}).caption === 'Each head zeroed alone, at step 1500',
+    null, { timeout: 60000 });
+  const each = (await textView()).lesson.tables[2];
+  assert.deepEqual(each.rows, ['none zeroed', ...[0, 1].flatMap((L) => [0, 1, 2, 3].map((h) => `layer ${L} head ${h} zeroed`))]);
+  assert.deepEqual(each.cols, ['held-out accuracy', 'held-out loss']);
+  const acc = (row) => Number(each.cells[row][0].replace('%', ''));
+  assert.ok(acc(0) > 90, `intact: ${each.cells[0]}`);
+  assert.ok(acc(1 + 4 + n.induction_head) < 40, `the induction head zeroed: ${each.cells[1 + 4 + n.induction_head]}`);
+  assert.ok(acc(1 + n.previous_head) < 40, `the previous-token head zeroed: ${each.cells[1 + n.previous_head]}`);
+  // The Train panel's map of the induction head gives the hovered cell's weight, with its tokens.
+  const map = `train_map_1_${n.induction_head}`;
+  const cells = (await ui(page)).maps.find((m) => m.name === map).cells;  // n² cells, or n(n+1)/2 under a causal mask
+  const square = Math.round(Math.sqrt(cells));
+  const side = square * square === cells ? square : Math.round((Math.sqrt(8 * cells + 1) - 1) / 2);
+  const tip = await hoverCell(page, map, side - 1, 0, side, side);
+  assert.match(tip, new RegExp(`^row ${side - 1} \\(\\S+\\)   column 0 \\(\\S+\\)   value `), tip);
+  const v = tooltipValue(tip);
+  assert.ok(v >= 0 && v <= 1, tip);
+  await page.mouse.move(2, 2);
   // Zeroing the induction head: the card says what it did, from the result.
   await click(page, 'l9_zero_induction');
   await trained();
   await page.waitForFunction(() => window.attn.ui().numbers.task_acc_zeroed !== undefined, null, { timeout: 60000 });
+  assert.equal(((await ui(page)).numbers.task_acc_zeroed * 100).toFixed(1) + '%', each.cells[1 + 4 + n.induction_head][0],
+    'the table and the card give one accuracy for the induction head zeroed');
   l = await lines();
   assert.ok(l.some((s) => /^held-out accuracy with it zeroed: \d+%/.test(s)), l.join(' | '));
   assert.ok(l.some((s) => /zeroing it breaks the task/.test(s)), l.join(' | '));

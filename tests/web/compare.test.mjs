@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames, ui, click, gotoStage, STAGE } from './person.mjs';
+import { frames, ui, trace, click, gotoStage, hoverCell, tooltipValue, STAGE, num } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -42,6 +42,19 @@ test('pin, change nothing: B − A is exactly 0; change the scale: it is not; th
     assert.equal(u.stage, STAGE.weights);
     assert.ok(u.compare.pinned);
     const maxAbs = u.compare.maxAbs;
+    // Hovering a cell of A, B and B − A gives its value: B's is the trace's, and B − A is their difference.
+    const t = await trace(page);
+    const w = t.layers[0].heads[0].weights;
+    const [n] = w.shape;
+    const r = n - 1, c = 0;
+    const hovered = {};
+    for (const k of ['a', 'b', 'd']) {
+      const text = await hoverCell(page, `cmp_${k}0`, r, c, n, n);
+      assert.match(text, new RegExp(`^row ${r} \\(${t.tokens[r]}\\)   column ${c} \\(${t.tokens[c]}\\)   value `), text);
+      hovered[k] = tooltipValue(text);
+    }
+    assert.ok(Math.abs(hovered.b - num(w.data[r * n + c])) <= 0.006, `B's cell: ${hovered.b} vs ${w.data[r * n + c]}`);
+    assert.ok(Math.abs(hovered.d - (hovered.b - hovered.a)) <= 0.012, `B − A: ${hovered.d} vs ${hovered.b} − ${hovered.a}`);
     await page.waitForFunction(() => location.hash.includes('pin=') && location.hash.includes('scale=none'), null,
       { timeout: 5000 });
     const hash = await page.evaluate(() => location.hash.slice(1));

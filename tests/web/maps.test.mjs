@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames, ui, click, reveal, gotoStage, STAGE, num } from './person.mjs';
+import { frames, ui, click, reveal, revealCells, gotoStage, STAGE, num } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -64,23 +64,6 @@ function correlation(xs, ys) {
     syy += (ys[i] - my) ** 2;
   }
   return sxy / Math.sqrt(sxx * syy);
-}
-
-// Scrolls the panel until map `name`'s cells are drawn and wholly on screen (a
-// map scrolled out of view reports no cells).
-async function revealCells(page, name) {
-  const height = page.viewportSize().height;
-  const u0 = await ui(page);
-  const panel = u0.widgets.layer || u0.widgets.unpin || u0.widgets.pin;  // over the pipeline
-  for (let i = 0; i < 80; i++) {
-    const w = (await ui(page)).widgets[name];
-    const drawn = w && w[2] > w[0] && w[3] > w[1];
-    if (drawn && w[1] >= 0 && w[3] <= height) return;
-    await page.mouse.move((panel[0] + panel[2]) / 2, height / 2);
-    await page.mouse.wheel(0, drawn && w[1] < 0 ? -120 : 120);
-    await frames(page, 3);
-  }
-  assert.fail(name + ' could not be scrolled into view');
 }
 
 // How well the picture of map `name` follows each candidate matrix (a weights

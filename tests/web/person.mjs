@@ -60,6 +60,40 @@ export async function reveal(page, name) {
   }
   throw new Error(`${name} could not be scrolled into view`);
 }
+// Scrolls the panel until map `name`'s cells are drawn and wholly on screen (a
+// map scrolled out of view reports no cells).
+export async function revealCells(page, name) {
+  const height = page.viewportSize().height;
+  const u0 = await ui(page);
+  // over the centre panel (the pipeline, a lesson's card, the Train panel)
+  const panel = u0.widgets.layer || u0.widgets.unpin || u0.widgets.pin || u0.widgets.train_recipe || u0.widgets.lesson_next;
+  for (let i = 0; i < 80; i++) {
+    const w = (await ui(page)).widgets[name];
+    const drawn = w && w[2] > w[0] && w[3] > w[1];
+    if (drawn && w[1] >= 0 && w[3] <= height) return;
+    await page.mouse.move((panel[0] + panel[2]) / 2, height / 2);
+    await page.mouse.wheel(0, drawn && w[1] < 0 ? -120 : 120);
+    await frames(page, 3);
+  }
+  assert.fail(name + ' could not be scrolled into view');
+}
+
+// Rests the mouse on cell (r, c) of map `name` (rows × cols cells) and returns
+// the tooltip the page shows for it: "row r (label)   column c (label)   value v".
+export async function hoverCell(page, name, r, c, rows, cols) {
+  await revealCells(page, name);
+  const w = await widget(page, name);
+  await page.mouse.move(w[0] + (w[2] - w[0]) * (c + 0.5) / cols, w[1] + (w[3] - w[1]) * (r + 0.5) / rows);
+  // Just after a wheel scroll ImGui keeps the hover on the scrolled panel for a moment.
+  await page.waitForFunction(() => window.attn.ui().tooltip !== '', null, { timeout: 5000 }).catch(() => {});
+  return (await ui(page)).tooltip;
+}
+// The value a cell's tooltip gives (NaN, ±inf and masked as they are).
+export function tooltipValue(text) {
+  const m = /value (\S+)$/.exec(text);
+  assert.ok(m, 'a tooltip with a value: ' + JSON.stringify(text));
+  return m[1] === 'masked' ? 'masked' : num(m[1]);
+}
 export async function key(page, k, times = 1) {
   for (let i = 0; i < times; i++) {
     await page.keyboard.press(k);
