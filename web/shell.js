@@ -48,8 +48,10 @@
 // origin is that origin are read; replies and notifications go to that origin
 // only. Messages are plain data; nothing in them is ever evaluated.
 //   host -> page  {type: 'attn:set', link}   link: a string of at most 65536 characters
-//                                            (link_limits::max_link_bytes); applied with
-//                                            window.attn.setExperiment; a problem, or a
+//                                            (link_limits::max_link_bytes); applied as
+//                                            window.attn.setExperiment does, but the host's
+//                                            changes in a row make one undo step (a flood
+//                                            keeps the reader's own); a problem, or a
 //                                            read-only embed (view.readonly=1), is
 //                                            answered {type: 'attn:error', errors: [...]}
 //                 {type: 'attn:get'}         answered {type: 'attn:state', link}
@@ -164,6 +166,7 @@
     hostOrigin = (param && httpOrigin(param)) || httpOrigin(document.referrer);
   }
   let lastLink = null;  // the last link the app published
+  let hostSetExperiment = null;  // window.attn.setExperiment for a host's attn:set: set when the app runs
   let training = null;  // the last attn:train the app reported (a recipe's model), else null
   // The hash this page last wrote or read. A different one in the address bar
   // is a navigation (pasted link, back, forward) whose hashchange has not run
@@ -509,7 +512,7 @@
       // A read-only embed stays what its author linked: the host cannot change it either.
       if (window.attn.ui().readonly) return error('this embed is read-only (view.readonly=1): attn:set cannot change it');
       let problems;
-      try { problems = window.attn.setExperiment(m.link); } catch (e) { problems = String(e && e.message || e); }
+      try { problems = hostSetExperiment(m.link); } catch (e) { problems = String(e && e.message || e); }
       const errors = String(problems || '').split('\n').filter((line) => line.trim() !== '');
       if (errors.length) error(...errors);
       return;  // success shows up as attn:changed once the app publishes the new link
@@ -818,6 +821,8 @@
           return lone < 0 ? ''
             : 'the link contains a lone UTF-16 surrogate at position ' + lone + ' (half of a character); it is not text\n';
         };
+        // A host's attn:set: its changes in a row are one undo step (the reader's own stay).
+        hostSetExperiment = (t) => nulProblem(String(t)) || call('attn_hook_host_set_experiment', String(t));
         window.attn = {
           experiment: () => call('attn_hook_experiment'),
           setExperiment: (t) => nulProblem(String(t)) || call('attn_hook_set_experiment', String(t)),
