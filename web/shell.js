@@ -525,10 +525,22 @@
   // between such links, opens that experiment as the app opens any link (an
   // undo step; a bad one is named on the app's banner). The app's own updates
   // use history.replaceState, which fires no hashchange.
+  // A link that arrives before the app runs (while it downloads, or while a
+  // poster waits for Run) is not dropped: the app starts with the address bar's
+  // link as it is when main() runs (see onRuntimeInitialized), and a waiting
+  // poster shows the new link instead (or starts the app, when the new link is no
+  // poster), so the link the page was loaded with never overwrites it.
+  function currentLink() { return capLink(window.location.hash.replace(/^#/, '')); }
   function onHashChange() {
     knownHash = window.location.hash;
-    if (!window.attn) return;
-    const link = capLink(window.location.hash.replace(/^#/, ''));
+    if (!window.attn) {
+      if (posterWaiting && currentLink() !== posterLink) {
+        if (isPosterLink(currentLink())) showPoster(currentLink(), startApp);
+        else { hidePoster(); startApp(); }
+      }
+      return;
+    }
+    const link = currentLink();
     // Nothing to open when the app shows that link already. Compared with what it
     // shows now, not with the last link it published: publishing waits up to
     // 250 ms, and a back within that time would otherwise be taken for the app's
@@ -538,7 +550,7 @@
     if (link === shown) return;
     window.attn.openLink(link === '' ? 'v=1' : link);  // no hash: the default experiment
   }
-  window.addEventListener('hashchange', onHashChange);
+  // (registered below [Poster], whose state it reads)
 
   // An embed scrolled out of its host's view draws about 4 frames a second
   // instead of 60 (enough to publish changes), so a page of embeds stays light.
@@ -602,8 +614,12 @@
     ],
   };
   shell.posterNames = posterNames;  // what the card says: tests compare it with the app's names
-  const posterLink = /(?:^|&)view\.poster=1(?:&|$)/.test(hash) ? hash : null;
+  const isPosterLink = (link) => /(?:^|&)view\.poster=1(?:&|$)/.test(link);
+  // The poster's link: the one shown while it waits, then the one the app started
+  // with (when that is a poster); null for a page that is no poster.
+  let posterLink = isPosterLink(hash) ? hash : null;
   let posterWaiting = false;
+  let posterResize = null;  // the waiting poster's ResizeObserver
 
   // What the card says, from the link's own keys (a compressed experiment keeps its
   // sentence inside z=, so the card then names the lesson and stage only).
@@ -687,7 +703,17 @@
 
   shell.posterPictures = { save: savePosterPicture, load: loadPosterPicture };  // for tests: the store's rules
 
+  function hidePoster() {
+    posterWaiting = false;
+    if (posterResize) posterResize.disconnect();
+    posterResize = null;
+    const main = document.getElementById('poster');
+    if (main) main.remove();
+    document.documentElement.classList.remove('poster');
+  }
   function showPoster(link, run) {
+    hidePoster();  // a link that arrived while a poster waited replaces it
+    posterLink = link;
     posterWaiting = true;
     document.documentElement.classList.add('poster');
     const facts = posterFacts(link);
@@ -725,12 +751,10 @@
       const height = usePicture ? main.clientWidth * picture.height / picture.width : card.offsetHeight + 32;
       shell.contentHeight(Math.max(height, 1));
     };
-    if ('ResizeObserver' in window) new ResizeObserver(report).observe(main);
+    if ('ResizeObserver' in window) (posterResize = new ResizeObserver(report)).observe(main);
     report();
     button.addEventListener('click', () => {
-      posterWaiting = false;
-      main.remove();
-      document.documentElement.classList.remove('poster');
+      hidePoster();
       shell.posterRun = true;
       document.getElementById('canvas').focus({ preventScroll: true });
       run();
@@ -794,7 +818,7 @@
     }
     const Module = {
       canvas: document.getElementById('canvas'),
-      arguments: hash ? ['--experiment', hash] : [],
+      arguments: hash ? ['--experiment', hash] : [],  // refreshed in onRuntimeInitialized
       print: (s) => console.log(s),
       printErr: (s) => console.warn(s),
       preMainLoop() {
@@ -809,6 +833,12 @@
       onAbort: (what) => fatal('The playground stopped', [String(what)]),
       onRuntimeInitialized() {
         progress(1, 'Starting…');
+        // main() reads these arguments next, in this task: the link in the address bar
+        // now, so one pasted (or gone back to) while the app downloaded is the one it
+        // opens. The same array (Emscripten's run() holds it), changed in place.
+        const latest = currentLink();
+        Module.arguments.splice(0, Module.arguments.length, ...(latest ? ['--experiment', latest] : []));
+        if (posterLink !== null && latest !== posterLink) posterLink = isPosterLink(latest) ? latest : null;
         const call = (name, ...args) => Module.ccall(name, 'string', args.map(() => 'string'), args);
         // A C string ends at a NUL: refused here, or the app would apply what comes before it.
         // A string that is not text refused as a whole, as the core refuses invalid
@@ -866,6 +896,7 @@
     }).catch(failed);
   }
 
+  window.addEventListener('hashchange', onHashChange);
   if (posterLink !== null) showPoster(posterLink, startApp);
   else startApp();
 })();
