@@ -618,26 +618,51 @@
   // The poster's link: the one shown while it waits, then the one the app started
   // with (when that is a poster); null for a page that is no poster.
   let posterLink = isPosterLink(hash) ? hash : null;
+  // How the app words posterLink, as it showed it right after starting (null: the
+  // link had problems, so the app shows another experiment). The picture goes under
+  // posterLink only while the app still shows exactly that.
+  let posterShown = null;
   let posterWaiting = false;
   let posterResize = null;  // the waiting poster's ResizeObserver
 
   // What the card says, from the link's own keys (a compressed experiment keeps its
   // sentence inside z=, so the card then names the lesson and stage only).
+  // A problem in the keys the card reads (a key given twice, a lesson or stage out
+  // of range) is the link's error, in the app's words (src/core/link.cpp,
+  // experiment.cpp): the card shows it instead of a lesson the link does not open.
   function posterFacts(link) {
     const keys = {};
+    const problems = [];
+    const label = (key) => /^[a-z0-9_.]{1,40}$/.test(key) && !key.startsWith('view.') ? key : "'" + key.slice(0, 40) + (key.length > 40 ? "...'" : "'");
     for (const pair of link.split('&')) {
       const eq = pair.indexOf('=');
-      if (eq > 0 && !(pair.slice(0, eq) in keys)) keys[pair.slice(0, eq)] = pair.slice(eq + 1);
+      if (eq <= 0) continue;
+      const key = pair.slice(0, eq);
+      if (key in keys) {
+        const said = label(key) + ' is given twice';
+        if (!problems.includes(said)) problems.push(said);
+      } else keys[key] = pair.slice(eq + 1);
     }
-    const n = /^[1-9][0-9]?$/.test(keys['view.lesson'] || '') ? Number(keys['view.lesson']) : 0;
-    const lesson = n >= 1 && n <= posterNames.lessons.length ? posterNames.lessons[n - 1] : null;
+    // A view key's number as the app reads it (parse_small_int: at most 6 characters,
+    // -1 to 10 here), or null after saying why not.
+    const whole = (key) => {
+      const v = keys[key];
+      if (v === undefined) return null;
+      if (v.length <= 6 && /^-?[0-9]+$/.test(v) && Number(v) >= -1 && Number(v) <= 10) return Number(v);
+      problems.push(key + ' must be a whole number from -1 to 10, not ' + "'" + v.slice(0, 40) + (v.length > 40 ? "...'" : "'"));
+      return null;
+    };
+    const lessonNumber = whole('view.lesson');
+    const stageNumber = whole('view.stage');
+    if (lessonNumber === 0) problems.push('view.lesson counts from 1 (L1), not 0');
+    const lesson = lessonNumber >= 1 && lessonNumber <= posterNames.lessons.length ? posterNames.lessons[lessonNumber - 1] : null;
     let text = lesson ? lesson.text : keys.z === undefined ? posterNames.defaultText : null;
     if (keys.text !== undefined) {
       try { text = decodeURIComponent(keys.text); } catch (e) { text = null; }
     }
     let stage = lesson ? lesson.stage : posterNames.defaultStage;
-    if (/^(?:[0-9]|10)$/.test(keys['view.stage'] || '')) stage = Number(keys['view.stage']);
-    return { lesson, text, stage };
+    if (stageNumber !== null && stageNumber >= 0) stage = stageNumber;
+    return { lesson, text, stage, problems };
   }
 
   function loadPosterPicture(link) {
@@ -694,10 +719,17 @@
       const theme = document.documentElement.classList.contains('light') ? 'light' : 'dark';
       const picture = { width, height, theme, data: small.toDataURL('image/jpeg', 0.8) };
       if (training) Object.assign(picture, { step: training.step, steps: training.steps, hash: training.hash });
-      // Under the link the poster opened with (an iframe's src) and, when the app wrote
-      // it back in its own words (the address bar a reload reads), under that too.
-      shell.posterSaved = savePosterPicture(posterLink, picture);
-      if (lastLink !== null && lastLink !== posterLink) savePosterPicture(lastLink, picture);
+      // Only under the link the picture shows: the app's own words for what it shows
+      // now (the address bar a reload reads) and, while that is still what the app
+      // showed for the poster's link when it started, the poster's link (an iframe's
+      // src). A host's attn:set, a pasted link or the reader's own change before the
+      // picture was taken makes it a picture of another link.
+      const shown = window.attn.ui().link;
+      shell.posterSavedUnder = [];
+      if (savePosterPicture(shown, picture)) shell.posterSavedUnder.push(shown);
+      if (posterShown !== null && shown === posterShown && posterLink !== shown && savePosterPicture(posterLink, picture))
+        shell.posterSavedUnder.push(posterLink);
+      shell.posterSaved = shell.posterSavedUnder.length > 0;
     } catch (e) { /* a tainted or lost canvas: no picture this time */ }
   }
 
@@ -718,7 +750,7 @@
     document.documentElement.classList.add('poster');
     const facts = posterFacts(link);
     const theme = document.documentElement.classList.contains('light') ? 'light' : 'dark';
-    const picture = loadPosterPicture(link);
+    const picture = facts.problems.length ? null : loadPosterPicture(link);
     const usePicture = picture && picture.theme === theme;  // never a dark picture on a light page
     const main = el('main', undefined, usePicture ? 'poster with-picture' : 'poster');
     main.id = 'poster';
@@ -731,10 +763,16 @@
       img.alt = 'The playground as it looked at its last run here: ' + title + ', ' + stageLine;
       main.appendChild(img);
     }
-    if (facts.lesson) card.appendChild(el('p', 'Attention playground', 'kicker'));
-    card.appendChild(el('h1', title));
-    if (facts.text) card.appendChild(el('p', '“' + facts.text + '”', 'sentence'));
-    card.appendChild(el('p', stageLine, 'stage'));
+    if (facts.problems.length) {  // the link's error, as the app would show it, not a card it does not open
+      card.appendChild(el('p', 'Attention playground', 'kicker'));
+      card.appendChild(el('h1', 'This link cannot be opened'));
+      for (const problem of facts.problems) card.appendChild(el('p', problem, 'error'));
+    } else {
+      if (facts.lesson) card.appendChild(el('p', 'Attention playground', 'kicker'));
+      card.appendChild(el('h1', title));
+      if (facts.text) card.appendChild(el('p', '“' + facts.text + '”', 'sentence'));
+      card.appendChild(el('p', stageLine, 'stage'));
+    }
     const button = el('button', 'Run');
     button.type = 'button';
     button.id = 'poster-run';
@@ -819,6 +857,12 @@
     const Module = {
       canvas: document.getElementById('canvas'),
       arguments: hash ? ['--experiment', hash] : [],  // refreshed in onRuntimeInitialized
+      // Right after main() (before any frame or message): how the app words the
+      // poster's link, unless the link had problems (the app then shows another).
+      postRun: [() => {
+        if (posterLink === null || !window.attn) return;
+        posterShown = window.attn.errors() === '' ? window.attn.ui().link : null;
+      }],
       print: (s) => console.log(s),
       printErr: (s) => console.warn(s),
       preMainLoop() {
