@@ -23,8 +23,9 @@ void accept(session& s, const session_state& next) {
 }
 
 void record(session& s, double time, bool from_host) {
-    const bool merges = !s.undo.empty() && ((from_host && s.host_step_open) ||
-                                            (time >= 0 && s.last_record_time >= 0 && time - s.last_record_time <= session_merge_seconds));
+    const bool merges =
+        !s.undo.empty() && ((from_host && s.host_step_open) ||
+                            (time >= 0 && s.last_record_time >= 0 && time - s.last_record_time <= session_merge_seconds));
     s.host_step_open = from_host;
     if (!merges) {
         s.undo.push_back(state_of(s));

@@ -54,8 +54,9 @@ struct change {
     bool keep_pin = false;  // link without pin=: keep the pinned A (a lesson's link, a host's) instead of unpinning
     bool resume = false;    // link with a recipe: open it at the step its kept run reached when that is further (a lesson's)
     double time = -1.0;     // set: when it was asked (seconds, any clock); < 0: never merges with the previous step
-    bool from_host = false;  // link: a host page's (attn:set). Host changes in a row make one undo step, so a
-                             // host's flood cannot push the reader's own steps out of the bounded history
+    // link: a host page's (attn:set). Host changes in a row make one undo step, so a
+    // host's flood cannot push the reader's own steps out of the bounded history.
+    bool from_host = false;
 
     static change set(experiment e, double time = -1.0) {
         change c;
