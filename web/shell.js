@@ -48,8 +48,10 @@
 // origin is that origin are read; replies and notifications go to that origin
 // only. Messages are plain data; nothing in them is ever evaluated.
 //   host -> page  {type: 'attn:set', link}   link: a string of at most 65536 characters
-//                                            (link_limits::max_link_bytes); applied with
-//                                            window.attn.setExperiment; a problem, or a
+//                                            (link_limits::max_link_bytes); applied as
+//                                            window.attn.setExperiment does, but the host's
+//                                            changes in a row make one undo step (a flood
+//                                            keeps the reader's own); a problem, or a
 //                                            read-only embed (view.readonly=1), is
 //                                            answered {type: 'attn:error', errors: [...]}
 //                 {type: 'attn:get'}         answered {type: 'attn:state', link}
@@ -164,6 +166,7 @@
     hostOrigin = (param && httpOrigin(param)) || httpOrigin(document.referrer);
   }
   let lastLink = null;  // the last link the app published
+  let hostSetExperiment = null;  // window.attn.setExperiment for a host's attn:set: set when the app runs
   let training = null;  // the last attn:train the app reported (a recipe's model), else null
   // The hash this page last wrote or read. A different one in the address bar
   // is a navigation (pasted link, back, forward) whose hashchange has not run
@@ -509,7 +512,7 @@
       // A read-only embed stays what its author linked: the host cannot change it either.
       if (window.attn.ui().readonly) return error('this embed is read-only (view.readonly=1): attn:set cannot change it');
       let problems;
-      try { problems = window.attn.setExperiment(m.link); } catch (e) { problems = String(e && e.message || e); }
+      try { problems = hostSetExperiment(m.link); } catch (e) { problems = String(e && e.message || e); }
       const errors = String(problems || '').split('\n').filter((line) => line.trim() !== '');
       if (errors.length) error(...errors);
       return;  // success shows up as attn:changed once the app publishes the new link
@@ -522,10 +525,22 @@
   // between such links, opens that experiment as the app opens any link (an
   // undo step; a bad one is named on the app's banner). The app's own updates
   // use history.replaceState, which fires no hashchange.
+  // A link that arrives before the app runs (while it downloads, or while a
+  // poster waits for Run) is not dropped: the app starts with the address bar's
+  // link as it is when main() runs (see onRuntimeInitialized), and a waiting
+  // poster shows the new link instead (or starts the app, when the new link is no
+  // poster), so the link the page was loaded with never overwrites it.
+  function currentLink() { return capLink(window.location.hash.replace(/^#/, '')); }
   function onHashChange() {
     knownHash = window.location.hash;
-    if (!window.attn) return;
-    const link = capLink(window.location.hash.replace(/^#/, ''));
+    if (!window.attn) {
+      if (posterWaiting && currentLink() !== posterLink) {
+        if (isPosterLink(currentLink())) showPoster(currentLink(), startApp);
+        else { hidePoster(); startApp(); }
+      }
+      return;
+    }
+    const link = currentLink();
     // Nothing to open when the app shows that link already. Compared with what it
     // shows now, not with the last link it published: publishing waits up to
     // 250 ms, and a back within that time would otherwise be taken for the app's
@@ -535,7 +550,7 @@
     if (link === shown) return;
     window.attn.openLink(link === '' ? 'v=1' : link);  // no hash: the default experiment
   }
-  window.addEventListener('hashchange', onHashChange);
+  // (registered below [Poster], whose state it reads)
 
   // An embed scrolled out of its host's view draws about 4 frames a second
   // instead of 60 (enough to publish changes), so a page of embeds stays light.
@@ -599,26 +614,55 @@
     ],
   };
   shell.posterNames = posterNames;  // what the card says: tests compare it with the app's names
-  const posterLink = /(?:^|&)view\.poster=1(?:&|$)/.test(hash) ? hash : null;
+  const isPosterLink = (link) => /(?:^|&)view\.poster=1(?:&|$)/.test(link);
+  // The poster's link: the one shown while it waits, then the one the app started
+  // with (when that is a poster); null for a page that is no poster.
+  let posterLink = isPosterLink(hash) ? hash : null;
+  // How the app words posterLink, as it showed it right after starting (null: the
+  // link had problems, so the app shows another experiment). The picture goes under
+  // posterLink only while the app still shows exactly that.
+  let posterShown = null;
   let posterWaiting = false;
+  let posterResize = null;  // the waiting poster's ResizeObserver
 
   // What the card says, from the link's own keys (a compressed experiment keeps its
   // sentence inside z=, so the card then names the lesson and stage only).
+  // A problem in the keys the card reads (a key given twice, a lesson or stage out
+  // of range) is the link's error, in the app's words (src/core/link.cpp,
+  // experiment.cpp): the card shows it instead of a lesson the link does not open.
   function posterFacts(link) {
     const keys = {};
+    const problems = [];
+    const label = (key) => /^[a-z0-9_.]{1,40}$/.test(key) && !key.startsWith('view.') ? key : "'" + key.slice(0, 40) + (key.length > 40 ? "...'" : "'");
     for (const pair of link.split('&')) {
       const eq = pair.indexOf('=');
-      if (eq > 0 && !(pair.slice(0, eq) in keys)) keys[pair.slice(0, eq)] = pair.slice(eq + 1);
+      if (eq <= 0) continue;
+      const key = pair.slice(0, eq);
+      if (key in keys) {
+        const said = label(key) + ' is given twice';
+        if (!problems.includes(said)) problems.push(said);
+      } else keys[key] = pair.slice(eq + 1);
     }
-    const n = /^[1-9][0-9]?$/.test(keys['view.lesson'] || '') ? Number(keys['view.lesson']) : 0;
-    const lesson = n >= 1 && n <= posterNames.lessons.length ? posterNames.lessons[n - 1] : null;
+    // A view key's number as the app reads it (parse_small_int: at most 6 characters,
+    // -1 to 10 here), or null after saying why not.
+    const whole = (key) => {
+      const v = keys[key];
+      if (v === undefined) return null;
+      if (v.length <= 6 && /^-?[0-9]+$/.test(v) && Number(v) >= -1 && Number(v) <= 10) return Number(v);
+      problems.push(key + ' must be a whole number from -1 to 10, not ' + "'" + v.slice(0, 40) + (v.length > 40 ? "...'" : "'"));
+      return null;
+    };
+    const lessonNumber = whole('view.lesson');
+    const stageNumber = whole('view.stage');
+    if (lessonNumber === 0) problems.push('view.lesson counts from 1 (L1), not 0');
+    const lesson = lessonNumber >= 1 && lessonNumber <= posterNames.lessons.length ? posterNames.lessons[lessonNumber - 1] : null;
     let text = lesson ? lesson.text : keys.z === undefined ? posterNames.defaultText : null;
     if (keys.text !== undefined) {
       try { text = decodeURIComponent(keys.text); } catch (e) { text = null; }
     }
     let stage = lesson ? lesson.stage : posterNames.defaultStage;
-    if (/^(?:[0-9]|10)$/.test(keys['view.stage'] || '')) stage = Number(keys['view.stage']);
-    return { lesson, text, stage };
+    if (stageNumber !== null && stageNumber >= 0) stage = stageNumber;
+    return { lesson, text, stage, problems };
   }
 
   function loadPosterPicture(link) {
@@ -675,21 +719,38 @@
       const theme = document.documentElement.classList.contains('light') ? 'light' : 'dark';
       const picture = { width, height, theme, data: small.toDataURL('image/jpeg', 0.8) };
       if (training) Object.assign(picture, { step: training.step, steps: training.steps, hash: training.hash });
-      // Under the link the poster opened with (an iframe's src) and, when the app wrote
-      // it back in its own words (the address bar a reload reads), under that too.
-      shell.posterSaved = savePosterPicture(posterLink, picture);
-      if (lastLink !== null && lastLink !== posterLink) savePosterPicture(lastLink, picture);
+      // Only under the link the picture shows: the app's own words for what it shows
+      // now (the address bar a reload reads) and, while that is still what the app
+      // showed for the poster's link when it started, the poster's link (an iframe's
+      // src). A host's attn:set, a pasted link or the reader's own change before the
+      // picture was taken makes it a picture of another link.
+      const shown = window.attn.ui().link;
+      shell.posterSavedUnder = [];
+      if (savePosterPicture(shown, picture)) shell.posterSavedUnder.push(shown);
+      if (posterShown !== null && shown === posterShown && posterLink !== shown && savePosterPicture(posterLink, picture))
+        shell.posterSavedUnder.push(posterLink);
+      shell.posterSaved = shell.posterSavedUnder.length > 0;
     } catch (e) { /* a tainted or lost canvas: no picture this time */ }
   }
 
   shell.posterPictures = { save: savePosterPicture, load: loadPosterPicture };  // for tests: the store's rules
 
+  function hidePoster() {
+    posterWaiting = false;
+    if (posterResize) posterResize.disconnect();
+    posterResize = null;
+    const main = document.getElementById('poster');
+    if (main) main.remove();
+    document.documentElement.classList.remove('poster');
+  }
   function showPoster(link, run) {
+    hidePoster();  // a link that arrived while a poster waited replaces it
+    posterLink = link;
     posterWaiting = true;
     document.documentElement.classList.add('poster');
     const facts = posterFacts(link);
     const theme = document.documentElement.classList.contains('light') ? 'light' : 'dark';
-    const picture = loadPosterPicture(link);
+    const picture = facts.problems.length ? null : loadPosterPicture(link);
     const usePicture = picture && picture.theme === theme;  // never a dark picture on a light page
     const main = el('main', undefined, usePicture ? 'poster with-picture' : 'poster');
     main.id = 'poster';
@@ -702,10 +763,16 @@
       img.alt = 'The playground as it looked at its last run here: ' + title + ', ' + stageLine;
       main.appendChild(img);
     }
-    if (facts.lesson) card.appendChild(el('p', 'Attention playground', 'kicker'));
-    card.appendChild(el('h1', title));
-    if (facts.text) card.appendChild(el('p', '“' + facts.text + '”', 'sentence'));
-    card.appendChild(el('p', stageLine, 'stage'));
+    if (facts.problems.length) {  // the link's error, as the app would show it, not a card it does not open
+      card.appendChild(el('p', 'Attention playground', 'kicker'));
+      card.appendChild(el('h1', 'This link cannot be opened'));
+      for (const problem of facts.problems) card.appendChild(el('p', problem, 'error'));
+    } else {
+      if (facts.lesson) card.appendChild(el('p', 'Attention playground', 'kicker'));
+      card.appendChild(el('h1', title));
+      if (facts.text) card.appendChild(el('p', '“' + facts.text + '”', 'sentence'));
+      card.appendChild(el('p', stageLine, 'stage'));
+    }
     const button = el('button', 'Run');
     button.type = 'button';
     button.id = 'poster-run';
@@ -722,12 +789,10 @@
       const height = usePicture ? main.clientWidth * picture.height / picture.width : card.offsetHeight + 32;
       shell.contentHeight(Math.max(height, 1));
     };
-    if ('ResizeObserver' in window) new ResizeObserver(report).observe(main);
+    if ('ResizeObserver' in window) (posterResize = new ResizeObserver(report)).observe(main);
     report();
     button.addEventListener('click', () => {
-      posterWaiting = false;
-      main.remove();
-      document.documentElement.classList.remove('poster');
+      hidePoster();
       shell.posterRun = true;
       document.getElementById('canvas').focus({ preventScroll: true });
       run();
@@ -791,7 +856,13 @@
     }
     const Module = {
       canvas: document.getElementById('canvas'),
-      arguments: hash ? ['--experiment', hash] : [],
+      arguments: hash ? ['--experiment', hash] : [],  // refreshed in onRuntimeInitialized
+      // Right after main() (before any frame or message): how the app words the
+      // poster's link, unless the link had problems (the app then shows another).
+      postRun: [() => {
+        if (posterLink === null || !window.attn) return;
+        posterShown = window.attn.errors() === '' ? window.attn.ui().link : null;
+      }],
       print: (s) => console.log(s),
       printErr: (s) => console.warn(s),
       preMainLoop() {
@@ -806,6 +877,12 @@
       onAbort: (what) => fatal('The playground stopped', [String(what)]),
       onRuntimeInitialized() {
         progress(1, 'Starting…');
+        // main() reads these arguments next, in this task: the link in the address bar
+        // now, so one pasted (or gone back to) while the app downloaded is the one it
+        // opens. The same array (Emscripten's run() holds it), changed in place.
+        const latest = currentLink();
+        Module.arguments.splice(0, Module.arguments.length, ...(latest ? ['--experiment', latest] : []));
+        if (posterLink !== null && latest !== posterLink) posterLink = isPosterLink(latest) ? latest : null;
         const call = (name, ...args) => Module.ccall(name, 'string', args.map(() => 'string'), args);
         // A C string ends at a NUL: refused here, or the app would apply what comes before it.
         // A string that is not text refused as a whole, as the core refuses invalid
@@ -818,6 +895,8 @@
           return lone < 0 ? ''
             : 'the link contains a lone UTF-16 surrogate at position ' + lone + ' (half of a character); it is not text\n';
         };
+        // A host's attn:set: its changes in a row are one undo step (the reader's own stay).
+        hostSetExperiment = (t) => nulProblem(String(t)) || call('attn_hook_host_set_experiment', String(t));
         window.attn = {
           experiment: () => call('attn_hook_experiment'),
           setExperiment: (t) => nulProblem(String(t)) || call('attn_hook_set_experiment', String(t)),
@@ -861,6 +940,7 @@
     }).catch(failed);
   }
 
+  window.addEventListener('hashchange', onHashChange);
   if (posterLink !== null) showPoster(posterLink, startApp);
   else startApp();
 })();

@@ -9,6 +9,11 @@
 // hash of its files): a new build installs a new worker, which fills a new cache
 // with the whole site and deletes the old one. Only GET requests to this origin
 // are touched; the worker itself never requests another host.
+//
+// One entry per path: a URL's ?query (index.html?host=…, attn.wasm?junk) is not
+// another file of the site, so the cache keys every response by its path alone,
+// and holds at most MAX_ENTRIES paths (the site has about a dozen files): the
+// oldest one that the first load does not need is dropped for a new one.
 'use strict';
 
 let buildId = 'dev';
@@ -22,11 +27,42 @@ const CACHE = CACHE_PREFIX + buildId;
 // What the first load needs, plus the blog; assets/ui-cjk.ttf is cached when fetched.
 const REQUIRED = ['./', 'index.html', 'shell.js', 'shell.css', 'attn.js', 'attn.wasm', 'attn.data', 'favicon.svg'];
 const OPTIONAL = ['blog.html'];
+const MAX_ENTRIES = 32;
+
+// The cache's key for a request: its URL without the query or fragment.
+function pathKey(url) {
+  const u = new URL(url, self.location.href);
+  return u.origin + u.pathname;
+}
+const requiredKeys = () => new Set(REQUIRED.map(pathKey));
+
+// One put at a time, so parallel responses cannot together pass the bound.
+let keeping = Promise.resolve();
+function keep(cache, request, response) {
+  keeping = keeping.then(() => keepNow(cache, request, response)).catch(() => {});
+  return keeping;
+}
+async function keepNow(cache, request, response) {
+  const key = pathKey(request.url);
+  const keys = (await cache.keys()).map((r) => r.url);
+  if (!keys.includes(key)) {
+    const required = requiredKeys();
+    let over = keys.length + 1 - MAX_ENTRIES;
+    for (const old of keys) {  // oldest first: the order entries were added
+      if (over <= 0) break;
+      if (required.has(old)) continue;
+      await cache.delete(old);
+      --over;
+    }
+    if (over > 0) return;  // nothing left to drop: the site's own files stay
+  }
+  await cache.put(key, response);
+}
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
-    await cache.addAll(REQUIRED.map((u) => new Request(u, { cache: 'no-cache' })));
+    await cache.addAll(REQUIRED.map((u) => new Request(u, { cache: 'no-cache' })));  // query-free URLs: keyed by path
     await Promise.all(OPTIONAL.map((u) => cache.add(new Request(u, { cache: 'no-cache' })).catch(() => {})));
     await self.skipWaiting();
   })());
@@ -50,11 +86,11 @@ async function networkFirst(request) {
   try {
     const response = await fetch(request);
     if (response.ok && response.status === 200 && response.type === 'basic')
-      cache.put(request, response.clone()).catch(() => {});
+      keep(cache, request, response.clone()).catch(() => {});
     return response;
   } catch (err) {
     const navigate = request.mode === 'navigate';
-    const hit = (await cache.match(request, { ignoreSearch: navigate })) ||
+    const hit = (await cache.match(pathKey(request.url))) ||
       (navigate && new URL(request.url).pathname.endsWith('/') ? await cache.match('index.html') : undefined);
     if (hit) return hit;
     throw err;

@@ -22,9 +22,11 @@ void accept(session& s, const session_state& next) {
     }
 }
 
-void record(session& s, double time) {
+void record(session& s, double time, bool from_host) {
     const bool merges =
-        time >= 0 && s.last_record_time >= 0 && time - s.last_record_time <= session_merge_seconds && !s.undo.empty();
+        !s.undo.empty() && ((from_host && s.host_step_open) ||
+                            (time >= 0 && s.last_record_time >= 0 && time - s.last_record_time <= session_merge_seconds));
+    s.host_step_open = from_host;
     if (!merges) {
         s.undo.push_back(state_of(s));
         if (s.undo.size() > session_history_limit)
@@ -35,7 +37,7 @@ void record(session& s, double time) {
 }
 
 // The one way a new state becomes current: both experiments valid, an undo step when asked.
-change_result set_state(session& s, const session_state& next, bool record_it, double time) {
+change_result set_state(session& s, const session_state& next, bool record_it, double time, bool from_host = false) {
     change_result r;
     r.errors = experiment_validate(next.exp);
     if (r.errors.empty())  // the page traces a recipe's model on the text
@@ -51,7 +53,7 @@ change_result set_state(session& s, const session_state& next, bool record_it, d
         return r;
     r.accepted = true;
     if (record_it && !(next == state_of(s)))
-        record(s, time);
+        record(s, time, from_host);
     accept(s, next);
     return r;
 }
@@ -85,7 +87,7 @@ change_result open_link(session& s, const change& c) {
     if (c.resume)
         resume_kept(s, *parsed.value);
     const std::optional<experiment> pin = parsed.pin || !c.keep_pin ? parsed.pin : s.pin;
-    change_result r = set_state(s, {*parsed.value, pin}, c.record, -1.0);
+    change_result r = set_state(s, {*parsed.value, pin}, c.record, -1.0, c.from_host);
     if (r.accepted)
         r.view = parsed.view;
     return r;
@@ -99,6 +101,7 @@ change_result step_history(session& s, std::vector<session_state>& from, std::ve
     const session_state e = std::move(from.back());
     from.pop_back();
     s.last_record_time = -1.0;
+    s.host_step_open = false;
     accept(s, e);
     r.accepted = true;
     return r;

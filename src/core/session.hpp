@@ -54,6 +54,9 @@ struct change {
     bool keep_pin = false;  // link without pin=: keep the pinned A (a lesson's link, a host's) instead of unpinning
     bool resume = false;    // link with a recipe: open it at the step its kept run reached when that is further (a lesson's)
     double time = -1.0;     // set: when it was asked (seconds, any clock); < 0: never merges with the previous step
+    // link: a host page's (attn:set). Host changes in a row make one undo step, so a
+    // host's flood cannot push the reader's own steps out of the bounded history.
+    bool from_host = false;
 
     static change set(experiment e, double time = -1.0) {
         change c;
@@ -105,6 +108,7 @@ struct session {
     std::uint64_t pin_version = 1;  // bumped whenever pin changes
     std::vector<session_state> undo, redo;
     double last_record_time = -1.0;
+    bool host_step_open = false;  // the last undo step was a host's change: the host's next one merges into it
 
     // exp's trace (and, when exp ablates heads or masks edges, the trace of the
     // same model without them), as of session_update.

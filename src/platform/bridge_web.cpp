@@ -153,6 +153,21 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_set_experiment(const char* text) {
     return g_buffer.c_str();
 }
 
+// attn_hook_set_experiment for a host page's attn:set: its changes in a row make
+// one undo step (session.hpp, change::from_host), so a host that floods the page
+// leaves the reader's own undo steps in the history.
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_host_set_experiment(const char* text) {
+    g_buffer.clear();
+    if (!g_app)
+        return "";
+    attn::change c = attn::change::open(text);
+    c.from_host = true;
+    if (!attn::ui::app_change(*g_app, c, attn::ui::link_scope::experiment))
+        for (const auto& e : g_app->errors)
+            g_buffer += e + "\n";
+    return g_buffer.c_str();
+}
+
 // Opens a link as the page does (a pasted link, back/forward): the experiment
 // and its view, an undo step. Returns "" or the problems, one per line.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_link(const char* text) {

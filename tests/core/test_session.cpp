@@ -218,6 +218,42 @@ TEST_CASE("session_apply: the changes of one drag make one undo step") {
     CHECK(s.exp == experiment{});
 }
 
+TEST_CASE("session_apply: a host's changes in a row make one undo step; the reader's own steps outlive any flood") {
+    session s;
+    // The reader's own steps: heads 1, 2, 4.
+    for (const char* link : {"v=1&heads=1", "v=1&heads=2", "v=1&heads=4"})
+        REQUIRE(session_apply(s, change::open(link)).accepted);
+    REQUIRE(s.undo.size() == 3);
+    // A host floods the page with more changes than the history holds.
+    auto host = [](int offset) {
+        change c = change::open("v=1&heads=4&pos_offset=" + std::to_string(offset));
+        c.from_host = true;
+        return c;
+    };
+    for (int k = 1; k <= int(session_history_limit) + 50; ++k)
+        REQUIRE(session_apply(s, host(k)).accepted);
+    CHECK(s.exp.pos_offset == int(session_history_limit) + 50);
+    CHECK(s.undo.size() == 4);  // the reader's three and one for the whole flood
+    // A reader's step between two floods ends the first: each flood is its own step.
+    REQUIRE(session_apply(s, change::open("v=1&heads=8")).accepted);
+    for (int k = 1; k <= 5; ++k)
+        REQUIRE(session_apply(s, host(k)).accepted);
+    CHECK(s.undo.size() == 6);
+    // Undo walks back through the floods to every step the reader made.
+    const int expected_heads[] = {8, 4, 4, 2, 1};
+    const int expected_offset[] = {0, int(session_history_limit) + 50, 0, 0, 0};
+    for (int i = 0; i < 5; ++i) {
+        REQUIRE(session_apply(s, change::undo()).accepted);
+        CHECK(s.exp.heads == expected_heads[i]);
+        CHECK(s.exp.pos_offset == expected_offset[i]);
+    }
+    // After an undo a host's change is a new step, not merged into the undone one.
+    REQUIRE(session_apply(s, host(7)).accepted);
+    REQUIRE(session_apply(s, change::undo()).accepted);
+    CHECK(s.exp.heads == 1);
+    CHECK(s.exp.pos_offset == 0);
+}
+
 TEST_CASE("session_update: the trace is recomputed once per accepted change, at the caller's point") {
     session s;
     CHECK(session_update(s));

@@ -281,3 +281,47 @@ for (const [what, hash] of [
     }
   });
 }
+
+test("postMessage: a host's attn:set flood is one undo step; the reader's own undo steps stay and undo reaches them", async () => {
+  const { page, context, problems } = await openHost('blog.html');
+  try {
+    // Only the causal-mask frame (no poster) is started.
+    const handle = await page.$('#frame-mask');
+    await handle.scrollIntoViewIfNeeded();
+    const f = await handle.contentFrame();
+    await startEmbed(f);
+    const index = await page.evaluate(() => [...document.querySelectorAll('iframe.attn')].findIndex((x) => x.id === 'frame-mask'));
+    const undoSteps = () => f.evaluate(() => window.attn.ui().undo);
+    const start = await undoSteps();
+    // The reader's own steps: three links opened in the frame (it opened with heads=1).
+    for (const heads of [2, 4, 8])
+      assert.equal(await f.evaluate((h) => window.attn.openLink('v=1&text=the%20cat%20chased%20the%20dog&heads=' + h + '&view.embed=1'), heads), '');
+    assert.equal(await undoSteps(), start + 3);
+    // The host floods the frame with more changes than the history holds (200).
+    const flood = 260;
+    await page.evaluate(({ index, flood }) => {
+      const frame = document.querySelectorAll('iframe.attn')[index].contentWindow;
+      for (let k = 1; k <= flood; ++k)
+        frame.postMessage({ type: 'attn:set', link: 'v=1&text=the%20cat%20chased%20the%20dog&heads=4&pos_offset=' + k }, location.origin);
+    }, { index, flood });
+    await f.waitForFunction((n) => /pos_offset=260(&|$)/.test(window.attn.experiment()), flood, { timeout: 30000 });
+    assert.equal(await undoSteps(), start + 4, 'the reader\'s three steps and one for the host\'s flood');
+    // Undo (Ctrl+Z in the frame): before the flood, then the reader's own steps in turn.
+    await f.focus('#canvas');
+    const heads = () => f.evaluate(() => Number(/(?:^|&)heads=(\d+)/.exec(window.attn.experiment())[1]));
+    const offset = () => f.evaluate(() => Number((/(?:^|&)pos_offset=(\d+)/.exec(window.attn.experiment()) || [0, 0])[1]));
+    const undo = async (steps) => {
+      await page.keyboard.press('Control+z');
+      await f.waitForFunction((n) => window.attn.ui().undo === n, steps, { timeout: 10000 });
+    };
+    await undo(start + 3);
+    assert.deepEqual([await heads(), await offset()], [8, 0]);
+    await undo(start + 2);
+    assert.deepEqual([await heads(), await offset()], [4, 0]);
+    await undo(start + 1);
+    assert.deepEqual([await heads(), await offset()], [2, 0]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

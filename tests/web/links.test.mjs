@@ -207,3 +207,34 @@ test('a link pasted into an open tab opens it (an undo step); back and forward m
     await context.close();
   }
 });
+
+test('a link that arrives while the page loads (pasted, Back) is the one opened: the load-time link never overwrites it', async () => {
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 720 } });
+  try {
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
+    // attn.wasm is held back until the links below have arrived: the page is still loading.
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    await page.route('**/attn.wasm', async (route) => { await held; await route.continue(); });
+    await page.goto(suite.server.url + '#v=1&text=loaded%20first&heads=2');
+    await page.evaluate(() => { location.hash = '#v=1&text=pasted%20while%20loading&heads=4'; });
+    await page.evaluate(() => { location.hash = '#v=1&text=pasted%20again&heads=1'; });
+    await page.goBack();  // Back, still loading: the first pasted link
+    await page.waitForFunction(() => /pasted%20while%20loading/.test(location.hash));
+    assert.equal(await page.evaluate(() => !!window.attn), false, 'the app is not up yet');
+    release();
+    await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    assert.match(await experiment(page), /text=pasted%20while%20loading&.*heads=4/);
+    assert.deepEqual((await trace(page)).tokens, ['pasted', 'while', 'loading']);
+    assert.equal((await ui(page)).undo, 0, 'opened as the page\'s own link, not an undo step over the load-time one');
+    // The app's publish writes its own words for that link, never the load-time one.
+    await page.waitForFunction(() => /heads=4/.test(location.hash) && /pasted%20while%20loading/.test(location.hash), null, { timeout: 10000 });
+    await frames(page, 4);
+    assert.doesNotMatch(await page.evaluate(() => location.hash), /loaded%20first/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -91,3 +91,57 @@ test('after one visit the playground opens and computes offline; a new build rep
     await context.close();
   }
 });
+
+test('sw.js keeps one entry per path: ?query variants add nothing, a fetch with a query is answered offline from its path, the cache is bounded', async () => {
+  for (let i = 0; i < 40; ++i) fs.writeFileSync(path.join(site, `extra-${i}.txt`), `extra file ${i}\n`);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
+  try {
+    await page.goto(url + '#v=1&heads=2');
+    await up(page);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.reload();
+    await up(page);
+    await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
+    const entries = async () => Object.values(await cachedPaths(page))[0];
+    const rawKeys = () => page.evaluate(async () => {
+      const name = (await caches.keys()).find((n) => n.startsWith('attn-site-'));
+      return (await (await caches.open(name)).keys()).map((r) => r.url);
+    });
+    // Waits until the worker's puts have settled: the same keys twice, frames apart.
+    const settled = async () => {
+      let last = null;
+      for (;;) {
+        const now = JSON.stringify(await rawKeys());
+        if (now === last) return JSON.parse(now);
+        last = now;
+        await page.evaluate(() => new Promise((r) => setTimeout(r, 0)).then(() => fetch('favicon.svg')));
+      }
+    };
+    const before = (await settled()).length;
+    // Thirty junk queries of one big file (the issue's 27 MB): no new entry.
+    await page.evaluate(() => Promise.all(Array.from({ length: 30 }, (_, i) => fetch('attn.data?junk=' + i).then((r) => r.arrayBuffer()))));
+    await page.evaluate(() => fetch('shell.js?v=' + Math.random()).then((r) => r.text()));
+    const keys = await settled();
+    assert.equal(keys.length, before, 'no entry for a ?query variant: ' + keys.filter((k) => k.includes('?')).join(' '));
+    assert.deepEqual(keys.filter((k) => k.includes('?')), [], 'keys are paths');
+    // Offline, a query variant is answered from its path's entry.
+    await context.setOffline(true);
+    const offline = await page.evaluate(() => fetch('shell.js?another=1').then((r) => r.status + ' ' + r.headers.get('content-type')));
+    assert.match(offline, /^200 /);
+    await context.setOffline(false);
+    // Many real paths: the cache stays bounded, and the files the first load needs stay in it.
+    await page.evaluate(() => Promise.all(Array.from({ length: 40 }, (_, i) => fetch(`extra-${i}.txt`).then((r) => r.text()))));
+    const bounded = await settled();
+    assert.ok(bounded.length <= 32, `at most 32 entries, found ${bounded.length}`);
+    const paths = await entries();
+    for (const f of ['/', '/index.html', '/shell.js', '/shell.css', '/attn.js', '/attn.wasm', '/attn.data', '/favicon.svg'])
+      assert.ok(paths.includes(f), 'still cached: ' + f);
+    assert.ok(paths.includes('/extra-39.txt'), 'the newest file is kept');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
