@@ -59,10 +59,12 @@
 //                 {type: 'attn:changed', link}  whenever the experiment changes
 //                 {type: 'attn:resize', height} the CSS pixels the embed's content needs
 //                 {type: 'attn:train', step, target, steps, loss, accuracy, heldOutLoss,
-//                  heldOutAccuracy, done, hash, phase, marks, error}
+//                  heldOutAccuracy, done, stopped, hash, phase, marks, error}
 //                                            while a recipe's model trains (at most every
 //                                            100 ms) and when it reaches its step (done,
-//                                            hash: its weights' FNV-1a). A recipe is a link:
+//                                            hash: its weights' FNV-1a) or stops short of it
+//                                            (stopped, done false, error: where and why,
+//                                            e.g. a NaN loss). A recipe is a link:
 //                                            attn:set with one trains it.
 //                                            (whole pixels, rounded up), whenever that changes
 // Other attn:* types are answered with attn:error; anything else is ignored.

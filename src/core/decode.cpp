@@ -48,7 +48,8 @@ void kv_cache_append(kv_cache& cache, const float* k, const float* v) {
 // sweeps, no normalising sweep): the group's rows of exp weights go through ·V
 // as they are and each output row is divided by its sum at the end, d_k
 // divisions instead of t.
-std::size_t decode_step(kv_cache& cache, const float* q, const float* k, const float* v, float* out, int h, float scale) {
+std::size_t decode_step(kv_cache& cache, const float* q, const float* k, const float* v, float* out, int h, float scale,
+                        precision prec) {
     assert(cache.kv_heads > 0 && h % cache.kv_heads == 0);
     kv_cache_append(cache, k, v);
     const int t = cache.tokens(), dk = cache.d_k, group = h / cache.kv_heads;
@@ -64,6 +65,15 @@ std::size_t decode_step(kv_cache& cache, const float* q, const float* k, const f
     for (int g = 0; g < cache.kv_heads; ++g) {
         const std::size_t first = std::size_t(g) * std::size_t(group) * std::size_t(dk);
         kernel_matmul_bt(q + first, cache.k[std::size_t(g)].data.data(), weights, group, t, dk);
+        if (prec != precision::fp32) {  // as the full pass stores each step: scores, scaled, weights
+            const std::size_t cells = rows * std::size_t(t);
+            round_all(prec, weights, cells);
+            for (std::size_t i = 0; i < cells; ++i)
+                weights[i] = round_to(prec, weights[i] * s);
+            softmax_rows_rounded(weights, group, t, true, prec);
+            kernel_matmul(weights, cache.v[std::size_t(g)].data.data(), out + first, group, t, dk);
+            continue;
+        }
         std::fill(w.row_max.begin(), w.row_max.end(), -std::numeric_limits<float>::infinity());
         std::fill(w.row_sum.begin(), w.row_sum.end(), 0.0f);
         kernel_softmax_online(weights, group, t, w.visible.data(), s, w.row_max.data(), w.row_sum.data(), w.rescale.data());

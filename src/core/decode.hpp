@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "matrix.hpp"
+#include "precision.hpp"
 
 namespace attn {
 
@@ -50,7 +51,15 @@ void kv_cache_append(kv_cache& cache, const float* k, const float* v);
 // t · kv_heads · d_k · 2 · sizeof(float). Each KV head is read once for the whole
 // group of query heads that share it, which is why GQA reads h / kv_heads times
 // fewer bytes than MHA.
-std::size_t decode_step(kv_cache& cache, const float* q, const float* k, const float* v, float* out, int h, float scale = 0.0f);
+//
+// The numbers are the stable softmax's over the same q, k, v (forward.hpp,
+// "Numerics"): a +inf score makes its row NaN, a row of −inf scores is 0. In
+// fp16 / bf16 (`prec`) each step is rounded as the full pass stores it: the
+// scores Q·Kᵀ, the scaled scores, the softmax's steps (softmax_rows_rounded),
+// and the weights are normalised before ·V; out itself is left for the caller to
+// round. fp32 uses the online step (kernel_softmax_online) and divides at the end.
+std::size_t decode_step(kv_cache& cache, const float* q, const float* k, const float* v, float* out, int h, float scale = 0.0f,
+                        precision prec = precision::fp32);
 
 // The reference: all n tokens at once, causal, with the scalar kernels.
 // q (n, h·d_k) and out (n, h·d_k) hold the heads side by side in each row

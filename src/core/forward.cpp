@@ -109,26 +109,10 @@ void softmax_rows(matrix& w, softmax_mode mode, precision prec) {
         return;
     }
     const bool subtract_max = mode == softmax_mode::stable;
-    if (prec == precision::fp32) {
+    if (prec == precision::fp32)
         kernel_softmax_rows(w.data.data(), n, m, subtract_max);
-        return;
-    }
-    for (int i = 0; i < n; ++i) {
-        float* r = w.row(i);
-        if (no_key_visible(r, m))
-            continue;
-        float mx = neg_inf;
-        for (int j = 0; j < m; ++j)
-            mx = std::fmax(mx, r[j]);
-        const float shift = subtract_max ? mx : 0.0f;
-        float sum = 0.0f;
-        for (int j = 0; j < m; ++j) {
-            r[j] = round_to(prec, std::exp(round_to(prec, r[j] - shift)));
-            sum = round_to(prec, sum + r[j]);
-        }
-        for (int j = 0; j < m; ++j)
-            r[j] = round_to(prec, r[j] / sum);
-    }
+    else
+        softmax_rows_rounded(w.data.data(), n, m, subtract_max, prec);
 }
 
 // Calls hide(i, j) for every key j the mask hides from query i in head `head`
@@ -299,7 +283,8 @@ decode_trace run_decode(const experiment& e, const layer_trace& lt) {
     dt.cache = kv_cache(e.kv_heads, dk);
     dt.out = matrix(e.decode, d);
     for (int t = 0; t < e.decode; ++t)
-        dt.bytes_read.push_back(decode_step(dt.cache, lt.q_rot.row(t), lt.k_rot.row(t), lt.v.row(t), dt.out.row(t), h, scale));
+        dt.bytes_read.push_back(
+            decode_step(dt.cache, lt.q_rot.row(t), lt.k_rot.row(t), lt.v.row(t), dt.out.row(t), h, scale, e.prec));
     round_all(e.prec, dt.out.data.data(), dt.out.data.size());  // stored like every other intermediate
     return dt;
 }

@@ -737,17 +737,15 @@ void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) {
 // per exp (one exp call per row cost as much as a quarter of the weights').
 // 3: the weights and their sums, row by row, eight batches' exps side by side
 // natively (two rows of four at a time measured 2 % slower on W1).
+// The scaled scores are stored before anything is subtracted from them, as the
+// naive twin stores them: with FMA, exp(s·scale − shift) in one expression
+// contracts to fma(s, scale, −shift), the exact product minus a rounded max, so
+// the row's max entry is off by the product's rounding error (about 10⁶ for a
+// score of 10¹³), not 0: a positive exponent the short exp was never meant to
+// see (±inf out), or a negative one that drops the max entry's weight to 0.
 float online_tile_max(float* sr, int vis, float scale) {
     const int vv = vis - vis % W;
     int j = 0;
-    if (scale > 0.0f) {
-        j = vv;
-        float raw_max = xsimd::reduce_max(max_batches(sr, vv));
-        for (; j < vis; ++j)
-            raw_max = std::max(raw_max, sr[j]);
-        return raw_max * scale;
-    }
-    // Stored scaled: max(s·scale) ≠ scale·max(s) when the scale is not positive.
     const batch bscale(scale);
     batch bm(neg_inf);
     for (; j < vv; j += W) {
@@ -763,18 +761,18 @@ float online_tile_max(float* sr, int vis, float scale) {
     return tile_max;
 }
 
-// Weights exp(s·mul − shift) of a row over its first vv columns (a multiple of
-// W), in chunks of U batches whose exps run side by side (a row of 128 keys is
-// eight AVX-512 batches: one chunk), then batch by batch. The sum adds the
-// batches in column order. U = 4 in wasm and with SSE, where eight would spill.
+// Weights exp(s − shift) of a row of scaled scores over its first vv columns (a
+// multiple of W), in chunks of U batches whose exps run side by side (a row of
+// 128 keys is eight AVX-512 batches: one chunk), then batch by batch. The sum adds
+// the batches in column order. U = 4 in wasm and with SSE, where eight would spill.
 constexpr int online_chunk = W >= 8 ? 8 : 4;
-int online_weights(float* sr, const batch& mul, const batch& shift, int vv, batch& sum) {
+int online_weights(float* sr, const batch& shift, int vv, batch& sum) {
     constexpr int U = online_chunk;
     int j = 0;
     for (; j + U * W <= vv; j += U * W) {
         batch e[U];
         for (int u = 0; u < U; ++u)
-            e[u] = batch::load_unaligned(sr + j + u * W) * mul - shift;
+            e[u] = batch::load_unaligned(sr + j + u * W) - shift;
         exp_nonpositive<U>(e);
         for (int u = 0; u < U; ++u) {
             e[u].store_unaligned(sr + j + u * W);
@@ -782,7 +780,7 @@ int online_weights(float* sr, const batch& mul, const batch& shift, int vv, batc
         }
     }
     for (; j < vv; j += W) {
-        batch e = batch::load_unaligned(sr + j) * mul - shift;
+        batch e = batch::load_unaligned(sr + j) - shift;
         exp_nonpositive<1>(&e);
         e.store_unaligned(sr + j);
         sum += e;
@@ -792,12 +790,12 @@ int online_weights(float* sr, const batch& mul, const batch& shift, int vv, batc
 
 // The last vis − j < W weights of a row through one padded batch, the masked rest
 // 0; returns the row's sum.
-float online_row_end(float* sr, int j, int vis, int cols, const batch& mul, const batch& shift, batch sum) {
+float online_row_end(float* sr, int j, int vis, int cols, const batch& shift, batch sum) {
     if (j < vis) {
         alignas(64) float tail[W];
         for (int q = 0; q < W; ++q)
             tail[q] = j + q < vis ? sr[j + q] : neg_inf;  // → exp(−inf) = 0
-        batch e = batch::load_aligned(tail) * mul - shift;
+        batch e = batch::load_aligned(tail) - shift;
         exp_nonpositive<1>(&e);
         e.store_aligned(tail);
         sum += e;
@@ -836,15 +834,13 @@ void kernel_softmax_online(float* s, int rows, int cols, const int* visible, flo
     }
     // Pass 3. While the max is −inf the −inf scores weigh 0 (masked) and NaN
     // stays NaN: the shift is 0, not −inf.
-    const batch mul(scale > 0.0f ? scale : 1.0f);
     for (r = 0; r < rows; ++r) {
         const int vis = std::clamp(visible[r], 0, cols), vv = vis - vis % W;
         float* sr = s + r * cols;
         const batch shift(row_max[r] == neg_inf ? 0.0f : row_max[r]);
         batch sum(0.0f);
-        const int j = online_weights(sr, mul, shift, vv, sum);
-        // Its own statement: the multiply-add then contracts as before (the same bits).
-        const float tile_sum = online_row_end(sr, j, vis, cols, mul, shift, sum);
+        const int j = online_weights(sr, shift, vv, sum);
+        const float tile_sum = online_row_end(sr, j, vis, cols, shift, sum);
         row_sum[r] = row_sum[r] * rescale[r] + tile_sum;
     }
 }

@@ -7,7 +7,10 @@
 // mantissa bumps the exponent, which is exactly the next binade's encoding.
 #include "precision.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <xsimd/xsimd.hpp>
 
 namespace attn {
@@ -180,6 +183,29 @@ void round_all(precision p, float* x, std::size_t n) {
     }
     for (; i < n; ++i)
         x[i] = round_to(p, x[i]);
+}
+
+void softmax_rows_rounded(float* x, int n, int m, bool subtract_max, precision p) {
+    constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+    for (int i = 0; i < n; ++i) {
+        float* r = x + std::size_t(i) * std::size_t(m);
+        float mx = neg_inf;
+        for (int j = 0; j < m; ++j)
+            mx = std::fmax(mx, r[j]);
+        if (mx == neg_inf) {  // no key visible: masked, or NaN (never masked)
+            const bool any_nan = std::any_of(r, r + m, [](float v) { return std::isnan(v); });
+            std::fill(r, r + m, any_nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
+            continue;
+        }
+        const float shift = subtract_max ? mx : 0.0f;
+        float sum = 0.0f;
+        for (int j = 0; j < m; ++j) {
+            r[j] = round_to(p, std::exp(round_to(p, r[j] - shift)));
+            sum = round_to(p, sum + r[j]);
+        }
+        for (int j = 0; j < m; ++j)
+            r[j] = round_to(p, r[j] / sum);
+    }
 }
 
 }  // namespace attn

@@ -39,6 +39,13 @@ float round_to(precision p, float x);
 void round_all(precision p, float* x, std::size_t n);
 void round_all_naive(precision p, float* x, std::size_t n);
 
+// x(n, m) ← softmax of each row, in place, each step rounded to p as stored (the
+// rule for fp16 and bf16; forward.hpp, "Numerics"): x − max (or x alone without
+// subtract_max), each exp(·), each partial sum, each quotient. A row with no entry
+// above −inf gets zeros (masked), or NaN when any entry is NaN; a +inf max gives
+// inf − inf = NaN. The full pass and decoding both use it.
+void softmax_rows_rounded(float* x, int n, int m, bool subtract_max, precision p);
+
 // The raw conversions, for tests and for showing bit patterns.
 std::uint16_t fp16_from_float(float x);   // nearest binary16, ties to even
 float fp16_to_float(std::uint16_t bits);  // exact: every binary16 is a float

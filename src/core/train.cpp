@@ -482,7 +482,10 @@ void row_forward(row_ctx& c, const int* tokens, const head_override* ov) {
 
 // Cross-entropy over the counted positions; dlogits = (softmax − onehot)·weight when
 // weight > 0. Adds to loss (sum of −log p) and correct (argmax hits); returns the count.
-int row_loss(row_ctx& c, const int* targets, const unsigned char* counted, float weight, double& loss, int& correct) {
+// `correct` counts the predictions that hit their target; a prediction over logits
+// with a NaN has no argmax, so it adds NaN: the accuracy of a NaN model is NaN,
+// not the share of targets that happen to be token 0.
+int row_loss(row_ctx& c, const int* targets, const unsigned char* counted, float weight, double& loss, double& correct) {
     const int T = c.r.T, V = c.r.V;
     const float* logits = c.a + c.rs.logits;
     float* dl = c.s + c.ss.dlogits;
@@ -496,9 +499,12 @@ int row_loss(row_ctx& c, const int* targets, const unsigned char* counted, float
         }
         ++count;
         int best = 0;
-        for (int v = 1; v < V; ++v)
+        bool nan = std::isnan(z[0]);
+        for (int v = 1; v < V; ++v) {
             best = z[v] > z[best] ? v : best;
-        correct += best == targets[t] ? 1 : 0;
+            nan = nan || std::isnan(z[v]);
+        }
+        correct += nan ? std::numeric_limits<double>::quiet_NaN() : best == targets[t] ? 1.0 : 0.0;
         double e[train_limits::max_vocab];  // each exp once (V ≤ max_vocab: recipe_validate)
         double sum = 0;
         for (int v = 0; v < V; ++v) {
@@ -595,8 +601,7 @@ float batch_loss_and_grad(train_run& r, float& acc) {
     for (unsigned char c : r.counted)
         total += c;
     const float weight = 1.0f / float(std::max(total, 1));
-    double loss = 0;
-    int correct = 0;
+    double loss = 0, correct = 0;
     for (int b = 0; b < r.B; ++b) {
         row_ctx c = context(r, b);
         const std::size_t o = std::size_t(b * r.T);
@@ -604,7 +609,7 @@ float batch_loss_and_grad(train_run& r, float& acc) {
         row_loss(c, r.targets.data() + o, r.counted.data() + o, weight, loss, correct);
         row_backward(c, r.tokens.data() + o);
     }
-    acc = float(double(correct) / double(std::max(total, 1)));
+    acc = float(correct / double(std::max(total, 1)));
     return float(loss / double(std::max(total, 1)));
 }
 
@@ -762,8 +767,8 @@ namespace {
 
 train_eval_result evaluate_rows(train_run& r, const int* tokens, const int* targets, const unsigned char* counted, int n,
                                 const head_override* ov, const std::function<void(int, int)>& visit = {}) {
-    double loss = 0;
-    int correct = 0, total = 0;
+    double loss = 0, correct = 0;
+    int total = 0;
     for (int b0 = 0; b0 < n; b0 += r.B) {
         const int rows = std::min(r.B, n - b0);
         train_forward_rows(r, tokens + std::size_t(b0 * r.T), rows, ov);
@@ -775,7 +780,7 @@ train_eval_result evaluate_rows(train_run& r, const int* tokens, const int* targ
         if (visit)
             visit(b0, rows);
     }
-    return {float(loss / double(std::max(total, 1))), float(double(correct) / double(std::max(total, 1)))};
+    return {float(loss / double(std::max(total, 1))), float(correct / double(std::max(total, 1)))};
 }
 
 }  // namespace

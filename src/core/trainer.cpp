@@ -207,16 +207,19 @@ bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept, const tr
 }
 
 bool trainer_advance(trainer& t, double seconds) {
-    if (!t.run || !t.run->error.empty())
+    if (!t.run)
         return false;
     train_run& r = *t.run;
     bool changed = false;
+    // Going back works on a stopped run too: every kept snapshot was taken before
+    // the loss stopped being finite, and training on from one repeats the run.
     if (r.step > t.target) {
         restore_for_target(t);
+        t.error.clear();
         changed = true;
     }
     const auto start = std::chrono::steady_clock::now();
-    while (r.step < t.target) {
+    while (r.step < t.target && r.error.empty()) {
         if (!train_step(r)) {
             t.error = r.error;
             break;
@@ -246,6 +249,8 @@ void trainer_finish(trainer& t) {
 }
 
 bool trainer_done(const trainer& t) { return !t.run || !t.run->error.empty() || t.run->step == t.target; }
+
+bool trainer_stopped(const trainer& t) { return t.run && !t.run->error.empty(); }
 
 int trainer_step(const trainer& t) { return t.run ? t.run->step : 0; }
 

@@ -112,14 +112,22 @@ const trainer* trainer_store_find(const trainer_store& s, const std::string& key
 bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept = nullptr, const trainer* twin = nullptr);
 
 // Steps toward the target for about `seconds` (at least one step when not there);
-// then measures the model where it stopped. True when the weights changed.
+// then measures the model where it stopped. A target before the run's step
+// restores the latest snapshot at or before it first, stopped run or not. True
+// when the weights changed.
 bool trainer_advance(trainer& t, double seconds);
 
 // Steps until the target is reached (or training stopped).
 void trainer_finish(trainer& t);
 
-// Whether the run is at its target (or has none, or stopped).
+// Whether the run has nothing more to do: at its target, or none, or stopped.
 bool trainer_done(const trainer& t);
+
+// Whether training stopped short of the target because the loss was not finite
+// (t.error says at which step and why). The weights stay where it stopped; a
+// target before that step (Reset, Step back, the scrubber) restores a kept
+// snapshot and clears it.
+bool trainer_stopped(const trainer& t);
 
 // The step the run's weights are at (0 without a run).
 int trainer_step(const trainer& t);

@@ -78,20 +78,25 @@ std::string heads_json(const attn::trainer_mark& m) {
 
 // The training of a recipe's experiment, null without one: its step, target and
 // steps, the last train loss and accuracy, the held-out ones at the step, done,
-// the weights hash when done, the phase-change step, the error; with `heads`,
+// stopped (the loss stopped being finite short of the target), the weights hash
+// when done, the phase-change step, the error; with `heads`,
 // every head's scores and the task with the ablated heads zeroed.
 std::string train_json(const attn::ui::app& a, bool heads) {
     const attn::trainer& t = a.model.train;
     if (a.model.exp.train.task == attn::train_task::none)
         return "null";
     const int step = attn::trainer_step(t);
-    const bool done = attn::trainer_done(t);
+    // done: at the step the link asks for. A run whose loss stopped being finite
+    // is not done: it says stopped, and the error says where and why.
+    const bool stopped = attn::trainer_stopped(t);
+    const bool done = attn::trainer_done(t) && !stopped;
     const attn::train_point last =
         step > 0 && std::size_t(step) <= t.curve.size() ? t.curve[std::size_t(step - 1)] : attn::train_point{};
     std::string j = "{\"step\":" + std::to_string(step) + ",\"target\":" + std::to_string(t.target) +
                     ",\"steps\":" + std::to_string(a.model.exp.train.steps) + ",\"loss\":" + json_number(last.loss) +
                     ",\"accuracy\":" + json_number(last.acc) + ",\"heldOutLoss\":" + json_number(t.now.held_out.loss) +
                     ",\"heldOutAccuracy\":" + json_number(t.now.held_out.acc) + ",\"done\":" + (done ? "true" : "false") +
+                    ",\"stopped\":" + (stopped ? "true" : "false") +
                     ",\"hash\":" + (done && t.run ? "\"" + attn::train_weights_hash(*t.run) + "\"" : std::string("null")) +
                     ",\"phase\":" + std::to_string(attn::trainer_phase_step(t)) + ",\"marks\":" + std::to_string(t.marks.size()) +
                     ",\"error\":" + attn::json_string(t.error);
@@ -345,16 +350,17 @@ bool bridge_publish(const ui::app& a) {
 
 void bridge_report_training(const ui::app& a) {
     static int last_step = -1;
-    static bool last_done = false;
+    static bool last_done = false, last_stopped = false;
     static double last = -1e9;
     if (a.model.exp.train.task == train_task::none)
         return;
     const int step = trainer_step(a.model.train);
     const bool done = trainer_done(a.model.train);
+    const bool stopped = trainer_stopped(a.model.train);  // always told: no later change would tell it
     const double now = emscripten_get_now();
-    if ((step == last_step && done == last_done) || (!done && now - last < 100.0))
+    if ((step == last_step && done == last_done && stopped == last_stopped) || (!done && now - last < 100.0))
         return;
-    last_step = step, last_done = done, last = now;
+    last_step = step, last_done = done, last_stopped = stopped, last = now;
     const std::string json = train_json(a, false);
     EM_ASM(
         {

@@ -240,12 +240,18 @@ std::string summary(app& a) {
     }
     const auto& e = a.model.exp;
     if (const trainer& t = a.model.train; t.run) {  // while it trains, one word: the live region is not flooded
-        char buf[160];
-        if (trainer_done(t))
+        char buf[400];
+        if (trainer_stopped(t))  // where and why, never as if it had finished
             std::snprintf(buf, sizeof buf,
-                          tr(" Trained to step %d of %d; held-out accuracy %.0f%%.",
-                             " 已训练到第 %d 步（共 %d 步）；留出集准确率 %.0f%%。"),
-                          trainer_step(t), e.train.steps, double(t.now.held_out.acc) * 100.0);
+                          tr(" Training stopped at step %d of %d: %s. Held-out accuracy %s.",
+                             " 训练在第 %d 步停止（共 %d 步）：%s。留出集准确率 %s。"),
+                          trainer_step(t), e.train.steps, t.error.c_str(),
+                          number_text(double(t.now.held_out.acc) * 100.0, "%.0f%%").c_str());
+        else if (trainer_done(t))
+            std::snprintf(
+                buf, sizeof buf,
+                tr(" Trained to step %d of %d; held-out accuracy %s.", " 已训练到第 %d 步（共 %d 步）；留出集准确率 %s。"),
+                trainer_step(t), e.train.steps, number_text(double(t.now.held_out.acc) * 100.0, "%.0f%%").c_str());
         else
             std::snprintf(buf, sizeof buf, "%s", tr(" Training…", " 训练中…"));
         s += buf;

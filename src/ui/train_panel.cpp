@@ -21,6 +21,18 @@ namespace attn::ui {
 
 namespace {
 
+// A measure as printf would write it, but NaN and ±∞ as what they are (a NaN
+// model's accuracy is NaN, not a percentage).
+std::string number_text(float v, const char* format) {
+    if (std::isnan(v))
+        return "NaN";
+    if (std::isinf(v))
+        return v > 0 ? "+∞" : "−∞";
+    char buf[40];
+    std::snprintf(buf, sizeof buf, format, double(v));
+    return buf;
+}
+
 // The experiment with the model shown trained to `step` (steps: all of it).
 void request_trained(const app& a, frame_out& out, int step) {
     experiment next = a.model.exp;
@@ -170,7 +182,8 @@ void buttons(const app& a, frame_out& out, const trainer& t) {
         mark_widget(out, "train_run");
     }
     ImGui::SameLine();
-    ImGui::BeginDisabled(running || step >= steps);
+    // A stopped run cannot take the step after: its loss there is not finite.
+    ImGui::BeginDisabled(running || step >= steps || trainer_stopped(t));
     if (ImGui::Button(tr("Step", "单步")))
         request_trained(a, out, step + 1);
     ImGui::EndDisabled();
@@ -184,7 +197,9 @@ void buttons(const app& a, frame_out& out, const trainer& t) {
     ImGui::SameLine();
     char overlay[96];
     std::snprintf(overlay, sizeof overlay, "%s %d / %d%s", tr("step", "步"), step, steps,
-                  running ? tr("  training…", "  训练中…") : "");
+                  running              ? tr("  training…", "  训练中…")
+                  : trainer_stopped(t) ? tr("  stopped", "  已停止")
+                                       : "");
     ImGui::ProgressBar(float(step) / float(std::max(steps, 1)), ImVec2(visible_width(), 0), overlay);
     mark_widget(out, "train_progress");
     note_clip(out, overlay);
@@ -290,7 +305,7 @@ void curve_legend(frame_out& out, const trainer& t) {
     const ImVec4 loss_c(0.90f, 0.47f, 0.16f, 1.0f), acc_c(0.24f, 0.63f, 0.90f, 1.0f);
     if (step > 0 && std::size_t(step) <= t.curve.size()) {
         const train_point& p = t.curve[std::size_t(step - 1)];
-        text_colored(out, loss_c, "— %s %.4f (%s)", tr("train loss", "训练损失"), double(p.loss),
+        text_colored(out, loss_c, "— %s %s (%s)", tr("train loss", "训练损失"), number_text(p.loss, "%.4f").c_str(),
                      tr("log scale; bold: smoothed", "对数刻度；粗线：平滑后"));
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(tr("The faint line is every step's loss on its batch; the bold one smooths it (an exponential "
@@ -299,11 +314,12 @@ void curve_legend(frame_out& out, const trainer& t) {
                                  "平台和下降因此一目了然。"),
                               train_loss_ema_span(t.run ? t.run->e.train.steps : 0));
         ImGui::SameLine();
-        text_colored(out, acc_c, "— %s %.1f%%", tr("train accuracy", "训练准确率"), double(p.acc) * 100.0);
+        text_colored(out, acc_c, "— %s %s", tr("train accuracy", "训练准确率"), number_text(p.acc * 100.0f, "%.1f%%").c_str());
     }
-    text_colored(out, loss_c, "● %s %.4f", tr("held-out loss", "留出集损失"), double(t.now.held_out.loss));
+    text_colored(out, loss_c, "● %s %s", tr("held-out loss", "留出集损失"), number_text(t.now.held_out.loss, "%.4f").c_str());
     ImGui::SameLine();
-    text_colored(out, acc_c, "○ %s %.1f%%", tr("held-out accuracy", "留出集准确率"), double(t.now.held_out.acc) * 100.0);
+    text_colored(out, acc_c, "○ %s %s", tr("held-out accuracy", "留出集准确率"),
+                 number_text(t.now.held_out.acc * 100.0f, "%.1f%%").c_str());
     text_disabled(out, "%s %d%s", tr("the solid line: step", "实线：第"), step, tr("", " 步"));
 }
 
@@ -311,13 +327,17 @@ void curve_legend(frame_out& out, const trainer& t) {
 // Step button reaches the steps between).
 void scrubber(const app& a, frame_out& out, const trainer& t) {
     const std::vector<int> kept = trainer_snapshot_steps(t);
-    const int at = trainer_done(t) ? t.target : trainer_step(t);
+    // A stopped run is where it stopped, not at the target it never reached.
+    const int at = trainer_done(t) && !trainer_stopped(t) ? t.target : trainer_step(t);
     int k = 0;
     while (k + 1 < int(kept.size()) && kept[std::size_t(k + 1)] <= at)
         ++k;
     const char* label = tr("model at step", "模型所在步");
-    char shown[48];
-    std::snprintf(shown, sizeof shown, "%d", at);
+    char shown[64];
+    if (trainer_stopped(t))
+        std::snprintf(shown, sizeof shown, tr("%d (stopped)", "%d（已停止）"), at);
+    else
+        std::snprintf(shown, sizeof shown, "%d", at);
     ImGui::SetNextItemWidth(std::max(visible_width() - ImGui::CalcTextSize(label).x - ImGui::GetFontSize(), 80.0f));
     if (ImGui::SliderInt(label, &k, 0, int(kept.size()) - 1, shown, ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_NoInput))
         request_trained(a, out, kept[std::size_t(k)]);

@@ -423,3 +423,55 @@ TEST_CASE("the smoothed train loss: an EMA of log(loss) over a fiftieth of the r
     for (std::size_t i = 0; i < whole.size(); ++i)
         CHECK(t.smooth[i] == whole[i]);
 }
+
+// Issue 29, item 4: L9's shape with lr·wd = 10, so decoupled decay multiplies the
+// weights by −9 each step and the loss stops being finite at step 21.
+TEST_CASE("a diverged run can be undone: going back restores a kept snapshot; its accuracy over NaN logits is NaN") {
+    const auto parsed = experiment_parse(std::string(recipe_lesson_induction) + "&lr=10&wd=1&clip=0");
+    REQUIRE(parsed.value);
+    experiment e = *parsed.value;
+    e.train.steps = 300;
+    e.train.trained = train_settings::trained_all;
+    trainer t;
+    trainer_sync(t, e);
+    trainer_finish(t);
+    REQUIRE(t.run);
+    CHECK(trainer_stopped(t));
+    CHECK(trainer_done(t));  // nothing more to do: the page does not keep stepping
+    CHECK(trainer_step(t) == 21);
+    CHECK(t.target == 300);
+    CHECK(t.error.find("at step 21") != std::string::npos);
+    // The model at step 21 has NaN logits: no argmax, so its accuracy is NaN, not
+    // the share of targets argmax over NaN happens to hit.
+    CHECK(t.now.step == 21);
+    CHECK(std::isnan(t.now.held_out.loss));
+    CHECK(std::isnan(t.now.held_out.acc));
+    REQUIRE(t.run->snapshots_taken >= 2);
+    const int last_kept = t.run->snapshots[std::size_t(t.run->snapshots_taken - 1)].step;
+    CHECK(last_kept < 21);
+
+    // Step back, then every kept snapshot, then Reset: each restores and clears the stop.
+    std::vector<int> targets = {20};
+    for (int i = t.run->snapshots_taken - 1; i >= 0; --i)
+        targets.push_back(t.run->snapshots[std::size_t(i)].step);
+    for (const int step : targets) {
+        CAPTURE(step);
+        experiment back = e;
+        back.train.trained = step;
+        trainer_sync(t, back);
+        CHECK(trainer_advance(t, 1e9));
+        CHECK(!trainer_stopped(t));
+        CHECK(t.error.empty());
+        CHECK(trainer_done(t));
+        CHECK(trainer_step(t) == step);
+        CHECK(train_weights_hash(*t.run) == straight_hash(e, step));
+        CHECK(t.now.step == step);
+        CHECK(std::isfinite(t.now.held_out.acc));
+        CHECK(std::isfinite(t.now.held_out.loss));
+        e.train.trained = train_settings::trained_all;  // back to the stop, each time
+        trainer_sync(t, e);
+        trainer_finish(t);
+        CHECK(trainer_stopped(t));
+        CHECK(trainer_step(t) == 21);
+    }
+}
