@@ -743,8 +743,11 @@ void update_head_ablations(app& a) {
 void focus_label_begin();
 std::string focus_label_end(const app& a);
 
-void app_draw(app& a) {
-    IM_ASSERT(a.heatmaps && "the platform hands the app its heatmap_context before the first frame");
+namespace {
+
+// The frame's state work before anything draws: the pending change, training,
+// the trace, the measures that read the trained model, this frame's reports.
+void app_update(app& a) {
     apply_pending(a);
     app_train(a);
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
@@ -756,6 +759,13 @@ void app_draw(app& a) {
     a.clipped.clear();
     a.keyboard_focus.clear();
     expire_notice(a);
+}
+
+}  // namespace
+
+void app_draw(app& a) {
+    IM_ASSERT(a.heatmaps && "the platform hands the app its heatmap_context before the first frame");
+    app_update(a);
     focus_label_begin();
     glyphs_require(a.text_edit);  // what is being typed, accepted or not
     handle_keys(a);
