@@ -59,6 +59,16 @@ class CliTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0)
         self.assertIn("heads=4", p.stdout)
 
+    def test_check_refuses_a_pin_the_page_cannot_hold(self):
+        # The largest experiment (1024 tokens, every size at its maximum) alone fits the
+        # page; pinned against itself its two traces pass the page's memory.
+        big = "Ae0hd3ZE7_wQYbuV8B_RrgZAN43Q-UTJ0O1oKsXLznRGF6nY9IfuDj38t-b_UczF17gwhsjVBok7X3qCh0WzOqpbHjt_iNBI2YgN6SYgb_ji5nHFqIfj"
+        self.assertEqual(run("check", "z=" + big).returncode, 0)
+        p = run("check", "z=%s&pin=%s" % (big, big))
+        self.assertEqual(p.returncode, 1)
+        self.assertRegex(p.stderr, r"pinned A beside it needs \d+ bytes .*the page holds at most 1610612736 bytes")
+        self.assertEqual(p.stdout, "")
+
     def run_bytes(self, *args):
         return subprocess.run([ATTN.encode(), *args], capture_output=True, timeout=60)
 

@@ -39,16 +39,7 @@ void record(session& s, double time, bool from_host) {
 // The one way a new state becomes current: both experiments valid, an undo step when asked.
 change_result set_state(session& s, const session_state& next, bool record_it, double time, bool from_host = false) {
     change_result r;
-    r.errors = experiment_validate(next.exp);
-    if (r.errors.empty())  // the page traces a recipe's model on the text
-        r.errors = recipe_text_problems(next.exp);
-    if (next.pin) {
-        std::vector<std::string> pin_errors = experiment_validate(*next.pin);
-        if (pin_errors.empty())
-            pin_errors = recipe_text_problems(*next.pin);
-        for (auto& e : pin_errors)
-            r.errors.push_back("pinned A: " + e);
-    }
+    r.errors = session_state_problems(next);
     if (!r.errors.empty())
         return r;
     r.accepted = true;
@@ -142,6 +133,54 @@ experiment experiment_without_interventions(const experiment& e) {
     b.ablate.clear();
     b.edges.clear();
     return b;
+}
+
+namespace {
+
+std::vector<std::string> experiment_problems(const experiment& e) {
+    std::vector<std::string> errors = experiment_validate(e);
+    if (errors.empty())  // the page traces a recipe's model on the text
+        errors = recipe_text_problems(e);
+    return errors;
+}
+
+std::string megabytes(std::size_t bytes) { return std::to_string((bytes + (std::size_t(1) << 20) - 1) >> 20) + " MB"; }
+
+}  // namespace
+
+session_bytes session_peak_bytes(const session_state& s) {
+    session_bytes b;
+    b.exp = experiment_peak_bytes(s.exp);
+    b.runs = train_run_bytes(s.exp);
+    if (s.pin && experiment_validate(*s.pin).empty()) {
+        b.pin = trace_bytes(*s.pin, int(tokenize(s.pin->text).size()));
+        b.runs += train_run_bytes(*s.pin);
+    }
+    b.kept = trainer_store_budget;
+    return b;
+}
+
+std::vector<std::string> session_state_problems(const session_state& s) {
+    std::vector<std::string> errors = experiment_problems(s.exp);
+    if (s.pin)
+        for (std::string& e : experiment_problems(*s.pin))
+            errors.push_back("pinned A: " + e);
+    if (!errors.empty())
+        return errors;
+    const session_bytes b = session_peak_bytes(s);
+    if (b.total() <= page_memory_budget)
+        return errors;
+    std::string why = (s.pin ? "B with the pinned A beside it needs " : "this experiment needs ") + std::to_string(b.total()) +
+                      " bytes (" + megabytes(b.total()) + ": the trace " + megabytes(b.exp);
+    if (s.pin)
+        why += ", A's trace " + megabytes(b.pin);
+    if (b.runs)
+        why += ", training runs " + megabytes(b.runs);
+    why += ", kept runs up to " + megabytes(b.kept) + "); the page holds at most " + std::to_string(page_memory_budget) +
+           " bytes (" + megabytes(page_memory_budget) + ")";
+    why += s.pin ? ": pin a smaller experiment, or fewer tokens, heads or layers" : ": use fewer tokens, heads or layers";
+    errors.push_back(std::move(why));
+    return errors;
 }
 
 namespace {

@@ -150,4 +150,19 @@ compare_mismatch session_pin_pending(const session& s);
 // baseline their effect is measured against.
 experiment experiment_without_interventions(const experiment& e);
 
+// The page's memory for a state, counted before anything is allocated.
+struct session_bytes {
+    std::size_t exp = 0;   // exp's peak: its trace and baseline (experiment_peak_bytes)
+    std::size_t pin = 0;   // A's whole trace, kept beside exp's
+    std::size_t runs = 0;  // exp's and A's training runs (train_run_bytes; one recipe: two copies)
+    std::size_t kept = 0;  // the store of runs left, at its budget
+    std::size_t total() const { return exp + pin + runs + kept; }
+};
+session_bytes session_peak_bytes(const session_state& s);
+
+// Why the page cannot hold s: each experiment's problems (A's start "pinned A: "),
+// then a total above page_memory_budget, with its parts in bytes. Every change
+// is checked by it (session_apply), and `attn check` checks a link by it.
+std::vector<std::string> session_state_problems(const session_state& s);
+
 }  // namespace attn

@@ -25,7 +25,6 @@ namespace attn {
 namespace {
 
 constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-constexpr std::size_t max_run_bytes = std::size_t(512) << 20;  // parameters, moments, activations, snapshots
 
 // --- [SECTION] layout ---------------------------------------------------------
 
@@ -627,15 +626,9 @@ std::size_t run_bytes(const experiment& e, std::size_t params, std::size_t row, 
            (sizeof(int) * 2 + 1) * T * std::size_t(e.train.batch + train_eval_rows) + T * T;
 }
 
-}  // namespace
-
-train_init_result train_init(const experiment& e) {
-    train_init_result res;
-    res.errors = experiment_validate(e);
-    if (res.errors.empty() && e.train.task == train_task::none)
-        res.errors.push_back("this experiment has no training recipe (train=induction, copy_offset, reverse, sort or previous)");
-    if (!res.errors.empty())
-        return res;
+// The run's shape, layouts and snapshot spacing from e (nothing allocated); the
+// number of snapshots in `count`.
+train_run plan_run(const experiment& e, int& count) {
     train_run r;
     r.e = e;
     const train_settings& t = e.train;
@@ -645,17 +638,40 @@ train_init_result train_init(const experiment& e) {
     r.slots = row_layout(r);
     r.scratch_slots = scratch_layout(r);
     r.snapshot_every = std::max(1, (t.steps + train_limits::max_snapshots - 3) / (train_limits::max_snapshots - 2));
-    int count = t.steps / r.snapshot_every + 1 + (t.steps % r.snapshot_every ? 1 : 0);
+    count = t.steps / r.snapshot_every + 1 + (t.steps % r.snapshot_every ? 1 : 0);
     const std::size_t per_snapshot = 3 * sizeof(float) * r.layout.total;
     while (count > 2 && std::size_t(count) * per_snapshot > train_snapshot_bytes) {
         r.snapshot_every *= 2;
         count = t.steps / r.snapshot_every + 1 + (t.steps % r.snapshot_every ? 1 : 0);
     }
+    return r;
+}
+
+}  // namespace
+
+std::size_t train_run_bytes(const experiment& e) {
+    if (e.train.task == train_task::none || !experiment_validate(e).empty())
+        return 0;
+    int count = 0;
+    const train_run r = plan_run(e, count);
+    return run_bytes(e, r.layout.total, r.slots.total, r.scratch_slots.total, count);
+}
+
+train_init_result train_init(const experiment& e) {
+    train_init_result res;
+    res.errors = experiment_validate(e);
+    if (res.errors.empty() && e.train.task == train_task::none)
+        res.errors.push_back("this experiment has no training recipe (train=induction, copy_offset, reverse, sort or previous)");
+    if (!res.errors.empty())
+        return res;
+    int count = 0;
+    train_run r = plan_run(e, count);
+    const train_settings& t = e.train;
     const std::size_t bytes = run_bytes(e, r.layout.total, r.slots.total, r.scratch_slots.total, count);
-    if (bytes > max_run_bytes) {
+    if (bytes > train_run_max_bytes) {
         res.errors.push_back("this training run needs " + std::to_string(bytes) + " bytes (" +
                              std::to_string((bytes + (std::size_t(1) << 20) - 1) >> 20) + " MB); the limit is " +
-                             std::to_string(max_run_bytes) + " bytes (" + std::to_string(max_run_bytes >> 20) +
+                             std::to_string(train_run_max_bytes) + " bytes (" + std::to_string(train_run_max_bytes >> 20) +
                              " MB): lower batch, seq, d_model or layers");
         return res;
     }

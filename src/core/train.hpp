@@ -134,6 +134,11 @@ struct train_init_result {
 // A run of e's recipe, at step 0. Checks e (and the memory the run needs) first.
 train_init_result train_init(const experiment& e);
 
+// The bytes train_init would take for e's run (at most train_run_max_bytes, or it
+// refuses), computed without allocating; 0 when e has no recipe or is not valid.
+std::size_t train_run_bytes(const experiment& e);
+inline constexpr std::size_t train_run_max_bytes = std::size_t(512) << 20;  // parameters, moments, activations, snapshots
+
 // One AdamW step on the next batch. False when the run is finished (step == steps)
 // or stopped: a loss that is not finite leaves the weights as they were and sets
 // run.error ("loss became NaN at step 12: ...").

@@ -34,6 +34,7 @@
 #include "forward.hpp"
 #include "kernels.hpp"
 #include "link.hpp"
+#include "session.hpp"
 #include "task.hpp"
 #include "text_util.hpp"
 #include "tokenize.hpp"
@@ -103,9 +104,14 @@ std::string json_number(double x, const char* format = "%.9g") {
 // Reads what the page reads: any link (the text form, its z= form, view.* keys,
 // a whole playground URL; a lesson's link starts from the lesson's experiment).
 // The view keys are checked and otherwise ignored here.
-bool parse_link_or_report(const char* link, attn::experiment& out) {
+// The link's experiment into out; false with its problems on stderr. `as_page`:
+// also what the page would refuse (session_state_problems: a recipe's text, the
+// pinned A, the page's memory for both), so `attn check` says what the page does.
+bool parse_link_or_report(const char* link, attn::experiment& out, bool as_page = false) {
     auto r = attn::link_parse(link);
-    if (!r.value) {
+    if (r.value && as_page)
+        r.errors = attn::session_state_problems({*r.value, r.pin});
+    if (!r.value || !r.errors.empty()) {
         for (const auto& e : r.errors)
             std::fprintf(stderr, "attn: %s\n", terminal_safe(e).c_str());
         return false;
@@ -313,7 +319,7 @@ int run_command(int argc, char** argv) {
         return usage();
     }
     attn::experiment e;
-    if (!parse_link_or_report(argv[2], e))
+    if (!parse_link_or_report(argv[2], e, cmd == "check"))
         return 1;
     if (cmd == "check") {
         std::printf("ok: %s\n", attn::experiment_to_text(e).c_str());

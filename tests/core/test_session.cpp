@@ -499,3 +499,61 @@ TEST_CASE("pin: a pinned A that is not valid is refused, and the session stays")
     CHECK_FALSE(s.pin);
     CHECK(s.undo.empty());
 }
+
+namespace {
+
+// The largest experiment the limits allow: 1024 tokens at every size's maximum.
+experiment largest() {
+    std::string text = "a";
+    for (int i = 1; i < experiment_limits::max_tokens; ++i)
+        text += "%20a";
+    return parsed("v=1&text=" + text + "&d_model=256&heads=16&layers=4&block=full&decode=1024");
+}
+
+}  // namespace
+
+TEST_CASE("pin: A's trace and both runs count in the page's memory; a state beyond it is refused with the figure") {
+    session s;
+    const experiment big = largest();
+    REQUIRE(session_apply(s, change::set(big)).accepted);  // alone it fits
+    const session_bytes alone = session_peak_bytes({big, std::nullopt});
+    CHECK(alone.pin == 0);
+    CHECK(alone.kept == trainer_store_budget);
+    CHECK(alone.total() <= page_memory_budget);
+
+    // Pinned against itself: two whole traces of 1127 MB do not fit in the 2 GB heap.
+    const session_bytes both = session_peak_bytes({big, big});
+    CHECK(both.pin == trace_bytes(big, experiment_limits::max_tokens));
+    CHECK(both.total() > page_memory_budget);
+    const change_result r = session_apply(s, change::pin(big));
+    CHECK_FALSE(r.accepted);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].find(std::to_string(both.total()) + " bytes") != std::string::npos);
+    CHECK(r.errors[0].find("at most " + std::to_string(page_memory_budget) + " bytes") != std::string::npos);
+    CHECK_FALSE(s.pin);  // the last good state stays
+    CHECK(s.exp == big);
+
+    // The same pair as a link (pin= holds A) is refused the same way.
+    const change_result l = session_apply(s, change::open(link_encode(big, link_view{}, big)));
+    CHECK_FALSE(l.accepted);
+    CHECK(joined(l.errors).find("pinned A beside it needs") != std::string::npos);
+
+    // A small A beside the largest B fits.
+    CHECK(session_apply(s, change::pin(experiment{})).accepted);
+}
+
+TEST_CASE("pin: a pinned recipe's run counts, as train_init will take it") {
+    const experiment lesson = parsed("v=1&train=induction&steps=300");
+    const std::size_t run = train_run_bytes(lesson);
+    CHECK(run > 0);
+    CHECK(run <= train_run_max_bytes);
+    CHECK(train_run_bytes(experiment{}) == 0);  // no recipe, no run
+    const session_bytes b = session_peak_bytes({lesson, lesson});
+    CHECK(b.runs == 2 * run);  // A and B of one recipe each hold a copy
+    trainer t;                 // what the run holds once made is what was counted, within its small tables
+    trainer_sync(t, lesson);
+    REQUIRE(t.run);
+    MESSAGE("counted " << run << " bytes, held " << trainer_bytes(t));
+    CHECK(double(trainer_bytes(t)) >= 0.9 * double(run));
+    CHECK(double(trainer_bytes(t)) <= 1.25 * double(run));
+}

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
+import { click, frames, reveal } from './person.mjs';
 
 const suite = browserSuite();
 const TEXT = Array(1024).fill('a').join('%20');
@@ -48,6 +49,18 @@ test('the largest valid experiment with an ablated head and a masked edge leaves
     console.log(`largest experiment: full recompute ${recompute} ms, a frame ${frame.toFixed(0)} ms`);
     await stillRunning(page, problems);
     assert.match(await page.evaluate(() => window.attn.experiment()), /ablate=3\.15/);
+    // Pinned against itself its two traces would pass the 2 GB heap: "Pin as A" and a
+    // link holding both are refused with the figure, and the page keeps B.
+    const version = await page.evaluate(() => window.attn.ui().version);
+    await reveal(page, 'pin');
+    await click(page, 'pin');
+    await page.waitForFunction(() => /pinned A beside it needs \d+ bytes/.test(window.attn.errors()), null, { timeout: 60000 });
+    await frames(page, 4);
+    assert.equal((await page.evaluate(() => window.attn.ui())).compare.pinned, false);
+    const both = await page.evaluate(() => window.attn.ui().link);
+    assert.doesNotMatch(both, /pin=/);
+    await stillRunning(page, problems);
+    assert.equal(await page.evaluate(() => window.attn.ui().version), version, 'B is not recomputed');
   } finally {
     await context.close();
   }
