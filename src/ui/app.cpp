@@ -301,11 +301,12 @@ void note_clip_rect(frame_out& out, const char* text, const ImRect& r) {
         {std::string(t.substr(0, n)), w.Name, r.Min.x, r.Min.y, r.Max.x, r.Max.y, c.Min.x, c.Min.y, c.Max.x, c.Max.y});
 }
 
-// Dear ImGui 1.90.1 wraps only at spaces and ASCII punctuation (CJK-aware
-// wrapping is not in it), and a Chinese sentence has almost neither: its lines
-// ran past the panel's edge. Text holding CJK characters gets its line ends
-// here instead — at a space, or between characters where one side is CJK, never
-// before closing punctuation ("，。：）" …) — and is drawn as those lines.
+// Dear ImGui 1.90.1 wraps at spaces and after ASCII punctuation: a number's
+// point or comma could end a line ("the loss is 0." / "002"), and a Chinese
+// sentence, which has almost neither, ran past the panel's edge (CJK-aware
+// wrapping is not in it). Every wrapped text gets its line ends here instead —
+// at a space, or between characters where one side is CJK, never before closing
+// punctuation ("，。：）" …) — and is drawn as those lines.
 bool cjk_char(unsigned c) {
     return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
            (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF);
@@ -319,19 +320,9 @@ bool no_break_before(unsigned c) {
     return false;
 }
 
-bool text_has_cjk(const char* s, const char* end) {
-    while (s < end) {
-        unsigned c = 0;
-        const int n = ImTextCharFromUtf8(&c, s, end);
-        if (cjk_char(c))
-            return true;
-        s += n > 0 ? n : 1;
-    }
-    return false;
-}
+}  // namespace
 
-// s with '\n' where a line of `width` pixels (the current font) must end.
-std::string text_break_cjk(const char* s, const char* end, float width) {
+std::string text_break_lines(const char* s, const char* end, float width) {
     ImFont* font = ImGui::GetFont();
     const float scale = ImGui::GetFontSize() / font->FontSize;
     std::string out;
@@ -372,6 +363,8 @@ std::string text_break_cjk(const char* s, const char* end, float width) {
     return out;
 }
 
+namespace {
+
 // Text wrapped at the visible right edge of the window (or of the table cell).
 // ImGui's own wrapping stops at the content's width, which in a window that
 // scrolls sideways (a wide map) lies past what is seen: the ends of lines were
@@ -382,13 +375,9 @@ void text_wrapped(const char* s, const char* end = nullptr) {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
     if (!end)
         end = s + std::strlen(s);
-    if (text_has_cjk(s, end)) {
-        const std::string lines = text_break_cjk(s, end, width);
-        ImGui::TextUnformatted(lines.data(), lines.data() + lines.size());
-    } else {
-        ImGui::TextUnformatted(s, end);
-    }
-    ImGui::PopTextWrapPos();
+    const std::string lines = text_break_lines(s, end, width);
+    ImGui::TextUnformatted(lines.data(), lines.data() + lines.size());
+    ImGui::PopTextWrapPos();  // a word longer than the line is still cut by ImGui
 }
 
 void text_styled_v(frame_out& out, const ImVec4* colour, const char* fmt, va_list args) {
@@ -666,8 +655,8 @@ void app_train(app& a) {
     trainer_sync(t, a.model.exp, &a.model.kept, &a.model.pin_train);
     const auto start = std::chrono::steady_clock::now();
     trainer_advance(t, a.pace.slice);
-    if (trainer_done(t) && a.model.pin) {  // then a pinned recipe, retrained to its step beside it
-        trainer_sync(a.model.pin_train, *a.model.pin, &a.model.kept, &a.model.train);
+    if (trainer_done(t) && a.model.pin) {  // then a pinned recipe of B's shape, retrained to its step beside it
+        trainer_sync(a.model.pin_train, session_pin_training(a.model), &a.model.kept, &a.model.train);
         trainer_advance(a.model.pin_train, a.pace.slice);
     }
     a.train_spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -103,6 +103,13 @@ bool chip_button(const char* label);
 // scrolls sideways a negative item width counts from the content's edge instead,
 // so items sized that way keep the content wide.
 float visible_width();
+
+// s with '\n' where a line of `width` pixels (the current font) must end: at a
+// space, or between characters where one side is CJK, never before closing
+// punctuation, never inside a number ("0.002", "1,234"). A word longer than the
+// line stays whole (ImGui cuts it).
+std::string text_break_lines(const char* s, const char* end, float width);
+
 // After an item: ImGui::SameLine() when an item `next_width` wide still fits
 // before the window's visible right edge, else the next item starts a new line
 // (a row of buttons wraps instead of widening the panel).
