@@ -274,7 +274,8 @@ struct layout {
     float cell = 0.0f;                         // after the options' and the user's zoom
     float scroll_dx = 0.0f, scroll_dy = 0.0f;  // the scroll a Ctrl + wheel zoom asks for
     float row_band = 0.0f, col_band = 0.0f, sums_w = 0.0f;
-    bool col_vertical = false;  // column labels turned a quarter (wider than a cell)
+    bool col_vertical = false;  // column labels turned a quarter (wider than a cell even when smaller)
+    float col_font = 0.0f;      // upright column labels' size: the font's, or down to 0.7 of it to fit a cell
     float grid_w = 0.0f, grid_h = 0.0f, total_w = 0.0f, total_h = 0.0f;
     ImVec2 child_size;
     colormap map = colormap::sequential;
@@ -336,10 +337,14 @@ layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& 
     l.row_band = text_fits ? row_band_full : 0.0f;
     l.sums_w = text_fits ? sums_full : 0.0f;
     const bool col_labels = text_fits && col_label_full > 0.0f;
-    l.col_vertical = col_labels && col_label_full > cell - 2.0f;
+    // Upright when the widest label fits a cell at 0.7 of the font or more: a
+    // letter turned on its side ("m" as three prongs) is hard to read.
+    const float fit = col_label_full > 0.0f ? (cell - 2.0f) / col_label_full : 1.0f;
+    l.col_vertical = col_labels && fit < 0.7f;
+    l.col_font = font * std::min(fit, 1.0f);
     l.col_band = !col_labels      ? 0.0f
                  : l.col_vertical ? std::min(col_label_full, font * 8.0f) + style.ItemSpacing.y
-                                  : font + style.ItemSpacing.y;
+                                  : l.col_font + style.ItemSpacing.y;
     l.grid_w = float(l.cols) * cell;
     l.grid_h = float(l.rows) * cell;
     l.total_w = l.row_band + l.grid_w + l.sums_w;
@@ -581,8 +586,8 @@ void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const lay
         if (l.col_vertical) {
             text_vertical(dl, ImVec2(x + (cell - l.font) * 0.5f, top + l.col_band - style.ItemSpacing.y * 0.5f), col, s);
         } else {
-            const float w = ImGui::CalcTextSize(s).x;
-            dl->AddText(ImVec2(x + (cell - w) * 0.5f, top + style.ItemSpacing.y * 0.5f), col, s);
+            const float w = ImGui::CalcTextSize(s).x * l.col_font / l.font;
+            dl->AddText(ImGui::GetFont(), l.col_font, ImVec2(x + (cell - w) * 0.5f, top + style.ItemSpacing.y * 0.5f), col, s);
         }
     }
     dl->PopClipRect();
