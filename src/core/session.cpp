@@ -118,6 +118,27 @@ change_result session_apply(session& s, const change& c) {
     return {};
 }
 
+compare_mismatch session_pin_shape(const session_state& s) {
+    compare_mismatch m;
+    if (!s.pin)
+        return m;
+    const auto differ = [&m](compare_mismatch::kind k, int x, int y) {
+        if (m.what != compare_mismatch::kind::none || x == y)
+            return;
+        m.what = k;
+        m.a = x;
+        m.b = y;
+    };
+    differ(compare_mismatch::kind::tokens, int(tokenize(s.pin->text).size()), int(tokenize(s.exp.text).size()));
+    differ(compare_mismatch::kind::layers, s.pin->layers, s.exp.layers);
+    differ(compare_mismatch::kind::heads, s.pin->heads, s.exp.heads);
+    return m;
+}
+
+experiment session_pin_training(const session& s) {
+    return s.pin && session_pin_shape(state_of(s)).what == compare_mismatch::kind::none ? *s.pin : experiment{};
+}
+
 compare_mismatch session_pin_pending(const session& s) {
     compare_mismatch m;
     if (s.pin && s.pin_train.run && !trainer_done(s.pin_train)) {
@@ -202,7 +223,7 @@ trace trace_model(const experiment& e, const trainer& t) {
 
 bool session_update(session& s) {
     bool changed = false;
-    trainer_sync(s.pin_train, s.pin ? *s.pin : experiment{}, &s.kept, &s.train);
+    trainer_sync(s.pin_train, session_pin_training(s), &s.kept, &s.train);
     if (s.pin_traced_weights != s.pin_train.weights_version) {
         s.pin_traced_weights = s.pin_train.weights_version;
         ++s.pin_version;  // the same A, other weights

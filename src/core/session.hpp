@@ -141,6 +141,17 @@ change_result session_apply(session& s, const change& c);
 // A's when the pin did); true when it did.
 bool session_update(session& s);
 
+// A's shape against B's, from the experiments alone: the tokens, layers and heads
+// every stage's compare needs (as compare_trace_mismatch finds them in the
+// traces). While they differ no B − A can be shown, so A's recipe is not trained
+// and its run is not even made (session_update): A's maps are of its untrained
+// model until B has A's shape.
+compare_mismatch session_pin_shape(const session_state& s);
+
+// What s.pin_train follows: A, or no experiment (no run) when nothing is pinned
+// or A's shape is not B's.
+experiment session_pin_training(const session& s);
+
 // Why A cannot be compared yet: kind::training (a = A's step, b = the step A is
 // at when trained) while A's run has not reached A's step, else kind::none. Until
 // then A's maps are of a model part-way, and no B − A of them is shown.

@@ -278,8 +278,13 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     g_buffer += std::string(",\"compare\":{\"pinned\":") + (a.model.pin ? "true" : "false") +
                 ",\"shown\":" + (a.model.pin && a.compare_shown ? "true" : "false") +
                 ",\"maxAbs\":" + (comparable ? buf : "null") + ",\"reason\":\"" + attn::compare_mismatch_text(c.mismatch) +
-                "\"}";  // plain ASCII but for ×: no quotes to escape
-    if (g_touch) {      // the touch gesture under way: 0 idle, 1 pressed, 2 dragging, 3 scrolling, 4 coasting, 5 pinching
+                "\"";  // plain ASCII but for ×: no quotes to escape
+    // A pinned recipe's run (none while A's shape is not B's): where it is and where it goes.
+    const attn::trainer& pt = a.model.pin_train;
+    std::snprintf(buf, sizeof buf, "{\"step\":%d,\"target\":%d,\"done\":%s}", attn::trainer_step(pt), pt.target,
+                  attn::trainer_done(pt) ? "true" : "false");
+    g_buffer += std::string(",\"aTrain\":") + (pt.run ? buf : "null") + "}";
+    if (g_touch) {  // the touch gesture under way: 0 idle, 1 pressed, 2 dragging, 3 scrolling, 4 coasting, 5 pinching
         std::snprintf(buf, sizeof buf, ",\"touch\":{\"mode\":%d,\"speed\":[%.1f,%.1f]}", int(g_touch->gestures.now),
                       double(g_touch->gestures.vx / s), double(g_touch->gestures.vy / s));
         g_buffer += buf;

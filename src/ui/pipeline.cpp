@@ -239,6 +239,27 @@ void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vect
 
 // [SECTION] A/B compare
 
+// A pinned recipe trains (after B, beside it) to A's own step: its progress, and
+// Pause A / Train A, which change A's `trained=` (an undo step, in the link).
+void pin_training(const app& a, frame_out& out) {
+    const trainer& t = a.model.pin_train;
+    if (!t.run || a.options.readonly)
+        return;
+    const experiment& pin = *a.model.pin;
+    const int step = trainer_step(t), steps = pin.train.steps;
+    const bool running = !trainer_done(t);
+    if (!running && (step >= steps || trainer_stopped(t)))
+        return;  // trained through, or stopped: nothing to pause or go on with
+    experiment next = pin;
+    next.train.trained = running ? step : train_settings::trained_all;
+    char label[96];
+    std::snprintf(label, sizeof label, "%s (%s %d / %d)###pin_run", running ? tr("Pause A", "暂停 A") : tr("Train A", "训练 A"),
+                  tr("step", "步"), step, steps);
+    if (ImGui::Button(label))
+        out.request = change::pin(std::move(next));
+    mark_widget(out, running ? "pin_pause" : "pin_train");
+}
+
 // "Pin as A", or "Unpin A" with the Compare switch and the summary in words.
 void pin_bar(const app& a, frame_out& out) {
     ImGui::BeginDisabled(a.options.readonly);
@@ -263,6 +284,7 @@ void pin_bar(const app& a, frame_out& out) {
     mark_widget(out, "compare");
     text_plain(out, compare_summary_text(app_compare(a)).c_str());
     mark_widget(out, "compare_summary");
+    pin_training(a, out);
 }
 
 // The colours of one compare map: A and B on one range, every B − A of the stage on

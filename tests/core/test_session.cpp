@@ -557,3 +557,34 @@ TEST_CASE("pin: a pinned recipe's run counts, as train_init will take it") {
     CHECK(double(trainer_bytes(t)) >= 0.9 * double(run));
     CHECK(double(trainer_bytes(t)) <= 1.25 * double(run));
 }
+
+TEST_CASE("pin: a pinned recipe of another shape than B is not trained, nor its run made; of B's shape it is") {
+    session s;
+    // B: the page's default; A: the largest recipe (20000 steps at every size's maximum).
+    const experiment big = parsed(
+        "v=1&text=a%20b%20c&d_model=256&heads=16&layers=4&block=full&train=induction&seq=128&vocab=62&batch=31&steps=20000");
+    REQUIRE(session_apply(s, change::pin(big)).accepted);
+    const compare_mismatch shape = session_pin_shape({s.exp, s.pin});
+    CHECK(shape.what == compare_mismatch::kind::tokens);
+    CHECK(session_pin_training(s) == experiment{});
+    session_update(s);
+    CHECK_FALSE(s.pin_train.run);  // nothing allocated, nothing to train
+    CHECK(session_pin_pending(s).what == compare_mismatch::kind::none);
+    CHECK_FALSE(s.pin_tr.tokens.empty());  // A's maps: its untrained model
+
+    // B given A's tokens, layers and heads: A's run is made and waits to be trained.
+    experiment b = big;
+    b.train.trained = 0;
+    REQUIRE(session_apply(s, change::set(b)).accepted);
+    CHECK(session_pin_shape({s.exp, s.pin}).what == compare_mismatch::kind::none);
+    const experiment lesson = parsed("v=1&text=a%20b%20c&train=induction&steps=300");
+    experiment untrained = lesson;
+    untrained.train.trained = 0;
+    const change_result r = session_apply(s, change::set(untrained));
+    REQUIRE_MESSAGE(r.accepted, joined(r.errors));
+    REQUIRE(session_apply(s, change::pin(lesson)).accepted);
+    session_update(s);
+    REQUIRE(s.pin_train.run);
+    CHECK(session_pin_pending(s).what == compare_mismatch::kind::training);
+    CHECK(session_pin_pending(s).b == 300);
+}

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, click, gotoStage, hoverCell, tooltipValue, STAGE, num } from './person.mjs';
+import { frames, ui, trace, click, reveal, gotoStage, hoverCell, tooltipValue, STAGE, num } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -90,6 +90,61 @@ test('A and B of different shapes: no numbers, a reason in words', async () => {
     const u = await until(page, (x) => x.compare.reason !== '', 'the reason');
     assert.equal(u.compare.maxAbs, null);
     assert.match(u.compare.reason, /A has \d+ tokens, B has 3: compare needs the same shape/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// A pinned recipe trains after B, beside it: its progress is on screen and in
+// ui().compare.aTrain, Pause A stops it where it is (A's trained= in the link),
+// Train A goes on. A of another shape than B is not trained at all.
+test('a pinned recipe shows its training and pauses; of another shape it does not train', async () => {
+  const RECIPE = 'v=1&text=a%20b%20c&train=induction&steps=3000';
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
+  try {
+    assert.equal(await page.evaluate((l) => window.attn.setExperiment(l), RECIPE + '&trained=0'), '');
+    await until(page, (x) => x.train && x.train.done, 'B at step 0');
+    await reveal(page, 'pin');
+    await click(page, 'pin');
+    let u = await until(page, (x) => x.compare.aTrain && x.compare.aTrain.done, 'A pinned at step 0');
+    assert.equal(u.compare.aTrain.step, 0);
+    await reveal(page, 'pin_train');
+    await click(page, 'pin_train');  // A's trained= becomes all of it: A trains
+    u = await until(page, (x) => x.compare.aTrain.target === 3000 && x.compare.aTrain.step > 0, 'A training');
+    assert.ok(u.widgets.pin_pause, 'Pause A is offered while A trains');
+    assert.match(u.compare.reason, /A is still training/);
+    await reveal(page, 'pin_pause');
+    await click(page, 'pin_pause');
+    u = await until(page, (x) => x.compare.aTrain.done, 'A paused');
+    const paused = u.compare.aTrain.step;
+    assert.ok(paused > 0 && paused < 3000, `paused at ${paused}`);
+    assert.equal(u.compare.aTrain.target, paused);
+    await frames(page, 6);
+    assert.equal((await ui(page)).compare.aTrain.step, paused, 'a paused A stays where it stopped');
+    assert.ok((await ui(page)).widgets.pin_train, 'Train A is offered again');
+
+    // A (set to train through) and B of another shape: A's run is not even made.
+    await reveal(page, 'pin_train');
+    await click(page, 'pin_train');
+    await until(page, (x) => x.compare.aTrain.target === 3000, 'A training again');
+    assert.equal(await page.evaluate(() => window.attn.setExperiment('v=1&text=a%20b')), '');
+    u = await until(page, (x) => x.compare.aTrain === null, 'A not trained beside a B of 2 tokens');
+    assert.match(u.compare.reason, /A has 3 tokens, B has 2/);
+    const link = u.link;
+    assert.match(link, /pin=/);
+    const other = await openPage(suite.browser, suite.server.url + '#' + link, { width: 1440, height: 900 });
+    try {
+      const v = await until(other.page, (x) => x.compare.pinned, 'the pin from the link');
+      await frames(other.page, 6);
+      const w = await ui(other.page);
+      assert.equal(w.compare.aTrain, null, 'A of another shape is not trained');
+      assert.equal(w.train, null);
+      assert.match(v.compare.reason, /A has 3 tokens, B has 2/);
+      assert.deepEqual(other.problems, []);
+    } finally {
+      await other.context.close();
+    }
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
