@@ -699,12 +699,13 @@
   // After Run: once the app has drawn a few frames (and any font it asked for
   // arrived), one JPEG of the canvas, at most 960 px wide, for the next visit. A
   // recipe's model is pictured trained: the frames are counted from the step its
-  // link asks for (attn:train's done), and the picture says which step it shows.
+  // link asks for (attn:train's done), or from where a diverged run stopped
+  // (stopped: it will not go further), and the picture says which step it shows.
   let posterFramesDrawn = 0;
   let posterCaptured = false;
   function capturePoster(canvas) {
     if (posterCaptured || !shell.firstFrameSeen) return;
-    if (training && !training.done) {
+    if (training && !training.done && !training.stopped) {
       posterFramesDrawn = 0;
       return;
     }

@@ -159,3 +159,21 @@ test('a link that arrives while a poster waits (pasted, Back) is the one shown a
     await context.close();
   }
 });
+
+test("a diverging recipe's poster gets its picture where the run stopped (it will never be done)", async () => {
+  const poster = 'v=1&text=a%20b%20c&train=induction&steps=300&lr=10&wd=1&clip=0&view.embed=1&view.poster=1';
+  const context = await suite.browser.newContext({ viewport: { width: 1000, height: 700 }, serviceWorkers: 'block' });
+  try {
+    const { frame, problems } = await openHost(context, poster);
+    await frame.click('#poster-run');
+    await frame.waitForFunction(() => typeof (window.attnShell && window.attnShell.posterSaved) === 'boolean', null, { timeout: 120000 });
+    const t = (await ui(frame)).train;
+    assert.equal(t.stopped, true);
+    const picture = await frame.evaluate((p) => window.attnShell.posterPictures.load(p), poster);
+    assert.ok(picture, 'the picture is kept under the poster\'s link');
+    assert.equal(picture.step, t.step, 'it says the step it shows: where the run stopped');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
