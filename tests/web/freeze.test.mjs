@@ -61,8 +61,10 @@ test('a moderate recipe trains at 15 frames a second or more', { timeout: 300000
 });
 
 test('the largest recipe opens paused with its estimate; Train keeps frames coming; Pause acts in a frame', { timeout: 600000 }, async () => {
+  const t0 = Date.now();
   const { page, context, problems } = await openPage(suite.browser, `${suite.server.url}#${LARGEST}`, { width: 1440, height: 900 });
   try {
+    console.log(`largest recipe: the first frame ${Date.now() - t0} ms after opening`);
     let t = await train(page);
     assert.equal(t.estimate.long, true);
     assert.ok(t.estimate.runSeconds > 3600, `the whole run: ${t.estimate.runSeconds} s`);
@@ -70,7 +72,11 @@ test('the largest recipe opens paused with its estimate; Train keeps frames comi
     assert.equal(t.target, 0, 'opened paused');
     assert.equal(t.step, 0);
     assert.match((await ui(page)).link, /&trained=0/);
-    await framesUntil(page, (x) => x.done);  // the step-0 measure, a row a frame
+    const opened = await frameRate(page, 2000);  // while the step-0 measure goes a row at a time
+    console.log(`largest recipe, opened: ${opened.perSecond.toFixed(1)} frames/s, longest frame ${opened.longest.toFixed(0)} ms`);
+    await framesUntil(page, (x) => x.done);
+    const idle = await frameRate(page, 2000);  // the drawing alone, for comparison
+    console.log(`largest recipe, paused and measured: ${idle.perSecond.toFixed(1)} frames/s, longest frame ${idle.longest.toFixed(0)} ms`);
     await reveal(page, 'train_estimate');
 
     await reveal(page, 'train_run');
@@ -79,7 +85,7 @@ test('the largest recipe opens paused with its estimate; Train keeps frames comi
     const rate = await frameRate(page, 3000);
     t = await train(page);
     console.log(`largest recipe training: ${rate.perSecond.toFixed(1)} frames/s, longest frame ${rate.longest.toFixed(0)} ms, step ${t.step}`);
-    assert.ok(rate.perSecond >= 5, `${rate.perSecond.toFixed(1)} frames a second while a step of seconds runs`);
+    assert.ok(rate.perSecond >= 10, `${rate.perSecond.toFixed(1)} frames a second while a step of seconds runs`);
 
     // Pause in the middle of a step: the next frame has the target at the step and no step in progress.
     await reveal(page, 'train_pause');
