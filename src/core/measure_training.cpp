@@ -141,7 +141,22 @@ task_reading measure_task_reading(const trainer& t) {
     return r;
 }
 
+train_eval_job shortcut_induction_job(const trainer& t) {
+    train_settings induction = t.run->e.train;
+    induction.task = train_task::induction;
+    return train_evaluate_task_job(*t.run, induction);
+}
+
 shortcut_measure measure_shortcut(trainer& t) {
+    if (!t.run || t.now.heads.empty())
+        return {};
+    train_eval_job job = shortcut_induction_job(t);
+    while (!job.done())
+        train_evaluate_piece(*t.run, job);
+    return measure_shortcut(t, job.result());
+}
+
+shortcut_measure measure_shortcut(const trainer& t, const train_eval_result& on_induction) {
     shortcut_measure m;
     if (!t.run || t.now.heads.empty())
         return m;
@@ -155,9 +170,7 @@ shortcut_measure measure_shortcut(trainer& t) {
         if (s.offset_mean() >= shortcut_offset_score)
             m.positional.push_back({int(k) / h, int(k) % h});
     }
-    train_settings induction = t.run->e.train;
-    induction.task = train_task::induction;
-    m.on_induction = train_evaluate_task(*t.run, induction);
+    m.on_induction = on_induction;
     return m;
 }
 

@@ -90,5 +90,9 @@ struct shortcut_measure {
 
 // Needs the run (the induction rows are evaluated on it): hence not const.
 shortcut_measure measure_shortcut(trainer& t);
+// The same with the induction rows already evaluated (shortcut_induction_job's
+// result): the page spreads them over frames.
+shortcut_measure measure_shortcut(const trainer& t, const train_eval_result& on_induction);
+train_eval_job shortcut_induction_job(const trainer& t);
 
 }  // namespace attn

@@ -68,6 +68,15 @@ void resume_kept(const session& s, experiment& e) {
         e.train.trained = step >= e.train.steps ? train_settings::trained_all : step;
 }
 
+// A recipe that would train for long (train_is_long) opens at step 0, its
+// estimate shown in the Train panel: training hours on open would take the
+// page's time and the machine's before anyone asked. A link naming `trained=`
+// keeps its step; Train starts the run as for any recipe.
+void pause_long(experiment& e) {
+    if (e.train.task != train_task::none && e.train.trained == train_settings::trained_all && train_is_long(e))
+        e.train.trained = 0;
+}
+
 change_result open_link(session& s, const change& c) {
     link_parse_result parsed = link_parse(c.link);
     if (!parsed.value) {
@@ -75,6 +84,7 @@ change_result open_link(session& s, const change& c) {
         r.errors = std::move(parsed.errors);
         return r;
     }
+    pause_long(*parsed.value);
     if (c.resume)
         resume_kept(s, *parsed.value);
     const std::optional<experiment> pin = parsed.pin || !c.keep_pin ? parsed.pin : s.pin;

@@ -437,11 +437,10 @@ void attention_backward(row_ctx& c, int l) {
         dn[i] += tmp[i];
 }
 
-// x0(T, d) = W_e[token] + positions; the layers; logits(T, V) = output·W_u.
-void row_forward(row_ctx& c, const int* tokens, const head_override* ov) {
+// x0(T, d) = W_e[token] + positions.
+void row_embed(row_ctx& c, const int* tokens) {
     train_run& r = c.r;
     const int T = r.T, d = r.d;
-    const bool full = r.e.block == block_kind::full;
     float* x0 = c.a + c.rs.layers[0].in;
     for (int t = 0; t < T; ++t)
         for (int q = 0; q < d; ++q) {
@@ -449,34 +448,51 @@ void row_forward(row_ctx& c, const int* tokens, const head_override* ov) {
                 r.layout.w_p.size() ? c.p[r.layout.w_p.offset + std::size_t(t * d + q)] : r.positions[std::size_t(t * d + q)];
             x0[t * d + q] = c.p[r.layout.w_e.offset + std::size_t(tokens[t] * d + q)] + pos;
         }
-    for (int l = 0; l < r.L; ++l) {
-        const layer_slots& ls = c.rs.layers[std::size_t(l)];
-        const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
-        float* next = l + 1 < r.L ? c.a + c.rs.layers[std::size_t(l + 1)].in : c.a + c.rs.out;
-        if (full)
-            rmsnorm_forward(c.a + ls.in, c.a + ls.normed, c.a + ls.inv1, T, d);
-        attention_forward(c, l, ov);
-        if (r.e.block == block_kind::attention_residual) {
-            for (int i = 0; i < T * d; ++i)
-                next[i] = c.a[ls.in + std::size_t(i)] + c.a[ls.attn_out + std::size_t(i)];
-            continue;
-        }
-        if (!full) {
-            std::memcpy(next, c.a + ls.attn_out, sizeof(float) * std::size_t(T * d));
-            continue;
-        }
-        float* res = c.a + ls.r;
+}
+
+// Layer l: in(T, d) → the next layer's in (or the output).
+void layer_forward(row_ctx& c, int l, const head_override* ov) {
+    train_run& r = c.r;
+    const int T = r.T, d = r.d;
+    const bool full = r.e.block == block_kind::full;
+    const layer_slots& ls = c.rs.layers[std::size_t(l)];
+    const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
+    float* next = l + 1 < r.L ? c.a + c.rs.layers[std::size_t(l + 1)].in : c.a + c.rs.out;
+    if (full)
+        rmsnorm_forward(c.a + ls.in, c.a + ls.normed, c.a + ls.inv1, T, d);
+    attention_forward(c, l, ov);
+    if (r.e.block == block_kind::attention_residual) {
         for (int i = 0; i < T * d; ++i)
-            res[i] = c.a[ls.in + std::size_t(i)] + c.a[ls.attn_out + std::size_t(i)];
-        rmsnorm_forward(res, c.a + ls.fnormed, c.a + ls.inv2, T, d);
-        float* hid = c.a + ls.hid;
-        kernel_matmul(c.a + ls.fnormed, c.p + w.w_1.offset, hid, T, d, r.f);
-        kernel_relu(hid, T * r.f);
-        kernel_matmul(hid, c.p + w.w_2.offset, next, T, r.f, d);
-        for (int i = 0; i < T * d; ++i)
-            next[i] += res[i];
+            next[i] = c.a[ls.in + std::size_t(i)] + c.a[ls.attn_out + std::size_t(i)];
+        return;
     }
-    kernel_matmul(c.a + c.rs.out, c.p + r.layout.w_u.offset, c.a + c.rs.logits, T, d, r.V);
+    if (!full) {
+        std::memcpy(next, c.a + ls.attn_out, sizeof(float) * std::size_t(T * d));
+        return;
+    }
+    float* res = c.a + ls.r;
+    for (int i = 0; i < T * d; ++i)
+        res[i] = c.a[ls.in + std::size_t(i)] + c.a[ls.attn_out + std::size_t(i)];
+    rmsnorm_forward(res, c.a + ls.fnormed, c.a + ls.inv2, T, d);
+    float* hid = c.a + ls.hid;
+    kernel_matmul(c.a + ls.fnormed, c.p + w.w_1.offset, hid, T, d, r.f);
+    kernel_relu(hid, T * r.f);
+    kernel_matmul(hid, c.p + w.w_2.offset, next, T, r.f, d);
+    for (int i = 0; i < T * d; ++i)
+        next[i] += res[i];
+}
+
+void row_logits(row_ctx& c) {
+    train_run& r = c.r;
+    kernel_matmul(c.a + c.rs.out, c.p + r.layout.w_u.offset, c.a + c.rs.logits, r.T, r.d, r.V);
+}
+
+// x0; the layers; logits(T, V) = output·W_u.
+void row_forward(row_ctx& c, const int* tokens, const head_override* ov) {
+    row_embed(c, tokens);
+    for (int l = 0; l < c.r.L; ++l)
+        layer_forward(c, l, ov);
+    row_logits(c);
 }
 
 // Cross-entropy over the counted positions; dlogits = (softmax − onehot)·weight when
@@ -518,41 +534,52 @@ int row_loss(row_ctx& c, const int* targets, const unsigned char* counted, float
     return count;
 }
 
-// dlogits (in scratch) → every parameter's gradient, added into c.gr.
-void row_backward(row_ctx& c, const int* tokens) {
+// dlogits (in scratch) → W_u's gradient and dx(T, d), d(the output), in scratch.
+void row_backward_logits(row_ctx& c) {
+    train_run& r = c.r;
+    const float* dl = c.s + c.ss.dlogits;
+    kernel_matmul_at_acc(c.a + c.rs.out, dl, c.gr + r.layout.w_u.offset, r.T, r.d, r.V);
+    weights_bt(r, dl, r.layout.w_u, c.s + c.ss.dx);
+}
+
+// dx = d(layer l's output) → layer l's gradients, and dx = d(its input). The
+// residual stream's gradient walks down in scratch from layer to layer.
+void layer_backward(row_ctx& c, int l) {
     train_run& r = c.r;
     const int T = r.T, d = r.d;
     const bool full = r.e.block == block_kind::full;
-    const float* dl = c.s + c.ss.dlogits;
-    float* dx = c.s + c.ss.dx;  // d(the residual stream), walking down
-    kernel_matmul_at_acc(c.a + c.rs.out, dl, c.gr + r.layout.w_u.offset, T, d, r.V);
-    weights_bt(r, dl, r.layout.w_u, dx);
-    for (int l = r.L - 1; l >= 0; --l) {
-        const layer_slots& ls = c.rs.layers[std::size_t(l)];
-        const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
-        float* dtmp = c.s + c.ss.dtmp;
-        if (full) {  // output = res + relu(rmsnorm(res)·W_1)·W_2, res = in + attn_out
-            float* dhid = c.s + c.ss.dhid;
-            kernel_matmul_at_acc(c.a + ls.hid, dx, c.gr + w.w_2.offset, T, r.f, d);
-            weights_bt(r, dx, w.w_2, dhid);
-            kernel_relu_backward(c.a + ls.hid, dhid, T * r.f);
-            kernel_matmul_at_acc(c.a + ls.fnormed, dhid, c.gr + w.w_1.offset, T, d, r.f);
-            float* dn = c.s + c.ss.dnormed;
-            weights_bt(r, dhid, w.w_1, dn);
-            rmsnorm_backward(c.a + ls.r, c.a + ls.inv2, dn, dx, T, d);  // dx is now d(res)
-        }
-        std::memcpy(dtmp, dx, sizeof(float) * std::size_t(T * d));
-        attention_backward(c, l);
-        const float* dn = c.s + c.ss.dnormed;
-        if (full) {
-            rmsnorm_backward(c.a + ls.in, c.a + ls.inv1, dn, dx, T, d);  // dx: d(res) + through the norm
-        } else if (r.e.block == block_kind::attention_residual) {
-            for (int i = 0; i < T * d; ++i)  // out = in + attention(in)
-                dx[i] += dn[i];
-        } else {
-            std::memcpy(dx, dn, sizeof(float) * std::size_t(T * d));
-        }
+    float* dx = c.s + c.ss.dx;
+    const layer_slots& ls = c.rs.layers[std::size_t(l)];
+    const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
+    float* dtmp = c.s + c.ss.dtmp;
+    if (full) {  // output = res + relu(rmsnorm(res)·W_1)·W_2, res = in + attn_out
+        float* dhid = c.s + c.ss.dhid;
+        kernel_matmul_at_acc(c.a + ls.hid, dx, c.gr + w.w_2.offset, T, r.f, d);
+        weights_bt(r, dx, w.w_2, dhid);
+        kernel_relu_backward(c.a + ls.hid, dhid, T * r.f);
+        kernel_matmul_at_acc(c.a + ls.fnormed, dhid, c.gr + w.w_1.offset, T, d, r.f);
+        float* dn = c.s + c.ss.dnormed;
+        weights_bt(r, dhid, w.w_1, dn);
+        rmsnorm_backward(c.a + ls.r, c.a + ls.inv2, dn, dx, T, d);  // dx is now d(res)
     }
+    std::memcpy(dtmp, dx, sizeof(float) * std::size_t(T * d));
+    attention_backward(c, l);
+    const float* dn = c.s + c.ss.dnormed;
+    if (full) {
+        rmsnorm_backward(c.a + ls.in, c.a + ls.inv1, dn, dx, T, d);  // dx: d(res) + through the norm
+    } else if (r.e.block == block_kind::attention_residual) {
+        for (int i = 0; i < T * d; ++i)  // out = in + attention(in)
+            dx[i] += dn[i];
+    } else {
+        std::memcpy(dx, dn, sizeof(float) * std::size_t(T * d));
+    }
+}
+
+// dx = d(x0) → the embedding (and learned position) gradients.
+void row_backward_embed(row_ctx& c, const int* tokens) {
+    train_run& r = c.r;
+    const int T = r.T, d = r.d;
+    const float* dx = c.s + c.ss.dx;
     for (int t = 0; t < T; ++t)
         for (int q = 0; q < d; ++q) {
             c.gr[r.layout.w_e.offset + std::size_t(tokens[t] * d + q)] += dx[t * d + q];
@@ -592,26 +619,6 @@ void take_snapshot(train_run& r) {
     std::copy(r.adam_v.begin(), r.adam_v.end(), s.adam_v.begin());
 }
 
-// Loss and gradients of the batch already in r.tokens / targets / counted.
-float batch_loss_and_grad(train_run& r, float& acc) {
-    std::fill(r.grads.begin(), r.grads.end(), 0.0f);
-    transpose_weights(r);
-    int total = 0;
-    for (unsigned char c : r.counted)
-        total += c;
-    const float weight = 1.0f / float(std::max(total, 1));
-    double loss = 0, correct = 0;
-    for (int b = 0; b < r.B; ++b) {
-        row_ctx c = context(r, b);
-        const std::size_t o = std::size_t(b * r.T);
-        row_forward(c, r.tokens.data() + o, nullptr);
-        row_loss(c, r.targets.data() + o, r.counted.data() + o, weight, loss, correct);
-        row_backward(c, r.tokens.data() + o);
-    }
-    acc = float(correct / double(std::max(total, 1)));
-    return float(loss / double(std::max(total, 1)));
-}
-
 void fill_batch(train_run& r) {
     rng g = task_batch_stream(r.e.train.train_seed, r.step);
     for (int b = 0; b < r.B; ++b) {
@@ -624,6 +631,114 @@ std::size_t run_bytes(const experiment& e, std::size_t params, std::size_t row, 
     const std::size_t T = std::size_t(e.train.seq);
     return sizeof(float) * (5 * params + std::size_t(e.train.batch) * row + scratch + 3 * params * std::size_t(snapshots)) +
            (sizeof(int) * 2 + 1) * T * std::size_t(e.train.batch + train_eval_rows) + T * T;
+}
+
+// --- [SECTION] a step in pieces ------------------------------------------------
+//
+// A step is: begin (the batch, zeroed gradients, transposed weights), then for
+// each row b < B: layer 0..L-1 forward, logits + loss + W_u's backward, layer
+// L-1..0 backward (the last with the embedding gradients), then the update.
+// Each row's backward adds into r.grads, and what one piece leaves for the next
+// (the row's activations, dx in scratch, the running sums in r.cursor) is not
+// touched by anything else, so cutting a step between pieces and going on later
+// gives the same bits as a step at once.
+
+void step_begin(train_run& r) {
+    fill_batch(r);
+    std::fill(r.grads.begin(), r.grads.end(), 0.0f);
+    transpose_weights(r);
+    train_cursor& k = r.cursor;
+    k = train_cursor{};
+    for (unsigned char c : r.counted)
+        k.total += c;
+    k.weight = 1.0f / float(std::max(k.total, 1));
+    k.phase = train_cursor::forward;
+}
+
+// One layer (or the logits) of the cursor's row, forward or backward.
+void step_row_piece(train_run& r) {
+    train_cursor& k = r.cursor;
+    row_ctx c = context(r, k.row);
+    const std::size_t o = std::size_t(k.row * r.T);
+    if (k.phase == train_cursor::forward) {
+        if (k.layer == 0)
+            row_embed(c, r.tokens.data() + o);
+        layer_forward(c, k.layer, nullptr);
+        if (++k.layer == r.L)
+            k.phase = train_cursor::logits;
+        return;
+    }
+    if (k.phase == train_cursor::logits) {
+        row_logits(c);
+        row_loss(c, r.targets.data() + o, r.counted.data() + o, k.weight, k.loss, k.correct);
+        row_backward_logits(c);
+        k.phase = train_cursor::backward;
+        k.layer = r.L - 1;
+        return;
+    }
+    layer_backward(c, k.layer);
+    if (k.layer > 0) {
+        --k.layer;
+        return;
+    }
+    row_backward_embed(c, r.tokens.data() + o);
+    ++k.row;
+    k.layer = 0;
+    k.phase = k.row < r.B ? train_cursor::forward : train_cursor::update;
+}
+
+void stop_not_finite(train_run& r, const train_point& pt) {
+    const train_settings& t = r.e.train;
+    char buf[240];
+    const char* what = std::isnan(pt.loss) ? "NaN" : std::isinf(pt.loss) ? "infinite" : "finite but the gradient is not";
+    // Decoupled decay multiplies every weight by 1 - lr·wd each step: from lr·wd ≥ 1 on
+    // it flips their sign (or zeroes them), which no clip can help.
+    if (double(t.lr) * double(t.wd) >= 1.0)
+        std::snprintf(buf, sizeof buf,
+                      "loss became %s at step %d: weight decay multiplies the weights by 1 - lr·wd = %g each step "
+                      "(lr %g, wd %g): keep lr·wd below 1",
+                      what, r.step, 1.0 - double(t.lr) * double(t.wd), double(t.lr), double(t.wd));
+    else
+        std::snprintf(buf, sizeof buf, "loss became %s at step %d (the gradient norm is %g): lower lr (now %g) or set clip", what,
+                      r.step, double(pt.grad_norm), double(t.lr));
+    r.error = buf;
+}
+
+// The gradient norm, the finite check, the clip, AdamW and the snapshot.
+bool step_update(train_run& r) {
+    const train_settings& t = r.e.train;
+    const train_cursor k = r.cursor;
+    r.cursor = train_cursor{};
+    train_point pt;
+    pt.step = r.step;
+    pt.acc = float(k.correct / double(std::max(k.total, 1)));
+    pt.loss = float(k.loss / double(std::max(k.total, 1)));
+    double ss = 0;
+    for (float g : r.grads)
+        ss += double(g) * double(g);
+    pt.grad_norm = float(std::sqrt(ss));
+    if (!std::isfinite(pt.loss) || !std::isfinite(pt.grad_norm)) {
+        stop_not_finite(r, pt);
+        return false;
+    }
+    if (t.clip > 0.0f && pt.grad_norm > t.clip) {
+        const float c = t.clip / (pt.grad_norm + 1e-6f);
+        for (float& g : r.grads)
+            g *= c;
+    }
+    pt.lr = learning_rate(t, r.step);
+    const int next = r.step + 1;
+    adamw_scalars s;
+    s.decay = 1.0f - pt.lr * t.wd;
+    s.beta1 = 0.9f, s.beta2 = 0.99f, s.eps = 1e-8f;
+    s.step_size = float(double(pt.lr) / (1.0 - std::pow(double(s.beta1), double(next))));
+    s.bc2_sqrt = float(std::sqrt(1.0 - std::pow(double(s.beta2), double(next))));
+    kernel_adamw(r.params.data(), r.grads.data(), r.adam_m.data(), r.adam_v.data(), int(r.params.size()), s);
+    r.step = next;
+    r.curve.push_back(pt);
+    if (r.step % r.snapshot_every == 0 || r.step == t.steps)
+        take_snapshot(r);
+    return true;
 }
 
 // The run's shape, layouts and snapshot spacing from e (nothing allocated); the
@@ -708,58 +823,41 @@ train_init_result train_init(const experiment& e) {
 }
 
 float train_loss_and_grad(train_run& r) {
-    fill_batch(r);
-    float acc = 0.0f;
-    return batch_loss_and_grad(r, acc);
+    step_begin(r);
+    while (r.cursor.phase != train_cursor::update)
+        step_row_piece(r);
+    const float loss = float(r.cursor.loss / double(std::max(r.cursor.total, 1)));
+    r.cursor = train_cursor{};
+    return loss;
+}
+
+train_piece train_step_piece(train_run& r) {
+    if (!r.error.empty() || r.step >= r.e.train.steps) {
+        r.cursor = train_cursor{};
+        return train_piece::none;
+    }
+    switch (r.cursor.phase) {
+        case train_cursor::idle:
+            step_begin(r);
+            return train_piece::partial;
+        case train_cursor::update:
+            return step_update(r) ? train_piece::step : train_piece::none;
+        default:
+            step_row_piece(r);
+            return train_piece::partial;
+    }
 }
 
 bool train_step(train_run& r) {
-    const train_settings& t = r.e.train;
-    if (!r.error.empty() || r.step >= t.steps)
-        return false;
-    fill_batch(r);
-    train_point pt;
-    pt.step = r.step;
-    pt.loss = batch_loss_and_grad(r, pt.acc);
-    double ss = 0;
-    for (float g : r.grads)
-        ss += double(g) * double(g);
-    pt.grad_norm = float(std::sqrt(ss));
-    if (!std::isfinite(pt.loss) || !std::isfinite(pt.grad_norm)) {
-        char buf[240];
-        const char* what = std::isnan(pt.loss) ? "NaN" : std::isinf(pt.loss) ? "infinite" : "finite but the gradient is not";
-        // Decoupled decay multiplies every weight by 1 - lr·wd each step: from lr·wd ≥ 1 on
-        // it flips their sign (or zeroes them), which no clip can help.
-        if (double(t.lr) * double(t.wd) >= 1.0)
-            std::snprintf(buf, sizeof buf,
-                          "loss became %s at step %d: weight decay multiplies the weights by 1 - lr·wd = %g each step "
-                          "(lr %g, wd %g): keep lr·wd below 1",
-                          what, r.step, 1.0 - double(t.lr) * double(t.wd), double(t.lr), double(t.wd));
-        else
-            std::snprintf(buf, sizeof buf, "loss became %s at step %d (the gradient norm is %g): lower lr (now %g) or set clip",
-                          what, r.step, double(pt.grad_norm), double(t.lr));
-        r.error = buf;
-        return false;
-    }
-    if (t.clip > 0.0f && pt.grad_norm > t.clip) {
-        const float k = t.clip / (pt.grad_norm + 1e-6f);
-        for (float& g : r.grads)
-            g *= k;
-    }
-    pt.lr = learning_rate(t, r.step);
-    const int k = r.step + 1;
-    adamw_scalars s;
-    s.decay = 1.0f - pt.lr * t.wd;
-    s.beta1 = 0.9f, s.beta2 = 0.99f, s.eps = 1e-8f;
-    s.step_size = float(double(pt.lr) / (1.0 - std::pow(double(s.beta1), double(k))));
-    s.bc2_sqrt = float(std::sqrt(1.0 - std::pow(double(s.beta2), double(k))));
-    kernel_adamw(r.params.data(), r.grads.data(), r.adam_m.data(), r.adam_v.data(), int(r.params.size()), s);
-    r.step = k;
-    r.curve.push_back(pt);
-    if (r.step % r.snapshot_every == 0 || r.step == t.steps)
-        take_snapshot(r);
-    return true;
+    train_piece p = train_step_piece(r);
+    while (p == train_piece::partial)
+        p = train_step_piece(r);
+    return p == train_piece::step;
 }
+
+bool train_step_in_progress(const train_run& r) { return r.cursor.phase != train_cursor::idle; }
+
+void train_step_abandon(train_run& r) { r.cursor = train_cursor{}; }
 
 void train_run_all(train_run& r) {
     while (train_step(r)) {
@@ -773,6 +871,7 @@ void train_run_named(train_run& r) {
 }
 
 void train_forward_rows(train_run& r, const int* tokens, int rows, const head_override* ov) {
+    train_step_abandon(r);  // these rows' activations are the step's: its pieces cannot go on
     for (int b = 0; b < std::min(rows, r.B); ++b) {
         row_ctx c = context(r, b);
         row_forward(c, tokens + std::size_t(b * r.T), ov);
@@ -805,18 +904,42 @@ train_eval_result train_evaluate(train_run& r, const head_override* ov, const st
     return evaluate_rows(r, r.eval_tokens.data(), r.eval_targets.data(), r.eval_counted.data(), train_eval_rows, ov, visit);
 }
 
-train_eval_result train_evaluate_task(train_run& r, train_settings task) {
+train_eval_job train_evaluate_task_job(const train_run& r, train_settings task) {
     task.seq = r.T;
     task.vocab = r.V;
     const std::size_t n = std::size_t(train_eval_rows * r.T);
-    std::vector<int> tokens(n), targets(n);
-    std::vector<unsigned char> counted(n);
+    train_eval_job job;
+    job.tokens.resize(n), job.targets.resize(n), job.counted.resize(n);
     rng g = task_eval_stream(task.train_seed);
     for (int b = 0; b < train_eval_rows; ++b) {
         const std::size_t o = std::size_t(b * r.T);
-        task_row(task, g, tokens.data() + o, targets.data() + o, counted.data() + o);
+        task_row(task, g, job.tokens.data() + o, job.targets.data() + o, job.counted.data() + o);
     }
-    return evaluate_rows(r, tokens.data(), targets.data(), counted.data(), train_eval_rows, nullptr);
+    return job;
+}
+
+train_eval_result train_evaluate_task(train_run& r, train_settings task) {
+    train_eval_job job = train_evaluate_task_job(r, task);
+    return evaluate_rows(r, job.tokens.data(), job.targets.data(), job.counted.data(), train_eval_rows, nullptr);
+}
+
+train_eval_result train_eval_job::result() const {
+    return {float(loss / double(std::max(total, 1))), float(correct / double(std::max(total, 1)))};
+}
+
+void train_evaluate_piece(train_run& r, train_eval_job& job) {
+    if (job.done())
+        return;
+    for (std::size_t i = 0; i < job.heads.size(); ++i)  // the job may have moved since the last piece
+        job.heads[i].next = i + 1 < job.heads.size() ? &job.heads[i + 1] : nullptr;
+    const bool own = !job.tokens.empty();
+    const std::size_t o = std::size_t(job.row * r.T);
+    train_forward_rows(r, (own ? job.tokens.data() : r.eval_tokens.data()) + o, 1,
+                       job.heads.empty() ? nullptr : job.heads.data());
+    row_ctx c = context(r, 0);
+    job.total += row_loss(c, (own ? job.targets.data() : r.eval_targets.data()) + o,
+                          (own ? job.counted.data() : r.eval_counted.data()) + o, 0.0f, job.loss, job.correct);
+    ++job.row;
 }
 
 const float* train_attention(const train_run& r, int b, int layer) {
@@ -829,10 +952,29 @@ const float* train_row_logits(const train_run& r, int b) {
     return r.acts.data() + std::size_t(b) * r.slots.total + r.slots.logits;
 }
 
+train_cost train_estimate(const experiment& e) {
+    const double T = e.train.seq, d = e.d_model, kv = double(e.kv_heads) * (d / double(std::max(e.heads, 1)));
+    const double V = e.train.vocab, f = 4 * d, B = e.train.batch, L = e.layers;
+    const bool full = e.block == block_kind::full;
+    const train_layout layout = param_layout(e, e.train.vocab, e.train.seq);
+    train_cost c;
+    c.layer_forward = 2 * T * d * (d + 2 * kv) + 4 * T * T * d + (e.use_wo ? 2 * T * d * d : 0) + (full ? 4 * T * d * f : 0);
+    c.layer_backward = 2 * c.layer_forward;
+    c.logits = 6 * T * d * V;
+    c.update = 12 * double(layout.total);
+    c.piece = std::max({c.layer_forward, c.layer_backward, c.logits, c.update});
+    c.step = B * (L * (c.layer_forward + c.layer_backward) + c.logits) + 2 * c.update;
+    c.measure = train_eval_rows * (L * c.layer_forward + 2 * T * d * V);
+    const int measures = std::min(e.train.steps + 1, train_limits::max_snapshots);
+    c.run = e.train.steps * c.step + measures * c.measure;
+    return c;
+}
+
 void train_restore(train_run& r, int i) {
     if (i < 0 || i >= r.snapshots_taken)
         return;
     const train_snapshot& s = r.snapshots[std::size_t(i)];
+    train_step_abandon(r);
     r.params = s.params;
     r.adam_m = s.adam_m;
     r.adam_v = s.adam_v;

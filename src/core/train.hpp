@@ -94,6 +94,16 @@ struct train_scratch_slots {
     std::size_t dx, dnormed, dtmp, dconcat, dhead, datt, dscores, dq, dk, dv, dQ, dK, dV, dhid, dlogits, total;
 };
 
+// Where the step in progress stands (train_step_piece): the phase, the row and
+// layer of the next piece, and the sums so far. Idle between steps.
+struct train_cursor {
+    enum phase_kind { idle, forward, logits, backward, update } phase = idle;
+    int row = 0, layer = 0;
+    int total = 0;        // counted positions of the batch
+    float weight = 0.0f;  // 1 / total: each position's share of the loss
+    double loss = 0.0, correct = 0.0;
+};
+
 struct train_run {
     experiment e;
     int B = 0, T = 0, V = 0, d = 0, h = 0, g = 0, dk = 0, f = 0, L = 0;
@@ -112,6 +122,7 @@ struct train_run {
     int snapshot_every = 1;
     int snapshots_taken = 0;
     std::string error;  // why training stopped early (a NaN loss), else empty
+    train_cursor cursor;
 
     // Laid out once by train_init; see train.cpp.
     std::vector<int> tokens, targets;  // (B, T)
@@ -144,6 +155,22 @@ inline constexpr std::size_t train_run_max_bytes = std::size_t(512) << 20;  // p
 // run.error ("loss became NaN at step 12: ...").
 bool train_step(train_run& run);
 
+// A step in pieces, each about one layer of one row (forward or backward), so
+// that a page can draw between them: begin (the batch, zeroed gradients), then
+// per row L forward pieces, the logits and loss, L backward pieces, then the
+// update. `step` when that piece completed a step, `none` when the run is
+// finished or stopped (as train_step's false), else `partial`. Pieces give the
+// bits of whole steps (tested); train_step is pieces until a step completes.
+// The weights change only in the update piece, so abandoning a step in
+// progress (train_step_abandon: nothing more than resetting the cursor) leaves
+// the model as it was. Anything that runs the training forward on other rows
+// (train_forward_rows, train_evaluate, train_restore) abandons it first: those
+// rows' activations are the step's.
+enum class train_piece { none, partial, step };
+train_piece train_step_piece(train_run& run);
+bool train_step_in_progress(const train_run& run);
+void train_step_abandon(train_run& run);
+
 // Steps until finished or stopped.
 void train_run_all(train_run& run);
 
@@ -162,6 +189,29 @@ float train_loss_and_grad(train_run& run);
 inline constexpr int train_eval_rows = 128;
 train_eval_result train_evaluate(train_run& run, const head_override* ov = nullptr,
                                  const std::function<void(int first, int rows)>& visit = {});
+
+// The held-out evaluation in pieces of one row each (its forward and loss), the
+// sums kept between pieces: for a page that draws between them. The result is
+// train_evaluate's to the bit (the same rows summed in the same order). A piece
+// abandons a step in progress (train_forward_rows), and a job holds no
+// activations between pieces, so steps may run between them; the caller starts
+// the job again when the weights changed.
+struct train_eval_job {
+    std::vector<head_override> heads;  // heads replaced (each piece links their `next`)
+    std::vector<int> tokens, targets;  // (train_eval_rows, T) other rows; empty: the run's held-out set
+    std::vector<unsigned char> counted;
+    int row = 0;  // the next row
+    double loss = 0.0, correct = 0.0;
+    int total = 0;
+    bool done() const { return row >= train_eval_rows; }
+    train_eval_result result() const;
+};
+// One row (nothing when done); its activations are then batch row 0's
+// (train_attention(run, 0, layer)) until the next forward.
+void train_evaluate_piece(train_run& run, train_eval_job& job);
+
+// A job over another task's held-out rows (train_evaluate_task's).
+train_eval_job train_evaluate_task_job(const train_run& run, train_settings task);
 
 // The same model on another task's held-out rows (drawn as that task's own held-out
 // set, at the run's seq and vocabulary): a model tested off its training distribution.
@@ -193,6 +243,34 @@ void train_forward_rows(train_run& run, const int* tokens, int rows, const head_
 const float* train_attention(const train_run& run, int b, int layer);
 const float* train_concat(const train_run& run, int b, int layer);
 const float* train_row_logits(const train_run& run, int b);
+
+// What a recipe's training costs, counted from its shape before anything runs:
+// floating-point operations (a multiply-add is 2) of the matrix products, the
+// attention and the update; the element-wise rest is left out. The backward
+// does two products for each of the forward's. For the page: how long a piece
+// (train_step_piece) and a whole run take, and whether to start it at all.
+struct train_cost {
+    double layer_forward = 0;   // one layer of one row, forward
+    double layer_backward = 0;  // the same, backward
+    double logits = 0;          // one row's logits, loss and W_u backward
+    double update = 0;          // zeroing and transposing at the step's start; the AdamW update
+    double piece = 0;           // the largest piece of a step
+    double step = 0;            // one whole step: every row forward and backward, and the update
+    double measure = 0;         // the held-out measure: train_eval_rows rows forward
+    double run = 0;             // every step of the recipe and a measure at each snapshot
+};
+train_cost train_estimate(const experiment& e);
+
+// The page's rate, for turning a cost into seconds: about what the wasm build
+// reaches (simd128, one thread) on a laptop; native builds are faster. An
+// estimate to decide with, not a promise.
+inline constexpr double train_flops_per_second = 15e9;
+inline double train_seconds(double flops) { return flops / train_flops_per_second; }
+
+// A recipe the page opens paused, its estimate shown, rather than start a run
+// of this long (train_estimate's run at train_flops_per_second) on open.
+inline constexpr double train_long_seconds = 30 * 60;
+inline bool train_is_long(const experiment& e) { return train_seconds(train_estimate(e).run) > train_long_seconds; }
 
 // Bytes all snapshots of a run may take together (train_init lowers their count to fit).
 inline constexpr std::size_t train_snapshot_bytes = std::size_t(128) << 20;

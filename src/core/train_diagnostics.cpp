@@ -74,6 +74,16 @@ train_eval_result train_evaluate_scored(train_run& r, std::vector<head_scores>& 
     return train_evaluate(r, nullptr, [&](int b0, int rows) { add_head_scores(r, b0, rows, scores, nullptr, nullptr); });
 }
 
+void train_scored_piece(train_run& r, train_scored_job& job) {
+    if (job.eval.done())
+        return;
+    if (job.heads.empty())
+        job.heads.assign(std::size_t(r.L * r.h), head_scores{});
+    const int row = job.eval.row;
+    train_evaluate_piece(r, job.eval);
+    add_head_scores(r, row, 1, job.heads, nullptr, nullptr);
+}
+
 train_diagnostics train_diagnose(train_run& r) {
     const int dk = r.dk;
     std::vector<head_scores> scores;

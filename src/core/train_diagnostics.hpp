@@ -59,4 +59,12 @@ void train_head_scores(train_run& run, int rows, std::vector<head_scores>& score
 // each kept snapshot.
 train_eval_result train_evaluate_scored(train_run& run, std::vector<head_scores>& scores);
 
+// The same in pieces of one row each (train_eval_job), to the bit: for a page
+// that keeps drawing while it measures a big model.
+struct train_scored_job {
+    train_eval_job eval;
+    std::vector<head_scores> heads;  // (L·h) over the rows done so far
+};
+void train_scored_piece(train_run& run, train_scored_job& job);
+
 }  // namespace attn

@@ -10,13 +10,6 @@ namespace attn {
 
 namespace {
 
-trainer_mark measure(train_run& r) {
-    trainer_mark m;
-    m.step = r.step;
-    m.held_out = train_evaluate_scored(r, m.heads);
-    return m;
-}
-
 // The probe row's attention (L, h, T, T) at the run's current step.
 void measure_probe(trainer& t) {
     train_run& r = *t.run;
@@ -32,12 +25,19 @@ void measure_probe(trainer& t) {
         }
 }
 
-// The mark of the snapshot just taken, the first time the run reaches it.
+void start_measure(trainer& t, int mark) {
+    t.measuring = train_scored_job{};
+    t.measuring_step = t.run->step;
+    t.measuring_mark = mark;
+}
+
+// The mark of the snapshot just taken, the first time the run reaches it: measured
+// in pieces from here (trainer_advance), before the next step.
 void mark_snapshot(trainer& t) {
     train_run& r = *t.run;
     const int i = r.snapshots_taken - 1;
     if (i >= 0 && r.snapshots[std::size_t(i)].step == r.step && int(t.marks.size()) == i)
-        t.marks.push_back(measure(r));
+        start_measure(t, i);
 }
 
 template <class T>
@@ -113,19 +113,64 @@ void restore_for_target(trainer& t) {
     train_restore(r, best);
 }
 
+// `now` and the probe at the run's step. While training, the latest mark stands
+// for the current step; at the target, the step's own: a measure started here
+// (finish_measure comes back when it is done).
 void measure_now(trainer& t) {
     train_run& r = *t.run;
     const int i = std::min(int(t.marks.size()), r.snapshots_taken) - 1;
     const bool at_mark = i >= 0 && t.marks[std::size_t(i)].step == r.step;
-    // While training, the latest mark stands for the current step; at the target, the step's own.
-    if (at_mark)
+    if (at_mark) {
         t.now = t.marks[std::size_t(i)];
-    else if (trainer_done(t))
-        t.now = measure(r);
-    else if (i >= 0)
+        measure_probe(t);
+        t.measured_step = r.step;
+        return;
+    }
+    if (r.step == t.target || !r.error.empty()) {
+        if (t.measured_step != r.step && t.measuring_step != r.step)
+            start_measure(t, -1);
+        measure_probe(t);  // one row: drawn at once, while the held-out rows take their frames
+        return;
+    }
+    if (i >= 0)
         t.now = t.marks[std::size_t(i)];
     measure_probe(t);
-    t.measured_step = at_mark || trainer_done(t) ? r.step : -1;
+    t.measured_step = -1;
+}
+
+void finish_measure(trainer& t) {
+    train_run& r = *t.run;
+    trainer_mark m{t.measuring_step, t.measuring.eval.result(), std::move(t.measuring.heads)};
+    const int mark = t.measuring_mark;
+    t.measuring = train_scored_job{};
+    t.measuring_step = t.measuring_mark = -1;
+    if (mark < 0) {
+        t.now = std::move(m);
+        t.measured_step = r.step;
+        return;
+    }
+    if (int(t.marks.size()) == mark)
+        t.marks.push_back(std::move(m));
+    measure_now(t);
+}
+
+// One row of the measure in progress.
+void measure_piece(trainer& t) {
+    train_scored_piece(*t.run, t.measuring);
+    if (t.measuring.eval.done())
+        finish_measure(t);
+}
+
+// After a step: the curve, and the snapshot's mark to measure.
+void record_step(trainer& t) {
+    train_run& r = *t.run;
+    if (std::size_t(r.step) > t.curve.size()) {
+        t.curve.push_back(r.curve.back());
+        const int span = train_loss_ema_span(r.e.train.steps);
+        t.smooth.push_back(
+            train_loss_ema_next(t.smooth.empty() ? 0.0f : t.smooth.back(), t.curve.back().loss, span, t.smooth.empty()));
+    }
+    mark_snapshot(t);
 }
 
 }  // namespace
@@ -214,30 +259,64 @@ bool trainer_advance(trainer& t, double seconds) {
     // Going back works on a stopped run too: every kept snapshot was taken before
     // the loss stopped being finite, and training on from one repeats the run.
     if (r.step > t.target) {
-        restore_for_target(t);
+        restore_for_target(t);  // abandons the step in progress
         t.error.clear();
+        t.measured_step = -1;
         changed = true;
     }
+    if (r.step >= t.target)
+        train_step_abandon(r);  // Pause, Step back: the partial step goes, the weights never had it
+    if (t.measuring_step >= 0 && t.measuring_step != r.step)
+        t.measuring_step = t.measuring_mark = -1;  // a measure of weights no longer there
+    const bool whole = seconds <= 0.0;
     const auto start = std::chrono::steady_clock::now();
-    while (r.step < t.target && r.error.empty()) {
-        if (!train_step(r)) {
-            t.error = r.error;
+    int pieces = 0;  // at least one per call
+    const auto time_up = [&] {
+        return !whole && pieces > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds;
+    };
+    bool resumed = train_step_in_progress(r);  // a step begun by an earlier call
+    int steps = 0;
+    while (true) {
+        if (t.measuring_step >= 0) {
+            measure_piece(t);
+            ++pieces;
+            if (time_up())
+                break;
+            continue;
+        }
+        const bool between = !train_step_in_progress(r);
+        if (between && (r.step >= t.target || !r.error.empty())) {
+            if (changed || t.measured_step != r.step) {
+                measure_now(t);
+                if (t.measuring_step >= 0 && !time_up())
+                    continue;
+            }
             break;
         }
-        changed = true;
-        if (std::size_t(r.step) > t.curve.size()) {
-            t.curve.push_back(r.curve.back());
-            const int span = train_loss_ema_span(r.e.train.steps);
-            t.smooth.push_back(
-                train_loss_ema_next(t.smooth.empty() ? 0.0f : t.smooth.back(), t.curve.back().loss, span, t.smooth.empty()));
+        if (between && (whole ? steps > 0 : time_up()))
+            break;
+        const train_piece p = train_step_piece(r);
+        ++pieces;
+        if (p == train_piece::none) {
+            t.error = r.error;
+            continue;  // at the stop: measured as at a target
         }
-        mark_snapshot(t);
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds)
+        if (p == train_piece::step) {
+            changed = true;
+            ++steps;
+            record_step(t);
+            // A step longer than a call: end the call here, so the probe shows it.
+            if (resumed && !whole && t.measuring_step < 0)
+                break;
+            resumed = false;
+        }
+        if (time_up())
             break;
     }
     if (changed)
         ++t.weights_version;
-    if (changed || t.measured_step != r.step)
+    if ((changed || t.measured_step != r.step) && !train_step_in_progress(r) && t.measuring_step < 0 &&
+        !(r.step == t.target || !r.error.empty()))
         measure_now(t);
     return changed;
 }
@@ -248,7 +327,9 @@ void trainer_finish(trainer& t) {
             break;
 }
 
-bool trainer_done(const trainer& t) { return !t.run || !t.run->error.empty() || t.run->step == t.target; }
+bool trainer_done(const trainer& t) {
+    return !t.run || ((!t.run->error.empty() || t.run->step == t.target) && t.measuring_step < 0);
+}
 
 bool trainer_stopped(const trainer& t) { return t.run && !t.run->error.empty(); }
 

@@ -67,7 +67,12 @@ struct trainer {
     std::vector<std::string> probe_symbols;        // (T) the probe's tokens as text, for labels
     std::vector<matrix> probe;                     // L·h maps (T, T): its attention at the current step
     int measured_step = -1;                        // the step `now` and `probe` belong to
-    bool synced = false;                           // key has been set by trainer_sync
+    // The held-out measure in progress, a row per piece (trainer_advance): a
+    // snapshot's mark (it becomes marks[measuring_mark]) or, with -1, `now` at the
+    // target. measuring_step is the step measured, -1 when nothing is.
+    train_scored_job measuring;
+    int measuring_step = -1, measuring_mark = -1;
+    bool synced = false;  // key has been set by trainer_sync
 };
 
 // e with only what training reads: the model, the recipe (without `trained`).
@@ -111,16 +116,21 @@ const trainer* trainer_store_find(const trainer_store& s, const std::string& key
 // e's run (a copy: A and B of one recipe), else from `kept` when it holds one.
 bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept = nullptr, const trainer* twin = nullptr);
 
-// Steps toward the target for about `seconds` (at least one step when not there);
-// then measures the model where it stopped. A target before the run's step
-// restores the latest snapshot at or before it first, stopped run or not. True
-// when the weights changed.
+// Steps toward the target for about `seconds`, then measures the model where it
+// stopped. The clock is read between pieces (train_step_piece, one row of a
+// measure), so a call may end inside a step and the next goes on with it; the
+// held-out measure at a snapshot or at the target is spread over calls the same
+// way, and the step after a snapshot waits for it. seconds ≤ 0: exactly one
+// whole step and whole measures (the tests' way of walking a run). A target at
+// or before the run's step abandons the step in progress (Pause acts at once);
+// one before restores the latest snapshot at or before it first, stopped run or
+// not. True when the weights changed.
 bool trainer_advance(trainer& t, double seconds);
 
 // Steps until the target is reached (or training stopped).
 void trainer_finish(trainer& t);
 
-// Whether the run has nothing more to do: at its target, or none, or stopped.
+// Whether the run has nothing more to do: at its target and measured, or none, or stopped.
 bool trainer_done(const trainer& t);
 
 // Whether training stopped short of the target because the loss was not finite

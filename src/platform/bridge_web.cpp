@@ -79,7 +79,9 @@ std::string heads_json(const attn::trainer_mark& m) {
 // The training of a recipe's experiment, null without one: its step, target and
 // steps, the last train loss and accuracy, the held-out ones at the step, done,
 // stopped (the loss stopped being finite short of the target), the weights hash
-// when done, the phase-change step, the error; with `heads`,
+// when done, the phase-change step, the error, the estimate from the shape
+// (train_estimate: a step's and the run's seconds, and whether it opens
+// paused), a step or measure in progress; with `heads`,
 // every head's scores and the task with the ablated heads zeroed.
 std::string train_json(const attn::ui::app& a, bool heads) {
     const attn::trainer& t = a.model.train;
@@ -100,6 +102,13 @@ std::string train_json(const attn::ui::app& a, bool heads) {
                     ",\"hash\":" + (done && t.run ? "\"" + attn::train_weights_hash(*t.run) + "\"" : std::string("null")) +
                     ",\"phase\":" + std::to_string(attn::trainer_phase_step(t)) + ",\"marks\":" + std::to_string(t.marks.size()) +
                     ",\"error\":" + attn::json_string(t.error);
+    const attn::train_cost cost = attn::train_estimate(a.model.exp);  // from the shape, before running
+    j += ",\"estimate\":{\"stepSeconds\":" + json_number(float(attn::train_seconds(cost.step))) +
+         ",\"runSeconds\":" + json_number(float(attn::train_seconds(cost.run))) +
+         ",\"long\":" + (attn::train_is_long(a.model.exp) ? "true" : "false") + "}";
+    // Between frames: a step begun and not finished, a held-out measure under way (trainer_advance's pieces).
+    j += std::string(",\"inStep\":") + (t.run && attn::train_step_in_progress(*t.run) ? "true" : "false") +
+         ",\"measuring\":" + (t.measuring_step >= 0 ? "true" : "false");
     if (heads) {
         j += ",\"measuredStep\":" + std::to_string(t.measured_step) + ",\"heads\":" + heads_json(t.now);
         j += ",\"kept\":[";  // the measures at each snapshot the run reached

@@ -673,37 +673,85 @@ void train_pace_update(train_pace& p, double frame_interval, double trained_seco
 
 namespace {
 
+// Pieces of the job until it is done or `seconds` passed (at least one piece):
+// the measures below take a big model's held-out rows a few a frame.
+bool evaluate_for(train_run& r, train_eval_job& job, double seconds) {
+    const auto start = std::chrono::steady_clock::now();
+    while (!job.done()) {
+        train_evaluate_piece(r, job);
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds)
+            break;
+    }
+    return job.done();
+}
+
+std::vector<head_override> zeroed(const std::vector<ablated_head>& heads) {
+    std::vector<head_override> out;
+    for (const ablated_head& h : heads)
+        out.push_back(head_override{h.layer, h.head, nullptr, nullptr});
+    return out;
+}
+
 // L10's shortcut measures of a model trained on another task than induction.
 void update_shortcut(app& a) {
     trainer& t = a.model.train;
+    shortcut_result& s = a.shortcut;
     if (!t.run || a.model.exp.train.task == train_task::induction || !trainer_done(t)) {
-        a.shortcut.valid = false;
+        s.valid = false;
+        s.measuring = 0;
         return;
     }
-    if (a.shortcut.valid && a.shortcut.version == a.model.version)
+    if (s.valid && s.version == a.model.version)
         return;
-    a.shortcut.measure = measure_shortcut(t);
-    a.shortcut.version = a.model.version;
-    a.shortcut.valid = true;
+    if (t.now.heads.empty()) {  // nothing measured: nothing to say (measure_shortcut's empty measure)
+        s = shortcut_result{};
+        s.valid = true;
+        s.version = a.model.version;
+        return;
+    }
+    if (s.measuring != a.model.version) {
+        s.valid = false;
+        s.measuring = a.model.version;
+        s.job = shortcut_induction_job(t);
+    }
+    if (!evaluate_for(*t.run, s.job, a.pace.slice))
+        return;
+    s.measure = measure_shortcut(t, s.job.result());
+    s.version = a.model.version;
+    s.valid = true;
+    s.measuring = 0;
 }
 
 // The task effect of the ablated heads, once the trainer is at its step.
 void update_task_effect(app& a) {
     trainer& t = a.model.train;
+    task_effect& e = a.ablated_task;
     if (!t.run || a.model.exp.ablate.empty() || !trainer_done(t)) {
-        a.ablated_task.valid = false;
+        e.valid = false;
+        e.measuring = 0;
         return;
     }
-    if (a.ablated_task.valid && a.ablated_task.version == a.model.version)
+    if (e.valid && e.version == a.model.version)
         return;
-    a.ablated_task.base = trainer_task_with_ablated(t, {});
-    a.ablated_task.ablated = trainer_task_with_ablated(t, a.model.exp.ablate);
-    a.ablated_task.version = a.model.version;
-    a.ablated_task.valid = true;
+    if (e.measuring != a.model.version) {
+        e.valid = false;
+        e.measuring = a.model.version;
+        e.base_job = train_eval_job{};
+        e.ablated_job = train_eval_job{};
+        e.ablated_job.heads = zeroed(a.model.exp.ablate);
+    }
+    if (!evaluate_for(*t.run, e.base_job, a.pace.slice) || !evaluate_for(*t.run, e.ablated_job, a.pace.slice))
+        return;
+    e.base = e.base_job.result();
+    e.ablated = e.ablated_job.result();
+    e.version = a.model.version;
+    e.valid = true;
+    e.measuring = 0;
 }
 
-// One more row of the every-head ablation table, once the trainer is at its
-// step; a new model (another step, snapshot or run) starts it again.
+// The every-head ablation table, once the trainer is at its step: the model
+// intact, then one head zeroed after another, a few held-out rows a frame; a new
+// model (another step, snapshot or run) starts it again.
 void update_head_ablations(app& a) {
     trainer& t = a.model.train;
     head_ablations& h = a.each_head;
@@ -715,15 +763,20 @@ void update_head_ablations(app& a) {
         h = head_ablations{};
         h.weights_version = t.weights_version;
         h.step = trainer_step(t);
-        h.heads = t.key.layers * t.key.heads;
-        h.intact = trainer_task_with_ablated(t, {});
-        return;
     }
-    if (h.complete())
+    if (h.complete() || !evaluate_for(*t.run, h.job, a.pace.slice))
         return;
-    const int i = int(h.rows.size());
-    const ablated_head head{i / t.key.heads, i % t.key.heads};
-    h.rows.emplace_back(head, trainer_task_with_ablated(t, {head}));
+    if (h.heads == 0) {
+        h.intact = h.job.result();
+        h.heads = t.key.layers * t.key.heads;
+    } else {
+        const int i = int(h.rows.size());
+        h.rows.emplace_back(ablated_head{i / t.key.heads, i % t.key.heads}, h.job.result());
+    }
+    h.job = train_eval_job{};
+    const int next = int(h.rows.size());
+    if (!h.complete())
+        h.job.heads = zeroed({ablated_head{next / t.key.heads, next % t.key.heads}});
 }
 
 }  // namespace

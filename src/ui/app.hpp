@@ -74,6 +74,9 @@ struct task_effect {
     bool valid = false;
     std::uint64_t version = 0;  // the model.version it was measured at
     train_eval_result base, ablated;
+    // The measure in progress, a few rows a frame (a big model's takes seconds).
+    std::uint64_t measuring = 0;  // the model.version it is for (0: none)
+    train_eval_job base_job, ablated_job;
 };
 
 // The held-out task with each head zeroed alone, for every head of a trained
@@ -84,7 +87,8 @@ struct head_ablations {
     int step = -1;
     train_eval_result intact;
     std::vector<std::pair<ablated_head, train_eval_result>> rows;
-    int heads = 0;  // how many rows there will be (layers × heads)
+    int heads = 0;       // how many rows there will be (layers × heads); 0 until intact is measured
+    train_eval_job job;  // the row in progress (intact first), a few held-out rows a frame
     bool complete() const { return heads > 0 && int(rows.size()) == heads; }
 };
 
@@ -94,6 +98,8 @@ struct shortcut_result {
     bool valid = false;
     std::uint64_t version = 0;
     shortcut_measure measure;
+    std::uint64_t measuring = 0;  // the model.version the induction rows in progress are for
+    train_eval_job job;
 };
 
 // Seconds of training steps in the next frame (train_pace_update).

@@ -66,6 +66,32 @@ void settings_line(const app& a, frame_out& out) {
           tr("vocabulary", "词表"), s.vocab, double(s.lr), s.steps, tr("steps", "步"));
 }
 
+// Seconds as the estimate reads best: "0.8 s", "12 min", "31 h".
+std::string duration_text(double seconds) {
+    char buf[48];
+    if (seconds < 90)
+        std::snprintf(buf, sizeof buf, "%.2g %s", seconds, tr("s", "秒"));
+    else if (seconds < 90 * 60)
+        std::snprintf(buf, sizeof buf, "%.0f %s", seconds / 60, tr("min", "分钟"));
+    else
+        std::snprintf(buf, sizeof buf, "%.1f %s", seconds / 3600, tr("h", "小时"));
+    return buf;
+}
+
+// What the recipe costs from its shape (train_estimate, at the page's usual
+// speed): before Train, so that a run of hours is started knowingly. A long
+// recipe opens paused (session.cpp) and says so here.
+void estimate_line(const app& a, frame_out& out, const trainer& t) {
+    const train_cost c = train_estimate(a.model.exp);
+    text_disabled(out, "%s %s · %s %s", tr("estimated: a step", "估计：每步"), duration_text(train_seconds(c.step)).c_str(),
+                  tr("the whole run", "整个训练"), duration_text(train_seconds(c.run)).c_str());
+    mark_widget(out, "train_estimate");
+    if (train_is_long(a.model.exp) && trainer_step(t) == 0 && t.target == 0)
+        text_disabled(out, "%s",
+                      tr("a long run: it opened paused; Train starts it, Pause stops it within a frame",
+                         "训练耗时较长：打开时已暂停；点“训练”开始，“暂停”在一帧之内生效"));
+}
+
 // The recipe's settings, each control a new run through the core's edit_recipe
 // (edit.hpp): shown untrained until Train. Folded by default; the line above
 // says every setting.
@@ -490,6 +516,7 @@ void panel_train(const app& a, frame_out& out) {
         return;
     ImGui::PushID("train");
     settings_line(a, out);
+    estimate_line(a, out, t);
     recipe_editor(a, out);
     sample_rows(t, out);
     buttons(a, out, t);

@@ -475,3 +475,163 @@ TEST_CASE("a diverged run can be undone: going back restores a kept snapshot; it
         CHECK(trainer_step(t) == 21);
     }
 }
+
+// --- steps and measures in pieces (a big recipe keeps the page drawing) ----------
+
+namespace {
+
+experiment full_recipe(int steps) { return test::tiny_recipe(train_task::induction, block_kind::full, steps, "a b c d a b c"); }
+
+// The recipes of the Freeze report: the largest shape the limits allow, and a moderate one.
+experiment recipe_of(const char* link) {
+    const experiment_parse_result p = link_decode(link);
+    REQUIRE(p.errors.empty());
+    return *p.value;
+}
+const char* const largest_link =
+    "v=1&text=a%20b%20c&d_model=256&heads=16&layers=4&block=full&train=induction&seq=128&vocab=62&batch=31&steps=20000";
+const char* const moderate_link =
+    "v=1&text=a%20b%20c&d_model=128&heads=8&layers=2&block=full&seq=64&vocab=32&batch=32&steps=2000&train=induction";
+
+}  // namespace
+
+TEST_CASE("a step in pieces gives the bits of whole steps; an abandoned step leaves the weights as they were") {
+    const experiment e = full_recipe(6);
+    train_init_result a = train_init(e), b = train_init(e);
+    REQUIRE(a.run);
+    REQUIRE(b.run);
+    train_run& r = *b.run;
+    const int pieces_per_step = 2 + r.B * (2 * r.L + 1);  // begin, per row L + 1 + L, update
+    for (int s = 0; s < 3; ++s) {
+        REQUIRE(train_step(*a.run));
+        int pieces = 0;
+        train_piece p = train_piece::partial;
+        while (p == train_piece::partial) {
+            p = train_step_piece(r);
+            ++pieces;
+        }
+        CHECK(p == train_piece::step);
+        CHECK(pieces == pieces_per_step);
+        CHECK(train_weights_hash(r) == train_weights_hash(*a.run));
+        CHECK(r.curve.back().loss == a.run->curve.back().loss);
+    }
+    const std::string before = train_weights_hash(r);
+    for (int i = 0; i < pieces_per_step / 2; ++i)  // into the middle of a row's backward
+        REQUIRE(train_step_piece(r) == train_piece::partial);
+    CHECK(train_step_in_progress(r));
+    train_step_abandon(r);
+    CHECK(!train_step_in_progress(r));
+    CHECK(train_weights_hash(r) == before);
+    CHECK(r.step == 3);
+    for (int i = 0; i < 5; ++i)  // a measure in between abandons the step: its rows' activations are the step's
+        train_step_piece(r);
+    train_evaluate(r);
+    CHECK(!train_step_in_progress(r));
+    REQUIRE(train_step(r));
+    REQUIRE(train_step(*a.run));
+    CHECK(train_weights_hash(r) == train_weights_hash(*a.run));
+}
+
+TEST_CASE("the held-out measure in pieces of a row gives train_evaluate_scored's numbers to the bit") {
+    train_init_result init = train_init(full_recipe(3));
+    REQUIRE(init.run);
+    train_run& r = *init.run;
+    train_run_all(r);
+    std::vector<head_scores> whole;
+    const train_eval_result w = train_evaluate_scored(r, whole);
+    train_scored_job job;
+    int pieces = 0;
+    while (!job.eval.done()) {
+        train_scored_piece(r, job);
+        ++pieces;
+    }
+    CHECK(pieces == train_eval_rows);
+    CHECK(job.eval.result().loss == w.loss);
+    CHECK(job.eval.result().acc == w.acc);
+    REQUIRE(job.heads.size() == whole.size());
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        CHECK(job.heads[i].induction_mean() == whole[i].induction_mean());
+        CHECK(job.heads[i].entropy_mean() == whole[i].entropy_mean());
+    }
+    train_eval_job ablated;
+    ablated.heads = {head_override{1, 0, nullptr, nullptr}, head_override{0, 1, nullptr, nullptr}};
+    while (!ablated.done())
+        train_evaluate_piece(r, ablated);
+    head_override second{0, 1, nullptr, nullptr}, first{1, 0, nullptr, &second};
+    CHECK(ablated.result().loss == train_evaluate(r, &first).loss);
+}
+
+TEST_CASE("the cost of a step from the shape: at the largest recipe no piece is more than 1/100 of a step") {
+    const train_cost big = train_estimate(recipe_of(largest_link));
+    CHECK(big.piece <= big.step / 100);
+    CHECK(big.layer_forward * 4 * 128 <= big.measure);  // the measure: 128 rows of 4 layers forward, and the logits
+    CHECK(big.measure <= big.piece * 4 * 128);          // … in pieces of a row: at most 4 of the largest step piece each
+    // What the page decides with: the largest runs for hours, so it opens paused; the moderate one trains.
+    CHECK(train_seconds(big.step) > 1.0);
+    CHECK(train_is_long(recipe_of(largest_link)));
+    CHECK(!train_is_long(recipe_of(moderate_link)));
+    CHECK(!train_is_long(full_recipe(40)));
+    // The count matches the code: a layer forward of the moderate shape, by hand.
+    const train_cost mid = train_estimate(recipe_of(moderate_link));
+    const double T = 64, d = 128, f = 512;
+    CHECK(mid.layer_forward == doctest::Approx(2 * T * d * 3 * d + 4 * T * T * d + 2 * T * d * d + 4 * T * d * f));
+    CHECK(mid.step == doctest::Approx(32 * (2 * 3 * mid.layer_forward + 6 * T * d * 32) + 2 * mid.update));
+}
+
+TEST_CASE(
+    "the trainer in slices shorter than a step: a call ends mid-step, the bits are whole steps'; Pause drops the partial step") {
+    experiment e = full_recipe(12);
+    trainer t;
+    trainer_sync(t, e);
+    int calls = 0;
+    bool ended_mid_step = false;
+    while (!trainer_done(t)) {
+        trainer_advance(t, 1e-12);  // one piece per call
+        ended_mid_step = ended_mid_step || train_step_in_progress(*t.run);
+        ++calls;
+    }
+    CHECK(ended_mid_step);
+    CHECK(calls > 12 * (2 + 4 * 5));
+    CHECK(train_weights_hash(*t.run) == straight_hash(e, 12));
+    trainer whole;
+    trainer_sync(whole, e);
+    trainer_finish(whole);
+    REQUIRE(whole.marks.size() == t.marks.size());
+    for (std::size_t i = 0; i < t.marks.size(); ++i)
+        CHECK(t.marks[i].held_out.loss == whole.marks[i].held_out.loss);
+    CHECK(t.now.held_out.loss == whole.now.held_out.loss);
+    CHECK(t.measured_step == 12);
+
+    e.train.steps = 40;  // a new run, paused in the middle of a step
+    e.train.trained = train_settings::trained_all;
+    trainer_sync(t, e);
+    while (trainer_step(t) < 3 || !train_step_in_progress(*t.run))
+        trainer_advance(t, 1e-12);
+    const std::string at = train_weights_hash(*t.run);
+    e.train.trained = trainer_step(t);  // Pause: the target is the step reached
+    trainer_sync(t, e);
+    trainer_advance(t, 1e-12);
+    CHECK(!train_step_in_progress(*t.run));
+    CHECK(train_weights_hash(*t.run) == at);
+    while (!trainer_done(t))
+        trainer_advance(t, 1e-12);
+    CHECK(trainer_step(t) == 3);
+    CHECK(t.measured_step == 3);
+    e.train.trained = train_settings::trained_all;  // and on again: the same bits as straight there
+    trainer_sync(t, e);
+    trainer_finish(t);
+    CHECK(train_weights_hash(*t.run) == straight_hash(e, 40));
+}
+
+TEST_CASE("a link to a recipe estimated long opens paused at step 0; a moderate one, or one naming its step, trains") {
+    session s;
+    REQUIRE(session_apply(s, change::open(largest_link)).accepted);
+    CHECK(s.exp.train.trained == 0);
+    CHECK(experiment_to_text(s.exp).find("trained=0") != std::string::npos);
+    REQUIRE(session_apply(s, change::open(std::string(largest_link) + "&trained=3")).accepted);
+    CHECK(s.exp.train.trained == 3);
+    const change_result moderate = session_apply(s, change::open(moderate_link));
+    INFO((moderate.errors.empty() ? std::string() : moderate.errors[0]));
+    REQUIRE(moderate.accepted);
+    CHECK(s.exp.train.trained == train_settings::trained_all);
+}
