@@ -331,6 +331,8 @@ bool trainer_done(const trainer& t) {
     return !t.run || ((!t.run->error.empty() || t.run->step == t.target) && t.measuring_step < 0);
 }
 
+bool trainer_training(const trainer& t) { return t.run && t.run->error.empty() && t.run->step != t.target; }
+
 bool trainer_stopped(const trainer& t) { return t.run && !t.run->error.empty(); }
 
 int trainer_step(const trainer& t) { return t.run ? t.run->step : 0; }

@@ -133,6 +133,10 @@ void trainer_finish(trainer& t);
 // Whether the run has nothing more to do: at its target and measured, or none, or stopped.
 bool trainer_done(const trainer& t);
 
+// Whether steps remain before the target (not stopped): what Pause stops. The
+// held-out measure after the last step may still be under way (trainer_done).
+bool trainer_training(const trainer& t);
+
 // Whether training stopped short of the target because the loss was not finite
 // (t.error says at which step and why). The weights stay where it stopped; a
 // target before that step (Reset, Step back, the scrubber) restores a kept

@@ -247,7 +247,7 @@ void pin_training(const app& a, frame_out& out) {
         return;
     const experiment& pin = *a.model.pin;
     const int step = trainer_step(t), steps = pin.train.steps;
-    const bool running = !trainer_done(t);
+    const bool running = trainer_training(t);
     if (!running && (step >= steps || trainer_stopped(t)))
         return;  // trained through, or stopped: nothing to pause or go on with
     experiment next = pin;

@@ -194,7 +194,9 @@ void sample_rows(const trainer& t, frame_out& out) {
 
 void buttons(const app& a, frame_out& out, const trainer& t) {
     const int step = trainer_step(t), steps = a.model.exp.train.steps;
-    const bool running = !trainer_done(t);
+    // Pause while steps remain; the held-out measure that follows the last of them
+    // (a few frames on a big model) is not training: Train shows again at once.
+    const bool running = trainer_training(t);
     // Train and Pause are one item (one id): the keyboard's focus stays on it when it turns into the other.
     if (running) {
         if (ImGui::Button(tr("Pause###run", "暂停###run")))
@@ -225,6 +227,7 @@ void buttons(const app& a, frame_out& out, const trainer& t) {
     std::snprintf(overlay, sizeof overlay, "%s %d / %d%s", tr("step", "步"), step, steps,
                   running              ? tr("  training…", "  训练中…")
                   : trainer_stopped(t) ? tr("  stopped", "  已停止")
+                  : !trainer_done(t)   ? tr("  measuring…", "  测量中…")
                                        : "");
     ImGui::ProgressBar(float(step) / float(std::max(steps, 1)), ImVec2(visible_width(), 0), overlay);
     mark_widget(out, "train_progress");

@@ -91,8 +91,19 @@ export async function openPage(browser, url,
   });
   if (prepare) await prepare(page);
   await page.goto(url);
-  await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+  await appShown(page);
   return { page, context, problems };
+}
+
+// Waits for the app's first frame and for the loading overlay to have faded out
+// (a 0.2 s transition over the canvas): until then a screenshot's colours are
+// the canvas's blended with the overlay's.
+export async function appShown(page) {
+  await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+  await page.waitForFunction(() => {
+    const l = document.getElementById('loading');
+    return !l || getComputedStyle(l).opacity === '0';
+  }, null, { timeout: 10000 });
 }
 
 // Mean and variance of what the person sees (a real screenshot, decoded in the

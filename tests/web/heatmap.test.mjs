@@ -4,7 +4,7 @@
 // touch) on a cell reaches the app (on the softmax stage it masks that edge).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, browserSuite } from './harness.mjs';
+import { openPage, browserSuite, appShown } from './harness.mjs';
 import { frames, ui, widget, click, gotoStage, STAGE, regionMean } from './person.mjs';
 
 const suite = browserSuite();
@@ -154,7 +154,7 @@ test('a tap on a cell reports it too', async () => {
   const page = await context.newPage();
   try {
     await page.goto(suite.server.url + WEIGHTS_STAGE);
-    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+    await appShown(page);
     await clickSecondRowCell(page, true);
   } finally {
     await context.close();
