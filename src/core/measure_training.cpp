@@ -60,7 +60,10 @@ void formation_support(const trainer& t, formation_measure& f) {
 
 formation_measure measure_formation(const trainer& t) {
     formation_measure f;
-    if (!t.run || t.now.heads.empty())
+    if (!t.run)
+        return f;
+    f.induction_task = t.run->e.train.task == train_task::induction;  // known before any measure
+    if (t.now.heads.empty())
         return f;
     const int h = t.run->h, L = t.run->L;
     const auto score = [&](const trainer_mark& m, head_ref r) { return m.heads[std::size_t(r.layer * h + r.head)]; };

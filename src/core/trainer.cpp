@@ -144,6 +144,9 @@ void finish_measure(trainer& t) {
     const int mark = t.measuring_mark;
     t.measuring = train_scored_job{};
     t.measuring_step = t.measuring_mark = -1;
+    // What is drawn and claimed from the run changed (its measures, not its
+    // weights): everything keyed by the version follows, as after a step.
+    ++t.weights_version;
     if (mark < 0) {
         t.now = std::move(m);
         t.measured_step = r.step;

@@ -57,7 +57,7 @@ struct trainer {
     experiment key;                                // the experiment the run is for, with only what training reads (trainer_key)
     std::string error;                             // why there is no run, or why training stopped (a NaN loss)
     int target = 0;                                // the step the experiment asks for
-    std::uint64_t weights_version = 0;             // bumped whenever run's weights change
+    std::uint64_t weights_version = 0;             // bumped whenever the weights or a finished measure change
     std::vector<train_point> curve;                // every step taken in this run; see above
     std::vector<float> smooth;                     // (curve.size()) the train loss smoothed: train_loss_ema
     std::vector<trainer_mark> marks;               // by snapshot index, as far as the run got

@@ -7,6 +7,7 @@
 
 #include "experiment.hpp"
 #include "lesson_preset.hpp"
+#include "measure_training.hpp"
 #include "link.hpp"
 #include "recipe.hpp"
 #include "session.hpp"
@@ -634,4 +635,28 @@ TEST_CASE("a link to a recipe estimated long opens paused at step 0; a moderate 
     INFO((moderate.errors.empty() ? std::string() : moderate.errors[0]));
     REQUIRE(moderate.accepted);
     CHECK(s.exp.train.trained == train_settings::trained_all);
+}
+
+TEST_CASE("a measure finished in pieces bumps the version; before it, L9's reading still knows the task") {
+    trainer t;
+    experiment e;
+    e.text = "a b c";
+    e.train.task = train_task::induction;
+    e.train.steps = 50;
+    e.train.trained = 0;
+    trainer_sync(t, e);
+    REQUIRE(t.run);
+    // However far the step-0 measure has got, the task is the recipe's: the card
+    // must never say the model is trained on another task than induction.
+    CHECK(measure_formation(t).induction_task);
+    const std::uint64_t before = t.weights_version;
+    int calls = 0;
+    while (!trainer_done(t) && calls < 100000) {
+        trainer_advance(t, 1e-9);  // a piece per call, as a slow frame gets
+        ++calls;
+    }
+    REQUIRE(trainer_done(t));
+    CHECK_FALSE(t.now.heads.empty());
+    CHECK(t.weights_version > before);  // what is drawn from `now` is recomputed
+    CHECK(measure_formation(t).induction_task);
 }
