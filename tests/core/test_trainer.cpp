@@ -7,8 +7,8 @@
 
 #include "experiment.hpp"
 #include "lesson_preset.hpp"
-#include "measure_training.hpp"
 #include "link.hpp"
+#include "measure_training.hpp"
 #include "recipe.hpp"
 #include "session.hpp"
 #include "task.hpp"
