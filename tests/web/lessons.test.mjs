@@ -20,6 +20,12 @@ async function openLesson(n) {
   return state;
 }
 const numbers = async () => (await ui(page)).numbers;
+// The numbers once the zeroed heads' task effect is measured: the held-out rows
+// take a few frames (a few rows a frame), and until then the page shows none.
+async function zeroedNumbers() {
+  await page.waitForFunction(() => window.attn.ui().numbers.task_acc_zeroed !== undefined, null, { timeout: 120000, polling: 100 });
+  return numbers();
+}
 
 test('L1 soft lookup: weights sum to 1; argmax turns them into a hard, one-hot lookup', async () => {
   await openLesson(1);
@@ -192,15 +198,15 @@ test('L9 an induction head forms: a plateau, a drop, the induction score jumps; 
   const chance = n.chance;
   await click(page, 'l9_zero_induction');
   await trained();
-  let m = await numbers();
+  let m = await zeroedNumbers();
   const m0 = m;
   assert.ok(m.task_acc > 0.9, `intact: ${m.task_acc}`);
   assert.ok(m.task_acc_zeroed < chance + 0.15, `induction head zeroed: ${m.task_acc_zeroed}`);
   await click(page, 'l9_zero_previous');
-  m = await numbers();
+  m = await zeroedNumbers();
   assert.ok(m.task_acc_zeroed < chance + 0.15, `previous-token head zeroed: ${m.task_acc_zeroed}`);
   await click(page, 'l9_zero_other');
-  m = await numbers();
+  m = await zeroedNumbers();
   assert.ok(m.task_acc_zeroed > 0.9, `another head zeroed: ${m.task_acc_zeroed}`);
   // From the pipeline's own head header, as on any model: the task effect shows beside max |Δy|.
   await click(page, 'l9_zero_none');
@@ -229,7 +235,7 @@ test('L10 a shortcut: positional heads solve copy_offset, no induction head, and
   assert.ok(n.induction_task_acc < n.chance + 0.2, `on the induction task: ${n.induction_task_acc}`);
   await click(page, 'l10_zero_positional');
   await trained();
-  const m = await numbers();
+  const m = await zeroedNumbers();
   assert.ok(m.task_acc_zeroed < 0.5, `its positional heads zeroed: ${m.task_acc_zeroed}`);
   // Side by side with L9's model: pin this one as A, open L9, compare.
   await click(page, 'l10_zero_none');
