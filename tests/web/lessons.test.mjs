@@ -228,6 +228,8 @@ test('L10 a shortcut: positional heads solve copy_offset, no induction head, and
   await click(page, 'train_run');
   const t = await trained();
   assert.equal(t.step, 300);
+  // The shortcut's measures take the held-out rows a few a frame after training stops.
+  await page.waitForFunction(() => window.attn.ui().numbers.induction_task_acc !== undefined, null, { timeout: 120000, polling: 100 });
   const n = await numbers();
   assert.ok(n.own_acc >= 0.9, `its own task: ${n.own_acc}`);
   assert.ok(n.positional_heads >= 1 && n.max_offset >= 0.9, `${n.positional_heads} positional heads, offset ${n.max_offset}`);
