@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "experiment.hpp"
-#include "kernels.hpp"
-#include "train.hpp"
+#include "kernels/kernels.hpp"
+#include "spec/experiment.hpp"
+#include "train/train.hpp"
 
 using namespace attn;
 

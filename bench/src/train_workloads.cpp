@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "experiment.hpp"
-#include "recipe.hpp"
-#include "train.hpp"
-#include "trainer.hpp"
+#include "spec/experiment.hpp"
+#include "spec/recipe.hpp"
+#include "train/train.hpp"
+#include "train/trainer.hpp"
 #include "workloads.hpp"
 
 namespace {

@@ -11,12 +11,12 @@
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
-#include "decode.hpp"
-#include "experiment.hpp"
-#include "forward.hpp"
-#include "kernels.hpp"
-#include "random.hpp"
-#include "tiled.hpp"
+#include "base/random.hpp"
+#include "kernels/kernels.hpp"
+#include "model/decode.hpp"
+#include "model/forward.hpp"
+#include "model/tiled.hpp"
+#include "spec/experiment.hpp"
 
 // bench/src/peak.cpp, once per instruction set.
 #if BENCH_PEAK_X86

@@ -14,12 +14,12 @@
 #include "imgui.h"
 #include "imgui_internal.h"  // the windows' scroll state, for windows_json
 
+#include "base/text_util.hpp"
 #include "fonts.hpp"
+#include "model/trace_json.hpp"
 #include "panels.hpp"
 #include "text_mirror.hpp"
-#include "text_util.hpp"
-#include "trace_json.hpp"
-#include "train.hpp"
+#include "train/train.hpp"
 
 namespace {
 attn::ui::app* g_app = nullptr;

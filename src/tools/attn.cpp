@@ -30,17 +30,17 @@
 #include <string>
 #include <string_view>
 
-#include "experiment.hpp"
-#include "forward.hpp"
-#include "kernels.hpp"
-#include "link.hpp"
-#include "session.hpp"
-#include "task.hpp"
-#include "text_util.hpp"
-#include "tokenize.hpp"
-#include "trace_json.hpp"
-#include "train.hpp"
-#include "train_diagnostics.hpp"
+#include "base/text_util.hpp"
+#include "base/tokenize.hpp"
+#include "kernels/kernels.hpp"
+#include "model/forward.hpp"
+#include "model/trace_json.hpp"
+#include "play/link.hpp"
+#include "play/session.hpp"
+#include "spec/experiment.hpp"
+#include "train/task.hpp"
+#include "train/train.hpp"
+#include "train/train_diagnostics.hpp"
 
 namespace {
 

@@ -10,13 +10,13 @@
 #include <iterator>
 #include <utility>
 
+#include "base/text_util.hpp"
+#include "base/tokenize.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // GetFocusID: the widget keyboard navigation is on; a window's visible rectangle
-#include "lesson_preset.hpp"
 #include "panels.hpp"
-#include "text_util.hpp"
-#include "tokenize.hpp"
+#include "play/lesson_preset.hpp"
 
 namespace attn::ui {
 

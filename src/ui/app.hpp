@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "experiment.hpp"
-#include "forward.hpp"
 #include "lessons.hpp"
-#include "link.hpp"
-#include "session.hpp"
+#include "model/forward.hpp"
+#include "play/link.hpp"
+#include "play/session.hpp"
+#include "spec/experiment.hpp"
 #include "stages.hpp"
 
 namespace attn::ui {

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <string>
 
-#include "edit.hpp"
+#include "base/tokenize.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
-#include "tokenize.hpp"
+#include "play/edit.hpp"
 
 namespace attn::ui {
 

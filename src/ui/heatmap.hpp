@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "base/matrix.hpp"
 #include "heatmap_data.hpp"
-#include "matrix.hpp"
 
 namespace attn::ui {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "matrix.hpp"
+#include "base/matrix.hpp"
 
 namespace attn::ui {
 

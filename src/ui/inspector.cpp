@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "edit.hpp"
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
+#include "play/edit.hpp"
 #include "theme.hpp"
 
 namespace attn::ui {

@@ -20,15 +20,15 @@
 #include <string>
 
 #include "app.hpp"
+#include "base/measure.hpp"
+#include "base/tokenize.hpp"
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
-#include "lesson_preset.hpp"
-#include "measure.hpp"
+#include "model/tiled.hpp"
 #include "panels.hpp"
+#include "play/lesson_preset.hpp"
 #include "theme.hpp"
-#include "tiled.hpp"
-#include "tokenize.hpp"
 
 namespace attn::ui {
 

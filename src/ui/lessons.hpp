@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "measure_lessons.hpp"
-#include "measure_training.hpp"
+#include "play/measure_lessons.hpp"
+#include "play/measure_training.hpp"
 #include "stages.hpp"
 
 namespace attn::ui {

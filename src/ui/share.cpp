@@ -8,14 +8,14 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "export.hpp"
 #include "heatmap_data.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
 #include "lessons.hpp"
+#include "model/export.hpp"
+#include "model/trace_json.hpp"
 #include "panels.hpp"
 #include "theme.hpp"
-#include "trace_json.hpp"
 
 namespace attn::ui {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "forward.hpp"
 #include "heatmap_data.hpp"
-#include "measure_lessons.hpp"
-#include "stage.hpp"
+#include "model/forward.hpp"
+#include "model/stage.hpp"
+#include "play/measure_lessons.hpp"
 
 namespace attn::ui {
 

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "base/text_util.hpp"
 #include "heatmap_data.hpp"
 #include "i18n.hpp"
 #include "lessons.hpp"
-#include "measure_training.hpp"
 #include "panels.hpp"
-#include "text_util.hpp"
+#include "play/measure_training.hpp"
 
 namespace attn::ui {
 

@@ -8,14 +8,14 @@
 #include <cstdio>
 
 #include "app.hpp"
-#include "edit.hpp"
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
+#include "play/edit.hpp"
 #include "stages.hpp"
-#include "task.hpp"
 #include "theme.hpp"
+#include "train/task.hpp"
 
 namespace attn::ui {
 

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <string>
 
-#include "matrix.hpp"
+#include "base/matrix.hpp"
 
 namespace attn::test {
 

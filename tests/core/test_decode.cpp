@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "base/precision.hpp"
+#include "base/random.hpp"
 #include "compare.hpp"
-#include "decode.hpp"
-#include "experiment.hpp"
-#include "forward.hpp"
-#include "kernels.hpp"
-#include "precision.hpp"
-#include "random.hpp"
+#include "kernels/kernels.hpp"
+#include "model/decode.hpp"
+#include "model/forward.hpp"
+#include "spec/experiment.hpp"
 #include "test_util.hpp"
 
 using namespace attn;

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
-#include "experiment.hpp"
-#include "random.hpp"
+#include "base/random.hpp"
+#include "base/text_util.hpp"
+#include "base/tokenize.hpp"
+#include "spec/experiment.hpp"
 #include "test_util.hpp"
-#include "text_util.hpp"
-#include "tokenize.hpp"
 
 using namespace attn;
 using attn::test::random_experiment;

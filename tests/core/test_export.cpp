@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "export.hpp"
+#include "model/export.hpp"
 
 using namespace attn;
 

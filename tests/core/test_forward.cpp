@@ -6,11 +6,11 @@
 #include <cmath>
 #include <vector>
 
+#include "base/precision.hpp"
+#include "base/tokenize.hpp"
 #include "compare.hpp"
-#include "forward.hpp"
-#include "precision.hpp"
-#include "stage.hpp"
-#include "tokenize.hpp"
+#include "model/forward.hpp"
+#include "model/stage.hpp"
 
 using namespace attn;
 using attn::test::max_abs_diff;

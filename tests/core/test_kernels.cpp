@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "base/random.hpp"
 #include "compare.hpp"
-#include "kernels.hpp"
-#include "random.hpp"
+#include "kernels/kernels.hpp"
 #include "test_util.hpp"
 
 using namespace attn;

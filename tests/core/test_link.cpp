@@ -8,13 +8,13 @@
 #include <sstream>
 
 #include "alloc_counter.hpp"
-#include "link.hpp"
+#include "base/random.hpp"
+#include "base/text_util.hpp"
+#include "base/tokenize.hpp"
 #include "link_check.hpp"
-#include "random.hpp"
-#include "stage.hpp"
+#include "model/stage.hpp"
+#include "play/link.hpp"
 #include "test_util.hpp"
-#include "text_util.hpp"
-#include "tokenize.hpp"
 
 using namespace attn;
 using attn::test::random_experiment;

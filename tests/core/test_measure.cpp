@@ -6,9 +6,9 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels.hpp"
-#include "measure.hpp"
-#include "random.hpp"
+#include "base/measure.hpp"
+#include "base/random.hpp"
+#include "kernels/kernels.hpp"
 
 using namespace attn;
 

@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "lesson_preset.hpp"
-#include "measure_lessons.hpp"
+#include "play/lesson_preset.hpp"
+#include "play/measure_lessons.hpp"
 
 using namespace attn;
 

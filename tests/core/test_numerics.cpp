@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "experiment.hpp"
-#include "forward.hpp"
-#include "measure.hpp"
+#include "base/measure.hpp"
+#include "base/tokenize.hpp"
+#include "model/forward.hpp"
+#include "spec/experiment.hpp"
 #include "test_util.hpp"
-#include "tokenize.hpp"
 
 using namespace attn;
 using attn::test::each_kernel_set;

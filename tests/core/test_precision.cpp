@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "precision.hpp"
-#include "random.hpp"
+#include "base/precision.hpp"
+#include "base/random.hpp"
 
 using namespace attn;
 

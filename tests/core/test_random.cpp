@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "forward.hpp"
-#include "random.hpp"
+#include "base/random.hpp"
+#include "model/forward.hpp"
 
 using namespace attn;
 

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <vector>
 
+#include "base/random.hpp"
 #include "compare.hpp"
-#include "random.hpp"
-#include "rope.hpp"
+#include "model/rope.hpp"
 #include "test_util.hpp"
 
 using namespace attn;

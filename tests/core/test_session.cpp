@@ -7,14 +7,15 @@
 #include <cmath>
 #include <string>
 
-#include "edit.hpp"
-#include "lesson_preset.hpp"
-#include "link.hpp"
-#include "measure_lessons.hpp"
-#include "recipe.hpp"
-#include "session.hpp"
-#include "stage.hpp"
-#include "tokenize.hpp"
+#include "base/tokenize.hpp"
+#include "model/stage.hpp"
+#include "play/edit.hpp"
+#include "play/lesson_preset.hpp"
+#include "play/link.hpp"
+#include "play/measure_lessons.hpp"
+#include "play/session.hpp"
+#include "spec/recipe.hpp"
+#include "train/task.hpp"
 
 using namespace attn;
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
+#include "base/random.hpp"
 #include "compare.hpp"
-#include "random.hpp"
+#include "model/tiled.hpp"
 #include "test_util.hpp"
-#include "tiled.hpp"
 
 using namespace attn;
 using attn::test::random_vector;

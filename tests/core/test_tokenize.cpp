@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "tokenize.hpp"
+#include "base/tokenize.hpp"
 
 using namespace attn;
 using v = std::vector<std::string>;

@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
+#include "base/random.hpp"
 #include "compare.hpp"
-#include "experiment.hpp"
-#include "forward.hpp"
-#include "kernels.hpp"
-#include "random.hpp"
-#include "task.hpp"
+#include "kernels/kernels.hpp"
+#include "model/forward.hpp"
+#include "spec/experiment.hpp"
 #include "test_util.hpp"
-#include "train.hpp"
+#include "train/task.hpp"
+#include "train/train.hpp"
 
 using namespace attn;
 

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "experiment.hpp"
-#include "forward.hpp"
-#include "recipe.hpp"
-#include "task.hpp"
-#include "tokenize.hpp"
-#include "train.hpp"
-#include "train_diagnostics.hpp"
+#include "base/tokenize.hpp"
+#include "model/forward.hpp"
+#include "spec/experiment.hpp"
+#include "spec/recipe.hpp"
+#include "train/task.hpp"
+#include "train/train.hpp"
+#include "train/train_diagnostics.hpp"
 
 using namespace attn;
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "base/random.hpp"
 #include "compare.hpp"
-#include "kernels.hpp"
-#include "random.hpp"
+#include "kernels/kernels.hpp"
+#include "kernels/train_kernels.hpp"
 #include "test_util.hpp"
-#include "train_kernels.hpp"
 
 using namespace attn;
 using attn::test::mismatches;

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "experiment.hpp"
-#include "forward.hpp"
-#include "measure_training.hpp"
-#include "task.hpp"
-#include "tokenize.hpp"
-#include "train.hpp"
-#include "train_diagnostics.hpp"
-#include "trainer.hpp"
+#include "base/tokenize.hpp"
+#include "model/forward.hpp"
+#include "play/measure_training.hpp"
+#include "spec/experiment.hpp"
+#include "train/task.hpp"
+#include "train/train.hpp"
+#include "train/train_diagnostics.hpp"
+#include "train/trainer.hpp"
 
 using namespace attn;
 

@@ -5,16 +5,16 @@
 
 #include <cmath>
 
-#include "experiment.hpp"
-#include "lesson_preset.hpp"
-#include "link.hpp"
-#include "measure_training.hpp"
-#include "recipe.hpp"
-#include "session.hpp"
-#include "task.hpp"
+#include "base/tokenize.hpp"
+#include "play/lesson_preset.hpp"
+#include "play/link.hpp"
+#include "play/measure_training.hpp"
+#include "play/session.hpp"
+#include "spec/experiment.hpp"
+#include "spec/recipe.hpp"
 #include "test_util.hpp"
-#include "tokenize.hpp"
-#include "trainer.hpp"
+#include "train/task.hpp"
+#include "train/trainer.hpp"
 
 using namespace attn;
 

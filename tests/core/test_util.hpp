@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "experiment.hpp"
-#include "kernels.hpp"
-#include "random.hpp"
-#include "tokenize.hpp"
+#include "base/random.hpp"
+#include "base/tokenize.hpp"
+#include "kernels/kernels.hpp"
+#include "spec/experiment.hpp"
 
 namespace attn::test {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "link.hpp"
+#include "play/link.hpp"
 
 namespace attn {
 

@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "app.hpp"
-#include "edit.hpp"
 #include "heatmap.hpp"
 #include "heatmap_gpu.hpp"
 #include "i18n.hpp"
 #include "lessons.hpp"
 #include "panels.hpp"
+#include "play/edit.hpp"
 #include "share.hpp"
 #include "stages.hpp"
 

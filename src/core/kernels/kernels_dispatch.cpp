@@ -1,0 +1,77 @@
+// The kernels.hpp SIMD functions, forwarded to the best kernel_set this CPU can
+// run. On x86-64 the build carries three (CMakeLists.txt, ATTN_KERNELS_X86):
+// sse2 (any x86-64), avx2 + FMA, avx512f; elsewhere the one set of the target.
+#include <cstring>
+
+#include "kernels/kernel_set.hpp"
+#include "kernels/kernels.hpp"
+
+#if ATTN_KERNELS_X86
+#include <xsimd/xsimd.hpp>  // available_architectures(): CPUID and the OS-enabled register state
+#endif
+
+namespace attn {
+
+#if ATTN_KERNELS_X86
+extern const kernel_set kernels_avx512f, kernels_avx2, kernels_sse2;
+#else
+extern const kernel_set kernels_default;
+#endif
+
+namespace {
+
+struct runnable_sets {
+    const kernel_set* sets[3] = {};
+    int count = 0;
+    runnable_sets() {
+#if ATTN_KERNELS_X86
+        const auto cpu = xsimd::available_architectures();
+        if (cpu.avx512f && cpu.fma3_avx2)
+            sets[count++] = &kernels_avx512f;
+        if (cpu.fma3_avx2)
+            sets[count++] = &kernels_avx2;
+        sets[count++] = &kernels_sse2;
+#else
+        sets[count++] = &kernels_default;
+#endif
+    }
+};
+
+const runnable_sets& runnable() {
+    static const runnable_sets r;
+    return r;
+}
+
+const kernel_set*& active() {
+    static const kernel_set* a = runnable().sets[0];
+    return a;
+}
+
+}  // namespace
+
+const char* kernel_arch_name() { return active()->name; }
+int kernel_arch_count() { return runnable().count; }
+const char* kernel_arch_at(int index) { return index >= 0 && index < runnable().count ? runnable().sets[index]->name : nullptr; }
+
+bool kernel_use_arch(const char* name) {
+    for (int i = 0; i < runnable().count; ++i)
+        if (name && std::strcmp(runnable().sets[i]->name, name) == 0) {
+            active() = runnable().sets[i];
+            return true;
+        }
+    return false;
+}
+
+void kernel_matmul(const float* a, const float* b, float* c, int n, int k, int m) { active()->matmul(a, b, c, n, k, m); }
+void kernel_matmul_scale_acc(const float* a, const float* b, float* c, int n, int k, int m, const float* row_scale) {
+    active()->matmul_scale_acc(a, b, c, n, k, m, row_scale);
+}
+void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, int d) { active()->matmul_bt(a, b, c, n, m, d); }
+bool kernel_matmul_bt_transposes(int n, int d) { return active()->matmul_bt_transposes(n, d); }
+void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) { active()->softmax_rows(x, n, m, subtract_max); }
+void kernel_softmax_online(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
+                           float* rescale) {
+    active()->softmax_online(s, rows, cols, visible, scale, row_max, row_sum, rescale);
+}
+
+}  // namespace attn

@@ -1,0 +1,98 @@
+// What lessons L9 and L10 show of a training run, measured from the trainer
+// (trainer.hpp) so the views only draw it.
+//
+//   formation   the phase change (trainer_phase_step) with the train loss just
+//               before and after it, the plateau's level and the loss at the
+//               model's step; the head of a later layer whose induction score is
+//               highest at the step shown, with its score at the last kept step
+//               before the drop and the first one after; the layer-0 head with
+//               the highest previous-token score; and which of L9's claims the
+//               model at its step supports (the card words only those).
+//   reading     for a task other than induction, the one head that reads it:
+//               the offset score (copy_offset, previous) or the anti-diagonal
+//               score (reverse); none for sort.
+//   shortcut    the heads whose offset score is at least shortcut_offset_score, the best of them,
+//               their highest induction score, and the model on the induction
+//               task's rows (the copy_offset model tested off its distribution).
+#pragma once
+
+#include <vector>
+
+#include "train/trainer.hpp"
+
+namespace attn {
+
+struct head_ref {
+    int layer = -1, head = -1;
+    bool valid() const { return layer >= 0; }
+    bool operator==(const head_ref&) const = default;
+};
+
+// L9's thresholds: a claim is shown only when the model at its step passes its own.
+inline constexpr float claim_induction_score = 0.5f;  // "an induction head": its score at least this
+inline constexpr float claim_previous_score = 0.5f;   // "a previous-token head"
+inline constexpr float claim_reading_score = 0.5f;    // another task's head reading
+
+struct formation_measure {
+    int step = 0;                           // the model's step: what the claims describe
+    int phase = -1;                         // -1: no drop in the curve
+    int window = 0;                         // trainer_phase_step's window (steps)
+    float loss_before = 0, loss_after = 0;  // mean train loss over the window just before and after the drop
+    float plateau_loss = 0;                 // median train loss over the plateau, [window, phase − window)
+    float loss_now = 0;                     // median train loss over the window up to the model's step
+    head_ref induction;                     // in a layer ≥ 1
+    float induction_score = 0;
+    int before_step = -1, after_step = -1;  // the kept steps around the drop its score is read at
+    float induction_before = 0, induction_after = 0;
+    head_ref previous;  // in layer 0
+    float previous_score = 0;
+    head_ref other;  // the head of the induction head's layer with the lowest induction score
+    // What the model at `step` supports (false: the card says what is not there yet):
+    bool induction_task = false;   // it is trained on the induction task
+    bool drop_shown = false;       // the drop and the window after it lie at or before `step`
+    bool induction_shown = false;  // induction task, and the induction head's score now ≥ claim_induction_score
+    bool jump_shown = false;       // and its score jumped across the drop (from below to at least the threshold)
+    bool previous_shown = false;   // an induction head, and a layer-0 previous-token score ≥ claim_previous_score
+};
+
+formation_measure measure_formation(const trainer& t);
+
+// Whether zeroing heads broke the task: the accuracy lost at least half of what the
+// intact model gains over chance, and the intact model is well above chance.
+bool task_broken(const train_eval_result& intact, const train_eval_result& zeroed, float chance);
+
+enum class head_reading { none, offset, anti_diagonal };
+
+struct task_reading {
+    train_task task = train_task::none;
+    head_reading kind = head_reading::none;  // none: no one-line reading for this task (sort, induction)
+    head_ref head;                           // the head that scores highest
+    float score = 0;
+    int offset = 0;      // head_reading::offset: k
+    bool shown = false;  // score ≥ claim_reading_score
+};
+
+// The one-line reading of the heads for the run's task, at the model's step:
+//   copy_offset, previous   the head with the highest offset score (w(i, i−k), held-out rows)
+//   reverse                 the head with the highest anti-diagonal score on the probe row:
+//                           the mean of w(i, 2m−1−i) over the counted queries i ∈ [m, 2m−1],
+//                           m the first counted position (the mirrored symbol it must copy)
+task_reading measure_task_reading(const trainer& t);
+
+inline constexpr float shortcut_offset_score = 0.5f;
+
+struct shortcut_measure {
+    std::vector<head_ref> positional;         // offset score ≥ shortcut_offset_score
+    head_ref best;                            // the head with the highest offset score (max_offset's)
+    float max_offset = 0, max_induction = 0;  // over every head
+    train_eval_result on_induction;           // the model on the induction task's held-out rows
+};
+
+// Needs the run (the induction rows are evaluated on it): hence not const.
+shortcut_measure measure_shortcut(trainer& t);
+// The same with the induction rows already evaluated (shortcut_induction_job's
+// result): the page spreads them over frames.
+shortcut_measure measure_shortcut(const trainer& t, const train_eval_result& on_induction);
+train_eval_job shortcut_induction_job(const trainer& t);
+
+}  // namespace attn

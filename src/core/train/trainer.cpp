@@ -1,0 +1,403 @@
+#include "train/trainer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "train/task.hpp"
+
+namespace attn {
+
+namespace {
+
+// The probe row's attention (L, h, T, T) at the run's current step.
+void measure_probe(trainer& t) {
+    train_run& r = *t.run;
+    train_forward_rows(r, t.probe_tokens.data(), 1);
+    const std::size_t per_head = std::size_t(r.T * r.T);
+    t.probe.resize(std::size_t(r.L * r.h));
+    for (int l = 0; l < r.L; ++l)
+        for (int i = 0; i < r.h; ++i) {
+            const float* att = train_attention(r, 0, l) + per_head * std::size_t(i);
+            matrix& m = t.probe[std::size_t(l * r.h + i)];
+            m = matrix(r.T, r.T);
+            std::copy(att, att + per_head, m.data.begin());
+        }
+}
+
+void start_measure(trainer& t, int mark) {
+    t.measuring = train_scored_job{};
+    t.measuring_step = t.run->step;
+    t.measuring_mark = mark;
+}
+
+// The mark of the snapshot just taken, the first time the run reaches it: measured
+// in pieces from here (trainer_advance), before the next step.
+void mark_snapshot(trainer& t) {
+    train_run& r = *t.run;
+    const int i = r.snapshots_taken - 1;
+    if (i >= 0 && r.snapshots[std::size_t(i)].step == r.step && int(t.marks.size()) == i)
+        start_measure(t, i);
+}
+
+template <class T>
+std::size_t vector_bytes(const std::vector<T>& v) {
+    return v.capacity() * sizeof(T);
+}
+
+std::size_t run_bytes(const train_run& r) {
+    std::size_t n = vector_bytes(r.params) + vector_bytes(r.grads) + vector_bytes(r.adam_m) + vector_bytes(r.adam_v) +
+                    vector_bytes(r.params_t) + vector_bytes(r.curve) + vector_bytes(r.snapshots) + vector_bytes(r.tokens) +
+                    vector_bytes(r.targets) + vector_bytes(r.counted) + vector_bytes(r.hidden) + vector_bytes(r.rope_cos) +
+                    vector_bytes(r.rope_sin) + vector_bytes(r.positions) + vector_bytes(r.eval_tokens) +
+                    vector_bytes(r.eval_targets) + vector_bytes(r.eval_counted) + vector_bytes(r.acts) + vector_bytes(r.scratch);
+    for (const train_snapshot& s : r.snapshots)
+        n += vector_bytes(s.params) + vector_bytes(s.adam_m) + vector_bytes(s.adam_v);
+    return n;
+}
+
+// A run kept for this key, ready to go on from its step (a copy of twin's, or the store's).
+std::optional<trainer> kept_run(const std::string& key, trainer_store* kept, const trainer* twin) {
+    if (twin && twin->run && trainer_store_key(twin->key) == key)
+        return *twin;
+    return kept ? trainer_store_take(*kept, key) : std::nullopt;
+}
+
+void start_run(trainer& t, const experiment& key, trainer_store* kept, const trainer* twin) {
+    const std::uint64_t version = t.weights_version;
+    const bool had_run = t.run.has_value();
+    if (kept && had_run)
+        trainer_store_put(*kept, std::move(t));
+    if (key.train.task != train_task::none && (kept || twin))
+        if (std::optional<trainer> back = kept_run(trainer_store_key(key), kept, twin)) {
+            t = std::move(*back);
+            t.key = key;  // the same text; fields the text does not carry follow the experiment
+            t.weights_version = version + 1;
+            return;
+        }
+    t = trainer{};
+    t.key = key;
+    t.synced = true;
+    t.weights_version = version;
+    if (key.train.task == train_task::none) {
+        t.weights_version += had_run ? 1 : 0;  // no weights before or after: nothing to redraw
+        return;
+    }
+    ++t.weights_version;
+    train_init_result init = train_init(key);
+    if (!init.run) {
+        for (const std::string& m : init.errors)
+            t.error += (t.error.empty() ? "" : "; ") + m;
+        return;
+    }
+    t.run = std::move(init.run);
+    train_run& r = *t.run;
+    t.curve.reserve(std::size_t(key.train.steps));
+    t.smooth.reserve(std::size_t(key.train.steps));
+    t.marks.reserve(r.snapshots.size());
+    t.probe_tokens.assign(r.eval_tokens.begin(), r.eval_tokens.begin() + r.T);
+    t.probe_targets.assign(r.eval_targets.begin(), r.eval_targets.begin() + r.T);
+    t.probe_counted.assign(r.eval_counted.begin(), r.eval_counted.begin() + r.T);
+    for (int v : t.probe_tokens)
+        t.probe_symbols.push_back(task_symbol(v));
+    mark_snapshot(t);
+}
+
+// Back to the latest snapshot at or before the target.
+void restore_for_target(trainer& t) {
+    train_run& r = *t.run;
+    int best = 0;
+    for (int i = 0; i < r.snapshots_taken; ++i)
+        if (r.snapshots[std::size_t(i)].step <= t.target)
+            best = i;
+    train_restore(r, best);
+}
+
+// `now` and the probe at the run's step. While training, the latest mark stands
+// for the current step; at the target, the step's own: a measure started here
+// (finish_measure comes back when it is done).
+void measure_now(trainer& t) {
+    train_run& r = *t.run;
+    const int i = std::min(int(t.marks.size()), r.snapshots_taken) - 1;
+    const bool at_mark = i >= 0 && t.marks[std::size_t(i)].step == r.step;
+    if (at_mark) {
+        t.now = t.marks[std::size_t(i)];
+        measure_probe(t);
+        t.measured_step = r.step;
+        return;
+    }
+    if (r.step == t.target || !r.error.empty()) {
+        if (t.measured_step != r.step && t.measuring_step != r.step)
+            start_measure(t, -1);
+        measure_probe(t);  // one row: drawn at once, while the held-out rows take their frames
+        return;
+    }
+    if (i >= 0)
+        t.now = t.marks[std::size_t(i)];
+    measure_probe(t);
+    t.measured_step = -1;
+}
+
+void finish_measure(trainer& t) {
+    train_run& r = *t.run;
+    trainer_mark m{t.measuring_step, t.measuring.eval.result(), std::move(t.measuring.heads)};
+    const int mark = t.measuring_mark;
+    t.measuring = train_scored_job{};
+    t.measuring_step = t.measuring_mark = -1;
+    // What is drawn and claimed from the run changed (its measures, not its
+    // weights): everything keyed by the version follows, as after a step.
+    ++t.weights_version;
+    if (mark < 0) {
+        t.now = std::move(m);
+        t.measured_step = r.step;
+        return;
+    }
+    if (int(t.marks.size()) == mark)
+        t.marks.push_back(std::move(m));
+    measure_now(t);
+}
+
+// One row of the measure in progress.
+void measure_piece(trainer& t) {
+    train_scored_piece(*t.run, t.measuring);
+    if (t.measuring.eval.done())
+        finish_measure(t);
+}
+
+// After a step: the curve, and the snapshot's mark to measure.
+void record_step(trainer& t) {
+    train_run& r = *t.run;
+    if (std::size_t(r.step) > t.curve.size()) {
+        t.curve.push_back(r.curve.back());
+        const int span = train_loss_ema_span(r.e.train.steps);
+        t.smooth.push_back(
+            train_loss_ema_next(t.smooth.empty() ? 0.0f : t.smooth.back(), t.curve.back().loss, span, t.smooth.empty()));
+    }
+    mark_snapshot(t);
+}
+
+}  // namespace
+
+experiment trainer_key(const experiment& e) {
+    experiment k = e;
+    const experiment plain;
+    k.text = untexted_text(e.train.seq);  // training reads no text
+    k.edges.clear();
+    k.ablate.clear();
+    k.edits.clear();
+    k.softmax = plain.softmax;
+    k.mask_at = plain.mask_at;
+    k.prec = plain.prec;
+    k.decode = 0;
+    k.train = e.train.run_identity();
+    return k;
+}
+
+std::size_t trainer_bytes(const trainer& t) {
+    std::size_t n = sizeof(trainer) + vector_bytes(t.curve) + vector_bytes(t.marks) + vector_bytes(t.probe_tokens) +
+                    vector_bytes(t.probe_targets) + vector_bytes(t.probe_counted) + vector_bytes(t.probe_symbols) +
+                    vector_bytes(t.probe) + vector_bytes(t.now.heads);
+    for (const trainer_mark& m : t.marks)
+        n += vector_bytes(m.heads);
+    for (const matrix& m : t.probe)
+        n += vector_bytes(m.data);
+    return n + (t.run ? run_bytes(*t.run) : 0);
+}
+
+std::string trainer_store_key(const experiment& e) { return experiment_to_text(trainer_key(e)); }
+
+void trainer_store_put(trainer_store& s, trainer t) {
+    if (!t.run || t.run->step == 0)
+        return;
+    std::string key = trainer_store_key(t.key);
+    trainer_store_take(s, key);  // the older copy of the same run goes
+    const std::size_t bytes = trainer_bytes(t);
+    if (bytes > s.budget)
+        return;
+    while (s.bytes + bytes > s.budget) {  // the run left longest ago goes first
+        const auto oldest =
+            std::min_element(s.entries.begin(), s.entries.end(), [](const auto& x, const auto& y) { return x.left < y.left; });
+        s.bytes -= oldest->bytes;
+        s.entries.erase(oldest);
+    }
+    s.entries.push_back({std::move(key), std::move(t), bytes, ++s.clock});
+    s.bytes += bytes;
+}
+
+std::optional<trainer> trainer_store_take(trainer_store& s, const std::string& key) {
+    const auto it = std::find_if(s.entries.begin(), s.entries.end(), [&key](const auto& x) { return x.key == key; });
+    if (it == s.entries.end())
+        return std::nullopt;
+    std::optional<trainer> t = std::move(it->kept);
+    s.bytes -= it->bytes;
+    s.entries.erase(it);
+    return t;
+}
+
+const trainer* trainer_store_find(const trainer_store& s, const std::string& key) {
+    for (const auto& x : s.entries)
+        if (x.key == key)
+            return &x.kept;
+    return nullptr;
+}
+
+bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept, const trainer* twin) {
+    bool changed = false;
+    if (experiment k = trainer_key(e); !(k == t.key) || !t.synced) {
+        const std::uint64_t before = t.weights_version;
+        start_run(t, k, kept, twin);
+        changed = t.weights_version != before;
+    }
+    t.target = t.run ? std::min(e.train.trained_steps(), e.train.steps) : 0;
+    if (changed && t.run)
+        measure_now(t);
+    return changed;
+}
+
+bool trainer_advance(trainer& t, double seconds) {
+    if (!t.run)
+        return false;
+    train_run& r = *t.run;
+    bool changed = false;
+    // Going back works on a stopped run too: every kept snapshot was taken before
+    // the loss stopped being finite, and training on from one repeats the run.
+    if (r.step > t.target) {
+        restore_for_target(t);  // abandons the step in progress
+        t.error.clear();
+        t.measured_step = -1;
+        changed = true;
+    }
+    if (r.step >= t.target)
+        train_step_abandon(r);  // Pause, Step back: the partial step goes, the weights never had it
+    if (t.measuring_step >= 0 && t.measuring_step != r.step)
+        t.measuring_step = t.measuring_mark = -1;  // a measure of weights no longer there
+    const bool whole = seconds <= 0.0;
+    const auto start = std::chrono::steady_clock::now();
+    int pieces = 0;  // at least one per call
+    const auto time_up = [&] {
+        return !whole && pieces > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds;
+    };
+    bool resumed = train_step_in_progress(r);  // a step begun by an earlier call
+    int steps = 0;
+    while (true) {
+        if (t.measuring_step >= 0) {
+            measure_piece(t);
+            ++pieces;
+            if (time_up())
+                break;
+            continue;
+        }
+        const bool between = !train_step_in_progress(r);
+        if (between && (r.step >= t.target || !r.error.empty())) {
+            if (changed || t.measured_step != r.step) {
+                measure_now(t);
+                if (t.measuring_step >= 0 && !time_up())
+                    continue;
+            }
+            break;
+        }
+        if (between && (whole ? steps > 0 : time_up()))
+            break;
+        const train_piece p = train_step_piece(r);
+        ++pieces;
+        if (p == train_piece::none) {
+            t.error = r.error;
+            continue;  // at the stop: measured as at a target
+        }
+        if (p == train_piece::step) {
+            changed = true;
+            ++steps;
+            record_step(t);
+            // A step longer than a call: end the call here, so the probe shows it.
+            if (resumed && !whole && t.measuring_step < 0)
+                break;
+            resumed = false;
+        }
+        if (time_up())
+            break;
+    }
+    if (changed)
+        ++t.weights_version;
+    if ((changed || t.measured_step != r.step) && !train_step_in_progress(r) && t.measuring_step < 0 &&
+        !(r.step == t.target || !r.error.empty()))
+        measure_now(t);
+    return changed;
+}
+
+void trainer_finish(trainer& t) {
+    while (!trainer_done(t))
+        if (!trainer_advance(t, 1e9))
+            break;
+}
+
+bool trainer_done(const trainer& t) {
+    return !t.run || ((!t.run->error.empty() || t.run->step == t.target) && t.measuring_step < 0);
+}
+
+bool trainer_training(const trainer& t) { return t.run && t.run->error.empty() && t.run->step != t.target; }
+
+bool trainer_stopped(const trainer& t) { return t.run && !t.run->error.empty(); }
+
+int trainer_step(const trainer& t) { return t.run ? t.run->step : 0; }
+
+std::vector<int> trainer_snapshot_steps(const trainer& t) {
+    std::vector<int> steps;
+    if (!t.run)
+        return steps;
+    const int every = t.run->snapshot_every, total = t.run->e.train.steps;
+    for (int s = 0; s < total; s += every)
+        steps.push_back(s);
+    steps.push_back(total);
+    return steps;
+}
+
+int train_loss_ema_span(int steps) { return std::max(steps / 50, 1); }
+
+float train_loss_ema_next(float previous, float loss, int span, bool first) {
+    const float log_loss = std::log(std::max(loss, 1e-6f));
+    if (first)
+        return std::exp(log_loss);
+    const float w = 2.0f / float(std::max(span, 1) + 1);
+    return std::exp(std::log(previous) + w * (log_loss - std::log(previous)));
+}
+
+std::vector<float> train_loss_ema(const std::vector<train_point>& curve, int span) {
+    std::vector<float> out;
+    out.reserve(curve.size());
+    for (const train_point& p : curve)
+        out.push_back(train_loss_ema_next(out.empty() ? 0.0f : out.back(), p.loss, span, out.empty()));
+    return out;
+}
+
+int trainer_phase_step(const trainer& t) {
+    const int n = int(t.curve.size());
+    const int w = std::clamp(n / 20, 5, 50);
+    if (n < 2 * w + 1)
+        return -1;
+    std::vector<double> sum(std::size_t(n) + 1, 0.0);
+    for (int i = 0; i < n; ++i)
+        sum[std::size_t(i) + 1] = sum[std::size_t(i)] + double(t.curve[std::size_t(i)].loss);
+    int best = -1;
+    double best_drop = 0.0;
+    for (int s = w; s + w <= n; ++s) {
+        const double before = (sum[std::size_t(s)] - sum[std::size_t(s - w)]) / w;
+        const double after = (sum[std::size_t(s + w)] - sum[std::size_t(s)]) / w;
+        if (before - after > best_drop) {
+            best_drop = before - after;
+            best = s;
+        }
+    }
+    // A drop worth the name: a tenth of the loss where it started.
+    return best >= 0 && best_drop > 0.1 * double(t.curve.front().loss) ? best : -1;
+}
+
+train_eval_result trainer_task_with_ablated(trainer& t, const std::vector<ablated_head>& heads) {
+    if (!t.run)
+        return {};
+    std::vector<head_override> chain(heads.size());
+    for (std::size_t i = 0; i < heads.size(); ++i)
+        chain[i] = head_override{heads[i].layer, heads[i].head, nullptr, i + 1 < heads.size() ? &chain[i + 1] : nullptr};
+    return train_evaluate(*t.run, chain.empty() ? nullptr : chain.data());
+}
+
+}  // namespace attn

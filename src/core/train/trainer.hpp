@@ -1,0 +1,173 @@
+// The page's training: the run of an experiment's recipe, brought to the step
+// the experiment asks for (train_settings::trained_steps) a slice at a time, so
+// that the page draws between slices; and the numbers the Train panel shows.
+//
+//   trainer t;
+//   trainer_sync(t, e);                // a new run when e's model or recipe changed
+//   while (!trainer_done(t))
+//       trainer_advance(t, 0.010);     // about 10 ms of steps per call
+//
+// The experiment says how far the model shown is trained (`trained=`, recipe.hpp):
+// Pause, Step, Reset and the scrubber are changes of the experiment like any
+// other, and the trainer follows. Going back restores the latest snapshot at or
+// before the step asked for and steps on from there, which gives the weights of
+// training straight there, bit for bit (train.hpp).
+//
+// What it keeps for the panel:
+//   curve     loss and accuracy of every step ever taken in this run, kept when
+//             going back, so the curve stays whole while a marker shows the step
+//   smooth    the train loss of each curve point smoothed (train_loss_ema)
+//   marks     at each snapshot step reached: held-out loss and accuracy and every
+//             head's scores on the held-out set (so the scrubber shows exactly
+//             what the run showed when it passed there)
+//   now       the same measures at the current step (train_diagnostics.hpp's scores)
+//   probe     every head's attention on one fixed row of the task (held-out row 0)
+//
+// Runs are kept while the page is open (trainer_store): a run left for another
+// experiment waits there, keyed by its recipe's canonical text (trainer_store_key),
+// so coming back to that recipe finds it at its step instead of training again.
+// The store counts the bytes of what it holds and drops the run left longest ago
+// beyond its budget.
+//
+//   trainer_store kept;
+//   trainer_sync(t, e, &kept);          // t's old run into kept; e's kept run (or a new one) out
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/experiment.hpp"
+#include "train/train.hpp"
+#include "train/train_diagnostics.hpp"
+
+namespace attn {
+
+// Held-out measures of the model at one step.
+struct trainer_mark {
+    int step = 0;
+    train_eval_result held_out;
+    std::vector<head_scores> heads;  // L·h, layer by layer
+};
+
+struct trainer {
+    std::optional<train_run> run;                  // none: no recipe, or an invalid one (error says why)
+    experiment key;                                // the experiment the run is for, with only what training reads (trainer_key)
+    std::string error;                             // why there is no run, or why training stopped (a NaN loss)
+    int target = 0;                                // the step the experiment asks for
+    std::uint64_t weights_version = 0;             // bumped whenever the weights or a finished measure change
+    std::vector<train_point> curve;                // every step taken in this run; see above
+    std::vector<float> smooth;                     // (curve.size()) the train loss smoothed: train_loss_ema
+    std::vector<trainer_mark> marks;               // by snapshot index, as far as the run got
+    trainer_mark now;                              // at the current step
+    std::vector<int> probe_tokens, probe_targets;  // (T) the probe row and what it is trained to predict
+    std::vector<unsigned char> probe_counted;      // (T) 1 where the loss counts the prediction
+    std::vector<std::string> probe_symbols;        // (T) the probe's tokens as text, for labels
+    std::vector<matrix> probe;                     // L·h maps (T, T): its attention at the current step
+    int measured_step = -1;                        // the step `now` and `probe` belong to
+    // The held-out measure in progress, a row per piece (trainer_advance): a
+    // snapshot's mark (it becomes marks[measuring_mark]) or, with -1, `now` at the
+    // target. measuring_step is the step measured, -1 when nothing is.
+    train_scored_job measuring;
+    int measuring_step = -1, measuring_mark = -1;
+    bool synced = false;  // key has been set by trainer_sync
+};
+
+// e with only what training reads: the model, the recipe (without `trained`).
+experiment trainer_key(const experiment& e);
+
+// The bytes a run kept in a trainer_store holds (its vectors' capacities).
+std::size_t trainer_bytes(const trainer& t);
+
+// The runs not shown now, for going back to them. At most `budget` bytes
+// (trainer_bytes) together: beyond it the least recently left run is dropped,
+// and a run bigger than the whole budget is not kept.
+inline constexpr std::size_t trainer_store_budget = std::size_t(160) << 20;
+struct trainer_store {
+    struct entry {
+        std::string key;  // trainer_store_key of the run's experiment
+        trainer kept;
+        std::size_t bytes = 0;
+        std::uint64_t left = 0;  // when it was put: the smallest goes first
+    };
+    std::vector<entry> entries;
+    std::size_t bytes = 0;  // of all entries
+    std::size_t budget = trainer_store_budget;
+    std::uint64_t clock = 0;
+};
+
+// The canonical text of trainer_key(e): everything that determines the run's bits.
+std::string trainer_store_key(const experiment& e);
+
+// Keeps t's run (one that has taken a step; any other is cheap to start again).
+void trainer_store_put(trainer_store& s, trainer t);
+
+// The kept run of this key, taken out of the store; none when there is none.
+std::optional<trainer> trainer_store_take(trainer_store& s, const std::string& key);
+
+// The kept run of this key, left in the store (nullptr when there is none).
+const trainer* trainer_store_find(const trainer_store& s, const std::string& key);
+
+// A new run when trainer_key(e) changed (or none when e has no recipe); the target
+// from e. Cheap when nothing changed. True when the weights changed. With `kept`,
+// the run being left goes into it, and e's run comes from `twin` when that is
+// e's run (a copy: A and B of one recipe), else from `kept` when it holds one.
+bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept = nullptr, const trainer* twin = nullptr);
+
+// Steps toward the target for about `seconds`, then measures the model where it
+// stopped. The clock is read between pieces (train_step_piece, one row of a
+// measure), so a call may end inside a step and the next goes on with it; the
+// held-out measure at a snapshot or at the target is spread over calls the same
+// way, and the step after a snapshot waits for it. seconds ≤ 0: exactly one
+// whole step and whole measures (the tests' way of walking a run). A target at
+// or before the run's step abandons the step in progress (Pause acts at once);
+// one before restores the latest snapshot at or before it first, stopped run or
+// not. True when the weights changed.
+bool trainer_advance(trainer& t, double seconds);
+
+// Steps until the target is reached (or training stopped).
+void trainer_finish(trainer& t);
+
+// Whether the run has nothing more to do: at its target and measured, or none, or stopped.
+bool trainer_done(const trainer& t);
+
+// Whether steps remain before the target (not stopped): what Pause stops. The
+// held-out measure after the last step may still be under way (trainer_done).
+bool trainer_training(const trainer& t);
+
+// Whether training stopped short of the target because the loss was not finite
+// (t.error says at which step and why). The weights stay where it stopped; a
+// target before that step (Reset, Step back, the scrubber) restores a kept
+// snapshot and clears it.
+bool trainer_stopped(const trainer& t);
+
+// The step the run's weights are at (0 without a run).
+int trainer_step(const trainer& t);
+
+// The steps of the run's snapshots, taken or not: 0, every, 2·every, …, steps
+// (train.hpp). Empty without a run.
+std::vector<int> trainer_snapshot_steps(const trainer& t);
+
+// The step where the train loss fell fastest, its mean over a window of steps
+// before and after compared: the phase change. -1 while the curve is too short
+// or nothing fell.
+int trainer_phase_step(const trainer& t);
+
+// The train loss smoothed for its log-scale plot: an exponential moving average
+// of log(loss) (losses below 1e-6 count as 1e-6, the plot's floor; NaN stays
+// NaN), each step weighted 2 / (span + 1), started at the first loss rather than
+// at 0; given back as losses. On the log scale it runs through the middle of the
+// step-to-step noise, so a fall of the loss reads as a fall. The span is a
+// fiftieth of the run (at least 1 step). train_loss_ema_next takes one step
+// (`previous`: the smoothed loss before, ignored for the first point).
+int train_loss_ema_span(int steps);
+float train_loss_ema_next(float previous, float loss, int span, bool first);
+std::vector<float> train_loss_ema(const std::vector<train_point>& curve, int span);
+
+// Held-out loss and accuracy of the model at its step with these heads' outputs
+// zeroed (the effect of an ablation on the task).
+train_eval_result trainer_task_with_ablated(trainer& t, const std::vector<ablated_head>& heads);
+
+}  // namespace attn
