@@ -116,7 +116,7 @@ std::string train_json(const attn::ui::app& a, bool heads) {
             j += std::string(i ? "," : "") + "{\"step\":" + std::to_string(t.marks[i].step) +
                  ",\"heldOutLoss\":" + json_number(t.marks[i].held_out.loss) +
                  ",\"heldOutAccuracy\":" + json_number(t.marks[i].held_out.acc) + ",\"heads\":" + heads_json(t.marks[i]) + "}";
-        const attn::ui::task_effect& e = a.ablated_task;
+        const attn::task_effect& e = a.model.ablated_task;
         j += "],\"ablated\":" +
              (e.valid ? "{\"loss\":" + json_number(e.ablated.loss) + ",\"accuracy\":" + json_number(e.ablated.acc) +
                             ",\"baseLoss\":" + json_number(e.base.loss) + ",\"baseAccuracy\":" + json_number(e.base.acc) + "}"

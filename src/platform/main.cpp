@@ -443,7 +443,7 @@ int main(int argc, char** argv) {
             return false;
         const double now = glfwGetTime();  // training's slice follows the frame interval (train_pace_update)
         if (frame_start >= 0)
-            attn::ui::train_pace_update(app.pace, now - frame_start, app.train_spent);
+            attn::train_pace_update(app.pace, now - frame_start, app.train_spent);
         frame_start = now;
 
         const float scale = frame_scale(window);

@@ -650,136 +650,7 @@ void draw_panel(app& a, Panel panel) {
 
 }  // namespace
 
-void app_train(app& a) {
-    trainer& t = a.model.train;
-    trainer_sync(t, a.model.exp, &a.model.kept, &a.model.pin_train);
-    const auto start = std::chrono::steady_clock::now();
-    trainer_advance(t, a.pace.slice);
-    if (trainer_done(t) && a.model.pin) {  // then a pinned recipe of B's shape, retrained to its step beside it
-        trainer_sync(a.model.pin_train, session_pin_training(a.model), &a.model.kept, &a.model.train);
-        trainer_advance(a.model.pin_train, a.pace.slice);
-    }
-    a.train_spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-void train_pace_update(train_pace& p, double frame_interval, double trained_seconds, double target) {
-    // A frame without training says nothing of the slice; a hidden tab's pause is not a slow frame.
-    if (trained_seconds <= 0.0)
-        return;
-    const double interval = std::min(frame_interval, 0.25);
-    p.interval = p.interval > 0.0 ? 0.75 * p.interval + 0.25 * interval : interval;
-    p.slice = std::clamp(p.slice + 0.5 * (target - p.interval), train_pace::least, train_pace::most);
-}
-
-namespace {
-
-// Pieces of the job until it is done or `seconds` passed (at least one piece):
-// the measures below take a big model's held-out rows a few a frame.
-bool evaluate_for(train_run& r, train_eval_job& job, double seconds) {
-    const auto start = std::chrono::steady_clock::now();
-    while (!job.done()) {
-        train_evaluate_piece(r, job);
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds)
-            break;
-    }
-    return job.done();
-}
-
-std::vector<head_override> zeroed(const std::vector<ablated_head>& heads) {
-    std::vector<head_override> out;
-    for (const ablated_head& h : heads)
-        out.push_back(head_override{h.layer, h.head, nullptr, nullptr});
-    return out;
-}
-
-// L10's shortcut measures of a model trained on another task than induction.
-void update_shortcut(app& a) {
-    trainer& t = a.model.train;
-    shortcut_result& s = a.shortcut;
-    if (!t.run || a.model.exp.train.task == train_task::induction || !trainer_done(t)) {
-        s.valid = false;
-        s.measuring = 0;
-        return;
-    }
-    if (s.valid && s.version == a.model.version)
-        return;
-    if (t.now.heads.empty()) {  // nothing measured: nothing to say (measure_shortcut's empty measure)
-        s = shortcut_result{};
-        s.valid = true;
-        s.version = a.model.version;
-        return;
-    }
-    if (s.measuring != a.model.version) {
-        s.valid = false;
-        s.measuring = a.model.version;
-        s.job = shortcut_induction_job(t);
-    }
-    if (!evaluate_for(*t.run, s.job, a.pace.slice))
-        return;
-    s.measure = measure_shortcut(t, s.job.result());
-    s.version = a.model.version;
-    s.valid = true;
-    s.measuring = 0;
-}
-
-// The task effect of the ablated heads, once the trainer is at its step.
-void update_task_effect(app& a) {
-    trainer& t = a.model.train;
-    task_effect& e = a.ablated_task;
-    if (!t.run || a.model.exp.ablate.empty() || !trainer_done(t)) {
-        e.valid = false;
-        e.measuring = 0;
-        return;
-    }
-    if (e.valid && e.version == a.model.version)
-        return;
-    if (e.measuring != a.model.version) {
-        e.valid = false;
-        e.measuring = a.model.version;
-        e.base_job = train_eval_job{};
-        e.ablated_job = train_eval_job{};
-        e.ablated_job.heads = zeroed(a.model.exp.ablate);
-    }
-    if (!evaluate_for(*t.run, e.base_job, a.pace.slice) || !evaluate_for(*t.run, e.ablated_job, a.pace.slice))
-        return;
-    e.base = e.base_job.result();
-    e.ablated = e.ablated_job.result();
-    e.version = a.model.version;
-    e.valid = true;
-    e.measuring = 0;
-}
-
-// The every-head ablation table, once the trainer is at its step: the model
-// intact, then one head zeroed after another, a few held-out rows a frame; a new
-// model (another step, snapshot or run) starts it again.
-void update_head_ablations(app& a) {
-    trainer& t = a.model.train;
-    head_ablations& h = a.each_head;
-    if (!t.run || !trainer_done(t) || !t.error.empty()) {
-        h = head_ablations{};
-        return;
-    }
-    if (h.weights_version != t.weights_version || h.step != trainer_step(t)) {
-        h = head_ablations{};
-        h.weights_version = t.weights_version;
-        h.step = trainer_step(t);
-    }
-    if (h.complete() || !evaluate_for(*t.run, h.job, a.pace.slice))
-        return;
-    if (h.heads == 0) {
-        h.intact = h.job.result();
-        h.heads = t.key.layers * t.key.heads;
-    } else {
-        const int i = int(h.rows.size());
-        h.rows.emplace_back(ablated_head{i / t.key.heads, i % t.key.heads}, h.job.result());
-    }
-    h.job = train_eval_job{};
-    const int next = int(h.rows.size());
-    if (!h.complete())
-        h.job.heads = zeroed({ablated_head{next / t.key.heads, next % t.key.heads}});
-}
-
-}  // namespace
+void app_train(app& a) { a.train_spent = session_train(a.model, a.pace.slice); }
 
 // The focused item's label (end of this file).
 void focus_label_begin();
@@ -793,9 +664,7 @@ void app_update(app& a) {
     apply_pending(a);
     app_train(a);
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
-    update_task_effect(a);
-    update_head_ablations(a);
-    update_shortcut(a);
+    session_measure_trained(a.model, a.pace.slice);
     a.widgets.clear();
     a.maps.clear();
     a.clipped.clear();

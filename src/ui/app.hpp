@@ -19,6 +19,7 @@
 #include "model/forward.hpp"
 #include "play/link.hpp"
 #include "play/session.hpp"
+#include "play/training.hpp"
 #include "spec/experiment.hpp"
 #include "stages.hpp"
 
@@ -66,49 +67,6 @@ enum class link_scope {
     everything,  // a link opened as a page: lesson, stage, row and the options (hide, read-only, embed)
     lesson,      // a lesson's own link (lesson_link): lesson, stage, row; the page's options stay
     experiment,  // the page's setExperiment / attn:set: only the experiment; the view stays
-};
-
-// The held-out task with the experiment's ablated heads zeroed, beside the
-// model as it is: the effect of an ablation on what a trained model does.
-struct task_effect {
-    bool valid = false;
-    std::uint64_t version = 0;  // the model.version it was measured at
-    train_eval_result base, ablated;
-    // The measure in progress, a few rows a frame (a big model's takes seconds).
-    std::uint64_t measuring = 0;  // the model.version it is for (0: none)
-    train_eval_job base_job, ablated_job;
-};
-
-// The held-out task with each head zeroed alone, for every head of a trained
-// model at its step (the text view's ablation table): one head a frame, so a
-// large model does not stop the page. Rows in head order (layer, then head).
-struct head_ablations {
-    std::uint64_t weights_version = 0;  // the trainer's weights it was measured on (0: none)
-    int step = -1;
-    train_eval_result intact;
-    std::vector<std::pair<ablated_head, train_eval_result>> rows;
-    int heads = 0;       // how many rows there will be (layers × heads); 0 until intact is measured
-    train_eval_job job;  // the row in progress (intact first), a few held-out rows a frame
-    bool complete() const { return heads > 0 && int(rows.size()) == heads; }
-};
-
-// L10's measures of a trained model (measure_training.hpp), once the trainer is
-// at its step: they evaluate on the run, which a view cannot.
-struct shortcut_result {
-    bool valid = false;
-    std::uint64_t version = 0;
-    shortcut_measure measure;
-    std::uint64_t measuring = 0;  // the model.version the induction rows in progress are for
-    train_eval_job job;
-};
-
-// Seconds of training steps in the next frame (train_pace_update).
-struct train_pace {
-    static constexpr double frame = 0.048;  // the frame interval aimed at while training
-    static constexpr double least = 0.003;
-    static constexpr double most = 0.080;
-    double slice = 0.010;
-    double interval = 0;  // the recent frame interval, smoothed (0: none yet)
 };
 
 struct app {
@@ -169,13 +127,9 @@ struct app {
     float content_height =
         0;  // device pixels the maps' column needs: an embed's frame is sized to them, Share's embed code starts at them
     // Training (a recipe's experiment): seconds of training steps per frame, so
-    // the page keeps drawing (the platform may lower it), and the task effect of
-    // the ablated heads, measured once the trainer is at its step.
+    // the page keeps drawing (the platform may lower it): play/training.hpp.
     train_pace pace;
     double train_spent = 0;  // seconds the last app_train took (train_pace_update)
-    task_effect ablated_task;
-    head_ablations each_head;  // every head zeroed in turn, once training is done
-    shortcut_result shortcut;  // for a trained model of a task other than induction
 };
 
 // What a panel asks for while it draws. A panel reads the app (it gets a
@@ -254,13 +208,6 @@ std::string app_link(const app& a);
 // follows the experiment and takes a.pace.slice seconds of steps.
 void app_train(app& a);
 
-// Training's share of the frames while a recipe trains: frames come about every
-// train_pace::frame seconds (20 a second), and training takes what drawing leaves
-// of them. The slice follows the measured interval (smoothed): it grows while
-// frames come faster than that and shrinks while they come slower; between
-// `least` (a step a frame) and `most`. The time the page waits for the GPU (a
-// software rasteriser sharing the CPU here) is then training's too.
-void train_pace_update(train_pace& p, double frame_interval, double trained_seconds, double target = train_pace::frame);
 // Draws one frame of UI into the current ImGui context (a.heatmaps must be set).
 void app_draw(app& a);
 

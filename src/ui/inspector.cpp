@@ -186,8 +186,8 @@ void panel_impact(const app& a, frame_out& out) {
     textf(out, "%s %.4g   %s %.1f%%", tr("max |Δy|", "最大 |Δy|"), effect.max_abs, tr("‖Δy‖/‖y‖", "‖Δy‖/‖y‖"),
           effect.relative * 100.0);
     mark_widget(out, "impact");
-    if (a.ablated_task.valid) {  // a trained model: what the zeroed heads do to the task it learned
-        const task_effect& t = a.ablated_task;
+    if (a.model.ablated_task.valid) {  // a trained model: what the zeroed heads do to the task it learned
+        const task_effect& t = a.model.ablated_task;
         text_colored(out, theme_bad(), "%s %.1f%% → %.1f%%   %s %.3f → %.3f", tr("on its task: accuracy", "对它的任务：准确率"),
                      double(t.base.acc) * 100.0, double(t.ablated.acc) * 100.0, tr("loss", "损失"), double(t.base.loss),
                      double(t.ablated.loss));

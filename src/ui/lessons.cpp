@@ -743,12 +743,12 @@ void zero_button(const app& a, frame_out& out, const char* label, const char* na
 // The held-out accuracy with the zeroed heads, once the trainer is at its step.
 void zeroed_task_line(const app& a, frame_out& out) {
     const float chance = 1.0f / float(a.model.exp.train.vocab);
-    if (a.ablated_task.valid) {
+    if (a.model.ablated_task.valid) {
         textf(out, "%s %.0f%%   (%s %.0f%%; %s ≈ %.0f%%)", tr("held-out accuracy with it zeroed:", "置零后留出集准确率："),
-              double(a.ablated_task.ablated.acc) * 100.0, tr("intact", "完好时"), double(a.ablated_task.base.acc) * 100.0,
-              tr("chance", "随机猜"), double(chance) * 100.0);
-        number(out, "task_acc", a.ablated_task.base.acc);
-        number(out, "task_acc_zeroed", a.ablated_task.ablated.acc);
+              double(a.model.ablated_task.ablated.acc) * 100.0, tr("intact", "完好时"),
+              double(a.model.ablated_task.base.acc) * 100.0, tr("chance", "随机猜"), double(chance) * 100.0);
+        number(out, "task_acc", a.model.ablated_task.base.acc);
+        number(out, "task_acc_zeroed", a.model.ablated_task.ablated.acc);
     }
     number(out, "chance", chance);
 }
@@ -845,14 +845,14 @@ claim_line reading_claim(const task_reading& r, int step) {
 void ablation_claims(const app& a, const formation_measure& f, std::vector<claim_line>& lines) {
     const float chance = 1.0f / float(a.model.exp.train.vocab);
     const auto& ab = a.model.exp.ablate;
-    if (ab.empty() || !a.ablated_task.valid || !trainer_done(a.model.train)) {
+    if (ab.empty() || !a.model.ablated_task.valid || !trainer_done(a.model.train)) {
         lines.push_back(claim(claim_style::muted, "%s",
                               tr("Zero a head and read the task's accuracy: ablation, not looking, is the evidence.",
                                  "把一个头置零，看任务准确率：证据来自消融，不是观察。")));
         return;
     }
-    const train_eval_result& base = a.ablated_task.base;
-    const train_eval_result& zeroed = a.ablated_task.ablated;
+    const train_eval_result& base = a.model.ablated_task.base;
+    const train_eval_result& zeroed = a.model.ablated_task.ablated;
     lines.push_back(claim(claim_style::plain,
                           tr("held-out accuracy with it zeroed: %.0f%%   (intact %.0f%%; chance ≈ %.0f%%)",
                              "置零后留出集准确率：%.0f%%   （完好时 %.0f%%；随机猜 ≈ %.0f%%）"),
@@ -938,9 +938,9 @@ void view_formation(const app& a, frame_out& out) {
         ImGui::EndDisabled();
     }
     draw_claims(out, c.after);
-    if (a.ablated_task.valid) {
-        number(out, "task_acc", a.ablated_task.base.acc);
-        number(out, "task_acc_zeroed", a.ablated_task.ablated.acc);
+    if (a.model.ablated_task.valid) {
+        number(out, "task_acc", a.model.ablated_task.base.acc);
+        number(out, "task_acc_zeroed", a.model.ablated_task.ablated.acc);
     }
     number(out, "chance", 1.0f / float(a.model.exp.train.vocab));
     number(out, "step", f.step);
@@ -968,13 +968,13 @@ void view_shortcut(const app& a, frame_out& out) {
     const trainer& t = a.model.train;
     if (!t.run)
         return;
-    if (!a.shortcut.valid) {
+    if (!a.model.shortcut.valid) {
         text_colored(out, theme_highlight(), "%s",
                      tr("Press Train in the Train panel; the measures below appear when it stops.",
                         "在“训练”面板里按“训练”；停下后下面会出现测量结果。"));
         return;
     }
-    const shortcut_measure& m = a.shortcut.measure;
+    const shortcut_measure& m = a.model.shortcut.measure;
     const float chance = 1.0f / float(a.model.exp.train.vocab);
     textf(out, "1. %s %.0f%%", tr("held-out accuracy on its own task:", "在自己任务上的留出集准确率："),
           double(t.now.held_out.acc) * 100.0);

@@ -164,7 +164,7 @@ void put_training_tables(std::string& out, const app& a) {
     out += ',';
     put_plain_table(out, tr("The curve at the kept snapshots", "保留快照处的曲线"), rows, cols, cells);
     // Each head zeroed alone: which heads the task needs (as far as measured yet).
-    const head_ablations& each = a.each_head;
+    const head_ablations& each = a.model.each_head;
     if (each.heads == 0 || each.step != trainer_step(t))
         return;
     rows.clear(), cells.clear();

@@ -466,9 +466,9 @@ void head_maps(const app& a, frame_out& out, const trainer& t) {
 }
 
 void task_effect_line(const app& a, frame_out& out) {
-    if (a.model.exp.ablate.empty() || !a.ablated_task.valid)
+    if (a.model.exp.ablate.empty() || !a.model.ablated_task.valid)
         return;
-    const task_effect& e = a.ablated_task;
+    const task_effect& e = a.model.ablated_task;
     text_colored(out, theme_bad(), "%s %.1f%% → %.1f%%   %s %.3f → %.3f",
                  tr("zeroed heads on the task: accuracy", "置零这些头后的任务：准确率"), double(e.base.acc) * 100.0,
                  double(e.ablated.acc) * 100.0, tr("loss", "损失"), double(e.base.loss), double(e.ablated.loss));

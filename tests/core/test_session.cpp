@@ -14,6 +14,7 @@
 #include "play/link.hpp"
 #include "play/measure_lessons.hpp"
 #include "play/session.hpp"
+#include "play/training.hpp"
 #include "spec/recipe.hpp"
 #include "train/task.hpp"
 
@@ -588,4 +589,35 @@ TEST_CASE("pin: a pinned recipe of another shape than B is not trained, nor its 
     REQUIRE(s.pin_train.run);
     CHECK(session_pin_pending(s).what == compare_mismatch::kind::training);
     CHECK(session_pin_pending(s).b == 300);
+}
+
+TEST_CASE("training's slice follows the frame interval to the one aimed at, within its bounds") {
+    train_pace p;
+    const double first = p.slice;
+    train_pace_update(p, 0.5, 0.0);  // no training in that frame: nothing changes
+    CHECK(p.slice == first);
+    CHECK(p.interval == 0.0);
+
+    train_pace_update(p, 0.020, 0.010);  // frames faster than aimed at: a longer slice
+    CHECK(p.slice > first);
+    for (int i = 0; i < 200; ++i)
+        train_pace_update(p, 0.005, 0.003);
+    CHECK(p.slice == train_pace::most);
+    for (int i = 0; i < 200; ++i)
+        train_pace_update(p, 0.200, 0.080);  // slow frames: down to a step a frame
+    CHECK(p.slice == train_pace::least);
+
+    // Drawing takes 10 ms and the frame is drawing plus the slice: the slice settles
+    // where frames come at the interval aimed at, and stays there.
+    p = train_pace{};
+    for (int i = 0; i < 100; ++i)
+        train_pace_update(p, 0.010 + p.slice, p.slice);
+    CHECK(p.slice == doctest::Approx(train_pace::frame - 0.010).epsilon(0.02));
+    CHECK(p.interval == doctest::Approx(train_pace::frame).epsilon(0.02));
+
+    // A tab hidden for 5 s counts as a quarter-second frame, not as 5 s.
+    train_pace q = p;
+    train_pace_update(q, 5.0, q.slice);
+    CHECK(q.interval == doctest::Approx(0.75 * p.interval + 0.25 * 0.25));
+    CHECK(q.slice >= train_pace::least);
 }

@@ -574,38 +574,6 @@ TEST_CASE("a text or button its window cuts is counted once, with its text; one 
     CHECK(clipped_in_window(0, lines).empty());
 }
 
-TEST_CASE("training's slice follows the frame interval to the one aimed at, within its bounds") {
-    using ui::train_pace;
-    train_pace p;
-    const double first = p.slice;
-    ui::train_pace_update(p, 0.5, 0.0);  // no training in that frame: nothing changes
-    CHECK(p.slice == first);
-    CHECK(p.interval == 0.0);
-
-    ui::train_pace_update(p, 0.020, 0.010);  // frames faster than aimed at: a longer slice
-    CHECK(p.slice > first);
-    for (int i = 0; i < 200; ++i)
-        ui::train_pace_update(p, 0.005, 0.003);
-    CHECK(p.slice == train_pace::most);
-    for (int i = 0; i < 200; ++i)
-        ui::train_pace_update(p, 0.200, 0.080);  // slow frames: down to a step a frame
-    CHECK(p.slice == train_pace::least);
-
-    // Drawing takes 10 ms and the frame is drawing plus the slice: the slice settles
-    // where frames come at the interval aimed at, and stays there.
-    p = train_pace{};
-    for (int i = 0; i < 100; ++i)
-        ui::train_pace_update(p, 0.010 + p.slice, p.slice);
-    CHECK(p.slice == doctest::Approx(train_pace::frame - 0.010).epsilon(0.02));
-    CHECK(p.interval == doctest::Approx(train_pace::frame).epsilon(0.02));
-
-    // A tab hidden for 5 s counts as a quarter-second frame, not as 5 s.
-    train_pace q = p;
-    ui::train_pace_update(q, 5.0, q.slice);
-    CHECK(q.interval == doctest::Approx(0.75 * p.interval + 0.25 * 0.25));
-    CHECK(q.slice >= train_pace::least);
-}
-
 namespace {
 
 // A renderer that keeps what each texture holds and which it drew this frame.

@@ -16,6 +16,8 @@
 //               task's rows (the copy_offset model tested off its distribution).
 #pragma once
 
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "train/trainer.hpp"
@@ -94,5 +96,39 @@ shortcut_measure measure_shortcut(trainer& t);
 // result): the page spreads them over frames.
 shortcut_measure measure_shortcut(const trainer& t, const train_eval_result& on_induction);
 train_eval_job shortcut_induction_job(const trainer& t);
+
+// The held-out task with the experiment's ablated heads zeroed, beside the
+// model as it is: the effect of an ablation on what a trained model does.
+struct task_effect {
+    bool valid = false;
+    std::uint64_t version = 0;  // the model.version it was measured at
+    train_eval_result base, ablated;
+    // The measure in progress, a few rows a frame (a big model's takes seconds).
+    std::uint64_t measuring = 0;  // the model.version it is for (0: none)
+    train_eval_job base_job, ablated_job;
+};
+
+// The held-out task with each head zeroed alone, for every head of a trained
+// model at its step (the text view's ablation table): one head a frame, so a
+// large model does not stop the page. Rows in head order (layer, then head).
+struct head_ablations {
+    std::uint64_t weights_version = 0;  // the trainer's weights it was measured on (0: none)
+    int step = -1;
+    train_eval_result intact;
+    std::vector<std::pair<ablated_head, train_eval_result>> rows;
+    int heads = 0;       // how many rows there will be (layers × heads); 0 until intact is measured
+    train_eval_job job;  // the row in progress (intact first), a few held-out rows a frame
+    bool complete() const { return heads > 0 && int(rows.size()) == heads; }
+};
+
+// L10's measures of a trained model (measure_training.hpp), once the trainer is
+// at its step: they evaluate on the run, which a view cannot.
+struct shortcut_result {
+    bool valid = false;
+    std::uint64_t version = 0;
+    shortcut_measure measure;
+    std::uint64_t measuring = 0;  // the model.version the induction rows in progress are for
+    train_eval_job job;
+};
 
 }  // namespace attn

@@ -35,6 +35,7 @@
 #include "model/forward.hpp"
 #include "play/link.hpp"
 #include "play/measure_lessons.hpp"
+#include "play/measure_training.hpp"
 #include "spec/experiment.hpp"
 #include "train/trainer.hpp"
 
@@ -126,6 +127,11 @@ struct session {
     trace pin_tr;                          // pin's trace (empty when nothing is pinned)
     std::uint64_t pin_traced_version = 0;  // the pin_version pin_tr belongs to
     trainer_store kept;                    // the runs neither train nor pin_train holds now
+    // What the trained model does at its step, a few held-out rows a frame
+    // (session_measure_trained, training.hpp).
+    task_effect ablated_task;  // the task with exp's ablated heads zeroed, beside the model intact
+    head_ablations each_head;  // every head zeroed in turn
+    shortcut_result shortcut;  // L10: a model trained on another task than induction
 };
 
 struct change_result {

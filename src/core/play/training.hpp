@@ -1,0 +1,38 @@
+// Training's share of the page's frames, and the measures of a trained model,
+// as core calls: the session trains for a slice of time, then measures what its
+// model does a few held-out rows at a time, so the page keeps drawing while a
+// big recipe trains or is measured. The native app and the page share it.
+#pragma once
+
+#include "play/session.hpp"
+
+namespace attn {
+
+// Seconds of training steps in the next frame (train_pace_update).
+struct train_pace {
+    static constexpr double frame = 0.048;  // the frame interval aimed at while training
+    static constexpr double least = 0.003;
+    static constexpr double most = 0.080;
+    double slice = 0.010;
+    double interval = 0;  // the recent frame interval, smoothed (0: none yet)
+};
+
+// Training's share of the frames while a recipe trains: frames come about every
+// train_pace::frame seconds (20 a second), and training takes what drawing leaves
+// of them. The slice follows the measured interval (smoothed): it grows while
+// frames come faster than that and shrinks while they come slower; between
+// `least` (a step a frame) and `most`. The time the page waits for the GPU (a
+// software rasteriser sharing the CPU here) is then training's too.
+void train_pace_update(train_pace& p, double frame_interval, double trained_seconds, double target = train_pace::frame);
+
+// About `slice` seconds of training: the trainer follows the experiment and takes
+// steps; once it is at its step, a pinned recipe of B's shape is retrained beside
+// it. Returns the seconds it took.
+double session_train(session& s, double slice);
+
+// The measures of the trained model at its step (the task effect of the ablated
+// heads, the every-head ablation table, L10's shortcut), each taking held-out
+// rows for at most about `slice` seconds; a new model starts them again.
+void session_measure_trained(session& s, double slice);
+
+}  // namespace attn
