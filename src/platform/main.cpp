@@ -36,6 +36,7 @@
 #include "app.hpp"
 #include "bridge.hpp"
 #include "fonts.hpp"
+#include "frame.hpp"
 #include "heatmap.hpp"
 #include "heatmap_gl.hpp"
 #include "i18n.hpp"

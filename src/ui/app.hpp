@@ -22,6 +22,7 @@
 #include "play/training.hpp"
 #include "spec/experiment.hpp"
 #include "stages.hpp"
+#include "theme.hpp"
 
 namespace attn::ui {
 
@@ -167,10 +168,21 @@ struct frame_out {
     bool focus_taken = false;
 };
 
+// Asks for the experiment `next` (an undo step; a drag's steps merge into one).
+// The next app_draw makes it current (recompute, history, URL) before anything
+// is drawn, so a view may keep references into a.model.tr for the whole frame.
+void request_experiment(frame_out& out, experiment next);
+
 // Hands what a panel asked for on (above).
 void frame_apply(app& a, frame_out& out);
 
 void app_init(app& a, const experiment& e);
+// The change a panel asked for in the last frame (app_request), made current
+// before anything reads the trace: app_draw's first step.
+void app_apply_pending(app& a);
+// English <-> 中文. A notice is worded when it is posted ("Embed code copied."):
+// after a switch it would stay in the other language, so it goes with the switch.
+void app_toggle_language(app& a);
 
 // The one door into the model: applies c (session_apply) and then what it asks
 // to show (a link's lesson, stage, row and options). A rejected change keeps the
@@ -208,7 +220,8 @@ std::string app_link(const app& a);
 // follows the experiment and takes a.pace.slice seconds of steps.
 void app_train(app& a);
 
-// Draws one frame of UI into the current ImGui context (a.heatmaps must be set).
-void app_draw(app& a);
+// The theme that shows: a link's view.theme (an embed's host matching its page),
+// else the reader's choice in the View menu, else the system's (theme.hpp).
+theme app_theme(const app& a);
 
 }  // namespace attn::ui

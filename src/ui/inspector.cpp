@@ -11,6 +11,7 @@
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
+#include "lesson_views.hpp"
 #include "panels.hpp"
 #include "play/edit.hpp"
 #include "theme.hpp"

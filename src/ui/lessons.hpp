@@ -13,8 +13,6 @@
 
 namespace attn::ui {
 
-struct app;
-
 struct lesson {
     const char* id;  // "L1" … "L10"
     const char* title_en;
@@ -28,15 +26,6 @@ struct lesson {
 
 const std::vector<lesson>& lessons();
 
-struct frame_out;
-
-// Opens lesson i (0-based: L1 is 0) at the start of the next frame, as the link
-// lesson_link(i + 1) would (its experiment and stage, an undo step); -1 leaves
-// the lessons (free exploring) at once, keeping the experiment. The first form
-// is a panel's request; the second a door outside the frame (tests, hooks).
-void lesson_open(const app& a, frame_out& out, int i);
-void lesson_open(app& a, int i);
-
 // A sentence of a lesson's card, worded from the state it describes. The card
 // draws these and the text view lists them: one wording for both.
 enum class claim_style { plain, highlight, muted, bad };
@@ -48,15 +37,6 @@ struct lesson_claims {
     std::vector<claim_line> claims;  // above the lesson's buttons
     std::vector<claim_line> after;   // below them: what the zeroed heads did
 };
-
-// L9's sentences for the model at its step (empty for another lesson or
-// without a run): only the claims the model supports (formation_measure's
-// predicates), and for them what is not there yet; another task gets its own
-// reading of the heads (measure_task_reading).
-lesson_claims lesson_claims_of(const app& a);
-
-// The current lesson's card and view, drawn at the top of the centre panel.
-void panel_lesson(const app& a, frame_out& out);
 
 // What a lesson shows, apart from the experiment: a panel asks for a new one
 // through frame_out::lesson.

@@ -8,7 +8,7 @@
 #include "base/text_util.hpp"
 #include "heatmap_data.hpp"
 #include "i18n.hpp"
-#include "lessons.hpp"
+#include "lesson_views.hpp"
 #include "panels.hpp"
 #include "play/measure_training.hpp"
 

@@ -11,14 +11,6 @@ bool style_is_light() {
 
 }  // namespace
 
-theme app_theme(const app& a) {
-    if (a.options.theme != view_theme::automatic)
-        return a.options.theme == view_theme::light ? theme::light : theme::dark;
-    if (a.theme_choice != view_theme::automatic)
-        return a.theme_choice == view_theme::light ? theme::light : theme::dark;
-    return a.system_light ? theme::light : theme::dark;
-}
-
 void theme_style(ImGuiStyle& style, theme t) {
     if (t == theme::dark) {
         ImGui::StyleColorsDark(&style);

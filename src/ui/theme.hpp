@@ -6,13 +6,9 @@
 
 #include <imgui.h>
 
-#include "app.hpp"
-
 namespace attn::ui {
 
 enum class theme { dark, light };
-
-theme app_theme(const app& a);
 
 // The theme's colours into style (its sizes are left alone).
 void theme_style(ImGuiStyle& style, theme t);

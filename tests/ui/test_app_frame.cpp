@@ -16,10 +16,11 @@
 #include <vector>
 
 #include "app.hpp"
+#include "frame.hpp"
 #include "heatmap.hpp"
 #include "heatmap_gpu.hpp"
 #include "i18n.hpp"
-#include "lessons.hpp"
+#include "lesson_views.hpp"
 #include "panels.hpp"
 #include "play/edit.hpp"
 #include "share.hpp"

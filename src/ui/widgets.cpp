@@ -1,0 +1,247 @@
+// What every panel draws text and widgets with: the helpers that record each
+// named widget's rectangle, the keyboard's focus and every text item its window
+// cuts (widgets.hpp).
+#include "widgets.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "imgui_internal.h"  // GetFocusID: the widget keyboard navigation is on; a window's visible rectangle
+
+namespace attn::ui {
+
+namespace {
+
+// The keyboard's focus moves to the item just drawn (SetFocusID: without
+// pressing it, as Tab does), shown when navigating by keyboard.
+void focus_take(frame_out& out, const char* name) {
+    if (!out.focus_request || out.focus_taken || ImGui::GetItemID() == 0 || (ImGui::GetItemFlags() & ImGuiItemFlags_Disabled))
+        return;
+    const auto& names = *out.focus_request;
+    if (std::find(names.begin(), names.end(), name) == names.end())
+        return;
+    ImGui::SetFocusID(ImGui::GetItemID(), ImGui::GetCurrentWindow());
+    ImGuiContext& g = *ImGui::GetCurrentContext();
+    // A window appearing this frame (the page's first) asked ImGui to put the
+    // focus on its first item at the next; that request would undo this one.
+    g.NavInitRequest = false;
+    g.NavInitResult.ID = 0;
+    g.NavDisableHighlight = !(g.IO.ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard);
+    g.NavDisableMouseHover = !g.NavDisableHighlight;
+    if (!g.NavDisableHighlight)
+        ImGui::ScrollToItem(ImGuiScrollFlags_KeepVisibleEdgeY);
+    out.focus_taken = true;
+}
+
+// The widget the keyboard is on (keyboard navigation, Tab), by the name tests know it by.
+void note_keyboard_focus(frame_out& out, const char* name) {
+    focus_take(out, name);
+    const ImGuiID id = ImGui::GetItemID();
+    if ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) && id != 0 && id == ImGui::GetFocusID())
+        out.keyboard_focus = name;
+}
+
+// Whether an item's rectangle r is cut by window w. Sideways: an item partly
+// inside and partly outside the window's clip rectangle is cut, scrollbar or
+// not (a line of text should not need scrolling to be read to its end); one
+// wholly outside is cut only when the window cannot scroll sideways to it. Up
+// and down: an item partly or wholly outside what is seen is cut only in a
+// window that cannot scroll to it (no vertical scrollbar); one scrolled out of
+// view is not. Half a pixel of slack for rounding.
+bool item_cut(const ImGuiWindow& w, const ImRect& r) {
+    if (r.GetWidth() <= 0 || r.GetHeight() <= 0)
+        return false;
+    const ImRect& clip = w.ClipRect;
+    const float slack = 0.5f;
+    const bool sideways = r.Min.x < clip.Min.x - slack || r.Max.x > clip.Max.x + slack;
+    const bool vertical = r.Min.y < clip.Min.y - slack || r.Max.y > clip.Max.y + slack;
+    const bool inside_x = r.Max.x > clip.Min.x && r.Min.x < clip.Max.x;
+    if (sideways && (inside_x || !w.ScrollbarX))  // cut sideways, even while scrolled out of view vertically
+        return true;
+    return vertical && !w.ScrollbarY;
+}
+
+// Records r, an item saying `text`, when the current window cuts it: the text's
+// first 40 bytes (whole UTF-8 characters), the window, r and the clip rectangle.
+void note_clip_rect(frame_out& out, const char* text, const ImRect& r) {
+    const ImGuiWindow& w = *ImGui::GetCurrentWindow();
+    if (w.SkipItems || !item_cut(w, r))
+        return;
+    const std::string_view t(text ? text : "");
+    std::size_t n = std::min<std::size_t>(t.size(), 40);
+    while (n < t.size() && n > 0 && (static_cast<unsigned char>(t[n]) & 0xC0) == 0x80)
+        --n;
+    const ImRect& c = w.ClipRect;
+    out.clipped.push_back(
+        {std::string(t.substr(0, n)), w.Name, r.Min.x, r.Min.y, r.Max.x, r.Max.y, c.Min.x, c.Min.y, c.Max.x, c.Max.y});
+}
+
+// Dear ImGui 1.90.1 wraps at spaces and after ASCII punctuation: a number's
+// point or comma could end a line ("the loss is 0." / "002"), and a Chinese
+// sentence, which has almost neither, ran past the panel's edge (CJK-aware
+// wrapping is not in it). Every wrapped text gets its line ends here instead —
+// at a space, or between characters where one side is CJK, never before closing
+// punctuation ("，。：）" …) — and is drawn as those lines.
+bool cjk_char(unsigned c) {
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
+           (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF);
+}
+
+bool no_break_before(unsigned c) {
+    static const char32_t closing[] = U"，。、；：！？）》」』】〉”’…·,.;:!?)]}%";
+    for (const char32_t* p = closing; *p; ++p)
+        if (c == unsigned(*p))
+            return true;
+    return false;
+}
+
+}  // namespace
+
+std::string text_break_lines(const char* s, const char* end, float width) {
+    ImFont* font = ImGui::GetFont();
+    const float scale = ImGui::GetFontSize() / font->FontSize;
+    std::string out;
+    const char* line = s;       // where the current line starts
+    const char* cut = nullptr;  // the latest place it may end (before a character)
+    float w = 0, w_cut = 0;     // the line's width, and its width up to `cut`
+    unsigned prev = 0;
+    for (const char* p = s; p < end;) {
+        unsigned c = 0;
+        const int n = std::max(ImTextCharFromUtf8(&c, p, end), 1);
+        if (c == '\n') {
+            out.append(line, p + n);
+            line = p + n, cut = nullptr, w = 0, prev = 0, p += n;
+            continue;
+        }
+        if (p > line && (c == ' ' || ((cjk_char(c) || cjk_char(prev)) && prev != ' ' && !no_break_before(c))))
+            cut = p, w_cut = w;
+        const float advance = font->GetCharAdvance(ImWchar(c)) * scale;
+        if (c != ' ' && w + advance >= width && cut) {
+            const char* text_end = cut;
+            while (text_end > line && text_end[-1] == ' ')
+                --text_end;
+            out.append(line, text_end);
+            out += '\n';
+            line = cut;
+            while (line < end && *line == ' ')
+                ++line;
+            w = w - w_cut;
+            for (const char* q = cut; q < line; ++q)  // the spaces the break ate
+                w -= font->GetCharAdvance(ImWchar(' ')) * scale;
+            cut = nullptr;
+        }
+        w += advance;
+        prev = c;
+        p += n;
+    }
+    out.append(line, end);
+    return out;
+}
+
+namespace {
+
+// Text wrapped at the visible right edge of the window (or of the table cell).
+// ImGui's own wrapping stops at the content's width, which in a window that
+// scrolls sideways (a wide map) lies past what is seen: the ends of lines were
+// cut off. At least a few words wide.
+void text_wrapped(const char* s, const char* end = nullptr) {
+    const float cell = ImGui::GetCurrentWindow()->WorkRect.Max.x - ImGui::GetCursorScreenPos().x;
+    const float width = std::max(std::min(visible_width(), cell), ImGui::GetFontSize() * 4.0f);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+    if (!end)
+        end = s + std::strlen(s);
+    const std::string lines = text_break_lines(s, end, width);
+    ImGui::TextUnformatted(lines.data(), lines.data() + lines.size());
+    ImGui::PopTextWrapPos();  // a word longer than the line is still cut by ImGui
+}
+
+void text_styled_v(frame_out& out, const ImVec4* colour, const char* fmt, va_list args) {
+    const char *s = nullptr, *end = nullptr;
+    ImFormatStringToTempBufferV(&s, &end, fmt, args);
+    if (colour)
+        ImGui::PushStyleColor(ImGuiCol_Text, *colour);
+    text_wrapped(s, end);
+    if (colour)
+        ImGui::PopStyleColor();
+    note_clip(out, s);
+}
+
+}  // namespace
+
+void note_clip(frame_out& out, const char* text) {
+    note_clip_rect(out, text, ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax()));
+}
+
+void mark_widget(frame_out& out, const char* name) {
+    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
+    out.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y, ImGui::GetCurrentWindow()->Name});
+    note_keyboard_focus(out, name);
+    note_clip(out, name);
+}
+
+void text_plain(frame_out& out, const char* s) {
+    text_wrapped(s);
+    note_clip(out, s);
+}
+
+void textf(frame_out& out, const char* fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    text_styled_v(out, nullptr, fmt, args);
+    va_end(args);
+}
+
+void text_disabled(frame_out& out, const char* fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    const ImVec4 grey = ImGui::GetStyle().Colors[ImGuiCol_TextDisabled];
+    text_styled_v(out, &grey, fmt, args);
+    va_end(args);
+}
+
+void text_colored(frame_out& out, const ImVec4& colour, const char* fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    text_styled_v(out, &colour, fmt, args);
+    va_end(args);
+}
+
+void section_text(frame_out& out, const char* title) {
+    ImGui::SeparatorText(title);
+    // The line runs to the content's edge; only the title must be seen.
+    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
+    const float x1 = p0.x + ImGui::GetStyle().SeparatorTextPadding.x + ImGui::CalcTextSize(title, nullptr, true).x;
+    note_clip_rect(out, title, ImRect(p0.x, p0.y, x1, p1.y));
+}
+
+bool chip_button(const char* label) {
+    return (ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_IsTouchScreen) ? ImGui::Button(label) : ImGui::SmallButton(label);
+}
+
+float visible_width() {
+    const ImGuiWindow* w = ImGui::GetCurrentWindow();
+    return w->InnerRect.Max.x - w->WindowPadding.x - ImGui::GetCursorScreenPos().x;
+}
+
+void same_line_if_fits(float next_width) {
+    if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + next_width <=
+        ImGui::GetCursorScreenPos().x + visible_width())
+        ImGui::SameLine();
+}
+
+void mark_window(frame_out& out, const char* name) {
+    const ImGuiWindow* w = ImGui::GetCurrentWindow();
+    out.widgets.push_back({name, w->Pos.x, w->Pos.y, w->Pos.x + w->Size.x, w->Pos.y + w->Size.y, w->Name});
+}
+
+void mark_slider(frame_out& out, const char* name, const char* label) {
+    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
+    const float text = ImGui::CalcTextSize(label, nullptr, true).x;
+    const float frame_x1 = text > 0 ? p1.x - text - ImGui::GetStyle().ItemInnerSpacing.x : p1.x;
+    out.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y, ImGui::GetCurrentWindow()->Name});
+    note_keyboard_focus(out, name);
+    note_clip(out, label);
+}
+
+}  // namespace attn::ui

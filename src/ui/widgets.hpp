@@ -1,0 +1,58 @@
+// What every panel draws text and widgets with (widgets.cpp): each records what
+// tests and help need in the frame's frame_out (app.hpp): named rectangles, the
+// keyboard's focus, the text items a window cuts.
+#pragma once
+
+#include <string>
+
+#include "app.hpp"
+#include "imgui.h"
+
+namespace attn::ui {
+
+// Records the last ImGui item's rectangle under `name` (tests click through these).
+void mark_widget(frame_out& out, const char* name);
+// The same for the whole current window.
+void mark_window(frame_out& out, const char* name);
+
+// Records the last ImGui item in out.clipped when its window cuts it (what
+// counts as cut: item_cut in app.cpp). ImGui has no hook for text items, so
+// everything a person reads is drawn through the helpers below, and mark_widget
+// and mark_slider note their item too.
+void note_clip(frame_out& out, const char* text);
+// ImGui::TextUnformatted, Text, TextDisabled, TextColored and SeparatorText,
+// each followed by note_clip. The texts wrap at the current window's (or table
+// cell's) visible right edge, not at the content's: in a window that scrolls
+// sideways (a wide map) that lies past what is seen.
+void text_plain(frame_out& out, const char* s);
+void textf(frame_out& out, const char* fmt, ...) IM_FMTARGS(2);
+void text_disabled(frame_out& out, const char* fmt, ...) IM_FMTARGS(2);
+void text_colored(frame_out& out, const ImVec4& colour, const char* fmt, ...) IM_FMTARGS(3);
+void section_text(frame_out& out, const char* title);
+
+// ImGui::SmallButton, or in the touch layout (ImGuiConfigFlags_IsTouchScreen, which
+// the platform sets on a phone or a coarse pointer) a full button: a finger needs
+// a target at least 32 px tall, and a small button is a line of text high.
+bool chip_button(const char* label);
+
+// From the cursor to the current window's visible right edge. In a window that
+// scrolls sideways a negative item width counts from the content's edge instead,
+// so items sized that way keep the content wide.
+float visible_width();
+
+// s with '\n' where a line of `width` pixels (the current font) must end: at a
+// space, or between characters where one side is CJK, never before closing
+// punctuation, never inside a number ("0.002", "1,234"). A word longer than the
+// line stays whole (ImGui cuts it).
+std::string text_break_lines(const char* s, const char* end, float width);
+
+// After an item: ImGui::SameLine() when an item `next_width` wide still fits
+// before the window's visible right edge, else the next item starts a new line
+// (a row of buttons wraps instead of widening the panel).
+void same_line_if_fits(float next_width);
+
+// The same for a slider or drag labelled `label`: only its frame, not the label
+// beside it (a click on the label does nothing; a click on the frame sets the value).
+void mark_slider(frame_out& out, const char* name, const char* label);
+
+}  // namespace attn::ui
