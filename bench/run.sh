@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The side-by-side benchmark in one command (see README.md, "Benchmark"):
+# The side-by-side benchmark in one command (see docs/benchmarks.md):
 #
 #   bash bench/run.sh [--rounds N] [--no-page] [--no-numpy] [--no-torch] [--no-train] [--train-only] [--workloads PREFIX,...] [--out FILE]
 #

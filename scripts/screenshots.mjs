@@ -1,4 +1,4 @@
-// Regenerates the README's screenshots from the built site:
+// Regenerates docs/screenshots/ (the README's and docs/using.md's) from the built site:
 //   node scripts/screenshots.mjs        (after `python3 serve.py` has built it once)
 // Each shot is the real page in headless Chromium: every stage and every lesson at
 // 1440×900, and the phone layout (844×390, a phone in landscape) on a few of them.

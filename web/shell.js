@@ -41,7 +41,7 @@
 // "" or the problems (the experiment and its view, as a pasted link opens);
 // errors(), trace(), ui(), textView() (the text mirror's JSON, built now).
 //
-// Embedding (README.md, "Embedding"): inside an <iframe> the page talks to its
+// Embedding (docs/embedding.md): inside an <iframe> the page talks to its
 // parent with window.postMessage. The parent's origin comes from ?host=<origin>
 // in the page's URL, else from document.referrer, else from the parent's first
 // attn:* message. Only messages whose source is the parent window and whose

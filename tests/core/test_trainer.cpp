@@ -343,7 +343,7 @@ TEST_CASE("the kept runs stay within their budget: the run left longest ago goes
     trainer_store_put(take_none, fresh);
     CHECK(take_none.entries.empty());
 
-    // README ("Kept runs"): the lessons' runs are small beside the budget.
+    // docs/training.md ("Kept runs"): the lessons' runs are small beside the budget.
     const auto l9 = link_parse(recipe_lesson_induction);
     REQUIRE(l9.value);
     trainer lesson;

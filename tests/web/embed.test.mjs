@@ -1,5 +1,5 @@
 // Embedding: web/blog.html's live iframes, the postMessage API of web/shell.js
-// (README.md, "Embedding"), window.attnShell's clipboard / download / storage
+// (docs/embedding.md), window.attnShell's clipboard / download / storage
 // functions, and links the shell must survive (a 5 MB hash, broken %-escapes).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

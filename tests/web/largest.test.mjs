@@ -1,9 +1,9 @@
-// The largest valid experiments in the real page (README.md, "The largest
-// experiments"): 1024 tokens, d_model 256, 16 heads, 4 layers, block=full, with
+// The largest valid experiments in the real page (docs/numerics.md, "The
+// largest experiments"): 1024 tokens, d_model 256, 16 heads, 4 layers, block=full, with
 // an ablated head and a masked edge (which add a baseline), and the JSON export
 // of a 1024-token, 16-head trace. Each must leave the page running: the wasm
 // heap stops at 2 GB, and the core budgets a recompute before it allocates.
-// The times printed are for the README; the assertions are about staying alive.
+// The times printed are for docs/numerics.md; the assertions are about staying alive.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';

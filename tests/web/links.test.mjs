@@ -1,7 +1,8 @@
-// Links: every link in the README and web/blog.html opens what its caption says;
-// a lesson's link starts from the lesson's experiment; a lesson opened by link
-// fetches the Chinese font its text needs; a link pasted into an open tab, and
-// back / forward, open that experiment through the same path as every change.
+// Links: every link in the README, docs/*.md and web/blog.html opens what its
+// caption says; a lesson's link starts from the lesson's experiment; a lesson
+// opened by link fetches the Chinese font its text needs; a link pasted into an
+// open tab, and back / forward, open that experiment through the same path as
+// every change.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,7 +12,7 @@ import { frames, ui, trace, experiment, widget, click, startEmbed } from './pers
 
 const suite = browserSuite();
 
-// Every link written in the README and the blog: after a '#' or in quotes
+// Every link written in the README, the docs and the blog: after a '#' or in quotes
 // ('v=1&…'), HTML-unescaped; a link cut off to be completed by code ("…&mask="
 // + mask) is not a link.
 function linksIn(file) {
@@ -32,13 +33,13 @@ const captions = {
     assert.match(e, /d_model=64&heads=1&/);
     assert.deepEqual(await tokens(page), ['the', 'cat', 'sat', 'on', 'the', 'mat']);
   },
-  // README, "Posters": a host page's poster of lesson 2 on "the cat sat"
+  // docs/embedding.md, "Posters": a host page's poster of lesson 2 on "the cat sat"
   'v=1&text=the%20cat%20sat&view.lesson=2&view.embed=1&view.poster=1': async (page, s) => {
     assert.equal(s.lesson, 1);
     assert.equal(s.stage, 3);
     assert.deepEqual(await tokens(page), ['the', 'cat', 'sat']);
   },
-  // blog.html and the README's iframe: "opens on the softmax stage with the causal mask"
+  // blog.html and docs/embedding.md's iframe: "opens on the softmax stage with the causal mask"
   'v=1&text=the%20cat%20chased%20the%20dog&heads=1&mask=causal&view.stage=5&view.embed=1': async (page, s, e) => {
     assert.equal(s.lesson, -1);
     assert.equal(s.stage, 5);
@@ -67,31 +68,41 @@ const captions = {
     assert.ok(t.heads.slice(4).some((h) => h.induction >= 0.5), 'a layer-1 induction head (heads 4–7)');
     assert.ok((await ui(page)).maps.filter((m) => m.name.startsWith('train_map_')).length === 8, "each head's attention");
   },
-  // README, "One experiment, one value": "#v=1&heads=4 to load one (missing keys take their defaults)"
+  // docs/link-format.md, "One experiment, one value": "#v=1&heads=4 to load one: missing keys take their
+  // defaults"; docs/architecture.md, "From a link to pixels", follows the same link
   'v=1&heads=4': async (page, s, e) => {
     assert.equal(s.lesson, -1);
     assert.match(e, /text=the%20cat%20chased%20the%20dog&.*heads=4&kv_heads=4/);
   },
-  // README, "Building by hand": a whole URL opening lesson L2 with 4 heads
+  // docs/building.md, "Building by hand": a whole URL opening lesson L2 with 4 heads
   'v=1&heads=4&view.lesson=2': async (page, s, e) => {
     assert.equal(s.lesson, 1);
     assert.match(e, /d_model=64&heads=4&kv_heads=4/);
   },
-  // README, "Building by hand": the app on a three-token, one-head experiment
+  // docs/building.md, "Building by hand": the app on a three-token, one-head experiment
   'v=1&text=a%20b%20c&heads=1': async (page, s, e) => {
     assert.match(e, /heads=1&/);
     assert.deepEqual(await tokens(page), ['a', 'b', 'c']);
   },
-  // README, "Building by hand": attn eval on "the cat", two heads
+  // docs/building.md, "Building by hand": attn eval on "the cat", two heads
   'v=1&text=the%20cat&heads=2': async (page, s, e) => {
     assert.match(e, /heads=2&/);
     assert.deepEqual(await tokens(page), ['the', 'cat']);
   },
 };
 
-test('every link in the README and web/blog.html opens without an error and shows what its caption says', async () => {
-  const links = [...new Set([...linksIn('README.md'), ...linksIn('web/blog.html')])];
+// The files whose links are checked: the README, every page of docs/, the blog.
+const linkedFiles = () => [
+  'README.md',
+  ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => 'docs/' + f),
+  'web/blog.html',
+];
+
+test('every link in the README, docs/*.md and web/blog.html opens without an error and shows what its caption says', async () => {
+  const links = [...new Set(linkedFiles().flatMap(linksIn))];
   assert.ok(links.length >= 6, 'found the links: ' + links.join(' '));
+  // Moving a section between files keeps its links: every checked link is still written somewhere.
+  for (const link of Object.keys(captions)) assert.ok(links.includes(link), `${link} is written in no checked file`);
   const { page, context, problems } = await openPage(suite.browser, suite.server.url);
   try {
     for (const link of links) {

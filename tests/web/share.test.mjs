@@ -189,7 +189,7 @@ test('Share: copy the link and the embed code', async () => {
     assert.ok(m, snippet);
     assert.equal(m[2].replaceAll('&amp;', '&'), base + '#' + link + '&view.embed=1');
     assert.ok(Number(m[3]) >= 320 && Number(m[3]) <= 1600, `a first height within 320–1600: ${m[3]}`);
-    // The resize listener, as README's "Embedding" example: this frame, this origin, at most 1600 px.
+    // The resize listener, as docs/embedding.md's example: this frame, this origin, at most 1600 px.
     assert.ok(snippet.includes(`document.getElementById('${m[1]}')`), snippet);
     assert.ok(snippet.includes(`e.origin !== '${new URL(base).origin}' || e.source !== frame.contentWindow`), snippet);
     assert.ok(snippet.includes("if (e.data.type === 'attn:resize') frame.style.height = Math.min(e.data.height, 1600) + 'px';"), snippet);
