@@ -1,6 +1,7 @@
 // What the platform needs from its host: the browser page on the web, the
 // process natively. The page passes its URL hash to main() as
-// `--experiment <hash>`, so argv feeds the same options in both. Only bridge_web.cpp names Emscripten.
+// `--experiment <hash>`, so argv feeds the same options in both. Emscripten is named only
+// in the platform layer: bridge_web.cpp, main.cpp (the loop) and fonts.cpp (the lazy font).
 #pragma once
 
 #include <string>

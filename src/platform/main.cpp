@@ -3,8 +3,8 @@
 // only Emscripten difference is how the loop is driven (run_main_loop below).
 //
 // Options (argv natively; the page passes its URL hash as --experiment):
-//   --experiment LINK   a link (link.hpp): the experiment's text form (v=1&text=...),
-//                       its z= form, view.* keys (lesson, stage, row, hide,
+//   --experiment LINK   a link (play/link.hpp): the experiment's text form (v=1&text=...),
+//                       its z= form, view.* keys (lesson, stage, row, hide, theme, poster,
 //                       readonly, embed), or a whole playground URL; natively one
 //                       that does not open exits with status 1
 //   --print-link        on exit, print the link of what is on screen (stdout)
@@ -13,7 +13,7 @@
 //   --frames N          render N frames, then exit (for tests under Xvfb)
 //   --screenshot FILE   with --frames: save the last frame as a PNG
 //   --size WxH          window size in pixels (native)
-//   --lesson N          open lesson N (1-8): the link's view.lesson=N
+//   --lesson N          open lesson N (1-10): the link's view.lesson=N
 //   --stage N           open pipeline stage N (0-10): the link's view.stage=N
 //   --lang en|zh        interface language
 #include <cstdio>

@@ -42,7 +42,7 @@ std::string share_full_link(const app& a);
 // "Copy embed code": the <iframe> of `embed_link` at `page` (the page's URL without
 // its hash), `height` CSS pixels tall to start with, and the script that gives the
 // frame the height the playground asks for (attn:resize, at most
-// share_embed_max_height), as README.md's "Embedding" example does.
+// share_embed_max_height), as the example in docs/embedding.md does.
 inline constexpr int share_embed_min_height = 320, share_embed_max_height = 1600;
 std::string share_embed_code(const std::string& page, const std::string& embed_link, int height, const std::string& title);
 // The snippet's first height: the CSS pixels the author's view of the maps needs

@@ -22,7 +22,7 @@
 // RoPE rotates every Q_i and K_j row by its position (pos_offset + row).
 // Precision fp16 / bf16 rounds every stored intermediate (round to nearest even).
 //
-// Numerics (the same rules in README.md, "Numerics"): IEEE semantics wherever a
+// Numerics (the same rules in docs/numerics.md): IEEE semantics wherever a
 // value is shown, identical on every kernel set (sse2, avx2, avx512f, wasm).
 //   * NaN stays NaN through every kernel and fast path; overflow gives ±inf
 //     where the precision would (fp32 e^x past x ≈ 88.72, fp16 past ≈ 11.09).

@@ -24,7 +24,7 @@ struct lesson_preset {
     bool untrained = false;  // a recipe opened at step 0 (trained=0): the person presses Train
 };
 
-// Lessons count from 1, as their names L1 … L8 do. nullptr outside 1 … lesson_count.
+// Lessons count from 1, as their names L1 … L10 do. nullptr outside 1 … lesson_count.
 const lesson_preset* lesson_preset_find(int lesson);
 
 // The experiment lesson `lesson` (1-based) opens on; the default experiment

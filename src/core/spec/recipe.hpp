@@ -73,7 +73,7 @@ struct train_settings {
 };
 
 // The recipes the lessons train, asserted in tests/core/test_train_learning.cpp and
-// measured in README.md ("Training"): two attention layers of four heads with a
+// measured in docs/training.md: two attention layers of four heads with a
 // residual stream (block=attn_res), RoPE, d_model 48; the text is task symbols, so
 // the trained model traces on it.
 //   induction    held-out accuracy ≥ 0.9 on the repeats; a layer-1 induction head,
