@@ -128,10 +128,10 @@ std::string train_json(const attn::ui::app& a, bool heads) {
 // `clipped`: how many text items their window cut this frame, and the first
 // few of them (`clippedItems`, in CSS pixels) to say which.
 std::string clipped_json(const attn::ui::app& a, float s) {
-    std::string out = ",\"clipped\":" + std::to_string(a.clipped.size()) + ",\"clippedItems\":[";
-    const std::size_t shown = std::min<std::size_t>(a.clipped.size(), 12);
+    std::string out = ",\"clipped\":" + std::to_string(a.reports.clipped.size()) + ",\"clippedItems\":[";
+    const std::size_t shown = std::min<std::size_t>(a.reports.clipped.size(), 12);
     for (std::size_t i = 0; i < shown; ++i) {
-        const attn::ui::clip_report& c = a.clipped[i];
+        const attn::ui::clip_report& c = a.reports.clipped[i];
         std::string text;
         for (const char ch : c.text)
             text += ch == '"' || ch == '\\' ? std::string("\\") + ch
@@ -239,20 +239,21 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     std::snprintf(buf, sizeof buf,
                   "{\"stage\":%d,\"layer\":%d,\"sel_row\":%d,\"language\":\"%s\",\"help\":%s,\"undo\":%zu,\"redo\":%zu,"
                   "\"selected\":[%d,%d,%d,%d],\"version\":%llu,\"widgets\":{",
-                  int(a.current), a.layer, a.sel_row, attn::ui::ui_language() == attn::ui::language::zh ? "zh" : "en",
-                  a.show_help ? "true" : "false", a.model.undo.size(), a.model.redo.size(), a.selected.matrix, a.selected.head,
-                  a.selected.row, a.selected.col, static_cast<unsigned long long>(a.model.version));
+                  int(a.view.current), a.view.layer, a.view.sel_row,
+                  attn::ui::ui_language() == attn::ui::language::zh ? "zh" : "en", a.view.show_help ? "true" : "false",
+                  a.model.undo.size(), a.model.redo.size(), a.view.selected.matrix, a.view.selected.head, a.view.selected.row,
+                  a.view.selected.col, static_cast<unsigned long long>(a.model.version));
     g_buffer = buf;
     bool first = true;
-    for (const auto& w : a.widgets) {
+    for (const auto& w : a.reports.widgets) {
         std::snprintf(buf, sizeof buf, "%s\"%s\":[%.1f,%.1f,%.1f,%.1f]", first ? "" : ",", w.name.c_str(), double(w.x0 / s),
                       double(w.y0 / s), double(w.x1 / s), double(w.y1 / s));
         g_buffer += buf;
         first = false;
     }
-    g_buffer += "},\"lesson\":" + std::to_string(a.lesson.index) + ",\"numbers\":{";
+    g_buffer += "},\"lesson\":" + std::to_string(a.view.lesson.index) + ",\"numbers\":{";
     first = true;
-    for (const auto& [name, value] : a.lesson.numbers) {
+    for (const auto& [name, value] : a.reports.lesson_numbers) {
         std::snprintf(buf, sizeof buf, "%s\"%s\":%.9g", first ? "" : ",", name.c_str(), std::isfinite(value) ? value : -1e300);
         g_buffer += buf;
         first = false;
@@ -262,18 +263,18 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     g_buffer += std::string(",\"readonly\":") + (a.options.readonly ? "true" : "false");
     g_buffer +=
         std::string(",\"keyboard\":") + ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? "true" : "false");
-    g_buffer += ",\"focus\":\"" + a.keyboard_focus + "\"";  // widget names are plain ASCII
-    g_buffer += ",\"focusLabel\":" + attn::json_string(a.focus_label);
+    g_buffer += ",\"focus\":\"" + a.reports.keyboard_focus + "\"";  // widget names are plain ASCII
+    g_buffer += ",\"focusLabel\":" + attn::json_string(a.reports.focus_label);
     g_buffer += ",\"tooltip\":" + attn::json_string(a.heatmaps ? a.heatmaps->tooltip() : std::string());
     g_buffer += ",\"windows\":" + windows_json(s) + ",\"widgetWindows\":{";
     first = true;
-    for (const auto& w : a.widgets) {  // each widget's window (names: ASCII, no quotes)
+    for (const auto& w : a.reports.widgets) {  // each widget's window (names: ASCII, no quotes)
         g_buffer += std::string(first ? "" : ",") + "\"" + w.name + "\":\"" + w.window + "\"";
         first = false;
     }
     g_buffer += "},\"maps\":[";
     first = true;
-    for (const auto& m : a.maps) {  // each map drawn: the cells that hold a value, how many show it, its caption
+    for (const auto& m : a.reports.maps) {  // each map drawn: the cells that hold a value, how many show it, its caption
         std::snprintf(buf, sizeof buf, "%s{\"name\":\"%s\",\"cells\":%d,\"labelled\":%d,\"axes\":\"", first ? "" : ",",
                       m.name.c_str(), m.cells, m.labelled);
         g_buffer += buf + m.axes + "\"}";  // the captions are the code's: no quotes or backslashes
@@ -285,7 +286,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     const bool comparable = a.model.pin && c.mismatch.what == attn::compare_mismatch::kind::none && std::isfinite(c.max_abs);
     std::snprintf(buf, sizeof buf, "%.9g", c.max_abs);
     g_buffer += std::string(",\"compare\":{\"pinned\":") + (a.model.pin ? "true" : "false") +
-                ",\"shown\":" + (a.model.pin && a.compare_shown ? "true" : "false") +
+                ",\"shown\":" + (a.model.pin && a.view.compare_shown ? "true" : "false") +
                 ",\"maxAbs\":" + (comparable ? buf : "null") + ",\"reason\":\"" + attn::compare_mismatch_text(c.mismatch) +
                 "\"";  // plain ASCII but for ×: no quotes to escape
     // A pinned recipe's run (none while A's shape is not B's): where it is and where it goes.

@@ -252,18 +252,18 @@ remembered app_start(attn::ui::app& app, const options& opt) {
     kept.lang = remembered_lang == "zh" ? attn::ui::language::zh : attn::ui::language::en;
     // So is the theme chosen in the View menu.
     const std::string remembered_theme = attn::platform::bridge_storage_get("attn.theme");
-    app.theme_choice = remembered_theme == "light"  ? attn::view_theme::light
-                       : remembered_theme == "dark" ? attn::view_theme::dark
-                                                    : attn::view_theme::automatic;
-    kept.theme_choice = app.theme_choice;
+    app.view.theme_choice = remembered_theme == "light"  ? attn::view_theme::light
+                            : remembered_theme == "dark" ? attn::view_theme::dark
+                                                         : attn::view_theme::automatic;
+    kept.theme_choice = app.view.theme_choice;
     // So are the panels closed from the View menu.
     kept.layout = attn::platform::bridge_storage_get("attn.layout");
     attn::ui::app_set_layout_text(app, kept.layout);
 #ifdef __EMSCRIPTEN__
     // A first visit to the page itself (no link, not an embed) opens on the start card.
-    app.show_start = link.empty() && !app.options.embed && attn::platform::bridge_storage_get("attn.start").empty();
+    app.view.show_start = link.empty() && !app.options.embed && attn::platform::bridge_storage_get("attn.start").empty();
 #endif
-    kept.start_open = app.show_start;
+    kept.start_open = app.view.show_start;
     // experiment_changed stays set: the first frame publishes the link in full (canonical form).
     kept.published_view = attn::ui::app_view(app);
     return kept;
@@ -332,20 +332,20 @@ void publish_and_remember(attn::ui::app& app, remembered& kept) {
     }
     attn::platform::bridge_publish_text_view(app);
     attn::platform::bridge_report_training(app);
-    attn::platform::bridge_focus_label(app.focus_label);
-    if (app.options.embed && app.content_height > 0)
-        attn::platform::bridge_report_height(app.content_height / (app.scale > 0 ? app.scale : 1.0f));
+    attn::platform::bridge_focus_label(app.reports.focus_label);
+    if (app.options.embed && app.reports.content_height > 0)
+        attn::platform::bridge_report_height(app.reports.content_height / (app.scale > 0 ? app.scale : 1.0f));
     if (const std::string layout = attn::ui::app_layout_text(app); layout != kept.layout) {
         kept.layout = layout;
         attn::platform::bridge_storage_set("attn.layout", layout);
     }
-    if (app.theme_choice != kept.theme_choice) {
-        kept.theme_choice = app.theme_choice;
-        attn::platform::bridge_storage_set("attn.theme", app.theme_choice == attn::view_theme::light  ? "light"
-                                                         : app.theme_choice == attn::view_theme::dark ? "dark"
-                                                                                                      : "");
+    if (app.view.theme_choice != kept.theme_choice) {
+        kept.theme_choice = app.view.theme_choice;
+        attn::platform::bridge_storage_set("attn.theme", app.view.theme_choice == attn::view_theme::light  ? "light"
+                                                         : app.view.theme_choice == attn::view_theme::dark ? "dark"
+                                                                                                           : "");
     }
-    if (kept.start_open && !app.show_start) {
+    if (kept.start_open && !app.view.show_start) {
         kept.start_open = false;
         attn::platform::bridge_storage_set("attn.start", "seen");
     }

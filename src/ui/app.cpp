@@ -22,9 +22,9 @@ namespace {
 
 // Whether c still names a cell of the shown stage in the (new) trace.
 bool cell_exists(const app& a, const cell_ref& c) {
-    if (!c.valid() || c.at != a.current || c.head >= (stage_per_head(c.at) ? a.model.exp.heads : 1))
+    if (!c.valid() || c.at != a.view.current || c.head >= (stage_per_head(c.at) ? a.model.exp.heads : 1))
         return false;
-    const auto mats = stage_matrices(c.at, a.model.tr, a.layer, c.head);
+    const auto mats = stage_matrices(c.at, a.model.tr, a.view.layer, c.head);
     return c.matrix < int(mats.size()) && c.row < mats[std::size_t(c.matrix)].m->rows &&
            c.col < mats[std::size_t(c.matrix)].m->cols;
 }
@@ -36,15 +36,15 @@ void app_sync(app& a) {
         return;
     // The view stays inside the new trace.
     const int n = int(a.model.tr.tokens.size());
-    a.sel_row = std::clamp(a.sel_row, 0, n - 1);
-    a.layer = std::clamp(a.layer, 0, a.model.exp.layers - 1);
-    if (!stage_applies(a.current, a.model.exp))
-        a.current = stage::output;
+    a.view.sel_row = std::clamp(a.view.sel_row, 0, n - 1);
+    a.view.layer = std::clamp(a.view.layer, 0, a.model.exp.layers - 1);
+    if (!stage_applies(a.view.current, a.model.exp))
+        a.view.current = stage::output;
     // The selected cell stays where it still exists: a press on a map (a masked
     // edge, by click or by Enter) leaves the keyboard's cell where it was.
-    if (!cell_exists(a, a.selected))
-        a.selected = cell_ref{};
-    a.hovered = cell_ref{};
+    if (!cell_exists(a, a.view.selected))
+        a.view.selected = cell_ref{};
+    a.view.hovered = cell_ref{};
 }
 
 void app_init(app& a, const experiment& e) {
@@ -61,20 +61,20 @@ namespace {
 // button, which keeps the options of the link the page opened with.
 void show_link_view(app& a, const link_view& v, bool lesson_only) {
     const int lesson = v.lesson > 0 ? v.lesson - 1 : -1;  // links count lessons from 1 (L1), the app from 0
-    a.lesson.index = lesson;
-    a.lesson.numbers.clear();
+    a.view.lesson.index = lesson;
+    a.reports.lesson_numbers.clear();
     if (lesson >= 0) {
         // The keyboard goes on to the lesson's card: its first control (previous,
         // or next in the first lesson), from which Tab walks the lesson's own.
         a.focus_request = {"lesson_previous", "lesson_next"};
-        a.current = lesson_preset_find(v.lesson)->opens_on;
-        a.lesson.tile_step = 0;
-        a.lesson.decode_t = std::max(1, a.model.exp.decode);
+        a.view.current = lesson_preset_find(v.lesson)->opens_on;
+        a.view.lesson.tile_step = 0;
+        a.view.lesson.decode_t = std::max(1, a.model.exp.decode);
     }
     if (v.stage >= 0)
-        a.current = stage(v.stage);
+        a.view.current = stage(v.stage);
     const int n = int(tokenize(a.model.exp.text).size());
-    a.sel_row = std::clamp(v.row >= 0 ? v.row : lesson >= 0 ? n - 1 : a.sel_row, 0, std::max(0, n - 1));
+    a.view.sel_row = std::clamp(v.row >= 0 ? v.row : lesson >= 0 ? n - 1 : a.view.sel_row, 0, std::max(0, n - 1));
     if (!lesson_only) {
         a.options = v;
         a.options.lesson = a.options.stage = a.options.row = -1;
@@ -101,7 +101,7 @@ bool app_change(app& a, const change& c, link_scope scope) {
     }
     a.errors.clear();
     a.errors_from_link = false;
-    a.text_edit = a.model.exp.text;
+    a.view.text_edit = a.model.exp.text;
     if (r.view && scope != link_scope::experiment)
         show_link_view(a, *r.view, scope == link_scope::lesson);
     a.experiment_changed = true;
@@ -127,13 +127,13 @@ bool app_open_link(app& a, std::string_view link, bool history) {
 
 link_view app_view(const app& a) {
     link_view v = a.options;
-    const int index = a.lesson.index;
+    const int index = a.view.lesson.index;
     const bool in_lesson = index >= 0 && index < int(lessons().size());
     v.lesson = in_lesson ? index + 1 : -1;  // L1 is view.lesson=1
     const stage opens_on = in_lesson ? lesson_preset_find(index + 1)->opens_on : stage_default;
     const int default_row = in_lesson ? int(tokenize(a.model.exp.text).size()) - 1 : 0;
-    v.stage = a.current != opens_on ? int(a.current) : -1;
-    v.row = a.sel_row != default_row ? a.sel_row : -1;
+    v.stage = a.view.current != opens_on ? int(a.view.current) : -1;
+    v.row = a.view.sel_row != default_row ? a.view.sel_row : -1;
     return v;
 }
 
@@ -150,51 +150,34 @@ void app_toggle_language(app& a) {
     a.pending_announced = false;
 }
 
+view_state& view_edit(const app& a, frame_out& out) {
+    if (!out.view)
+        out.view = a.view;
+    return *out.view;
+}
+
 void frame_apply(app& a, frame_out& out) {
     if (out.request)
         app_request(a, std::move(*out.request), out.scope);
-    if (out.show)
-        a.current = *out.show;
-    if (out.layer)
-        a.layer = *out.layer;
-    if (out.row)
-        a.sel_row = *out.row;
-    if (out.select)
-        a.selected = *out.select;
-    if (out.hover)
-        a.hovered = *out.hover;
-    if (out.typed)
-        a.text_edit = std::move(*out.typed);
-    if (out.lesson)
-        static_cast<lesson_view&>(a.lesson) = *out.lesson;
+    if (out.view)
+        a.view = std::move(*out.view);
     if (out.numbers)
-        a.lesson.numbers = std::move(*out.numbers);
-    if (out.layout_hidden)
-        a.layout_hidden = *out.layout_hidden;
-    if (out.theme)
-        a.theme_choice = *out.theme;
-    if (out.per_map_scale)
-        a.per_map_scale = *out.per_map_scale;
-    if (out.compare_shown)
-        a.compare_shown = *out.compare_shown;
-    if (out.toggle_help)
-        a.show_help = !a.show_help;
+        a.reports.lesson_numbers = std::move(*out.numbers);
     if (out.toggle_language)
         app_toggle_language(a);
-    if (out.dismiss_start)
-        a.show_start = false;
-    if (out.advanced_open)
-        a.advanced_open = *out.advanced_open;
     if (out.dismiss_banner) {
         a.errors.clear();
         a.notice.clear();
     }
     a.requests.insert(a.requests.end(), out.share.begin(), out.share.end());
-    a.widgets.insert(a.widgets.end(), std::make_move_iterator(out.widgets.begin()), std::make_move_iterator(out.widgets.end()));
-    a.maps.insert(a.maps.end(), std::make_move_iterator(out.maps.begin()), std::make_move_iterator(out.maps.end()));
-    a.clipped.insert(a.clipped.end(), std::make_move_iterator(out.clipped.begin()), std::make_move_iterator(out.clipped.end()));
+    a.reports.widgets.insert(a.reports.widgets.end(), std::make_move_iterator(out.widgets.begin()),
+                             std::make_move_iterator(out.widgets.end()));
+    a.reports.maps.insert(a.reports.maps.end(), std::make_move_iterator(out.maps.begin()),
+                          std::make_move_iterator(out.maps.end()));
+    a.reports.clipped.insert(a.reports.clipped.end(), std::make_move_iterator(out.clipped.begin()),
+                             std::make_move_iterator(out.clipped.end()));
     if (!out.keyboard_focus.empty())
-        a.keyboard_focus = std::move(out.keyboard_focus);
+        a.reports.keyboard_focus = std::move(out.keyboard_focus);
     if (out.focus_taken)
         a.focus_request.clear();
     out = frame_out{};
@@ -214,34 +197,34 @@ void app_apply_pending(app& a) {
     }
     const change c = std::move(*a.pending);
     a.pending.reset();
-    const std::string typed = a.text_edit;
+    const std::string typed = a.view.text_edit;
     const bool ok = app_change(a, c, a.pending_scope);
     if (c.what == change::kind::set && (!ok || c.next.text != a.model.exp.text))
-        a.text_edit = typed;  // keep what is being typed, valid or not
+        a.view.text_edit = typed;  // keep what is being typed, valid or not
 }
 
 theme app_theme(const app& a) {
     if (a.options.theme != view_theme::automatic)
         return a.options.theme == view_theme::light ? theme::light : theme::dark;
-    if (a.theme_choice != view_theme::automatic)
-        return a.theme_choice == view_theme::light ? theme::light : theme::dark;
+    if (a.view.theme_choice != view_theme::automatic)
+        return a.view.theme_choice == view_theme::light ? theme::light : theme::dark;
     return a.system_light ? theme::light : theme::dark;
 }
 
 std::string app_layout_text(const app& a) {
     std::string out;
     for (std::size_t p = 0; p < view_panel_count; ++p)
-        if (a.layout_hidden[p])
+        if (a.view.layout_hidden[p])
             out += (out.empty() ? "" : ",") + std::string(view_panel_name(view_panel(p)));
     return out;
 }
 
 void app_set_layout_text(app& a, std::string_view text) {
-    a.layout_hidden = {};
+    a.view.layout_hidden = {};
     for (std::size_t p = 0; p < view_panel_count; ++p)
         for (const auto name : split(text, ','))
             if (name == view_panel_name(view_panel(p)))
-                a.layout_hidden[p] = true;
+                a.view.layout_hidden[p] = true;
 }
 
 void app_train(app& a) { a.train_spent = session_train(a.model, a.pace.slice); }

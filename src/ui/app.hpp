@@ -70,63 +70,88 @@ enum class link_scope {
     experiment,  // the page's setExperiment / attn:set: only the experiment; the view stays
 };
 
+// What the person looks at, apart from the experiment: the stage, the layer, the
+// selection, the lesson's own settings, the folds, panels and theme. A panel
+// changes it by handing back a whole new one (frame_out::view, view_edit); a link
+// sets it as it opens (app_change).
+struct view_state {
+    stage current = stage_default;
+    int layer = 0;
+    int sel_row = 0;        // the query row followed through every stage
+    cell_ref selected;      // the clicked cell the inspector explains (hover takes precedence)
+    cell_ref hovered;       // the cell under the mouse (the maps ask for "none" first each frame)
+    std::string text_edit;  // the sentence box while it is being typed
+    lesson_view lesson;     // the lesson and its own view settings
+    bool show_help = false;
+    bool advanced_open = false;  // the controls' "Advanced" fold, opened by the person
+    // The start card a first visit opens with (the platform decides: a plain visit
+    // to the page in a browser that has not dismissed it before).
+    bool show_start = false;
+    // Panels the person closed from the View menu: remembered between visits
+    // (app_layout_text), unlike a link's view.hide, which only that link applies.
+    std::array<bool, view_panel_count> layout_hidden{};
+    view_theme theme_choice = view_theme::automatic;  // the View menu's theme (remembered); theme.hpp
+    // Each map scales its colours by itself, instead of one scale per stage (stage_shared_range).
+    bool per_map_scale = false;
+    bool compare_shown = false;  // while pinned: the stage shows A | B | B − A
+};
+
+// What the frame drew, for tests, help and the page: the lists are rebuilt every
+// frame (app_draw clears them first).
+struct frame_reports {
+    std::vector<widget_rect> widgets;
+    std::string keyboard_focus;        // the named widget keyboard navigation is on ("" when none)
+    std::string focus_label;           // what that widget says (its label, for the canvas's accessible name)
+    std::vector<map_report> maps;      // the maps drawn this frame
+    std::vector<clip_report> clipped;  // the text items cut by their window this frame
+    // The numbers the current lesson's view measured, for the page's JS hook
+    // (kept until the view measures again or another lesson opens).
+    std::vector<std::pair<std::string, double>> lesson_numbers;
+    float content_height = 0;  // device pixels the maps' column needs: an embed's frame is sized to them
+};
+
+// What views compute from the session while they draw from a const app, each
+// keyed by the versions it reads (version_cache).
+struct app_memos {
+    version_cache<intervention_effect> effect;                 // app_effect (panels.hpp)
+    version_cache<std::optional<heatmap_range>> shared_range;  // app_shared_range (panels.hpp)
+    version_cache<compare_result> compare;                     // app_compare (panels.hpp)
+    version_cache<int> widest_value;                           // stage_widest_value_chars (pipeline.cpp)
+    lesson_memos lesson;                                       // what the lessons' views measure (lessons.hpp)
+};
+
+// The app, by what changes it: the session (the experiment and everything
+// computed from it, in the core: only through app_change), the view (panels and
+// links), this frame's reports, the memos, and what the doors and the platform
+// hand in and out (a pending change, errors, notices, share requests, pacing).
 struct app {
-    session model;                    // experiment, trace, history: changed only through app_change
+    session model;
+    view_state view;
+    frame_reports reports;
+    mutable app_memos memo;
+
     std::vector<std::string> errors;  // problems with the last rejected change
-    std::string text_edit;            // the sentence box while it is being typed
+    bool errors_from_link = false;    // the errors are the opening link's (the banner says so)
     // A change asked for during a frame (app_request): applied at the start of
     // the next app_draw, so that nothing drawn in this frame reads a trace that
     // was recomputed under it (views hold references into model.tr while they draw).
     std::optional<change> pending;
     link_scope pending_scope = link_scope::everything;
     bool pending_announced = false;       // a costly pending change: one frame says "computing" before it runs
+    bool experiment_changed = false;      // set on every accepted change; the platform clears it once published
+    link_view options;                    // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)
     float scale = 1.0f;                   // device pixels per UI point
     heatmap_context* heatmaps = nullptr;  // the platform's (not owned): the heatmaps' state and renderer; set before app_draw
-    bool experiment_changed = false;      // set on every accepted change; the platform clears it once published
-
-    stage current = stage_default;
-    int layer = 0;
-    int sel_row = 0;    // the query row followed through every stage
-    cell_ref selected;  // the clicked cell the inspector explains (hover takes precedence)
-    cell_ref hovered;
-
-    bool show_help = false;
-    bool advanced_open = false;  // the controls' "Advanced" fold, opened by the person
-    // The start card a first visit opens with (the platform decides: a plain visit
-    // to the page in a browser that has not dismissed it before).
-    bool show_start = false;
-    std::vector<widget_rect> widgets;
-    std::string keyboard_focus;  // the named widget keyboard navigation is on ("" when none)
-    std::string focus_label;     // what that widget says (its label, for the canvas's accessible name)
+    bool system_light = false;            // the system prefers a light theme (the platform says)
     // Where the keyboard's focus goes next: the first of these widgets drawn
     // enabled takes it (a lesson just opened: its first control). Cleared then.
     std::vector<std::string> focus_request;
-    lesson_state lesson;
-    // Panels the person closed from the View menu: remembered between visits
-    // (app_layout_text), unlike a link's view.hide, which only that link applies.
-    std::array<bool, view_panel_count> layout_hidden{};
-
-    link_view options;                   // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)
-    bool errors_from_link = false;       // the errors are the opening link's (the banner says so)
     std::vector<share_action> requests;  // asked this frame; the platform clears them
     std::string notice;                  // one line after an export or copy ("saved attn-weights.csv in …")
     // The notice as it was first drawn, and when (ImGui's clock): a toast goes
     // after notice_seconds unless another notice replaces it.
     std::string notice_shown;
     double notice_since = 0;
-    mutable version_cache<intervention_effect> effect;  // app_effect (panels.hpp): a memo
-    // Each map scales its colours by itself, instead of one scale per stage (stage_shared_range).
-    bool per_map_scale = false;
-    mutable version_cache<std::optional<heatmap_range>> shared_range;  // app_shared_range (panels.hpp): a memo
-    bool compare_shown = false;                                        // while pinned: the stage shows A | B | B − A
-    mutable version_cache<compare_result> compare;                     // app_compare (panels.hpp): a memo
-    mutable version_cache<int> widest_value;                           // stage_widest_value_chars, a memo (pipeline.cpp)
-    std::vector<map_report> maps;                                      // the maps drawn this frame
-    std::vector<clip_report> clipped;                                  // the text items cut by their window this frame
-    view_theme theme_choice = view_theme::automatic;                   // the View menu's theme (remembered); theme.hpp
-    bool system_light = false;                                         // the system prefers a light theme (the platform says)
-    float content_height =
-        0;  // device pixels the maps' column needs: an embed's frame is sized to them, Share's embed code starts at them
     // Training (a recipe's experiment): seconds of training steps per frame, so
     // the page keeps drawing (the platform may lower it): play/training.hpp.
     train_pace pace;
@@ -141,32 +166,23 @@ struct app {
 struct frame_out {
     std::optional<change> request;  // the experiment: a set (an undo step), a lesson's link, undo or redo
     link_scope scope = link_scope::everything;
-    std::optional<stage> show;          // the stage to show
-    std::optional<int> layer;           // the layer to show
-    std::optional<int> row;             // the query row followed through every stage
-    std::optional<cell_ref> select;     // the cell the inspector explains
-    std::optional<cell_ref> hover;      // the cell under the mouse (the maps ask for "none" first)
-    std::optional<std::string> typed;   // the sentence box's text while it is typed
-    std::optional<lesson_view> lesson;  // the lesson and its own view settings
+    std::optional<view_state> view;                                      // the whole view, changed (view_edit)
     std::optional<std::vector<std::pair<std::string, double>>> numbers;  // the lesson's numbers this frame
-    std::optional<std::array<bool, view_panel_count>> layout_hidden;     // the View menu's closed panels
-    std::optional<view_theme> theme;                                     // the View menu's theme
-    std::optional<bool> per_map_scale;                                   // each map its own colour scale
-    std::optional<bool> compare_shown;                                   // A | B | B − A (while pinned)
-    bool toggle_help = false;
     bool toggle_language = false;
     bool dismiss_banner = false;
-    bool dismiss_start = false;         // the start card: closed for good
-    std::optional<bool> advanced_open;  // the controls' "Advanced" fold
-    std::vector<share_action> share;    // for the platform, after the frame
-    std::vector<widget_rect> widgets;   // named rectangles, for tests and help
-    std::vector<map_report> maps;       // the maps drawn, with their labelled cells
-    std::vector<clip_report> clipped;   // the text items cut by their window
-    std::string keyboard_focus;         // the named widget keyboard navigation is on
+    std::vector<share_action> share;   // for the platform, after the frame
+    std::vector<widget_rect> widgets;  // named rectangles, for tests and help
+    std::vector<map_report> maps;      // the maps drawn, with their labelled cells
+    std::vector<clip_report> clipped;  // the text items cut by their window
+    std::string keyboard_focus;        // the named widget keyboard navigation is on
     // In: the app's focus_request (draw_panel hands it in). Out: it was met.
     const std::vector<std::string>* focus_request = nullptr;
     bool focus_taken = false;
 };
+
+// The view a panel changes: the one it already asked for in `out`, else a copy
+// of a's to change (frame_apply makes it a's when the panel returns).
+view_state& view_edit(const app& a, frame_out& out);
 
 // Asks for the experiment `next` (an undo step; a drag's steps merge into one).
 // The next app_draw makes it current (recompute, history, URL) before anything

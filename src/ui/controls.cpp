@@ -183,11 +183,11 @@ bool combo(frame_out& out, const char* id, const char* label, E& value, std::ini
 
 void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
     ImGui::SetNextItemWidth(-FLT_MIN);
-    std::string typed = a.text_edit;  // ImGui keeps its own copy while the box is active
+    std::string typed = a.view.text_edit;  // ImGui keeps its own copy while the box is active
     if (ImGui::InputTextWithHint("##text", tr("type a sentence (English or 中文)", "输入一句话（中文或 English）"), typed.data(),
                                  typed.capacity() + 1, ImGuiInputTextFlags_CallbackResize, resize_callback, &typed)) {
         next = edit_text(next, typed);
-        out.typed = std::move(typed);
+        view_edit(a, out).text_edit = std::move(typed);
         changed = true;
     }
     mark_control(out, "text");
@@ -200,11 +200,11 @@ void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
         const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
         if (i > 0 && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= right)
             ImGui::SameLine();
-        const bool selected = int(i) == a.sel_row;
+        const bool selected = int(i) == a.view.sel_row;
         if (selected)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         if (chip_button(tokens[i].c_str()))
-            out.row = int(i);
+            view_edit(a, out).sel_row = int(i);
         note_clip(out, tokens[i].c_str());
         if (selected)
             ImGui::PopStyleColor();
@@ -327,7 +327,7 @@ void scores_and_softmax(frame_out& out, experiment& next, bool& changed) {
 bool advanced_in_use(const app& a) {
     const experiment& e = a.model.exp;
     return e.kv_heads != e.heads || e.block != block_kind::attention_only || !e.use_wo || e.prec != precision::fp32 ||
-           e.mask_at != mask_placement::before_softmax || a.lesson.index == 4 || a.lesson.index == 7;
+           e.mask_at != mask_placement::before_softmax || a.view.lesson.index == 4 || a.view.lesson.index == 7;
 }
 
 void advanced_controls(frame_out& out, experiment& next, bool& changed, float label_w) {
@@ -376,12 +376,12 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
 
 void advanced_section(const app& a, frame_out& out, experiment& next, bool& changed, float label_w) {
     const bool forced = advanced_in_use(a);
-    const bool open = forced || a.advanced_open;
+    const bool open = forced || a.view.advanced_open;
     section(out, tr("Advanced", "进阶"));
     ImGui::BeginDisabled(forced);  // a setting in use stays in sight
     // A short button and what it folds beside it, wrapped: a column as narrow as a phone's cut the long button.
     if (chip_button(open ? tr("▾ hide", "▾ 收起") : tr("▸ show", "▸ 展开")))
-        out.advanced_open = !a.advanced_open;
+        view_edit(a, out).advanced_open = !a.view.advanced_open;
     ImGui::EndDisabled();
     mark_control(out, "advanced");
     ImGui::SameLine();

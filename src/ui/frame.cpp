@@ -36,11 +36,11 @@ void handle_keys(app& a) {
         return;
     const bool ctrl = io.KeyCtrl || io.KeySuper;
     auto step = [&a](int dir) {
-        int s = int(a.current);
+        int s = int(a.view.current);
         do {
             s = std::clamp(s + dir, 0, stage_count - 1);
         } while (!stage_applies(stage(s), a.model.exp) && s > 0 && s < stage_count - 1);
-        a.current = stage(s);
+        a.view.current = stage(s);
     };
     if (ImGui::IsKeyPressed(ImGuiKey_RightArrow))
         step(+1);
@@ -48,26 +48,26 @@ void handle_keys(app& a) {
         step(-1);
     const int n = int(a.model.tr.tokens.size());
     if (ImGui::IsKeyPressed(ImGuiKey_DownArrow))
-        a.sel_row = std::min(n - 1, a.sel_row + 1);
+        a.view.sel_row = std::min(n - 1, a.view.sel_row + 1);
     if (ImGui::IsKeyPressed(ImGuiKey_UpArrow))
-        a.sel_row = std::max(0, a.sel_row - 1);
+        a.view.sel_row = std::max(0, a.view.sel_row - 1);
     if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Z))
         app_request(a, io.KeyShift ? change::redo() : change::undo());
     if (ctrl && ImGui::IsKeyPressed(ImGuiKey_Y))
         app_request(a, change::redo());
     if (!ctrl && ImGui::IsKeyPressed(ImGuiKey_H))
-        a.show_help = !a.show_help;
+        a.view.show_help = !a.view.show_help;
     if (!ctrl && ImGui::IsKeyPressed(ImGuiKey_L))
         app_toggle_language(a);
     if (ImGui::IsKeyPressed(ImGuiKey_Escape))
-        a.show_help = false;
+        a.view.show_help = false;
 }
 
 // The panels are one keyboard-navigation space with the top bar: Tab walks
 // from the top bar through the controls, the lessons, the pipeline and the side.
 constexpr ImGuiWindowFlags panel_nav = ImGuiWindowFlags_NavFlattened;
 
-bool panel_hidden(const app& a, view_panel p) { return a.options.hides(p) || a.layout_hidden[std::size_t(p)]; }
+bool panel_hidden(const app& a, view_panel p) { return a.options.hides(p) || a.view.layout_hidden[std::size_t(p)]; }
 
 // The View menu: which panels to show. The choice is remembered between visits.
 void view_menu(const app& a, frame_out& out) {
@@ -80,10 +80,9 @@ void view_menu(const app& a, frame_out& out) {
                                                             {view_panel::inspector, tr("Inspector", "检查器")},
                                                             {view_panel::code, tr("Code", "代码")}};
         for (const auto& [panel, label] : items) {
-            bool shown = !a.layout_hidden[std::size_t(panel)];
+            bool shown = !a.view.layout_hidden[std::size_t(panel)];
             if (ImGui::Checkbox(label, &shown)) {
-                out.layout_hidden = a.layout_hidden;
-                (*out.layout_hidden)[std::size_t(panel)] = !shown;
+                view_edit(a, out).layout_hidden[std::size_t(panel)] = !shown;
             }
             mark_widget(out, (std::string("view_") + view_panel_name(panel)).c_str());
         }
@@ -93,8 +92,8 @@ void view_menu(const app& a, frame_out& out) {
                                                              {view_theme::light, tr("light", "浅色")},
                                                              {view_theme::dark, tr("dark", "深色")}};
         for (const auto& [choice, label] : themes) {
-            if (ImGui::RadioButton(label, a.theme_choice == choice))
-                out.theme = choice;
+            if (ImGui::RadioButton(label, a.view.theme_choice == choice))
+                view_edit(a, out).theme_choice = choice;
             mark_widget(out, (std::string("theme_") + (choice == view_theme::light  ? "light"
                                                        : choice == view_theme::dark ? "dark"
                                                                                     : "auto"))
@@ -142,7 +141,7 @@ void top_bar(const app& a, frame_out& out) {
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (ImGui::Button("?"))
-        out.toggle_help = true;
+        view_edit(a, out).show_help = !a.view.show_help;
     mark_widget(out, "help");
     ImGui::SameLine();
     if (ImGui::Button(lang))
@@ -207,10 +206,10 @@ void app_update(app& a) {
     app_train(a);
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
     session_measure_trained(a.model, a.pace.slice);
-    a.widgets.clear();
-    a.maps.clear();
-    a.clipped.clear();
-    a.keyboard_focus.clear();
+    a.reports.widgets.clear();
+    a.reports.maps.clear();
+    a.reports.clipped.clear();
+    a.reports.keyboard_focus.clear();
     expire_notice(a);
 }
 
@@ -220,7 +219,7 @@ void app_draw(app& a) {
     IM_ASSERT(a.heatmaps && "the platform hands the app its heatmap_context before the first frame");
     app_update(a);
     focus_label_begin();
-    glyphs_require(a.text_edit);  // what is being typed, accepted or not
+    glyphs_require(a.view.text_edit);  // what is being typed, accepted or not
     handle_keys(a);
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
@@ -233,17 +232,17 @@ void app_draw(app& a) {
         draw_panel(a, banner);
         // Only the centre panel, at whatever size the iframe has.
         ImGui::BeginChild("center", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
-        if (a.lesson.index >= 0 && !a.options.hides(view_panel::lessons))
+        if (a.view.lesson.index >= 0 && !a.options.hides(view_panel::lessons))
             draw_panel(a, panel_lesson);
         draw_panel(a, panel_train);
         draw_panel(a, panel_pipeline);
         // The bottom of the content as if unscrolled, plus the root window's padding.
-        a.content_height =
+        a.reports.content_height =
             ImGui::GetCursorScreenPos().y + ImGui::GetScrollY() + ImGui::GetStyle().WindowPadding.y - vp->WorkPos.y;
         ImGui::EndChild();
         ImGui::End();
         draw_panel(a, toast);
-        a.focus_label = focus_label_end(a);
+        a.reports.focus_label = focus_label_end(a);
         return;
     }
     draw_panel(a, top_bar);
@@ -286,7 +285,7 @@ void app_draw(app& a) {
     draw_panel(a, panel_pipeline);
     // What an embed of this view would need (the embed code's first height): the
     // content as if unscrolled, with the embed's bar above it.
-    a.content_height = ImGui::GetCursorPosY() + ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().WindowPadding.y;
+    a.reports.content_height = ImGui::GetCursorPosY() + ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().WindowPadding.y;
     if (!wide && show_side) {
         ImGui::Separator();
         side_panels();
@@ -299,12 +298,12 @@ void app_draw(app& a) {
         ImGui::EndChild();
     }
     ImGui::End();
-    if (a.show_help)
+    if (a.view.show_help)
         draw_panel(a, panel_help);
-    else if (a.show_start)
+    else if (a.view.show_start)
         draw_panel(a, panel_start);
     draw_panel(a, toast);
-    a.focus_label = focus_label_end(a);
+    a.reports.focus_label = focus_label_end(a);
 }
 
 }  // namespace attn::ui
@@ -343,7 +342,7 @@ std::string focus_label_end(const app& a) {
     if (g_nav_label_seen && !g_nav_label.empty())
         return g_nav_label;
     // An item without a label of its own: a map's cells.
-    return a.keyboard_focus.rfind("grid_", 0) == 0 || g_nav_label_seen
+    return a.reports.keyboard_focus.rfind("grid_", 0) == 0 || g_nav_label_seen
                ? tr("map: the arrow keys move the selected cell", "矩阵图：方向键移动选中的格子")
                : "";
 }

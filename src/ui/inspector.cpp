@@ -47,8 +47,8 @@ std::string dot_terms(const float* a, int sa, const float* b, int sb, int k, flo
 std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
     std::vector<std::string> out;
     const trace& t = a.model.tr;
-    const layer_trace& lt = t.layers[std::size_t(a.layer)];
-    const auto mats = stage_matrices(c.at, t, a.layer, c.head);
+    const layer_trace& lt = t.layers[std::size_t(a.view.layer)];
+    const auto mats = stage_matrices(c.at, t, a.view.layer, c.head);
     if (c.matrix < 0 || c.matrix >= int(mats.size()))
         return out;
     const stage_matrix& sm = mats[std::size_t(c.matrix)];
@@ -70,9 +70,9 @@ std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
             break;
         case stage::projections:
             if (sm.label[0] == 'Q' || sm.label[0] == 'K' || sm.label[0] == 'V') {
-                const matrix& w = sm.label[0] == 'Q'   ? t.params.layers[std::size_t(a.layer)].w_q
-                                  : sm.label[0] == 'K' ? t.params.layers[std::size_t(a.layer)].w_k
-                                                       : t.params.layers[std::size_t(a.layer)].w_v;
+                const matrix& w = sm.label[0] == 'Q'   ? t.params.layers[std::size_t(a.view.layer)].w_q
+                                  : sm.label[0] == 'K' ? t.params.layers[std::size_t(a.view.layer)].w_k
+                                                       : t.params.layers[std::size_t(a.view.layer)].w_v;
                 const matrix& before = sm.label[0] == 'Q' ? lt.q : sm.label[0] == 'K' ? lt.k : lt.v;
                 line = std::string(sm.label) + "(i,c) = Σ_k x(i,k)·W(k,c) = " +
                        dot_terms(lt.normed.row(i), 1, w.data.data() + j, w.cols, w.rows, before(i, j));
@@ -115,7 +115,7 @@ std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
         case stage::output_proj:
             if (sm.label[0] == 'A')
                 line = "Σ_k O(i,k)·W_O(k,c) = " + dot_terms(lt.concat.row(i), 1,
-                                                            t.params.layers[std::size_t(a.layer)].w_o.data.data() + j,
+                                                            t.params.layers[std::size_t(a.view.layer)].w_o.data.data() + j,
                                                             a.model.exp.d_model, a.model.exp.d_model, v);
             break;
         default:
@@ -135,19 +135,19 @@ void explain_cell(const app& a, frame_out& out, const cell_ref& c) {
         return;
     for (const std::string& line : lines)
         text_plain(out, line.c_str());
-    const auto mats = stage_matrices(c.at, a.model.tr, a.layer, c.head);
+    const auto mats = stage_matrices(c.at, a.model.tr, a.view.layer, c.head);
     const stage_matrix& sm = mats[std::size_t(c.matrix)];
     const int i = c.row, j = c.col;
     const float v = (*sm.m)(i, j);
 
-    if (sm.editable && !a.options.readonly && c.at == a.selected.at && c.row == a.selected.row && c.col == a.selected.col &&
-        c.matrix == a.selected.matrix) {
+    if (sm.editable && !a.options.readonly && c.at == a.view.selected.at && c.row == a.view.selected.row &&
+        c.col == a.view.selected.col && c.matrix == a.view.selected.matrix) {
         // Editing a generated number: drag or type; it becomes an edit in the experiment.
         float x = v;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
         if (ImGui::DragFloat(tr("edit value", "修改数值"), &x, 0.01f, -100.0f, 100.0f, "%.4f"))
             request_experiment(
-                out, edit_value(a.model.exp, value_edit{sm.target, sm.target == edit_target::x ? 0 : a.layer, i, j, x}));
+                out, edit_value(a.model.exp, value_edit{sm.target, sm.target == edit_target::x ? 0 : a.view.layer, i, j, x}));
         mark_widget(out, "edit_value");
     }
 }
@@ -157,17 +157,17 @@ void explain_cell(const app& a, frame_out& out, const cell_ref& c) {
 std::vector<std::string> cell_explanation(const app& a, const cell_ref& c) { return explanation_of(a, c); }
 
 const intervention_effect& app_effect(const app& a) {
-    return a.effect.get(a.model.version, 0,
-                        [&a] { return measure_intervention_effect(a.model.tr.output, a.model.baseline.output); });
+    return a.memo.effect.get(a.model.version, 0,
+                             [&a] { return measure_intervention_effect(a.model.tr.output, a.model.baseline.output); });
 }
 
 // [SECTION] inspector
 
 void panel_inspector(const app& a, frame_out& out) {
     section_text(out, tr("Inspector", "检查器"));
-    text_plain(out, stage_formula(a.current));
-    const cell_ref& c = a.hovered.valid() ? a.hovered : a.selected;
-    if (c.valid() && c.at == a.current)
+    text_plain(out, stage_formula(a.view.current));
+    const cell_ref& c = a.view.hovered.valid() ? a.view.hovered : a.view.selected;
+    if (c.valid() && c.at == a.view.current)
         explain_cell(a, out, c);
     else
         text_disabled(out, "%s",
@@ -197,7 +197,7 @@ void panel_impact(const app& a, frame_out& out) {
     text_disabled(out, "%s", tr("Δy = output with the interventions − output without", "Δy = 有干预的输出 − 无干预的输出"));
     heatmap_options opt;
     opt.map = colormap::diverging;
-    opt.source = heatmap_source_of(a.effect);
+    opt.source = heatmap_source_of(a.memo.effect);
     opt.row_labels = &a.model.tr.tokens;
     opt.axes = axes_tokens_by_dimensions();
     opt.cell = 0.0f;  // fit the width: the numbers show when they fit, else the map says to hover
@@ -210,7 +210,7 @@ void panel_impact(const app& a, frame_out& out) {
 
 void panel_code(const app& a, frame_out& out) {
     section_text(out, tr("The code (the article's numpy)", "代码（文章里的 numpy）"));
-    const auto [lo, hi] = stage_code_lines(a.current);
+    const auto [lo, hi] = stage_code_lines(a.view.current);
     const auto& lines = numpy_code_lines();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (int i = 0; i < int(lines.size()); ++i) {
@@ -244,9 +244,10 @@ void panel_help(const app& a, frame_out& out) {
     ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
                             ImGuiCond_Always, ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowSize(ImVec2(std::min(vp->WorkSize.x * 0.9f, ImGui::GetFontSize() * 34.0f), 0));
-    bool open = a.show_help;
+    bool open = a.view.show_help;
     ImGui::Begin(tr("Help###help", "帮助###help"), &open, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
-    out.toggle_help = !open;  // its close button
+    if (!open)  // its close button
+        view_edit(a, out).show_help = false;
     text_plain(out, tr("Type a sentence, step through the stages, and change any setting: every number is recomputed at once. "
                        "The address bar always holds the whole experiment: copy it to share exactly what you see.",
                        "输入一句话，逐步查看各个阶段，改动任何设置：所有数字立即重算。地址栏始终保存完整的实验：复制它，"
@@ -301,10 +302,10 @@ void panel_start(const app& a, frame_out& out) {
     bool open = true;
     if (!ImGui::BeginPopupModal(tr("Welcome###start", "欢迎###start"), &open,
                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoMove)) {
-        out.dismiss_start = true;  // closed by its button
+        view_edit(a, out).show_start = false;  // closed by its button
         return;
     }
-    out.dismiss_start = ImGui::IsKeyPressed(ImGuiKey_Escape, false);
+    bool dismiss = ImGui::IsKeyPressed(ImGuiKey_Escape, false);
     text_plain(out, tr("Watch a transformer's attention compute, step by step, on a sentence you type. Every number "
                        "is live: change any setting or any weight and see every consequence at once.",
                        "在你输入的句子上，一步一步地看 Transformer 的注意力怎样计算。每个数字都是实时的："
@@ -320,14 +321,14 @@ void panel_start(const app& a, frame_out& out) {
                   count);
     if (ImGui::Button(guided, ImVec2(w, 0))) {
         lesson_open(a, out, 0);
-        out.dismiss_start = true;
+        dismiss = true;
     }
     mark_widget(out, "start_lessons");
     text_plain(out, blurb);
     ImGui::Spacing();
     if (ImGui::Button(tr("Explore freely, from the first stage", "自由探索，从第一步开始"), ImVec2(w, 0))) {
-        out.show = stage::embeddings;
-        out.dismiss_start = true;
+        view_edit(a, out).current = stage::embeddings;
+        dismiss = true;
     }
     mark_widget(out, "start_explore");
     text_plain(out, tr("Tokens → X → Q, K, V → scores → softmax → output: ← / → step through; click any cell.",
@@ -335,15 +336,17 @@ void panel_start(const app& a, frame_out& out) {
     ImGui::Spacing();
     if (ImGui::Button(tr("Teaching? Embed it", "教学？嵌入你的页面"), ImVec2(w, 0))) {
         out.share.push_back(share_action::copy_embed);
-        out.dismiss_start = true;
+        dismiss = true;
     }
     mark_widget(out, "start_embed");
     text_plain(out, tr("Copies an <iframe> of this exact view for a page or slides (Share has it too; the link holds "
                        "the whole experiment).",
                        "复制这个视图的 <iframe> 代码，用于网页或幻灯片（“分享”里也有；链接保存完整的实验）。"));
     mark_window(out, "start_card");
-    if (out.dismiss_start)
+    if (dismiss) {
+        view_edit(a, out).show_start = false;
         ImGui::CloseCurrentPopup();
+    }
     ImGui::EndPopup();
 }
 

@@ -33,9 +33,7 @@ namespace attn::ui {
 
 void lesson_open(const app& a, frame_out& out, int i) {
     if (i < 0 || i >= int(lessons().size())) {
-        lesson_view v = a.lesson;
-        v.index = -1;  // free exploring: the experiment stays
-        out.lesson = v;
+        view_edit(a, out).lesson.index = -1;  // free exploring: the experiment stays
         out.numbers.emplace();
         return;
     }
@@ -62,11 +60,7 @@ void number(frame_out& out, const char* name, double v) {
 }
 
 // The lesson's view as this frame asks for it so far.
-lesson_view& lesson_wants(const app& a, frame_out& out) {
-    if (!out.lesson)
-        out.lesson = static_cast<const lesson_view&>(a.lesson);
-    return *out.lesson;
-}
+lesson_view& lesson_wants(const app& a, frame_out& out) { return view_edit(a, out).lesson; }
 
 std::string fmt(double x) {
     if (std::isnan(x))
@@ -122,10 +116,10 @@ class experiment_controls {
 // [SECTION] L1 soft lookup
 
 void view_lookup(const app& a, frame_out& out) {
-    const int i = a.sel_row;
+    const int i = a.view.sel_row;
     const auto& tokens = a.model.tr.tokens;
     const lookup_measure& m =
-        a.lesson.lookup.get(a.model.version, std::uint64_t(i), [&] { return measure_lookup(a.model.tr, i); });
+        a.memo.lesson.lookup.get(a.model.version, std::uint64_t(i), [&] { return measure_lookup(a.model.tr, i); });
     textf(out, "%s \"%s\"", tr("query", "查询"), tokens[std::size_t(i)].c_str());
     section_text(out, tr("probe q_i · label k_j (scaled, masked)", "探针 q_i · 标签 k_j（缩放、掩码后）"));
     bars(out, "scores", tokens, m.scores, true, IM_COL32(90, 140, 220, 255));
@@ -164,12 +158,12 @@ void view_lookup(const app& a, frame_out& out) {
 
 void view_sqrt_dk(const app& a, frame_out& out) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14.0f);
-    int dk = a.lesson.dk;
+    int dk = a.view.lesson.dk;
     if (ImGui::SliderInt("d_k", &dk, 1, 1024, "%d", ImGuiSliderFlags_Logarithmic))
         lesson_wants(a, out).dk = dk;
     mark_slider(out, "l2_dk", "d_k");
     // Depends on d_k alone, not on the experiment.
-    const sqrt_dk_measure& m = a.lesson.sqrt_dk.get(0, std::uint64_t(dk), [dk] { return measure_sqrt_dk(dk); });
+    const sqrt_dk_measure& m = a.memo.lesson.sqrt_dk.get(0, std::uint64_t(dk), [dk] { return measure_sqrt_dk(dk); });
     const dot_stats& stats = m.stats;
     const std::vector<float> raw_counts(m.raw.counts.begin(), m.raw.counts.end());
     const std::vector<float> scaled_counts(m.scaled.counts.begin(), m.scaled.counts.end());
@@ -227,7 +221,7 @@ void view_sqrt_dk(const app& a, frame_out& out) {
 void view_subspaces(const app& a, frame_out& out) {
     const int d = a.model.exp.d_model;
     const subspace_measure& m =
-        a.lesson.subspaces.get(a.model.version, 0, [&] { return measure_subspaces(a.model.exp, a.model.tr); });
+        a.memo.lesson.subspaces.get(a.model.version, 0, [&] { return measure_subspaces(a.model.exp, a.model.tr); });
     if (ImGui::BeginTable("l3", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
         ImGui::TableSetupColumn(tr("heads", "头数"));
         ImGui::TableSetupColumn("d_k");
@@ -304,7 +298,7 @@ void view_order(const app& a, frame_out& out) {
     }
 
     // The same tokens in reverse order, run side by side.
-    const order_measure& m = a.lesson.order.get(a.model.version, 0, [&] { return measure_order(a.model.exp, a.model.tr); });
+    const order_measure& m = a.memo.lesson.order.get(a.model.version, 0, [&] { return measure_order(a.model.exp, a.model.tr); });
     const experiment& rev = m.reversed;
     const trace& tb = m.reversed_trace;
     const int n = int(a.model.tr.tokens.size());
@@ -327,7 +321,7 @@ void view_order(const app& a, frame_out& out) {
     ImGui::BeginGroup();
     text_plain(out, rev.text.c_str());
     opt.row_labels = opt.col_labels = &tb.tokens;
-    opt.source = heatmap_source_of(a.lesson.order);
+    opt.source = heatmap_source_of(a.memo.lesson.order);
     heatmap_draw(*a.heatmaps, "l4_b", tb.layers[0].heads[0].weights, opt);
     note_clip(out, "l4_b");
     ImGui::EndGroup();
@@ -372,8 +366,9 @@ void view_order(const app& a, frame_out& out) {
                 request_experiment(out, lesson_shift_edit(a.model.exp, shift));
             mark_slider(out, "l4_shift", tr("shift both positions", "两个位置一起平移"));
         }
-        const rope_shift_measure& rm = a.lesson.rope.get(a.model.version, std::uint64_t(a.sel_row),
-                                                         [&] { return measure_rope_shift(a.model.exp, a.model.tr, a.sel_row); });
+        const rope_shift_measure& rm = a.memo.lesson.rope.get(a.model.version, std::uint64_t(a.view.sel_row), [&] {
+            return measure_rope_shift(a.model.exp, a.model.tr, a.view.sel_row);
+        });
         textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), fmt(rm.score).c_str());
         textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), fmt(rm.score_unshifted).c_str());
         ImGui::EndGroup();
@@ -398,7 +393,7 @@ void view_order(const app& a, frame_out& out) {
 
 // (a) The quadratic curve.
 void cost_curve(const app& a, frame_out& out) {
-    const cost_measure& m = a.lesson.cost.get(a.model.version, 0, [&] { return measure_cost(a.model.exp); });
+    const cost_measure& m = a.memo.lesson.cost.get(a.model.version, 0, [&] { return measure_cost(a.model.exp); });
     ImGui::PlotLines("##cost", m.gflops.data(), int(m.gflops.size()), 0,
                      tr("score + weighted-sum GFLOPs, n = 256 … 8192", "打分 + 加权和 GFLOPs，n = 256 … 8192"), 0.0f, FLT_MAX,
                      ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4.5f));
@@ -416,12 +411,12 @@ void tile_stepper(const app& a, frame_out& out) {
     const int n = int(a.model.tr.tokens.size());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
     // The tile and the step this frame shows; a change is asked for at the end.
-    int tile = a.lesson.tile, step = a.lesson.tile_step;
+    int tile = a.view.lesson.tile, step = a.view.lesson.tile_step;
     if (ImGui::SliderInt(tr("tile", "块大小"), &tile, 1, std::max(1, n)))
         step = 0;
     note_clip(out, "tile");
-    const tiled_measure& m =
-        a.lesson.tiled.get(a.model.version, std::uint64_t(tile), [&] { return measure_tiled(a.model.exp, a.model.tr, tile); });
+    const tiled_measure& m = a.memo.lesson.tiled.get(a.model.version, std::uint64_t(tile),
+                                                     [&] { return measure_tiled(a.model.exp, a.model.tr, tile); });
     const std::vector<tiled_step>& steps = m.steps;
     const int total = int(steps.size());
     step = std::clamp(step, 0, total);
@@ -484,7 +479,7 @@ void tile_stepper(const app& a, frame_out& out) {
     number(out, "tiled_max_diff", m.max_diff);
     number(out, "tiled_steps", total);
     number(out, "tile_step", step);
-    if (tile != a.lesson.tile || step != a.lesson.tile_step) {
+    if (tile != a.view.lesson.tile || step != a.view.lesson.tile_step) {
         lesson_wants(a, out).tile = tile;
         lesson_wants(a, out).tile_step = step;
     }
@@ -504,7 +499,8 @@ void decode_panel(const app& a, frame_out& out) {
             request_experiment(out, lesson_decode_edit(a.model.exp, t));
         mark_slider(out, "l5_decode", tr("tokens decoded", "已解码词元"));
     }
-    const decode_measure& m = a.lesson.decode.get(a.model.version, 0, [&] { return measure_decode(a.model.exp, a.model.tr); });
+    const decode_measure& m =
+        a.memo.lesson.decode.get(a.model.version, 0, [&] { return measure_decode(a.model.exp, a.model.tr); });
     if (!m.active)
         return;
     textf(out, "%s %d %s × %d KV %s; %s 1, %s %d", tr("cache:", "缓存："), m.cache_rows, tr("rows", "行"), a.model.exp.kv_heads,
@@ -537,7 +533,7 @@ void view_code(const app& a, frame_out& out) {
     text_plain(out, tr("The code panel on the right follows you: each stage lights the lines that compute it.",
                        "右边的代码面板会跟着你：每个阶段都会点亮计算它的那几行。"));
     number(out, "code_lines", double(numpy_code_lines().size()));
-    const auto [lo, hi] = stage_code_lines(a.current);
+    const auto [lo, hi] = stage_code_lines(a.view.current);
     number(out, "lit_from", lo);
     number(out, "lit_to", hi);
 }
@@ -561,14 +557,14 @@ void view_not_explanations(const app& a, frame_out& out) {
         }
     }
     const bright_cell_measure& b =
-        a.lesson.bright.get(a.model.version, 0, [&] { return measure_bright_cell(a.model.exp, a.model.tr); });
+        a.memo.lesson.bright.get(a.model.version, 0, [&] { return measure_bright_cell(a.model.exp, a.model.tr); });
     textf(out, "%s (%d, %d) = %.2f → %s %.2f%%", tr("brightest cell of head 0", "头 0 最亮的格子"), b.row, b.col, b.weight,
           tr("masking it changes the output by", "屏蔽它使输出改变"), b.effect * 100.0);
     number(out, "bright_weight", b.weight);
     number(out, "bright_effect", b.effect);
     if (a.model.exp.weights == weight_init::cancel) {
         const cancel_measure& c =
-            a.lesson.cancel.get(a.model.version, 0, [&] { return measure_cancel(a.model.exp, a.model.tr); });
+            a.memo.lesson.cancel.get(a.model.version, 0, [&] { return measure_cancel(a.model.exp, a.model.tr); });
         textf(out, "%s %.4f   %s %.4f", tr("zero head 0 alone: ‖Δy‖ =", "只把头 0 置零：‖Δy‖ ="), c.delta_one,
               tr("zero heads 0 and 1: ‖Δy‖ =", "把头 0 和 1 都置零：‖Δy‖ ="), c.delta_both);
         text_disabled(out, "%s",
@@ -609,7 +605,7 @@ void view_bugs(const app& a, frame_out& out) {
         if (changed)
             request_experiment(out, lesson_bugs_edit(e, after, no_max, no_wo));
     }
-    const bugs_measure& m = a.lesson.bugs.get(a.model.version, 0, [&] { return measure_bugs(e, a.model.tr); });
+    const bugs_measure& m = a.memo.lesson.bugs.get(a.model.version, 0, [&] { return measure_bugs(e, a.model.tr); });
     textf(out, "%s %.4f   NaN: %d (%s %d)", tr("smallest row sum", "最小行和"), m.min_row_sum, m.nan_count,
           tr("correct:", "正确："), m.correct_nan_count);
     if (m.overflow_row >= 0)
@@ -619,7 +615,7 @@ void view_bugs(const app& a, frame_out& out) {
     text_plain(out, tr("output − correct output:", "输出 − 正确输出："));
     heatmap_options opt;
     opt.map = colormap::diverging;
-    opt.source = heatmap_source_of(a.lesson.bugs);
+    opt.source = heatmap_source_of(a.memo.lesson.bugs);
     opt.row_labels = &a.model.tr.tokens;
     opt.axes = axes_tokens_by_dimensions();
     opt.cell = 0.0f;  // fit the width: the numbers show when they fit, else the map says to hover
@@ -678,7 +674,7 @@ void zeroed_task_line(const app& a, frame_out& out) {
 }
 
 const formation_measure& formation_of(const app& a) {
-    return a.lesson.formation.get(a.model.version, 0, [&] { return measure_formation(a.model.train); });
+    return a.memo.lesson.formation.get(a.model.version, 0, [&] { return measure_formation(a.model.train); });
 }
 
 // A sentence from a format in the current language.
@@ -829,7 +825,7 @@ lesson_claims formation_claims(const app& a) {
         if (f.step > 0) {
             c.claims.push_back(drop_claim(f));
             c.claims.push_back(
-                reading_claim(a.lesson.reading.get(a.model.version, 0, [&] { return measure_task_reading(t); }), f.step));
+                reading_claim(a.memo.lesson.reading.get(a.model.version, 0, [&] { return measure_task_reading(t); }), f.step));
         }
     } else if (f.step > 0) {
         c.claims.push_back(drop_claim(f));
@@ -953,7 +949,7 @@ void view_shortcut(const app& a, frame_out& out) {
 
 }  // namespace
 
-lesson_claims lesson_claims_of(const app& a) { return a.lesson.index == 8 ? formation_claims(a) : lesson_claims{}; }
+lesson_claims lesson_claims_of(const app& a) { return a.view.lesson.index == 8 ? formation_claims(a) : lesson_claims{}; }
 
 // [SECTION] card and navigation
 
@@ -971,7 +967,7 @@ void lesson_list(const app& a, frame_out& out) {
         ImGui::SameLine();
         if (ImGui::GetContentRegionAvail().x < w)
             ImGui::NewLine();
-        const bool on = a.lesson.index == i;
+        const bool on = a.view.lesson.index == i;
         if (on)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         if (chip_button(chip))
@@ -1001,9 +997,9 @@ void panel_lesson(const app& a, frame_out& out) {
         const experiment_controls controls(a);
         lesson_list(a, out);
     }
-    if (a.lesson.index < 0)
+    if (a.view.lesson.index < 0)
         return;
-    const lesson& l = list[std::size_t(a.lesson.index)];
+    const lesson& l = list[std::size_t(a.view.lesson.index)];
     // A plain group, not an auto-resizing child: a child sized from the previous
     // frame clips (and so ignores the mouse over) controls a lesson has just added.
     ImGui::Separator();
@@ -1020,22 +1016,22 @@ void panel_lesson(const app& a, frame_out& out) {
                           st.FramePadding.x * 4 + st.ItemSpacing.x;
         if (ImGui::GetItemRectMax().x - left + st.ItemSpacing.x + nav <= right)
             ImGui::SameLine(right - nav);
-        ImGui::BeginDisabled(a.lesson.index == 0);
+        ImGui::BeginDisabled(a.view.lesson.index == 0);
         if (chip_button(tr("◀ previous", "◀ 上一课")))
-            lesson_open(a, out, a.lesson.index - 1);
+            lesson_open(a, out, a.view.lesson.index - 1);
         mark_widget(out, "lesson_previous");
         ImGui::EndDisabled();
         ImGui::SameLine();
-        ImGui::BeginDisabled(a.lesson.index + 1 >= int(list.size()));
+        ImGui::BeginDisabled(a.view.lesson.index + 1 >= int(list.size()));
         if (chip_button(tr("next ▶", "下一课 ▶")))
-            lesson_open(a, out, a.lesson.index + 1);
+            lesson_open(a, out, a.view.lesson.index + 1);
         mark_widget(out, "lesson_next");
         ImGui::EndDisabled();
     }
-    const lesson& shown = list[std::size_t(a.lesson.index)];  // previous/next may have just moved on from l
+    const lesson& shown = list[std::size_t(a.view.lesson.index)];  // previous/next may have just moved on from l
     text_plain(out, tr(shown.try_en, shown.try_zh));
     ImGui::Separator();
-    switch (a.lesson.index) {
+    switch (a.view.lesson.index) {
         case 0:
             view_lookup(a, out);
             break;

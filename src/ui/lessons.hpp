@@ -46,27 +46,25 @@ struct lesson_view {
     int tile = 2;       // L5: tile edge of the online-softmax stepper
     int tile_step = 0;  // L5: how many tile steps are done
     int decode_t = 4;   // L5: tokens decoded so far
+    bool operator==(const lesson_view&) const = default;
 };
 
-// Lesson-local state, kept in the app.
-struct lesson_state : lesson_view {
-    // What the views measure (measure_lessons.hpp), by the experiment's version:
-    // memos, filled while a view draws from a const app.
-    mutable version_cache<lookup_measure> lookup;
-    mutable version_cache<sqrt_dk_measure> sqrt_dk;
-    mutable version_cache<subspace_measure> subspaces;
-    mutable version_cache<order_measure> order;
-    mutable version_cache<rope_shift_measure> rope;
-    mutable version_cache<cost_measure> cost;
-    mutable version_cache<tiled_measure> tiled;
-    mutable version_cache<decode_measure> decode;
-    mutable version_cache<bright_cell_measure> bright;
-    mutable version_cache<cancel_measure> cancel;
-    mutable version_cache<bugs_measure> bugs;
-    mutable version_cache<formation_measure> formation;
-    mutable version_cache<task_reading> reading;
-    // The numbers the current view measured this frame, for the page's JS hook.
-    std::vector<std::pair<std::string, double>> numbers;
+// What the lessons' views measure (measure_lessons.hpp), by the experiment's
+// version: memos, filled while a view draws from a const app (app_memos).
+struct lesson_memos {
+    version_cache<lookup_measure> lookup;
+    version_cache<sqrt_dk_measure> sqrt_dk;
+    version_cache<subspace_measure> subspaces;
+    version_cache<order_measure> order;
+    version_cache<rope_shift_measure> rope;
+    version_cache<cost_measure> cost;
+    version_cache<tiled_measure> tiled;
+    version_cache<decode_measure> decode;
+    version_cache<bright_cell_measure> bright;
+    version_cache<cancel_measure> cancel;
+    version_cache<bugs_measure> bugs;
+    version_cache<formation_measure> formation;
+    version_cache<task_reading> reading;
 };
 
 }  // namespace attn::ui

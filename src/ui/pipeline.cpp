@@ -19,12 +19,12 @@ namespace attn::ui {
 namespace {
 
 void stepper(const app& a, frame_out& out) {
-    ImGui::BeginDisabled(int(a.current) == 0);
+    ImGui::BeginDisabled(int(a.view.current) == 0);
     if (ImGui::ArrowButton("prev", ImGuiDir_Left)) {
-        int s = int(a.current) - 1;
+        int s = int(a.view.current) - 1;
         while (s > 0 && !stage_applies(stage(s), a.model.exp))
             --s;
-        out.show = stage(s);
+        view_edit(a, out).current = stage(s);
     }
     mark_widget(out, "prev");
     ImGui::EndDisabled();
@@ -33,11 +33,11 @@ void stepper(const app& a, frame_out& out) {
         if (!stage_applies(stage(s), a.model.exp))
             continue;
         ImGui::PushID(s);
-        const bool on = a.current == stage(s);
+        const bool on = a.view.current == stage(s);
         if (on)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         if (ImGui::Button(stage_name(stage(s))))
-            out.show = stage(s);
+            view_edit(a, out).current = stage(s);
         if (on)
             ImGui::PopStyleColor();
         char name[16];
@@ -48,12 +48,12 @@ void stepper(const app& a, frame_out& out) {
         if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 8.0f)
             ImGui::NewLine();
     }
-    ImGui::BeginDisabled(int(a.current) == stage_count - 1);
+    ImGui::BeginDisabled(int(a.view.current) == stage_count - 1);
     if (ImGui::ArrowButton("next", ImGuiDir_Right)) {
-        int s = int(a.current) + 1;
+        int s = int(a.view.current) + 1;
         while (s < stage_count - 1 && !stage_applies(stage(s), a.model.exp))
             ++s;
-        out.show = stage(s);
+        view_edit(a, out).current = stage(s);
     }
     mark_widget(out, "next");
     ImGui::EndDisabled();
@@ -95,31 +95,31 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
         opt.fixed_range = true;
         opt.lo = 0.0f;
         opt.hi = 1.0f;
-    } else if (const auto shared = app_shared_range(a); shared && head >= 0 && stage_per_head(a.current)) {
+    } else if (const auto shared = app_shared_range(a); shared && head >= 0 && stage_per_head(a.view.current)) {
         opt.fixed_range = true;
         opt.lo = shared->lo;
         opt.hi = shared->hi;
     }
-    opt.veiled =
-        head >= 0 && stage_per_head(a.current) && a.model.tr.layers[std::size_t(a.layer)].heads[std::size_t(head)].ablated;
+    opt.veiled = head >= 0 && stage_per_head(a.view.current) &&
+                 a.model.tr.layers[std::size_t(a.view.layer)].heads[std::size_t(head)].ablated;
     if (token_rows)
-        opt.highlight_row = a.sel_row;
-    const cell_ref& focus = a.hovered.valid() ? a.hovered : a.selected;
-    if (focus.valid() && focus.at == a.current && focus.matrix == index && focus.head == head)
+        opt.highlight_row = a.view.sel_row;
+    const cell_ref& focus = a.view.hovered.valid() ? a.view.hovered : a.view.selected;
+    if (focus.valid() && focus.at == a.view.current && focus.matrix == index && focus.head == head)
         opt.highlight_col = focus.col;
-    const cell_ref& sel = a.selected;
-    if (sel.valid() && sel.at == a.current && sel.matrix == index && sel.head == head) {
+    const cell_ref& sel = a.view.selected;
+    if (sel.valid() && sel.at == a.view.current && sel.matrix == index && sel.head == head) {
         opt.cursor_row = sel.row;  // the keys move from the selected cell
         opt.cursor_col = sel.col;
     }
 
     char id[48];
-    std::snprintf(id, sizeof id, "m%d_h%d_s%d", index, head, int(a.current));
+    std::snprintf(id, sizeof id, "m%d_h%d_s%d", index, head, int(a.view.current));
     const heatmap_result r = heatmap_draw(*a.heatmaps, id, *sm.m, opt);
     note_clip(out, sm.label);  // the map with its legend and notes (one group)
     // The cells' rectangle, under a name tests can click into ("grid_head1", "grid_map0").
     char name[24];
-    if (stage_per_head(a.current))
+    if (stage_per_head(a.view.current))
         std::snprintf(name, sizeof name, "grid_head%d", head);
     else
         std::snprintf(name, sizeof name, "grid_map%d", index);
@@ -132,31 +132,31 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
         if (rect.x1 > rect.x0 && rect.y1 > rect.y0)
             out.widgets.push_back({std::string(name) + suffix, rect.x0, rect.y0, rect.x1, rect.y1, r.window});
     if (r.hovered_row >= 0)
-        out.hover = cell_ref{a.current, index, head, r.hovered_row, r.hovered_col};
+        view_edit(a, out).hovered = cell_ref{a.view.current, index, head, r.hovered_row, r.hovered_col};
     // The keys moved the cursor: that cell is selected, as a click would (without pressing it).
     if (r.moved_row >= 0) {
-        out.select = cell_ref{a.current, index, head, r.moved_row, r.moved_col};
+        view_edit(a, out).selected = cell_ref{a.view.current, index, head, r.moved_row, r.moved_col};
         if (token_rows)
-            out.row = r.moved_row;
+            view_edit(a, out).sel_row = r.moved_row;
     }
     if (r.clicked_row >= 0) {
-        out.select = cell_ref{a.current, index, head, r.clicked_row, r.clicked_col};
+        view_edit(a, out).selected = cell_ref{a.view.current, index, head, r.clicked_row, r.clicked_col};
         if (token_rows)
-            out.row = r.clicked_row;
+            view_edit(a, out).sel_row = r.clicked_row;
         // A click on a softmax cell masks (or unmasks) that one edge.
-        if (a.current == stage::weights && !a.options.readonly)
-            request_experiment(out, edit_toggle_edge(a.model.exp, masked_edge{a.layer, head, r.clicked_row, r.clicked_col}));
+        if (a.view.current == stage::weights && !a.options.readonly)
+            request_experiment(out, edit_toggle_edge(a.model.exp, masked_edge{a.view.layer, head, r.clicked_row, r.clicked_col}));
     }
 }
 
 // The switch between one colour scale for the stage and one per map, shown on
 // the stages that share one.
 void scale_switch(const app& a, frame_out& out) {
-    if (!stage_shares_scale(a.current))
+    if (!stage_shares_scale(a.view.current))
         return;
-    bool shared = !a.per_map_scale;
+    bool shared = !a.view.per_map_scale;
     if (ImGui::Checkbox(tr("one colour scale", "统一色标"), &shared))
-        out.per_map_scale = !shared;
+        view_edit(a, out).per_map_scale = !shared;
     mark_widget(out, "shared_scale");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", tr("On: every head, and Scores → Scaled → Masked, use one colour scale, so colours compare "
@@ -166,12 +166,12 @@ void scale_switch(const app& a, frame_out& out) {
 }
 
 // What the pipeline's memos are keyed by besides the experiment's version.
-std::uint64_t stage_layer_key(const app& a) { return std::uint64_t(a.current) * 64 + std::uint64_t(a.layer); }
+std::uint64_t stage_layer_key(const app& a) { return std::uint64_t(a.view.current) * 64 + std::uint64_t(a.view.layer); }
 
 // The cell edge at which the current stage's widest number fits.
 float value_cell(const app& a) {
-    const int chars = a.widest_value.get(a.model.version, stage_layer_key(a),
-                                         [&a] { return stage_widest_value_chars(a.current, a.model.tr, a.layer); });
+    const int chars = a.memo.widest_value.get(
+        a.model.version, stage_layer_key(a), [&a] { return stage_widest_value_chars(a.view.current, a.model.tr, a.view.layer); });
     return heatmap_value_cell(chars);
 }
 
@@ -185,7 +185,7 @@ void intervened_effect(const app& a, frame_out& out, int head, bool zeroed) {
     const intervention_effect& e = app_effect(a);
     const bool alone =
         x.ablate.size() == (zeroed ? 1u : 0u) &&
-        std::all_of(x.edges.begin(), x.edges.end(), [&](const masked_edge& m) { return edge_in_head(m, a.layer, head); });
+        std::all_of(x.edges.begin(), x.edges.end(), [&](const masked_edge& m) { return edge_in_head(m, a.view.layer, head); });
     text_colored(out, theme_bad(), "Δy %.3g (%.0f%%)%s", e.max_abs, e.relative * 100.0, alone ? "" : " *");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", !alone ? tr("* All interventions together change the output by max |Δy| (‖Δy‖/‖y‖ in brackets).",
@@ -204,7 +204,7 @@ void intervened_effect(const app& a, frame_out& out, int head, bool zeroed) {
 void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vector<std::string>& feature_rows) {
     ImGui::BeginGroup();
     ImGui::PushID(hi);
-    const head_trace& ht = a.model.tr.layers[std::size_t(a.layer)].heads[std::size_t(hi)];
+    const head_trace& ht = a.model.tr.layers[std::size_t(a.view.layer)].heads[std::size_t(hi)];
     textf(out, "%s %d", tr("head", "头"), hi);
     if (a.model.exp.kv_heads != a.model.exp.heads) {
         ImGui::SameLine();
@@ -216,18 +216,18 @@ void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vect
     const bool zero_clicked = ImGui::Checkbox(tr("zero", "置零"), &zero);
     ImGui::EndDisabled();
     if (zero_clicked)
-        request_experiment(out, edit_toggle_ablation(a.model.exp, ablated_head{a.layer, hi}));
+        request_experiment(out, edit_toggle_ablation(a.model.exp, ablated_head{a.view.layer, hi}));
     char name[24];
     std::snprintf(name, sizeof name, "zero_head%d", hi);
     mark_widget(out, name);
     const auto& edges = a.model.exp.edges;
     const bool edge_masked =
-        std::any_of(edges.begin(), edges.end(), [&](const masked_edge& m) { return edge_in_head(m, a.layer, hi); });
+        std::any_of(edges.begin(), edges.end(), [&](const masked_edge& m) { return edge_in_head(m, a.view.layer, hi); });
     if ((ht.ablated || edge_masked) && a.model.has_baseline) {  // on the header's line, so the heads' maps stay aligned
         ImGui::SameLine();
         intervened_effect(a, out, hi, ht.ablated);
     }
-    const auto mats = stage_matrices(a.current, a.model.tr, a.layer, hi);
+    const auto mats = stage_matrices(a.view.current, a.model.tr, a.view.layer, hi);
     for (std::size_t k = 0; k < mats.size(); ++k) {
         draw_matrix(a, out, mats[k], int(k), hi, cell, feature_rows);
         std::snprintf(name, sizeof name, "map_head%d", hi);
@@ -278,9 +278,9 @@ void pin_bar(const app& a, frame_out& out) {
     mark_widget(out, "unpin");
     ImGui::EndDisabled();
     ImGui::SameLine();
-    bool shown = a.compare_shown;
+    bool shown = a.view.compare_shown;
     if (ImGui::Checkbox(tr("Compare A | B | B − A", "对比 A | B | B − A"), &shown))
-        out.compare_shown = shown;
+        view_edit(a, out).compare_shown = shown;
     mark_widget(out, "compare");
     text_plain(out, compare_summary_text(app_compare(a)).c_str());
     mark_widget(out, "compare_summary");
@@ -319,7 +319,7 @@ void compare_row(const app& a, frame_out& out, const stage_matrix (&m)[2], const
         const trace& t = *traces[k == 0 ? 0 : 1];
         heatmap_options opt = compare_options(a, sm, k == 2, k == 2 ? c.max_abs : c.top, cell);
         // A's maps from A's trace, B's from B's, B − A from the compare's memo.
-        opt.source = k == 2 ? heatmap_source_of(a.compare) : heatmap_source_of(a, t);
+        opt.source = k == 2 ? heatmap_source_of(a.memo.compare) : heatmap_source_of(a, t);
         opt.hover_value = true;  // the inspector explains B's cells only: the tooltip says every map's value
         if (k == 2)              // a cell masked in both differs by 0 and is drawn so; the legend stays narrow
             opt.masked_from = nullptr;
@@ -333,7 +333,7 @@ void compare_row(const app& a, frame_out& out, const stage_matrix (&m)[2], const
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
         text_plain(out, titles[k]);
         char id[40], name[24];
-        std::snprintf(id, sizeof id, "cmp%d_m%d_s%d", k, index, int(a.current));
+        std::snprintf(id, sizeof id, "cmp%d_m%d_s%d", k, index, int(a.view.current));
         const heatmap_result r = heatmap_draw(*a.heatmaps, id, k == 2 ? d.diff : *sm.m, opt);
         std::snprintf(name, sizeof name, "cmp_%c%d", "abd"[k], index);
         out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1, r.window});
@@ -350,13 +350,13 @@ void compare_maps(const app& a, frame_out& out) {
         return;
     const float font = ImGui::GetFontSize();
     const float third = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x * 2) / 3.0f;
-    const int heads = stage_per_head(a.current) ? a.model.exp.heads : 1;
+    const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
     std::size_t index = 0;
     for (int hi = 0; hi < heads; ++hi) {
-        const auto ma = stage_matrices(a.current, a.model.pin_tr, a.layer, hi);
-        const auto mb = stage_matrices(a.current, a.model.tr, a.layer, hi);
+        const auto ma = stage_matrices(a.view.current, a.model.pin_tr, a.view.layer, hi);
+        const auto mb = stage_matrices(a.view.current, a.model.tr, a.view.layer, hi);
         for (std::size_t k = 0; k < mb.size() && k < ma.size() && index < c.maps.size(); ++k, ++index) {
-            if (stage_per_head(a.current))
+            if (stage_per_head(a.view.current))
                 textf(out, "%s %d · %s", tr("head", "头"), hi, mb[k].label);
             else
                 text_plain(out, mb[k].label);
@@ -384,12 +384,12 @@ const compare_result& app_compare(const app& a) {
     static const compare_result none;
     if (!a.model.pin)
         return none;
-    return a.compare.get(a.model.version, a.model.pin_version * 1024 + stage_layer_key(a), [&a] {
+    return a.memo.compare.get(a.model.version, a.model.pin_version * 1024 + stage_layer_key(a), [&a] {
         compare_result pending;  // A part-way through its run: no B − A yet
         pending.mismatch = session_pin_pending(a.model);
         return pending.mismatch.what != compare_mismatch::kind::none
                    ? pending
-                   : stage_compare(a.current, *a.model.pin, a.model.pin_tr, a.model.tr, a.layer);
+                   : stage_compare(a.view.current, *a.model.pin, a.model.pin_tr, a.model.tr, a.view.layer);
     });
 }
 
@@ -434,10 +434,10 @@ std::string compare_summary_text(const compare_result& c) {
 }
 
 std::optional<heatmap_range> app_shared_range(const app& a) {
-    if (a.per_map_scale)
+    if (a.view.per_map_scale)
         return std::nullopt;
-    return a.shared_range.get(a.model.version, stage_layer_key(a),
-                              [&a] { return stage_shared_range(a.current, a.model.tr, a.layer); });
+    return a.memo.shared_range.get(a.model.version, stage_layer_key(a),
+                                   [&a] { return stage_shared_range(a.view.current, a.model.tr, a.view.layer); });
 }
 
 void panel_pipeline(const app& a, frame_out& out) {
@@ -445,17 +445,17 @@ void panel_pipeline(const app& a, frame_out& out) {
         stepper(a, out);
     if (a.model.exp.layers > 1) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
-        int layer = a.layer;
+        int layer = a.view.layer;
         if (ImGui::SliderInt(tr("layer", "层"), &layer, 0, a.model.exp.layers - 1))
-            out.layer = layer;
+            view_edit(a, out).layer = layer;
         mark_slider(out, "layer", tr("layer", "层"));
     }
-    text_plain(out, stage_explain(a.current));
-    text_disabled(out, "%s", stage_formula(a.current));
+    text_plain(out, stage_explain(a.view.current));
+    text_disabled(out, "%s", stage_formula(a.view.current));
     scale_switch(a, out);
     pin_bar(a, out);
     ImGui::Separator();
-    if (a.model.pin && a.compare_shown) {
+    if (a.model.pin && a.view.compare_shown) {
         compare_maps(a, out);
         return;
     }
@@ -464,14 +464,14 @@ void panel_pipeline(const app& a, frame_out& out) {
     const int h = a.model.exp.heads;
     const float font = ImGui::GetFontSize();
     const float avail = ImGui::GetContentRegionAvail().x;
-    out.hover = cell_ref{};  // unless a map says otherwise below
+    view_edit(a, out).hovered = cell_ref{};  // unless a map says otherwise below
     const std::vector<std::string>& feature_rows = index_labels(std::max(a.model.exp.d_model * 4, n));
 
-    if (stage_per_head(a.current)) {
+    if (stage_per_head(a.view.current)) {
         // Heads side by side, each map sized so that all fit when they can.
-        const int cols = a.current == stage::weighted_sum ? a.model.exp.d_model / h : n;
+        const int cols = a.view.current == stage::weighted_sum ? a.model.exp.d_model / h : n;
         // Room per head beside its grid: row labels, the row sums of softmax maps.
-        const float extra = font * (a.current == stage::weights ? 9.0f : 6.0f);
+        const float extra = font * (a.view.current == stage::weights ? 9.0f : 6.0f);
         // As many heads per row as fit with cells that hold their numbers; the rest wrap.
         const float need = value_cell(a);
         const int per_row = std::clamp(int(avail / (extra + need * float(cols))), 1, h);
@@ -485,7 +485,7 @@ void panel_pipeline(const app& a, frame_out& out) {
         return;
     }
 
-    const auto mats = stage_matrices(a.current, a.model.tr, a.layer, 0);
+    const auto mats = stage_matrices(a.view.current, a.model.tr, a.view.layer, 0);
     // Two columns when the stage shows several matrices (W_q beside W_k, …) and
     // their numbers still fit; else one below the other.
     int widest_cols = 1;

@@ -126,19 +126,19 @@ float svg_map(std::string& out, const stage_matrix& sm, const std::string& title
 }  // namespace
 
 export_file share_export_svg(const app& a) {
-    export_file f{std::string("attn-") + stage_slug(a.current) + ".svg", "image/svg+xml", {}};
+    export_file f{std::string("attn-") + stage_slug(a.view.current) + ".svg", "image/svg+xml", {}};
     const auto& tokens = a.model.tr.tokens;
-    const int heads = stage_per_head(a.current) ? a.model.exp.heads : 1;
+    const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
     std::string body;
     float y = 8.0f, width = 320.0f;
     for (int h = 0; h < heads; ++h) {
-        for (const stage_matrix& sm : stage_matrices(a.current, a.model.tr, a.layer, h)) {
+        for (const stage_matrix& sm : stage_matrices(a.view.current, a.model.tr, a.view.layer, h)) {
             if (!sm.m || long(sm.m->rows) * long(sm.m->cols) > share_svg_cell_limit)
                 continue;
-            std::string title = std::string(stage_name(a.current)) + " — " + sm.label;
-            if (stage_per_head(a.current))
+            std::string title = std::string(stage_name(a.view.current)) + " — " + sm.label;
+            if (stage_per_head(a.view.current))
                 title += ", " + std::string(tr("head ", "头 ")) + std::to_string(h);
-            title += ", " + std::string(tr("layer ", "层 ")) + std::to_string(a.layer);
+            title += ", " + std::string(tr("layer ", "层 ")) + std::to_string(a.view.layer);
             y += svg_map(body, sm, title, stage_matrix_row_labels(sm, tokens), stage_matrix_col_labels(sm, tokens), y) + 16.0f;
             width = std::max(width, svg_label_w + float(sm.m->cols) * svg_cell + 240.0f);
         }
@@ -155,11 +155,11 @@ export_file share_export_svg(const app& a) {
 }
 
 export_file share_export_csv(const app& a) {
-    export_file f{std::string("attn-") + stage_slug(a.current) + ".csv", "text/csv", {}};
+    export_file f{std::string("attn-") + stage_slug(a.view.current) + ".csv", "text/csv", {}};
     const auto& tokens = a.model.tr.tokens;
-    const int heads = stage_per_head(a.current) ? a.model.exp.heads : 1;
+    const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
     for (int h = 0; h < heads; ++h) {
-        for (const stage_matrix& sm : stage_matrices(a.current, a.model.tr, a.layer, h)) {
+        for (const stage_matrix& sm : stage_matrices(a.view.current, a.model.tr, a.view.layer, h)) {
             if (!sm.m)
                 continue;
             // The same labels the heatmap draws (pipeline.cpp).
@@ -167,7 +167,7 @@ export_file share_export_csv(const app& a) {
             if (!f.bytes.empty())
                 f.bytes += "\n";
             char title[64];
-            std::snprintf(title, sizeof title, "# %s layer %d head %d: ", stage_slug(a.current), a.layer, h);
+            std::snprintf(title, sizeof title, "# %s layer %d head %d: ", stage_slug(a.view.current), a.view.layer, h);
             f.bytes += title + std::string(sm.label) + "\n";
             f.bytes += matrix_to_csv(*sm.m, token_rows ? &tokens : nullptr, sm.token_cols ? &tokens : nullptr);
         }
@@ -182,19 +182,19 @@ export_file share_export_json(const app& a) {
 std::string share_embed_link(const app& a) {
     link_view v = app_view(a);
     v.embed = true;
-    const bool compare_seen = a.model.pin && a.compare_shown;
+    const bool compare_seen = a.model.pin && a.view.compare_shown;
     return link_encode(a.model.exp, v, compare_seen ? a.model.pin : std::nullopt);
 }
 
 int share_embed_height(const app& a) {
-    const float css = a.content_height / (a.scale > 0 ? a.scale : 1.0f);
+    const float css = a.reports.content_height / (a.scale > 0 ? a.scale : 1.0f);
     return std::clamp(int(std::ceil(css)), share_embed_min_height, share_embed_max_height);
 }
 
 std::string share_embed_title(const app& a) {
     std::string title = tr("Attention playground", "注意力演练场");
-    if (a.lesson.index >= 0 && a.lesson.index < int(lessons().size())) {
-        const lesson& l = lessons()[std::size_t(a.lesson.index)];
+    if (a.view.lesson.index >= 0 && a.view.lesson.index < int(lessons().size())) {
+        const lesson& l = lessons()[std::size_t(a.view.lesson.index)];
         title += std::string(": ") + l.id + " " + tr(l.title_en, l.title_zh);
     }
     return title;

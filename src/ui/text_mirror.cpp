@@ -67,17 +67,17 @@ void put_tables(std::string& out, const app& a) {
     out += "\"tables\":[";
     int budget = text_mirror_total_limit;
     bool first = true;
-    const int heads = stage_per_head(a.current) ? a.model.exp.heads : 1;
+    const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
     for (int h = 0; h < heads; ++h) {
-        const auto mats = stage_matrices(a.current, a.model.tr, a.layer, h);
+        const auto mats = stage_matrices(a.view.current, a.model.tr, a.view.layer, h);
         for (const stage_matrix& sm : mats) {
             if (!first)
                 out += ',';
             first = false;
             std::string caption = sm.label;
-            if (stage_per_head(a.current)) {
+            if (stage_per_head(a.view.current)) {
                 caption += std::string(", ") + tr("head ", "头 ") + std::to_string(h);
-                if (a.model.tr.layers[std::size_t(a.layer)].heads[std::size_t(h)].ablated)
+                if (a.model.tr.layers[std::size_t(a.view.layer)].heads[std::size_t(h)].ablated)
                     caption += tr(" (zeroed)", "（已置零）");
             }
             put_table(out, a, sm, caption, budget);
@@ -186,11 +186,11 @@ void put_training_tables(std::string& out, const app& a) {
 }
 
 void put_lesson(std::string& out, const app& a) {
-    if (a.lesson.index < 0 || a.lesson.index >= int(lessons().size())) {
+    if (a.view.lesson.index < 0 || a.view.lesson.index >= int(lessons().size())) {
         out += "null";
         return;
     }
-    const lesson& l = lessons()[std::size_t(a.lesson.index)];
+    const lesson& l = lessons()[std::size_t(a.view.lesson.index)];
     out += "{\"id\":";
     put_string(out, l.id);
     out += ",\"title\":";
@@ -215,11 +215,11 @@ void put_lesson(std::string& out, const app& a) {
             out.append(tables, 1);  // without the leading comma
     }
     out += "],\"numbers\":[";
-    for (std::size_t i = 0; i < a.lesson.numbers.size(); ++i) {
+    for (std::size_t i = 0; i < a.reports.lesson_numbers.size(); ++i) {
         char buf[40];
-        std::snprintf(buf, sizeof buf, "%.6g", a.lesson.numbers[i].second);
+        std::snprintf(buf, sizeof buf, "%.6g", a.reports.lesson_numbers[i].second);
         out += i ? ",[" : "[";
-        put_string(out, a.lesson.numbers[i].first);
+        put_string(out, a.reports.lesson_numbers[i].first);
         out += ',';
         put_string(out, buf);
         out += ']';
@@ -229,13 +229,13 @@ void put_lesson(std::string& out, const app& a) {
 
 // Where the reader is and what the last change did, in one sentence.
 std::string summary(app& a) {
-    const int index = int(a.current);
+    const int index = int(a.view.current);
     std::string s = std::string(tr("Stage ", "阶段 ")) + std::to_string(index + 1) + tr(" of ", " / ") +
-                    std::to_string(stage_count) + ": " + stage_name(a.current) + ".";
+                    std::to_string(stage_count) + ": " + stage_name(a.view.current) + ".";
     if (a.model.exp.layers > 1)
-        s += std::string(" ") + tr("Layer ", "层 ") + std::to_string(a.layer) + ".";
-    if (a.lesson.index >= 0 && a.lesson.index < int(lessons().size())) {
-        const lesson& l = lessons()[std::size_t(a.lesson.index)];
+        s += std::string(" ") + tr("Layer ", "层 ") + std::to_string(a.view.layer) + ".";
+    if (a.view.lesson.index >= 0 && a.view.lesson.index < int(lessons().size())) {
+        const lesson& l = lessons()[std::size_t(a.view.lesson.index)];
         s += std::string(" ") + l.id + " " + tr(l.title_en, l.title_zh) + ".";
     }
     const auto& e = a.model.exp;
@@ -299,17 +299,18 @@ std::string text_mirror_json(app& a) {
     put_string(out, ui_language() == language::zh ? "zh" : "en");
     out += ",\"summary\":";
     put_string(out, summary(a));
-    out += ",\"stage\":{\"index\":" + std::to_string(int(a.current)) + ",\"count\":" + std::to_string(stage_count) + ",\"name\":";
-    put_string(out, stage_name(a.current));
+    out += ",\"stage\":{\"index\":" + std::to_string(int(a.view.current)) + ",\"count\":" + std::to_string(stage_count) +
+           ",\"name\":";
+    put_string(out, stage_name(a.view.current));
     out += ",\"formula\":";
-    put_string(out, stage_formula(a.current));
+    put_string(out, stage_formula(a.view.current));
     out += ",\"explain\":";
-    put_string(out, stage_explain(a.current));
-    out += "},\"layer\":" + std::to_string(a.layer) + ",\"layers\":" + std::to_string(a.model.exp.layers) + ",";
+    put_string(out, stage_explain(a.view.current));
+    out += "},\"layer\":" + std::to_string(a.view.layer) + ",\"layers\":" + std::to_string(a.model.exp.layers) + ",";
     put_tables(out, a);
     out += ",\"inspector\":";
-    const bool cell = a.selected.valid() && a.selected.at == a.current;
-    put_strings(out, cell ? cell_explanation(a, a.selected) : std::vector<std::string>{});
+    const bool cell = a.view.selected.valid() && a.view.selected.at == a.view.current;
+    put_strings(out, cell ? cell_explanation(a, a.view.selected) : std::vector<std::string>{});
     out += ",\"effect\":";
     put_string(out, effect_line(a));
     out += ",\"lesson\":";

@@ -53,12 +53,13 @@ void frame(ui::app& a) {
 }
 
 const ui::widget_rect* find_widget(const ui::app& a, const std::string& name) {
-    const auto it = std::find_if(a.widgets.begin(), a.widgets.end(), [&](const ui::widget_rect& w) { return w.name == name; });
-    return it == a.widgets.end() ? nullptr : &*it;
+    const auto it = std::find_if(a.reports.widgets.begin(), a.reports.widgets.end(),
+                                 [&](const ui::widget_rect& w) { return w.name == name; });
+    return it == a.reports.widgets.end() ? nullptr : &*it;
 }
 
 double lesson_number(const ui::app& a, const std::string& name) {
-    for (const auto& [key, value] : a.lesson.numbers)
+    for (const auto& [key, value] : a.reports.lesson_numbers)
         if (key == name)
             return value;
     FAIL("the lesson view published no " << name);
@@ -126,7 +127,7 @@ TEST_CASE("every lesson view draws frame after frame while its experiment change
             frame(a);
             CHECK(a.model.exp.pos_offset == k);
         }
-        CHECK(a.lesson.index == lesson);
+        CHECK(a.view.lesson.index == lesson);
     }
 }
 
@@ -138,7 +139,7 @@ TEST_CASE("L4: dragging the RoPE shift slider like a person, frame by frame") {
     ui::app_init(a, experiment{});
     ui::lesson_open(a, 3);
     frame(a);  // a lesson opens at the start of the next frame
-    CHECK(a.lesson.index == 3);
+    CHECK(a.view.lesson.index == 3);
     experiment e = a.model.exp;
     e.pos = positional::rope;
     e.pos_offset = 0;
@@ -204,13 +205,13 @@ TEST_CASE("a panel reads the app and asks: its experiment waits for the next fra
     const auto version = a.model.version;
     ui::frame_out out;
     out.request = change::set(edit_toggle_ablation(a.model.exp, ablated_head{0, 0}));
-    out.show = stage::scores;
-    out.row = 1;
+    ui::view_edit(a, out).current = stage::scores;
+    ui::view_edit(a, out).sel_row = 1;
     out.widgets.push_back({"probe", 0, 0, 1, 1, ""});
     ui::frame_apply(a, out);
-    CHECK(a.current == stage::scores);  // the view: at once
-    CHECK(a.sel_row == 1);
-    CHECK(a.widgets.back().name == "probe");
+    CHECK(a.view.current == stage::scores);  // the view: at once
+    CHECK(a.view.sel_row == 1);
+    CHECK(a.reports.widgets.back().name == "probe");
     CHECK(a.model.version == version);  // the experiment: queued for the one change path
     CHECK(a.pending.has_value());
     frame(a);
@@ -224,11 +225,11 @@ TEST_CASE("a panel reads the app and asks: its experiment waits for the next fra
     const auto ro_version = a.model.version;
     ui::frame_out ro;
     ro.request = change::set(edit_toggle_ablation(a.model.exp, ablated_head{0, 0}));
-    ro.show = stage::masked;
+    ui::view_edit(a, ro).current = stage::masked;
     ui::frame_apply(a, ro);
     frame(a);
     CHECK(a.model.version == ro_version);
-    CHECK(a.current == stage::masked);
+    CHECK(a.view.current == stage::masked);
 }
 
 TEST_CASE("stage 9 shows the residual alone for block=attn_res, and the FFN's maps for block=full") {
@@ -267,10 +268,10 @@ TEST_CASE("one colour scale for the heads of a stage and for Scores → Scaled �
     headless_imgui imgui;
     ui::app a;
     ui::app_init(a, *parsed.value);
-    a.current = stage::scaled;
+    a.view.current = stage::scaled;
     CHECK(ui::app_shared_range(a)->hi == top);
     ui::frame_out out;
-    out.per_map_scale = true;
+    ui::view_edit(a, out).per_map_scale = true;
     ui::frame_apply(a, out);
     CHECK_FALSE(ui::app_shared_range(a));
 }
@@ -372,12 +373,12 @@ TEST_CASE("in 中文 every stage, lesson and panel shows no English but notation
             english.push_back(std::string(where) + ": " + w);
     };
     for (int s = 0; s < stage_count; ++s) {
-        a.current = stage(s);
+        a.view.current = stage(s);
         look(ui::stage_name(stage(s)));
     }
     REQUIRE(ui::app_change(a, change::pin(a.model.exp)));  // the compare view, A | B | B − A
-    a.compare_shown = true;
-    a.current = stage::weights;
+    a.view.compare_shown = true;
+    a.view.current = stage::weights;
     look("compare");
     for (int lesson = 0; lesson < int(ui::lessons().size()); ++lesson) {
         ui::lesson_open(a, lesson);
@@ -399,16 +400,16 @@ TEST_CASE("every map of every stage says what its rows and columns are") {
     e.block = block_kind::full;
     ui::app_init(a, e);
     for (int s = 0; s < stage_count; ++s) {
-        a.current = stage(s);
+        a.view.current = stage(s);
         frame(a);
         INFO(ui::stage_name(stage(s)));
-        REQUIRE(!a.maps.empty());
-        for (const ui::map_report& m : a.maps)
+        REQUIRE(!a.reports.maps.empty());
+        for (const ui::map_report& m : a.reports.maps)
             CHECK(!m.axes.empty());
         if (stage(s) == stage::scores || stage(s) == stage::weights)
-            CHECK(a.maps.front().axes == ui::axes_queries_by_keys());
+            CHECK(a.reports.maps.front().axes == ui::axes_queries_by_keys());
         if (stage(s) == stage::output)
-            CHECK(a.maps.front().axes == ui::axes_tokens_by_dimensions());
+            CHECK(a.reports.maps.front().axes == ui::axes_tokens_by_dimensions());
     }
 }
 
@@ -425,7 +426,7 @@ TEST_CASE("every control of the controls panel has a line of help in both langua
     frame(a);
     frame(a);
     int controls = 0;
-    for (const ui::widget_rect& w : a.widgets) {
+    for (const ui::widget_rect& w : a.reports.widgets) {
         if (w.window.find("controls") == std::string::npos)
             continue;
         ++controls;
@@ -463,12 +464,12 @@ TEST_CASE("compare: Pin as A, then Compare draws A | B | B − A of every map of
     experiment b = a.model.exp;
     b.scale = score_scale::none;
     REQUIRE(ui::app_set_experiment(a, b));
-    a.compare_shown = true;
+    a.view.compare_shown = true;
     for (int s = 0; s < stage_count; ++s) {
         if (!stage_applies(stage(s), a.model.exp))
             continue;
         INFO("stage " << s);
-        a.current = stage(s);
+        a.view.current = stage(s);
         frame(a);
         const compare_result& c = ui::app_compare(a);
         CHECK(c.mismatch.what == compare_mismatch::kind::none);
@@ -507,9 +508,9 @@ TEST_CASE("the embed code: the frame, a first height the view needs, the resize 
     REQUIRE(a.model.pin);
     CHECK(ui::share_full_link(a).find("&pin=") != std::string::npos);
     CHECK(ui::share_embed_link(a).find("pin=") == std::string::npos);  // the author does not see A
-    a.compare_shown = true;
+    a.view.compare_shown = true;
     CHECK(ui::share_embed_link(a).find("&pin=") != std::string::npos);
-    CHECK(a.content_height > 200.0f);
+    CHECK(a.reports.content_height > 200.0f);
     const int first = ui::share_embed_height(a);
     CHECK(first >= ui::share_embed_min_height);
     CHECK(first <= ui::share_embed_max_height);
@@ -622,7 +623,7 @@ TEST_CASE("every picture drawn is of the data it is drawn from: the layer, the h
     e.layers = 2;
     e.heads = 2;
     ui::app_init(a, e);
-    a.current = stage::weights;
+    a.view.current = stage::weights;
     const auto heads_of = [&](const trace& t, int layer) {
         std::vector<const matrix*> m;
         for (const head_trace& h : t.layers[std::size_t(layer)].heads)
@@ -630,7 +631,7 @@ TEST_CASE("every picture drawn is of the data it is drawn from: the layer, the h
         return m;
     };
     for (int layer : {0, 1, 0}) {
-        a.layer = layer;
+        a.view.layer = layer;
         gpu_frame(a, heatmaps, gpu);
         gpu_frame(a, heatmaps, gpu);  // (a layer's first frame may still be laying out)
         for (const matrix* m : heads_of(a.model.tr, layer))
@@ -642,9 +643,9 @@ TEST_CASE("every picture drawn is of the data it is drawn from: the layer, the h
     experiment other = e;
     other.seed = 7;
     REQUIRE(ui::app_change(a, change::pin(other)));
-    a.compare_shown = true;
+    a.view.compare_shown = true;
     for (int layer : {0, 1}) {
-        a.layer = layer;
+        a.view.layer = layer;
         gpu_frame(a, heatmaps, gpu);
         gpu_frame(a, heatmaps, gpu);
         const compare_result& c = ui::app_compare(a);
@@ -674,7 +675,7 @@ TEST_CASE("from a lesson's link the keyboard starts on the lesson's card: Tab wa
         frame(a);
         ImGui::GetIO().AddKeyEvent(ImGuiKey_Tab, false);
         frame(a);
-        stops.push_back(a.keyboard_focus);
+        stops.push_back(a.reports.keyboard_focus);
     }
     CHECK(stops == std::vector<std::string>{"lesson_previous", "lesson_next", "train_recipe", "train_run"});
 }

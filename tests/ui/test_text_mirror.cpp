@@ -19,7 +19,7 @@ ui::app opened(const experiment& e, stage s) {
     ui::app a;
     ui::app_init(a, e);
     ui::app_sync(a);
-    a.current = s;
+    a.view.current = s;
     return a;
 }
 
@@ -72,7 +72,7 @@ TEST_CASE("text view: the summary says what an ablation did, the inspector's lin
     experiment e;
     e.ablate.push_back({0, 1});
     ui::app a = opened(e, stage::weights);
-    a.selected = ui::cell_ref{stage::weights, 0, 0, 1, 0};
+    a.view.selected = ui::cell_ref{stage::weights, 0, 0, 1, 0};
     const std::string doc = ui::text_mirror_json(a);
     CHECK(doc.find("1 head(s) zeroed.") != std::string::npos);
     CHECK(doc.find("max |Δy|") != std::string::npos);
