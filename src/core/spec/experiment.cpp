@@ -554,7 +554,7 @@ std::vector<std::string> experiment_validate(const experiment& e) {
     for (const auto& a : e.ablate)
         if (a.layer >= e.layers || a.head >= e.heads)
             err("ablated head " + str(a.layer) + "." + str(a.head) + " is outside the model (layer.head)");
-    const int dk = e.d_model / e.heads, kv_width = e.kv_heads * dk, ffn = 4 * e.d_model;
+    const int dk = experiment_d_k(e), kv_width = e.kv_heads * dk, ffn = 4 * e.d_model;
     for (const auto& x : e.edits) {
         int rows = 0, cols = 0;
         switch (x.target) {
