@@ -375,7 +375,7 @@ matrix positions_sinusoidal(int n, int d, int pos0) {
 }
 
 model_weights model_generate(const experiment& e, const std::vector<std::string>& tokens) {
-    const int n = int(tokens.size()), d = e.d_model, dk = experiment_d_k(e), kvw = e.kv_heads * dk, f = 4 * d;
+    const int n = int(tokens.size()), d = e.d_model, dk = experiment_d_k(e), kvw = e.kv_heads * dk, f = experiment_ffn_width(e);
     model_weights w;
     // Unit-variance embeddings; the same token text always gets the same row.
     w.embeddings = matrix(n, d);
@@ -385,7 +385,7 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
             w.embeddings(i, c) = g.normal();
     }
     // Projections scaled by 1/√fan_in keep every component near unit variance.
-    const float s = 1.0f / std::sqrt(float(d)), sf = 1.0f / std::sqrt(float(f));
+    const float s = weight_init_scale(d), sf = weight_init_scale(f);
     for (int l = 0; l < e.layers; ++l) {
         const std::string p = "layer" + std::to_string(l) + ".";
         layer_weights lw;
@@ -452,8 +452,8 @@ trace forward(const experiment& e, const trace_options& opt) {
 
 std::size_t trace_bytes(const experiment& e, int n, bool lean) {
     const std::size_t nn = std::size_t(n), d = std::size_t(e.d_model), h = std::size_t(e.heads);
-    const std::size_t dk = std::size_t(experiment_d_k(e)), kvw = std::size_t(e.kv_heads) * dk, f = 4 * d,
-                      L = std::size_t(e.layers);
+    const std::size_t dk = std::size_t(experiment_d_k(e)), kvw = std::size_t(e.kv_heads) * dk,
+                      f = std::size_t(experiment_ffn_width(e)), L = std::size_t(e.layers);
     const bool full = e.block == block_kind::full;
     std::size_t floats = 4 * nn * d;                                           // embeddings, positions, x0, output
     std::size_t per_layer = 2 * d * d + 2 * d * kvw + (full ? 2 * d * f : 0);  // params

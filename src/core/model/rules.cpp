@@ -7,6 +7,8 @@ namespace attn {
 
 float score_scale_default(int d_k) { return 1.0f / std::sqrt(float(std::max(d_k, 1))); }
 
+float weight_init_scale(int fan_in) { return 1.0f / std::sqrt(float(fan_in)); }
+
 float experiment_score_scale(const experiment& e) {
     switch (e.scale) {
         case score_scale::sqrt_dk:

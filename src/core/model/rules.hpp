@@ -13,6 +13,11 @@ namespace attn {
 // The default of the lower-level passes (tiled.hpp, decode.hpp) and of the experiment.
 float score_scale_default(int d_k);
 
+// 1/√fan_in, the scale of the seeded normal draws of a weight matrix with fan_in
+// rows, which keeps every component of its product near unit variance: the
+// experiment's random model (forward.cpp) and training's first weights are one.
+float weight_init_scale(int fan_in);
+
 // What the experiment multiplies the scores Q·Kᵀ by before the mask and softmax:
 // 1/√d_k (scale=sqrt), 1 (scale=none) or its own number (scale=<number>).
 float experiment_score_scale(const experiment& e);

@@ -555,7 +555,7 @@ void validate_attention(const experiment& e, int n, std::vector<std::string>& er
 
 // The (rows, cols) of the matrix an edit targets, for n tokens.
 std::pair<int, int> edit_target_size(const experiment& e, edit_target target, int n) {
-    const int d = e.d_model, kv_width = e.kv_heads * experiment_d_k(e), ffn = 4 * e.d_model;
+    const int d = e.d_model, kv_width = e.kv_heads * experiment_d_k(e), ffn = experiment_ffn_width(e);
     switch (target) {
         case edit_target::x:
             return {n, d};

@@ -95,7 +95,7 @@ scratch_slots scratch_layout(const train_run& r) {
 }
 
 train_layout param_layout(const experiment& e, int V, int T) {
-    const int d = e.d_model, kv = e.kv_heads * (d / e.heads), f = 4 * d;
+    const int d = e.d_model, kv = e.kv_heads * experiment_d_k(e), f = experiment_ffn_width(e);
     const bool full = e.block == block_kind::full;
     train_layout p;
     auto take = [&p](int rows, int cols) {
@@ -135,7 +135,7 @@ void init_params(train_run& r) {
         fill_normal(p + lo.w_e.offset + std::size_t(v * r.d), std::size_t(r.d), e.seed, "embedding:" + task_symbol(v), 1.0f);
     if (lo.w_p.size())
         fill_normal(p + lo.w_p.offset, lo.w_p.size(), e.seed, "train.w_p", 0.1f);
-    const float s = 1.0f / std::sqrt(float(r.d)), sf = 1.0f / std::sqrt(float(r.f));
+    const float s = weight_init_scale(r.d), sf = weight_init_scale(r.f);
     for (int l = 0; l < r.L; ++l) {
         const std::string pre = "layer" + std::to_string(l) + ".";
         const train_layer_tensors& t = lo.layers[std::size_t(l)];
@@ -735,7 +735,7 @@ train_run plan_run(const experiment& e, int& count) {
     r.e = e;
     const train_settings& t = e.train;
     r.B = t.batch, r.T = t.seq, r.V = t.vocab, r.d = e.d_model, r.h = e.heads, r.g = e.kv_heads;
-    r.dk = experiment_d_k(e), r.f = 4 * e.d_model, r.L = e.layers;
+    r.dk = experiment_d_k(e), r.f = experiment_ffn_width(e), r.L = e.layers;
     r.layout = param_layout(e, r.V, r.T);
     r.slots = row_layout(r);
     r.scratch_slots = scratch_layout(r);
@@ -940,8 +940,8 @@ const float* train_row_logits(const train_run& r, int b) {
 }
 
 train_cost train_estimate(const experiment& e) {
-    const double T = e.train.seq, d = e.d_model, kv = double(e.kv_heads) * (d / double(std::max(e.heads, 1)));
-    const double V = e.train.vocab, f = 4 * d, B = e.train.batch, L = e.layers;
+    const double T = e.train.seq, d = e.d_model, kv = double(e.kv_heads) * double(experiment_d_k(e));
+    const double V = e.train.vocab, f = experiment_ffn_width(e), B = e.train.batch, L = e.layers;
     const bool full = e.block == block_kind::full;
     const train_layout layout = param_layout(e, e.train.vocab, e.train.seq);
     train_cost c;
