@@ -9,8 +9,8 @@ defined an inline function with external linkage (say a std:: template it
 instantiated out of line), the linker would keep one copy for the whole program,
 perhaps the AVX-512 one, and a CPU without AVX-512 would crash in code that never
 chose those kernels. So each object may define exactly one external symbol,
-attn::kernels_<set> (or, for training's backward kernels, attn::train_kernels_<set>),
-and nothing weak.
+attn::kernels_<set> (the forward and the backward kernels of that set), and
+nothing weak.
 """
 import re
 import subprocess
@@ -26,7 +26,7 @@ def main(objects):
         out = subprocess.run(["nm", "-C", "--defined-only", "--extern-only", obj], check=True, capture_output=True,
                              text=True).stdout
         symbols = [line.split(" ", 2)[2] for line in out.splitlines() if line.strip()]
-        kernel_sets = [s for s in symbols if re.fullmatch(r"attn::(train_)?kernels_\w+", s)]
+        kernel_sets = [s for s in symbols if re.fullmatch(r"attn::kernels_\w+", s)]
         others = [s for s in symbols if s not in ALLOWED and s not in kernel_sets]
         if len(kernel_sets) != 1 or others:
             failures += 1

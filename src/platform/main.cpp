@@ -367,6 +367,138 @@ void touch_update(GLFWwindow* window, double now, float scale, attn::ui::heatmap
     attn::ui::touch_input_frame(touch, now, scale, &heatmaps);
 }
 
+#ifdef __EMSCRIPTEN__
+constexpr const char* glsl_version = "#version 300 es";
+#else
+constexpr const char* glsl_version = "#version 130";
+#endif
+
+// Natively a link that does not open is an error of the command (exit 1, before
+// any window), as in `attn check`; the page instead shows the default experiment
+// under a banner that names the problems. False, said on stderr, when it does not open.
+bool start_link_opens(const options& opt) {
+#ifndef __EMSCRIPTEN__
+    if (const std::string link = start_link(opt); !link.empty())
+        if (const auto r = attn::link_parse(link); !r.value) {
+            for (const auto& e : r.errors)
+                std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
+            return false;
+        }
+#else
+    (void)opt;
+#endif
+    return true;
+}
+
+// GLFW and a window with an OpenGL 3 context (OpenGL ES 3 on the web), made
+// current; nullptr, said on stderr, when there is none.
+GLFWwindow* window_open(options& opt) {
+    glfwSetErrorCallback([](int code, const char* what) { std::fprintf(stderr, "GLFW error %d: %s\n", code, what); });
+    if (!glfwInit()) {
+        std::fprintf(stderr, "attn_app: cannot initialise GLFW (is there a display?)\n");
+        return nullptr;
+    }
+#ifdef __EMSCRIPTEN__
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+#endif
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+    keep_canvas_size(opt);
+    GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "Attention playground", nullptr, nullptr);
+    if (!window) {
+        std::fprintf(stderr, "attn_app: cannot create an OpenGL 3 window\n");
+        glfwTerminate();
+        return nullptr;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(1);
+    return window;
+}
+
+void imgui_init(GLFWwindow* window) {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init(glsl_version);
+}
+
+// What one frame hands the next.
+struct frame_loop {
+    GLFWwindow* window;
+    const options& opt;
+    attn::ui::app& app;
+    attn::ui::heatmap_context& heatmaps;
+    remembered kept;
+    style_state shown;
+    int frame_index = 0;
+    double frame_start = -1.0;
+};
+
+// The events, training's pace, the style and fonts for this frame's scale, and a
+// new ImGui frame; false when the window is closing.
+bool frame_begin(frame_loop& f) {
+    glfwPollEvents();
+    if (glfwWindowShouldClose(f.window))
+        return false;
+    const double now = glfwGetTime();  // training's slice follows the frame interval (train_pace_update)
+    if (f.frame_start >= 0)
+        attn::train_pace_update(f.app.pace, now - f.frame_start, f.app.train_spent);
+    f.frame_start = now;
+
+    const float scale = frame_scale(f.window);
+    style_update(f.app, scale, attn::platform::bridge_touch_screen(), f.shown);
+    // The font atlas holds the glyphs of the text on screen: a new scale, or a
+    // new character (Chinese, from the font loaded when first needed), rebuilds
+    // it here, before NewFrame. The UI adds its own strings via ui::glyphs_require.
+    attn::platform::fonts_require_text(f.app.model.exp.text);
+    attn::platform::fonts_update_before_frame(scale);
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    touch_update(f.window, now, scale, f.heatmaps);
+    ImGui::NewFrame();
+    return true;
+}
+
+// The frame ImGui rendered, onto the framebuffer cleared to the window colour; its size in fb_w, fb_h.
+void frame_render(GLFWwindow* window, int& fb_w, int& fb_h) {
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    const ImVec4 clear = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(clear.x, clear.y, clear.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+// One frame: drawn, shown, its requests served and the link published; false
+// to stop (the window closed, or the last of --frames, screenshot taken).
+bool frame_run(frame_loop& f) {
+    if (!frame_begin(f))
+        return false;
+    if (f.opt.frames > 0 && f.frame_index + 1 == f.opt.frames)
+        f.app.requests.insert(f.app.requests.end(), f.opt.exports.begin(), f.opt.exports.end());
+    attn::ui::app_draw(f.app);
+    ImGui::Render();
+    int fb_w = 0, fb_h = 0;
+    frame_render(f.window, fb_w, fb_h);
+
+    if (!f.app.requests.empty())
+        share_service(f.app, fb_w, fb_h);
+    publish_and_remember(f.app, f.kept);
+    if (++f.frame_index == 2)
+        attn::platform::bridge_first_frame();
+    if (f.opt.frames > 0 && f.frame_index >= f.opt.frames) {
+        if (!f.opt.screenshot.empty() && !save_screenshot(f.opt.screenshot, fb_w, fb_h)) {
+            std::fprintf(stderr, "attn_app: cannot write screenshot '%s'\n", f.opt.screenshot.c_str());
+            std::exit(1);
+        }
+        return false;
+    }
+    glfwSwapBuffers(f.window);
+    return true;
+}
+
 std::function<bool()> g_frame;  // returns false to stop
 
 void run_main_loop() {
@@ -378,54 +510,26 @@ void run_main_loop() {
 #endif
 }
 
+void shutdown(GLFWwindow* window) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     options opt;
     if (!options_parse(argc, argv, opt))
         return 2;
-#ifndef __EMSCRIPTEN__
-    // Natively a link that does not open is an error of the command (exit 1, before
-    // any window), as in `attn check`; the page instead shows the default experiment
-    // under a banner that names the problems.
-    if (const std::string link = start_link(opt); !link.empty())
-        if (const auto r = attn::link_parse(link); !r.value) {
-            for (const auto& e : r.errors)
-                std::fprintf(stderr, "attn_app: experiment: %s\n", e.c_str());
-            return 1;
-        }
-#endif
-
-    glfwSetErrorCallback([](int code, const char* what) { std::fprintf(stderr, "GLFW error %d: %s\n", code, what); });
-    if (!glfwInit()) {
-        std::fprintf(stderr, "attn_app: cannot initialise GLFW (is there a display?)\n");
+    if (!start_link_opens(opt))
         return 1;
-    }
-#ifdef __EMSCRIPTEN__
-    const char* glsl_version = "#version 300 es";
-    glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
-#else
-    const char* glsl_version = "#version 130";
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
-#endif
-    keep_canvas_size(opt);
-    GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "Attention playground", nullptr, nullptr);
-    if (!window) {
-        std::fprintf(stderr, "attn_app: cannot create an OpenGL 3 window\n");
-        glfwTerminate();
+    GLFWwindow* window = window_open(opt);
+    if (!window)
         return 1;
-    }
-    glfwMakeContextCurrent(window);
-    glfwSwapInterval(1);
-
-    IMGUI_CHECKVERSION();
-    ImGui::CreateContext();
-    ImGui::GetIO().IniFilename = nullptr;
-    ImGui_ImplGlfw_InitForOpenGL(window, true);
-    ImGui_ImplOpenGL3_Init(glsl_version);
+    imgui_init(window);
     // Heatmaps as float textures colour-mapped by a shader (rectangles if it fails).
     static std::unique_ptr<attn::ui::heatmap_gpu> heatmap_gpu = attn::platform::heatmap_gl_create();
     static attn::ui::heatmap_context heatmaps;
@@ -434,69 +538,15 @@ int main(int argc, char** argv) {
 
     static attn::ui::app app;
     app.heatmaps = &heatmaps;
-    remembered kept = app_start(app, opt);
-    style_state shown;
-    int frame_index = 0;
-    double frame_start = -1.0;
-    g_frame = [&]() -> bool {
-        glfwPollEvents();
-        if (glfwWindowShouldClose(window))
-            return false;
-        const double now = glfwGetTime();  // training's slice follows the frame interval (train_pace_update)
-        if (frame_start >= 0)
-            attn::train_pace_update(app.pace, now - frame_start, app.train_spent);
-        frame_start = now;
-
-        const float scale = frame_scale(window);
-        style_update(app, scale, attn::platform::bridge_touch_screen(), shown);
-        // The font atlas holds the glyphs of the text on screen: a new scale, or a
-        // new character (Chinese, from the font loaded when first needed), rebuilds
-        // it here, before NewFrame. The UI adds its own strings via ui::glyphs_require.
-        attn::platform::fonts_require_text(app.model.exp.text);
-        attn::platform::fonts_update_before_frame(scale);
-
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplGlfw_NewFrame();
-        touch_update(window, now, scale, heatmaps);
-        ImGui::NewFrame();
-        if (opt.frames > 0 && frame_index + 1 == opt.frames)
-            app.requests.insert(app.requests.end(), opt.exports.begin(), opt.exports.end());
-        attn::ui::app_draw(app);
-        ImGui::Render();
-
-        int fb_w = 0, fb_h = 0;
-        glfwGetFramebufferSize(window, &fb_w, &fb_h);
-        glViewport(0, 0, fb_w, fb_h);
-        const ImVec4 clear = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-        glClearColor(clear.x, clear.y, clear.z, 1.0f);
-        glClear(GL_COLOR_BUFFER_BIT);
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-
-        if (!app.requests.empty())
-            share_service(app, fb_w, fb_h);
-        publish_and_remember(app, kept);
-        if (++frame_index == 2)
-            attn::platform::bridge_first_frame();
-        if (opt.frames > 0 && frame_index >= opt.frames) {
-            if (!opt.screenshot.empty() && !save_screenshot(opt.screenshot, fb_w, fb_h)) {
-                std::fprintf(stderr, "attn_app: cannot write screenshot '%s'\n", opt.screenshot.c_str());
-                std::exit(1);
-            }
-            return false;
-        }
-        glfwSwapBuffers(window);
-        return true;
-    };
+    // Static, as the app: on the web the main loop goes on after main has handed over.
+    static frame_loop loop{window, opt, app, heatmaps, app_start(app, opt), {}};
+    g_frame = [] { return frame_run(loop); };
     run_main_loop();
     if (opt.print_link)
         std::printf("%s\n", attn::ui::app_link(app).c_str());
 
     heatmaps.set_gpu(nullptr);
     heatmap_gpu.reset();
-    ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
-    ImGui::DestroyContext();
-    glfwDestroyWindow(window);
-    glfwTerminate();
+    shutdown(window);
     return 0;
 }

@@ -12,6 +12,7 @@
 #include "i18n.hpp"
 #include "imgui.h"
 #include "lesson_views.hpp"
+#include "model/rules.hpp"
 #include "panels.hpp"
 #include "play/edit.hpp"
 #include "theme.hpp"
@@ -44,83 +45,92 @@ std::string dot_terms(const float* a, int sa, const float* b, int sb, int k, flo
     return s + " = " + fmt(result);
 }
 
-std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
-    std::vector<std::string> out;
+// Q, K or V (i, c) as the sum that made it, and RoPE's turn for Q and K.
+std::string projection_line(const app& a, const stage_matrix& sm, int i, int j, float v) {
+    const char which = sm.label[0];
+    if (which != 'Q' && which != 'K' && which != 'V')
+        return {};
     const trace& t = a.model.tr;
     const layer_trace& lt = t.layers[std::size_t(a.view.layer)];
-    const auto mats = stage_matrices(c.at, t, a.view.layer, c.head);
+    const layer_weights& lw = t.params.layers[std::size_t(a.view.layer)];
+    const matrix& w = which == 'Q' ? lw.w_q : which == 'K' ? lw.w_k : lw.w_v;
+    const matrix& before = which == 'Q' ? lt.q : which == 'K' ? lt.k : lt.v;
+    std::string line = std::string(sm.label) + "(i,c) = Σ_k x(i,k)·W(k,c) = " +
+                       dot_terms(lt.normed.row(i), 1, w.data.data() + j, w.cols, w.rows, before(i, j));
+    if (a.model.exp.pos == positional::rope && which != 'V')
+        line += tr("\nthen rotated by RoPE for position ", "\n再按 RoPE 旋转，位置 ") +
+                std::to_string(a.model.exp.pos_offset + i) + " → " + fmt(v);
+    return line;
+}
+
+// The softmax of row i at key j, the row's sum and entropy, and what clicking does.
+std::string weights_line(const app& a, const head_trace& ht, int i, int j, float v) {
+    const auto& tokens = a.model.tr.tokens;
+    float mx = -INFINITY;
+    for (int k = 0; k < ht.masked.cols; ++k)
+        mx = std::max(mx, ht.masked(i, k));
+    std::string line = "exp(" + fmt(ht.masked(i, j)) + " − " + fmt(mx) + ") / Σ = " + fmt(v);
+    line += std::string("\n") + tr("row sum ", "行和 ") + fmt(ht.row_sums[std::size_t(i)]) + tr(",  entropy ", "，熵 ") +
+            fmt(ht.row_entropies[std::size_t(i)]) + " nats";
+    line += std::string("\n\"") + tokens[std::size_t(i)] + "\" " + tr("takes ", "从 \"") + fmt(v * 100.0f) +
+            tr("% of its mix from \"", "% 的内容来自 \"") + tokens[std::size_t(j)] + "\"";
+    line += tr("\nclick: mask this edge (click again to restore)", "\n点击：屏蔽这条边（再点恢复）");
+    return line;
+}
+
+// The formula of the cell's stage with its live values (lines split by '\n'); empty
+// for a stage without one.
+std::string stage_line(const app& a, const cell_ref& c, const stage_matrix& sm, float v) {
+    const trace& t = a.model.tr;
+    const layer_trace& lt = t.layers[std::size_t(a.view.layer)];
+    const head_trace& ht = lt.heads[std::size_t(c.head)];
+    const int i = c.row, j = c.col, dk = experiment_d_k(a.model.exp);
+    switch (c.at) {
+        case stage::embeddings:
+            if (sm.label[0] == 'X' && !t.positions.empty())
+                return "X = E + PE = " + fmt(t.params.embeddings(i, j)) + " + " + fmt(t.positions(i, j)) + " = " + fmt(v);
+            return {};
+        case stage::projections:
+            return projection_line(a, sm, i, j, v);
+        case stage::scores:
+            return "q_i·k_j = " + dot_terms(ht.q.row(i), 1, ht.k.row(j), 1, dk, v) + "\n\"" + t.tokens[std::size_t(i)] +
+                   "\" → \"" + t.tokens[std::size_t(j)] + "\"";
+        case stage::scaled:  // the scale the forward pass used, from the experiment (model/rules.hpp)
+            return fmt(ht.scores(i, j)) + " × " + fmt(experiment_score_scale(a.model.exp)) + " = " + fmt(v);
+        case stage::masked:
+            return std::isinf(v) && v < 0 ? tr("hidden: key j may not be seen from query i", "被屏蔽：查询 i 看不到键 j")
+                                          : tr("visible: the scaled score passes through", "可见：缩放后的分数原样通过");
+        case stage::weights:
+            return weights_line(a, ht, i, j, v);
+        case stage::weighted_sum:
+            return "Σ_j P(i,j)·V(j,c) = " + dot_terms(ht.weights.row(i), 1, ht.v.data.data() + j, ht.v.cols, ht.v.rows, v);
+        case stage::concat:
+            return tr("from head ", "来自头 ") + std::to_string(j / dk) + tr(", column ", "，第 ") + std::to_string(j % dk) +
+                   tr("", " 列");
+        case stage::output_proj:
+            if (sm.label[0] == 'A')
+                return "Σ_k O(i,k)·W_O(k,c) = " + dot_terms(lt.concat.row(i), 1,
+                                                            t.params.layers[std::size_t(a.view.layer)].w_o.data.data() + j,
+                                                            a.model.exp.d_model, a.model.exp.d_model, v);
+            return {};
+        default:
+            return {};
+    }
+}
+
+std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
+    std::vector<std::string> out;
+    const auto mats = stage_matrices(c.at, a.model.tr, a.view.layer, c.head);
     if (c.matrix < 0 || c.matrix >= int(mats.size()))
         return out;
     const stage_matrix& sm = mats[std::size_t(c.matrix)];
     if (c.row >= sm.m->rows || c.col >= sm.m->cols)
         return out;
-    const int i = c.row, j = c.col, dk = a.model.exp.d_model / a.model.exp.heads;
-    const float v = (*sm.m)(i, j);
-    const auto& tokens = t.tokens;
-    const bool per_head = stage_per_head(c.at);
-    if (per_head)
+    const float v = (*sm.m)(c.row, c.col);
+    if (stage_per_head(c.at))
         out.push_back(std::string(tr("head", "头")) + " " + std::to_string(c.head));
-    out.push_back(std::string(sm.label) + "(" + std::to_string(i) + ", " + std::to_string(j) + ") = " + fmt(v));
-    const head_trace& ht = lt.heads[std::size_t(c.head)];
-    std::string line;
-    switch (c.at) {
-        case stage::embeddings:
-            if (sm.label[0] == 'X' && !t.positions.empty())
-                line = "X = E + PE = " + fmt(t.params.embeddings(i, j)) + " + " + fmt(t.positions(i, j)) + " = " + fmt(v);
-            break;
-        case stage::projections:
-            if (sm.label[0] == 'Q' || sm.label[0] == 'K' || sm.label[0] == 'V') {
-                const matrix& w = sm.label[0] == 'Q'   ? t.params.layers[std::size_t(a.view.layer)].w_q
-                                  : sm.label[0] == 'K' ? t.params.layers[std::size_t(a.view.layer)].w_k
-                                                       : t.params.layers[std::size_t(a.view.layer)].w_v;
-                const matrix& before = sm.label[0] == 'Q' ? lt.q : sm.label[0] == 'K' ? lt.k : lt.v;
-                line = std::string(sm.label) + "(i,c) = Σ_k x(i,k)·W(k,c) = " +
-                       dot_terms(lt.normed.row(i), 1, w.data.data() + j, w.cols, w.rows, before(i, j));
-                if (a.model.exp.pos == positional::rope && sm.label[0] != 'V')
-                    line += tr("\nthen rotated by RoPE for position ", "\n再按 RoPE 旋转，位置 ") +
-                            std::to_string(a.model.exp.pos_offset + i) + " → " + fmt(v);
-            }
-            break;
-        case stage::scores:
-            line = "q_i·k_j = " + dot_terms(ht.q.row(i), 1, ht.k.row(j), 1, dk, v);
-            line += std::string("\n\"") + tokens[std::size_t(i)] + "\" → \"" + tokens[std::size_t(j)] + "\"";
-            break;
-        case stage::scaled:
-            line = fmt(ht.scores(i, j)) + " × " + fmt(ht.scores(i, j) != 0 ? ht.scaled(i, j) / ht.scores(i, j) : 0.0f) + " = " +
-                   fmt(v);
-            break;
-        case stage::masked:
-            line = std::isinf(v) && v < 0 ? tr("hidden: key j may not be seen from query i", "被屏蔽：查询 i 看不到键 j")
-                                          : tr("visible: the scaled score passes through", "可见：缩放后的分数原样通过");
-            break;
-        case stage::weights: {
-            float mx = -INFINITY;
-            for (int k = 0; k < ht.masked.cols; ++k)
-                mx = std::max(mx, ht.masked(i, k));
-            line = "exp(" + fmt(ht.masked(i, j)) + " − " + fmt(mx) + ") / Σ = " + fmt(v);
-            line += std::string("\n") + tr("row sum ", "行和 ") + fmt(ht.row_sums[std::size_t(i)]) + tr(",  entropy ", "，熵 ") +
-                    fmt(ht.row_entropies[std::size_t(i)]) + " nats";
-            line += std::string("\n\"") + tokens[std::size_t(i)] + "\" " + tr("takes ", "从 \"") + fmt(v * 100.0f) +
-                    tr("% of its mix from \"", "% 的内容来自 \"") + tokens[std::size_t(j)] + "\"";
-            line += tr("\nclick: mask this edge (click again to restore)", "\n点击：屏蔽这条边（再点恢复）");
-            break;
-        }
-        case stage::weighted_sum:
-            line = "Σ_j P(i,j)·V(j,c) = " + dot_terms(ht.weights.row(i), 1, ht.v.data.data() + j, ht.v.cols, ht.v.rows, v);
-            break;
-        case stage::concat:
-            line = tr("from head ", "来自头 ") + std::to_string(j / dk) + tr(", column ", "，第 ") + std::to_string(j % dk) +
-                   tr("", " 列");
-            break;
-        case stage::output_proj:
-            if (sm.label[0] == 'A')
-                line = "Σ_k O(i,k)·W_O(k,c) = " + dot_terms(lt.concat.row(i), 1,
-                                                            t.params.layers[std::size_t(a.view.layer)].w_o.data.data() + j,
-                                                            a.model.exp.d_model, a.model.exp.d_model, v);
-            break;
-        default:
-            break;
-    }
+    out.push_back(std::string(sm.label) + "(" + std::to_string(c.row) + ", " + std::to_string(c.col) + ") = " + fmt(v));
+    const std::string line = stage_line(a, c, sm, v);
     for (std::size_t at = 0; !line.empty() && at != std::string::npos;) {
         const std::size_t end = line.find('\n', at);
         out.push_back(line.substr(at, end == std::string::npos ? end : end - at));

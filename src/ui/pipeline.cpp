@@ -465,11 +465,11 @@ void panel_pipeline(const app& a, frame_out& out) {
     const float font = ImGui::GetFontSize();
     const float avail = ImGui::GetContentRegionAvail().x;
     view_edit(a, out).hovered = cell_ref{};  // unless a map says otherwise below
-    const std::vector<std::string>& feature_rows = index_labels(std::max(a.model.exp.d_model * 4, n));
+    const std::vector<std::string>& feature_rows = index_labels(std::max(experiment_ffn_width(a.model.exp), n));
 
     if (stage_per_head(a.view.current)) {
         // Heads side by side, each map sized so that all fit when they can.
-        const int cols = a.view.current == stage::weighted_sum ? a.model.exp.d_model / h : n;
+        const int cols = a.view.current == stage::weighted_sum ? experiment_d_k(a.model.exp) : n;
         // Room per head beside its grid: row labels, the row sums of softmax maps.
         const float extra = font * (a.view.current == stage::weights ? 9.0f : 6.0f);
         // As many heads per row as fit with cells that hold their numbers; the rest wrap.

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "model/rules.hpp"
 #include "play/lesson_preset.hpp"
 #include "play/measure_lessons.hpp"
 

@@ -15,6 +15,7 @@
 #include "test_util.hpp"
 
 using namespace attn;
+using attn::test::each_kernel_set;
 using attn::test::mismatches;
 using attn::test::random_vector;
 using attn::test::relative;
@@ -34,20 +35,6 @@ std::vector<shape> shapes() {
     for (int i = 0; i < 40; ++i)
         out.push_back({1 + int(g.next_u64() % 40), 1 + int(g.next_u64() % 70), 1 + int(g.next_u64() % 70)});
     return out;
-}
-
-template <class Body>
-void each_kernel_set(Body body) {
-    struct restore {
-        std::string initial = kernel_arch_name();
-        ~restore() { kernel_use_arch(initial.c_str()); }
-    } guard;
-    for (int i = 0; i < kernel_arch_count(); ++i) {
-        const std::string set = kernel_arch_at(i);
-        REQUIRE(kernel_use_arch(set.c_str()));
-        INFO("kernel set " << set);
-        body();
-    }
 }
 
 }  // namespace

@@ -1,12 +1,17 @@
-// One build of the SIMD kernels (kernels_simd.cpp) for one instruction set.
-// Internal to the core: kernels_dispatch.cpp holds the sets this build carries
-// and forwards the kernels.hpp functions to the one in use.
+// One build of the SIMD kernels (kernels_simd.cpp) for one instruction set: the
+// forward kernels (kernels.hpp) and training's backward kernels (train_kernels.hpp)
+// together, so one choice of set covers both. Internal to the core:
+// kernels_dispatch.cpp holds the sets this build carries and forwards the
+// kernels.hpp and train_kernels.hpp functions to the one in use.
 #pragma once
+
+#include "kernels/train_kernels.hpp"  // adamw_scalars
 
 namespace attn {
 
 struct kernel_set {
     const char* name;  // xsimd's name of the architecture: "sse2", "fma3+avx2", "avx512f", "wasm"
+    // forward (kernels.hpp)
     void (*matmul)(const float* a, const float* b, float* c, int n, int k, int m);
     void (*matmul_scale_acc)(const float* a, const float* b, float* c, int n, int k, int m, const float* row_scale);
     void (*matmul_bt)(const float* a, const float* b, float* c, int n, int m, int d);
@@ -14,6 +19,14 @@ struct kernel_set {
     void (*softmax_rows)(float* x, int n, int m, bool subtract_max);
     void (*softmax_online)(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
                            float* rescale);
+    void (*relu)(float* x, int count);
+    // backward (train_kernels.hpp)
+    void (*matmul_at_acc)(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows);
+    void (*softmax_rows_backward)(const float* y, const float* dy, float* dx, int n, int m);
+    void (*adamw)(float* p, const float* g, float* m, float* v, int count, const adamw_scalars& s);
+    void (*relu_backward)(const float* x, float* dy, int count);
+    void (*rope_pairs)(const float* x, const float* c, const float* s, float* y, int n);
+    void (*rope_pairs_backward)(const float* x, const float* c, const float* s, float* y, int n);
 };
 
 }  // namespace attn

@@ -33,6 +33,13 @@ void kernel_matmul_bt_naive(const float* a, const float* b, float* c, int n, int
 // in wasm or with sse2, whose matmul_bt folds lane sums.
 bool kernel_matmul_bt_transposes(int n, int d);
 
+// x ← max(x, 0) in place, NaN kept, −0 → +0    -- ReLU, the FFN's hidden layer (the
+// forward pass and training both call this one). Selects with no branch: the signs
+// of a hidden layer are a coin toss, and the branches of the plain loops cost T2 a
+// sixth of its training step natively.
+void kernel_relu(float* x, int count);
+void kernel_relu_naive(float* x, int count);
+
 // x(n, m) ← softmax of each row, in place.
 // subtract_max = true is the stable form; false is the article's bug (exp of raw
 // logits, which overflows to inf past x ≈ 88.72 exactly as fp32's e^x does, and

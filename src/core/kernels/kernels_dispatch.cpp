@@ -1,10 +1,13 @@
-// The kernels.hpp SIMD functions, forwarded to the best kernel_set this CPU can
-// run. On x86-64 the build carries three (CMakeLists.txt, ATTN_KERNELS_X86):
-// sse2 (any x86-64), avx2 + FMA, avx512f; elsewhere the one set of the target.
+// The SIMD functions of kernels.hpp and train_kernels.hpp, forwarded to the best
+// kernel_set this CPU can run: one set, one choice, for the forward and the
+// backward kernels. On x86-64 the build carries three (CMakeLists.txt,
+// ATTN_KERNELS_X86): sse2 (any x86-64), avx2 + FMA, avx512f; elsewhere the one
+// set of the target.
 #include <cstring>
 
 #include "kernels/kernel_set.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/train_kernels.hpp"
 
 #if ATTN_KERNELS_X86
 #include <xsimd/xsimd.hpp>  // available_architectures(): CPUID and the OS-enabled register state
@@ -72,6 +75,22 @@ void kernel_softmax_rows(float* x, int n, int m, bool subtract_max) { active()->
 void kernel_softmax_online(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
                            float* rescale) {
     active()->softmax_online(s, rows, cols, visible, scale, row_max, row_sum, rescale);
+}
+void kernel_relu(float* x, int count) { active()->relu(x, count); }
+
+void kernel_matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows) {
+    active()->matmul_at_acc(a, b, c, n, k, m, sparse_rows);
+}
+void kernel_softmax_rows_backward(const float* y, const float* dy, float* dx, int n, int m) {
+    active()->softmax_rows_backward(y, dy, dx, n, m);
+}
+void kernel_adamw(float* p, const float* g, float* m, float* v, int count, const adamw_scalars& s) {
+    active()->adamw(p, g, m, v, count, s);
+}
+void kernel_relu_backward(const float* x, float* dy, int count) { active()->relu_backward(x, dy, count); }
+void kernel_rope_pairs(const float* x, const float* c, const float* s, float* y, int n) { active()->rope_pairs(x, c, s, y, n); }
+void kernel_rope_pairs_backward(const float* x, const float* c, const float* s, float* y, int n) {
+    active()->rope_pairs_backward(x, c, s, y, n);
 }
 
 }  // namespace attn

@@ -1,9 +1,7 @@
-// The narrower batches a wide kernel set finishes a row with (kernels_simd.cpp,
-// train_kernels_simd.cpp): what is left after whole batches of W goes through
-// AVX2 / SSE batches of the same CPU, FMA included, before any scalar tail. The
-// heads of a small model are narrower than one AVX-512 batch (d_k = 12 in the
-// training lessons). void where there is none: sse2 and wasm (W = 4).
-// Internal to the SIMD kernel files, each built once per instruction set.
+// The narrower batches a wide kernel set finishes a row with (kernels_simd.cpp): what is left after whole batches of W goes
+// through AVX2 / SSE batches of the same CPU, FMA included, before any scalar tail. The heads of a small model are narrower than
+// one AVX-512 batch (d_k = 12 in the training lessons). void where there is none: sse2 and wasm (W = 4). Internal to the SIMD
+// kernel files, each built once per instruction set.
 #pragma once
 
 #include <xsimd/xsimd.hpp>

@@ -22,12 +22,8 @@ void kernel_matmul_at_acc_naive(const float* a, const float* b, float* c, int n,
 void kernel_softmax_rows_backward(const float* y, const float* dy, float* dx, int n, int m);
 void kernel_softmax_rows_backward_naive(const float* y, const float* dy, float* dx, int n, int m);
 
-// x ← max(x, 0) in place, NaN kept, −0 → +0           -- ReLU, the FFN's hidden layer
-// dy ← dy where x > 0, else 0 (NaN x: 0), in place     -- its backward (x: the ReLU's output)
-// Selects with no branch: the signs of a hidden layer are a coin toss, and the
-// branches of the plain loops cost T2 a sixth of its step natively.
-void kernel_relu(float* x, int count);
-void kernel_relu_naive(float* x, int count);
+// dy ← dy where x > 0, else 0 (NaN x: 0), in place     -- ReLU's backward (x: the ReLU's
+// output; kernel_relu is in kernels.hpp). Selects with no branch, as kernel_relu.
 void kernel_relu_backward(const float* x, float* dy, int count);
 void kernel_relu_backward_naive(const float* x, float* dy, int count);
 

@@ -2,6 +2,7 @@
 // the SIMD kernels are tested against (train_kernels.hpp).
 #include <cmath>
 
+#include "kernels/kernels.hpp"
 #include "kernels/train_kernels.hpp"
 
 namespace attn {

@@ -8,12 +8,13 @@
 #include <limits>
 
 #include "kernels/kernels.hpp"
+#include "model/rules.hpp"
 
 namespace attn {
 
 namespace {
 
-float scale_for(float scale, int d_k) { return scale != 0.0f ? scale : 1.0f / std::sqrt(float(d_k)); }
+float scale_for(float scale, int d_k) { return scale != 0.0f ? scale : score_scale_default(d_k); }
 
 // Columns [c0, c0 + w) of the (rows, stride) matrix a, packed into (rows, w).
 std::vector<float> take_columns(const float* a, int rows, int stride, int c0, int w) {

@@ -10,6 +10,7 @@
 #include "base/tokenize.hpp"
 #include "kernels/kernels.hpp"
 #include "model/rope.hpp"
+#include "model/rules.hpp"
 
 namespace attn {
 
@@ -48,17 +49,10 @@ struct stepper {
         kernel_matmul(a.data.data(), b.data.data(), c.data.data(), a.rows, a.cols, b.cols);
         return std::move(store(c));
     }
-    // RMS normalisation without learned gain: x / sqrt(mean(x²) + 1e-6) per row.
+    // RMS normalisation (rules.hpp), stored.
     matrix rmsnorm(const matrix& x) const {
-        matrix out = x;
-        for (int r = 0; r < x.rows; ++r) {
-            double ss = 0;
-            for (int c = 0; c < x.cols; ++c)
-                ss += double(x(r, c)) * double(x(r, c));
-            const float inv = float(1.0 / std::sqrt(ss / double(std::max(1, x.cols)) + 1e-6));
-            for (int c = 0; c < x.cols; ++c)
-                out(r, c) = x(r, c) * inv;
-        }
+        matrix out(x.rows, x.cols);
+        rmsnorm_rows(x.data.data(), out.data.data(), nullptr, x.rows, x.cols);
         return std::move(store(out));
     }
     matrix add(const matrix& a, const matrix& b) const {
@@ -116,19 +110,14 @@ void softmax_rows(matrix& w, softmax_mode mode, precision prec) {
 }
 
 // Calls hide(i, j) for every key j the mask hides from query i in head `head`
-// of layer `layer`: the causal or padding rule cell by cell, then the masked
-// edges of this head (one pass over the edge list, not one per cell). A cell
-// may be named twice; hide must not mind.
+// of layer `layer`: the experiment's mask (rules.hpp) cell by cell, then the
+// masked edges of this head (one pass over the edge list, not one per cell). A
+// cell may be named twice; hide must not mind.
 template <class Hide>
 void for_each_hidden(const experiment& e, int n, int layer, int head, Hide hide) {
-    if (e.mask == mask_kind::causal)
-        for (int i = 0; i < n; ++i)
-            for (int j = i + 1; j < n; ++j)
-                hide(i, j);
-    if (e.mask == mask_kind::padding)
-        for (int i = 0; i < n; ++i)
-            for (int j = std::max(0, n - e.pad); j < n; ++j)
-                hide(i, j);
+    for (int i = 0; i < n; ++i)
+        for (int j = mask_visible_keys(e, n, i); j < n; ++j)
+            hide(i, j);
     for (const auto& edge : e.edges)
         if (edge.layer == layer && edge.head == head && edge.query < n && edge.key < n)
             hide(edge.query, edge.key);
@@ -173,9 +162,103 @@ void count_trace_specials(const experiment& e, trace& t) {
     count_specials(t.decode.out, t);
 }
 
+// Each head's d_k-wide slice of m(n, heads·d_k) rotated by RoPE in place: a
+// (n, d_k) copy per head, then back.
+void rope_heads(const experiment& e, matrix& m, int heads, int dk) {
+    for (int c0 = 0; c0 < heads * dk; c0 += dk) {
+        matrix s = take_columns(m, c0, dk);
+        rope_rotate(s.data.data(), m.rows, dk, e.pos_offset, e.rope_base);
+        for (int r = 0; r < m.rows; ++r)
+            std::copy(s.row(r), s.row(r) + dk, m.row(r) + c0);
+    }
+}
+
+// The weights of one head from its scores: scaled, masked (before softmax, or the
+// bug: after it), divided by the temperature, softmax; each step stored.
+void head_weights(const experiment& e, int layer, int hi, head_trace& ht, const stepper& st) {
+    const int n = ht.scores.rows;
+    const float scale = experiment_score_scale(e);
+    ht.scaled = ht.scores;
+    for (float& s : ht.scaled.data)
+        s *= scale;
+    st.store(ht.scaled);
+
+    ht.masked = ht.scaled;
+    const bool before = e.mask_at == mask_placement::before_softmax;
+    if (before)
+        for_each_hidden(e, n, layer, hi, [&](int i, int j) { ht.masked(i, j) = neg_inf; });
+    ht.weights = ht.masked;
+    if (e.temperature != 1.0f) {
+        for (float& s : ht.weights.data)
+            s /= e.temperature;
+        st.store(ht.weights);
+    }
+    softmax_rows(ht.weights, e.softmax, e.prec);
+    if (!before)  // the bug: hard zeros after normalising, rows no longer sum to 1
+        for_each_hidden(e, n, layer, hi, [&](int i, int j) { ht.weights(i, j) = 0.0f; });
+}
+
+// Each row's sum and entropy of the weights.
+void row_statistics(head_trace& ht) {
+    const int n = ht.weights.rows;
+    ht.row_sums.resize(std::size_t(n));
+    ht.row_entropies.resize(std::size_t(n));
+    for (int i = 0; i < n; ++i) {
+        double s = 0;
+        for (int j = 0; j < ht.weights.cols; ++j)
+            s += ht.weights(i, j);
+        ht.row_sums[std::size_t(i)] = float(s);
+        ht.row_entropies[std::size_t(i)] = softmax_row_entropy(ht.weights.row(i), ht.weights.cols);
+    }
+}
+
+// Head hi of the layer: its slices of Q, K, V, scores, weights, output; the
+// output goes into its columns of lt.concat.
+head_trace run_head(const experiment& e, int layer, int hi, layer_trace& lt, const stepper& st, const trace_options& opt) {
+    const int n = lt.q.rows, dk = experiment_d_k(e), group = e.heads / e.kv_heads;
+    head_trace ht;
+    ht.kv_group = hi / group;
+    ht.q = take_columns(lt.q_rot, hi * dk, dk);
+    ht.k = take_columns(lt.k_rot, ht.kv_group * dk, dk);
+    ht.v = take_columns(lt.v, ht.kv_group * dk, dk);
+    ht.scores = matrix(n, n);
+    kernel_matmul_bt(ht.q.data.data(), ht.k.data.data(), ht.scores.data.data(), n, n, dk);
+    st.store(ht.scores);
+    head_weights(e, layer, hi, ht, st);
+    row_statistics(ht);
+
+    for (const auto& a : e.ablate)
+        ht.ablated |= a.layer == layer && a.head == hi;
+    ht.out = ht.ablated ? matrix(n, dk) : st.matmul(ht.weights, ht.v);
+    if (opt.keep_head_matrices && !opt.keep_head_matrices(layer, hi))
+        for (matrix* m : {&ht.scores, &ht.scaled, &ht.masked, &ht.weights})
+            *m = matrix{};  // moved in: the memory goes (a copy of an empty matrix would keep it)
+    for (int r = 0; r < n; ++r)
+        std::copy(ht.out.row(r), ht.out.row(r) + dk, lt.concat.row(r) + hi * dk);
+    return ht;
+}
+
+// What follows attention: the residual, and with block=full the FFN
+// relu(rmsnorm(r)·W_1)·W_2 added to it.
+void run_block_tail(const experiment& e, const layer_weights& w, const matrix& x, const stepper& st, layer_trace& lt) {
+    if (e.block == block_kind::full) {
+        lt.residual = st.add(x, lt.attn_out);
+        lt.ffn_normed = st.rmsnorm(lt.residual);
+        lt.ffn_hidden = st.matmul(lt.ffn_normed, w.w_1);
+        kernel_relu(lt.ffn_hidden.data.data(), int(lt.ffn_hidden.data.size()));
+        lt.ffn_out = st.matmul(lt.ffn_hidden, w.w_2);
+        lt.output = st.add(lt.residual, lt.ffn_out);
+    } else if (e.block == block_kind::attention_residual) {
+        lt.residual = st.add(x, lt.attn_out);
+        lt.output = lt.residual;
+    } else {
+        lt.output = lt.attn_out;
+    }
+}
+
 layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, const matrix& x, const stepper& st,
                       const trace_options& opt) {
-    const int n = x.rows, d = e.d_model, h = e.heads, g = e.kv_heads, dk = d / h, group = h / g;
+    const int n = x.rows, d = e.d_model, dk = experiment_d_k(e);
     layer_trace lt;
     lt.input = x;
     lt.normed = e.block == block_kind::full ? st.rmsnorm(x) : x;
@@ -185,106 +268,29 @@ layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, co
     lt.q_rot = lt.q;
     lt.k_rot = lt.k;
     if (e.pos == positional::rope) {
-        // Rotate each head's slice in place: a (n, d_k) copy per head, then back.
-        for (int c0 = 0; c0 < d; c0 += dk) {
-            matrix s = take_columns(lt.q_rot, c0, dk);
-            rope_rotate(s.data.data(), n, dk, e.pos_offset, e.rope_base);
-            for (int r = 0; r < n; ++r)
-                std::copy(s.row(r), s.row(r) + dk, lt.q_rot.row(r) + c0);
-        }
-        for (int c0 = 0; c0 < g * dk; c0 += dk) {
-            matrix s = take_columns(lt.k_rot, c0, dk);
-            rope_rotate(s.data.data(), n, dk, e.pos_offset, e.rope_base);
-            for (int r = 0; r < n; ++r)
-                std::copy(s.row(r), s.row(r) + dk, lt.k_rot.row(r) + c0);
-        }
+        rope_heads(e, lt.q_rot, e.heads, dk);
+        rope_heads(e, lt.k_rot, e.kv_heads, dk);
         st.store(lt.q_rot);
         st.store(lt.k_rot);
     }
-
-    const float scale = e.scale == score_scale::sqrt_dk ? 1.0f / std::sqrt(float(dk))
-                        : e.scale == score_scale::none  ? 1.0f
-                                                        : e.scale_value;
     lt.concat = matrix(n, d);
-    lt.heads.resize(std::size_t(h));
-    for (int hi = 0; hi < h; ++hi) {
-        head_trace& ht = lt.heads[std::size_t(hi)];
-        ht.kv_group = hi / group;
-        ht.q = take_columns(lt.q_rot, hi * dk, dk);
-        ht.k = take_columns(lt.k_rot, ht.kv_group * dk, dk);
-        ht.v = take_columns(lt.v, ht.kv_group * dk, dk);
-        ht.scores = matrix(n, n);
-        kernel_matmul_bt(ht.q.data.data(), ht.k.data.data(), ht.scores.data.data(), n, n, dk);
-        st.store(ht.scores);
-        ht.scaled = ht.scores;
-        for (float& s : ht.scaled.data)
-            s *= scale;
-        st.store(ht.scaled);
-
-        ht.masked = ht.scaled;
-        const bool before = e.mask_at == mask_placement::before_softmax;
-        if (before)
-            for_each_hidden(e, n, layer, hi, [&](int i, int j) { ht.masked(i, j) = neg_inf; });
-        ht.weights = ht.masked;
-        if (e.temperature != 1.0f) {
-            for (float& s : ht.weights.data)
-                s /= e.temperature;
-            st.store(ht.weights);
-        }
-        softmax_rows(ht.weights, e.softmax, e.prec);
-        if (!before)  // the bug: hard zeros after normalising, rows no longer sum to 1
-            for_each_hidden(e, n, layer, hi, [&](int i, int j) { ht.weights(i, j) = 0.0f; });
-
-        ht.row_sums.resize(std::size_t(n));
-        ht.row_entropies.resize(std::size_t(n));
-        for (int i = 0; i < n; ++i) {
-            double s = 0;
-            for (int j = 0; j < n; ++j)
-                s += ht.weights(i, j);
-            ht.row_sums[std::size_t(i)] = float(s);
-            ht.row_entropies[std::size_t(i)] = softmax_row_entropy(ht.weights.row(i), n);
-        }
-
-        for (const auto& a : e.ablate)
-            ht.ablated |= a.layer == layer && a.head == hi;
-        ht.out = ht.ablated ? matrix(n, dk) : st.matmul(ht.weights, ht.v);
-        if (opt.keep_head_matrices && !opt.keep_head_matrices(layer, hi))
-            for (matrix* m : {&ht.scores, &ht.scaled, &ht.masked, &ht.weights})
-                *m = matrix{};  // moved in: the memory goes (a copy of an empty matrix would keep it)
-        for (int r = 0; r < n; ++r)
-            std::copy(ht.out.row(r), ht.out.row(r) + dk, lt.concat.row(r) + hi * dk);
-    }
+    lt.heads.reserve(std::size_t(e.heads));
+    for (int hi = 0; hi < e.heads; ++hi)
+        lt.heads.push_back(run_head(e, layer, hi, lt, st, opt));
     lt.attn_out = e.use_wo ? st.matmul(lt.concat, w.w_o) : lt.concat;
-
-    if (e.block == block_kind::full) {
-        lt.residual = st.add(x, lt.attn_out);
-        lt.ffn_normed = st.rmsnorm(lt.residual);
-        lt.ffn_hidden = st.matmul(lt.ffn_normed, w.w_1);
-        for (float& v : lt.ffn_hidden.data)
-            v = v > 0.0f ? v : (std::isnan(v) ? v : 0.0f);
-        lt.ffn_out = st.matmul(lt.ffn_hidden, w.w_2);
-        lt.output = st.add(lt.residual, lt.ffn_out);
-    } else if (e.block == block_kind::attention_residual) {
-        lt.residual = st.add(x, lt.attn_out);
-        lt.output = lt.residual;
-    } else {
-        lt.output = lt.attn_out;
-    }
+    run_block_tail(e, w, x, st, lt);
     return lt;
 }
 
 decode_trace run_decode(const experiment& e, const layer_trace& lt) {
-    const int d = e.d_model, h = e.heads, dk = d / h;
-    const float scale = e.scale == score_scale::sqrt_dk ? 1.0f / std::sqrt(float(dk))
-                        : e.scale == score_scale::none  ? 1.0f
-                                                        : e.scale_value;
+    const float scale = experiment_score_scale(e);
     decode_trace dt;
     dt.steps = e.decode;
-    dt.cache = kv_cache(e.kv_heads, dk);
-    dt.out = matrix(e.decode, d);
+    dt.cache = kv_cache(e.kv_heads, experiment_d_k(e));
+    dt.out = matrix(e.decode, e.d_model);
     for (int t = 0; t < e.decode; ++t)
         dt.bytes_read.push_back(
-            decode_step(dt.cache, lt.q_rot.row(t), lt.k_rot.row(t), lt.v.row(t), dt.out.row(t), h, scale, e.prec));
+            decode_step(dt.cache, lt.q_rot.row(t), lt.k_rot.row(t), lt.v.row(t), dt.out.row(t), e.heads, scale, e.prec));
     round_all(e.prec, dt.out.data.data(), dt.out.data.size());  // stored like every other intermediate
     return dt;
 }
@@ -293,7 +299,7 @@ decode_trace run_decode(const experiment& e, const layer_trace& lt) {
 void construct(const experiment& e, model_weights& w) {
     if (e.weights == weight_init::random)
         return;
-    const int n = w.embeddings.rows, d = e.d_model, dk = d / e.heads;
+    const int n = w.embeddings.rows, d = e.d_model, dk = experiment_d_k(e);
     for (int i = 0; i < n; ++i)
         w.embeddings(i, 0) = 1.0f;
     for (layer_weights& lw : w.layers) {
@@ -369,7 +375,7 @@ matrix positions_sinusoidal(int n, int d, int pos0) {
 }
 
 model_weights model_generate(const experiment& e, const std::vector<std::string>& tokens) {
-    const int n = int(tokens.size()), d = e.d_model, dk = d / e.heads, kvw = e.kv_heads * dk, f = 4 * d;
+    const int n = int(tokens.size()), d = e.d_model, dk = experiment_d_k(e), kvw = e.kv_heads * dk, f = experiment_ffn_width(e);
     model_weights w;
     // Unit-variance embeddings; the same token text always gets the same row.
     w.embeddings = matrix(n, d);
@@ -379,7 +385,7 @@ model_weights model_generate(const experiment& e, const std::vector<std::string>
             w.embeddings(i, c) = g.normal();
     }
     // Projections scaled by 1/√fan_in keep every component near unit variance.
-    const float s = 1.0f / std::sqrt(float(d)), sf = 1.0f / std::sqrt(float(f));
+    const float s = weight_init_scale(d), sf = weight_init_scale(f);
     for (int l = 0; l < e.layers; ++l) {
         const std::string p = "layer" + std::to_string(l) + ".";
         layer_weights lw;
@@ -446,7 +452,8 @@ trace forward(const experiment& e, const trace_options& opt) {
 
 std::size_t trace_bytes(const experiment& e, int n, bool lean) {
     const std::size_t nn = std::size_t(n), d = std::size_t(e.d_model), h = std::size_t(e.heads);
-    const std::size_t dk = d / h, kvw = std::size_t(e.kv_heads) * dk, f = 4 * d, L = std::size_t(e.layers);
+    const std::size_t dk = std::size_t(experiment_d_k(e)), kvw = std::size_t(e.kv_heads) * dk,
+                      f = std::size_t(experiment_ffn_width(e)), L = std::size_t(e.layers);
     const bool full = e.block == block_kind::full;
     std::size_t floats = 4 * nn * d;                                           // embeddings, positions, x0, output
     std::size_t per_layer = 2 * d * d + 2 * d * kvw + (full ? 2 * d * f : 0);  // params

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "kernels/kernels.hpp"
+#include "model/rules.hpp"
 
 namespace attn {
 
@@ -24,9 +25,7 @@ constexpr float neg_inf = -std::numeric_limits<float>::infinity();
 // natively and 8 % in wasm (causal), so below 1024 the tiles stay 64 × 64.
 int default_tile(int count) { return count >= 1024 ? 128 : 64; }
 
-float scale_for(const attention_options& opt, int d) {
-    return opt.scale != 0.0f ? opt.scale : 1.0f / std::sqrt(float(std::max(d, 1)));
-}
+float scale_for(const attention_options& opt, int d) { return opt.scale != 0.0f ? opt.scale : score_scale_default(d); }
 
 // Query i sees keys [0, visible_keys(i)): all m, or under the end-aligned
 // causal mask those with j ≤ i + (m − n).

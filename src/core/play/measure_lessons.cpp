@@ -13,16 +13,11 @@
 #include <cmath>
 #include <limits>
 
+#include "model/rules.hpp"
+
 namespace attn {
 
 // [SECTION] shared
-
-float experiment_score_scale(const experiment& e) {
-    const int dk = experiment_d_k(e);
-    return e.scale == score_scale::sqrt_dk ? 1.0f / std::sqrt(float(dk > 0 ? dk : 1))
-           : e.scale == score_scale::none  ? 1.0f
-                                           : e.scale_value;
-}
 
 double matrix_max_abs_diff(const matrix& a, const matrix& b) {
     if (a.rows != b.rows || a.cols != b.cols)
@@ -111,7 +106,7 @@ sqrt_dk_measure measure_sqrt_dk(int dk, int samples, std::uint64_t seed) {
     const float root = std::sqrt(float(m.dk));
     m.raw = histogram_build(m.stats.raw.data(), m.stats.raw.size(), -4.0f * root, 4.0f * root, 41);
     // On the raw one's axis, so the scaling shows as the spread shrinking √d_k-fold.
-    m.scaled = histogram_build(m.stats.raw.data(), m.stats.raw.size(), -4.0f * root, 4.0f * root, 41, 1.0f / root);
+    m.scaled = histogram_build(m.stats.raw.data(), m.stats.raw.size(), -4.0f * root, 4.0f * root, 41, score_scale_default(m.dk));
     // Rows of 8 logits taken from the measured dot products, softmaxed with and
     // without the scaling: average entropy and Jacobian size.
     constexpr int width = 8;

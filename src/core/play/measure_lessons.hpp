@@ -44,9 +44,6 @@ struct version_cache {
     }
 };
 
-// The score scale the experiment multiplies Q·Kᵀ by: 1/√d_k, 1, or its own number.
-float experiment_score_scale(const experiment& e);
-
 // ‖a − b‖ measures: max |a − b| (∞ when the shapes differ), ‖a‖_F, ‖a − b‖_F.
 double matrix_max_abs_diff(const matrix& a, const matrix& b);
 double matrix_frobenius(const matrix& m);

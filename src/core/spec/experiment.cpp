@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <utility>
 
 #include "base/text_util.hpp"
 #include "base/tokenize.hpp"
@@ -486,106 +487,128 @@ std::string experiment_to_text(const experiment& e) {
 
 // [SECTION] validate
 
-std::vector<std::string> experiment_validate(const experiment& e) {
-    using L = experiment_limits;
-    std::vector<std::string> errors;
-    auto err = [&errors](std::string m) { errors.push_back(std::move(m)); };
-    auto str = [](auto v) { return std::to_string(v); };
+namespace {
 
-    int n = 0;
+using L = experiment_limits;
+
+template <class T>
+std::string str(T v) {
+    return std::to_string(v);
+}
+
+// The text's problems; returns its tokens counted (0 when it is too long to tokenize).
+int validate_text(const experiment& e, std::vector<std::string>& errors) {
     if (e.text.size() > std::size_t(L::max_text_bytes)) {
-        err("text is " + str(e.text.size()) + " bytes; the limit is " + str(L::max_text_bytes));
-    } else {
-        n = int(tokenize(e.text).size());
-        if (n == 0)
-            err("text has no tokens; type at least one word");
-        if (n > L::max_tokens)
-            err("text has " + str(n) + " tokens; the limit is " + str(L::max_tokens));
+        errors.push_back("text is " + str(e.text.size()) + " bytes; the limit is " + str(L::max_text_bytes));
+        return 0;
     }
+    const int n = int(tokenize(e.text).size());
+    if (n == 0)
+        errors.push_back("text has no tokens; type at least one word");
+    if (n > L::max_tokens)
+        errors.push_back("text has " + str(n) + " tokens; the limit is " + str(L::max_tokens));
+    return n;
+}
+
+// The model's shape: d_model, heads and kv_heads, what the hand-made weights need, layers.
+void validate_shape(const experiment& e, std::vector<std::string>& errors) {
     if (e.d_model < 1 || e.d_model > L::max_d_model)
-        err("d_model must be between 1 and " + str(L::max_d_model) + ", not " + str(e.d_model));
+        errors.push_back("d_model must be between 1 and " + str(L::max_d_model) + ", not " + str(e.d_model));
     const bool heads_ok = e.heads >= 1 && e.heads <= L::max_heads;
     if (!heads_ok)
-        err("heads must be between 1 and " + str(L::max_heads) + ", not " + str(e.heads));
+        errors.push_back("heads must be between 1 and " + str(L::max_heads) + ", not " + str(e.heads));
     else if (e.d_model >= 1 && e.d_model % e.heads != 0)
-        err("heads (" + str(e.heads) + ") must divide d_model (" + str(e.d_model) + ")");
+        errors.push_back("heads (" + str(e.heads) + ") must divide d_model (" + str(e.d_model) + ")");
     if (heads_ok && (e.kv_heads < 1 || e.kv_heads > e.heads || e.heads % e.kv_heads != 0))
-        err("kv_heads (" + str(e.kv_heads) + ") must divide heads (" + str(e.heads) + "): " + str(e.heads) + " is MHA, 1 is MQA");
+        errors.push_back("kv_heads (" + str(e.kv_heads) + ") must divide heads (" + str(e.heads) + "): " + str(e.heads) +
+                         " is MHA, 1 is MQA");
     if ((e.weights == weight_init::specialised || e.weights == weight_init::cancel) && heads_ok &&
-        (e.heads < 2 || e.d_model / e.heads < 2))
-        err(std::string("weights=") + weight_init_name(e.weights) + " needs at least 2 heads of d_k >= 2");
+        (e.heads < 2 || experiment_d_k(e) < 2))
+        errors.push_back(std::string("weights=") + weight_init_name(e.weights) + " needs at least 2 heads of d_k >= 2");
     if (e.weights == weight_init::cancel && e.kv_heads != e.heads)
-        err("weights=cancel needs kv_heads = heads (MHA)");
+        errors.push_back("weights=cancel needs kv_heads = heads (MHA)");
     if (e.weights == weight_init::sink && e.d_model < 3)
-        err("weights=sink needs d_model >= 3");
+        errors.push_back("weights=sink needs d_model >= 3");
     if (e.layers < 1 || e.layers > L::max_layers)
-        err("layers must be between 1 and " + str(L::max_layers) + ", not " + str(e.layers));
+        errors.push_back("layers must be between 1 and " + str(L::max_layers) + ", not " + str(e.layers));
+}
+
+// Positions, the mask, the scores' scale and temperature, decoding, for n tokens.
+void validate_attention(const experiment& e, int n, std::vector<std::string>& errors) {
     if (!(std::isfinite(e.rope_base) && e.rope_base > 1.0f && e.rope_base <= L::max_rope_base))
-        err("rope_base must be above 1 and at most 1e9 (10000 is usual), not " + format_float(e.rope_base));
+        errors.push_back("rope_base must be above 1 and at most 1e9 (10000 is usual), not " + format_float(e.rope_base));
     if (e.pos_offset < 0 || e.pos_offset > L::max_pos_offset)
-        err("pos_offset must be between 0 and " + str(L::max_pos_offset) + ", not " + str(e.pos_offset));
+        errors.push_back("pos_offset must be between 0 and " + str(L::max_pos_offset) + ", not " + str(e.pos_offset));
     if (e.pad < 0 || (n > 0 && e.pad >= n))
-        err("pad must leave at least one real token (0 <= pad < " + str(n) + ")");
+        errors.push_back("pad must leave at least one real token (0 <= pad < " + str(n) + ")");
     if (e.pad > 0 && e.mask != mask_kind::padding)
-        err("pad is only used with mask=padding");
+        errors.push_back("pad is only used with mask=padding");
     if (e.scale == score_scale::custom && !(std::isfinite(e.scale_value) && std::fabs(e.scale_value) <= L::max_abs_value))
-        err("scale must be 'sqrt', 'none' or a number from -1e6 to 1e6, not " + format_float(e.scale_value));
+        errors.push_back("scale must be 'sqrt', 'none' or a number from -1e6 to 1e6, not " + format_float(e.scale_value));
     if (!(std::isfinite(e.temperature) && e.temperature >= L::min_temperature && e.temperature <= L::max_abs_value))
-        err("temp must be from 1e-6 to 1e6, not " + format_float(e.temperature) +
+        errors.push_back(
+            "temp must be from 1e-6 to 1e6, not " + format_float(e.temperature) +
             (e.temperature < L::min_temperature ? " (a smaller one makes ordinary scores infinite and the softmax NaN)" : ""));
     if (e.decode < 0 || (n > 0 && e.decode > n))
-        err("decode must be between 0 and the number of tokens (" + str(n) + ")");
+        errors.push_back("decode must be between 0 and the number of tokens (" + str(n) + ")");
+}
 
-    for (auto& m : recipe_validate(e))
-        err(std::move(m));
-    const bool sizes_ok = errors.empty();
-    if (int(e.edges.size()) > L::max_list_items || int(e.ablate.size()) > L::max_list_items ||
-        int(e.edits.size()) > L::max_list_items)
-        err("at most " + str(L::max_list_items) + " items in each of edges, ablate and edits");
-    if (!sizes_ok) {
-        errors_tidy(errors);
-        return errors;  // the checks below index into the model's sizes
+// The (rows, cols) of the matrix an edit targets, for n tokens.
+std::pair<int, int> edit_target_size(const experiment& e, edit_target target, int n) {
+    const int d = e.d_model, kv_width = e.kv_heads * experiment_d_k(e), ffn = experiment_ffn_width(e);
+    switch (target) {
+        case edit_target::x:
+            return {n, d};
+        case edit_target::w_q:
+        case edit_target::w_o:
+            return {d, d};
+        case edit_target::w_k:
+        case edit_target::w_v:
+            return {d, kv_width};
+        case edit_target::w_1:
+            return {d, ffn};
+        case edit_target::w_2:
+            return {ffn, d};
     }
+    return {0, 0};
+}
 
+// Masked edges, ablated heads and edits inside the model (whose sizes are valid).
+void validate_places(const experiment& e, int n, std::vector<std::string>& errors) {
     for (const auto& m : e.edges)
         if (m.layer >= e.layers || m.head >= e.heads || m.query >= n || m.key >= n)
-            err("edge " + str(m.layer) + "." + str(m.head) + "." + str(m.query) + "." + str(m.key) +
-                " is outside the model (layer.head.query.key)");
+            errors.push_back("edge " + str(m.layer) + "." + str(m.head) + "." + str(m.query) + "." + str(m.key) +
+                             " is outside the model (layer.head.query.key)");
     for (const auto& a : e.ablate)
         if (a.layer >= e.layers || a.head >= e.heads)
-            err("ablated head " + str(a.layer) + "." + str(a.head) + " is outside the model (layer.head)");
-    const int dk = e.d_model / e.heads, kv_width = e.kv_heads * dk, ffn = 4 * e.d_model;
+            errors.push_back("ablated head " + str(a.layer) + "." + str(a.head) + " is outside the model (layer.head)");
     for (const auto& x : e.edits) {
-        int rows = 0, cols = 0;
-        switch (x.target) {
-            case edit_target::x:
-                rows = n, cols = e.d_model;
-                break;
-            case edit_target::w_q:
-                rows = e.d_model, cols = e.d_model;
-                break;
-            case edit_target::w_k:
-            case edit_target::w_v:
-                rows = e.d_model, cols = kv_width;
-                break;
-            case edit_target::w_o:
-                rows = e.d_model, cols = e.d_model;
-                break;
-            case edit_target::w_1:
-                rows = e.d_model, cols = ffn;
-                break;
-            case edit_target::w_2:
-                rows = ffn, cols = e.d_model;
-                break;
-        }
+        const auto [rows, cols] = edit_target_size(e, x.target, n);
         const bool ffn_target = x.target == edit_target::w_1 || x.target == edit_target::w_2;
         if (x.layer >= e.layers || x.row >= rows || x.col >= cols || (ffn_target && e.block != block_kind::full))
-            err("edit of " + std::string(edit_target_name(x.target)) + " at layer " + str(x.layer) + ", (" + str(x.row) + ", " +
-                str(x.col) + ") is outside the model");
+            errors.push_back("edit of " + std::string(edit_target_name(x.target)) + " at layer " + str(x.layer) + ", (" +
+                             str(x.row) + ", " + str(x.col) + ") is outside the model");
         if (!(std::isfinite(x.value) && std::fabs(x.value) <= L::max_abs_value))
-            err("edit of " + std::string(edit_target_name(x.target)) + " at (" + str(x.row) + ", " + str(x.col) +
-                ") is out of range: edited values are from -1e6 to 1e6");
+            errors.push_back("edit of " + std::string(edit_target_name(x.target)) + " at (" + str(x.row) + ", " + str(x.col) +
+                             ") is out of range: edited values are from -1e6 to 1e6");
     }
+}
+
+}  // namespace
+
+std::vector<std::string> experiment_validate(const experiment& e) {
+    std::vector<std::string> errors;
+    const int n = validate_text(e, errors);
+    validate_shape(e, errors);
+    validate_attention(e, n, errors);
+    for (auto& m : recipe_validate(e))
+        errors.push_back(std::move(m));
+    const bool sizes_ok = errors.empty();  // the places below index into the model's sizes
+    if (int(e.edges.size()) > L::max_list_items || int(e.ablate.size()) > L::max_list_items ||
+        int(e.edits.size()) > L::max_list_items)
+        errors.push_back("at most " + str(L::max_list_items) + " items in each of edges, ablate and edits");
+    if (sizes_ok)
+        validate_places(e, n, errors);
     errors_tidy(errors);
     return errors;
 }
@@ -610,97 +633,115 @@ std::vector<std::string> recipe_validate(const experiment& e) {
 
 experiment_parse_result experiment_parse(std::string_view text) { return experiment_parse(text, experiment{}); }
 
+namespace {
+
+// What a parse has read so far.
+struct parse_state {
+    experiment e;
+    std::vector<std::string>& errors;
+    bool seen_version = false;
+    std::vector<std::string> seen;                                  // the keys, in order
+    std::vector<std::pair<std::string, std::string>> recipe_given;  // this text's recipe keys and values
+
+    bool seen_key(std::string_view key) const {
+        for (const auto& k : seen)
+            if (k == key)
+                return true;
+        return false;
+    }
+};
+
+// Why the whole text cannot be read (too long, a NUL byte), or "".
+std::string text_problem(std::string_view text) {
+    constexpr std::size_t max_input = std::size_t(experiment_limits::max_text_bytes) * 3 + 16384;
+    if (text.size() > max_input)
+        return "experiment text is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(max_input);
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        return nul_message(nul);
+    return {};
+}
+
+// One key and its decoded value: the version, a field of the experiment or a recipe key.
+void read_key(parse_state& s, const std::string& key, const std::string& value) {
+    if (key == "v") {
+        s.seen_version = true;
+        long long version = 0;
+        if (!parse_int(value, version) || version != experiment_format_version)
+            s.errors.push_back("unsupported format version " + quoted(value) +
+                               " (this build reads v=" + std::to_string(experiment_format_version) + ")");
+        return;
+    }
+    bool known = false;
+    for (const auto& f : experiment_fields()) {
+        if (key != f.key)
+            continue;
+        known = true;
+        if (std::string problem = f.parse(s.e, value); !problem.empty())
+            s.errors.push_back(key + " " + problem);
+    }
+    std::string problem;
+    if (!known && recipe_parse_key(key, value, s.e.train, problem)) {
+        s.recipe_given.emplace_back(key, value);
+        if (!problem.empty())
+            s.errors.push_back(key + " " + problem);
+    } else if (!known) {
+        s.errors.push_back("unknown key " + quoted(key));
+    }
+}
+
+// One key=value pair of the text, checked (its form, percent-encoding, UTF-8, given once), then read.
+void read_pair(parse_state& s, std::string_view pair) {
+    const std::size_t eq = pair.find('=');
+    if (eq == std::string_view::npos) {
+        s.errors.push_back("expected key=value, got " + quoted(pair));
+        return;
+    }
+    const std::string key(pair.substr(0, eq));
+    const auto decoded = percent_decode(pair.substr(eq + 1));
+    if (!decoded) {
+        s.errors.push_back(key_label(key) + ": malformed percent-encoding in " + quoted(pair.substr(eq + 1)));
+        return;
+    }
+    if (const std::string problem = utf8_problem(*decoded); !problem.empty()) {
+        s.errors.push_back(key_label(key) + " " + problem);
+        return;
+    }
+    if (s.seen_key(key)) {
+        s.errors.push_back(key_label(key) + " is given twice");
+        return;
+    }
+    s.seen.push_back(key);
+    read_key(s, key, *decoded);
+}
+
+}  // namespace
+
 experiment_parse_result experiment_parse(std::string_view text, const experiment& base) {
     experiment_parse_result r;
-    auto& errors = r.errors;
-    constexpr std::size_t max_input = std::size_t(experiment_limits::max_text_bytes) * 3 + 16384;
-    if (text.size() > max_input) {
-        errors.push_back("experiment text is " + std::to_string(text.size()) + " bytes; the limit is " +
-                         std::to_string(max_input));
-        return r;
-    }
-    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
-        errors.push_back(nul_message(nul));
+    if (std::string problem = text_problem(text); !problem.empty()) {
+        r.errors.push_back(std::move(problem));
         return r;
     }
     if (!text.empty() && text.front() == '#')
         text.remove_prefix(1);
-
-    experiment e = base;
-    bool seen_version = false;
-    std::vector<std::string> seen;
-    std::vector<std::pair<std::string, std::string>> recipe_given;  // this text's recipe keys and values
-
-    for (const auto pair : split(text, '&')) {
-        if (pair.empty())
-            continue;
-        const std::size_t eq = pair.find('=');
-        if (eq == std::string_view::npos) {
-            errors.push_back("expected key=value, got " + quoted(pair));
-            continue;
-        }
-        const std::string key(pair.substr(0, eq));
-        const auto decoded = percent_decode(pair.substr(eq + 1));
-        if (!decoded) {
-            errors.push_back(key_label(key) + ": malformed percent-encoding in " + quoted(pair.substr(eq + 1)));
-            continue;
-        }
-        if (const std::string problem = utf8_problem(*decoded); !problem.empty()) {
-            errors.push_back(key_label(key) + " " + problem);
-            continue;
-        }
-        bool duplicate = false;
-        for (const auto& k : seen)
-            duplicate |= k == key;
-        if (duplicate) {
-            errors.push_back(key_label(key) + " is given twice");
-            continue;
-        }
-        seen.push_back(key);
-        if (key == "v") {
-            seen_version = true;
-            long long version = 0;
-            if (!parse_int(*decoded, version) || version != experiment_format_version)
-                errors.push_back("unsupported format version " + quoted(*decoded) +
-                                 " (this build reads v=" + std::to_string(experiment_format_version) + ")");
-            continue;
-        }
-        bool known = false;
-        for (const auto& f : experiment_fields()) {
-            if (key != f.key)
-                continue;
-            known = true;
-            if (std::string problem = f.parse(e, *decoded); !problem.empty())
-                errors.push_back(key + " " + problem);
-        }
-        std::string problem;
-        if (!known && recipe_parse_key(key, *decoded, e.train, problem)) {
-            recipe_given.emplace_back(key, *decoded);
-            if (!problem.empty())
-                errors.push_back(key + " " + problem);
-        } else if (!known) {
-            errors.push_back("unknown key " + quoted(key));
-        }
-    }
+    parse_state s{base, r.errors, false, {}, {}};
+    for (const auto pair : split(text, '&'))
+        if (!pair.empty())
+            read_pair(s, pair);
     // A link that sets heads but not kv_heads means plain multi-head attention
     // (one that sets neither keeps the base's pair).
-    bool kv_given = false, heads_given = false;
-    for (const auto& k : seen) {
-        kv_given |= k == "kv_heads";
-        heads_given |= k == "heads";
-    }
-    if (!kv_given && heads_given)
-        e.kv_heads = e.heads;
-    e.train = recipe_after_keys(e.train, recipe_given);
-    if (!seen_version)
-        errors.push_back("missing format version (v=" + std::to_string(experiment_format_version) + ")");
+    if (!s.seen_key("kv_heads") && s.seen_key("heads"))
+        s.e.kv_heads = s.e.heads;
+    s.e.train = recipe_after_keys(s.e.train, s.recipe_given);
+    if (!s.seen_version)
+        r.errors.push_back("missing format version (v=" + std::to_string(experiment_format_version) + ")");
     // Cross-field checks run even after field errors, so one pass reports everything
     // (a field that failed to parse keeps its default and raises nothing here).
-    for (auto& err : experiment_validate(e))
-        errors.push_back(std::move(err));
-    errors_tidy(errors);
-    if (errors.empty())
-        r.value = std::move(e);
+    for (auto& err : experiment_validate(s.e))
+        r.errors.push_back(std::move(err));
+    errors_tidy(r.errors);
+    if (r.errors.empty())
+        r.value = std::move(s.e);
     return r;
 }
 

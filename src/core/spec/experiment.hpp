@@ -152,6 +152,8 @@ bool parse_whole_number(std::string_view s, long long& out);
 
 // d_k of e (d_model / heads).
 inline int experiment_d_k(const experiment& e) { return e.heads > 0 ? e.d_model / e.heads : 0; }
+// The FFN's hidden width with block=full: 4·d_model (W_1 is (d_model, that)).
+inline int experiment_ffn_width(const experiment& e) { return 4 * e.d_model; }
 
 const char* mask_kind_name(mask_kind m);
 const char* positional_name(positional p);

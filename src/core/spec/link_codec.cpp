@@ -373,67 +373,69 @@ void put_varint(std::string& out, std::uint64_t v) {
 
 // [SECTION] decompress
 
-std::optional<std::string> decompress(std::string_view bytes, std::string& error) {
-    auto fail = [&error](std::string m) -> std::optional<std::string> {
-        error = std::move(m);
-        return std::nullopt;
-    };
-    if (bytes.size() > link_limits::max_link_bytes)
-        return fail("payload is " + std::to_string(bytes.size()) + " bytes; the limit is " +
-                    std::to_string(link_limits::max_link_bytes));
-    if (bytes.empty())
-        return fail("payload is empty");
-    if (std::uint8_t(bytes[0]) != method_v1)
-        return fail("unknown compression method " + std::to_string(std::uint8_t(bytes[0])) + " (this build reads method " +
-                    std::to_string(method_v1) + ")");
-    std::size_t pos = 1;
-    std::uint64_t size = 0;
-    // At most 3 bytes (21 bits, enough for max_payload_bytes): a run of 0x80 bytes
-    // would otherwise keep the value at 0 while the shift grows past 63 (found by
-    // fuzz_link, tests/fuzz/corpus/crash-varint-shift).
+// The size field after the method byte: a minimal varint of at most 3 bytes (21
+// bits, enough for max_payload_bytes) at bytes[pos]. Returns why it is not
+// readable, or "" with pos just past it. Capped because a run of 0x80 bytes would
+// otherwise keep the value at 0 while the shift grows past 63 (found by
+// fuzz_link, tests/fuzz/corpus/crash-varint-shift).
+std::string read_size(std::string_view bytes, std::size_t& pos, std::uint64_t& size) {
     constexpr int max_size_bytes = 3;
     for (int shift = 0;; shift += 7) {
         if (shift >= 7 * max_size_bytes)
-            return fail("payload size field is longer than " + std::to_string(max_size_bytes) + " bytes");
+            return "payload size field is longer than " + std::to_string(max_size_bytes) + " bytes";
         if (pos >= bytes.size())
-            return fail("payload is truncated in its size field");
+            return "payload is truncated in its size field";
         const auto byte = std::uint8_t(bytes[pos++]);
         size |= std::uint64_t(byte & 0x7F) << shift;
         if (size > link_limits::max_payload_bytes)
-            return fail("payload claims " + std::to_string(size) + " bytes; the limit is " +
-                        std::to_string(link_limits::max_payload_bytes));
-        if (!(byte & 0x80)) {
-            if (byte == 0 && shift > 0)
-                return fail("payload size field is not minimal");
-            break;
-        }
+            return "payload claims " + std::to_string(size) + " bytes; the limit is " +
+                   std::to_string(link_limits::max_payload_bytes);
+        if (!(byte & 0x80))
+            return byte == 0 && shift > 0 ? "payload size field is not minimal" : "";
     }
+}
+
+// The header of a payload: its length, method byte, size and check. Returns why
+// it is not readable, or "" with pos just past it.
+std::string read_header(std::string_view bytes, std::size_t& pos, std::uint64_t& size, std::uint32_t& check) {
+    if (bytes.size() > link_limits::max_link_bytes)
+        return "payload is " + std::to_string(bytes.size()) + " bytes; the limit is " +
+               std::to_string(link_limits::max_link_bytes);
+    if (bytes.empty())
+        return "payload is empty";
+    if (std::uint8_t(bytes[0]) != method_v1)
+        return "unknown compression method " + std::to_string(std::uint8_t(bytes[0])) + " (this build reads method " +
+               std::to_string(method_v1) + ")";
+    pos = 1;
+    if (std::string problem = read_size(bytes, pos, size); !problem.empty())
+        return problem;
     if (bytes.size() - pos < check_bytes)
-        return fail("payload is truncated in its check field");
-    std::uint32_t check = 0;
+        return "payload is truncated in its check field";
     for (std::size_t i = 0; i < check_bytes; ++i)
         check |= std::uint32_t(std::uint8_t(bytes[pos++])) << (8 * i);
+    return {};
+}
 
-    // Sizes are known good: only now allocate (window + model, both bounded).
-    const std::size_t start = dictionary_v1.size(), end = start + std::size_t(size);
-    std::string window;
-    window.reserve(end);
-    window = dictionary_v1;
+// The tokens after the header (matches and literals) decoded onto window, which
+// holds the dictionary, until it has `size` bytes more. Returns why they do not
+// decode, or "".
+std::string decode_tokens(std::string_view body, std::uint64_t size, std::string& window) {
+    const std::size_t start = window.size(), end = start + std::size_t(size);
     token_model model;
-    range_decoder rc(bytes.substr(pos));
+    range_decoder rc(body);
     bool last_match = false;
-    text_context context = context_after(dictionary_v1);
+    text_context context = context_after(window);
     while (window.size() < end) {
         if (rc.bit(model.match_flag(last_match, context))) {
             const std::uint32_t length = model.length.decode(rc) + std::uint32_t(min_match - 1);
             const std::uint32_t distance = model.distance.decode(rc);
             const std::size_t at = window.size() - start;
             if (distance > window.size())
-                return fail("payload copies from " + std::to_string(distance) + " bytes back at byte " + std::to_string(at) +
-                            ", before the start");
+                return "payload copies from " + std::to_string(distance) + " bytes back at byte " + std::to_string(at) +
+                       ", before the start";
             if (length > end - window.size())
-                return fail("payload copies " + std::to_string(length) + " bytes at byte " + std::to_string(at) +
-                            ", past its declared size " + std::to_string(size));
+                return "payload copies " + std::to_string(length) + " bytes at byte " + std::to_string(at) +
+                       ", past its declared size " + std::to_string(size);
             // Byte by byte: a copy may overlap what it writes (a run).
             for (std::size_t from = window.size() - distance, k = 0; k < length; ++k) {
                 window += window[from + k];
@@ -451,10 +453,31 @@ std::optional<std::string> decompress(std::string_view bytes, std::string& error
         }
     }
     if (rc.unread() != 0)
-        return fail("payload has " + std::to_string(rc.unread()) + " unused bytes at the end");
-    window.erase(0, start);  // in place: the peak stays one window
-    if (link_payload_check(window) != check)
-        return fail("payload is damaged or truncated (its check does not match)");
+        return "payload has " + std::to_string(rc.unread()) + " unused bytes at the end";
+    return {};
+}
+
+std::optional<std::string> decompress(std::string_view bytes, std::string& error) {
+    std::size_t pos = 0;
+    std::uint64_t size = 0;
+    std::uint32_t check = 0;
+    if (std::string problem = read_header(bytes, pos, size, check); !problem.empty()) {
+        error = std::move(problem);
+        return std::nullopt;
+    }
+    // Sizes are known good: only now allocate (window + model, both bounded).
+    std::string window;
+    window.reserve(dictionary_v1.size() + std::size_t(size));
+    window = dictionary_v1;
+    if (std::string problem = decode_tokens(bytes.substr(pos), size, window); !problem.empty()) {
+        error = std::move(problem);
+        return std::nullopt;
+    }
+    window.erase(0, dictionary_v1.size());  // in place: the peak stays one window
+    if (link_payload_check(window) != check) {
+        error = "payload is damaged or truncated (its check does not match)";
+        return std::nullopt;
+    }
     return window;
 }
 

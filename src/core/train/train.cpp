@@ -18,6 +18,7 @@
 #include "base/random.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/train_kernels.hpp"
+#include "model/rules.hpp"
 #include "train/task.hpp"
 
 namespace attn {
@@ -94,7 +95,7 @@ scratch_slots scratch_layout(const train_run& r) {
 }
 
 train_layout param_layout(const experiment& e, int V, int T) {
-    const int d = e.d_model, kv = e.kv_heads * (d / e.heads), f = 4 * d;
+    const int d = e.d_model, kv = e.kv_heads * experiment_d_k(e), f = experiment_ffn_width(e);
     const bool full = e.block == block_kind::full;
     train_layout p;
     auto take = [&p](int rows, int cols) {
@@ -134,7 +135,7 @@ void init_params(train_run& r) {
         fill_normal(p + lo.w_e.offset + std::size_t(v * r.d), std::size_t(r.d), e.seed, "embedding:" + task_symbol(v), 1.0f);
     if (lo.w_p.size())
         fill_normal(p + lo.w_p.offset, lo.w_p.size(), e.seed, "train.w_p", 0.1f);
-    const float s = 1.0f / std::sqrt(float(r.d)), sf = 1.0f / std::sqrt(float(r.f));
+    const float s = weight_init_scale(r.d), sf = weight_init_scale(r.f);
     for (int l = 0; l < r.L; ++l) {
         const std::string pre = "layer" + std::to_string(l) + ".";
         const train_layer_tensors& t = lo.layers[std::size_t(l)];
@@ -151,15 +152,15 @@ void init_params(train_run& r) {
     fill_normal(p + lo.w_u.offset, lo.w_u.size(), e.seed, "train.w_u", s);
 }
 
-// Mask, RoPE angles (as rope.cpp computes them) and sinusoidal positions, once.
+// The mask (model/rules.hpp: mask_visible_keys) as a table, RoPE angles (as rope.cpp computes them) and sinusoidal positions,
+// once.
 void init_tables(train_run& r) {
     const experiment& e = r.e;
     const int T = r.T, half = r.dk / 2;
     r.hidden.assign(std::size_t(T * T), 0);
     for (int i = 0; i < T; ++i)
         for (int j = 0; j < T; ++j)
-            r.hidden[std::size_t(i * T + j)] =
-                (e.mask == mask_kind::causal && j > i) || (e.mask == mask_kind::padding && j >= T - e.pad) ? 1 : 0;
+            r.hidden[std::size_t(i * T + j)] = j >= mask_visible_keys(e, T, i) ? 1 : 0;
     // Per lane (rope_cos_row): each head's columns hold cos, cos and −sin, +sin for each pair.
     r.rope_cos.assign(std::size_t(T * r.d), 0.0f);
     r.rope_sin.assign(r.rope_cos.size(), 0.0f);
@@ -184,17 +185,7 @@ void init_tables(train_run& r) {
 
 // --- [SECTION] forward and backward, kernel by kernel ----------------------------
 
-// y(T, d) = x / sqrt(mean(x²) + 1e-6) per row, as forward.cpp; inv(T) keeps the factor.
-void rmsnorm_forward(const float* x, float* y, float* inv, int T, int d) {
-    for (int t = 0; t < T; ++t) {
-        double ss = 0;
-        for (int c = 0; c < d; ++c)
-            ss += double(x[t * d + c]) * double(x[t * d + c]);
-        inv[t] = float(1.0 / std::sqrt(ss / double(d) + 1e-6));
-        for (int c = 0; c < d; ++c)
-            y[t * d + c] = x[t * d + c] * inv[t];
-    }
-}
+// The backward of rmsnorm_rows (model/rules.hpp), with its inv(T):
 // dx(T, d) += inv·dy − inv³·x·(x·dy)/d
 void rmsnorm_backward(const float* x, const float* inv, const float* dy, float* dx, int T, int d) {
     for (int t = 0; t < T; ++t) {
@@ -297,14 +288,10 @@ void transpose_weights(train_run& r) {
     transpose(r.layout.w_u);
 }
 
-float score_scale_of(const experiment& e, int dk) {
-    return e.scale == score_scale::sqrt_dk ? 1.0f / std::sqrt(float(dk)) : e.scale == score_scale::none ? 1.0f : e.scale_value;
-}
-
 // att(T, T) = softmax(mask(q(T, d_k)·k(T, d_k)ᵀ · scale) / temp), as forward.cpp rounds it.
 void attention_weights_forward(const train_run& r, const float* q, const float* k, float* att) {
     const int T = r.T;
-    const float scale = score_scale_of(r.e, r.dk), temp = r.e.temperature;
+    const float scale = experiment_score_scale(r.e), temp = r.e.temperature;
     kernel_matmul_bt(q, k, att, T, T, r.dk);
     // The mask as bits, not a branch: under the causal mask half the entries are
     // hidden, in a pattern no branch predictor follows (it cost ~8 % of a step).
@@ -326,7 +313,7 @@ void attention_weights_forward(const train_run& r, const float* q, const float* 
 void attention_weights_backward(const train_run& r, const float* q, const float* k, const float* att, const float* datt,
                                 float* ds, float* dq, float* dk) {
     const int T = r.T;
-    const float scale = score_scale_of(r.e, r.dk), temp = r.e.temperature;
+    const float scale = experiment_score_scale(r.e), temp = r.e.temperature;
     kernel_softmax_rows_backward(att, datt, ds, T, T);
     for (int i = 0; i < T * T; ++i)
         ds[i] = temp != 1.0f ? ds[i] / temp * scale : ds[i] * scale;
@@ -459,7 +446,7 @@ void layer_forward(row_ctx& c, int l, const head_override* ov) {
     const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
     float* next = l + 1 < r.L ? c.a + c.rs.layers[std::size_t(l + 1)].in : c.a + c.rs.out;
     if (full)
-        rmsnorm_forward(c.a + ls.in, c.a + ls.normed, c.a + ls.inv1, T, d);
+        rmsnorm_rows(c.a + ls.in, c.a + ls.normed, c.a + ls.inv1, T, d);
     attention_forward(c, l, ov);
     if (r.e.block == block_kind::attention_residual) {
         for (int i = 0; i < T * d; ++i)
@@ -473,7 +460,7 @@ void layer_forward(row_ctx& c, int l, const head_override* ov) {
     float* res = c.a + ls.r;
     for (int i = 0; i < T * d; ++i)
         res[i] = c.a[ls.in + std::size_t(i)] + c.a[ls.attn_out + std::size_t(i)];
-    rmsnorm_forward(res, c.a + ls.fnormed, c.a + ls.inv2, T, d);
+    rmsnorm_rows(res, c.a + ls.fnormed, c.a + ls.inv2, T, d);
     float* hid = c.a + ls.hid;
     kernel_matmul(c.a + ls.fnormed, c.p + w.w_1.offset, hid, T, d, r.f);
     kernel_relu(hid, T * r.f);
@@ -748,7 +735,7 @@ train_run plan_run(const experiment& e, int& count) {
     r.e = e;
     const train_settings& t = e.train;
     r.B = t.batch, r.T = t.seq, r.V = t.vocab, r.d = e.d_model, r.h = e.heads, r.g = e.kv_heads;
-    r.dk = e.d_model / e.heads, r.f = 4 * e.d_model, r.L = e.layers;
+    r.dk = experiment_d_k(e), r.f = experiment_ffn_width(e), r.L = e.layers;
     r.layout = param_layout(e, r.V, r.T);
     r.slots = row_layout(r);
     r.scratch_slots = scratch_layout(r);
@@ -953,8 +940,8 @@ const float* train_row_logits(const train_run& r, int b) {
 }
 
 train_cost train_estimate(const experiment& e) {
-    const double T = e.train.seq, d = e.d_model, kv = double(e.kv_heads) * (d / double(std::max(e.heads, 1)));
-    const double V = e.train.vocab, f = 4 * d, B = e.train.batch, L = e.layers;
+    const double T = e.train.seq, d = e.d_model, kv = double(e.kv_heads) * double(experiment_d_k(e));
+    const double V = e.train.vocab, f = experiment_ffn_width(e), B = e.train.batch, L = e.layers;
     const bool full = e.block == block_kind::full;
     const train_layout layout = param_layout(e, e.train.vocab, e.train.seq);
     train_cost c;
