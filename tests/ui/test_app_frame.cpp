@@ -445,11 +445,12 @@ TEST_CASE("every control of the controls panel has a line of help in both langua
 
 TEST_CASE("the controls read the key table: help from the keys' rows, values a link sets outside a slider shown as they are") {
     // The help of a control that edits a key is its row's (spec/keys.hpp), whatever the widget's name.
-    for (const auto& [widget, key] : {std::pair<const char*, const char*>{"temperature", "temp"},
-                                      {"positions", "pos"},
-                                      {"kv_2", "kv_heads"},
-                                      {"mask_after", "mask_at"},
-                                      {"d_model", "d_model"}}) {
+    for (const auto& pair : {std::pair<const char*, const char*>{"temperature", "temp"},
+                             {"positions", "pos"},
+                             {"kv_2", "kv_heads"},
+                             {"mask_after", "mask_at"},
+                             {"d_model", "d_model"}}) {
+        const std::string widget = pair.first, key = pair.second;
         INFO(widget);
         const ui::control_help* h = ui::control_help_of(widget);
         REQUIRE(h);
