@@ -503,7 +503,8 @@ void parse_view_pair(std::string_view pair, link_view& v, std::vector<std::strin
         errors.push_back("unknown view option " + quoted(key) + " (" + names + ")");
         return;
     }
-    for (const auto problem : split(key_read(*k, v, value), '\n'))
+    const std::string problems = key_read(*k, v, value);  // split's views point into it
+    for (const auto problem : split(problems, '\n'))
         if (!problem.empty())  // ": unknown panel ..." follows the key without a space
             errors.push_back(key + (problem[0] == ':' ? "" : " ") + std::string(problem));
 }
