@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/tokenize.hpp"
 #include "i18n.hpp"
@@ -17,60 +19,42 @@ namespace attn::ui {
 
 namespace {
 
+// The help of the widgets that are not a key's; a key's is its row's (spec/keys.hpp).
 // clang-format off
-constexpr control_help control_helps[] = {
-    {"text", "The sentence: each word (or Chinese character) becomes a token, a row of every map.",
-     "句子：每个词（或汉字）成为一个词元，也就是每张图的一行。"},
+constexpr control_help widget_helps[] = {
     {"shuffle", "Reorder the tokens at random: with positions off, each token's output moves with it unchanged.",
      "随机打乱词元顺序：不加位置编码时，每个词元的输出跟着它移动、数值不变。"},
-    {"d_model", "Width of each token's vector, split evenly among the heads: d_k = d_model / heads.",
-     "每个词元向量的宽度，平均分给各头：d_k = d_model / 头数。"},
-    {"heads", "Attention heads: each gets its own d_k-wide slice of Q, K and V.",
-     "注意力头数：每个头分到 Q、K、V 中各自 d_k 宽的一段。"},
-    {"layers", "Attention layers stacked: each layer's output is the next one's input.",
-     "堆叠的注意力层数：每一层的输出是下一层的输入。"},
-    {"seed", "Seed of the random weights and embeddings: the same seed gives the same numbers everywhere.",
-     "随机权重和嵌入的种子：同一个种子在任何地方都给出同样的数字。"},
-    {"mask", "Which tokens each query may see: all, causal (no looking ahead) or all but the padding.",
-     "每个查询能看到哪些词元：全部、因果（不能看未来）或除填充外的全部。"},
-    {"pad", "How many tokens at the end are padding, which no query may attend to.",
-     "末尾有几个词元是填充：任何查询都不能关注它们。"},
-    {"positions", "How order enters: not at all (a bag of tokens), sinusoids added to X, or RoPE rotating Q and K.",
-     "词序如何进入：不进入（一袋词元）、加到 X 上的正弦编码，或旋转 Q 和 K 的 RoPE。"},
-    {"pos_offset", "The first token's position: with RoPE the scores depend only on the offset between positions.",
-     "第一个词元的位置：用 RoPE 时，打分只取决于两个位置之差。"},
-    {"rope_base", "RoPE's base: the larger it is, the more slowly the slow pairs of dimensions rotate.",
-     "RoPE 的底数：越大，慢速的那些维度对旋转得越慢。"},
-    {"scale", "What the scores are multiplied by before softmax: 1/√d_k keeps their variance at 1.",
-     "softmax 之前打分乘以什么：1/√d_k 让它们的方差保持为 1。"},
     {"scale_factor", "The factor the scores are multiplied by instead of 1/√d_k.",
      "代替 1/√d_k 与打分相乘的系数。"},
-    {"softmax", "How scores become weights: softmax of x − max, softmax without it (a bug), or argmax (a hard lookup).",
-     "打分如何变成权重：减去最大值的 softmax、不减最大值的 softmax（错误）或 argmax（硬查表）。"},
-    {"temperature", "The scores are divided by it before softmax: below 1 sharpens the weights, above 1 flattens them.",
-     "softmax 之前打分除以它：小于 1 让权重更尖锐，大于 1 让权重更平坦。"},
     {"advanced", "Show or hide the settings a first look does not need.",
      "显示或隐藏初次使用时用不到的设置。"},
-    {"kv", "How many K/V heads the query heads share: one each (MHA), one per group (GQA) or one for all (MQA).",
-     "查询头共享几个 K/V 头：每头一个（MHA）、每组一个（GQA）或全部共用一个（MQA）。"},
-    {"block", "What a layer is: attention alone, attention added to its input (residual), or that and a feed-forward network.",
-     "一层由什么组成：只有注意力、注意力加上它的输入（残差），或再加一个前馈网络。"},
-    {"wo", "The output projection W_O that mixes the heads; without it each head stays in its own columns.",
-     "混合各头的输出投影 W_O；没有它，每个头只停留在自己的那几列。"},
-    {"mask_after", "A classic bug: masking after softmax, so the rows no longer sum to 1.",
-     "一个经典错误：在 softmax 之后才掩码，于是每行的和不再是 1。"},
-    {"precision", "The number format: fp16 and bf16 round every result, and fp16 overflows past 65504.",
-     "数值格式：fp16 和 bf16 会舍入每个结果，fp16 超过 65504 就溢出。"},
     {"clear", "Undo every zeroed head, masked edge and edited number at once.",
      "一次撤销所有置零的头、屏蔽的边和改过的数值。"},
 };
 // clang-format on
 
+// The widgets named otherwise than the key they edit.
+constexpr std::pair<const char*, const char*> widget_keys[] = {
+    {"positions", "pos"}, {"temperature", "temp"}, {"kv", "kv_heads"}, {"mask_after", "mask_at"}};
+
+const std::vector<control_help>& control_helps() {
+    static const std::vector<control_help> helps = [] {
+        std::vector<control_help> h(std::begin(widget_helps), std::end(widget_helps));
+        for (const key_row& k : key_table())
+            if (k.part == key_part::experiment)
+                h.push_back({k.name, k.help.en, k.help.zh});
+        for (const auto& [widget, key] : widget_keys)
+            h.push_back({widget, key_of(key).help.en, key_of(key).help.zh});
+        return h;
+    }();
+    return helps;
+}
+
 }  // namespace
 
 const control_help* control_help_of(std::string_view name) {
     for (int pass = 0; pass < 2; ++pass) {  // "heads_4" (a radio button, a combo's item) has its row's help: "heads"
-        for (const control_help& h : control_helps)
+        for (const control_help& h : control_helps())
             if (name == h.name)
                 return &h;
         const std::size_t cut = name.rfind('_');
@@ -181,6 +165,33 @@ bool combo(frame_out& out, const char* id, const char* label, E& value, std::ini
     return changed;
 }
 
+// A combo over a choice key's row: the choices a control offers (those with a
+// label), in the row's order; a value no control offers shows its name.
+template <class E>
+bool key_combo(frame_out& out, const char* id, const char* label, const key_row& k, E& value) {
+    const char* preview = key_choice_name(k, int(value));
+    for (const key_choice& c : k.choices)
+        if (c.en && c.value == int(value))
+            preview = tr(c.en, c.zh);
+    bool changed = false;
+    const bool open = ImGui::BeginCombo(label, preview);
+    mark_control(out, id);
+    if (open) {
+        int index = 0;
+        for (const key_choice& c : k.choices) {
+            if (!c.en)
+                continue;
+            if (ImGui::Selectable(tr(c.en, c.zh), c.value == int(value))) {
+                value = E(c.value);
+                changed = true;
+            }
+            mark_control(out, (std::string(id) + "_" + std::to_string(index++)).c_str());
+        }
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+
 void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
     ImGui::SetNextItemWidth(-FLT_MIN);
     std::string typed = a.view.text_edit;  // ImGui keeps its own copy while the box is active
@@ -226,7 +237,7 @@ void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
 void model_section(frame_out& out, experiment& next, bool& changed, float label_w) {
     section(out, tr("Model", "模型"));
     int d_model = next.d_model;
-    if (ImGui::SliderInt("d_model", &d_model, 2, 64)) {
+    if (key_input(key_of("d_model"), "d_model", d_model)) {
         next = edit_d_model(next, d_model);
         changed = true;
     }
@@ -234,21 +245,22 @@ void model_section(frame_out& out, experiment& next, bool& changed, float label_
     text_plain(out, tr("heads", "头数"));
     ImGui::SameLine(label_w * 0.9f);
     int heads = next.heads;
+    const key_control& heads_range = key_of("heads").control;
     if (radio_row(
-            out, "heads", heads, 1, experiment_limits::max_heads, [&](int h) { return next.d_model % h == 0; },
+            out, "heads", heads, int(heads_range.lo), int(heads_range.hi), [&](int h) { return next.d_model % h == 0; },
             [](int h) { return std::to_string(h); })) {
         next = edit_heads(next, heads);
         changed = true;
     }
     int layers = next.layers;
-    if (ImGui::SliderInt(tr("layers", "层数"), &layers, 1, experiment_limits::max_layers)) {
+    if (key_input(key_of("layers"), tr("layers", "层数"), layers)) {
         next = edit_layers(next, layers);
         changed = true;
     }
     mark_control(out, "layers", tr("layers", "层数"));
-    int seed = int(next.seed);
-    if (ImGui::InputInt(tr("seed", "随机种子"), &seed)) {
-        next = edit_seed(next, std::uint32_t(std::max(0, seed)));
+    std::uint32_t seed = next.seed;  // all of its 32 bits (an int showed a seed above 2^31 negative)
+    if (key_input(key_of("seed"), tr("seed", "随机种子"), seed)) {
+        next = edit_seed(next, seed);
         changed = true;
     }
     mark_control(out, "seed");
@@ -257,27 +269,24 @@ void model_section(frame_out& out, experiment& next, bool& changed, float label_
 // The mask and where it goes; positions.
 void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& changed) {
     mask_kind mask = next.mask;
-    if (combo(out, "mask", tr("mask", "掩码"), mask,
-              {{mask_kind::none, tr("none", "无")},
-               {mask_kind::causal, tr("causal", "因果")},
-               {mask_kind::padding, tr("padding", "填充")}})) {
+    if (key_combo(out, "mask", tr("mask", "掩码"), key_of("mask"), mask)) {
         next = edit_mask(next, mask);
         changed = true;
     }
     if (next.mask == mask_kind::padding) {
         int pad = next.pad;
-        if (ImGui::SliderInt(tr("padding tokens", "填充词元"), &pad, 0, std::max(0, int(a.model.tr.tokens.size()) - 1))) {
+        const key_row& k = key_of("pad");
+        const double tokens_hi = std::max(0, int(a.model.tr.tokens.size()) - 1);
+        if (key_input(k, tr("padding tokens", "填充词元"), pad, k.control.lo, std::min(k.control.hi, tokens_hi))) {
             next.pad = pad;
             changed = true;
         }
         mark_control(out, "pad", tr("padding tokens", "填充词元"));
     }
-    changed |= combo(
-        out, "positions", tr("positions", "位置编码"), next.pos,
-        {{positional::none, tr("none", "无")}, {positional::sinusoidal, tr("sinusoidal", "正弦")}, {positional::rope, "RoPE"}});
+    changed |= key_combo(out, "positions", tr("positions", "位置编码"), key_of("pos"), next.pos);
     if (next.pos != positional::none) {
         int offset = next.pos_offset;
-        if (ImGui::SliderInt(tr("first position", "起始位置"), &offset, 0, 100)) {
+        if (key_input(key_of("pos_offset"), tr("first position", "起始位置"), offset)) {
             next.pos_offset = offset;
             changed = true;
         }
@@ -285,8 +294,8 @@ void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& ch
     }
     if (next.pos == positional::rope) {
         float base = next.rope_base;
-        if (ImGui::DragFloat(tr("RoPE base", "RoPE 底数"), &base, 50.0f, 2.0f, 1e6f, "%.0f", ImGuiSliderFlags_Logarithmic)) {
-            next.rope_base = std::max(2.0f, base);
+        if (key_input(key_of("rope_base"), tr("RoPE base", "RoPE 底数"), base)) {
+            next.rope_base = base;
             changed = true;
         }
         mark_control(out, "rope_base", tr("RoPE base", "RoPE 底数"));
@@ -301,20 +310,17 @@ void scores_and_softmax(frame_out& out, experiment& next, bool& changed) {
                       {score_scale::custom, tr("custom", "自定义")}});
     if (next.scale == score_scale::custom) {
         float s = next.scale_value;
-        if (ImGui::DragFloat(tr("factor", "系数"), &s, 0.01f, -100.0f, 100.0f, "%.3f")) {
+        if (key_input(key_of("scale"), tr("factor", "系数"), s)) {
             next.scale_value = s;
             changed = true;
         }
         mark_control(out, "scale_factor", tr("factor", "系数"));
     }
-    changed |= combo(out, "softmax", tr("softmax", "softmax"), next.softmax,
-                     {{softmax_mode::stable, tr("stable (x − max)", "稳定（x − max）")},
-                      {softmax_mode::no_max, tr("no max-subtraction (bug)", "不减最大值（错误）")},
-                      {softmax_mode::argmax, tr("argmax (hard lookup)", "argmax（硬查表）")}});
+    changed |= key_combo(out, "softmax", tr("softmax", "softmax"), key_of("softmax"), next.softmax);
     if (next.softmax != softmax_mode::argmax) {
         float t = next.temperature;
-        if (ImGui::SliderFloat(tr("temperature", "温度"), &t, 0.05f, 10.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) {
-            next.temperature = std::max(0.01f, t);
+        if (key_input(key_of("temp"), tr("temperature", "温度"), t)) {
+            next.temperature = t;
             changed = true;
         }
         mark_control(out, "temperature", tr("temperature", "温度"));
@@ -335,7 +341,7 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
     ImGui::SameLine(label_w * 0.9f);
     int kv = next.kv_heads;
     if (radio_row(
-            out, "kv", kv, 1, next.heads, [&](int g) { return next.heads % g == 0; },
+            out, "kv", kv, int(key_of("kv_heads").control.lo), next.heads, [&](int g) { return next.heads % g == 0; },
             [&](int g) {
                 return std::to_string(g) + (g == next.heads ? " MHA" : g == 1 ? " MQA" : " GQA");
             })) {
@@ -343,10 +349,7 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
         changed = true;
     }
     block_kind block = next.block;
-    if (combo(out, "block", tr("block", "结构"), block,
-              {{block_kind::attention_only, tr("attention only", "仅注意力")},
-               {block_kind::attention_residual, tr("attention + residual", "注意力 + 残差")},
-               {block_kind::full, tr("+ residual + FFN", "+ 残差 + FFN")}})) {
+    if (key_combo(out, "block", tr("block", "结构"), key_of("block"), block)) {
         next = edit_block(next, block);
         changed = true;
     }
@@ -362,15 +365,16 @@ void advanced_controls(frame_out& out, experiment& next, bool& changed, float la
     }
     text_plain(out, tr("precision", "精度"));
     ImGui::SameLine(label_w * 0.9f);
-    const char* names[] = {"fp32", "fp16", "bf16"};
-    for (int p = 0; p < 3; ++p) {
-        if (p)
-            same_line_if_fits(radio_width(names[p]));
-        if (ImGui::RadioButton(names[p], int(next.prec) == p)) {
-            next.prec = precision(p);
+    bool first = true;
+    for (const key_choice& c : key_of("precision").choices) {
+        if (!first)
+            same_line_if_fits(radio_width(c.name));
+        first = false;
+        if (ImGui::RadioButton(c.name, int(next.prec) == c.value)) {
+            next.prec = precision(c.value);
             changed = true;
         }
-        mark_control(out, (std::string("precision_") + names[p]).c_str());
+        mark_control(out, (std::string("precision_") + c.name).c_str());
     }
 }
 

@@ -41,21 +41,12 @@ void request_trained(const app& a, frame_out& out, int step) {
         request_experiment(out, std::move(next));
 }
 
+// The task's label in the Train panel: its choice in the train key's row (spec/keys.hpp).
 const char* task_label(const train_settings& s) {
-    switch (s.task) {
-        case train_task::induction:
-            return tr("induction (continue a repeated sequence)", "归纳（续写重复的序列）");
-        case train_task::copy_offset:
-            return tr("copy the token a fixed offset back", "复制固定偏移之前的词元");
-        case train_task::previous:
-            return tr("copy the previous token", "复制前一个词元");
-        case train_task::reverse:
-            return tr("reverse", "反转");
-        case train_task::sort:
-            return tr("sort", "排序");
-        default:
-            return "";
-    }
+    for (const key_choice& c : key_of("train").choices)
+        if (c.value == int(s.task) && c.en)
+            return tr(c.en, c.zh);
+    return "";
 }
 
 void settings_line(const app& a, frame_out& out) {
@@ -105,15 +96,13 @@ void recipe_editor(const app& a, frame_out& out) {
     ImGui::PushItemWidth(std::max(visible_width() - label_w, ImGui::GetFontSize() * 6.0f));
     train_settings s = a.model.exp.train;
     bool changed = false;
-    static constexpr train_task tasks[] = {train_task::induction, train_task::copy_offset, train_task::previous,
-                                           train_task::reverse, train_task::sort};
     if (ImGui::BeginCombo(tr("task", "任务"), task_label(s))) {
         int index = 0;
-        for (train_task task : tasks) {
-            train_settings option = s;
-            option.task = task;
-            if (ImGui::Selectable(task_label(option), task == s.task)) {
-                s.task = task;
+        for (const key_choice& c : key_of("train").choices) {
+            if (!c.en)  // none: not a task to train
+                continue;
+            if (ImGui::Selectable(tr(c.en, c.zh), c.value == int(s.task))) {
+                s.task = train_task(c.value);
                 changed = true;
             }
             mark_widget(out, ("recipe_task_" + std::to_string(index++)).c_str());
@@ -121,38 +110,39 @@ void recipe_editor(const app& a, frame_out& out) {
         ImGui::EndCombo();
     }
     mark_widget(out, "recipe_task");
-    auto slider_int = [&](const char* name, const char* label, int& v, int lo, int hi, ImGuiSliderFlags flags = 0) {
-        changed |= ImGui::SliderInt(label, &v, lo, hi, "%d", flags);
+    key_tooltip(key_of("train"));
+    // Each setting over its key's row; where another setting narrows it (seq - 1
+    // for offset, steps for warm-up, induction's rows), within that.
+    auto slider = [&](const char* name, const char* key, const char* label, auto& v, auto... narrowed) {
+        const key_row& k = key_of(key);
+        changed |= key_input(k, label, v, narrowed...);
         mark_slider(out, name, label);
+        key_tooltip(k);
     };
-    auto slider_float = [&](const char* name, const char* label, float& v, float lo, float hi, const char* fmt,
-                            ImGuiSliderFlags flags = 0) {
-        changed |= ImGui::SliderFloat(label, &v, lo, hi, fmt, flags);
-        mark_slider(out, name, label);
-    };
-    slider_int("recipe_steps", tr("steps", "步数"), s.steps, 10, 5000, ImGuiSliderFlags_Logarithmic);
-    slider_float("recipe_lr", tr("learning rate", "学习率"), s.lr, 1e-4f, 0.3f, "%.4g", ImGuiSliderFlags_Logarithmic);
-    slider_int("recipe_batch", tr("batch", "批量"), s.batch, 1, 128, ImGuiSliderFlags_Logarithmic);
-    const int min_rows = s.task == train_task::induction ? 8 : train_limits::min_seq;
-    slider_int("recipe_seq", tr("sequence", "序列长"), s.seq, min_rows, 64);
-    slider_int("recipe_vocab", tr("vocabulary", "词表"), s.vocab, min_rows, train_limits::max_vocab);
+    const key_control &seq = key_of("seq").control, &vocab = key_of("vocab").control;
+    const double min_rows = s.task == train_task::induction ? train_limits::min_induction_rows : 0;
+    slider("recipe_steps", "steps", tr("steps", "步数"), s.steps);
+    slider("recipe_lr", "lr", tr("learning rate", "学习率"), s.lr);
+    slider("recipe_batch", "batch", tr("batch", "批量"), s.batch);
+    slider("recipe_seq", "seq", tr("sequence", "序列长"), s.seq, std::max(seq.lo, min_rows), seq.hi);
+    slider("recipe_vocab", "vocab", tr("vocabulary", "词表"), s.vocab, std::max(vocab.lo, min_rows), vocab.hi);
     if (s.task == train_task::copy_offset)
-        slider_int("recipe_offset", tr("offset", "偏移"), s.offset, 1, s.seq - 1);
-    slider_int("recipe_warmup", tr("warm-up steps", "预热步数"), s.warmup, 0, std::max(s.steps, 1));
-    slider_float("recipe_wd", tr("weight decay", "权重衰减"), s.wd, 0.0f, 0.5f, "%.3f");
-    slider_float("recipe_clip", tr("gradient clip", "梯度裁剪"), s.clip, 0.0f, 5.0f, s.clip == 0.0f ? tr("off", "关") : "%.2f");
+        slider("recipe_offset", "offset", tr("offset", "偏移"), s.offset, key_of("offset").control.lo,
+               std::min(key_of("offset").control.hi, double(s.seq - 1)));
+    slider("recipe_warmup", "warmup", tr("warm-up steps", "预热步数"), s.warmup, key_of("warmup").control.lo,
+           std::min(key_of("warmup").control.hi, double(std::max(s.steps, 1))));
+    slider("recipe_wd", "wd", tr("weight decay", "权重衰减"), s.wd);
+    slider("recipe_clip", "clip", tr("gradient clip", "梯度裁剪"), s.clip, s.clip == 0.0f ? tr("off", "关") : nullptr);
     bool cosine = s.sched == lr_schedule::cosine;
     if (ImGui::Checkbox(tr("cosine learning-rate decay", "余弦学习率衰减"), &cosine)) {
         s.sched = cosine ? lr_schedule::cosine : lr_schedule::constant;
         changed = true;
     }
     mark_widget(out, "recipe_cosine");
-    int seed = int(s.train_seed);
-    if (ImGui::InputInt(tr("data seed", "数据种子"), &seed)) {
-        s.train_seed = std::uint32_t(std::max(seed, 0));
-        changed = true;
-    }
+    key_tooltip(key_of("sched"));
+    changed |= key_input(key_of("train_seed"), tr("data seed", "数据种子"), s.train_seed);
     mark_widget(out, "recipe_seed");
+    key_tooltip(key_of("train_seed"));
     ImGui::PopItemWidth();
     ImGui::EndDisabled();
     text_disabled(out, "%s",

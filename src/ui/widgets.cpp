@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "i18n.hpp"
 #include "imgui_internal.h"  // GetFocusID: the widget keyboard navigation is on; a window's visible rectangle
 
 namespace attn::ui {
@@ -242,6 +243,51 @@ void mark_slider(frame_out& out, const char* name, const char* label) {
     out.widgets.push_back({name, p0.x, p0.y, frame_x1, p1.y, ImGui::GetCurrentWindow()->Name});
     note_keyboard_focus(out, name);
     note_clip(out, label);
+}
+
+// [SECTION] controls over the key table's rows
+
+namespace {
+
+ImGuiSliderFlags key_flags(const key_row& k) { return k.control.log ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None; }
+
+}  // namespace
+
+bool key_input(const key_row& k, const char* label, int& v, double lo, double hi) {
+    const char* format = k.control.format ? k.control.format : "%d";
+    int x = v;
+    if (!ImGui::SliderInt(label, &x, int(lo), int(hi), format, key_flags(k)))
+        return false;
+    v = int(key_clamp(k, x));
+    return true;
+}
+
+bool key_input(const key_row& k, const char* label, int& v) { return key_input(k, label, v, k.control.lo, k.control.hi); }
+
+bool key_input(const key_row& k, const char* label, float& v, const char* format) {
+    format = format ? format : k.control.format ? k.control.format : "%.3f";
+    float x = v;
+    const float lo = float(k.control.lo), hi = float(k.control.hi);
+    const bool changed = k.control.step > 0 ? ImGui::DragFloat(label, &x, float(k.control.step), lo, hi, format, key_flags(k))
+                                            : ImGui::SliderFloat(label, &x, lo, hi, format, key_flags(k));
+    if (!changed)
+        return false;
+    v = float(key_clamp(k, x));
+    return true;
+}
+
+bool key_input(const key_row& k, const char* label, std::uint32_t& v) {
+    const std::uint32_t step = std::uint32_t(k.control.step > 0 ? k.control.step : 1);
+    std::uint32_t x = v;
+    if (!ImGui::InputScalar(label, ImGuiDataType_U32, &x, &step))
+        return false;
+    v = x;  // every U32 is within a seed's limits
+    return true;
+}
+
+void key_tooltip(const key_row& k) {
+    if (k.help.en && ImGui::IsItemHovered(ImGuiHoveredFlags_ForTooltip | ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", tr(k.help.en, k.help.zh));
 }
 
 }  // namespace attn::ui

@@ -3,10 +3,12 @@
 // keyboard's focus, the text items a window cuts.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "app.hpp"
 #include "imgui.h"
+#include "spec/keys.hpp"
 
 namespace attn::ui {
 
@@ -54,5 +56,18 @@ void same_line_if_fits(float next_width);
 // The same for a slider or drag labelled `label`: only its frame, not the label
 // beside it (a click on the label does nothing; a click on the frame sets the value).
 void mark_slider(frame_out& out, const char* name, const char* label);
+
+// A slider, drag or input box over a key's row (spec/keys.hpp): its range, step,
+// scale and format are the row's control, narrowed to lo … hi where the experiment
+// narrows it (pad: the sentence's tokens). A value a link set outside the range is
+// shown as it is (an ImGui slider clamps only what a drag writes) and stays until
+// the control is moved; a typed value (Ctrl+click) is kept within the key's limits
+// (key_clamp). format: the row's unless given. True when the value changed.
+bool key_input(const key_row& k, const char* label, int& v, double lo, double hi);
+bool key_input(const key_row& k, const char* label, int& v);
+bool key_input(const key_row& k, const char* label, float& v, const char* format = nullptr);
+bool key_input(const key_row& k, const char* label, std::uint32_t& v);
+// The row's help on hover of the last item (both languages: tr).
+void key_tooltip(const key_row& k);
 
 }  // namespace attn::ui

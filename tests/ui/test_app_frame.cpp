@@ -444,6 +444,38 @@ TEST_CASE("every control of the controls panel has a line of help in both langua
     CHECK(ui::control_help_of("grid_head0") == nullptr);
 }
 
+TEST_CASE("the controls read the key table: help from the keys' rows, values a link sets outside a slider shown as they are") {
+    // The help of a control that edits a key is its row's (spec/keys.hpp), whatever the widget's name.
+    for (const auto& pair : {std::pair<const char*, const char*>{"temperature", "temp"},
+                             {"positions", "pos"},
+                             {"kv_2", "kv_heads"},
+                             {"mask_after", "mask_at"},
+                             {"d_model", "d_model"}}) {
+        const std::string widget = pair.first, key = pair.second;
+        INFO(widget);
+        const ui::control_help* h = ui::control_help_of(widget);
+        REQUIRE(h);
+        CHECK(std::string(h->en) == key_of(key).help.en);
+        CHECK(std::string(h->zh) == key_of(key).help.zh);
+    }
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(1400, 2400);  // the whole column in view
+    // Past the controls' ranges (pos_offset 0…100, temp 0.05…10, the RoPE base's 2…1e6, a
+    // factor's ±100) and a seed above 2^31, all within the keys' limits: drawn,
+    // never written back clamped.
+    const auto r =
+        experiment_parse("v=1&pos=rope&pos_offset=5000&temp=50&rope_base=1e8&scale=300&seed=4000000000&d_model=128&heads=16");
+    REQUIRE(r.value);
+    ui::app a;
+    ui::app_init(a, *r.value);
+    for (int i = 0; i < 4; ++i)
+        frame(a);
+    for (const char* name : {"pos_offset", "temperature", "rope_base", "scale_factor", "seed", "d_model"})
+        CHECK_MESSAGE(find_widget(a, name), name);
+    CHECK(a.model.exp == *r.value);
+    CHECK(experiment_to_text(a.model.exp) == experiment_to_text(*r.value));
+}
+
 TEST_CASE("compare: Pin as A, then Compare draws A | B | B − A of every map of the stage, each stage in turn") {
     headless_imgui imgui;
     ui::app a;

@@ -159,7 +159,7 @@ test('L9 with the recipe changed to reverse: no induction claims, the heads read
   }
   await click(page, 'train_recipe');
   await click(page, 'recipe_task');
-  await click(page, 'recipe_task_3');  // reverse
+  await click(page, 'recipe_task_2');  // reverse (the train key's order: induction, copy_offset, reverse, sort, previous)
   await click(page, 'recipe_steps', 0.01);  // a short run: the claims hang on the task, not on the training
   assert.match(await page.evaluate(() => window.attn.experiment()), /&train=reverse/);
   assert.equal((await ui(page)).lesson, 8, 'still L9');

@@ -12,10 +12,10 @@ import { frames, ui, click, key, widget, reveal, startEmbed } from './person.mjs
 
 const suite = browserSuite();
 
-// L9's recipe (src/core/recipe.hpp) at 300 steps, with a learning rate and weight
+// L9's recipe (src/core/spec/recipe.hpp) at 300 steps, with a learning rate and weight
 // decay whose product flips the weights' sign every step.
 function divergingRecipe() {
-  const src = fs.readFileSync(path.join(root, 'src', 'core', 'recipe.hpp'), 'utf8');
+  const src = fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8');
   const l9 = src.match(/recipe_lesson_induction =\s*"([^"]+)"/)[1];
   return l9.replace('steps=1500', 'steps=300') + '&lr=10&wd=1&clip=0';
 }

@@ -1,5 +1,5 @@
 // Training is deterministic across wasm engines: Chromium trains the first 20
-// steps of the induction lesson (src/core/recipe.hpp) to the same weights, bit
+// steps of the induction lesson (src/core/spec/recipe.hpp) to the same weights, bit
 // for bit, as Node does in the core tests (tests/core/test_train_learning.cpp).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,11 +12,11 @@ const suite = browserSuite();
 
 // The recipe and the hashes, read from the core's own sources so they never drift.
 function lessonRecipe() {
-  const src = fs.readFileSync(path.join(root, 'src', 'core', 'recipe.hpp'), 'utf8');
+  const src = fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8');
   return src.match(/recipe_lesson_induction =\s*"([^"]+)"/)[1];
 }
 function copyRecipe() {
-  const src = fs.readFileSync(path.join(root, 'src', 'core', 'recipe.hpp'), 'utf8');
+  const src = fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8');
   return src.match(/recipe_lesson_copy_offset =\s*"([^"]+)"/)[1];
 }
 function recordedHashes() {

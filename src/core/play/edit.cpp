@@ -151,21 +151,18 @@ std::string recipe_probe_text(const train_settings& t) {
 }
 
 experiment edit_recipe(const experiment& e, const train_settings& settings) {
-    using L = train_limits;
     train_settings t = settings;
-    t.steps = std::clamp(t.steps, 1, L::max_steps);
-    t.batch = std::clamp(t.batch, 1, L::max_batch);
-    t.seq = std::clamp(t.seq, L::min_seq, L::max_seq);
-    t.vocab = std::clamp(t.vocab, L::min_vocab, L::max_vocab);
-    t.lr = std::clamp(t.lr, 1e-6f, L::max_lr);
-    t.warmup = std::clamp(t.warmup, 0, t.steps);
-    t.wd = std::clamp(t.wd, 0.0f, 1.0f);
-    t.clip = std::max(t.clip, 0.0f);
+    // Every number within its key's limits (spec/keys.hpp; trained is set below),
+    // then the rules between the keys.
+    for (const key_row& k : key_table())
+        if (k.part == key_part::recipe && (k.kind == key_kind::whole || k.kind == key_kind::number) && !k.check)
+            k.set(t, key_clamp(k, k.get(t)));
+    t.warmup = std::min(t.warmup, t.steps);
     if (t.task == train_task::induction) {  // a segment, a prefix without its symbols, the repeat
-        t.seq = std::max(t.seq, 8);
-        t.vocab = std::max(t.vocab, 8);
+        t.seq = std::max(t.seq, train_limits::min_induction_rows);
+        t.vocab = std::max(t.vocab, train_limits::min_induction_rows);
     }
-    t.offset = std::clamp(t.offset, 1, t.seq - 1);
+    t.offset = std::min(t.offset, t.seq - 1);
     if (t.task == train_task::none || t.run_identity() == e.train.run_identity())
         return e;
     experiment next = e;

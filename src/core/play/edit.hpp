@@ -45,7 +45,7 @@ experiment edit_toggle_edge(const experiment& e, const masked_edge& edge);
 experiment edit_toggle_ablation(const experiment& e, const ablated_head& head);
 // A typed or dragged number: replaces any earlier edit of the same cell.
 experiment edit_value(const experiment& e, const value_edit& v);
-// A recipe's settings (the Train panel), each within train_limits: a new run,
+// A recipe's settings (the Train panel), each within its key's limits (keys.hpp): a new run,
 // shown untrained (trained=0) until Train is pressed; the trained weights
 // change, so edits of them are dropped. A new task, vocabulary or sequence
 // length (or a text the recipe cannot read) makes the text the task's first

@@ -1,6 +1,5 @@
 #include "spec/experiment.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +8,7 @@
 
 #include "base/text_util.hpp"
 #include "base/tokenize.hpp"
+#include "spec/keys.hpp"
 
 namespace attn {
 
@@ -112,362 +112,11 @@ std::string key_label(std::string_view key) {
     return plain ? std::string(key) : quoted(key);
 }
 
-bool parse_int(std::string_view s, long long& out) {
-    if (s.empty() || s.size() > 12)
-        return false;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && p == s.data() + s.size();
-}
-
-enum class float_parse { ok, malformed, overflow };
-
-// Accepts decimal and exponent forms only (no hex, inf or nan); sets out only when
-// ok. A number beyond the largest float (about 3.4e38) is an overflow, not a
-// malformed one; one too small for a float rounds to the nearest (possibly 0).
-float_parse parse_float(std::string_view s, float& out) {
-    if (s.empty() || s.size() > 32)
-        return float_parse::malformed;
-    for (char c : s)
-        if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
-            return float_parse::malformed;
-    const std::string buf(s);
-    char* end = nullptr;
-    const float x = std::strtof(buf.c_str(), &end);
-    if (end != buf.c_str() + buf.size())
-        return float_parse::malformed;
-    if (!std::isfinite(x))
-        return float_parse::overflow;
-    out = x == 0.0f ? 0.0f : x;  // "-0" and a negative that underflows are 0: one canonical text
-    return float_parse::ok;
-}
-
-// What is wrong with a float value, for "<key> <problem>"; "" when it parsed.
-std::string float_problem(float_parse p, std::string_view v, const char* expected) {
-    if (p == float_parse::ok)
-        return "";
-    if (p == float_parse::overflow)
-        return "is out of range: " + quoted(v) + " overflows a 32-bit float (largest about 3.4e38)";
-    return std::string("must be ") + expected + ", not " + quoted(v);
-}
-
-// The shortest %g form that reads back to exactly x; whole numbers up to 1e9
-// without an exponent ("10000", not "1e+04").
-std::string format_float(float x) {
-    char buf[48];
-    if (x == 0.0f)
-        return "0";  // never "-0"
-    if (x == std::floor(x) && std::fabs(x) < 1e9f) {
-        std::snprintf(buf, sizeof buf, "%.0f", double(x));
-        return buf;
-    }
-    for (int prec = 1; prec <= 9; ++prec) {
-        std::snprintf(buf, sizeof buf, "%.*g", prec, double(x));
-        if (std::strtof(buf, nullptr) == x)
-            break;
-    }
-    return buf;
-}
-
-// Parses "a.b.c..." into exactly `count` non-negative integers.
-bool parse_dotted(std::string_view s, int* out, int count) {
-    const auto parts = split(s, '.');
-    if (int(parts.size()) != count)
-        return false;
-    for (int i = 0; i < count; ++i) {
-        long long v = 0;
-        if (!parse_int(parts[std::size_t(i)], v) || v < 0 || v > 100000)
-            return false;
-        out[i] = int(v);
-    }
-    return true;
-}
-
-// [SECTION] names
-
-template <class E>
-struct enum_name {
-    E value;
-    const char* name;
-};
-
-constexpr enum_name<positional> positional_names[] = {
-    {positional::none, "none"}, {positional::sinusoidal, "sin"}, {positional::rope, "rope"}, {positional::learned, "learned"}};
-constexpr enum_name<mask_kind> mask_names[] = {
-    {mask_kind::none, "none"}, {mask_kind::causal, "causal"}, {mask_kind::padding, "padding"}};
-constexpr enum_name<softmax_mode> softmax_names[] = {
-    {softmax_mode::stable, "stable"}, {softmax_mode::no_max, "no_max"}, {softmax_mode::argmax, "argmax"}};
-constexpr enum_name<mask_placement> mask_at_names[] = {{mask_placement::before_softmax, "before"},
-                                                       {mask_placement::after_softmax, "after"}};
-constexpr enum_name<weight_init> weights_names[] = {{weight_init::random, "random"},
-                                                    {weight_init::specialised, "specialised"},
-                                                    {weight_init::cancel, "cancel"},
-                                                    {weight_init::sink, "sink"}};
-constexpr enum_name<block_kind> block_names[] = {
-    {block_kind::attention_only, "attn"}, {block_kind::full, "full"}, {block_kind::attention_residual, "attn_res"}};
-constexpr enum_name<edit_target> target_names[] = {
-    {edit_target::x, "x"},     {edit_target::w_q, "w_q"}, {edit_target::w_k, "w_k"}, {edit_target::w_v, "w_v"},
-    {edit_target::w_o, "w_o"}, {edit_target::w_1, "w_1"}, {edit_target::w_2, "w_2"}};
-
-template <class E, std::size_t N>
-const char* name_of(const enum_name<E> (&table)[N], E v) {
-    for (const auto& entry : table)
-        if (entry.value == v)
-            return entry.name;
-    return "?";
-}
-
-template <class E, std::size_t N>
-std::optional<E> value_of(const enum_name<E> (&table)[N], std::string_view s) {
-    for (const auto& entry : table)
-        if (s == entry.name)
-            return entry.value;
-    return std::nullopt;
-}
-
-template <class E, std::size_t N>
-std::string choices(const enum_name<E> (&table)[N]) {
-    std::string out;
-    for (std::size_t i = 0; i < N; ++i)
-        out += (i ? (i + 1 == N ? " or '" : ", '") : "'") + std::string(table[i].name) + "'";
-    return out;
-}
-
-// [SECTION] lists
-
-std::string format_edges(const std::vector<masked_edge>& v) {
-    std::string out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (i)
-            out += ',';
-        out += std::to_string(v[i].layer) + "." + std::to_string(v[i].head) + "." + std::to_string(v[i].query) + "." +
-               std::to_string(v[i].key);
-    }
-    return out;
-}
-
-std::string format_ablate(const std::vector<ablated_head>& v) {
-    std::string out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (i)
-            out += ',';
-        out += std::to_string(v[i].layer) + "." + std::to_string(v[i].head);
-    }
-    return out;
-}
-
-std::string format_edits(const std::vector<value_edit>& v) {
-    std::string out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (i)
-            out += ',';
-        if (v[i].target != edit_target::x)
-            out += "l" + std::to_string(v[i].layer) + ".";
-        out += name_of(target_names, v[i].target);
-        out += "." + std::to_string(v[i].row) + "." + std::to_string(v[i].col) + ":" + format_float(v[i].value);
-    }
-    return out;
-}
-
-// "x.row.col:value" or "lL.target.row.col:value".
-std::optional<value_edit> parse_edit(std::string_view s) {
-    value_edit e;
-    const std::size_t colon = s.find(':');
-    if (colon == std::string_view::npos)
-        return std::nullopt;
-    // An overflowing value is kept as infinity so experiment_validate reports it
-    // as out of range, once, instead of "not of the form".
-    if (const auto p = parse_float(s.substr(colon + 1), e.value); p == float_parse::overflow)
-        e.value = s[colon + 1] == '-' ? -INFINITY : INFINITY;
-    else if (p != float_parse::ok)
-        return std::nullopt;
-    const auto parts = split(s.substr(0, colon), '.');
-    const bool has_layer = parts.size() == 4;
-    if (!has_layer && parts.size() != 3)
-        return std::nullopt;
-    long long layer = 0, row = 0, col = 0;
-    if (has_layer && (parts[0].size() < 2 || parts[0][0] != 'l' || !parse_int(parts[0].substr(1), layer) || layer < 0))
-        return std::nullopt;
-    const std::size_t i = has_layer ? 1 : 0;
-    const auto target = value_of(target_names, parts[i]);
-    if (!target || (*target == edit_target::x) == has_layer)
-        return std::nullopt;
-    if (!parse_int(parts[i + 1], row) || !parse_int(parts[i + 2], col) || row < 0 || col < 0 || row > 100000 || col > 100000 ||
-        layer > 100)
-        return std::nullopt;
-    e.target = *target;
-    e.layer = int(layer);
-    e.row = int(row);
-    e.col = int(col);
-    return e;
-}
-
-// [SECTION] fields
-
-// One row per key of the canonical form, in its order: the table both
-// experiment_to_text (format) and experiment_parse (parse) walk, so the two
-// cannot disagree on a key, its order or its spelling. parse returns "" or
-// what is wrong with the value (for "<key> <problem>") and leaves the field as
-// it was when the value is refused.
-struct experiment_field {
-    const char* key;
-    std::function<std::string(experiment&, const std::string&)> parse;
-    std::function<std::string(const experiment&)> format;
-};
-
-experiment_field int_field(const char* key, int experiment::*field, long long lo, long long hi) {
-    return {key,
-            [field, lo, hi](experiment& e, const std::string& v) -> std::string {
-                long long x = 0;
-                if (!parse_int(v, x))
-                    return "must be a whole number, not " + quoted(v);
-                if (x < lo || x > hi)
-                    return "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", not " + v;
-                e.*field = int(x);
-                return "";
-            },
-            [field](const experiment& e) { return std::to_string(e.*field); }};
-}
-
-experiment_field float_field(const char* key, float experiment::*field) {
-    return {key, [field](experiment& e, const std::string& v) { return float_problem(parse_float(v, e.*field), v, "a number"); },
-            [field](const experiment& e) { return format_float(e.*field); }};
-}
-
-template <class E, std::size_t N>
-experiment_field enum_field(const char* key, E experiment::*field, const enum_name<E> (&table)[N]) {
-    return {key,
-            [field, &table](experiment& e, const std::string& v) -> std::string {
-                const auto x = value_of(table, v);
-                if (!x)
-                    return "must be " + choices(table) + ", not " + quoted(v);
-                e.*field = *x;
-                return "";
-            },
-            [field, &table](const experiment& e) -> std::string { return name_of(table, e.*field); }};
-}
-
-// A comma-separated list of at most max_list_items items.
-template <class T, class ParseItem, class FormatList>
-experiment_field list_field(const char* key, std::vector<T> experiment::*field, ParseItem parse_item, FormatList format_list,
-                            const char* form) {
-    return {key,
-            [field, parse_item, form](experiment& e, const std::string& v) -> std::string {
-                auto& list = e.*field;
-                list.clear();
-                const auto items = split(v, ',');
-                if (int(items.size()) > experiment_limits::max_list_items)
-                    return "has " + std::to_string(items.size()) + " items; the limit is " +
-                           std::to_string(experiment_limits::max_list_items);
-                for (const auto item : items) {
-                    const auto x = parse_item(item);
-                    if (!x)
-                        return "item " + quoted(item) + " is not of the form " + form;
-                    list.push_back(*x);
-                }
-                return "";
-            },
-            [field, format_list](const experiment& e) { return format_list(e.*field); }};
-}
-
-std::string parse_text(experiment& e, const std::string& v) {
-    if (v.size() > std::size_t(experiment_limits::max_text_bytes))
-        return "is " + std::to_string(v.size()) + " bytes; the limit is " + std::to_string(experiment_limits::max_text_bytes);
-    e.text = v;
-    return "";
-}
-
-std::string parse_seed(experiment& e, const std::string& v) {
-    long long x = 0;
-    if (!parse_int(v, x) || x < 0 || x > 4294967295ll)
-        return "must be a whole number from 0 to 4294967295";
-    e.seed = std::uint32_t(x);
-    return "";
-}
-
-std::string parse_scale(experiment& e, const std::string& v) {
-    if (v == "sqrt") {
-        e.scale = score_scale::sqrt_dk;
-    } else if (v == "none") {
-        e.scale = score_scale::none;
-    } else if (const auto p = parse_float(v, e.scale_value); p == float_parse::ok) {
-        e.scale = score_scale::custom;
-    } else {
-        return float_problem(p, v, "'sqrt', 'none' or a number");
-    }
-    return "";
-}
-
-std::string format_scale(const experiment& e) {
-    return e.scale == score_scale::sqrt_dk ? "sqrt" : e.scale == score_scale::none ? "none" : format_float(e.scale_value);
-}
-
-std::string parse_wo(experiment& e, const std::string& v) {
-    if (v != "on" && v != "off")
-        return "must be 'on' or 'off', not " + quoted(v);
-    e.use_wo = v == "on";
-    return "";
-}
-
-std::string parse_precision(experiment& e, const std::string& v) {
-    const auto p = precision_parse(v);
-    if (!p)
-        return "must be 'fp32', 'fp16' or 'bf16', not " + quoted(v);
-    e.prec = *p;
-    return "";
-}
-
-std::optional<masked_edge> parse_edge(std::string_view s) {
-    int v[4];
-    if (!parse_dotted(s, v, 4))
-        return std::nullopt;
-    return masked_edge{v[0], v[1], v[2], v[3]};
-}
-
-std::optional<ablated_head> parse_ablated(std::string_view s) {
-    int v[2];
-    if (!parse_dotted(s, v, 2))
-        return std::nullopt;
-    return ablated_head{v[0], v[1]};
-}
-
-const std::vector<experiment_field>& experiment_fields() {
-    using L = experiment_limits;
-    using e = experiment;
-    static const std::vector<experiment_field> fields = {
-        {"text", parse_text, [](const e& x) { return x.text; }},
-        {"seed", parse_seed, [](const e& x) { return std::to_string(x.seed); }},
-        int_field("d_model", &e::d_model, 1, L::max_d_model),
-        int_field("heads", &e::heads, 1, L::max_heads),
-        int_field("kv_heads", &e::kv_heads, 1, L::max_heads),
-        int_field("layers", &e::layers, 1, L::max_layers),
-        enum_field("block", &e::block, block_names),
-        enum_field("weights", &e::weights, weights_names),
-        enum_field("pos", &e::pos, positional_names),
-        float_field("rope_base", &e::rope_base),
-        int_field("pos_offset", &e::pos_offset, 0, L::max_pos_offset),
-        enum_field("mask", &e::mask, mask_names),
-        int_field("pad", &e::pad, 0, L::max_tokens),
-        list_field("edges", &e::edges, parse_edge, format_edges, "layer.head.query.key"),
-        {"scale", parse_scale, format_scale},
-        enum_field("softmax", &e::softmax, softmax_names),
-        float_field("temp", &e::temperature),
-        enum_field("mask_at", &e::mask_at, mask_at_names),
-        {"wo", parse_wo, [](const e& x) -> std::string { return x.use_wo ? "on" : "off"; }},
-        {"precision", parse_precision, [](const e& x) -> std::string { return precision_name(x.prec); }},
-        list_field("ablate", &e::ablate, parse_ablated, format_ablate, "layer.head"),
-        int_field("decode", &e::decode, 0, L::max_tokens),
-        list_field("edits", &e::edits, parse_edit, format_edits, "x.row.col:value or lL.w_q.row.col:value"),
-    };
-    return fields;
-}
+// The key table's readers and writers (keys.hpp), under the names this file uses.
+bool parse_int(std::string_view s, long long& out) { return key_parse_whole(s, out); }
+std::string format_float(float x) { return key_format_float(x); }
 
 }  // namespace
-
-const char* mask_kind_name(mask_kind m) { return name_of(mask_names, m); }
-const char* positional_name(positional p) { return name_of(positional_names, p); }
-const char* softmax_mode_name(softmax_mode s) { return name_of(softmax_names, s); }
-const char* edit_target_name(edit_target t) { return name_of(target_names, t); }
-const char* weight_init_name(weight_init w) { return name_of(weights_names, w); }
 
 // [SECTION] format
 
@@ -479,8 +128,9 @@ std::string experiment_to_text(const experiment& e) {
         s += '=';
         s += percent_encode(value);
     };
-    for (const auto& f : experiment_fields())
-        put(f.key, f.format(e));
+    for (const key_row& k : key_table())
+        if (k.part == key_part::experiment)
+            put(k.name, key_write(k, e));
     s += recipe_to_text(e.train);  // "" without training: older links stay byte-identical
     return s;
 }
@@ -672,11 +322,9 @@ void read_key(parse_state& s, const std::string& key, const std::string& value) 
         return;
     }
     bool known = false;
-    for (const auto& f : experiment_fields()) {
-        if (key != f.key)
-            continue;
+    if (const key_row* k = key_find(key, key_part::experiment)) {
         known = true;
-        if (std::string problem = f.parse(s.e, value); !problem.empty())
+        if (std::string problem = key_read(*k, s.e, value); !problem.empty())
             s.errors.push_back(key + " " + problem);
     }
     std::string problem;

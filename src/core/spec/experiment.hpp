@@ -37,95 +37,11 @@
 #include <string_view>
 #include <vector>
 
-#include "base/precision.hpp"
+#include "spec/keys.hpp"
 #include "spec/recipe.hpp"
+#include "spec/values.hpp"
 
 namespace attn {
-
-enum class positional { none, sinusoidal, rope, learned };  // learned: trained absolute positions (recipe.hpp)
-enum class mask_kind { none, causal, padding };
-enum class score_scale { sqrt_dk, none, custom };
-enum class softmax_mode { stable, no_max, argmax };
-enum class mask_placement { before_softmax, after_softmax };
-// attention_only: y = attention(x); attention_residual: y = x + attention(x) (the
-// attention-only transformer in which induction heads form); full: pre-norm
-// residual + FFN per layer.
-enum class block_kind { attention_only, full, attention_residual };
-// How the parameters are made: drawn from the seed, or drawn and then partly
-// constructed by hand to show one behaviour (see model_generate in forward.hpp).
-enum class weight_init { random, specialised, cancel, sink };
-
-// Documented limits, checked before any allocation.
-struct experiment_limits {
-    static constexpr int max_text_bytes = 4096;
-    static constexpr int max_tokens = 1024;
-    static constexpr int max_d_model = 256;
-    static constexpr int max_heads = 16;
-    static constexpr int max_layers = 4;
-    static constexpr int max_pos_offset = 100000;
-    static constexpr int max_list_items = 256;    // edges, ablate, edits each
-    static constexpr float max_abs_value = 1e6f;  // edits, custom scale, temperature
-    // Below this the stable softmax cannot work: an ordinary score divided by a
-    // temperature near the smallest float (1e-45) is infinite, and inf - inf is NaN.
-    // At 1e-6 the softmax is already an argmax for any score gap above ~1e-4.
-    static constexpr float min_temperature = 1e-6f;
-    // rope_base: above 1 and at most this (0 or below gives infinite or NaN
-    // frequencies; at most 1, the pairs no longer slow down from first to last).
-    static constexpr float max_rope_base = 1e9f;
-    // Custom scale, edits: any value from -1e6 to 1e6 works, 0 and denormals included
-    // (every score 0 gives uniform weights); what overflows beyond that is shown as inf/NaN.
-};
-
-struct masked_edge {
-    int layer = 0, head = 0, query = 0, key = 0;
-    bool operator==(const masked_edge&) const = default;
-};
-
-struct ablated_head {
-    int layer = 0, head = 0;
-    bool operator==(const ablated_head&) const = default;
-};
-
-// Which generated matrix an edit overrides.
-enum class edit_target { x, w_q, w_k, w_v, w_o, w_1, w_2 };
-
-struct value_edit {
-    edit_target target = edit_target::x;
-    int layer = 0;  // ignored for x
-    int row = 0, col = 0;
-    float value = 0.0f;
-    bool operator==(const value_edit&) const = default;
-};
-
-struct experiment {
-    std::string text = "the cat chased the dog";
-    std::uint32_t seed = 1;
-    int d_model = 8;
-    int heads = 2;
-    int kv_heads = 2;  // = heads: MHA; 1: MQA; a divisor of heads: GQA
-    int layers = 1;
-    block_kind block = block_kind::attention_only;
-    weight_init weights = weight_init::random;
-    positional pos = positional::none;
-    float rope_base = 10000.0f;
-    int pos_offset = 0;  // position of the first token (shift every position)
-    mask_kind mask = mask_kind::causal;
-    int pad = 0;  // with mask=padding: how many trailing tokens are padding
-    std::vector<masked_edge> edges;
-    score_scale scale = score_scale::sqrt_dk;
-    float scale_value = 1.0f;  // used when scale == custom
-    softmax_mode softmax = softmax_mode::stable;
-    float temperature = 1.0f;
-    mask_placement mask_at = mask_placement::before_softmax;
-    bool use_wo = true;
-    precision prec{};  // fp32
-    std::vector<ablated_head> ablate;
-    int decode = 0;  // 0: off; t: KV-cache decoding has consumed the first t tokens
-    std::vector<value_edit> edits;
-    train_settings train;  // train=none: no training (recipe.hpp)
-
-    bool operator==(const experiment&) const = default;
-};
 
 inline constexpr int experiment_format_version = 1;
 
@@ -155,10 +71,6 @@ inline int experiment_d_k(const experiment& e) { return e.heads > 0 ? e.d_model 
 // The FFN's hidden width with block=full: 4·d_model (W_1 is (d_model, that)).
 inline int experiment_ffn_width(const experiment& e) { return 4 * e.d_model; }
 
-const char* mask_kind_name(mask_kind m);
-const char* positional_name(positional p);
-const char* softmax_mode_name(softmax_mode s);
-const char* edit_target_name(edit_target t);
-const char* weight_init_name(weight_init w);
+// The values' names (mask_kind_name, positional_name, ...): keys.hpp.
 
 }  // namespace attn

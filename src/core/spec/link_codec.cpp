@@ -15,6 +15,7 @@
 
 #include "base/random.hpp"
 #include "base/text_util.hpp"
+#include "spec/keys.hpp"
 
 namespace attn {
 
@@ -501,30 +502,8 @@ int base64_value(char c) {
 
 // [SECTION] view options
 
-constexpr const char* panel_names[view_panel_count] = {"controls", "code", "inspector", "lessons", "stepper"};
-
-bool parse_small_int(std::string_view s, int lo, int hi, int& out) {
-    if (s.empty() || s.size() > 6)
-        return false;
-    const bool negative = s[0] == '-';
-    if (negative)
-        s.remove_prefix(1);
-    if (s.empty())
-        return false;
-    int v = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9')
-            return false;
-        v = v * 10 + (c - '0');
-    }
-    v = negative ? -v : v;
-    if (v < lo || v > hi)
-        return false;
-    out = v;
-    return true;
-}
-
-// One "view.key=value" pair into v; problems into errors.
+// One "view.key=value" pair into v, read by its row of the key table (keys.hpp);
+// problems into errors (a row reports one a line).
 void parse_view_pair(std::string_view pair, link_view& v, std::vector<std::string>& seen, std::vector<std::string>& errors) {
     const std::size_t eq = pair.find('=');
     if (eq == std::string_view::npos) {
@@ -538,83 +517,29 @@ void parse_view_pair(std::string_view pair, link_view& v, std::vector<std::strin
         return;
     }
     seen.push_back(key);
-    auto int_option = [&](int& field, int lo, int hi) {
-        if (!parse_small_int(value, lo, hi, field))
-            errors.push_back(key + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not " +
-                             quoted(value));
-    };
-    auto flag_option = [&](bool& field) {
-        if (value != "0" && value != "1")
-            errors.push_back(key + " must be 0 or 1, not " + quoted(value));
-        field = value == "1";
-    };
-    if (key == "view.lesson") {
-        int_option(v.lesson, -1, link_view_limits::max_lesson);
-        if (v.lesson == 0)
-            errors.push_back("view.lesson counts from 1 (L1), not 0");
-    } else if (key == "view.stage") {
-        int_option(v.stage, -1, link_view_limits::max_stage);
-    } else if (key == "view.row") {
-        int_option(v.row, -1, experiment_limits::max_tokens - 1);
-    } else if (key == "view.readonly") {
-        flag_option(v.readonly);
-    } else if (key == "view.embed") {
-        flag_option(v.embed);
-    } else if (key == "view.poster") {
-        flag_option(v.poster);
-    } else if (key == "view.theme") {
-        if (value == "light")
-            v.theme = view_theme::light;
-        else if (value == "dark")
-            v.theme = view_theme::dark;
-        else
-            errors.push_back("view.theme must be light or dark, not " + quoted(value));
-    } else if (key == "view.hide") {
-        v.hide = {};
-        if (value.empty())
-            return;
-        for (const auto name : split(value, ',')) {
-            int found = -1;
-            for (int p = 0; p < view_panel_count; ++p)
-                if (name == panel_names[p])
-                    found = p;
-            if (found < 0) {
-                errors.push_back("view.hide: unknown panel " + quoted(name) +
-                                 " (panels: controls, code, inspector, lessons, stepper)");
-            } else if (v.hide[std::size_t(found)]) {
-                errors.push_back("view.hide names " + quoted(name) + " twice");
-            } else {
-                v.hide[std::size_t(found)] = true;
-            }
-        }
-    } else {
-        errors.push_back("unknown view option " + quoted(key) +
-                         " (view.lesson, view.stage, view.row, view.hide, view.readonly, view.embed, view.theme, view.poster)");
+    const key_row* k = key_find(key, key_part::view);
+    if (!k) {
+        std::string names;
+        for (const key_row& row : key_table())
+            if (row.part == key_part::view)
+                names += (names.empty() ? "" : ", ") + std::string(row.name);
+        errors.push_back("unknown view option " + quoted(key) + " (" + names + ")");
+        return;
     }
+    const std::string problems = key_read(*k, v, value);  // split's views point into it
+    for (const auto problem : split(problems, '\n'))
+        if (!problem.empty())  // ": unknown panel ..." follows the key without a space
+            errors.push_back(key + (problem[0] == ':' ? "" : " ") + std::string(problem));
 }
 
+// The view keys that differ from link_view{}, in the table's order.
 std::string view_to_text(const link_view& v) {
+    static const link_view usual{};
     std::string s;
-    if (v.lesson != -1)
-        s += "&view.lesson=" + std::to_string(v.lesson);
-    if (v.stage != -1)
-        s += "&view.stage=" + std::to_string(v.stage);
-    if (v.row != -1)
-        s += "&view.row=" + std::to_string(v.row);
-    std::string hidden;
-    for (int p = 0; p < view_panel_count; ++p)
-        if (v.hide[std::size_t(p)])
-            hidden += (hidden.empty() ? "" : ",") + std::string(panel_names[p]);
-    if (!hidden.empty())
-        s += "&view.hide=" + hidden;
-    if (v.readonly)
-        s += "&view.readonly=1";
-    if (v.embed)
-        s += "&view.embed=1";
-    if (v.theme != view_theme::automatic)
-        s += v.theme == view_theme::light ? "&view.theme=light" : "&view.theme=dark";
-    if (v.poster)
-        s += "&view.poster=1";
+    for (const key_row& k : key_table())
+        if (k.part == key_part::view)
+            if (std::string value = key_write(k, v); value != key_write(k, usual))
+                s += "&" + std::string(k.name) + "=" + value;
     return s;
 }
 
@@ -709,11 +634,6 @@ std::optional<std::string> link_base64url_decode(std::string_view text) {
     if (acc != 0)  // stray bits: one string, one byte sequence
         return std::nullopt;
     return out;
-}
-
-const char* view_panel_name(view_panel p) {
-    const int i = int(p);
-    return i >= 0 && i < view_panel_count ? panel_names[i] : "?";
 }
 
 // [SECTION] link parts

@@ -95,34 +95,8 @@ struct link_limits {
     static constexpr std::size_t max_payload_bytes = 32768;  // the decompressed z= payload
 };
 
-// Panels a link can hide (view.hide=controls,code).
-enum class view_panel { controls, code, inspector, lessons, stepper };
-inline constexpr int view_panel_count = 5;
-const char* view_panel_name(view_panel p);
-
-// How the page shows an experiment. Zero / default means "as usual".
-// view.theme: the colours a link asks for (an embed's host matching its page);
-// automatic leaves them to the reader's choice or the system's.
-enum class view_theme { automatic, light, dark };
-
-struct link_view {
-    int lesson = -1;                            // -1: none; 1..10: open lesson L1..L10
-    int stage = -1;                             // -1: none; 0..10: the stepper's stage
-    int row = -1;                               // -1: none; else a query row (token) of the experiment
-    std::array<bool, view_panel_count> hide{};  // indexed by view_panel
-    bool readonly = false;                      // controls cannot change the experiment
-    bool embed = false;                         // minimal chrome, for an <iframe>
-    view_theme theme = view_theme::automatic;   // view.theme=light|dark
-    bool poster = false;                        // click-to-run: nothing loads until Run (the shell reads it)
-
-    bool hides(view_panel p) const { return hide[std::size_t(p)]; }
-    bool operator==(const link_view&) const = default;
-};
-
-struct link_view_limits {
-    static constexpr int max_lesson = 10;  // lessons count from 1, as their names L1..L10 do
-    static constexpr int max_stage = 10;
-};
+// Panels a link can hide (view.hide=controls,code), link_view: values.hpp;
+// view_panel_name: keys.hpp.
 
 // One view option ("view.stage=5") into v, checked exactly as in a link (the
 // native app's --lesson and --stage are these keys); the problems, or none.

@@ -26,51 +26,9 @@
 #include <utility>
 #include <vector>
 
+#include "spec/values.hpp"
+
 namespace attn {
-
-enum class train_task { none, induction, copy_offset, reverse, sort, previous };
-enum class lr_schedule { constant, cosine };
-
-// Documented limits, checked before any allocation.
-struct train_limits {
-    static constexpr int max_steps = 20000;  // a run the page can scrub through
-    static constexpr int max_batch = 256;
-    static constexpr int min_seq = 4, max_seq = 128;
-    static constexpr int min_vocab = 4, max_vocab = 62;  // symbols a–z, A–Z, 0–9
-    static constexpr int max_snapshots = 64;             // kept weights (see train.hpp)
-    static constexpr float max_lr = 10.0f;
-};
-
-struct train_settings {
-    train_task task = train_task::none;
-    int steps = 800;
-    float lr = 0.01f;
-    int batch = 32;
-    int seq = 24;
-    int vocab = 16;
-    std::uint32_t train_seed = 1;  // batches and the held-out set (the weights come from `seed`)
-    int warmup = 50;               // steps of linear learning-rate warm-up
-    float wd = 0.01f;              // AdamW's decoupled weight decay
-    float clip = 1.0f;             // global gradient-norm clip; 0 turns it off
-    lr_schedule sched = lr_schedule::constant;
-    int offset = 3;  // copy_offset: the target is the token `offset` back
-    // How far the model shown is trained: steps taken, 0 … steps; trained_all (the
-    // default, not written) is all of them. Not part of the run: changing it moves
-    // along the same run (the Train panel's Pause, Step, Reset and scrubber).
-    int trained = trained_all;
-    static constexpr int trained_all = -1;
-
-    // The steps the model shown has taken.
-    int trained_steps() const { return trained == trained_all ? steps : trained; }
-    // These settings with `trained` at its default: what identifies the run.
-    train_settings run_identity() const {
-        train_settings r = *this;
-        r.trained = trained_all;
-        return r;
-    }
-
-    bool operator==(const train_settings&) const = default;
-};
 
 // The recipes the lessons train, asserted in tests/core/test_train_learning.cpp and
 // measured in docs/training.md: two attention layers of four heads with a
@@ -87,7 +45,9 @@ inline constexpr const char* recipe_lesson_copy_offset =
     "v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=copy_offset&steps=300";
 // clang-format on
 
-const char* train_task_name(train_task t);
+// The tasks a recipe trains, as a message lists them: "induction, copy_offset, ... or previous"
+// (train_task_name: keys.hpp).
+std::string train_task_list();
 
 // "&train=…&steps=…" in the canonical order, or "" when t.task is none.
 std::string recipe_to_text(const train_settings& t);

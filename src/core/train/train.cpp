@@ -763,7 +763,7 @@ train_init_result train_init(const experiment& e) {
     train_init_result res;
     res.errors = experiment_validate(e);
     if (res.errors.empty() && e.train.task == train_task::none)
-        res.errors.push_back("this experiment has no training recipe (train=induction, copy_offset, reverse, sort or previous)");
+        res.errors.push_back("this experiment has no training recipe (train=" + train_task_list() + ")");
     if (!res.errors.empty())
         return res;
     int count = 0;
