@@ -86,7 +86,7 @@ fi
 # (and CI) runs every file.
 web_tests=()
 if [ $quick = 1 ]; then
-  base=$(git merge-base HEAD main 2>/dev/null || git rev-parse HEAD)
+  base=$(git merge-base HEAD main 2>/dev/null || git merge-base HEAD origin/main 2>/dev/null || git rev-parse HEAD)
   mapfile -t changed < <({ git diff --name-only "$base"; git ls-files --others --exclude-standard; } | sort -u)
   declare -A pick=()
   for f in "${changed[@]}"; do
