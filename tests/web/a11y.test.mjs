@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openPage, browserSuite, root } from './harness.mjs';
-import { frames, ui, trace, click, widget, gotoStage, STAGE, num } from './person.mjs';
+import { openPage, openPoster, browserSuite, root, screenshotPixels } from './harness.mjs';
+import { frames, ui, trace, click, widget, gotoStage, STAGE, num, posterCard, appFiles } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -151,31 +151,24 @@ test('axe-core finds no serious or critical problem on the page, an embed and th
 // colour is the background, the pixel farthest from it in luminance the text.
 async function contrastIn(page, name) {
   const [x0, y0, x1, y1] = await widget(page, name);
-  const png = await page.screenshot({ clip: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } });
-  return page.evaluate(async (bytes) => {
-    const img = await createImageBitmap(new Blob([new Uint8Array(bytes)], { type: 'image/png' }));
-    const c = new OffscreenCanvas(img.width, img.height);
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, img.width, img.height).data;
-    const lin = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-    const lum = (i) => 0.2126 * lin(d[i]) + 0.7152 * lin(d[i + 1]) + 0.0722 * lin(d[i + 2]);
-    const counts = new Map();
-    for (let i = 0; i < d.length; i += 4) {
-      const k = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
-      counts.set(k, (counts.get(k) || 0) + 1);
-    }
-    const bgKey = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
-    let bgIndex = 0;
-    for (let i = 0; i < d.length; i += 4) if (((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]) === bgKey) { bgIndex = i; break; }
-    const bg = lum(bgIndex);
-    let best = 1;
-    for (let i = 0; i < d.length; i += 4) {
-      const l = lum(i);
-      best = Math.max(best, (Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05));
-    }
-    return { ratio: best, background: bg };
-  }, Array.from(png));
+  const { data: d } = await screenshotPixels(page, { x: x0, y: y0, width: x1 - x0, height: y1 - y0 });
+  const lin = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  const lum = (i) => 0.2126 * lin(d[i]) + 0.7152 * lin(d[i + 1]) + 0.0722 * lin(d[i + 2]);
+  const counts = new Map();
+  for (let i = 0; i < d.length; i += 4) {
+    const k = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
+    counts.set(k, (counts.get(k) || 0) + 1);
+  }
+  const bgKey = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
+  let bgIndex = 0;
+  for (let i = 0; i < d.length; i += 4) if (((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]) === bgKey) { bgIndex = i; break; }
+  const bg = lum(bgIndex);
+  let best = 1;
+  for (let i = 0; i < d.length; i += 4) {
+    const l = lum(i);
+    best = Math.max(best, (Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05));
+  }
+  return { ratio: best, background: bg };
 }
 
 test('themes: the system\'s light preference, a link\'s view.theme and the View menu\'s choice (remembered); text stays ≥ 4.5:1', async () => {
@@ -321,25 +314,8 @@ test('keyboard only: open L2, change d_k, zero a head and copy the link, without
 
 // [Posters] view.poster=1: click-to-run embeds (web/shell.js, "Poster").
 const POSTER = '#v=1&text=the%20cat%20sat&view.lesson=2&view.embed=1&view.poster=1';
-const appFiles = (urls) => urls.filter((u) => /\/attn\.(wasm|js|data)(\?|$)/.test(u));
-
-// Opens a poster page and waits until it has loaded everything it will load by itself.
-async function openPoster(url, { colorScheme = 'dark', context = null } = {}) {
-  context = context || await suite.browser.newContext({ viewport: { width: 800, height: 500 }, colorScheme });
-  const page = await context.newPage();
-  const requests = [];
-  const problems = [];
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
-  page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
-  await page.goto(url);
-  await page.waitForSelector('#poster-run');
-  await page.waitForLoadState('networkidle');
-  return { page, context, requests, problems };
-}
-
 test('a poster embed starts no wasm until clicked; Run (a button, by keyboard) starts the app; the next visit shows its picture', async () => {
-  const { page, context, requests, problems } = await openPoster(suite.server.url + POSTER);
+  const { page, context, requests, problems } = await openPoster(suite.browser, suite.server.url + POSTER);
   try {
     assert.deepEqual(appFiles(requests), [], 'nothing of the app before Run');
     const card = await page.evaluate(() => ({
@@ -387,13 +363,11 @@ test('a poster embed starts no wasm until clicked; Run (a button, by keyboard) s
 
 test('a poster of a trained lesson (L9) names it, and keeps a picture of the model trained to its step', async () => {
   const link = 'v=1&view.lesson=9&trained=120&view.embed=1&view.poster=1';
-  const { page, context, problems } = await openPoster(suite.server.url + '#' + link);
+  const { page, context, problems } = await openPoster(suite.browser, suite.server.url + '#' + link);
   try {
-    const card = await page.evaluate(() => ({
-      title: document.querySelector('#poster h1').textContent,
-      stage: document.querySelector('#poster .stage').textContent,
-    }));
-    assert.deepEqual(card, { title: 'L9 Watch an induction head form', stage: 'Stage 6 of 11: Softmax' });
+    assert.deepEqual(await posterCard(page), {
+      title: 'L9 Watch an induction head form', sentence: '“j a b c d e f g c d e f g”', stage: 'Stage 6 of 11: Softmax', errors: [], picture: false,
+    });
     await page.click('#poster-run');
     await page.waitForFunction(() => window.attnShell.posterSaved === true, null, { timeout: 120000 });
     const t = (await ui(page)).train;
@@ -409,7 +383,7 @@ test('a poster of a trained lesson (L9) names it, and keeps a picture of the mod
 });
 
 test('a poster follows the light theme (a dark picture is not shown there) and stays readable', async () => {
-  const { page, context, problems } = await openPoster(suite.server.url + '#v=1&text=one%20two&view.stage=2&view.embed=1&view.poster=1', { colorScheme: 'light' });
+  const { page, context, problems } = await openPoster(suite.browser, suite.server.url + '#v=1&text=one%20two&view.stage=2&view.embed=1&view.poster=1', { colorScheme: 'light' });
   try {
     assert.equal(await page.evaluate(() => document.documentElement.classList.contains('light')), true);
     const card = await page.evaluate(() => ({
@@ -432,7 +406,7 @@ test('a poster follows the light theme (a dark picture is not shown there) and s
 });
 
 test('poster pictures: at most 10 links kept, the oldest dropped first', async () => {
-  const { page, context } = await openPoster(suite.server.url + POSTER);
+  const { page, context } = await openPoster(suite.browser, suite.server.url + POSTER);
   try {
     const kept = await page.evaluate(() => {
       const store = window.attnShell.posterPictures;

@@ -81,8 +81,12 @@ test('L9 trained: the card words its claims from the model, and the text view ha
   assert.ok(l.some((s) => /^held-out accuracy with it zeroed: \d+%/.test(s)), l.join(' | '));
   assert.ok(l.some((s) => /zeroing it breaks the task/.test(s)), l.join(' | '));
   await click(page, 'l9_zero_other');
+  // The card words it once the zeroed model's held-out measure lands (a few rows a frame).
+  const standing = (l) => !l.some((s) => /breaks the task/.test(s)) && l.some((s) => /leaves the task standing/.test(s));
+  await page.waitForFunction(() => window.attn.textView().lesson.lines.some((s) => /leaves the task standing/.test(s)), null, { timeout: 60000 })
+    .catch(() => {});
   l = await lines();
-  assert.ok(!l.some((s) => /breaks the task/.test(s)) && l.some((s) => /leaves the task standing/.test(s)), l.join(' | '));
+  assert.ok(standing(l), l.join(' | '));
   await click(page, 'l9_zero_none');
   assert.deepEqual(problems, []);
 });

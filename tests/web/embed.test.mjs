@@ -3,9 +3,8 @@
 // functions, and links the shell must survive (a 5 MB hash, broken %-escapes).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { openPage, browserSuite } from './harness.mjs';
-import { at, startEmbed } from './person.mjs';
+import { at, startEmbed, hearTraining } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -152,16 +151,7 @@ test('postMessage: attn:set with a recipe trains it in the frame; the host hears
   try {
     const frames = await appFrames(page);
     const recipe = 'v=1&text=a%20b%20c%20a%20b%20c&d_model=16&heads=2&layers=2&block=attn_res&pos=rope&train=induction&steps=200&batch=8';
-    const heard = await page.evaluate((link) => new Promise((resolve) => {
-      const frame = document.querySelectorAll('iframe.attn')[1].contentWindow;
-      const got = [];
-      window.addEventListener('message', (e) => {
-        if (e.source !== frame || !e.data || e.data.type !== 'attn:train') return;
-        got.push(e.data);
-        if (e.data.done && e.data.step === 40) resolve(got);
-      });
-      frame.postMessage({ type: 'attn:set', link: link + '&trained=40' }, location.origin);
-    }), recipe);
+    const heard = await hearTraining(page, recipe + '&trained=40', { doneAt: 40 });
     const last = heard.at(-1);
     assert.equal(last.target, 40);
     assert.equal(last.steps, 200);
@@ -233,7 +223,9 @@ test('attnShell: copyText, download, storageGet/storageSet, openUrl, embedded', 
       page.evaluate(() => window.attnShell.download('../trace.json', 'application/json', new TextEncoder().encode('{"a":1}'))),
     ]);
     assert.match(download.suggestedFilename(), /^[^/\\]*trace\.json$/, 'no path in the name');
-    assert.equal(fs.readFileSync(await download.path(), 'utf8'), '{"a":1}');
+    const bytes = [];
+    for await (const chunk of await download.createReadStream()) bytes.push(chunk);  // also from a shared browser (run.mjs)
+    assert.equal(Buffer.concat(bytes).toString('utf8'), '{"a":1}');
 
     assert.equal(await page.evaluate(() => window.attnShell.storageGet('attn.test')), null);
     assert.equal(await page.evaluate(() => window.attnShell.storageSet('attn.test', 'x=1')), true);

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { root, openPage, browserSuite } from './harness.mjs';
+import { root, openPage, browserSuite, screenshotPixels } from './harness.mjs';
 
 const FONT = 'ui-cjk.ttf';
 const isFontRequest = (u) => new URL(u).pathname.endsWith('/assets/' + FONT);
@@ -40,42 +40,30 @@ const frames = (page, n) => page.evaluate((k) => new Promise((done) => {
 // theme) of each picture. Glyphs that replace '?' in a line of text give a band
 // where the first picture has far more ink; text that merely moved over (wider
 // glyphs push it) gives bands with about the same ink in both.
-async function inkBands(page, pngA, pngB) {
-  return page.evaluate(async ([a, b]) => {
-    const pixels = async (b64) => {
-      const img = new Image();
-      img.src = 'data:image/png;base64,' + b64;
-      await img.decode();
-      const c = new OffscreenCanvas(img.width, img.height);
-      const ctx = c.getContext('2d');
-      ctx.drawImage(img, 0, 0);
-      return ctx.getImageData(0, 0, img.width, img.height);
-    };
-    const A = await pixels(a), B = await pixels(b);
-    if (A.width !== B.width || A.height !== B.height) return null;
-    const lum = (d, i) => 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2];
-    const bands = [];
-    let band = null, gap = 0;
-    for (let y = 0; y < A.height; y++) {
-      let differ = 0, inkA = 0, inkB = 0;
-      for (let x = 0; x < A.width; x++) {
-        const i = 4 * (y * A.width + x);
-        const la = lum(A.data, i), lb = lum(B.data, i);
-        if (Math.abs(la - lb) < 24) continue;
-        differ++;
-        if (la > 110) inkA++;
-        if (lb > 110) inkB++;
-      }
-      if (differ) {
-        if (!band) bands.push(band = { y0: y, y1: y, differ: 0, inkA: 0, inkB: 0 });
-        band.y1 = y; band.differ += differ; band.inkA += inkA; band.inkB += inkB;
-        gap = 0;
-      } else if (band && ++gap > 2) {
-        band = null;
-      }
+function inkBands(A, B) {
+  if (A.width !== B.width || A.height !== B.height) return null;
+  const lum = (d, i) => 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2];
+  const bands = [];
+  let band = null, gap = 0;
+  for (let y = 0; y < A.height; y++) {
+    let differ = 0, inkA = 0, inkB = 0;
+    for (let x = 0; x < A.width; x++) {
+      const i = 4 * (y * A.width + x);
+      const la = lum(A.data, i), lb = lum(B.data, i);
+      if (Math.abs(la - lb) < 24) continue;
+      differ++;
+      if (la > 110) inkA++;
+      if (lb > 110) inkB++;
     }
-    return bands;
-  }, [pngA.toString('base64'), pngB.toString('base64')]);
+    if (differ) {
+      if (!band) bands.push(band = { y0: y, y1: y, differ: 0, inkA: 0, inkB: 0 });
+      band.y1 = y; band.differ += differ; band.inkA += inkA; band.inkB += inkB;
+      gap = 0;
+    } else if (band && ++gap > 2) {
+      band = null;
+    }
+  }
+  return bands;
 }
 
 test('the English page does not download the Chinese font; typing Chinese later fetches it once', async () => {
@@ -115,9 +103,7 @@ test('Chinese text fetches the font once and draws its glyphs, not the "?" fallb
 
     // Same experiment, same view: only the glyphs can differ. 猫追狗's strokes
     // put far more ink on screen than three '?'.
-    const shotLoaded = await loaded.page.screenshot({ type: 'png' });
-    const shotBlocked = await blocked.page.screenshot({ type: 'png' });
-    const bands = await inkBands(loaded.page, shotLoaded, shotBlocked);
+    const bands = inkBands(await screenshotPixels(loaded.page), await screenshotPixels(blocked.page));
     assert.ok(bands, 'same size');
     const report = bands.map((b) => `y ${b.y0}-${b.y1}: ink ${b.inkA} vs ${b.inkB}`).join('; ');
     assert.ok(bands.length > 0, 'the Chinese glyphs change the picture');

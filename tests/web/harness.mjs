@@ -1,7 +1,13 @@
 // Shared by the browser tests: serves the built site with serve.py on a free
 // port and drives Debian's Chromium (headless, WebGL2 through SwiftShader)
 // with playwright-core. Nothing here downloads a browser.
+//
+// Run by tests/web/run.mjs (as scripts/test.sh does), every test file uses the
+// one server and the one browser it started (ATTN_TEST_URL, ATTN_TEST_BROWSER):
+// each file still runs in its own Node process, with its own browser contexts.
+// Run alone (node --test tests/web/x.test.mjs), a file starts its own.
 import { spawn } from 'node:child_process';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { before, after } from 'node:test';
@@ -9,8 +15,8 @@ import { chromium } from 'playwright-core';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export async function startServer() {
-  const proc = spawn('python3', [path.join(root, 'serve.py'), '--no-build', '--port', '0'], {
+export async function startServer(extraArgs = []) {
+  const proc = spawn('python3', [path.join(root, 'serve.py'), '--no-build', '--port', '0', ...extraArgs], {
     cwd: root,
     env: { ...process.env, ATTN_SERVE_QUIET: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -36,16 +42,26 @@ export async function startServer() {
 export function browserSuite(setup) {
   const suite = { server: null, browser: null };
   before(async () => {
-    suite.server = await startServer();
+    suite.server = process.env.ATTN_TEST_URL ? { url: process.env.ATTN_TEST_URL, stop() {} } : await startServer();
     suite.browser = await launchBrowser();
     if (setup) await setup(suite);
   });
   after(async () => {
-    await suite.browser?.close();
+    await suite.browser?.close();  // a shared browser: only this file's connection, and its contexts
     suite.server?.stop();
   });
   return suite;
 }
+
+export const chromiumOptions = {
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: [
+    '--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+    '--disable-quic', '--disable-default-apps',
+  ],
+};
 
 // Contexts prefer the dark colour scheme unless a test asks otherwise
 // (Playwright's default is light, and the page follows prefers-color-scheme):
@@ -53,15 +69,9 @@ export function browserSuite(setup) {
 // the start card a first visit opens with is already dismissed, unless a test
 // asks for a first visit (`firstVisit: true`).
 export async function launchBrowser() {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-      '--disable-quic', '--disable-default-apps',
-    ],
-  });
+  const browser = process.env.ATTN_TEST_BROWSER
+    ? await chromium.connect(process.env.ATTN_TEST_BROWSER)
+    : await chromium.launch(chromiumOptions);
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async ({ firstVisit = false, ...options } = {}) => {
     const context = await newContext({ colorScheme: 'dark', ...options });
@@ -95,6 +105,24 @@ export async function openPage(browser, url,
   return { page, context, problems };
 }
 
+// Opens a poster (view.poster=1: a click-to-run embed, web/shell.js "Poster")
+// and waits until the page has loaded everything it will load by itself, so
+// that what it requested (`requests`) is all it would before Run. In a new
+// context, or in `context`. Collects console errors and page errors.
+export async function openPoster(browser, url, { colorScheme = 'dark', context = null } = {}) {
+  context = context || await browser.newContext({ viewport: { width: 800, height: 500 }, colorScheme });
+  const page = await context.newPage();
+  const requests = [];
+  const problems = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+  page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
+  await page.goto(url);
+  await page.waitForSelector('#poster-run');
+  await page.waitForLoadState('networkidle');
+  return { page, context, requests, problems };
+}
+
 // Waits for the app's first frame and for the loading overlay to have faded out
 // (a 0.2 s transition over the canvas): until then a screenshot's colours are
 // the canvas's blended with the overlay's.
@@ -106,25 +134,78 @@ export async function appShown(page) {
   }, null, { timeout: 10000 });
 }
 
-// Mean and variance of what the person sees (a real screenshot, decoded in the
-// page), plus the canvas's backing-store size.
-export async function canvasStats(page) {
-  const png = await page.screenshot({ type: 'png' });
-  return page.evaluate(async (b64) => {
-    const c = document.getElementById('canvas');
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const off = new OffscreenCanvas(img.width, img.height);
-    const ctx = off.getContext('2d');
-    ctx.drawImage(img, 0, 0);
-    const d = ctx.getImageData(0, 0, img.width, img.height).data;
-    let s = 0, s2 = 0, n = 0;
-    for (let i = 0; i < d.length; i += 16) {
-      const v = (d[i] + d[i + 1] + d[i + 2]) / 3;
-      s += v; s2 += v * v; n++;
+// The one PNG decoder of the browser tests: a screenshot (page.screenshot's
+// PNG: 8 bits a channel, grey, RGB or RGBA, optionally with alpha, not
+// interlaced) as RGBA pixels, decoded here in Node. The pixels are the PNG's own
+// bytes: screenshots carry no colour profile, so nothing is converted.
+export function decodePng(png) {
+  const u32 = (o) => png.readUInt32BE(o);
+  if (png.toString('latin1', 1, 4) !== 'PNG') throw new Error('not a PNG');
+  let width = 0, height = 0, channels = 0;
+  const idat = [];
+  for (let o = 8; o < png.length;) {
+    const len = u32(o), type = png.toString('latin1', o + 4, o + 8), body = png.subarray(o + 8, o + 8 + len);
+    if (type === 'IHDR') {
+      width = body.readUInt32BE(0); height = body.readUInt32BE(4);
+      const [depth, colour, , , interlace] = body.subarray(8, 13);
+      channels = { 0: 1, 2: 3, 4: 2, 6: 4 }[colour];
+      if (depth !== 8 || !channels || interlace) throw new Error(`PNG kind not decoded here: depth ${depth}, colour ${colour}, interlace ${interlace}`);
+    } else if (type === 'IDAT') {
+      idat.push(body);
+    } else if (type === 'IEND') {
+      break;
     }
-    const mean = s / n;
-    return { width: c.width, height: c.height, mean, variance: s2 / n - mean * mean };
-  }, png.toString('base64'));
+    o += 12 + len;
+  }
+  const raw = zlib.inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const rows = new Uint8Array(height * stride);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)], src = y * (stride + 1) + 1, out = y * stride, prev = out - stride;
+    for (let x = 0; x < stride; x++) {
+      const a = x >= channels ? rows[out + x - channels] : 0, b = y ? rows[prev + x] : 0;
+      const c = x >= channels && y ? rows[prev + x - channels] : 0;
+      let v = raw[src + x];
+      if (filter === 1) v += a;
+      else if (filter === 2) v += b;
+      else if (filter === 3) v += (a + b) >> 1;
+      else if (filter === 4) {
+        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      rows[out + x] = v;
+    }
+  }
+  if (channels === 4) return { width, height, data: rows };
+  const data = new Uint8Array(width * height * 4);
+  for (let i = 0, j = 0; i < width * height; i++, j += channels) {
+    const grey = channels <= 2;
+    data[4 * i] = rows[j];
+    data[4 * i + 1] = grey ? rows[j] : rows[j + 1];
+    data[4 * i + 2] = grey ? rows[j] : rows[j + 2];
+    data[4 * i + 3] = channels === 2 ? rows[j + 1] : channels === 4 ? rows[j + 3] : 255;
+  }
+  return { width, height, data };
+}
+
+// What the person sees: a real screenshot of the page (or of `clip`, CSS pixels),
+// as RGBA pixels ({ width, height, data }).
+export async function screenshotPixels(page, clip) {
+  return decodePng(await page.screenshot({ type: 'png', ...(clip ? { clip } : {}) }));
+}
+
+// Mean and variance of what the person sees, plus the canvas's backing-store size.
+export async function canvasStats(page) {
+  const { data: d } = await screenshotPixels(page);
+  let s = 0, s2 = 0, n = 0;
+  for (let i = 0; i < d.length; i += 16) {
+    const v = (d[i] + d[i + 1] + d[i + 2]) / 3;
+    s += v; s2 += v * v; n++;
+  }
+  const mean = s / n;
+  const [width, height] = await page.evaluate(() => {
+    const c = document.getElementById('canvas');
+    return [c.width, c.height];
+  });
+  return { width, height, mean, variance: s2 / n - mean * mean };
 }

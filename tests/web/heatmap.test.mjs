@@ -4,7 +4,7 @@
 // touch) on a cell reaches the app (on the softmax stage it masks that edge).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, browserSuite, appShown } from './harness.mjs';
+import { openPage, browserSuite, appShown, screenshotPixels } from './harness.mjs';
 import { frames, ui, widget, click, gotoStage, STAGE, regionMean } from './person.mjs';
 
 const suite = browserSuite();
@@ -14,41 +14,33 @@ const NAN_EXPERIMENT = 'v=1&precision=fp16&softmax=no_max&scale=6';
 // Counts of telling colours in a real screenshot, and the box of the yellow
 // (weight 1) pixels. The predicates match tests/native/heatmap_test.py.
 async function colours(page) {
-  const png = await page.screenshot({ type: 'png' });
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const off = new OffscreenCanvas(img.width, img.height);
-    const ctx = off.getContext('2d');
-    ctx.drawImage(img, 0, 0);
-    const d = ctx.getImageData(0, 0, img.width, img.height).data;
-    const near = (r, g, b, R, G, B, t) => Math.abs(r - R) <= t && Math.abs(g - G) <= t && Math.abs(b - B) <= t;
-    const n = { magenta: 0, yellow: 0, red: 0, blue: 0, hatchLight: 0, hatchDark: 0 };
-    const box = { x0: Infinity, y0: Infinity, x1: -1, y1: -1 };
-    for (let i = 0; i < d.length; i += 4) {
-      const r = d[i], g = d[i + 1], b = d[i + 2];
-      if (near(r, g, b, 255, 0, 255, 8)) n.magenta++;
-      if (r > 200 && g > 180 && b < 90) {
-        n.yellow++;
-        const x = (i / 4) % img.width, y = Math.floor(i / 4 / img.width);
-        if (x < box.x0 || (x === box.x0 && y < box.y0)) { box.x0 = x; box.y0 = y; }
-      }
-      if (r > 170 && r - b >= 40 && b >= 30 && b >= 0.55 * g) n.red++;
-      if (r >= 25 && r <= 160 && g >= 90 && g <= 210 && b >= 160 && b <= 235 && b - r > 50) n.blue++;
-      if (near(r, g, b, 128, 128, 128, 3)) n.hatchLight++;
-      if (near(r, g, b, 82, 82, 82, 3)) n.hatchDark++;
+  const img = await screenshotPixels(page);
+  const d = img.data;
+  const near = (r, g, b, R, G, B, t) => Math.abs(r - R) <= t && Math.abs(g - G) <= t && Math.abs(b - B) <= t;
+  const n = { magenta: 0, yellow: 0, red: 0, blue: 0, hatchLight: 0, hatchDark: 0 };
+  const box = { x0: Infinity, y0: Infinity, x1: -1, y1: -1 };
+  for (let i = 0; i < d.length; i += 4) {
+    const r = d[i], g = d[i + 1], b = d[i + 2];
+    if (near(r, g, b, 255, 0, 255, 8)) n.magenta++;
+    if (r > 200 && g > 180 && b < 90) {
+      n.yellow++;
+      const x = (i / 4) % img.width, y = Math.floor(i / 4 / img.width);
+      if (x < box.x0 || (x === box.x0 && y < box.y0)) { box.x0 = x; box.y0 = y; }
     }
-    // The first full-weight cell: walk right and down from its top-left pixel.
-    if (box.x1 < 0 && n.yellow > 0) {
-      const yellow = (x, y) => { const j = (y * img.width + x) * 4; return d[j] > 200 && d[j + 1] > 180 && d[j + 2] < 90; };
-      let x = box.x0, y = box.y0;
-      while (x + 1 < img.width && yellow(x + 1, box.y0)) x++;
-      while (y + 1 < img.height && yellow(box.x0, y + 1)) y++;
-      box.x1 = x; box.y1 = y;
-    }
-    return { ...n, box, width: img.width };
-  }, png.toString('base64'));
+    if (r > 170 && r - b >= 40 && b >= 30 && b >= 0.55 * g) n.red++;
+    if (r >= 25 && r <= 160 && g >= 90 && g <= 210 && b >= 160 && b <= 235 && b - r > 50) n.blue++;
+    if (near(r, g, b, 128, 128, 128, 3)) n.hatchLight++;
+    if (near(r, g, b, 82, 82, 82, 3)) n.hatchDark++;
+  }
+  // The first full-weight cell: walk right and down from its top-left pixel.
+  if (box.x1 < 0 && n.yellow > 0) {
+    const yellow = (x, y) => { const j = (y * img.width + x) * 4; return d[j] > 200 && d[j + 1] > 180 && d[j + 2] < 90; };
+    let x = box.x0, y = box.y0;
+    while (x + 1 < img.width && yellow(x + 1, box.y0)) x++;
+    while (y + 1 < img.height && yellow(box.x0, y + 1)) y++;
+    box.x1 = x; box.y1 = y;
+  }
+  return { ...n, box, width: img.width };
 }
 
 function watchShaderMessages(page) {

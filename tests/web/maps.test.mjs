@@ -5,7 +5,7 @@
 // layer 0 and an induction head in layer 1: different pictures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, browserSuite } from './harness.mjs';
+import { openPage, browserSuite, screenshotPixels } from './harness.mjs';
 import { frames, ui, click, reveal, revealCells, gotoStage, STAGE, num } from './person.mjs';
 
 const suite = browserSuite();
@@ -32,27 +32,19 @@ async function until(page, ok, what) {
 // selected cell are left out (their highlight crosses the cells).
 async function cellLuma(page, rect, n, skipRow) {
   const [x0, y0, x1, y1] = rect;
-  const png = await page.screenshot({ clip: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } });
-  return page.evaluate(async ({ b64, n, skipRow }) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = new OffscreenCanvas(img.width, img.height);
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, img.width, img.height).data;
-    const cw = img.width / n, ch = img.height / n;
-    const out = [];
-    for (let r = 0; r < n; r++) {
-      if (r === skipRow) continue;
-      for (let k = 0; k <= r; k++) {
-        const x = Math.floor(k * cw + cw / 2), y = Math.floor(r * ch + Math.max(3, ch * 0.18));
-        const j = (y * img.width + x) * 4;
-        out.push({ r, k, luma: 0.2126 * d[j] + 0.7152 * d[j + 1] + 0.0722 * d[j + 2] });
-      }
+  const img = await screenshotPixels(page, { x: x0, y: y0, width: x1 - x0, height: y1 - y0 });
+  const d = img.data;
+  const cw = img.width / n, ch = img.height / n;
+  const out = [];
+  for (let r = 0; r < n; r++) {
+    if (r === skipRow) continue;
+    for (let k = 0; k <= r; k++) {
+      const x = Math.floor(k * cw + cw / 2), y = Math.floor(r * ch + Math.max(3, ch * 0.18));
+      const j = (y * img.width + x) * 4;
+      out.push({ r, k, luma: 0.2126 * d[j] + 0.7152 * d[j + 1] + 0.0722 * d[j + 2] });
     }
-    return out;
-  }, { b64: png.toString('base64'), n, skipRow });
+  }
+  return out;
 }
 
 function correlation(xs, ys) {

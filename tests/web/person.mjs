@@ -1,6 +1,7 @@
 // What a person does on the page: click the widgets the app reports, press
 // keys, wait for frames; and what the tests read back through window.attn.
 import assert from 'node:assert/strict';
+import { screenshotPixels } from './harness.mjs';
 
 // Numbers from window.attn.trace(): NaN and infinities arrive as strings.
 export const num = (x) => (x === 'nan' ? NaN : x === 'inf' ? Infinity : x === '-inf' ? -Infinity : Number(x));
@@ -112,18 +113,43 @@ export const STAGE = { embeddings: 0, projections: 1, scores: 2, scaled: 3, mask
 
 // Mean brightness of a region of a screenshot (CSS pixels).
 export async function regionMean(page, [x0, y0, x1, y1]) {
-  const png = await page.screenshot({ clip: { x: x0, y: y0, width: Math.max(1, x1 - x0), height: Math.max(1, y1 - y0) } });
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = new OffscreenCanvas(img.width, img.height);
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, img.width, img.height).data;
-    let s = 0;
-    for (let i = 0; i < d.length; i += 4) s += d[i] + d[i + 1] + d[i + 2];
-    return s / (d.length / 4) / 3;
-  }, png.toString('base64'));
+  const { data: d } = await screenshotPixels(page, { x: x0, y: y0, width: Math.max(1, x1 - x0), height: Math.max(1, y1 - y0) });
+  let s = 0;
+  for (let i = 0; i < d.length; i += 4) s += d[i] + d[i + 1] + d[i + 2];
+  return s / (d.length / 4) / 3;
 }
 
+// What a host page hears from embed `index` (its iframe.attn, in order) after
+// posting it attn:set with `link`: every attn:train message, up to the one that
+// ends the run: stopped, or done (at step `doneAt`, if given; a done of the
+// experiment the frame showed before does not end it).
+export function hearTraining(page, link, { index = 1, doneAt } = {}) {
+  return page.evaluate(({ index, link, doneAt }) => new Promise((resolve) => {
+    const frame = document.querySelectorAll('iframe.attn')[index].contentWindow;
+    const got = [];
+    const listen = (e) => {
+      if (e.source !== frame || !e.data || e.data.type !== 'attn:train') return;
+      got.push(e.data);
+      if (e.data.stopped || (e.data.done && (doneAt === null || e.data.step === doneAt))) {
+        window.removeEventListener('message', listen);
+        resolve(got);
+      }
+    };
+    window.addEventListener('message', listen);
+    frame.postMessage({ type: 'attn:set', link }, location.origin);
+  }), { index, link, doneAt: doneAt ?? null });
+}
+
+// A poster's card as the person sees it before pressing Run (web/shell.js, "Poster").
+export function posterCard(f) {
+  return f.evaluate(() => ({
+    title: document.querySelector('#poster h1').textContent,
+    sentence: document.querySelector('#poster .sentence')?.textContent ?? null,
+    stage: document.querySelector('#poster .stage')?.textContent ?? null,
+    errors: [...document.querySelectorAll('#poster .error')].map((p) => p.textContent),
+    picture: !!document.querySelector('#poster img'),
+  }));
+}
+
+// The app's own files among requested URLs: what a poster must not load before Run.
+export const appFiles = (urls) => urls.filter((u) => /\/attn\.(wasm|js|data)(\?|$)/.test(u));

@@ -4,11 +4,10 @@
 // a link that arrives while the poster waits for Run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserSuite } from './harness.mjs';
-import { ui } from './person.mjs';
+import { browserSuite, openPoster } from './harness.mjs';
+import { ui, posterCard, appFiles } from './person.mjs';
 
 const suite = browserSuite();
-const appFiles = (urls) => urls.filter((u) => /\/attn\.(wasm|js|data)(\?|$)/.test(u));
 
 // A host page of the site's own origin (served by a route, so the frame takes it
 // for its parent) holding one frame of `link`, with `script` in it. Service
@@ -29,16 +28,6 @@ async function openHost(context, link, script = '') {
   const frame = await (await page.$('#f')).contentFrame();
   await frame.waitForSelector('#poster-run');
   return { page, frame, problems };
-}
-
-async function posterCard(f) {
-  return f.evaluate(() => ({
-    title: document.querySelector('#poster h1').textContent,
-    sentence: document.querySelector('#poster .sentence')?.textContent ?? null,
-    stage: document.querySelector('#poster .stage')?.textContent ?? null,
-    errors: [...document.querySelectorAll('#poster .error')].map((p) => p.textContent),
-    picture: !!document.querySelector('#poster img'),
-  }));
 }
 
 test("a poster's picture is kept only under the link it shows: a host's attn:set before the picture keeps it from the poster's link", async () => {
@@ -118,15 +107,9 @@ test('the poster card names L9 and L10 with their own sentence and stage; a view
 test('a link that arrives while a poster waits (pasted, Back) is the one shown and run; a link that is no poster starts the app on it', async () => {
   const context = await suite.browser.newContext({ viewport: { width: 800, height: 500 } });
   try {
-    const page = await context.newPage();
-    const problems = [];
-    page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
-    const requests = [];
-    page.on('request', (r) => requests.push(r.url()));
     const l2 = 'v=1&text=the%20cat%20sat&view.lesson=2&view.embed=1&view.poster=1';
     const l4 = 'v=1&view.lesson=4&view.embed=1&view.poster=1';
-    await page.goto(suite.server.url + '#' + l2);
-    await page.waitForSelector('#poster-run');
+    const { page, requests, problems } = await openPoster(suite.browser, suite.server.url + '#' + l2, { context });
     // Pasted: the poster shows the new link.
     await page.evaluate((l) => { location.hash = '#' + l; }, l4);
     await page.waitForFunction(() => document.querySelector('#poster h1').textContent.startsWith('L4'), null, { timeout: 10000 });
@@ -147,14 +130,13 @@ test('a link that arrives while a poster waits (pasted, Back) is the one shown a
     assert.doesNotMatch(await page.evaluate(() => location.hash), /view\.lesson=2/);
 
     // A link without view.poster pasted while a poster waits: the app starts on it.
-    const page2 = await context.newPage();
-    await page2.goto(suite.server.url + '#' + l2);
-    await page2.waitForSelector('#poster-run');
+    const { page: page2, problems: problems2 } = await openPoster(suite.browser, suite.server.url + '#' + l2, { context });
     await page2.evaluate(() => { location.hash = '#v=1&text=four%20five&heads=1'; });
     await page2.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
     assert.match(await page2.evaluate(() => window.attn.experiment()), /text=four%20five&.*heads=1/);
     assert.equal(await page2.evaluate(() => document.getElementById('poster')), null);
     assert.deepEqual(problems, []);
+    assert.deepEqual(problems2, []);
   } finally {
     await context.close();
   }

@@ -1,0 +1,41 @@
+// Runs browser test files against one served site and one Chromium, started
+// here once instead of once per file (a browser server, playwright's
+// launchServer; harness.mjs connects to it). Each file still runs in its own
+// Node process, one file at a time, so nothing else runs while a file measures
+// frame rates (freeze.test.mjs).
+//
+//   node tests/web/run.mjs                          # every tests/web/*.test.mjs
+//   node tests/web/run.mjs tests/web/links.test.mjs --test-name-pattern=poster
+//
+// Arguments starting with '-' go to `node --test`; the exit code is its.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { root, startServer, chromiumOptions } from './harness.mjs';
+
+const args = process.argv.slice(2);
+const options = args.filter((a) => a.startsWith('-'));
+let files = args.filter((a) => !a.startsWith('-'));
+if (files.length === 0) {
+  const dir = path.join(root, 'tests', 'web');
+  files = fs.readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => path.join(dir, f));
+}
+
+const server = await startServer();
+const browser = await chromium.launchServer(chromiumOptions);
+let code = 1;
+try {
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=1', ...options, ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, ATTN_TEST_URL: server.url, ATTN_TEST_BROWSER: browser.wsEndpoint() },
+  });
+  const stop = (signal) => child.kill(signal);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+} finally {
+  await browser.close();
+  server.stop();
+}
+process.exit(code);
