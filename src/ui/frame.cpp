@@ -215,39 +215,27 @@ void app_update(app& a) {
 
 }  // namespace
 
-void app_draw(app& a) {
-    IM_ASSERT(a.heatmaps && "the platform hands the app its heatmap_context before the first frame");
-    app_update(a);
-    focus_label_begin();
-    glyphs_require(a.view.text_edit);  // what is being typed, accepted or not
-    handle_keys(a);
-    const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(vp->WorkPos);
-    ImGui::SetNextWindowSize(vp->WorkSize);
-    ImGui::Begin("##root", nullptr,
-                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoBackground);
-    if (a.options.embed) {
-        draw_panel(a, embed_bar);
-        draw_panel(a, banner);
-        // Only the centre panel, at whatever size the iframe has.
-        ImGui::BeginChild("center", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
-        if (a.view.lesson.index >= 0 && !a.options.hides(view_panel::lessons))
-            draw_panel(a, panel_lesson);
-        draw_panel(a, panel_train);
-        draw_panel(a, panel_pipeline);
-        // The bottom of the content as if unscrolled, plus the root window's padding.
-        a.reports.content_height =
-            ImGui::GetCursorScreenPos().y + ImGui::GetScrollY() + ImGui::GetStyle().WindowPadding.y - vp->WorkPos.y;
-        ImGui::EndChild();
-        ImGui::End();
-        draw_panel(a, toast);
-        a.reports.focus_label = focus_label_end(a);
-        return;
-    }
-    draw_panel(a, top_bar);
-    draw_panel(a, banner);
+namespace {
 
+// An embed: its bar, the banner, and only the centre panel at the iframe's size.
+void draw_embed(app& a, const ImGuiViewport* vp) {
+    draw_panel(a, embed_bar);
+    draw_panel(a, banner);
+    // Only the centre panel, at whatever size the iframe has.
+    ImGui::BeginChild("center", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar | panel_nav);
+    if (a.view.lesson.index >= 0 && !a.options.hides(view_panel::lessons))
+        draw_panel(a, panel_lesson);
+    draw_panel(a, panel_train);
+    draw_panel(a, panel_pipeline);
+    // The bottom of the content as if unscrolled, plus the root window's padding.
+    a.reports.content_height =
+        ImGui::GetCursorScreenPos().y + ImGui::GetScrollY() + ImGui::GetStyle().WindowPadding.y - vp->WorkPos.y;
+    ImGui::EndChild();
+    ImGui::End();
+}
+
+// The page: controls, the centre (lesson, training, pipeline) and the side.
+void draw_columns(app& a) {
     // Three columns on a wide screen; on a narrow one (a phone in landscape) the
     // inspector and the code move under the matrices. A link's view.hide drops panels.
     const bool show_controls = !panel_hidden(a, view_panel::controls);
@@ -297,6 +285,32 @@ void app_draw(app& a) {
         side_panels();
         ImGui::EndChild();
     }
+}
+
+}  // namespace
+
+void app_draw(app& a) {
+    IM_ASSERT(a.heatmaps && "the platform hands the app its heatmap_context before the first frame");
+    app_update(a);
+    focus_label_begin();
+    glyphs_require(a.view.text_edit);  // what is being typed, accepted or not
+    handle_keys(a);
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(vp->WorkSize);
+    ImGui::Begin("##root", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoBackground);
+    if (a.options.embed) {
+        draw_embed(a, vp);
+        draw_panel(a, toast);
+        a.reports.focus_label = focus_label_end(a);
+        return;
+    }
+    draw_panel(a, top_bar);
+    draw_panel(a, banner);
+
+    draw_columns(a);
     ImGui::End();
     if (a.view.show_help)
         draw_panel(a, panel_help);

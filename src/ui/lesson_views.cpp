@@ -280,28 +280,76 @@ void view_subspaces(const app& a, frame_out& out) {
 
 // [SECTION] L4 order needs positions
 
-void view_order(const app& a, frame_out& out) {
+// L4's positions: none, sinusoidal or RoPE.
+void order_positions(const app& a, frame_out& out) {
+    const experiment_controls controls(a);
+    int pos = int(a.model.exp.pos);
+    bool changed = false;
+    text_plain(out, tr("positions:", "位置编码："));
+    const char* names[] = {tr("none", "无"), tr("sinusoidal", "正弦"), "RoPE"};
+    for (int p = 0; p < 3; ++p) {
+        ImGui::SameLine();
+        if (ImGui::RadioButton(names[p], &pos, p))
+            changed = true;
+        mark_widget(out, (std::string("l4_pos") + std::to_string(p)).c_str());
+    }
+    if (changed)
+        request_experiment(out, lesson_order_edit(a.model.exp, positional(pos)));
+}
+
+// L4 with RoPE: pair 0 of q_i and k_j as 2-D vectors, turned by position, and a
+// shift of both positions that leaves the score as it was.
+void order_rope(const app& a, frame_out& out) {
+    // RoPE: pair 0 of q_i and k_j as 2-D vectors, turned by position.
+    section_text(
+        out, tr("RoPE: the first (q, k) pair of each token, as 2-D vectors", "RoPE：每个词元的第一对 (q, k) 分量，画成二维向量"));
+    const head_trace& h = a.model.tr.layers[0].heads[0];
+    const float r = ImGui::GetFontSize() * 5.0f;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 c(p.x + r + 4, p.y + r + 4);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddCircle(c, r, IM_COL32(120, 120, 120, 160), 64);
+    float big = 1e-6f;
+    const int n = int(a.model.tr.tokens.size());
+    for (int i = 0; i < n; ++i)
+        big = std::max({big, std::hypot(h.q(i, 0), h.q(i, 1)), std::hypot(h.k(i, 0), h.k(i, 1))});
+    for (int i = 0; i < n; ++i) {
+        const ImU32 qc = IM_COL32(90, 160, 255, 255), kc = IM_COL32(255, 170, 60, 255);
+        const ImVec2 q(c.x + h.q(i, 0) / big * r, c.y - h.q(i, 1) / big * r),
+            k(c.x + h.k(i, 0) / big * r, c.y - h.k(i, 1) / big * r);
+        dl->AddLine(c, q, qc, 2.0f);
+        dl->AddLine(c, k, kc, 2.0f);
+        dl->AddText(q, qc, ("q" + std::to_string(i)).c_str());
+        dl->AddText(k, kc, ("k" + std::to_string(i)).c_str());
+    }
+    ImGui::Dummy(ImVec2(2 * r + 8, 2 * r + 8));
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    int shift = a.model.exp.pos_offset;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
     {
         const experiment_controls controls(a);
-        int pos = int(a.model.exp.pos);
-        bool changed = false;
-        text_plain(out, tr("positions:", "位置编码："));
-        const char* names[] = {tr("none", "无"), tr("sinusoidal", "正弦"), "RoPE"};
-        for (int p = 0; p < 3; ++p) {
-            ImGui::SameLine();
-            if (ImGui::RadioButton(names[p], &pos, p))
-                changed = true;
-            mark_widget(out, (std::string("l4_pos") + std::to_string(p)).c_str());
-        }
-        if (changed)
-            request_experiment(out, lesson_order_edit(a.model.exp, positional(pos)));
+        if (ImGui::SliderInt(tr("shift both positions", "两个位置一起平移"), &shift, 0, 50))
+            request_experiment(out, lesson_shift_edit(a.model.exp, shift));
+        mark_slider(out, "l4_shift", tr("shift both positions", "两个位置一起平移"));
     }
+    const rope_shift_measure& rm = a.memo.lesson.rope.get(a.model.version, std::uint64_t(a.view.sel_row), [&] {
+        return measure_rope_shift(a.model.exp, a.model.tr, a.view.sel_row);
+    });
+    textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), fmt(rm.score).c_str());
+    textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), fmt(rm.score_unshifted).c_str());
+    ImGui::EndGroup();
+    number(out, "rope_score_shift_diff", rm.score_diff);
+    number(out, "rope_q_moved", rm.q_moved);
+}
+
+void view_order(const app& a, frame_out& out) {
+    order_positions(a, out);
 
     // The same tokens in reverse order, run side by side.
     const order_measure& m = a.memo.lesson.order.get(a.model.version, 0, [&] { return measure_order(a.model.exp, a.model.tr); });
     const experiment& rev = m.reversed;
     const trace& tb = m.reversed_trace;
-    const int n = int(a.model.tr.tokens.size());
     const double out_diff = m.output_diff, w_diff = m.weight_diff;
     heatmap_options opt;
     opt.source = heatmap_source_of(a, a.model.tr);
@@ -333,48 +381,8 @@ void view_order(const app& a, frame_out& out) {
     number(out, "reverse_output_diff", out_diff);
     number(out, "reverse_weight_diff", w_diff);
 
-    if (a.model.exp.pos == positional::rope) {
-        // RoPE: pair 0 of q_i and k_j as 2-D vectors, turned by position.
-        section_text(out, tr("RoPE: the first (q, k) pair of each token, as 2-D vectors",
-                             "RoPE：每个词元的第一对 (q, k) 分量，画成二维向量"));
-        const head_trace& h = a.model.tr.layers[0].heads[0];
-        const float r = ImGui::GetFontSize() * 5.0f;
-        const ImVec2 p = ImGui::GetCursorScreenPos();
-        const ImVec2 c(p.x + r + 4, p.y + r + 4);
-        ImDrawList* dl = ImGui::GetWindowDrawList();
-        dl->AddCircle(c, r, IM_COL32(120, 120, 120, 160), 64);
-        float big = 1e-6f;
-        for (int i = 0; i < n; ++i)
-            big = std::max({big, std::hypot(h.q(i, 0), h.q(i, 1)), std::hypot(h.k(i, 0), h.k(i, 1))});
-        for (int i = 0; i < n; ++i) {
-            const ImU32 qc = IM_COL32(90, 160, 255, 255), kc = IM_COL32(255, 170, 60, 255);
-            const ImVec2 q(c.x + h.q(i, 0) / big * r, c.y - h.q(i, 1) / big * r),
-                k(c.x + h.k(i, 0) / big * r, c.y - h.k(i, 1) / big * r);
-            dl->AddLine(c, q, qc, 2.0f);
-            dl->AddLine(c, k, kc, 2.0f);
-            dl->AddText(q, qc, ("q" + std::to_string(i)).c_str());
-            dl->AddText(k, kc, ("k" + std::to_string(i)).c_str());
-        }
-        ImGui::Dummy(ImVec2(2 * r + 8, 2 * r + 8));
-        ImGui::SameLine();
-        ImGui::BeginGroup();
-        int shift = a.model.exp.pos_offset;
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
-        {
-            const experiment_controls controls(a);
-            if (ImGui::SliderInt(tr("shift both positions", "两个位置一起平移"), &shift, 0, 50))
-                request_experiment(out, lesson_shift_edit(a.model.exp, shift));
-            mark_slider(out, "l4_shift", tr("shift both positions", "两个位置一起平移"));
-        }
-        const rope_shift_measure& rm = a.memo.lesson.rope.get(a.model.version, std::uint64_t(a.view.sel_row), [&] {
-            return measure_rope_shift(a.model.exp, a.model.tr, a.view.sel_row);
-        });
-        textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), fmt(rm.score).c_str());
-        textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), fmt(rm.score_unshifted).c_str());
-        ImGui::EndGroup();
-        number(out, "rope_score_shift_diff", rm.score_diff);
-        number(out, "rope_q_moved", rm.q_moved);
-    }
+    if (a.model.exp.pos == positional::rope)
+        order_rope(a, out);
     if (a.model.exp.pos == positional::sinusoidal) {
         section_text(out, tr("sinusoidal encodings added to X", "加到 X 上的正弦位置编码"));
         heatmap_options po;
@@ -1031,40 +1039,12 @@ void panel_lesson(const app& a, frame_out& out) {
     const lesson& shown = list[std::size_t(a.view.lesson.index)];  // previous/next may have just moved on from l
     text_plain(out, tr(shown.try_en, shown.try_zh));
     ImGui::Separator();
-    switch (a.view.lesson.index) {
-        case 0:
-            view_lookup(a, out);
-            break;
-        case 1:
-            view_sqrt_dk(a, out);
-            break;
-        case 2:
-            view_subspaces(a, out);
-            break;
-        case 3:
-            view_order(a, out);
-            break;
-        case 4:
-            view_cost(a, out);
-            break;
-        case 5:
-            view_code(a, out);
-            break;
-        case 6:
-            view_not_explanations(a, out);
-            break;
-        case 7:
-            view_bugs(a, out);
-            break;
-        case 8:
-            view_formation(a, out);
-            break;
-        case 9:
-            view_shortcut(a, out);
-            break;
-        default:
-            break;
-    }
+    // Each lesson's view, in lesson order (L1 … L10).
+    using view_fn = void (*)(const app&, frame_out&);
+    constexpr view_fn views[] = {view_lookup, view_sqrt_dk,          view_subspaces, view_order,     view_cost,
+                                 view_code,   view_not_explanations, view_bugs,      view_formation, view_shortcut};
+    static_assert(std::size(views) == lesson_count);
+    views[std::size_t(a.view.lesson.index)](a, out);
     ImGui::PopID();
     ImGui::EndGroup();
     ImGui::Separator();

@@ -415,8 +415,8 @@ std::string write_hide(key_const_values x) {
 
 // [SECTION] the table
 
-// The help of the keys a control edits is shown on hover (src/ui/controls.cpp).
-std::vector<key_row> experiment_rows() {
+// The experiment's text, seed and the model's shape.
+std::vector<key_row> shape_rows() {
     using L = experiment_limits;
     using e = experiment;
     key_row text = other("text", key_part::experiment,
@@ -429,23 +429,6 @@ std::vector<key_row> experiment_rows() {
                                     "随机权重和嵌入的种子：同一个种子在任何地方都给出同样的数字。"},
                                    "7");
     seed.read = read_seed;
-    key_row rope_base =
-        number<&e::rope_base>("rope_base", 1, L::max_rope_base, {2, 1e6, 50, true, "%.0f"},
-                              {"RoPE's base: the larger it is, the more slowly the slow pairs of dimensions rotate.",
-                               "RoPE 的底数：越大，慢速的那些维度对旋转得越慢。"},
-                              "500");
-    rope_base.lo_open = true;
-    key_row scale = other("scale", key_part::experiment,
-                          {"What the scores are multiplied by before softmax: 1/√d_k keeps their variance at 1.",
-                           "softmax 之前打分乘以什么：1/√d_k 让它们的方差保持为 1。"},
-                          "0.25", read_scale, write_scale);
-    scale.lo = -L::max_abs_value, scale.hi = L::max_abs_value, scale.control = {-100, 100, 0.01, false, "%.3f"};
-    scale.get = get<&e::scale_value>, scale.set = set<&e::scale_value>;
-    auto list = [](const char* name, key_help help, const char* example, auto read, auto write) {
-        key_row r = other(name, key_part::experiment, help, example, read, write);
-        r.hi = L::max_list_items;
-        return r;
-    };
     return {
         text,
         seed,
@@ -481,6 +464,31 @@ std::vector<key_row> experiment_rows() {
                         {"How order enters: not at all (a bag of tokens), sinusoids added to X, or RoPE rotating Q and K.",
                          "词序如何进入：不进入（一袋词元）、加到 X 上的正弦编码，或旋转 Q 和 K 的 RoPE。"},
                         "rope"),
+    };
+}
+
+// How attention is computed and what is changed in it, in the link's order.
+std::vector<key_row> attention_rows() {
+    using L = experiment_limits;
+    using e = experiment;
+    key_row rope_base =
+        number<&e::rope_base>("rope_base", 1, L::max_rope_base, {2, 1e6, 50, true, "%.0f"},
+                              {"RoPE's base: the larger it is, the more slowly the slow pairs of dimensions rotate.",
+                               "RoPE 的底数：越大，慢速的那些维度对旋转得越慢。"},
+                              "500");
+    rope_base.lo_open = true;
+    key_row scale = other("scale", key_part::experiment,
+                          {"What the scores are multiplied by before softmax: 1/√d_k keeps their variance at 1.",
+                           "softmax 之前打分乘以什么：1/√d_k 让它们的方差保持为 1。"},
+                          "0.25", read_scale, write_scale);
+    scale.lo = -L::max_abs_value, scale.hi = L::max_abs_value, scale.control = {-100, 100, 0.01, false, "%.3f"};
+    scale.get = get<&e::scale_value>, scale.set = set<&e::scale_value>;
+    auto list = [](const char* name, key_help help, const char* example, auto read, auto write) {
+        key_row r = other(name, key_part::experiment, help, example, read, write);
+        r.hi = L::max_list_items;
+        return r;
+    };
+    return {
         rope_base,
         whole<&e::pos_offset>("pos_offset", 0, L::max_pos_offset, {0, 100},
                               {"The first token's position: with RoPE the scores depend only on the offset between positions.",
@@ -535,6 +543,14 @@ std::vector<key_row> experiment_rows() {
               "改过的数值（x.行.列:值 或 lL.w_q.行.列:值）：输入或拖动的值替换生成的值。"},
              "x.2.3:0.5,l0.w_q.1.2:-1.25", read_edits, write_edits),
     };
+}
+
+// The help of the keys a control edits is shown on hover (src/ui/controls.cpp).
+std::vector<key_row> experiment_rows() {
+    std::vector<key_row> rows = shape_rows();
+    for (key_row& r : attention_rows())
+        rows.push_back(std::move(r));
+    return rows;
 }
 
 std::vector<key_row> recipe_rows() {
