@@ -381,7 +381,7 @@ experiment lesson_bugs_edit(const experiment& e, bool mask_after, bool no_max, b
 
 // [SECTION] A/B compare
 
-compare_mismatch compare_trace_mismatch(const trace& a, const trace& b, int layer) {
+compare_mismatch compare_shape_mismatch(int a_tokens, int b_tokens, int a_layers, int b_layers, int a_heads, int b_heads) {
     compare_mismatch m;
     const auto differ = [&m](compare_mismatch::kind k, int x, int y) {
         if (m.what != compare_mismatch::kind::none || x == y)
@@ -390,12 +390,20 @@ compare_mismatch compare_trace_mismatch(const trace& a, const trace& b, int laye
         m.a = x;
         m.b = y;
     };
-    differ(compare_mismatch::kind::tokens, int(a.tokens.size()), int(b.tokens.size()));
-    differ(compare_mismatch::kind::layers, int(a.layers.size()), int(b.layers.size()));
-    if (m.what == compare_mismatch::kind::none && layer >= 0 && layer < int(a.layers.size()))
-        differ(compare_mismatch::kind::heads, int(a.layers[std::size_t(layer)].heads.size()),
-               int(b.layers[std::size_t(layer)].heads.size()));
+    differ(compare_mismatch::kind::tokens, a_tokens, b_tokens);
+    differ(compare_mismatch::kind::layers, a_layers, b_layers);
+    differ(compare_mismatch::kind::heads, a_heads, b_heads);
     return m;
+}
+
+compare_mismatch compare_trace_mismatch(const trace& a, const trace& b, int layer) {
+    // The heads of `layer` are compared only once the tokens and the layers agree.
+    const bool same =
+        a.tokens.size() == b.tokens.size() && a.layers.size() == b.layers.size() && layer >= 0 && layer < int(a.layers.size());
+    const int a_heads = same ? int(a.layers[std::size_t(layer)].heads.size()) : 0;
+    const int b_heads = same ? int(b.layers[std::size_t(layer)].heads.size()) : 0;
+    return compare_shape_mismatch(int(a.tokens.size()), int(b.tokens.size()), int(a.layers.size()), int(b.layers.size()), a_heads,
+                                  b_heads);
 }
 
 compare_mismatch compare_map_mismatch(const std::string& label, const matrix& a, const matrix& b) {

@@ -78,6 +78,8 @@ struct compare_mismatch {
 };
 // The shapes every stage's maps follow: tokens, layers (A must have `layer`), heads.
 compare_mismatch compare_trace_mismatch(const trace& a, const trace& b, int layer);
+// The first of tokens, layers, heads that differ between A and B (none: the same shape).
+compare_mismatch compare_shape_mismatch(int a_tokens, int b_tokens, int a_layers, int b_layers, int a_heads, int b_heads);
 // One map of A against the same map of B.
 compare_mismatch compare_map_mismatch(const std::string& label, const matrix& a, const matrix& b);
 // The English sentence for m ("" for kind::none): tests, tools and logs.

@@ -130,20 +130,10 @@ change_result session_apply(session& s, const change& c) {
 }
 
 compare_mismatch session_pin_shape(const session_state& s) {
-    compare_mismatch m;
     if (!s.pin)
-        return m;
-    const auto differ = [&m](compare_mismatch::kind k, int x, int y) {
-        if (m.what != compare_mismatch::kind::none || x == y)
-            return;
-        m.what = k;
-        m.a = x;
-        m.b = y;
-    };
-    differ(compare_mismatch::kind::tokens, int(tokenize(s.pin->text).size()), int(tokenize(s.exp.text).size()));
-    differ(compare_mismatch::kind::layers, s.pin->layers, s.exp.layers);
-    differ(compare_mismatch::kind::heads, s.pin->heads, s.exp.heads);
-    return m;
+        return {};
+    return compare_shape_mismatch(int(tokenize(s.pin->text).size()), int(tokenize(s.exp.text).size()), s.pin->layers,
+                                  s.exp.layers, s.pin->heads, s.exp.heads);
 }
 
 experiment session_pin_training(const session& s) {
