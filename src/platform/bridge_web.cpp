@@ -365,17 +365,23 @@ bool bridge_publish(const ui::app& a) {
 
 void bridge_report_training(const ui::app& a) {
     static int last_step = -1;
-    static bool last_done = false, last_stopped = false;
+    static bool last_done = false, last_stopped = false, last_measuring = false;
     static double last = -1e9;
     if (a.model.exp.train.task == train_task::none)
         return;
     const int step = trainer_step(a.model.train);
     const bool done = trainer_done(a.model.train);
     const bool stopped = trainer_stopped(a.model.train);  // always told: no later change would tell it
-    const double now = emscripten_get_now();
-    if ((step == last_step && done == last_done && stopped == last_stopped) || (!done && now - last < 100.0))
+    // The held-out measure lands frames after the step it measures: a host hears
+    // done or stopped once it is in, so the numbers it hears are that step's.
+    const bool measuring = a.model.train.measuring_step >= 0;
+    if ((done || stopped) && measuring)
         return;
-    last_step = step, last_done = done, last_stopped = stopped, last = now;
+    const double now = emscripten_get_now();
+    if ((step == last_step && done == last_done && stopped == last_stopped && measuring == last_measuring) ||
+        (!done && now - last < 100.0))
+        return;
+    last_step = step, last_done = done, last_stopped = stopped, last_measuring = measuring, last = now;
     const std::string json = train_json(a, false);
     EM_ASM(
         {
