@@ -7,8 +7,10 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "i18n.hpp"
 #include "imgui.h"
@@ -143,6 +145,23 @@ std::string clipped_json(const attn::ui::app& a, float s) {
         out += std::string(i ? "," : "") + "{\"text\":\"" + text + buf;
     }
     return out + "]";
+}
+
+// `drawn`: the last frame's vertices, and the windows that drew the most of
+// them (a frame's cost in the browser grows with the vertices it uploads).
+std::string drawn_json() {
+    const ImDrawData* d = ImGui::GetDrawData();
+    if (!d || !d->Valid)
+        return ",\"drawn\":null";
+    std::vector<std::pair<int, std::string>> lists;
+    for (const ImDrawList* l : d->CmdLists)
+        lists.emplace_back(l->VtxBuffer.Size, l->_OwnerName ? l->_OwnerName : "");
+    std::sort(lists.begin(), lists.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    std::string out = ",\"drawn\":{\"vertices\":" + std::to_string(d->TotalVtxCount) + ",\"windows\":[";
+    for (std::size_t i = 0; i < std::min<std::size_t>(lists.size(), 5); ++i)
+        out += std::string(i ? "," : "") + "{\"name\":" + attn::json_string(lists[i].second) +
+               ",\"vertices\":" + std::to_string(lists[i].first) + "}";
+    return out + "]}";
 }
 
 }  // namespace
@@ -280,7 +299,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
         g_buffer += buf + m.axes + "\"}";  // the captions are the code's: no quotes or backslashes
         first = false;
     }
-    g_buffer += "]" + clipped_json(a, s);
+    g_buffer += "]" + clipped_json(a, s) + drawn_json();
     // The A/B compare of the current stage: max |B − A| when A is pinned and has B's shape, else null and why.
     const attn::compare_result& c = attn::ui::app_compare(a);
     const bool comparable = a.model.pin && c.mismatch.what == attn::compare_mismatch::kind::none && std::isfinite(c.max_abs);

@@ -604,8 +604,16 @@ TEST_CASE("training's slice follows the frame interval to the one aimed at, with
         train_pace_update(p, 0.005, 0.003);
     CHECK(p.slice == train_pace::most);
     for (int i = 0; i < 200; ++i)
-        train_pace_update(p, 0.200, 0.080);  // slow frames: down to a step a frame
+        train_pace_update(p, 0.158, 0.150);  // frames slow from training (steps longer than the slice): down to a step a frame
     CHECK(p.slice == train_pace::least);
+
+    // Drawing alone takes 90 ms, twice the frame aimed at: training less would not
+    // make frames come faster, so training keeps a third of the drawing's time.
+    train_pace d;
+    for (int i = 0; i < 200; ++i)
+        train_pace_update(d, 0.090 + d.slice, d.slice);
+    CHECK(d.slice == doctest::Approx(0.030).epsilon(0.02));
+    CHECK(d.drawing == doctest::Approx(0.090).epsilon(0.02));
 
     // Drawing takes 10 ms and the frame is drawing plus the slice: the slice settles
     // where frames come at the interval aimed at, and stays there.

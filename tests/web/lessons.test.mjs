@@ -215,6 +215,8 @@ test('L9 an induction head forms: a plateau, a drop, the induction score jumps; 
   assert.equal((await ui(page)).layer, 1);
   await reveal(page, `zero_head${n.induction_head}`);
   await click(page, `zero_head${n.induction_head}`);
+  // The task's measure with that head zeroed takes the held-out rows a few a frame.
+  await page.waitForFunction(() => window.attn.ui().train.ablated !== null, null, { timeout: 120000, polling: 100 });
   const u = await ui(page);
   assert.ok(u.link.includes('ablate=1.' + n.induction_head), u.link);
   assert.ok(u.train.ablated.accuracy < chance + 0.15, `zeroed from its header: ${u.train.ablated.accuracy}`);

@@ -34,6 +34,7 @@ export async function widget(page, name) {
 // frame or two to settle after a change), moves there, lets the hover register,
 // then presses and releases in separate frames.
 export async function click(page, name, fx = 0.5, fy = 0.5) {
+  await reveal(page, name);  // a press off screen would land nowhere
   let w = await widget(page, name);
   for (let i = 0; i < 10; i++) {
     await frames(page, 2);

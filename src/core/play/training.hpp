@@ -15,6 +15,7 @@ struct train_pace {
     static constexpr double most = 0.080;
     double slice = 0.010;
     double interval = 0;  // the recent frame interval, smoothed (0: none yet)
+    double drawing = 0;   // the recent frame interval less its training, smoothed
 };
 
 // Training's share of the frames while a recipe trains: frames come about every
@@ -22,7 +23,10 @@ struct train_pace {
 // of them. The slice follows the measured interval (smoothed): it grows while
 // frames come faster than that and shrinks while they come slower; between
 // `least` (a step a frame) and `most`. The time the page waits for the GPU (a
-// software rasteriser sharing the CPU here) is then training's too.
+// software rasteriser sharing the CPU here) is then training's too. When drawing
+// alone takes longer than the frame aimed at (a software rasteriser, many maps),
+// the slice stays at least a third of the drawing's time: training keeps a
+// quarter of the page's time instead of starving to a step every few frames.
 void train_pace_update(train_pace& p, double frame_interval, double trained_seconds, double target = train_pace::frame);
 
 // About `slice` seconds of training: the trainer follows the experiment and takes
