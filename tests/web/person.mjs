@@ -49,35 +49,51 @@ export async function click(page, name, fx = 0.5, fy = 0.5) {
   await page.mouse.up();
   await frames(page, 4);
 }
+// Turns the wheel over `at` (a point in the panel) until `seen(rect)` holds for
+// widget `name` (rect: its rectangle, or undefined while its panel does not draw
+// it). Dear ImGui scrolls in proportion to the wheel, so after the first turn
+// that moves the widget, each turn is sized from how far that one scrolled: a
+// widget far below the fold comes into view in two or three turns, not twenty.
+async function wheelUntil(page, name, at, seen) {
+  const height = page.viewportSize().height;
+  let perDelta = null;  // pixels the widget moves up per unit of wheel delta
+  for (let i = 0; i < 40; i++) {
+    const w = (await ui(page)).widgets[name];
+    const drawn = w && w[2] > w[0] && w[3] > w[1];
+    if (seen(w, drawn, height)) return true;
+    let delta = drawn && w[1] < 0 ? -120 : 120;
+    if (drawn && perDelta) {
+      const needed = (w[1] + w[3]) / 2 - height / 2;  // the widget's centre to the viewport's middle
+      delta = Math.max(-2400, Math.min(2400, needed / perDelta));
+    }
+    const [x, y] = await at();
+    await page.mouse.move(x, y);
+    await page.mouse.wheel(0, delta);
+    await frames(page, 3);
+    const after = (await ui(page)).widgets[name];
+    if (drawn && after && after[3] > after[1] && after[1] !== w[1]) perDelta = (w[1] - after[1]) / delta;
+  }
+  return false;
+}
 // Scrolls the panel under the widget with the wheel until the widget is wholly
 // on screen (a person scrolls to a button below the fold before pressing it).
 export async function reveal(page, name) {
-  const height = page.viewportSize().height;
-  for (let i = 0; i < 40; i++) {
+  const onScreen = (w, drawn, height) => w && w[1] >= 0 && w[3] <= height;
+  const at = async () => {
     const w = await widget(page, name);
-    if (w[1] >= 0 && w[3] <= height) return;
-    await page.mouse.move((w[0] + w[2]) / 2, height / 2);
-    await page.mouse.wheel(0, w[3] > height ? 120 : -120);
-    await frames(page, 3);
-  }
-  throw new Error(`${name} could not be scrolled into view`);
+    return [(w[0] + w[2]) / 2, page.viewportSize().height / 2];
+  };
+  if (!(await wheelUntil(page, name, at, onScreen))) throw new Error(`${name} could not be scrolled into view`);
 }
 // Scrolls the panel until map `name`'s cells are drawn and wholly on screen (a
 // map scrolled out of view reports no cells).
 export async function revealCells(page, name) {
-  const height = page.viewportSize().height;
   const u0 = await ui(page);
   // over the centre panel (the pipeline, a lesson's card, the Train panel)
   const panel = u0.widgets.layer || u0.widgets.unpin || u0.widgets.pin || u0.widgets.train_recipe || u0.widgets.lesson_next;
-  for (let i = 0; i < 80; i++) {
-    const w = (await ui(page)).widgets[name];
-    const drawn = w && w[2] > w[0] && w[3] > w[1];
-    if (drawn && w[1] >= 0 && w[3] <= height) return;
-    await page.mouse.move((panel[0] + panel[2]) / 2, height / 2);
-    await page.mouse.wheel(0, drawn && w[1] < 0 ? -120 : 120);
-    await frames(page, 3);
-  }
-  assert.fail(name + ' could not be scrolled into view');
+  const at = async () => [(panel[0] + panel[2]) / 2, page.viewportSize().height / 2];
+  const shown = (w, drawn, height) => drawn && w[1] >= 0 && w[3] <= height;
+  if (!(await wheelUntil(page, name, at, shown))) assert.fail(name + ' could not be scrolled into view');
 }
 
 // Rests the mouse on cell (r, c) of map `name` (rows × cols cells) and returns
