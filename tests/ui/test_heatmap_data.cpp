@@ -1,13 +1,13 @@
 // The heatmap's ui-free logic: the class code every cell is uploaded with (the
 // shader trusts it instead of isnan/isinf), the automatic value ranges, row
 // sums, and the CPU twins of the shader's colour maps.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <utility>
 
 #include "heatmap_data.hpp"
