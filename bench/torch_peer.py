@@ -22,7 +22,7 @@ import time
 
 import torch
 
-# src/core/recipe.hpp's recipe_lesson_induction (its first 50 steps).
+# src/core/spec/recipe.hpp's recipe_lesson_induction (its first 50 steps).
 LESSON = ("v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=4&layers=2&block=attn_res"
           "&pos=rope&train=induction&steps=1500")
 

@@ -63,7 +63,7 @@ fi
 
 # The cheap native tests --quick runs: everything but the native app under Xvfb,
 # serve.py's and the set-up script's own tests (they change with those files only).
-quick_native='^(core|core_train|ui_app_frames|ui_heatmap_data|format|function_length|cli|article_embed|kernel_symbols)$'
+quick_native='^(core|core_train|ui_app_frames|ui_heatmap_data|format|function_length|floors|paths|cli|article_embed|kernel_symbols)$'
 
 stage "native build and tests"
 cmake --preset native-debug >/dev/null
@@ -96,9 +96,9 @@ if [ $quick = 1 ]; then
       tests/web/*.mjs) pick[tests/web/page.test.mjs]=1; pick[tests/web/playground.test.mjs]=1; continue ;;
       README.md) pick[tests/web/links.test.mjs]=1; continue ;;  # its links are opened
       src/ui/heatmap* | src/platform/heatmap_gl* | shaders/*) area=(heatmap maps) ;;
-      src/ui/lessons* | src/core/lesson_preset* | src/core/measure_lessons*) area=(lessons claims) ;;
-      src/ui/train_panel* | src/core/train* | src/core/task* | src/core/recipe* | src/core/measure_training*) area=(train diverge) ;;
-      src/ui/share* | src/core/link* | src/core/experiment*) area=(share links) ;;
+      src/ui/lesson* | src/core/play/lesson_preset* | src/core/play/measure_lessons*) area=(lessons claims) ;;
+      src/ui/train_panel* | src/core/train/* | src/core/spec/recipe* | src/core/play/measure_training* | src/core/play/training*) area=(train diverge) ;;
+      src/ui/share* | src/core/play/link* | src/core/spec/*) area=(share links) ;;
       src/ui/touch*) area=(touch) ;;
       src/ui/text_mirror* | src/ui/theme*) area=(a11y) ;;
       src/platform/fonts* | src/ui/i18n*) area=(fonts) ;;

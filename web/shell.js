@@ -36,7 +36,7 @@
 //                             store ({save, load}); see [Poster] below.
 //
 // window.attn: what tests and embedders call (each goes through the app's one
-// change path, src/core/session.hpp). experiment() -> its text form;
+// change path, src/core/play/session.hpp). experiment() -> its text form;
 // setExperiment(link) -> "" or the problems (the view stays); openLink(link) ->
 // "" or the problems (the experiment and its view, as a pasted link opens);
 // errors(), trace(), ui(), textView() (the text mirror's JSON, built now).
@@ -135,7 +135,7 @@
     ]);
   }
 
-  // Longest link handed to the app: link_limits::max_link_bytes (src/core/link.hpp).
+  // Longest link handed to the app: link_limits::max_link_bytes (src/core/spec/link_codec.hpp).
   // A longer hash is cut to one character more, so the app still says it is too long.
   const MAX_LINK_CHARS = 65536;
   function capLink(link) {
@@ -601,7 +601,7 @@
       'Residual (+ FFN)', 'Output'],
     defaultStage: 0,
     defaultText: 'the cat chased the dog',
-    // src/ui/lessons.cpp (title) and src/core/lesson_preset.cpp (sentence, first stage)
+    // src/ui/lessons.cpp (title) and src/core/play/lesson_preset.cpp (sentence, first stage)
     lessons: [
       { id: 'L1', title: 'Attention is a soft dictionary lookup', text: 'the cat chased the dog', stage: 5 },
       { id: 'L2', title: 'Why divide by √d_k', text: 'the cat chased the dog', stage: 3 },
@@ -630,8 +630,8 @@
   // What the card says, from the link's own keys (a compressed experiment keeps its
   // sentence inside z=, so the card then names the lesson and stage only).
   // A problem in the keys the card reads (a key given twice, a lesson or stage out
-  // of range) is the link's error, in the app's words (src/core/link.cpp,
-  // experiment.cpp): the card shows it instead of a lesson the link does not open.
+  // of range) is the link's error, in the app's words (src/core/play/link.cpp,
+  // src/core/spec/experiment.cpp): the card shows it instead of a lesson the link does not open.
   function posterFacts(link) {
     const keys = {};
     const problems = [];

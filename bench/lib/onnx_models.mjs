@@ -135,7 +135,7 @@ export function buildModel(w, inputs) {
 }
 
 // The same workloads on onnxruntime's fused attention operators (contrib domain
-// com.microsoft, docs/ContribOperators.md), the strongest configuration it offers
+// com.microsoft, onnxruntime's ContribOperators.md), the strongest configuration it offers
 // beside the chain above. `variant` picks among the ways a workload can be written:
 //   W1  MultiHeadAttention, one head, query/key/value (1, n, d); causal: 'mha' by
 //       unidirectional = 1, 'mha-bias' by an attention_bias of 0 and −inf (the kernels

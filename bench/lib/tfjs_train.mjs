@@ -1,5 +1,5 @@
 // The training workloads (T1, T2) written with TensorFlow.js ops: the model of
-// src/core/train.hpp (as bench/torch_peer.py builds it in PyTorch), from the
+// src/core/train/train.hpp (as bench/torch_peer.py builds it in PyTorch), from the
 // initial weights, tables and batches attn_train_dump exports, trained with
 // tf.variableGrads and AdamW in PyTorch's order of operations (decoupled weight
 // decay, bias correction, global-norm clipping). Runs on whatever backend tf has

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export function lessonRecipe(root) {
-  return fs.readFileSync(path.join(root, 'src', 'core', 'recipe.hpp'), 'utf8')
+  return fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8')
     .match(/recipe_lesson_induction =\s*"([^"]+)"/)[1];
 }
 

@@ -53,7 +53,7 @@ const char* bench_arch();  // the kernel set in use
 int bench_use_arch(const char* name);
 }
 
-// Training workloads (src/core/train.hpp), ids in this order:
+// Training workloads (src/core/train/train.hpp), ids in this order:
 //   T1  one AdamW step (forward, backward, update) of the L9 lesson recipe
 //       (recipe_lesson_induction: d_model 48, 4 heads, 2 layers, attn_res, RoPE, batch 32, seq 24)
 //   T2  the same task on a 4× larger model: d_model 96, seq 48, block=full (FFN on)

@@ -8,7 +8,7 @@
 //   attn train '<link>' [--json] [--every N]  train a recipe; print the curve, head scores, ablation table
 //   attn check '<link>'           report every problem; exit 1 if any
 // A link is anything the page opens: the experiment's text form, its z= form,
-// view.* keys, a whole playground URL (src/core/link.hpp).
+// view.* keys, a whole playground URL (src/core/play/link.hpp).
 //   attn arch                                the SIMD architecture of the kernels
 //
 // `attn eval` of a recipe (an experiment with train=<task>) trains it first and

@@ -1,7 +1,7 @@
 // The playground's view and its frame of UI.
 //
 // `app` is what is shown (stage, selection, language, lesson card, panels) and
-// holds the model, `session` (src/core/session.hpp): the experiment, its trace
+// holds the model, `session` (src/core/play/session.hpp): the experiment, its trace
 // and the history. Every change of the experiment is a `change` handed to
 // app_change (the doors outside the frame: start-up, the page's hook, a pasted
 // link) or app_request (the controls, lessons, undo and redo inside the frame,

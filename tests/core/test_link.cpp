@@ -1,4 +1,4 @@
-// Links (src/core/link.hpp): forms, golden v=1 links, round trips, view options,
+// Links (src/core/play/link.hpp): forms, golden v=1 links, round trips, view options,
 // hostile input, and the replay of the fuzzer's corpus (tests/fuzz/corpus).
 #include <doctest/doctest.h>
 

@@ -5,7 +5,7 @@
 // Run by tests/web/run.mjs (as scripts/test.sh does), every test file uses the
 // one server and the one browser it started (ATTN_TEST_URL, ATTN_TEST_BROWSER):
 // each file still runs in its own Node process, with its own browser contexts.
-// Run alone (node --test tests/web/x.test.mjs), a file starts its own.
+// Run alone (node --test tests/web/<file>.test.mjs), a file starts its own.
 import { spawn } from 'node:child_process';
 import zlib from 'node:zlib';
 import path from 'node:path';
