@@ -4,7 +4,7 @@
 Comments, docs and scripts name files as `src/core/play/session.hpp`, a stem
 (`src/ui/touch`: its .cpp and .hpp; `src/ui/lesson*`) or a folder; when files move (the core into
 its rooms, for one) a name left behind points nowhere and the reader, or a script
-that reads it (the benchmark read `src/core/recipe.hpp`; `test.sh --quick` picks
+that reads it (the benchmark read a recipe from the core's old flat folder; `test.sh --quick` picks
 browser tests by these names), is lost. A name counts if it exists from the
 repository's root or from the naming file's folder, or is the stem of a file.
 Names holding `*`, `<`, `>`, `{` or `}` are patterns and are skipped.
