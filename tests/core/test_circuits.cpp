@@ -1,0 +1,201 @@
+// Reading the circuit (circuits/circuits.hpp): the decompositions are identities
+// on the model's own numbers, and on L9's trained model the previous-token head
+// composes with the induction head through its keys.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "circuits/circuits.hpp"
+#include "spec/experiment.hpp"
+#include "spec/recipe.hpp"
+#include "test_util.hpp"
+#include "train/train.hpp"
+#include "train/train_diagnostics.hpp"
+
+using namespace attn;
+
+namespace {
+
+train_run make_run(const experiment& e) {
+    auto init = train_init(e);
+    REQUIRE_MESSAGE(init.errors.empty(), (init.errors.empty() ? "" : init.errors.front()));
+    return std::move(*init.run);
+}
+
+// L9's model at its last step, trained once per test binary (a few seconds natively).
+train_run& lesson_induction() {
+    static train_run run = [] {
+        const auto parsed = experiment_parse(recipe_lesson_induction);
+        REQUIRE(parsed.value);
+        train_run r = make_run(*parsed.value);
+        train_run_named(r);
+        REQUIRE(r.error.empty());
+        return r;
+    }();
+    return run;
+}
+
+// The largest |Σ parts − logit| / max(1, |logit|) over every position and token.
+double worst_sum_error(const circuit_read& c, const std::vector<float>& parts, std::size_t count) {
+    double worst = 0;
+    const std::size_t n = std::size_t(c.T) * std::size_t(c.V);
+    for (std::size_t i = 0; i < n; ++i) {
+        double s = 0;
+        for (std::size_t p = 0; p < count; ++p)
+            s += double(parts[p * n + i]);
+        const double logit = double(c.logits[i]);
+        worst = std::max(worst, std::abs(s - logit) / std::max(1.0, std::abs(logit)));
+    }
+    return worst;
+}
+
+// The identities every read holds: probabilities sum to 1, the target's rank and
+// probability agree with the logits, the lens's last layer is the prediction, the
+// direct attribution sums to the logit.
+void check_read_identities(const circuit_read& c) {
+    for (int t = 0; t < c.T; ++t) {
+        double s = 0;
+        for (int v = 0; v < c.V; ++v)
+            s += double(c.probs[std::size_t(t * c.V + v)]);
+        CHECK(std::abs(s - 1.0) < 1e-6);
+        const int target = c.targets[std::size_t(t)];
+        CHECK(c.target_prob[std::size_t(t)] == c.probs[std::size_t(t * c.V + target)]);
+        const float best = c.probs[std::size_t(t * c.V + c.top[std::size_t(t * c.top_k)])];
+        CHECK((c.target_rank[std::size_t(t)] == 0) == (c.target_prob[std::size_t(t)] >= best));
+    }
+    const std::size_t n = std::size_t(c.T) * std::size_t(c.V), last = std::size_t(c.L - 1) * n;
+    for (std::size_t i = 0; i < n; ++i) {
+        CHECK(c.lens_logits[last + i] == c.logits[i]);
+        CHECK(c.lens_probs[last + i] == c.probs[i]);
+    }
+    const double dla = worst_sum_error(c, c.dla, c.dla_parts.size());
+    MESSAGE("direct logit attribution: worst relative error of the sum " << dla);
+    CHECK(dla <= 1e-5);
+}
+
+}  // namespace
+
+TEST_CASE("circuits: on L9's model the parts of the logit sum to it, and the paths name the circuit") {
+    train_run& run = lesson_induction();
+    circuit_read c;
+    std::string error;
+    REQUIRE(circuits_read_row(run, 0, c, &error));
+    check_read_identities(c);
+    CHECK(c.dla_parts.size() == 2 + 8);  // embed, pos, 2 layers × 4 heads
+    REQUIRE(c.paths_problem.empty());
+    CHECK(c.path_parts.size() == 1 + 8 + 16);
+    const double paths = worst_sum_error(c, c.paths, c.path_parts.size());
+    MESSAGE("path expansion: worst relative error of the sum " << paths);
+    CHECK(paths <= 1e-5);
+    // A second read of the same shape allocates nothing new: the same buffers.
+    const float* before = c.dla.data();
+    REQUIRE(circuits_read_row(run, 1, c, &error));
+    CHECK(c.dla.data() == before);
+    check_read_identities(c);
+}
+
+TEST_CASE("circuits: a row outside the held-out set is refused with its reason") {
+    train_run& run = lesson_induction();
+    circuit_read c;
+    std::string error;
+    CHECK_FALSE(circuits_read_row(run, train_eval_rows, c, &error));
+    CHECK(error == "row 128 is outside the held-out set (rows 0 to 127)");
+    CHECK_FALSE(circuits_read_row(run, -1, c, &error));
+}
+
+TEST_CASE("circuits: direct attribution is exact for every block; path expansion only for attn_res") {
+    for (block_kind b : {block_kind::full, block_kind::attention_only, block_kind::attention_residual}) {
+        CAPTURE(int(b));
+        train_run run = make_run(test::tiny_recipe(train_task::induction, b, 12, "a b c a b c"));
+        train_run_all(run);
+        circuit_read c;
+        REQUIRE(circuits_read_row(run, 3, c));
+        check_read_identities(c);
+        CHECK(c.paths_problem.empty() == (b == block_kind::attention_residual));
+        if (b == block_kind::full)
+            CHECK(c.dla_parts.size() == 2 + 2 * (2 + 1));  // embed, pos; per layer 2 heads and the FFN
+        if (b == block_kind::attention_only)
+            CHECK(c.dla_parts.size() == 2);  // only the last layer writes what W_u reads
+        if (c.paths_problem.empty())
+            CHECK(worst_sum_error(c, c.paths, c.path_parts.size()) <= 1e-5);
+    }
+}
+
+// Rank-one heads: head 0 of layer 0 has W_V = u e_0ᵀ, W_O = e_0 vᵀ, so
+// W_OV = u vᵀ. Layer 1's head 0 is built so that its B is v wᵀ: then A B =
+// (u vᵀ)(v wᵀ) = |v|² u wᵀ and ‖A B‖ = ‖A‖ ‖B‖, composition 1.
+//   Q: W_QK = W_Q W_Kᵀ = v wᵀ with W_Q = v e_0ᵀ, W_K = w e_0ᵀ
+//   K: W_QKᵀ = W_K W_Qᵀ = v wᵀ with W_K = v e_0ᵀ, W_Q = w e_0ᵀ
+//   V: W_OV = v wᵀ with W_V = v e_0ᵀ, W_O = e_0 wᵀ
+TEST_CASE("circuits: composition scores lie in [0, 1] and are 1 for aligned rank-one heads") {
+    train_run run = make_run(test::tiny_recipe(train_task::induction, block_kind::attention_residual, 0, "a b c"));
+    const int d = run.d, kv = run.g * run.dk;
+    std::vector<float> u, v, w;
+    for (int i = 0; i < d; ++i) {
+        u.push_back(float(i % 3) - 1.0f);
+        v.push_back(0.5f + float(i % 5));
+        w.push_back(float(i % 2) - 0.3f);
+    }
+    for (const char* kind : {"q", "k", "v"}) {
+        CAPTURE(kind);
+        std::fill(run.params.begin(), run.params.end(), 0.0f);
+        const train_layer_tensors& l0 = run.layout.layers[0];
+        const train_layer_tensors& l1 = run.layout.layers[1];
+        float* p = run.params.data();
+        for (int i = 0; i < d; ++i) {
+            p[l0.w_v.offset + std::size_t(i * kv)] = u[std::size_t(i)];  // column 0: head 0's first column
+            p[l0.w_o.offset + std::size_t(i)] = v[std::size_t(i)];       // row 0
+            const std::string k = kind;
+            const std::vector<float>& first = k == "q" ? v : w;  // W_Q's column, W_K's column
+            const std::vector<float>& second = k == "q" ? w : v;
+            p[l1.w_q.offset + std::size_t(i * d)] = k == "v" ? 0.0f : first[std::size_t(i)];
+            p[l1.w_k.offset + std::size_t(i * kv)] = k == "v" ? 0.0f : second[std::size_t(i)];
+            p[l1.w_v.offset + std::size_t(i * kv)] = k == "v" ? v[std::size_t(i)] : 0.0f;
+            p[l1.w_o.offset + std::size_t(i)] = k == "v" ? w[std::size_t(i)] : 0.0f;
+        }
+        circuit_composition c;
+        circuits_composition(run, c, 8);
+        const circuit_composition_pair* pair = circuit_composition_find(c, 0, 0, 1, 0);
+        REQUIRE(pair);
+        const float got = std::string(kind) == "q" ? pair->q : std::string(kind) == "k" ? pair->k : pair->v;
+        CHECK(got == doctest::Approx(1.0).epsilon(1e-6));
+    }
+    // Random weights: every score in [0, 1], the baseline about 1/√d.
+    train_run fresh = make_run(test::tiny_recipe(train_task::induction, block_kind::attention_residual, 0, "a b c"));
+    circuit_composition c;
+    circuits_composition(fresh, c);
+    CHECK(c.pairs.size() == std::size_t(fresh.h * fresh.h));
+    for (const circuit_composition_pair& p : c.pairs)
+        for (float x : {p.q, p.k, p.v}) {
+            CHECK(x >= 0.0f);
+            CHECK(x <= 1.0f);
+        }
+    MESSAGE("baseline at d = " << fresh.d << ": q " << c.q.mean << " ± " << c.q.spread << ", k " << c.k.mean << " ± "
+                               << c.k.spread << ", v " << c.v.mean << " ± " << c.v.spread);
+    CHECK(c.k.mean == doctest::Approx(1.0 / std::sqrt(double(fresh.d))).epsilon(0.5));
+}
+
+TEST_CASE("circuits: on L9's model the previous-token head K-composes with the induction head") {
+    train_run& run = lesson_induction();
+    std::vector<head_scores> scores;
+    train_head_scores(run, 32, scores);
+    int prev = 0, ind = 0;
+    for (int h = 0; h < run.h; ++h) {
+        if (scores[std::size_t(h)].prev_mean() > scores[std::size_t(prev)].prev_mean())
+            prev = h;
+        if (scores[std::size_t(run.h + h)].induction_mean() > scores[std::size_t(run.h + ind)].induction_mean())
+            ind = h;
+    }
+    circuit_composition c;
+    circuits_composition(run, c);
+    const circuit_composition_pair* p = circuit_composition_find(c, 0, prev, 1, ind);
+    REQUIRE(p);
+    MESSAGE("previous-token L0H" << prev << " -> induction L1H" << ind << ": K " << p->k << ", Q " << p->q << ", V " << p->v
+                                 << "; baseline K " << c.k.mean << " ± " << c.k.spread << " (" << c.samples << " samples)");
+    for (const circuit_composition_pair& q : c.pairs)
+        MESSAGE("L0H" << q.head_a << " -> L1H" << q.head_b << ": q " << q.q << " k " << q.k << " v " << q.v);
+    CHECK(p->k > c.k.mean + 4 * c.k.spread);
+}
