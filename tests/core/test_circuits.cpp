@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "circuits/circuits.hpp"
+#include "circuits/circuits_json.hpp"
+#include "circuits/weights.hpp"
 #include "spec/experiment.hpp"
 #include "spec/recipe.hpp"
 #include "test_util.hpp"
@@ -74,6 +76,20 @@ void check_read_identities(const circuit_read& c) {
     const double dla = worst_sum_error(c, c.dla, c.dla_parts.size());
     MESSAGE("direct logit attribution: worst relative error of the sum " << dla);
     CHECK(dla <= 1e-5);
+}
+
+// The heads L9's model uses: the layer-0 head with the largest previous-token
+// score and the layer-1 head with the largest induction score.
+void lesson_heads(train_run& run, int& prev, int& ind) {
+    std::vector<head_scores> scores;
+    train_head_scores(run, 32, scores);
+    prev = ind = 0;
+    for (int h = 0; h < run.h; ++h) {
+        if (scores[std::size_t(h)].prev_mean() > scores[std::size_t(prev)].prev_mean())
+            prev = h;
+        if (scores[std::size_t(run.h + h)].induction_mean() > scores[std::size_t(run.h + ind)].induction_mean())
+            ind = h;
+    }
 }
 
 }  // namespace
@@ -180,15 +196,8 @@ TEST_CASE("circuits: composition scores lie in [0, 1] and are 1 for aligned rank
 
 TEST_CASE("circuits: on L9's model the previous-token head K-composes with the induction head") {
     train_run& run = lesson_induction();
-    std::vector<head_scores> scores;
-    train_head_scores(run, 32, scores);
     int prev = 0, ind = 0;
-    for (int h = 0; h < run.h; ++h) {
-        if (scores[std::size_t(h)].prev_mean() > scores[std::size_t(prev)].prev_mean())
-            prev = h;
-        if (scores[std::size_t(run.h + h)].induction_mean() > scores[std::size_t(run.h + ind)].induction_mean())
-            ind = h;
-    }
+    lesson_heads(run, prev, ind);
     circuit_composition c;
     circuits_composition(run, c);
     const circuit_composition_pair* p = circuit_composition_find(c, 0, prev, 1, ind);
@@ -198,4 +207,148 @@ TEST_CASE("circuits: on L9's model the previous-token head K-composes with the i
     for (const circuit_composition_pair& q : c.pairs)
         MESSAGE("L0H" << q.head_a << " -> L1H" << q.head_b << ": q " << q.q << " k " << q.k << " v " << q.v);
     CHECK(p->k > c.k.mean + 4 * c.k.spread);
+}
+
+// Vocabulary 8 inside d = 16, E the first 8 rows of the identity, and head 0 of
+// layer 0 built as a copier: W_V^0 = W_Q = W_K = [I_8; 0] (16 × 8), W_O^0 = [I_8 0],
+// W_U = [I_8; 0]. Then E W_OV U = I_8 (top-1 rate 1, copying score 1), its
+// negation copies against (−1), and layer 1's head 0 with the same W_Q, W_K
+// reads layer 0's write through its keys: E W_QK (E W_OV)ᵀ = I_8.
+TEST_CASE("circuits: the full circuits of a constructed copying head have the structure they were built with") {
+    experiment e = test::tiny_recipe(train_task::induction, block_kind::attention_residual, 0, "a b c");
+    e.train.vocab = 8;
+    train_run run = make_run(e);
+    REQUIRE(run.dk == 8);
+    for (float sign : {1.0f, -1.0f}) {
+        std::fill(run.params.begin(), run.params.end(), 0.0f);
+        float* p = run.params.data();
+        const int d = run.d, kv = run.g * run.dk;
+        for (int i = 0; i < 8; ++i) {
+            p[run.layout.w_e.offset + std::size_t(i * d + i)] = 1.0f;
+            p[run.layout.w_u.offset + std::size_t(i * run.V + i)] = 1.0f;
+            for (int l = 0; l < 2; ++l) {
+                const train_layer_tensors& t = run.layout.layers[std::size_t(l)];
+                p[t.w_v.offset + std::size_t(i * kv + i)] = sign;
+                p[t.w_o.offset + std::size_t(i * d + i)] = 1.0f;
+                p[t.w_q.offset + std::size_t(i * d + i)] = 1.0f;
+                p[t.w_k.offset + std::size_t(i * kv + i)] = 1.0f;
+            }
+        }
+        circuit_weights w;
+        circuits_weights(run, w);
+        const circuit_head_maps& h = w.heads[0];
+        CHECK(h.ov_top1 == (sign > 0 ? 1.0f : 0.0f));
+        CHECK(h.copying == doctest::Approx(sign).epsilon(1e-6));
+        CHECK(w.heads[1].copying == 0.0f);  // head 1 is all zeros
+        for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 8; ++j) {
+                CHECK(h.qk[std::size_t(i * 8 + j)] == (i == j ? 1.0f : 0.0f));  // offset 0: E W_QK Eᵀ = I
+                CHECK(h.ov[std::size_t(i * 8 + j)] == (i == j ? sign : 0.0f));
+            }
+        // Offset 1 turns each pair: the diagonal becomes cos θ_p of its pair (< 1 but for θ small).
+        CHECK(h.qk[std::size_t(64)] == doctest::Approx(std::cos(1.0)).epsilon(1e-6));
+        REQUIRE(w.k_maps.size() == 4);
+        CHECK(w.k_maps[0].top1 == (sign > 0 ? 1.0f : 0.0f));
+        CHECK(w.k_maps[0].map[0] == sign);
+    }
+}
+
+TEST_CASE("circuits: L9's induction head copies, and its keys read the previous-token head token for token") {
+    train_run& run = lesson_induction();
+    int prev = 0, ind = 0;
+    lesson_heads(run, prev, ind);
+    circuit_weights w;
+    circuits_weights(run, w);
+    for (const circuit_head_maps& h : w.heads)
+        MESSAGE("L" << h.layer << "H" << h.head << ": OV top-1 " << h.ov_top1 << ", copying " << h.copying);
+    for (const circuit_k_map& k : w.k_maps)
+        MESSAGE("K-map L0H" << k.head_a << " -> L1H" << k.head_b << ": top-1 " << k.top1);
+    // Measured: L1H3's OV top-1 1, copying 0.995; the K-map L0H0 -> L1H3 top-1 1.
+    const circuit_head_maps& induction = w.heads[std::size_t(run.h + ind)];
+    CHECK(induction.ov_top1 >= 0.9f);
+    CHECK(induction.copying >= 0.9f);
+    CHECK(w.k_maps[std::size_t(prev * run.h + ind)].top1 >= 0.9f);
+}
+
+// The path expansion splits the values, the patterns held fixed: the answer's
+// value is the token the induction head attends to, read from the embedding, so
+// its logit flows through the single-head path L1H<ind>; the previous-token
+// head's part is *where* that head attends (K-composition, above), which the
+// expansion does not split. Measured on 16 rows: L1H3 15.13 of a mean target
+// logit of about 15.3; L0H0>L1H3 −0.12.
+TEST_CASE("circuits: on L9's model the answer's value flows through the induction head reading the embedding") {
+    train_run& run = lesson_induction();
+    int prev = 0, ind = 0;
+    lesson_heads(run, prev, ind);
+    circuit_read c;
+    std::vector<double> share;
+    int counted = 0;
+    for (int row = 0; row < 16; ++row) {
+        REQUIRE(circuits_read_row(run, row, c));
+        share.resize(c.path_parts.size(), 0.0);
+        for (int t = 0; t < c.T; ++t) {
+            if (!c.counted[std::size_t(t)])
+                continue;
+            ++counted;
+            for (std::size_t p = 0; p < c.path_parts.size(); ++p)
+                share[p] += double(circuit_path(c, int(p), t, c.targets[std::size_t(t)]));
+        }
+    }
+    std::size_t best = 0;
+    for (std::size_t p = 0; p < share.size(); ++p) {
+        MESSAGE(c.path_parts[p].name << ": mean contribution to the target's logit " << share[p] / counted);
+        if (share[p] > share[best])
+            best = p;
+    }
+    double total = 0;
+    for (double x : share)
+        total += x;
+    MESSAGE("mean target logit " << total / counted << " over " << counted << " counted positions");
+    CHECK(c.path_parts[best].name == "L1H" + std::to_string(ind));
+    CHECK(share[best] >= 0.9 * total);
+    (void)prev;
+}
+
+TEST_CASE("circuits: the report's JSON has every documented key (docs/circuits.md)") {
+    train_run run = make_run(test::tiny_recipe(train_task::induction, block_kind::attention_residual, 4, "a b c"));
+    train_run_all(run);
+    circuits_report r;
+    std::string error;
+    CHECK_FALSE(circuits_report_compute(run, 200, r, &error));
+    CHECK(error == "row 200 is outside the held-out set (rows 0 to 127)");
+    REQUIRE(circuits_report_compute(run, 2, r, &error));
+    const std::string json = circuits_report_json(run, r);
+    for (const char* k : {"\"recipe\":",
+                          "\"step\":4",
+                          "\"row\":2",
+                          "\"vocab\":",
+                          "\"tokens\":",
+                          "\"targets\":",
+                          "\"counted\":",
+                          "\"predictions\":{\"logits\":",
+                          "\"probs\":",
+                          "\"top\":",
+                          "\"target_prob\":",
+                          "\"target_rank\":",
+                          "\"dla\":{\"parts\":[\"embed\",\"pos\",\"L0H0\"",
+                          "\"values\":",
+                          "\"target\":",
+                          "\"lens\":{\"probs\":",
+                          "\"paths\":{\"parts\":[\"direct\"",
+                          "\"L0H1>L1H0\"",
+                          "\"composition\":{\"pairs\":[{\"a\":\"L0H0\",\"b\":\"L1H0\"",
+                          "\"baseline\":{\"q\":{\"mean\":",
+                          "\"samples\":64",
+                          "\"weights\":{\"qk_offsets\":[[0,1]]",
+                          "\"heads\":[{\"head\":\"L0H0\",\"qk\":",
+                          "\"ov\":",
+                          "\"ov_top1\":",
+                          "\"copying\":",
+                          "\"k_offset\":0",
+                          "\"k_maps\":[{\"a\":\"L0H0\",\"b\":\"L1H0\",\"map\":",
+                          "\"top1\":"}) {
+        CAPTURE(k);
+        CHECK(json.find(k) != std::string::npos);
+    }
+    CHECK(json.find("null") == std::string::npos);
 }

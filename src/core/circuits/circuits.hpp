@@ -132,6 +132,14 @@ inline constexpr std::uint64_t circuit_baseline_seed = 0x63697263756974ull;
 void circuits_composition(const train_run& run, circuit_composition& out, int samples = circuit_baseline_samples,
                           std::uint64_t seed = circuit_baseline_seed);
 
+// One head's d × d matrices in double, row-major: W_OV = W_V^j W_O^h, and
+// W_QK(δ) = W_Q^h R(δ) (W_K^j)ᵀ with RoPE's rotation R(δ) of each pair of the
+// head's d_k columns at relative offset δ = query position − key position (the
+// model's q·k at positions i, j is q R(i)·k R(j) = q R(i − j) kᵀ); without RoPE,
+// or at δ = 0, R is the identity.
+void circuits_head_ov(const train_run& run, int layer, int head, double* dst);
+void circuits_head_qk(const train_run& run, int layer, int head, int offset, double* dst);
+
 // One pair's entry, or nullptr.
 const circuit_composition_pair* circuit_composition_find(const circuit_composition& c, int layer_a, int head_a, int layer_b,
                                                          int head_b);

@@ -10,42 +10,6 @@
 namespace attn {
 namespace {
 
-// W_OV = W_V^j W_O^h: W_V^j is columns [j·d_k, (j+1)·d_k) of W_V (d × g·d_k),
-// W_O^h rows [h·d_k, (h+1)·d_k) of W_O (d × d).
-void form_ov(const train_run& r, int l, int h, double* dst) {
-    const int d = r.d, dk = r.dk, kv = r.g * dk, j = h / (r.h / r.g);
-    const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
-    const float* wv = r.params.data() + w.w_v.offset;
-    const float* wo = w.w_o.size() ? r.params.data() + w.w_o.offset : nullptr;
-    for (int a = 0; a < d; ++a)
-        for (int c = 0; c < d; ++c) {
-            double s = 0;
-            if (wo) {
-                for (int q = 0; q < dk; ++q)
-                    s += double(wv[a * kv + j * dk + q]) * double(wo[(h * dk + q) * d + c]);
-            } else if (c >= h * dk && c < (h + 1) * dk) {
-                s = wv[a * kv + j * dk + (c - h * dk)];
-            }
-            dst[a * d + c] = s;
-        }
-}
-
-// W_QK = W_Q^h (W_K^j)ᵀ: W_Q^h columns [h·d_k, …) of W_Q (d × d), W_K^j columns
-// [j·d_k, …) of W_K (d × g·d_k).
-void form_qk(const train_run& r, int l, int h, double* dst) {
-    const int d = r.d, dk = r.dk, kv = r.g * dk, j = h / (r.h / r.g);
-    const train_layer_tensors& w = r.layout.layers[std::size_t(l)];
-    const float* wq = r.params.data() + w.w_q.offset;
-    const float* wk = r.params.data() + w.w_k.offset;
-    for (int a = 0; a < d; ++a)
-        for (int c = 0; c < d; ++c) {
-            double s = 0;
-            for (int q = 0; q < dk; ++q)
-                s += double(wq[a * d + h * dk + q]) * double(wk[c * kv + j * dk + q]);
-            dst[a * d + c] = s;
-        }
-}
-
 double frobenius(const double* m, int d) {
     double s = 0;
     for (int i = 0; i < d * d; ++i)
@@ -136,15 +100,15 @@ void circuits_composition(const train_run& run, circuit_composition& out, int sa
     out.pairs.clear();
     for (int la = 0; la < run.L; ++la)
         for (int ha = 0; ha < run.h; ++ha) {
-            form_ov(run, la, ha, out.a.data());
+            circuits_head_ov(run, la, ha, out.a.data());
             const double na = frobenius(out.a.data(), d);
             for (int lb = la + 1; lb < run.L; ++lb)
                 for (int hb = 0; hb < run.h; ++hb) {
                     circuit_composition_pair p{la, ha, lb, hb, 0, 0, 0};
-                    form_qk(run, lb, hb, out.b.data());
+                    circuits_head_qk(run, lb, hb, 0, out.b.data());
                     p.q = composition(out.a.data(), na, out.b.data(), false, out.ab.data(), d);
                     p.k = composition(out.a.data(), na, out.b.data(), true, out.ab.data(), d);
-                    form_ov(run, lb, hb, out.b.data());
+                    circuits_head_ov(run, lb, hb, out.b.data());
                     p.v = composition(out.a.data(), na, out.b.data(), false, out.ab.data(), d);
                     out.pairs.push_back(p);
                 }
