@@ -136,16 +136,17 @@ std::string layout_path_parts(const train_run& r, std::vector<circuit_part>& par
 }
 
 void layout(const train_run& r, circuit_read& c) {
-    const bool same = c.T == r.T && c.V == r.V && c.L == r.L && !c.dla_parts.empty() &&
-                      c.dla.size() == c.dla_parts.size() * std::size_t(r.T * r.V) && c.x.size() == std::size_t(r.T * r.d);
+    if (c.T == r.T && c.V == r.V && c.L == r.L && c.laid_h == r.h && c.laid_d == r.d && c.laid_block == int(r.e.block))
+        return;
     c.T = r.T;
     c.V = r.V;
     c.L = r.L;
+    c.laid_h = r.h;
+    c.laid_d = r.d;
+    c.laid_block = int(r.e.block);
     c.top_k = std::min(circuit_top_k, r.V);
     layout_dla_parts(r, c.dla_parts);
     c.paths_problem = layout_path_parts(r, c.path_parts);
-    if (same)
-        return;
     const std::size_t T = std::size_t(r.T), n = tv(c);
     c.tokens.assign(T, 0);
     c.targets.assign(T, 0);

@@ -69,8 +69,9 @@ struct circuit_read {
     std::vector<circuit_part> path_parts;
     std::vector<float> paths;
     std::string paths_problem;  // why there is no path expansion, else empty
-    // Scratch.
+    // Scratch, and the shape the read was laid out for (heads, d, block).
     std::vector<float> x, y, z, hv;
+    int laid_h = 0, laid_d = 0, laid_block = -1;
 };
 
 inline constexpr int circuit_top_k = 5;
@@ -123,7 +124,8 @@ struct circuit_composition {
     circuit_baseline q, k, v;
     int samples = 0;
     std::uint64_t seed = 0;
-    std::vector<double> a, b, ab, f1, f2;  // scratch (d × d)
+    int baseline_d = 0, baseline_k = 0;  // the shape the baseline was drawn for: kept while it is the same
+    std::vector<double> a, b;            // scratch (d_k × d_k)
 };
 inline constexpr int circuit_baseline_samples = 64;
 inline constexpr std::uint64_t circuit_baseline_seed = 0x63697263756974ull;
