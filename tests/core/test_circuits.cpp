@@ -151,6 +151,37 @@ TEST_CASE("circuits: direct attribution is exact for every block; path expansion
     }
 }
 
+// Grouped K/V heads, W_O off and the other position kinds: the slices each part
+// reads (K/V head i / (h / g), the placement of a head's columns, W_p or the
+// sinusoidal table) are the model's.
+TEST_CASE("circuits: the sums hold with grouped K/V heads, W_O off, learned and sinusoidal positions") {
+    for (positional pos : {positional::learned, positional::sinusoidal, positional::none}) {
+        for (bool wo : {true, false}) {
+            CAPTURE(int(pos));
+            CAPTURE(wo);
+            experiment e = test::tiny_recipe(train_task::induction, block_kind::attention_residual, 12, "a b c");
+            e.heads = 4;
+            e.kv_heads = 2;
+            e.pos = pos;
+            e.use_wo = wo;
+            train_run run = make_run(e);
+            train_run_all(run);
+            circuit_read c;
+            REQUIRE(circuits_read_row(run, 5, c));
+            check_read_identities(c);
+            REQUIRE(c.paths_problem.empty());
+            CHECK(worst_sum_error(c, c.paths, c.path_parts.size()) <= 1e-5);
+            circuit_composition comp;
+            circuits_composition(run, comp, 4);
+            for (const circuit_composition_pair& p : comp.pairs)
+                for (float x : {p.q, p.k, p.v}) {
+                    CHECK(x >= 0.0f);
+                    CHECK(x <= 1.0f);
+                }
+        }
+    }
+}
+
 // Rank-one heads: head 0 of layer 0 has W_V = u e_0ᵀ, W_O = e_0 vᵀ, so
 // W_OV = u vᵀ. Layer 1's head 0 is built so that its B is v wᵀ: then A B =
 // (u vᵀ)(v wᵀ) = |v|² u wᵀ and ‖A B‖ = ‖A‖ ‖B‖, composition 1.
