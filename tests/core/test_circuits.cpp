@@ -386,6 +386,7 @@ TEST_CASE("circuits: the report's JSON has every documented key (docs/circuits.m
                           "\"ov\":",
                           "\"ov_top1\":",
                           "\"copying\":",
+                          "\"pos_qk\":[[",
                           "\"k_offset\":0",
                           "\"k_maps\":[{\"a\":\"L0H0\",\"b\":\"L1H0\",\"map\":",
                           "\"top1\":"}) {
@@ -393,4 +394,48 @@ TEST_CASE("circuits: the report's JSON has every documented key (docs/circuits.m
         CHECK(json.find(k) != std::string::npos);
     }
     CHECK(json.find("null") == std::string::npos);
+}
+
+TEST_CASE("circuits: the positional QK pattern: P W_QK Pᵀ for additive positions, a function of i - j under RoPE") {
+    train_run& run = lesson_induction();
+    circuit_weights w;
+    circuits_weights(run, w);
+    const int T = run.T;
+    for (const circuit_head_maps& h : w.heads) {
+        REQUIRE(h.pos_qk.size() == std::size_t(T * T));
+        for (int i = 1; i < T; ++i)
+            for (int j = 1; j <= i; ++j)
+                CHECK(h.pos_qk[std::size_t(i * T + j)] == h.pos_qk[std::size_t((i - 1) * T + j - 1)]);
+    }
+    // Measured: the previous-token head's pattern over the offsets a causal query
+    // sees peaks at offset 1 (L0H0: 80.9, 122.2, 79.3, −13.1, −75.8, −57.8 at 0 … 5).
+    int p = 0, ind = 0;
+    lesson_heads(run, p, ind);
+    const circuit_head_maps& prev = w.heads[std::size_t(p)];
+    int best = 0;
+    for (int delta = 1; delta < T; ++delta)
+        if (prev.pos_qk[std::size_t((T - 1) * T + (T - 1 - delta))] > prev.pos_qk[std::size_t((T - 1) * T + (T - 1 - best))])
+            best = delta;
+    CHECK(best == 1);
+    std::string row;
+    for (int delta = 0; delta < 6; ++delta)
+        row += " " + std::to_string(prev.pos_qk[std::size_t((T - 1) * T + (T - 1 - delta))]);
+    MESSAGE("L0H0 positional pattern at offsets 0..5:" << row);
+
+    experiment e = test::tiny_recipe(train_task::induction, block_kind::attention_residual, 4, "a b c");
+    e.pos = positional::learned;
+    train_run learned = make_run(e);
+    train_run_all(learned);
+    circuits_weights(learned, w);
+    std::vector<double> qk(std::size_t(learned.d * learned.d));
+    circuits_head_qk(learned, 1, 1, 0, qk.data());
+    const float* P = learned.params.data() + learned.layout.w_p.offset;
+    for (int i = 0; i < learned.T; i += 5)
+        for (int j = 0; j < learned.T; j += 3) {
+            double s = 0;
+            for (int a = 0; a < learned.d; ++a)
+                for (int c = 0; c < learned.d; ++c)
+                    s += double(P[i * learned.d + a]) * qk[std::size_t(a * learned.d + c)] * double(P[j * learned.d + c]);
+            CHECK(w.heads[3].pos_qk[std::size_t(i * learned.T + j)] == doctest::Approx(s).epsilon(1e-5));
+        }
 }

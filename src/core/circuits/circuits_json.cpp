@@ -185,6 +185,11 @@ void weights_json(std::string& o, const circuit_weights& w) {
         number(o, h.ov_top1);
         o += ",\"copying\":";
         number(o, h.copying);
+        o += ",\"pos_qk\":";
+        if (h.pos_qk.empty())
+            o += "null";
+        else
+            table(o, h.pos_qk.data(), w.T, w.T);
         o += '}';
     }
     o += "],\"k_offset\":" + std::to_string(w.k_offset) + ",\"k_maps\":[";

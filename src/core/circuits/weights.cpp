@@ -136,17 +136,57 @@ std::vector<double> embedding(const train_run& r) {
     return std::vector<double>(e, e + std::size_t(r.V) * std::size_t(r.d));
 }
 
-// E·W_Q^h R(δ) (V × d_k) into q_side; wq: scratch (d × d_k).
-void query_side(const train_run& r, const std::vector<double>& E, int l, int h, int offset, std::vector<double>& wq,
-                double* q_side) {
+// x(n × d)·W_Q^h R(δ) (n × d_k) into q_side; wq: scratch (d × d_k).
+void query_side_rows(const train_run& r, const double* x, int n, int l, int h, int offset, std::vector<double>& wq,
+                     double* q_side) {
     query_block(r, l, h, offset, wq.data());
-    for (int i = 0; i < r.V; ++i)
+    for (int i = 0; i < n; ++i)
         for (int q = 0; q < r.dk; ++q) {
             double s = 0;
             for (int a = 0; a < r.d; ++a)
-                s += E[std::size_t(i * r.d + a)] * wq[std::size_t(a * r.dk + q)];
+                s += x[i * r.d + a] * wq[std::size_t(a * r.dk + q)];
             q_side[i * r.dk + q] = s;
         }
+}
+
+// E·W_Q^h R(δ) (V × d_k) into q_side.
+void query_side(const train_run& r, const std::vector<double>& E, int l, int h, int offset, std::vector<double>& wq,
+                double* q_side) {
+    query_side_rows(r, E.data(), r.V, l, h, offset, wq, q_side);
+}
+
+// The positional QK pattern (weights.hpp): additive positions P through the head's
+// W_QK, or under RoPE the mean embedding at every offset i − j.
+void positional_pattern(const train_run& r, circuit_head_maps& m) {
+    const int T = r.T, d = r.d, dk = r.dk;
+    m.pos_qk.clear();
+    if (r.e.pos == positional::none)
+        return;
+    m.pos_qk.assign(std::size_t(T * T), 0.0f);
+    std::vector<double> wq(std::size_t(d * dk)), left(std::size_t(T * dk)), right(std::size_t(T * dk));
+    if (r.e.pos != positional::rope) {
+        const float* p = r.layout.w_p.size() ? r.params.data() + r.layout.w_p.offset : r.positions.data();
+        const std::vector<double> P(p, p + std::size_t(T * d));
+        query_side_rows(r, P.data(), T, m.layer, m.head, 0, wq, left.data());
+        times_kv(r, r.layout.layers[std::size_t(m.layer)].w_k, m.head, P.data(), T, right.data());
+        outer(left.data(), right.data(), T, dk, m.pos_qk.data());
+        return;
+    }
+    std::vector<double> mean(std::size_t(d), 0.0);
+    const float* e = r.params.data() + r.layout.w_e.offset;
+    for (int v = 0; v < r.V; ++v)
+        for (int a = 0; a < d; ++a)
+            mean[std::size_t(a)] += double(e[v * d + a]) / double(r.V);
+    times_kv(r, r.layout.layers[std::size_t(m.layer)].w_k, m.head, mean.data(), 1, right.data());
+    for (int delta = -(T - 1); delta < T; ++delta) {
+        query_side_rows(r, mean.data(), 1, m.layer, m.head, delta, wq, left.data());
+        double s = 0;
+        for (int q = 0; q < dk; ++q)
+            s += left[std::size_t(q)] * right[std::size_t(q)];
+        for (int i = 0; i < T; ++i)
+            if (i - delta >= 0 && i - delta < T)
+                m.pos_qk[std::size_t(i * T + (i - delta))] = float(s);
+    }
 }
 
 void head_maps(const train_run& r, const std::vector<double>& E, circuit_weights& w, circuit_head_maps& m) {
@@ -173,6 +213,7 @@ void head_maps(const train_run& r, const std::vector<double>& E, circuit_weights
     outer(left.data(), right.data(), V, dk, m.ov.data());
     m.ov_top1 = circuit_diagonal_top1(m.ov.data(), V);
     m.copying = circuit_copying_score(m.ov.data(), V);
+    positional_pattern(r, m);
 }
 
 // E W_QK^b(δ) (E W_OV^a)ᵀ = (E W_Q^b R)(E W_OV^a W_K^b)ᵀ.
@@ -201,6 +242,7 @@ void k_map(const train_run& r, const std::vector<double>& E, circuit_weights& w,
 
 void circuits_weights(const train_run& run, circuit_weights& out) {
     out.V = run.V;
+    out.T = run.T;
     const std::vector<double> E = embedding(run);
     out.heads.resize(std::size_t(run.L * run.h));
     for (int l = 0; l < run.L; ++l)

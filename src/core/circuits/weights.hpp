@@ -21,6 +21,12 @@
 //                    after an earlier copy of me). The query side is the token
 //                    embedding alone; at δ = 0 (no rotation) unless asked.
 //     top-1 rate     the share of rows whose largest entry is on the diagonal
+//   positional QK pattern (T × T): row = query position, column = key position
+//                    learned or sinusoidal positions P (T × d): P W_QK Pᵀ
+//                    RoPE: the mean embedding ē scored against itself at each
+//                    offset, ē W_Q^h R(i − j) (ē W_K^j)ᵀ — what position alone adds
+//                    to a score, for a typical token; it depends on i − j only
+//                    no positions: empty
 //
 // With block=full the RMSNorm before each head is left out (it scales each row
 // by a positive number and has no gain): the maps' shapes hold, their scale is
@@ -35,10 +41,11 @@ namespace attn {
 
 struct circuit_head_maps {
     int layer = 0, head = 0;
-    std::vector<float> qk;  // (offsets, V, V) the full QK circuit at each offset of circuit_weights::offsets
-    std::vector<float> ov;  // (V, V) the full OV circuit
-    float ov_top1 = 0;      // the OV circuit's diagonal top-1 rate
-    float copying = 0;      // its copying score
+    std::vector<float> qk;      // (offsets, V, V) the full QK circuit at each offset of circuit_weights::offsets
+    std::vector<float> ov;      // (V, V) the full OV circuit
+    float ov_top1 = 0;          // the OV circuit's diagonal top-1 rate
+    float copying = 0;          // its copying score
+    std::vector<float> pos_qk;  // (T, T) the positional QK pattern; empty without positions
 };
 
 struct circuit_k_map {
@@ -48,7 +55,7 @@ struct circuit_k_map {
 };
 
 struct circuit_weights {
-    int V = 0;
+    int V = 0, T = 0;
     std::vector<int> offsets{0, 1};        // RoPE offsets of the QK maps (set before the call)
     int k_offset = 0;                      // RoPE offset of the K-composition maps
     std::vector<circuit_head_maps> heads;  // layer by layer, head by head
