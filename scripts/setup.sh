@@ -20,7 +20,7 @@ log() { printf '[setup] %s\n' "$*"; }
 
 # Debian packages. The web build needs emscripten (+ cmake); the native build and
 # the tests need the rest.
-pkgs_web=(cmake make g++ emscripten python3 python3-fonttools fonts-dejavu-core fonts-wqy-microhei)
+pkgs_web=(cmake make g++ emscripten python3 python3-fonttools fonts-dejavu-core fonts-wqy-microhei libeigen3-dev)
 pkgs_test=(libglfw3-dev doctest-dev xvfb xauth chromium python3-numpy
            clang-format imagemagick)
 # From trixie, pinned low so that nothing else is upgraded: xsimd >= 11 has the wasm arch.
@@ -100,6 +100,8 @@ mkdir -p "$deps/include"
 for d in xsimd xtl doctest; do
   [ -e "/usr/include/$d" ] && ln -sfn "/usr/include/$d" "$deps/include/$d"
 done
+# Eigen (the circuits room's eigenvalues) keeps its headers one folder deeper.
+[ -e /usr/include/eigen3/Eigen ] && ln -sfn /usr/include/eigen3/Eigen "$deps/include/Eigen"
 
 if [ $imgui_ok = 0 ]; then
   apt_update

@@ -7,6 +7,11 @@
 //                                            matrices are not printed are not kept
 //   attn train '<link>' [--json] [--every N]  train a recipe; print the curve, head scores, ablation table
 //   attn check '<link>'           report every problem; exit 1 if any
+//   attn circuits '<recipe>' [--json] [--row N]
+//                                 train the recipe to its named step and read held-out row N
+//                                 (default 0) through it: predictions, logit attribution, logit
+//                                 lens, path expansion, composition, weight-only circuits
+//                                 (docs/circuits.md names the JSON's keys)
 // A link is anything the page opens: the experiment's text form, its z= form,
 // view.* keys, a whole playground URL (src/core/play/link.hpp).
 //   attn arch                                the SIMD architecture of the kernels
@@ -32,6 +37,7 @@
 
 #include "base/text_util.hpp"
 #include "base/tokenize.hpp"
+#include "circuits/circuits_json.hpp"
 #include "kernels/kernels.hpp"
 #include "model/forward.hpp"
 #include "model/trace_json.hpp"
@@ -49,6 +55,7 @@ int usage() {
                  "usage: attn eval '<link>' [--json [--stages a,b] [--layers 0,1] [--heads 0,3]]\n"
                  "       attn check '<link>'\n"
                  "       attn train '<link>' [--json] [--every N]\n"
+                 "       attn circuits '<recipe>' [--json] [--row N]\n"
                  "       attn arch\n"
                  "example: attn eval 'v=1&text=the%%20cat%%20sat&heads=2' --json\n");
     return 2;
@@ -275,6 +282,68 @@ int eval_trained(const attn::experiment& e, const eval_args& args) {
     return 0;
 }
 
+// The summary of `attn circuits` without --json.
+void print_circuits_text(const attn::train_run& run, const attn::circuits_report& r) {
+    const attn::circuit_read& c = r.read;
+    std::printf("trained %d steps; held-out row %d\n", run.step, r.row);
+    for (int t = 0; t < c.T; ++t) {
+        if (!c.counted[std::size_t(t)])
+            continue;
+        std::printf("  pos %2d: %s -> target %s, p %.3f, rank %d, top %s\n", t,
+                    attn::task_symbol(c.tokens[std::size_t(t)]).c_str(), attn::task_symbol(c.targets[std::size_t(t)]).c_str(),
+                    double(c.target_prob[std::size_t(t)]), c.target_rank[std::size_t(t)],
+                    attn::task_symbol(c.top[std::size_t(t * c.top_k)]).c_str());
+    }
+    for (const auto& p : r.composition.pairs)
+        std::printf("  L%dH%d -> L%dH%d: Q %.3f K %.3f V %.3f\n", p.layer_a, p.head_a, p.layer_b, p.head_b, double(p.q),
+                    double(p.k), double(p.v));
+    std::printf("  random baseline (%d samples): Q %.3f ± %.3f, K %.3f ± %.3f, V %.3f ± %.3f\n", r.composition.samples,
+                double(r.composition.q.mean), double(r.composition.q.spread), double(r.composition.k.mean),
+                double(r.composition.k.spread), double(r.composition.v.mean), double(r.composition.v.spread));
+    for (const auto& h : r.weights.heads)
+        std::printf("  L%dH%d: OV top-1 %.3f, copying %.3f\n", h.layer, h.head, double(h.ov_top1), double(h.copying));
+}
+
+// `attn circuits`: the recipe trained to its named step, held-out row `row` read
+// through it. Without --json a summary: the row's predictions, the largest
+// parts of the answer's logit, the composition above its baseline.
+int circuits_command(const attn::experiment& e, bool json, int row) {
+    if (e.train.task == attn::train_task::none) {
+        std::fprintf(stderr, "attn: circuits reads a trained model: the link needs a recipe (train=<task>)\n");
+        return 1;
+    }
+    auto init = attn::train_init(e);
+    if (!init.run) {
+        for (const auto& m : init.errors)
+            std::fprintf(stderr, "attn: %s\n", m.c_str());
+        return 1;
+    }
+    attn::train_run& run = *init.run;
+    if (row < 0 || row >= attn::train_eval_rows) {  // before training: a bad row costs nothing
+        std::fprintf(stderr, "attn: --row %d is outside the held-out set (rows 0 to %d)\n", row, attn::train_eval_rows - 1);
+        return 1;
+    }
+    attn::train_run_named(run);
+    if (!run.error.empty()) {
+        std::fprintf(stderr, "attn: %s\n", run.error.c_str());
+        return 1;
+    }
+    attn::circuits_report r;
+    std::string error;
+    if (!attn::circuits_report_compute(run, row, r, &error)) {
+        std::fprintf(stderr, "attn: %s\n", error.c_str());
+        return 1;
+    }
+    if (json) {
+        const std::string s = attn::circuits_report_json(run, r);
+        std::fwrite(s.data(), 1, s.size(), stdout);
+        std::fputc('\n', stdout);
+        return 0;
+    }
+    print_circuits_text(run, r);
+    return 0;
+}
+
 // A plain experiment's first layer's weights, head by head, as a table.
 int eval_summary(const attn::experiment& e) {
     const attn::trace t = attn::forward(e);
@@ -292,6 +361,29 @@ int eval_summary(const attn::experiment& e) {
     return 0;
 }
 
+// argv[3..] of `attn circuits`: --json, --row N; false after saying what is wrong.
+bool parse_circuits_args(int argc, char** argv, bool& json, int& row) {
+    for (int i = 3; i < argc; ++i) {
+        long long n = 0;
+        if (std::strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (std::strcmp(argv[i], "--row") == 0) {
+            if (i + 1 >= argc || !attn::parse_whole_number(argv[i + 1], n) || n < 0 || n >= attn::train_eval_rows) {
+                std::fprintf(stderr, "attn: --row needs a held-out row, a whole number from 0 to %d%s%s%s\n",
+                             attn::train_eval_rows - 1, i + 1 < argc ? ", not '" : "",
+                             i + 1 < argc ? terminal_safe(argv[i + 1]).c_str() : "", i + 1 < argc ? "'" : "");
+                return false;
+            }
+            row = int(n);
+            ++i;
+        } else {
+            usage();
+            return false;
+        }
+    }
+    return true;
+}
+
 int run_command(int argc, char** argv) {
     if (argc < 2)
         return usage();
@@ -300,11 +392,15 @@ int run_command(int argc, char** argv) {
         std::printf("%s\n", attn::kernel_arch_name());
         return 0;
     }
-    if ((cmd != "eval" && cmd != "check" && cmd != "train") || argc < 3)
+    if ((cmd != "eval" && cmd != "check" && cmd != "train" && cmd != "circuits") || argc < 3)
         return usage();
     eval_args args;
     int every = 50;
-    if (cmd == "train") {
+    int row = 0;
+    if (cmd == "circuits") {
+        if (!parse_circuits_args(argc, argv, args.json, row))
+            return 2;
+    } else if (cmd == "train") {
         for (int i = 3; i < argc; ++i) {
             long long n = 0;
             if (std::strcmp(argv[i], "--json") == 0)
@@ -327,6 +423,8 @@ int run_command(int argc, char** argv) {
     }
     if (cmd == "train")
         return train_command(e, args.json, every);
+    if (cmd == "circuits")
+        return circuits_command(e, args.json, row);
     if (e.train.task != attn::train_task::none)
         return eval_trained(e, args);
     if (args.json) {

@@ -1,0 +1,242 @@
+// circuits_json.hpp: the report, written as JSON. Sections:
+//   [SECTION] writing numbers and maps
+//   [SECTION] the row
+//   [SECTION] the weights
+#include "circuits/circuits_json.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "base/text_util.hpp"
+#include "spec/experiment.hpp"
+#include "train/task.hpp"
+
+namespace attn {
+namespace {
+
+// --- [SECTION] writing numbers and maps --------------------------------------------
+
+void number(std::string& o, double x) {
+    if (!std::isfinite(x)) {
+        o += "null";
+        return;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", x);
+    o += buf;
+}
+
+// rows × cols of m as [[...], ...].
+template <class T>
+void table(std::string& o, const T* m, int rows, int cols) {
+    o += '[';
+    for (int i = 0; i < rows; ++i) {
+        o += i ? ",[" : "[";
+        for (int j = 0; j < cols; ++j) {
+            if (j)
+                o += ',';
+            number(o, double(m[i * cols + j]));
+        }
+        o += ']';
+    }
+    o += ']';
+}
+
+// n maps of rows × cols as [[[...]]].
+void tables(std::string& o, const float* m, int n, int rows, int cols) {
+    o += '[';
+    for (int k = 0; k < n; ++k) {
+        if (k)
+            o += ',';
+        table(o, m + std::size_t(k) * std::size_t(rows * cols), rows, cols);
+    }
+    o += ']';
+}
+
+void key(std::string& o, const char* k) {
+    o += '"';
+    o += k;
+    o += "\":";
+}
+
+void names(std::string& o, const std::vector<circuit_part>& parts) {
+    o += '[';
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        if (p)
+            o += ',';
+        json_string_append(o, parts[p].name);
+    }
+    o += ']';
+}
+
+// Parts (P, T, V) as "parts", "values" and "target": (P, T) each part's share of the target's logit.
+void decomposition(std::string& o, const circuit_read& c, const std::vector<circuit_part>& parts,
+                   const std::vector<float>& values) {
+    const int P = int(parts.size());
+    key(o, "parts");
+    names(o, parts);
+    o += ',';
+    key(o, "values");
+    tables(o, values.data(), P, c.T, c.V);
+    o += ',';
+    key(o, "target");
+    std::vector<float> target(std::size_t(P * c.T));
+    for (int p = 0; p < P; ++p)
+        for (int t = 0; t < c.T; ++t)
+            target[std::size_t(p * c.T + t)] = values[(std::size_t(p) * std::size_t(c.T) + std::size_t(t)) * std::size_t(c.V) +
+                                                      std::size_t(c.targets[std::size_t(t)])];
+    table(o, target.data(), P, c.T);
+}
+
+// --- [SECTION] the row ---------------------------------------------------------
+
+void row_json(std::string& o, const circuit_read& c) {
+    key(o, "tokens");
+    table(o, c.tokens.data(), 1, c.T);
+    o += ',';
+    key(o, "targets");
+    table(o, c.targets.data(), 1, c.T);
+    o += ',';
+    key(o, "counted");
+    table(o, c.counted.data(), 1, c.T);
+    o += ",\"predictions\":{";
+    key(o, "logits");
+    table(o, c.logits.data(), c.T, c.V);
+    o += ',';
+    key(o, "probs");
+    table(o, c.probs.data(), c.T, c.V);
+    o += ',';
+    key(o, "top");
+    table(o, c.top.data(), c.T, c.top_k);
+    o += ',';
+    key(o, "target_prob");
+    table(o, c.target_prob.data(), 1, c.T);
+    o += ',';
+    key(o, "target_rank");
+    table(o, c.target_rank.data(), 1, c.T);
+    o += "},\"dla\":{";
+    decomposition(o, c, c.dla_parts, c.dla);
+    o += "},\"lens\":{";
+    key(o, "probs");
+    tables(o, c.lens_probs.data(), c.L, c.T, c.V);
+    o += ',';
+    key(o, "target_rank");
+    table(o, c.lens_target_rank.data(), c.L, c.T);
+    o += "},\"paths\":{";
+    if (c.paths_problem.empty()) {
+        decomposition(o, c, c.path_parts, c.paths);
+    } else {
+        key(o, "problem");
+        json_string_append(o, c.paths_problem);
+    }
+    o += '}';
+}
+
+// --- [SECTION] the weights ---------------------------------------------------------
+
+std::string head_name(int l, int h) { return "L" + std::to_string(l) + "H" + std::to_string(h); }
+
+void composition_json(std::string& o, const circuit_composition& c) {
+    o += "\"composition\":{\"pairs\":[";
+    for (std::size_t i = 0; i < c.pairs.size(); ++i) {
+        const circuit_composition_pair& p = c.pairs[i];
+        o += i ? ",{" : "{";
+        key(o, "a");
+        json_string_append(o, head_name(p.layer_a, p.head_a));
+        o += ",\"b\":";
+        json_string_append(o, head_name(p.layer_b, p.head_b));
+        o += ",\"q\":";
+        number(o, p.q);
+        o += ",\"k\":";
+        number(o, p.k);
+        o += ",\"v\":";
+        number(o, p.v);
+        o += '}';
+    }
+    o += "],\"baseline\":{";
+    const circuit_baseline* b[3] = {&c.q, &c.k, &c.v};
+    const char* kinds[3] = {"q", "k", "v"};
+    for (int i = 0; i < 3; ++i) {
+        o += i ? ",\"" : "\"";
+        o += kinds[i];
+        o += "\":{\"mean\":";
+        number(o, b[i]->mean);
+        o += ",\"spread\":";
+        number(o, b[i]->spread);
+        o += '}';
+    }
+    o += ",\"samples\":" + std::to_string(c.samples) + ",\"seed\":" + std::to_string(c.seed) + "}}";
+}
+
+void weights_json(std::string& o, const circuit_weights& w) {
+    o += "\"weights\":{\"qk_offsets\":";
+    table(o, w.offsets.data(), 1, int(w.offsets.size()));
+    o += ",\"heads\":[";
+    for (std::size_t i = 0; i < w.heads.size(); ++i) {
+        const circuit_head_maps& h = w.heads[i];
+        o += i ? ",{" : "{";
+        key(o, "head");
+        json_string_append(o, head_name(h.layer, h.head));
+        o += ",\"qk\":";
+        tables(o, h.qk.data(), int(w.offsets.size()), w.V, w.V);
+        o += ",\"ov\":";
+        table(o, h.ov.data(), w.V, w.V);
+        o += ",\"ov_top1\":";
+        number(o, h.ov_top1);
+        o += ",\"copying\":";
+        number(o, h.copying);
+        o += ",\"pos_qk\":";
+        if (h.pos_qk.empty())
+            o += "null";
+        else
+            table(o, h.pos_qk.data(), w.T, w.T);
+        o += '}';
+    }
+    o += "],\"k_offset\":" + std::to_string(w.k_offset) + ",\"k_maps\":[";
+    for (std::size_t i = 0; i < w.k_maps.size(); ++i) {
+        const circuit_k_map& k = w.k_maps[i];
+        o += i ? ",{" : "{";
+        key(o, "a");
+        json_string_append(o, head_name(k.layer_a, k.head_a));
+        o += ",\"b\":";
+        json_string_append(o, head_name(k.layer_b, k.head_b));
+        o += ",\"map\":";
+        table(o, k.map.data(), w.V, w.V);
+        o += ",\"top1\":";
+        number(o, k.top1);
+        o += '}';
+    }
+    o += "]}";
+}
+
+}  // namespace
+
+bool circuits_report_compute(train_run& run, int row, circuits_report& out, std::string* error) {
+    if (!circuits_read_row(run, row, out.read, error))
+        return false;
+    out.row = row;
+    circuits_composition(run, out.composition);
+    circuits_weights(run, out.weights);
+    return true;
+}
+
+std::string circuits_report_json(const train_run& run, const circuits_report& r) {
+    std::string o = "{\"recipe\":";
+    json_string_append(o, experiment_to_text(run.e));
+    o += ",\"step\":" + std::to_string(run.step) + ",\"row\":" + std::to_string(r.row) + ",\"vocab\":[";
+    for (int v = 0; v < run.V; ++v) {
+        if (v)
+            o += ',';
+        json_string_append(o, task_symbol(v));
+    }
+    o += "],";
+    row_json(o, r.read);
+    o += ',';
+    composition_json(o, r.composition);
+    o += ',';
+    weights_json(o, r.weights);
+    o += "}";
+    return o;
+}
+
+}  // namespace attn
