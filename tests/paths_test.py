@@ -44,8 +44,13 @@ def stale_names():
             name = m.group(1).rstrip('.')
             if not any(c in name for c in '*<>{}') and not exists(name, os.path.dirname(f)):
                 line = text.count('\n', 0, m.start()) + 1
-                problems.append(f'{f}:{line}: names {name}, which is not there')
-    return problems
+                problems.append((name, f'{f}:{line}: names {name}, which is not there'))
+    # What the set-up or a build makes (bench/node_modules, build/) is git-ignored, not stale.
+    # A folder's pattern (node_modules/) matches the name with its slash.
+    names = '\n'.join(sorted({n for n, _ in problems} | {n + '/' for n, _ in problems}))
+    ignored = subprocess.run(['git', 'check-ignore', '--no-index', '--stdin'], cwd=ROOT, input=names, capture_output=True,
+                             text=True).stdout.split()
+    return [p for n, p in problems if n not in ignored and n + '/' not in ignored]
 
 
 if __name__ == '__main__':
