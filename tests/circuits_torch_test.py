@@ -6,7 +6,9 @@
 Trains nothing: runs the built `attn circuits '<recipe>' --weights` (the report's
 JSON plus "model", the trained weights) for two recipes, the L9 lesson's
 (recipe_lesson_induction, 2 layers, RoPE) and a three-layer GQA attn_res recipe
-(4 heads reading 2 K/V heads), and recomputes from those weights alone, in
+(4 heads reading 2 K/V heads), plus two briefly trained variants (learned
+positions with W_O off; sinusoidal positions, one K/V head, no scale, temperature
+2), and recomputes from those weights alone, in
 float64 (the reference) and float32, with the definitions of docs/circuits.md:
 
   1 predictions       the forward pass, logits, softmax, top tokens, target probability and rank
@@ -46,7 +48,13 @@ TEXT = "v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g"
 # src/core/spec/recipe.hpp's recipe_lesson_induction (L9), and a three-layer GQA model.
 L9 = TEXT + "&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=induction&steps=1500"
 GQA3 = TEXT + "&d_model=32&heads=4&kv_heads=2&layers=3&block=attn_res&pos=rope&train=induction&steps=300"
-RUNS = [("L9 row 0", L9, 0), ("L9 row 5", L9, 5), ("gqa3 row 0", GQA3, 0)]  # (name, recipe, held-out row)
+# The other branches of the definitions, briefly trained: learned positions (P W_QK Pᵀ) with
+# W_O off (each head placed in its columns); sinusoidal positions shifted by pos_offset,
+# one K/V head, no score scale, temperature 2.
+LEARNED = TEXT + "&d_model=32&heads=2&layers=2&block=attn_res&pos=learned&wo=off&train=induction&steps=200"
+SIN = TEXT + "&d_model=32&heads=4&kv_heads=1&layers=2&block=attn_res&pos=sin&pos_offset=3&scale=none&temp=2&train=induction&steps=200"
+RUNS = [("L9 row 0", L9, 0), ("L9 row 5", L9, 5), ("gqa3 row 0", GQA3, 0), ("learned,wo=off row 3", LEARNED, 3),
+        ("sin,kv_heads=1 row 3", SIN, 3)]  # (name, recipe, held-out row)
 TOL, TOL_COPY = 1e-5, 1e-4
 
 

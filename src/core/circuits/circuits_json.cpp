@@ -216,7 +216,7 @@ void weights_json(std::string& o, const circuit_weights& w) {
 void model_json(std::string& o, const train_run& r) {
     const experiment& e = r.e;
     const char* block = e.block == block_kind::full ? "full" : e.block == block_kind::attention_residual ? "attn_res" : "attn";
-    const char* pos[] = {"none", "sinusoidal", "rope", "learned"};
+    const char* pos[] = {"none", "sin", "rope", "learned"};  // the link's spelling
     const double scale = e.scale == score_scale::sqrt_dk ? 1.0 / std::sqrt(double(r.dk))
                          : e.scale == score_scale::none  ? 1.0
                                                          : double(e.scale_value);
