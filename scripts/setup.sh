@@ -21,7 +21,7 @@ log() { printf '[setup] %s\n' "$*"; }
 # Debian packages. The web build needs emscripten (+ cmake); the native build and
 # the tests need the rest.
 pkgs_web=(cmake make g++ emscripten python3 python3-fonttools fonts-dejavu-core fonts-wqy-microhei libeigen3-dev)
-pkgs_test=(libglfw3-dev doctest-dev xvfb xauth chromium python3-numpy
+pkgs_test=(libglfw3-dev doctest-dev xvfb xauth chromium python3-numpy python3-torch
            clang-format imagemagick)
 # From trixie, pinned low so that nothing else is upgraded: xsimd >= 11 has the wasm arch.
 pkgs_trixie=(libxsimd-dev)

@@ -7,11 +7,12 @@
 //                                            matrices are not printed are not kept
 //   attn train '<link>' [--json] [--every N]  train a recipe; print the curve, head scores, ablation table
 //   attn check '<link>'           report every problem; exit 1 if any
-//   attn circuits '<recipe>' [--json] [--row N]
+//   attn circuits '<recipe>' [--json] [--row N] [--weights]
 //                                 train the recipe to its named step and read held-out row N
 //                                 (default 0) through it: predictions, logit attribution, logit
 //                                 lens, path expansion, composition, weight-only circuits
-//                                 (docs/circuits.md names the JSON's keys)
+//                                 (docs/circuits.md names the JSON's keys); --weights: the
+//                                 JSON also holds the trained weights ("model"), for a peer
 // A link is anything the page opens: the experiment's text form, its z= form,
 // view.* keys, a whole playground URL (src/core/play/link.hpp).
 //   attn arch                                the SIMD architecture of the kernels
@@ -55,7 +56,7 @@ int usage() {
                  "usage: attn eval '<link>' [--json [--stages a,b] [--layers 0,1] [--heads 0,3]]\n"
                  "       attn check '<link>'\n"
                  "       attn train '<link>' [--json] [--every N]\n"
-                 "       attn circuits '<recipe>' [--json] [--row N]\n"
+                 "       attn circuits '<recipe>' [--json] [--row N] [--weights]\n"
                  "       attn arch\n"
                  "example: attn eval 'v=1&text=the%%20cat%%20sat&heads=2' --json\n");
     return 2;
@@ -307,7 +308,7 @@ void print_circuits_text(const attn::train_run& run, const attn::circuits_report
 // `attn circuits`: the recipe trained to its named step, held-out row `row` read
 // through it. Without --json a summary: the row's predictions, the largest
 // parts of the answer's logit, the composition above its baseline.
-int circuits_command(const attn::experiment& e, bool json, int row) {
+int circuits_command(const attn::experiment& e, bool json, int row, bool weights) {
     if (e.train.task == attn::train_task::none) {
         std::fprintf(stderr, "attn: circuits reads a trained model: the link needs a recipe (train=<task>)\n");
         return 1;
@@ -335,7 +336,7 @@ int circuits_command(const attn::experiment& e, bool json, int row) {
         return 1;
     }
     if (json) {
-        const std::string s = attn::circuits_report_json(run, r);
+        const std::string s = attn::circuits_report_json(run, r, weights);
         std::fwrite(s.data(), 1, s.size(), stdout);
         std::fputc('\n', stdout);
         return 0;
@@ -361,12 +362,15 @@ int eval_summary(const attn::experiment& e) {
     return 0;
 }
 
-// argv[3..] of `attn circuits`: --json, --row N; false after saying what is wrong.
-bool parse_circuits_args(int argc, char** argv, bool& json, int& row) {
+// argv[3..] of `attn circuits`: --json, --row N, --weights (implies --json); false
+// after saying what is wrong.
+bool parse_circuits_args(int argc, char** argv, bool& json, int& row, bool& weights) {
     for (int i = 3; i < argc; ++i) {
         long long n = 0;
         if (std::strcmp(argv[i], "--json") == 0) {
             json = true;
+        } else if (std::strcmp(argv[i], "--weights") == 0) {
+            json = weights = true;
         } else if (std::strcmp(argv[i], "--row") == 0) {
             if (i + 1 >= argc || !attn::parse_whole_number(argv[i + 1], n) || n < 0 || n >= attn::train_eval_rows) {
                 std::fprintf(stderr, "attn: --row needs a held-out row, a whole number from 0 to %d%s%s%s\n",
@@ -397,8 +401,9 @@ int run_command(int argc, char** argv) {
     eval_args args;
     int every = 50;
     int row = 0;
+    bool weights = false;
     if (cmd == "circuits") {
-        if (!parse_circuits_args(argc, argv, args.json, row))
+        if (!parse_circuits_args(argc, argv, args.json, row, weights))
             return 2;
     } else if (cmd == "train") {
         for (int i = 3; i < argc; ++i) {
@@ -424,7 +429,7 @@ int run_command(int argc, char** argv) {
     if (cmd == "train")
         return train_command(e, args.json, every);
     if (cmd == "circuits")
-        return circuits_command(e, args.json, row);
+        return circuits_command(e, args.json, row, weights);
     if (e.train.task != attn::train_task::none)
         return eval_trained(e, args);
     if (args.json) {

@@ -209,6 +209,50 @@ void weights_json(std::string& o, const circuit_weights& w) {
     o += "]}";
 }
 
+// The model the report read (`attn circuits --weights`), for a peer to recompute
+// every number from: its shape and options, the mask (1 hides key j from query i),
+// the positions added to the embedding (sinusoidal, learned or zeros) and every
+// parameter matrix (rows × cols, row-major, as train/train.hpp lays them out).
+void model_json(std::string& o, const train_run& r) {
+    const experiment& e = r.e;
+    const char* block = e.block == block_kind::full ? "full" : e.block == block_kind::attention_residual ? "attn_res" : "attn";
+    const char* pos[] = {"none", "sin", "rope", "learned"};  // the link's spelling
+    const double scale = e.scale == score_scale::sqrt_dk ? 1.0 / std::sqrt(double(r.dk))
+                         : e.scale == score_scale::none  ? 1.0
+                                                         : double(e.scale_value);
+    o += ",\"model\":{\"T\":" + std::to_string(r.T) + ",\"V\":" + std::to_string(r.V) + ",\"d\":" + std::to_string(r.d) +
+         ",\"h\":" + std::to_string(r.h) + ",\"g\":" + std::to_string(r.g) + ",\"L\":" + std::to_string(r.L) +
+         ",\"dk\":" + std::to_string(r.dk) + ",\"block\":\"" + block + "\",\"pos\":\"" + pos[int(e.pos)] +
+         "\",\"wo\":" + (e.use_wo ? "true" : "false") + ",\"pos_offset\":" + std::to_string(e.pos_offset) + ",\"rope_base\":";
+    number(o, e.rope_base);
+    o += ",\"scale\":";
+    number(o, scale);
+    o += ",\"temperature\":";
+    number(o, e.temperature);
+    o += ",\"mask\":";
+    table(o, r.hidden.data(), r.T, r.T);
+    o += ",\"positions\":";
+    table(o, r.layout.w_p.size() ? r.params.data() + r.layout.w_p.offset : r.positions.data(), r.T, r.d);
+    o += ",\"tensors\":{";
+    auto tensor = [&](const std::string& name, const train_tensor& t) {
+        if (!t.size())
+            return;
+        o += o.back() == '{' ? "\"" : ",\"";
+        o += name + "\":";
+        table(o, r.params.data() + t.offset, t.rows, t.cols);
+    };
+    tensor("w_e", r.layout.w_e);
+    for (std::size_t l = 0; l < r.layout.layers.size(); ++l) {
+        const train_layer_tensors& t = r.layout.layers[l];
+        const std::string p = "layer" + std::to_string(l) + ".";
+        for (const auto& [n, x] :
+             {std::pair{"w_q", t.w_q}, {"w_k", t.w_k}, {"w_v", t.w_v}, {"w_o", t.w_o}, {"w_1", t.w_1}, {"w_2", t.w_2}})
+            tensor(p + n, x);
+    }
+    tensor("w_u", r.layout.w_u);
+    o += "}}";
+}
+
 }  // namespace
 
 bool circuits_report_compute(train_run& run, int row, circuits_report& out, std::string* error) {
@@ -220,7 +264,7 @@ bool circuits_report_compute(train_run& run, int row, circuits_report& out, std:
     return true;
 }
 
-std::string circuits_report_json(const train_run& run, const circuits_report& r) {
+std::string circuits_report_json(const train_run& run, const circuits_report& r, bool with_model) {
     std::string o = "{\"recipe\":";
     json_string_append(o, experiment_to_text(run.e));
     o += ",\"step\":" + std::to_string(run.step) + ",\"row\":" + std::to_string(r.row) + ",\"vocab\":[";
@@ -235,6 +279,8 @@ std::string circuits_report_json(const train_run& run, const circuits_report& r)
     composition_json(o, r.composition);
     o += ',';
     weights_json(o, r.weights);
+    if (with_model)
+        model_json(o, run);
     o += "}";
     return o;
 }

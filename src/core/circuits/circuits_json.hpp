@@ -23,6 +23,8 @@ struct circuits_report {
 // row is outside the held-out set.
 bool circuits_report_compute(train_run& run, int row, circuits_report& out, std::string* error = nullptr);
 
-std::string circuits_report_json(const train_run& run, const circuits_report& r);
+// with_model: also "model", the trained weights and everything a peer needs to
+// recompute the report (`attn circuits --weights`; docs/circuits.md).
+std::string circuits_report_json(const train_run& run, const circuits_report& r, bool with_model = false);
 
 }  // namespace attn
