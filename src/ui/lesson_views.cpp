@@ -27,6 +27,7 @@
 #include "model/tiled.hpp"
 #include "panels.hpp"
 #include "play/lesson_preset.hpp"
+#include "spec/keys.hpp"
 #include "theme.hpp"
 
 namespace attn::ui {
@@ -137,7 +138,7 @@ void view_lookup(const app& a, frame_out& out) {
         if (!mode) {
             ImGui::SameLine();
             ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
-            changed |= ImGui::SliderFloat(tr("temperature", "温度"), &t, 0.05f, 5.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+            changed |= key_input(key_of("temp"), tr("temperature", "温度"), t);  // the temp key's control
             note_clip(out, "temperature");
         }
         if (changed)
@@ -329,7 +330,7 @@ void order_rope(const app& a, frame_out& out) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
     {
         const experiment_controls controls(a);
-        if (ImGui::SliderInt(tr("shift both positions", "两个位置一起平移"), &shift, 0, 50))
+        if (key_input(key_of("pos_offset"), tr("shift both positions", "两个位置一起平移"), shift))
             request_experiment(out, lesson_shift_edit(a.model.exp, shift));
         mark_slider(out, "l4_shift", tr("shift both positions", "两个位置一起平移"));
     }

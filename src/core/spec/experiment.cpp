@@ -161,13 +161,18 @@ int validate_text(const experiment& e, std::vector<std::string>& errors) {
 }
 
 // The model's shape: d_model, heads and kv_heads, what the hand-made weights need, layers.
+// The whole-number keys' limits, from their rows (spec/keys.hpp), for an
+// experiment built in code rather than parsed (the parser checks them as it reads).
+void validate_limits(const experiment& e, std::vector<std::string>& errors) {
+    for (const key_row& k : key_table())
+        if (k.part == key_part::experiment && k.kind == key_kind::whole)
+            if (const std::string problem = key_check(k, e); !problem.empty())
+                errors.push_back(std::string(k.name) + " " + problem + ", not " + str(std::llround(k.get(e))));
+}
+
 void validate_shape(const experiment& e, std::vector<std::string>& errors) {
-    if (e.d_model < 1 || e.d_model > L::max_d_model)
-        errors.push_back("d_model must be between 1 and " + str(L::max_d_model) + ", not " + str(e.d_model));
     const bool heads_ok = e.heads >= 1 && e.heads <= L::max_heads;
-    if (!heads_ok)
-        errors.push_back("heads must be between 1 and " + str(L::max_heads) + ", not " + str(e.heads));
-    else if (e.d_model >= 1 && e.d_model % e.heads != 0)
+    if (heads_ok && e.d_model >= 1 && e.d_model % e.heads != 0)
         errors.push_back("heads (" + str(e.heads) + ") must divide d_model (" + str(e.d_model) + ")");
     if (heads_ok && (e.kv_heads < 1 || e.kv_heads > e.heads || e.heads % e.kv_heads != 0))
         errors.push_back("kv_heads (" + str(e.kv_heads) + ") must divide heads (" + str(e.heads) + "): " + str(e.heads) +
@@ -179,16 +184,12 @@ void validate_shape(const experiment& e, std::vector<std::string>& errors) {
         errors.push_back("weights=cancel needs kv_heads = heads (MHA)");
     if (e.weights == weight_init::sink && e.d_model < 3)
         errors.push_back("weights=sink needs d_model >= 3");
-    if (e.layers < 1 || e.layers > L::max_layers)
-        errors.push_back("layers must be between 1 and " + str(L::max_layers) + ", not " + str(e.layers));
 }
 
 // Positions, the mask, the scores' scale and temperature, decoding, for n tokens.
 void validate_attention(const experiment& e, int n, std::vector<std::string>& errors) {
     if (!(std::isfinite(e.rope_base) && e.rope_base > 1.0f && e.rope_base <= L::max_rope_base))
         errors.push_back("rope_base must be above 1 and at most 1e9 (10000 is usual), not " + format_float(e.rope_base));
-    if (e.pos_offset < 0 || e.pos_offset > L::max_pos_offset)
-        errors.push_back("pos_offset must be between 0 and " + str(L::max_pos_offset) + ", not " + str(e.pos_offset));
     if (e.pad < 0 || (n > 0 && e.pad >= n))
         errors.push_back("pad must leave at least one real token (0 <= pad < " + str(n) + ")");
     if (e.pad > 0 && e.mask != mask_kind::padding)
@@ -249,6 +250,7 @@ void validate_places(const experiment& e, int n, std::vector<std::string>& error
 std::vector<std::string> experiment_validate(const experiment& e) {
     std::vector<std::string> errors;
     const int n = validate_text(e, errors);
+    validate_limits(e, errors);
     validate_shape(e, errors);
     validate_attention(e, n, errors);
     for (auto& m : recipe_validate(e))
