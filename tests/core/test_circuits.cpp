@@ -13,6 +13,7 @@
 #include "circuits/circuits.hpp"
 #include "circuits/circuits_json.hpp"
 #include "circuits/patching.hpp"
+#include "circuits/timeline.hpp"
 #include "circuits/weights.hpp"
 #include "spec/experiment.hpp"
 #include "spec/recipe.hpp"
@@ -632,4 +633,72 @@ TEST_CASE("patching: on L9's model the previous-token head acts through the indu
     const double ld = circuits_patch_run(run, p, &c, 1);
     CHECK(alloc_counter_stop() == 0);
     CHECK(circuits_recovery(p, ld) > 0.5);
+}
+
+// --- Over training (circuits/timeline.hpp) -----------------------------------------
+
+TEST_CASE("timeline: on L9's run the ICL score turns negative and the K-composition rises at the phase change") {
+    train_run& run = lesson_induction();
+    const std::string hash = train_weights_hash(run);
+    circuit_timeline tl;
+    const auto t0 = std::chrono::steady_clock::now();
+    circuits_timeline(run, tl);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(train_weights_hash(run) == hash);  // the run is left at its weights
+    REQUIRE(tl.S >= 2);
+    MESSAGE("snapshots " << tl.S << " in " << ms << " ms; heads L" << tl.prev_layer << "H" << tl.prev_head << " > L"
+                         << tl.ind_layer << "H" << tl.ind_head << "; baseline K " << tl.base_k.mean << " ± " << tl.base_k.spread);
+    for (int i = 0; i < tl.S; ++i)
+        MESSAGE("step " << tl.steps[std::size_t(i)] << " loss " << tl.loss[std::size_t(i)] << " icl " << tl.icl[std::size_t(i)]
+                        << " K " << tl.prev_ind_k[std::size_t(i)]);
+    // Measured (61 snapshots, every 25 steps): the loss plateaus at 2.6-2.7 (steps
+    // 50-150) and falls below half its step-0 value (3.35) at step 325; the ICL score
+    // is within 0.1 of 0 to step 125, -0.17 at 150, -2.1 at 300, -5.8 at 375 and -13.0 at
+    // the end; the K-composition L0H0 > L1H3 stays 0.14-0.17 (baseline 0.144 ± 0.011)
+    // to step 250, then 0.209, 0.271, 0.292 at steps 275-325 and 0.344 at the end.
+    const float base = tl.base_k.mean, spread = tl.base_k.spread;
+    CHECK(tl.prev_layer == 0);
+    CHECK(tl.ind_layer == 1);
+    int phase = -1, rise = -1;
+    for (int i = 0; i < tl.S; ++i) {
+        const float loss = tl.loss[std::size_t(i)], icl = tl.icl[std::size_t(i)], k = tl.prev_ind_k[std::size_t(i)];
+        if (phase < 0 && loss < 0.5f * tl.loss[0])
+            phase = i;
+        if (rise < 0 && k > base + 5 * spread)
+            rise = i;
+        if (loss > 0.75f * tl.loss[0]) {  // before the drop
+            CHECK(std::abs(icl) < 0.25f);
+            CHECK(k < base + 4 * spread);
+        }
+    }
+    REQUIRE(phase > 0);
+    REQUIRE(rise >= 0);
+    CHECK(std::abs(rise - phase) <= 3);  // the K-composition rises within a few snapshots of the drop
+    for (int i = phase + 2; i < tl.S; ++i) {
+        CHECK(tl.icl[std::size_t(i)] < -3.0f);
+        CHECK(tl.prev_ind_k[std::size_t(i)] > base + 10 * spread);
+    }
+    CHECK(tl.prev_ind_k.back() > base + 15 * spread);
+    // The loss per position: NaN where no held-out row counts the position (the
+    // first ones: a prefix and a segment of 3 or more come before any repeat).
+    const float* last = tl.pos_loss.data() + std::size_t(tl.S - 1) * std::size_t(tl.T);
+    CHECK(std::isnan(last[0]));
+    CHECK(std::isfinite(last[tl.T - 2]));
+    CHECK(std::isnan(last[tl.T - 1]));  // the last position has no next token
+}
+
+TEST_CASE("timeline: another task has no ICL score, a one-layer model no induction pair") {
+    experiment e = test::tiny_recipe(train_task::copy_offset, block_kind::attention_residual, 6, "a b c");
+    e.layers = 1;
+    train_run run = make_run(e);
+    train_run_all(run);
+    circuit_timeline tl;
+    circuits_timeline(run, tl);
+    CHECK(tl.S == run.snapshots_taken);
+    CHECK(tl.icl_problem.find("induction task, not copy_offset") != std::string::npos);
+    CHECK(std::isnan(tl.icl.back()));
+    CHECK(tl.prev_layer == -1);
+    CHECK(std::isnan(tl.prev_ind_k.back()));
+    CHECK(tl.pairs.empty());
+    CHECK(std::isfinite(tl.loss.back()));
 }
