@@ -391,11 +391,41 @@ TEST_CASE("circuits: the report's JSON has every documented key (docs/circuits.m
                           "\"pos_qk\":[[",
                           "\"k_offset\":0",
                           "\"k_maps\":[{\"a\":\"L0H0\",\"b\":\"L1H0\",\"map\":",
-                          "\"top1\":"}) {
+                          "\"top1\":",
+                          "\"timeline\":{\"steps\":[0,",
+                          "\"loss\":[",
+                          "\"pos_loss\":[[",
+                          "\"icl\":[",
+                          "\"icl_problem\":null",
+                          "\"prev\":\"L0H",
+                          "\"induction\":\"L1H",
+                          "\"prev_ind_k\":[",
+                          "\"pairs\":[{\"a\":\"L0H0\",\"b\":\"L1H0\",\"q\":[",
+                          "\"baseline\":{\"q\":{\"mean\":"}) {
         CAPTURE(k);
         CHECK(json.find(k) != std::string::npos);
     }
-    CHECK(json.find("null") == std::string::npos);
+    // NaN (null) only where a number is undefined: the timeline's positions no row counts.
+    CHECK(json.substr(0, json.find("\"timeline\":")).find("null") == std::string::npos);
+    circuits_corrupt other;
+    other.kind = circuits_corrupt::other_row;
+    other.row = 7;
+    REQUIRE(circuits_report_compute(run, 2, r, &error, other));
+    const std::string patched = circuits_report_json(run, r);
+    for (const char* k : {"\"patching\":{\"corruption\":\"held-out row 7\"", "\"clean_tokens\":[", "\"corrupt_tokens\":[",
+                          "\"clean_answer\":[", "\"corrupt_answer\":[", "\"positions\":[", "\"ld_clean\":", "\"ld_corrupt\":",
+                          "\"heads\":[[[", "\"resid\":[[", "\"paths\":[{\"a\":\"L0H0\",\"b\":\"L1H0\",\"q\":"}) {
+        CAPTURE(k);
+        CHECK(patched.find(k) != std::string::npos);
+    }
+    other.row = 2;  // the row against itself: no logit difference, refused when asked for
+    CHECK_FALSE(circuits_report_compute(run, 2, r, &error, other));
+    CHECK(error.find("no logit difference") != std::string::npos);
+    other.kind = circuits_corrupt::task;
+    CHECK(circuits_corrupt_problem(run.e, other).empty());
+    experiment copy = run.e;
+    copy.train.task = train_task::copy_offset;
+    CHECK(circuits_corrupt_problem(copy, other).find("does not apply to copy_offset") != std::string::npos);
 }
 
 TEST_CASE("circuits: the positional QK pattern: P W_QK Pᵀ for additive positions, a function of i - j under RoPE") {
