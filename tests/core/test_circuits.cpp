@@ -663,6 +663,14 @@ TEST_CASE("patching: on L9's model the previous-token head acts through the indu
     const double ld = circuits_patch_run(run, p, &c, 1);
     CHECK(alloc_counter_stop() == 0);
     CHECK(circuits_recovery(p, ld) > 0.5);
+    // So does a whole row's patching after the first (every sweep).
+    const auto t0 = std::chrono::steady_clock::now();
+    REQUIRE(circuits_patching_row(run, 1, p));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    MESSAGE("one row's patching (" << p.paths.size() << " pairs): " << ms << " ms");
+    alloc_counter_start();
+    REQUIRE(circuits_patching_row(run, 1, p));
+    CHECK(alloc_counter_stop() == 0);
 }
 
 // --- Over training (circuits/timeline.hpp) -----------------------------------------
@@ -675,6 +683,11 @@ TEST_CASE("timeline: on L9's run the ICL score turns negative and the K-composit
     circuits_timeline(run, tl);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     CHECK(train_weights_hash(run) == hash);  // the run is left at its weights
+    const std::vector<float> first_icl = tl.icl;
+    alloc_counter_start();
+    circuits_timeline(run, tl);
+    CHECK(alloc_counter_stop() == 0);  // a second pass allocates nothing
+    CHECK(tl.icl == first_icl);
     REQUIRE(tl.S >= 2);
     MESSAGE("snapshots " << tl.S << " in " << ms << " ms; heads L" << tl.prev_layer << "H" << tl.prev_head << " > L"
                          << tl.ind_layer << "H" << tl.ind_head << "; baseline K " << tl.base_k.mean << " ± " << tl.base_k.spread);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -408,6 +409,7 @@ bool circuits_patching(const train_run& run, const std::vector<int>& clean_token
                        circuit_patching& out, std::string* error) {
     std::string e = check_rows(run, clean_tokens, clean_targets, clean_counted, corrupt_tokens, corrupt_targets, corrupt_counted);
     layout(run, out);
+    out.corruption.clear();
     out.positions.clear();
     for (int t = 0; e.empty() && t < run.T; ++t)
         if (clean_counted[sz(t)] && corrupt_counted[sz(t)] && clean_targets[sz(t)] != corrupt_targets[sz(t)])
@@ -452,12 +454,15 @@ bool circuits_corrupt_row(const train_run& run, int row, std::vector<int>& token
     if (len < 4)
         return fail("row " + std::to_string(row) + "'s segment has " + std::to_string(len) +
                     " symbols: the swap needs 4 or more");
-    std::vector<std::pair<int, int>> pairs;  // k < m ≤ len − 2, m − k ≥ 2
-    for (int k = 0; k + 2 <= len - 2; ++k)
-        for (int m = k + 2; m <= len - 2; ++m)
-            pairs.emplace_back(k, m);
+    // The pairs k < m ≤ n = len − 2 with m − k ≥ 2, counted and drawn without a list.
+    const int n = len - 2, count = (n - 1) * n / 2;
     rng g(hash_combine(run.e.train.train_seed, "circuits.corrupt") ^ (std::uint64_t(row) + 1) * 0x9E3779B97F4A7C15ull);
-    const auto [k, m] = pairs[sz(int(g.next_u64() % pairs.size()))];
+    int pick = int(g.next_u64() % std::uint64_t(count)), k = 0;
+    while (pick >= n - 1 - k) {  // k has the n − 1 − k partners m = k + 2 … n
+        pick -= n - 1 - k;
+        ++k;
+    }
+    const int m = k + 2 + pick;
     tokens.assign(run.eval_tokens.begin() + std::ptrdiff_t(at), run.eval_tokens.begin() + std::ptrdiff_t(at) + T);
     std::swap(tokens[sz(prefix + k)], tokens[sz(prefix + m)]);
     targets.assign(run.eval_targets.begin() + std::ptrdiff_t(at), run.eval_targets.begin() + std::ptrdiff_t(at) + T);
@@ -465,25 +470,29 @@ bool circuits_corrupt_row(const train_run& run, int row, std::vector<int>& token
     targets[sz(first + k)] = tokens[sz(prefix + m + 1)];  // the repeat of S[k] now matches position prefix + m
     targets[sz(first + m)] = tokens[sz(prefix + k + 1)];
     counted[sz(first + k)] = counted[sz(first + m)] = 1;
-    if (how)
-        *how = "swap segment symbols " + std::to_string(k) + " and " + std::to_string(m) + " (positions " +
-               std::to_string(prefix + k) + ", " + std::to_string(prefix + m) + ") of the first occurrence";
+    if (how) {
+        char text[128];
+        std::snprintf(text, sizeof text, "swap segment symbols %d and %d (positions %d, %d) of the first occurrence", k, m,
+                      prefix + k, prefix + m);
+        *how = text;
+    }
     return true;
 }
 
 bool circuits_patching_row(const train_run& run, int row, circuit_patching& out, std::string* error) {
-    std::vector<int> tok, tgt;
-    std::vector<unsigned char> cnt;
-    std::string how;
-    if (!circuits_corrupt_row(run, row, tok, tgt, cnt, error, &how))
+    if (!circuits_corrupt_row(run, row, out.b_tokens, out.b_targets, out.b_counted, error, &out.b_how))
         return false;
-    const std::size_t at = sz(row) * sz(run.T);
-    const auto span = [&](const auto& v) {
-        return std::vector(v.begin() + std::ptrdiff_t(at), v.begin() + std::ptrdiff_t(at + sz(run.T)));
+    const std::size_t at = sz(row) * sz(run.T), end = at + sz(run.T);
+    const auto span = [at, end](const auto& v, auto& dst) {
+        dst.assign(v.begin() + std::ptrdiff_t(at), v.begin() + std::ptrdiff_t(end));
     };
-    if (!circuits_patching(run, span(run.eval_tokens), span(run.eval_targets), span(run.eval_counted), tok, tgt, cnt, out, error))
+    span(run.eval_tokens, out.a_tokens);
+    span(run.eval_targets, out.a_targets);
+    span(run.eval_counted, out.a_counted);
+    if (!circuits_patching(run, out.a_tokens, out.a_targets, out.a_counted, out.b_tokens, out.b_targets, out.b_counted, out,
+                           error))
         return false;
-    out.corruption = how;
+    out.corruption = out.b_how;
     return true;
 }
 

@@ -53,7 +53,7 @@ struct circuit_patching {
     std::vector<int> clean_tokens, corrupt_tokens;  // (T)
     std::vector<int> clean_answer, corrupt_answer;  // (T) a_t, b_t
     std::vector<int> positions;                     // the metric positions, ascending
-    std::string corruption;                         // how the corrupted row was made
+    std::string corruption;                         // how the corrupted row was made (circuits_patching_row), else empty
     double ld_clean = 0, ld_corrupt = 0;
     std::vector<float> clean_logits, corrupt_logits, patched_logits;  // (T, V); patched: the last run
     // Recovery of each single patch (NaN where undefined), the last column (index T)
@@ -67,6 +67,10 @@ struct circuit_patching {
     std::vector<float> clean_cat, corrupt_cat;  // (L, T, d) heads' outputs side by side
     std::vector<float> cur, nxt, normed, mq, mk, mv, qh, kh, vh, att, out, cat, attn_out, res, hid, own, split, delta;
     int laid_T = 0, laid_d = 0, laid_L = 0, laid_h = 0, laid_V = 0, laid_f = 0;
+    // circuits_patching_row's two rows (a clean, b corrupted) and the corruption's text.
+    std::vector<int> a_tokens, a_targets, b_tokens, b_targets;
+    std::vector<unsigned char> a_counted, b_counted;
+    std::string b_how;
 };
 
 // The induction task's corruption of held-out row `row` (0 ≤ row < train_eval_rows):
