@@ -663,6 +663,19 @@ TEST_CASE("patching: on L9's model the previous-token head acts through the indu
     const double ld = circuits_patch_run(run, p, &c, 1);
     CHECK(alloc_counter_stop() == 0);
     CHECK(circuits_recovery(p, ld) > 0.5);
+    // A patched run starting from the corrupted run's kept projections gives the bits a
+    // run through the whole layer gives: a stream patch where both runs agree (position
+    // 0: before the swap, causal) forces the whole layer without changing its input.
+    const std::size_t td = std::size_t(p.T * p.d);
+    REQUIRE(std::equal(p.clean_x.begin() + std::ptrdiff_t(td), p.clean_x.begin() + std::ptrdiff_t(td + std::size_t(p.d)),
+                       p.corrupt_x.begin() + std::ptrdiff_t(td)));
+    for (circuit_patch one : {patch_of(circuit_patch::head_out, 1, ind, 5), c}) {
+        circuits_patch_run(run, p, &one, 1);
+        const std::vector<float> kept = p.patched_logits;
+        const circuit_patch both[2] = {one, patch_of(circuit_patch::resid, 1, 0, 0)};
+        circuits_patch_run(run, p, both, 2);
+        CHECK(p.patched_logits == kept);
+    }
     // So does a whole row's patching after the first (every sweep).
     const auto t0 = std::chrono::steady_clock::now();
     REQUIRE(circuits_patching_row(run, 1, p));

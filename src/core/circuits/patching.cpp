@@ -27,7 +27,8 @@ namespace {
 std::size_t sz(int n) { return std::size_t(n); }
 
 void layout(const train_run& r, circuit_patching& p) {
-    if (p.laid_T == r.T && p.laid_d == r.d && p.laid_L == r.L && p.laid_h == r.h && p.laid_V == r.V && p.laid_f == r.f)
+    if (p.laid_T == r.T && p.laid_d == r.d && p.laid_L == r.L && p.laid_h == r.h && p.laid_V == r.V && p.laid_f == r.f &&
+        p.laid_g == r.g)
         return;
     p.T = p.laid_T = r.T;
     p.d = p.laid_d = r.d;
@@ -35,6 +36,7 @@ void layout(const train_run& r, circuit_patching& p) {
     p.h = p.laid_h = r.h;
     p.V = p.laid_V = r.V;
     p.laid_f = r.f;
+    p.laid_g = r.g;
     const std::size_t T = sz(r.T), td = T * sz(r.d), tv = T * sz(r.V);
     for (std::vector<int>* v : {&p.clean_tokens, &p.corrupt_tokens, &p.clean_answer, &p.corrupt_answer})
         v->assign(T, 0);
@@ -48,6 +50,7 @@ void layout(const train_run& r, circuit_patching& p) {
     p.corrupt_x.assign(sz(r.L + 1) * td, 0.0f);
     p.clean_cat.assign(sz(r.L) * td, 0.0f);
     p.corrupt_cat.assign(sz(r.L) * td, 0.0f);
+    p.corrupt_qkv.assign(sz(r.L) * sz(r.h + 2 * r.g) * T * sz(r.dk), 0.0f);
     for (std::vector<float>* v :
          {&p.cur, &p.nxt, &p.normed, &p.mq, &p.mk, &p.mv, &p.qh, &p.kh, &p.vh, &p.cat, &p.attn_out, &p.res, &p.split, &p.delta})
         v->assign(td, 0.0f);
@@ -163,11 +166,9 @@ bool receiver_input(const train_run& r, circuit_patching& p, int l, int i, char 
     return true;
 }
 
-// Head i's output (T, d_k) into cat's columns, with head_out patches at (l, i).
-void place_head(const train_run& r, const circuit_patching& p, int l, int i, const patch_list& pl, const float* out, float* cat) {
+// head_out patches at (l, i): the clean run's output columns of head i into cat.
+void patch_head_out(const train_run& r, const circuit_patching& p, int l, int i, const patch_list& pl, float* cat) {
     const int T = r.T, d = r.d, dk = r.dk;
-    for (int t = 0; t < T; ++t)
-        std::copy_n(out + t * dk, dk, cat + t * d + i * dk);
     for (int n = 0; n < pl.n; ++n) {
         const circuit_patch& c = pl.p[n];
         if (c.kind != circuit_patch::head_out || c.layer != l || c.head != i)
@@ -178,38 +179,72 @@ void place_head(const train_run& r, const circuit_patching& p, int l, int i, con
     }
 }
 
-// The heads of layer l on in (T, d) → p.cat (T, d), patched.
-void attention_layer(const train_run& r, circuit_patching& p, int l, const float* in, const patch_list& pl) {
-    const int T = r.T, dk = r.dk, kv = r.g * dk, group = r.h / r.g;
+// A layer's heads' queries (h, T, d_k), keys and values (g, T, d_k).
+struct layer_heads {
+    const float *q, *k, *v;
+};
+
+// Head i of layer l from hs (its Q, K or V input replaced where a path patch
+// receives it) → its columns of p.cat, with head_out patches.
+void head(const train_run& r, circuit_patching& p, int l, int i, const layer_heads& hs, const patch_list& pl) {
+    const int T = r.T, d = r.d, dk = r.dk, j = i / (r.h / r.g);
+    const std::size_t tk = sz(T * dk);
+    const float* q = hs.q + sz(i) * tk;
+    const float* k = hs.k + sz(j) * tk;
+    const float* v = hs.v + sz(j) * tk;
+    float* own = p.own.data();
+    if (receiver_input(r, p, l, i, 'q', pl, own))
+        q = own;
+    if (receiver_input(r, p, l, i, 'k', pl, own + tk))
+        k = own + tk;
+    if (receiver_input(r, p, l, i, 'v', pl, own + 2 * tk))
+        v = own + 2 * tk;
+    attention_weights(r, q, k, p.att.data());
+    kernel_matmul(p.att.data(), v, p.out.data(), T, T, dk);
+    for (int t = 0; t < T; ++t)
+        std::copy_n(p.out.data() + t * dk, dk, p.cat.data() + t * d + i * dk);
+    patch_head_out(r, p, l, i, pl, p.cat.data());
+}
+
+bool receives(const patch_list& pl, int l, int i) {
+    for (int n = 0; n < pl.n; ++n)
+        if (pl.p[n].kind == circuit_patch::path && pl.p[n].layer == l && pl.p[n].head == i)
+            return true;
+    return false;
+}
+
+// The heads of layer l on in (T, d) → p.cat (T, d), patched. `cached`: in is the
+// corrupted run's stream, so its projections and every head no patch touches are
+// the corrupted run's, kept from it (the same numbers the same kernels would give).
+void attention_layer(const train_run& r, circuit_patching& p, int l, const float* in, const patch_list& pl, bool cached) {
+    const std::size_t tk = sz(r.T * r.dk), td = sz(r.T * r.d), per = sz(r.h + 2 * r.g) * tk;
+    if (cached) {
+        const float* c = p.corrupt_qkv.data() + sz(l) * per;
+        const layer_heads hs{c, c + sz(r.h) * tk, c + sz(r.h + r.g) * tk};
+        std::copy_n(p.corrupt_cat.data() + sz(l) * td, td, p.cat.data());
+        for (int i = 0; i < r.h; ++i)
+            if (receives(pl, l, i))
+                head(r, p, l, i, hs, pl);
+            else
+                patch_head_out(r, p, l, i, pl, p.cat.data());
+        return;
+    }
     const bool rope = r.e.pos == positional::rope;
     const train_layer_tensors& w = r.layout.layers[sz(l)];
     layer_input(r, in, p.normed.data());
     project_heads(r, p.normed.data(), w.w_q, r.d, r.h, rope, p.mq.data(), p.qh.data());
-    project_heads(r, p.normed.data(), w.w_k, kv, r.g, rope, p.mk.data(), p.kh.data());
-    project_heads(r, p.normed.data(), w.w_v, kv, r.g, false, p.mv.data(), p.vh.data());
-    const std::size_t tk = sz(T * dk);
-    for (int i = 0; i < r.h; ++i) {
-        const int j = i / group;
-        const float* q = p.qh.data() + sz(i) * tk;
-        const float* k = p.kh.data() + sz(j) * tk;
-        const float* v = p.vh.data() + sz(j) * tk;
-        float* own = p.own.data();
-        if (receiver_input(r, p, l, i, 'q', pl, own))
-            q = own;
-        if (receiver_input(r, p, l, i, 'k', pl, own + tk))
-            k = own + tk;
-        if (receiver_input(r, p, l, i, 'v', pl, own + 2 * tk))
-            v = own + 2 * tk;
-        attention_weights(r, q, k, p.att.data());
-        kernel_matmul(p.att.data(), v, p.out.data(), T, T, dk);
-        place_head(r, p, l, i, pl, p.out.data(), p.cat.data());
-    }
+    project_heads(r, p.normed.data(), w.w_k, r.g * r.dk, r.g, rope, p.mk.data(), p.kh.data());
+    project_heads(r, p.normed.data(), w.w_v, r.g * r.dk, r.g, false, p.mv.data(), p.vh.data());
+    const layer_heads hs{p.qh.data(), p.kh.data(), p.vh.data()};
+    for (int i = 0; i < r.h; ++i)
+        head(r, p, l, i, hs, pl);
 }
 
 // Layer l: in (T, d) → next (T, d), as layer_forward in train.cpp.
-void layer(const train_run& r, circuit_patching& p, int l, const float* in, float* next, const patch_list& pl) {
+void layer(const train_run& r, circuit_patching& p, int l, const float* in, float* next, const patch_list& pl,
+           bool cached = false) {
     const int T = r.T, d = r.d, n = T * d;
-    attention_layer(r, p, l, in, pl);
+    attention_layer(r, p, l, in, pl, cached);
     if (r.e.use_wo)
         kernel_matmul(p.cat.data(), param(r, r.layout.layers[sz(l)].w_o), p.attn_out.data(), T, d, d);
     else
@@ -275,22 +310,32 @@ double logit_difference(const circuit_patching& p, const float* logits) {
 void run_from(const train_run& r, circuit_patching& p, int start, const patch_list& pl, float* logits) {
     const std::size_t td = sz(r.T * r.d);
     std::copy_n(p.corrupt_x.data() + sz(start) * td, td, p.cur.data());
+    bool cached = true;  // the first layer reads the corrupted stream unless a stream patch changes it
+    for (int n = 0; n < pl.n; ++n)
+        cached = cached && !(pl.p[n].kind == circuit_patch::resid && pl.p[n].layer == start);
     for (int l = start; l < r.L; ++l) {
         patch_stream(p, l, pl, p.cur.data());
-        layer(r, p, l, p.cur.data(), p.nxt.data(), pl);
+        layer(r, p, l, p.cur.data(), p.nxt.data(), pl, cached && l == start);
         std::swap(p.cur, p.nxt);
     }
     patch_stream(p, r.L, pl, p.cur.data());
     kernel_matmul(p.cur.data(), param(r, r.layout.w_u), logits, r.T, r.d, r.V);
 }
 
-// A whole unpatched run of tokens, keeping its streams and head outputs.
-void base_run(const train_run& r, circuit_patching& p, const int* tokens, float* xs, float* cats, float* logits) {
-    const std::size_t td = sz(r.T * r.d);
+// A whole unpatched run of tokens, keeping its streams and head outputs, and with
+// `qkv` each layer's heads' projections (h + 2g, T, d_k).
+void base_run(const train_run& r, circuit_patching& p, const int* tokens, float* xs, float* cats, float* logits, float* qkv) {
+    const std::size_t td = sz(r.T * r.d), tk = sz(r.T * r.dk), per = sz(r.h + 2 * r.g) * tk;
     embed(r, tokens, xs);
     for (int l = 0; l < r.L; ++l) {
         layer(r, p, l, xs + sz(l) * td, xs + sz(l + 1) * td, patch_list{});
         std::copy_n(p.cat.data(), td, cats + sz(l) * td);
+        if (!qkv)
+            continue;
+        float* c = qkv + sz(l) * per;
+        std::copy_n(p.qh.data(), sz(r.h) * tk, c);
+        std::copy_n(p.kh.data(), sz(r.g) * tk, c + sz(r.h) * tk);
+        std::copy_n(p.vh.data(), sz(r.g) * tk, c + sz(r.h + r.g) * tk);
     }
     kernel_matmul(xs + sz(r.L) * td, param(r, r.layout.w_u), logits, r.T, r.d, r.V);
 }
@@ -425,8 +470,9 @@ bool circuits_patching(const train_run& run, const std::vector<int>& clean_token
     std::copy(corrupt_tokens.begin(), corrupt_tokens.end(), out.corrupt_tokens.begin());
     std::copy(clean_targets.begin(), clean_targets.end(), out.clean_answer.begin());
     std::copy(corrupt_targets.begin(), corrupt_targets.end(), out.corrupt_answer.begin());
-    base_run(run, out, out.clean_tokens.data(), out.clean_x.data(), out.clean_cat.data(), out.clean_logits.data());
-    base_run(run, out, out.corrupt_tokens.data(), out.corrupt_x.data(), out.corrupt_cat.data(), out.corrupt_logits.data());
+    base_run(run, out, out.clean_tokens.data(), out.clean_x.data(), out.clean_cat.data(), out.clean_logits.data(), nullptr);
+    base_run(run, out, out.corrupt_tokens.data(), out.corrupt_x.data(), out.corrupt_cat.data(), out.corrupt_logits.data(),
+             out.corrupt_qkv.data());
     out.ld_clean = logit_difference(out, out.clean_logits.data());
     out.ld_corrupt = logit_difference(out, out.corrupt_logits.data());
     sweep_heads_and_streams(run, out);

@@ -65,8 +65,9 @@ struct circuit_patching {
     // call for a shape, reused after.
     std::vector<float> clean_x, corrupt_x;      // (L + 1, T, d)
     std::vector<float> clean_cat, corrupt_cat;  // (L, T, d) heads' outputs side by side
+    std::vector<float> corrupt_qkv;             // (L, h + 2g, T, d_k) the corrupted run's queries, keys, values
     std::vector<float> cur, nxt, normed, mq, mk, mv, qh, kh, vh, att, out, cat, attn_out, res, hid, own, split, delta;
-    int laid_T = 0, laid_d = 0, laid_L = 0, laid_h = 0, laid_V = 0, laid_f = 0;
+    int laid_T = 0, laid_d = 0, laid_L = 0, laid_h = 0, laid_V = 0, laid_f = 0, laid_g = 0;
     // circuits_patching_row's two rows (a clean, b corrupted) and the corruption's text.
     std::vector<int> a_tokens, a_targets, b_tokens, b_targets;
     std::vector<unsigned char> a_counted, b_counted;
