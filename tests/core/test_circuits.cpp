@@ -701,6 +701,10 @@ TEST_CASE("timeline: on L9's run the ICL score turns negative and the K-composit
     circuits_timeline(run, tl);
     CHECK(alloc_counter_stop() == 0);  // a second pass allocates nothing
     CHECK(tl.icl == first_icl);
+    // The last snapshot is the run's weights: its loss is train_evaluate's (summed apart).
+    const float eval_loss = train_evaluate(run).loss;
+    MESSAGE("last snapshot loss " << tl.loss.back() << ", train_evaluate " << eval_loss);
+    CHECK(std::abs(tl.loss.back() - eval_loss) <= 1e-5f * eval_loss);
     REQUIRE(tl.S >= 2);
     MESSAGE("snapshots " << tl.S << " in " << ms << " ms; heads L" << tl.prev_layer << "H" << tl.prev_head << " > L"
                          << tl.ind_layer << "H" << tl.ind_head << "; baseline K " << tl.base_k.mean << " ± " << tl.base_k.spread);
