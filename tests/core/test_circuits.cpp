@@ -705,6 +705,15 @@ TEST_CASE("timeline: on L9's run the ICL score turns negative and the K-composit
     const float eval_loss = train_evaluate(run).loss;
     MESSAGE("last snapshot loss " << tl.loss.back() << ", train_evaluate " << eval_loss);
     CHECK(std::abs(tl.loss.back() - eval_loss) <= 1e-5f * eval_loss);
+    // A quarter of the held-out rows: a quarter of the time, the same shape of curve.
+    circuit_timeline quarter;
+    const auto t1 = std::chrono::steady_clock::now();
+    circuits_timeline(run, quarter, 32);
+    MESSAGE("32 rows: " << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count()
+                        << " ms; ICL at the end " << quarter.icl.back());
+    CHECK(quarter.rows == 32);
+    CHECK(quarter.prev_ind_k == tl.prev_ind_k);
+    CHECK(quarter.icl.back() < -5.0f);
     REQUIRE(tl.S >= 2);
     MESSAGE("snapshots " << tl.S << " in " << ms << " ms; heads L" << tl.prev_layer << "H" << tl.prev_head << " > L"
                          << tl.ind_layer << "H" << tl.ind_head << "; baseline K " << tl.base_k.mean << " ± " << tl.base_k.spread);

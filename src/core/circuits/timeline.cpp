@@ -100,8 +100,8 @@ void held_out(train_run& run, circuit_timeline& out, int i) {
     std::fill(out.sum.begin(), out.sum.end(), 0.0);
     std::fill(out.count.begin(), out.count.end(), 0);
     std::fill(out.sum_icl.begin(), out.sum_icl.end(), 0.0);
-    for (int first = 0; first < train_eval_rows; first += run.B) {
-        const int rows = std::min(run.B, train_eval_rows - first);
+    for (int first = 0; first < out.rows; first += run.B) {
+        const int rows = std::min(run.B, out.rows - first);
         train_forward_rows(run, run.eval_tokens.data() + sz(first * run.T), rows);
         for (int b = 0; b < rows; ++b)
             add_row(run, out, first + b, train_row_logits(run, b));
@@ -140,8 +140,9 @@ void composition(const train_run& run, circuit_timeline& out, int i) {
 
 // --- [SECTION] the pass -------------------------------------------------------------
 
-void circuits_timeline(train_run& run, circuit_timeline& out) {
+void circuits_timeline(train_run& run, circuit_timeline& out, int rows) {
     train_step_abandon(run);
+    out.rows = std::clamp(rows, 1, train_eval_rows);
     choose_heads(run, out);
     circuits_composition(run, out.comp);  // the pairs and the baseline
     out.pairs = out.comp.pairs;

@@ -16,7 +16,7 @@
 namespace attn {
 
 struct circuit_timeline {
-    int S = 0, T = 0;
+    int S = 0, T = 0, rows = 0;
     std::vector<int> steps;  // (S) the step of each snapshot
     // The pairs of circuits_composition (their scores below), and its random baseline
     // (the same for every snapshot: it depends on the shapes only).
@@ -28,7 +28,7 @@ struct circuit_timeline {
     // weights over train_head_scores' first 32 held-out rows; −1 with one layer.
     int prev_layer = -1, prev_head = -1, ind_layer = -1, ind_head = -1;
     std::vector<float> prev_ind_k;  // (S) their K-composition; NaN without the pair
-    // The held-out set (train_eval_rows rows) at each snapshot:
+    // The held-out set (its first `rows` rows) at each snapshot:
     std::vector<float> loss;      // (S) mean cross-entropy over the counted positions (train_evaluate's)
     std::vector<float> pos_loss;  // (S, T) the same at each position; NaN where no row counts it
     std::vector<float> icl;       // (S) the in-context-learning score; NaN with icl_problem
@@ -40,9 +40,11 @@ struct circuit_timeline {
     std::vector<head_scores> scores;
 };
 
-// Every kept snapshot of run (0 … snapshots_taken − 1). The run's weights are
+// Every kept snapshot of run (0 … snapshots_taken − 1), its losses over the first
+// `rows` held-out rows (1 … train_eval_rows; all by default). The run's weights are
 // swapped with each snapshot's in turn and back: the run is left at the weights it
-// had, its step in progress abandoned (the held-out forward overwrites it).
-void circuits_timeline(train_run& run, circuit_timeline& out);
+// had, its step in progress abandoned (the held-out forward overwrites it). Almost
+// all of the time is the held-out forward: snapshots × rows rows.
+void circuits_timeline(train_run& run, circuit_timeline& out, int rows = train_eval_rows);
 
 }  // namespace attn
