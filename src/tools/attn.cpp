@@ -296,6 +296,8 @@ void print_patching_text(const attn::circuits_report& r) {
     for (const auto& x : p.paths)
         std::printf("  path L%dH%d -> L%dH%d recovers: Q %.3f K %.3f V %.3f\n", x.layer_a, x.head_a, x.layer_b, x.head_b,
                     double(x.q), double(x.k), double(x.v));
+    std::printf("  every path at once recovers: Q %.3f K %.3f V %.3f\n", double(p.paths_all.q), double(p.paths_all.k),
+                double(p.paths_all.v));
 }
 
 // The summary of `attn circuits` without --json.

@@ -412,9 +412,10 @@ TEST_CASE("circuits: the report's JSON has every documented key (docs/circuits.m
     other.row = 7;
     REQUIRE(circuits_report_compute(run, 2, r, &error, other));
     const std::string patched = circuits_report_json(run, r);
-    for (const char* k : {"\"patching\":{\"corruption\":\"held-out row 7\"", "\"clean_tokens\":[", "\"corrupt_tokens\":[",
-                          "\"clean_answer\":[", "\"corrupt_answer\":[", "\"positions\":[", "\"ld_clean\":", "\"ld_corrupt\":",
-                          "\"heads\":[[[", "\"resid\":[[", "\"paths\":[{\"a\":\"L0H0\",\"b\":\"L1H0\",\"q\":"}) {
+    for (const char* k :
+         {"\"patching\":{\"corruption\":\"held-out row 7\"", "\"clean_tokens\":[", "\"corrupt_tokens\":[", "\"clean_answer\":[",
+          "\"corrupt_answer\":[", "\"positions\":[", "\"ld_clean\":", "\"ld_corrupt\":", "\"heads\":[[[", "\"resid\":[[",
+          "\"paths\":[{\"a\":\"L0H0\",\"b\":\"L1H0\",\"q\":", "\"paths_all\":{\"q\":"}) {
         CAPTURE(k);
         CHECK(patched.find(k) != std::string::npos);
     }
@@ -613,7 +614,7 @@ TEST_CASE("patching: on L9's model the previous-token head acts through the indu
     int prev = 0, ind = 0;
     lesson_heads(run, prev, ind);
     circuit_patching p;
-    std::vector<double> k_path, q_path, v_path, prev_all, ind_all, spans;
+    std::vector<double> k_path, q_path, v_path, prev_all, ind_all, spans, k_all;
     std::string error;
     for (int row = 0; row < 32; ++row) {
         if (!circuits_patching_row(run, row, p, &error)) {
@@ -629,6 +630,7 @@ TEST_CASE("patching: on L9's model the previous-token head acts through the indu
         prev_all.push_back(p.heads[circuit_patch_head_index(p, 0, prev, p.T)]);
         ind_all.push_back(p.heads[circuit_patch_head_index(p, 1, ind, p.T)]);
         spans.push_back(p.ld_clean - p.ld_corrupt);
+        k_all.push_back(p.paths_all.k);
     }
     auto stats = [](const std::vector<double>& v) {
         double s = 0, lo = 1e9;
@@ -641,6 +643,8 @@ TEST_CASE("patching: on L9's model the previous-token head acts through the indu
     MESSAGE("rows " << k_path.size() << ", LD clean − corrupt mean/min " << stats(spans).first << " / " << stats(spans).second);
     MESSAGE("path L0H" << prev << " > L1H" << ind << " K mean/min " << stats(k_path).first << " / " << stats(k_path).second
                        << ", Q " << stats(q_path).first << ", V " << stats(v_path).first);
+    MESSAGE("every layer-0 head into every layer-1 head's K input at once: mean/min " << stats(k_all).first << " / "
+                                                                                      << stats(k_all).second);
     MESSAGE("head outputs at every position: L0H" << prev << " " << stats(prev_all).first << ", L1H" << ind << " "
                                                   << stats(ind_all).first);
     // Measured (1500 steps, rows 0-31, 28 with a segment of 4 or more): K 1.004 mean,
@@ -651,6 +655,7 @@ TEST_CASE("patching: on L9's model the previous-token head acts through the indu
     CHECK(stats(k_path).second > 0.5);
     CHECK(std::abs(stats(q_path).first) < 0.1);
     CHECK(std::abs(stats(v_path).first) < 0.1);
+    CHECK(stats(k_all).first > 0.8);  // measured 1.007, 0.747 at least
     CHECK(stats(prev_all).first > 0.8);
     CHECK(stats(ind_all).first > 0.8);
     // A patched run after the first allocates nothing.

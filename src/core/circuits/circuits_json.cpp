@@ -269,7 +269,13 @@ void patching_json(std::string& o, const circuit_patching& p, const std::string&
         }
         o += '}';
     }
-    o += "]}";
+    o += "],\"paths_all\":{\"q\":";
+    number(o, p.paths_all.q);
+    o += ",\"k\":";
+    number(o, p.paths_all.k);
+    o += ",\"v\":";
+    number(o, p.paths_all.v);
+    o += "}}";
 }
 
 // The timeline's per-pair scores: {a, b, q: [S], k: [S], v: [S]}.

@@ -46,6 +46,7 @@ void layout(const train_run& r, circuit_patching& p) {
     p.heads.assign(sz(r.L) * sz(r.h) * (T + 1), 0.0f);
     p.resid.assign(sz(r.L + 1) * (T + 1), 0.0f);
     p.paths.reserve(sz(r.L) * sz(r.L) * sz(r.h) * sz(r.h));
+    p.all.reserve(p.paths.capacity());
     p.clean_x.assign(sz(r.L + 1) * td, 0.0f);
     p.corrupt_x.assign(sz(r.L + 1) * td, 0.0f);
     p.clean_cat.assign(sz(r.L) * td, 0.0f);
@@ -136,12 +137,14 @@ void head_write(const train_run& r, int l, int h, const float* cat, float* dst) 
 }
 
 // Path patches whose receiver is head i of layer l and reads `input`: the receiver's
-// own projection (T, d_k) of in + Σ (clean − corrupt) sender writes, into dst. False
-// when there is none.
-bool receiver_input(const train_run& r, circuit_patching& p, int l, int i, char input, const patch_list& pl, float* dst) {
+// own projection (T, d_k) of in (the layer's input stream in this run: the corrupted
+// run's when the layer is the first one patched) + Σ (clean − corrupt) sender writes,
+// into dst. False when there is none.
+bool receiver_input(const train_run& r, circuit_patching& p, const float* in, int l, int i, char input, const patch_list& pl,
+                    float* dst) {
     const std::size_t td = sz(r.T * r.d);
     bool any = false;
-    std::copy_n(p.corrupt_x.data() + sz(l) * td, td, p.res.data());
+    std::copy_n(in, td, p.res.data());
     for (int n = 0; n < pl.n; ++n) {
         const circuit_patch& c = pl.p[n];
         if (c.kind != circuit_patch::path || c.layer != l || c.head != i || c.input != input)
@@ -186,18 +189,18 @@ struct layer_heads {
 
 // Head i of layer l from hs (its Q, K or V input replaced where a path patch
 // receives it) → its columns of p.cat, with head_out patches.
-void head(const train_run& r, circuit_patching& p, int l, int i, const layer_heads& hs, const patch_list& pl) {
+void head(const train_run& r, circuit_patching& p, const float* in, int l, int i, const layer_heads& hs, const patch_list& pl) {
     const int T = r.T, d = r.d, dk = r.dk, j = i / (r.h / r.g);
     const std::size_t tk = sz(T * dk);
     const float* q = hs.q + sz(i) * tk;
     const float* k = hs.k + sz(j) * tk;
     const float* v = hs.v + sz(j) * tk;
     float* own = p.own.data();
-    if (receiver_input(r, p, l, i, 'q', pl, own))
+    if (receiver_input(r, p, in, l, i, 'q', pl, own))
         q = own;
-    if (receiver_input(r, p, l, i, 'k', pl, own + tk))
+    if (receiver_input(r, p, in, l, i, 'k', pl, own + tk))
         k = own + tk;
-    if (receiver_input(r, p, l, i, 'v', pl, own + 2 * tk))
+    if (receiver_input(r, p, in, l, i, 'v', pl, own + 2 * tk))
         v = own + 2 * tk;
     attention_weights(r, q, k, p.att.data());
     kernel_matmul(p.att.data(), v, p.out.data(), T, T, dk);
@@ -224,7 +227,7 @@ void attention_layer(const train_run& r, circuit_patching& p, int l, const float
         std::copy_n(p.corrupt_cat.data() + sz(l) * td, td, p.cat.data());
         for (int i = 0; i < r.h; ++i)
             if (receives(pl, l, i))
-                head(r, p, l, i, hs, pl);
+                head(r, p, in, l, i, hs, pl);
             else
                 patch_head_out(r, p, l, i, pl, p.cat.data());
         return;
@@ -237,7 +240,7 @@ void attention_layer(const train_run& r, circuit_patching& p, int l, const float
     project_heads(r, p.normed.data(), w.w_v, r.g * r.dk, r.g, false, p.mv.data(), p.vh.data());
     const layer_heads hs{p.qh.data(), p.kh.data(), p.vh.data()};
     for (int i = 0; i < r.h; ++i)
-        head(r, p, l, i, hs, pl);
+        head(r, p, in, l, i, hs, pl);
 }
 
 // Layer l: in (T, d) → next (T, d), as layer_forward in train.cpp.
@@ -417,6 +420,23 @@ void sweep_paths(const train_run& r, circuit_patching& p) {
                     p.paths.push_back(pr);
                 }
             }
+    // Every pair at once, one input at a time.
+    p.paths_all = circuit_path_recovery{-1, -1, -1, -1, 0, 0, 0};
+    for (char input : {'q', 'k', 'v'}) {
+        p.all.clear();
+        for (const circuit_path_recovery& pr : p.paths) {
+            circuit_patch c;
+            c.kind = circuit_patch::path;
+            c.layer = pr.layer_b;
+            c.head = pr.head_b;
+            c.sender_layer = pr.layer_a;
+            c.sender_head = pr.head_a;
+            c.input = input;
+            p.all.push_back(c);
+        }
+        const float x = p.all.empty() ? 0.0f : circuits_recovery(p, circuits_patch_run(r, p, p.all.data(), int(p.all.size())));
+        (input == 'q' ? p.paths_all.q : input == 'k' ? p.paths_all.k : p.paths_all.v) = x;
+    }
 }
 
 // --- [SECTION] the rows ----------------------------------------------------------

@@ -32,9 +32,10 @@ struct circuit_patch {
     enum kind_t {
         head_out,  // head (layer, head)'s output (before W_O) at `pos` ← the clean run's
         resid,     // the stream x_s (s = layer, 0 … L) at `pos` ← the clean run's
-        path,      // the input of one input (q, k or v) of the receiver head (layer, head):
-                   // x_layer − write_sender(corrupt) + write_sender(clean); every other
-                   // reader of the stream, and every other head, sees the corrupted run
+        path,      // one input (q, k or v) of the receiver head (layer, head) reads
+                   // x_layer + write_sender(clean) − write_sender(corrupt), x_layer the
+                   // stream this run has there (the corrupted run's when no earlier patch
+                   // changed it); every other reader of the stream sees it unchanged
     } kind = head_out;
     int layer = 0, head = 0;
     int pos = -1;                           // one position; −1 every position (head_out, resid)
@@ -61,6 +62,7 @@ struct circuit_patching {
     std::vector<float> heads;                  // (L, h, T + 1) head_out
     std::vector<float> resid;                  // (L + 1, T + 1) the stream x_s
     std::vector<circuit_path_recovery> paths;  // every pair whose sender writes into the receiver's input stream
+    circuit_path_recovery paths_all;           // every pair of `paths` patched at once, per input (layers and heads −1)
     // The two runs' streams and head outputs, and scratch: laid out on the first
     // call for a shape, reused after.
     std::vector<float> clean_x, corrupt_x;      // (L + 1, T, d)
@@ -72,6 +74,7 @@ struct circuit_patching {
     std::vector<int> a_tokens, a_targets, b_tokens, b_targets;
     std::vector<unsigned char> a_counted, b_counted;
     std::string b_how;
+    std::vector<circuit_patch> all;  // scratch: the patches of paths_all
 };
 
 // The induction task's corruption of held-out row `row` (0 ≤ row < train_eval_rows):
