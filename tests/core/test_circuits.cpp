@@ -607,6 +607,13 @@ TEST_CASE("patching: rows of different shapes, a corruption for another task and
     REQUIRE(shortest >= 0);
     CHECK_FALSE(circuits_patching_row(run, shortest, p, &error));
     CHECK(error.find("the swap needs 4 or more") != std::string::npos);
+    // Patches outside the model run nothing.
+    REQUIRE(patching_of(run, held_out(run, 0), held_out(run, 1), p));
+    circuit_patch path = patch_of(circuit_patch::path, 1, 0, -1);
+    path.sender_layer = 1;  // not earlier than its receiver
+    for (const circuit_patch& c : {patch_of(circuit_patch::head_out, 2, 0, -1), patch_of(circuit_patch::head_out, 0, 2, -1),
+                                   patch_of(circuit_patch::resid, 3, 0, -1), patch_of(circuit_patch::resid, 0, 0, run.T), path})
+        CHECK(std::isnan(circuits_patch_run(run, p, &c, 1)));
 }
 
 TEST_CASE("patching: on L9's model the previous-token head acts through the induction head's keys") {

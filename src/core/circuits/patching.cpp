@@ -351,9 +351,28 @@ int first_layer(const circuit_patch* patches, int count, int L) {
     return std::max(start, 0);
 }
 
+// A patch naming a layer, head and position of the model (a path's sender earlier
+// than its receiver, its input q, k or v).
+bool patch_fits(const train_run& r, const circuit_patch& c) {
+    const bool pos = c.pos >= -1 && c.pos < r.T, head = c.head >= 0 && c.head < r.h;
+    switch (c.kind) {
+        case circuit_patch::head_out:
+            return pos && head && c.layer >= 0 && c.layer < r.L;
+        case circuit_patch::resid:
+            return pos && c.layer >= 0 && c.layer <= r.L;
+        case circuit_patch::path:
+            return head && c.layer < r.L && c.sender_layer >= 0 && c.sender_layer < c.layer && c.sender_head >= 0 &&
+                   c.sender_head < r.h && (c.input == 'q' || c.input == 'k' || c.input == 'v');
+    }
+    return false;
+}
+
 }  // namespace
 
 double circuits_patch_run(const train_run& run, circuit_patching& out, const circuit_patch* patches, int count) {
+    for (int n = 0; n < count; ++n)
+        if (!patch_fits(run, patches[n]))
+            return std::numeric_limits<double>::quiet_NaN();
     const patch_list pl{patches, count};
     run_from(run, out, first_layer(patches, count, run.L), pl, out.patched_logits.data());
     return logit_difference(out, out.patched_logits.data());

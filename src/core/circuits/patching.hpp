@@ -103,7 +103,10 @@ bool circuits_patching(const train_run& run, const std::vector<int>& clean_token
 bool circuits_patching_row(const train_run& run, int row, circuit_patching& out, std::string* error = nullptr);
 
 // One run of the corrupted row with the given patches (after circuits_patching
-// laid out both runs): its logits into out.patched_logits; returns its LD.
+// laid out both runs): its logits into out.patched_logits; returns its LD. NaN, and
+// nothing run, when a patch names a layer, head or position the model does not have,
+// a path's sender is not in an earlier layer than its receiver, or its input is not
+// q, k or v.
 double circuits_patch_run(const train_run& run, circuit_patching& out, const circuit_patch* patches, int count);
 
 // The recovery of an LD against out's clean and corrupted runs.
