@@ -268,6 +268,33 @@ class CliTest(unittest.TestCase):
         self.assertNotIn("scores", t["layers"][0]["heads"][0])
         self.assertEqual(run("eval", recipe, "--json", "--heads", "7").returncode, 1)
 
+    def test_circuits_patches_a_corrupted_row_and_follows_the_snapshots(self):
+        recipe = "v=1&d_model=16&heads=2&layers=2&pos=rope&train=induction&steps=20&batch=4&seq=12&vocab=8"
+        p = run("circuits", recipe, "--json", "--row", "2", "--corrupt", "row:7")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        t = json.loads(p.stdout)
+        patching = t["patching"]
+        self.assertEqual(patching["corruption"], "held-out row 7")
+        self.assertEqual(len(patching["heads"]), 2)           # layers
+        self.assertEqual(len(patching["heads"][0][0]), 13)    # seq positions and "every position"
+        self.assertEqual(len(patching["resid"]), 3)           # the embedding and after each layer
+        self.assertEqual({(x["a"], x["b"]) for x in patching["paths"]},
+                         {("L0H0", "L1H0"), ("L0H0", "L1H1"), ("L0H1", "L1H0"), ("L0H1", "L1H1")})
+        self.assertEqual(t["timeline"]["steps"][0], 0)
+        self.assertEqual(t["timeline"]["steps"][-1], 20)
+        self.assertIn("patching (held-out row 7)", run("circuits", recipe, "--row", "2", "--corrupt", "row:7").stdout)
+        self.assertIn("no corruption asked for", json.loads(run("circuits", recipe, "--json", "--corrupt", "none").stdout)
+                      ["patching"]["problem"])
+        copy = recipe.replace("induction", "copy_offset")
+        p = run("circuits", copy, "--corrupt", "swap")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("does not apply to copy_offset", p.stderr)
+        for bad in ("juggle", "row:128", "row:-1", "row:"):
+            p = run("circuits", recipe, "--corrupt", bad)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn("--corrupt needs swap, none or row:N", p.stderr)
+        self.assertEqual(run("circuits", recipe, "--corrupt").returncode, 2)
+
     def test_a_write_error_fails_the_command(self):
         if not os.path.exists("/dev/full"):
             self.skipTest("no /dev/full")

@@ -7,12 +7,14 @@
 //                                            matrices are not printed are not kept
 //   attn train '<link>' [--json] [--every N]  train a recipe; print the curve, head scores, ablation table
 //   attn check '<link>'           report every problem; exit 1 if any
-//   attn circuits '<recipe>' [--json] [--row N] [--weights]
+//   attn circuits '<recipe>' [--json] [--row N] [--corrupt swap|row:N|none] [--weights]
 //                                 train the recipe to its named step and read held-out row N
 //                                 (default 0) through it: predictions, logit attribution, logit
-//                                 lens, path expansion, composition, weight-only circuits
-//                                 (docs/circuits.md names the JSON's keys); --weights: the
-//                                 JSON also holds the trained weights ("model"), for a peer
+//                                 lens, path expansion, composition, weight-only circuits,
+//                                 activation patching against a corrupted row (default: the
+//                                 task's corruption, induction's swap), the run's snapshots over
+//                                 training (docs/circuits.md names the JSON's keys); --weights:
+//                                 the JSON also holds the trained weights ("model"), for a peer
 // A link is anything the page opens: the experiment's text form, its z= form,
 // view.* keys, a whole playground URL (src/core/play/link.hpp).
 //   attn arch                                the SIMD architecture of the kernels
@@ -56,7 +58,7 @@ int usage() {
                  "usage: attn eval '<link>' [--json [--stages a,b] [--layers 0,1] [--heads 0,3]]\n"
                  "       attn check '<link>'\n"
                  "       attn train '<link>' [--json] [--every N]\n"
-                 "       attn circuits '<recipe>' [--json] [--row N] [--weights]\n"
+                 "       attn circuits '<recipe>' [--json] [--row N] [--corrupt swap|row:N|none] [--weights]\n"
                  "       attn arch\n"
                  "example: attn eval 'v=1&text=the%%20cat%%20sat&heads=2' --json\n");
     return 2;
@@ -283,6 +285,22 @@ int eval_trained(const attn::experiment& e, const eval_args& args) {
     return 0;
 }
 
+// The patching lines of the summary: the logit differences and each path's recovery.
+void print_patching_text(const attn::circuits_report& r) {
+    const attn::circuit_patching& p = r.patching;
+    if (!r.patching_problem.empty()) {
+        std::printf("  patching: %s\n", r.patching_problem.c_str());
+        return;
+    }
+    std::printf("  patching (%s): logit difference clean %.3f, corrupted %.3f over %zu positions\n", p.corruption.c_str(),
+                p.ld_clean, p.ld_corrupt, p.positions.size());
+    for (const auto& x : p.paths)
+        std::printf("  path L%dH%d -> L%dH%d recovers: Q %.3f K %.3f V %.3f\n", x.layer_a, x.head_a, x.layer_b, x.head_b,
+                    double(x.q), double(x.k), double(x.v));
+    std::printf("  every path at once recovers: Q %.3f K %.3f V %.3f\n", double(p.paths_all.q), double(p.paths_all.k),
+                double(p.paths_all.v));
+}
+
 // The summary of `attn circuits` without --json.
 void print_circuits_text(const attn::train_run& run, const attn::circuits_report& r) {
     const attn::circuit_read& c = r.read;
@@ -303,14 +321,24 @@ void print_circuits_text(const attn::train_run& run, const attn::circuits_report
                 double(r.composition.k.spread), double(r.composition.v.mean), double(r.composition.v.spread));
     for (const auto& h : r.weights.heads)
         std::printf("  L%dH%d: OV top-1 %.3f, copying %.3f\n", h.layer, h.head, double(h.ov_top1), double(h.copying));
+    print_patching_text(r);
+    const attn::circuit_timeline& t = r.timeline;
+    if (t.S > 0)
+        std::printf("  over %d snapshots: held-out loss %.3f -> %.3f, ICL score %.3f -> %.3f, K-composition %.3f -> %.3f\n", t.S,
+                    double(t.loss.front()), double(t.loss.back()), double(t.icl.front()), double(t.icl.back()),
+                    double(t.prev_ind_k.front()), double(t.prev_ind_k.back()));
 }
 
 // `attn circuits`: the recipe trained to its named step, held-out row `row` read
 // through it. Without --json a summary: the row's predictions, the largest
 // parts of the answer's logit, the composition above its baseline.
-int circuits_command(const attn::experiment& e, bool json, int row, bool weights) {
+int circuits_command(const attn::experiment& e, bool json, int row, attn::circuits_corrupt corrupt, bool weights) {
     if (e.train.task == attn::train_task::none) {
         std::fprintf(stderr, "attn: circuits reads a trained model: the link needs a recipe (train=<task>)\n");
+        return 1;
+    }
+    if (const std::string why = attn::circuits_corrupt_problem(e, corrupt); !why.empty()) {  // before training
+        std::fprintf(stderr, "attn: %s\n", why.c_str());
         return 1;
     }
     auto init = attn::train_init(e);
@@ -331,7 +359,7 @@ int circuits_command(const attn::experiment& e, bool json, int row, bool weights
     }
     attn::circuits_report r;
     std::string error;
-    if (!attn::circuits_report_compute(run, row, r, &error)) {
+    if (!attn::circuits_report_compute(run, row, r, &error, corrupt)) {
         std::fprintf(stderr, "attn: %s\n", error.c_str());
         return 1;
     }
@@ -362,15 +390,40 @@ int eval_summary(const attn::experiment& e) {
     return 0;
 }
 
-// argv[3..] of `attn circuits`: --json, --row N, --weights (implies --json); false
-// after saying what is wrong.
-bool parse_circuits_args(int argc, char** argv, bool& json, int& row, bool& weights) {
+// The value of --corrupt: swap, row:N (a held-out row) or none; false after saying what is wrong.
+bool parse_corrupt(const char* v, attn::circuits_corrupt& c) {
+    long long n = 0;
+    if (v && std::strcmp(v, "swap") == 0) {
+        c.kind = attn::circuits_corrupt::task;
+        return true;
+    }
+    if (v && std::strcmp(v, "none") == 0) {
+        c.kind = attn::circuits_corrupt::none;
+        return true;
+    }
+    if (v && std::strncmp(v, "row:", 4) == 0 && attn::parse_whole_number(v + 4, n) && n >= 0 && n < attn::train_eval_rows) {
+        c.kind = attn::circuits_corrupt::other_row;
+        c.row = int(n);
+        return true;
+    }
+    std::fprintf(stderr, "attn: --corrupt needs swap, none or row:N with N a held-out row from 0 to %d%s%s%s\n",
+                 attn::train_eval_rows - 1, v ? ", not '" : "", v ? terminal_safe(v).c_str() : "", v ? "'" : "");
+    return false;
+}
+
+// argv[3..] of `attn circuits`: --json, --row N, --corrupt …, --weights (implies
+// --json); false after saying what is wrong.
+bool parse_circuits_args(int argc, char** argv, bool& json, int& row, attn::circuits_corrupt& corrupt, bool& weights) {
     for (int i = 3; i < argc; ++i) {
         long long n = 0;
         if (std::strcmp(argv[i], "--json") == 0) {
             json = true;
         } else if (std::strcmp(argv[i], "--weights") == 0) {
             json = weights = true;
+        } else if (std::strcmp(argv[i], "--corrupt") == 0) {
+            if (!parse_corrupt(i + 1 < argc ? argv[i + 1] : nullptr, corrupt))
+                return false;
+            ++i;
         } else if (std::strcmp(argv[i], "--row") == 0) {
             if (i + 1 >= argc || !attn::parse_whole_number(argv[i + 1], n) || n < 0 || n >= attn::train_eval_rows) {
                 std::fprintf(stderr, "attn: --row needs a held-out row, a whole number from 0 to %d%s%s%s\n",
@@ -402,8 +455,9 @@ int run_command(int argc, char** argv) {
     int every = 50;
     int row = 0;
     bool weights = false;
+    attn::circuits_corrupt corrupt;
     if (cmd == "circuits") {
-        if (!parse_circuits_args(argc, argv, args.json, row, weights))
+        if (!parse_circuits_args(argc, argv, args.json, row, corrupt, weights))
             return 2;
     } else if (cmd == "train") {
         for (int i = 3; i < argc; ++i) {
@@ -429,7 +483,7 @@ int run_command(int argc, char** argv) {
     if (cmd == "train")
         return train_command(e, args.json, every);
     if (cmd == "circuits")
-        return circuits_command(e, args.json, row, weights);
+        return circuits_command(e, args.json, row, corrupt, weights);
     if (e.train.task != attn::train_task::none)
         return eval_trained(e, args);
     if (args.json) {

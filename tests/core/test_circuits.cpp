@@ -12,6 +12,8 @@
 #include "alloc_counter.hpp"
 #include "circuits/circuits.hpp"
 #include "circuits/circuits_json.hpp"
+#include "circuits/patching.hpp"
+#include "circuits/timeline.hpp"
 #include "circuits/weights.hpp"
 #include "spec/experiment.hpp"
 #include "spec/recipe.hpp"
@@ -389,11 +391,42 @@ TEST_CASE("circuits: the report's JSON has every documented key (docs/circuits.m
                           "\"pos_qk\":[[",
                           "\"k_offset\":0",
                           "\"k_maps\":[{\"a\":\"L0H0\",\"b\":\"L1H0\",\"map\":",
-                          "\"top1\":"}) {
+                          "\"top1\":",
+                          "\"timeline\":{\"steps\":[0,",
+                          "\"loss\":[",
+                          "\"pos_loss\":[[",
+                          "\"icl\":[",
+                          "\"icl_problem\":null",
+                          "\"prev\":\"L0H",
+                          "\"induction\":\"L1H",
+                          "\"prev_ind_k\":[",
+                          "\"pairs\":[{\"a\":\"L0H0\",\"b\":\"L1H0\",\"q\":[",
+                          "\"baseline\":{\"q\":{\"mean\":"}) {
         CAPTURE(k);
         CHECK(json.find(k) != std::string::npos);
     }
-    CHECK(json.find("null") == std::string::npos);
+    // NaN (null) only where a number is undefined: the timeline's positions no row counts.
+    CHECK(json.substr(0, json.find("\"timeline\":")).find("null") == std::string::npos);
+    circuits_corrupt other;
+    other.kind = circuits_corrupt::other_row;
+    other.row = 7;
+    REQUIRE(circuits_report_compute(run, 2, r, &error, other));
+    const std::string patched = circuits_report_json(run, r);
+    for (const char* k :
+         {"\"patching\":{\"corruption\":\"held-out row 7\"", "\"clean_tokens\":[", "\"corrupt_tokens\":[", "\"clean_answer\":[",
+          "\"corrupt_answer\":[", "\"positions\":[", "\"ld_clean\":", "\"ld_corrupt\":", "\"heads\":[[[", "\"resid\":[[",
+          "\"paths\":[{\"a\":\"L0H0\",\"b\":\"L1H0\",\"q\":", "\"paths_all\":{\"q\":"}) {
+        CAPTURE(k);
+        CHECK(patched.find(k) != std::string::npos);
+    }
+    other.row = 2;  // the row against itself: no logit difference, refused when asked for
+    CHECK_FALSE(circuits_report_compute(run, 2, r, &error, other));
+    CHECK(error.find("no logit difference") != std::string::npos);
+    other.kind = circuits_corrupt::task;
+    CHECK(circuits_corrupt_problem(run.e, other).empty());
+    experiment copy = run.e;
+    copy.train.task = train_task::copy_offset;
+    CHECK(circuits_corrupt_problem(copy, other).find("does not apply to copy_offset") != std::string::npos);
 }
 
 TEST_CASE("circuits: the positional QK pattern: P W_QK Pᵀ for additive positions, a function of i - j under RoPE") {
@@ -438,4 +471,315 @@ TEST_CASE("circuits: the positional QK pattern: P W_QK Pᵀ for additive positio
                     s += double(P[i * learned.d + a]) * qk[std::size_t(a * learned.d + c)] * double(P[j * learned.d + c]);
             CHECK(w.heads[3].pos_qk[std::size_t(i * learned.T + j)] == doctest::Approx(s).epsilon(1e-5));
         }
+}
+
+// --- Activation patching (circuits/patching.hpp) ----------------------------------
+
+namespace {
+
+struct row_triple {
+    std::vector<int> tokens, targets;
+    std::vector<unsigned char> counted;
+};
+
+row_triple held_out(const train_run& run, int row) {
+    const std::size_t at = std::size_t(row) * std::size_t(run.T), end = at + std::size_t(run.T);
+    row_triple r;
+    r.tokens.assign(run.eval_tokens.begin() + std::ptrdiff_t(at), run.eval_tokens.begin() + std::ptrdiff_t(end));
+    r.targets.assign(run.eval_targets.begin() + std::ptrdiff_t(at), run.eval_targets.begin() + std::ptrdiff_t(end));
+    r.counted.assign(run.eval_counted.begin() + std::ptrdiff_t(at), run.eval_counted.begin() + std::ptrdiff_t(end));
+    return r;
+}
+
+bool patching_of(const train_run& run, const row_triple& a, const row_triple& b, circuit_patching& p,
+                 std::string* error = nullptr) {
+    return circuits_patching(run, a.tokens, a.targets, a.counted, b.tokens, b.targets, b.counted, p, error);
+}
+
+circuit_patch patch_of(circuit_patch::kind_t kind, int layer, int head, int pos) {
+    circuit_patch c;
+    c.kind = kind;
+    c.layer = layer;
+    c.head = head;
+    c.pos = pos;
+    return c;
+}
+
+// Every patch of every kind, one at a time, leaves the clean row's logits as they
+// were when the corrupted row is the clean row (its targets other answers).
+void check_clean_into_clean(const train_run& run) {
+    row_triple a = held_out(run, 2), b = a;
+    for (int& t : b.targets)
+        t = (t + 1) % run.V;
+    circuit_patching p;
+    REQUIRE(patching_of(run, a, b, p));
+    CHECK(p.clean_logits == p.corrupt_logits);
+    std::vector<circuit_patch> all;
+    for (int l = 0; l < run.L; ++l)
+        for (int h = 0; h < run.h; ++h)
+            for (int t : {-1, 0, run.T - 1})
+                all.push_back(patch_of(circuit_patch::head_out, l, h, t));
+    for (int s = 0; s <= run.L; ++s)
+        all.push_back(patch_of(circuit_patch::resid, s, 0, -1));
+    for (char input : {'q', 'k', 'v'}) {
+        circuit_patch c = patch_of(circuit_patch::path, run.L - 1, run.h - 1, -1);
+        c.input = input;
+        all.push_back(c);
+    }
+    for (const circuit_patch& c : all) {
+        circuits_patch_run(run, p, &c, 1);
+        CHECK(p.patched_logits == p.clean_logits);
+    }
+    CHECK(circuits_patch_run(run, p, all.data(), int(all.size())) == p.ld_clean);
+    CHECK(p.patched_logits == p.clean_logits);
+}
+
+// Two held-out rows: the runs are the training forward's logits, and patching the
+// embedding and every head at every position, or the last stream, gives the clean run.
+void check_patch_everything(train_run& run) {
+    const row_triple a = held_out(run, 0), b = held_out(run, 1);
+    circuit_patching p;
+    REQUIRE(patching_of(run, a, b, p));
+    const std::vector<float> clean = train_logits(run, a.tokens), corrupt = train_logits(run, b.tokens);
+    CHECK(p.clean_logits == clean);
+    CHECK(p.corrupt_logits == corrupt);
+    std::vector<circuit_patch> all{patch_of(circuit_patch::resid, 0, 0, -1)};
+    for (int l = 0; l < run.L; ++l)
+        for (int h = 0; h < run.h; ++h)
+            all.push_back(patch_of(circuit_patch::head_out, l, h, -1));
+    CHECK(circuits_recovery(p, circuits_patch_run(run, p, all.data(), int(all.size()))) == 1.0f);
+    CHECK(p.patched_logits == p.clean_logits);
+    const circuit_patch last = patch_of(circuit_patch::resid, run.L, 0, -1);
+    CHECK(circuits_recovery(p, circuits_patch_run(run, p, &last, 1)) == 1.0f);
+    CHECK(p.patched_logits == p.clean_logits);
+    CHECK(p.resid[std::size_t(run.L) * std::size_t(run.T + 1) + std::size_t(run.T)] == 1.0f);
+    CHECK(p.resid[std::size_t(run.T)] == 1.0f);  // the embedding of every position: the clean row itself
+}
+
+}  // namespace
+
+TEST_CASE("patching: clean into clean changes nothing; patching everything recovers the clean run exactly") {
+    for (block_kind b : {block_kind::full, block_kind::attention_only, block_kind::attention_residual}) {
+        CAPTURE(int(b));
+        train_run run = make_run(test::tiny_recipe(train_task::induction, b, 12, "a b c a b c"));
+        train_run_all(run);
+        check_clean_into_clean(run);
+        check_patch_everything(run);
+    }
+    for (positional pos : {positional::learned, positional::sinusoidal, positional::none, positional::rope}) {
+        CAPTURE(int(pos));
+        experiment e = test::tiny_recipe(train_task::induction, block_kind::attention_residual, 12, "a b c");
+        e.heads = 4;
+        e.kv_heads = 2;
+        e.pos = pos;
+        e.use_wo = pos != positional::learned;
+        train_run run = make_run(e);
+        train_run_all(run);
+        check_clean_into_clean(run);
+        check_patch_everything(run);
+    }
+}
+
+TEST_CASE("patching: rows of different shapes, a corruption for another task and other bad input are refused") {
+    train_run run = make_run(test::tiny_recipe(train_task::induction, block_kind::attention_residual, 2, "a b c"));
+    circuit_patching p;
+    std::string error;
+    row_triple a = held_out(run, 0), b = held_out(run, 1);
+    b.tokens.pop_back();
+    CHECK_FALSE(patching_of(run, a, b, p, &error));
+    CHECK(error.find("two rows of one shape") != std::string::npos);
+    b = a;
+    b.tokens[3] = run.V;
+    CHECK_FALSE(patching_of(run, a, b, p, &error));
+    CHECK(error.find("outside the vocabulary") != std::string::npos);
+    CHECK_FALSE(patching_of(run, a, a, p, &error));
+    CHECK(error.find("no logit difference") != std::string::npos);
+    CHECK_FALSE(circuits_patching_row(run, train_eval_rows, p, &error));
+    CHECK(error.find("outside the held-out set") != std::string::npos);
+    train_run other = make_run(test::tiny_recipe(train_task::copy_offset, block_kind::attention_residual, 2, "a b c"));
+    CHECK_FALSE(circuits_patching_row(other, 0, p, &error));
+    CHECK(error.find("induction task only, not copy_offset") != std::string::npos);
+    int shortest = -1;  // a row whose segment has 3 symbols: too short to swap two in
+    for (int row = 0; row < train_eval_rows && shortest < 0; ++row)
+        if (run.eval_counted[std::size_t(row * run.T + run.T - 3)] == 1 &&
+            run.eval_counted[std::size_t(row * run.T + run.T - 4)] == 0)
+            shortest = row;
+    REQUIRE(shortest >= 0);
+    CHECK_FALSE(circuits_patching_row(run, shortest, p, &error));
+    CHECK(error.find("the swap needs 4 or more") != std::string::npos);
+    // Patches outside the model run nothing.
+    REQUIRE(patching_of(run, held_out(run, 0), held_out(run, 1), p));
+    circuit_patch path = patch_of(circuit_patch::path, 1, 0, -1);
+    path.sender_layer = 1;  // not earlier than its receiver
+    for (const circuit_patch& c : {patch_of(circuit_patch::head_out, 2, 0, -1), patch_of(circuit_patch::head_out, 0, 2, -1),
+                                   patch_of(circuit_patch::resid, 3, 0, -1), patch_of(circuit_patch::resid, 0, 0, run.T), path})
+        CHECK(std::isnan(circuits_patch_run(run, p, &c, 1)));
+}
+
+TEST_CASE("patching: on L9's model the previous-token head acts through the induction head's keys") {
+    train_run& run = lesson_induction();
+    int prev = 0, ind = 0;
+    lesson_heads(run, prev, ind);
+    circuit_patching p;
+    std::vector<double> k_path, q_path, v_path, prev_all, ind_all, spans, k_all;
+    std::string error;
+    for (int row = 0; row < 32; ++row) {
+        if (!circuits_patching_row(run, row, p, &error)) {
+            CHECK(error.find("the swap needs 4 or more") != std::string::npos);
+            continue;
+        }
+        for (const circuit_path_recovery& pr : p.paths)
+            if (pr.layer_a == 0 && pr.head_a == prev && pr.layer_b == 1 && pr.head_b == ind) {
+                k_path.push_back(pr.k);
+                q_path.push_back(pr.q);
+                v_path.push_back(pr.v);
+            }
+        prev_all.push_back(p.heads[circuit_patch_head_index(p, 0, prev, p.T)]);
+        ind_all.push_back(p.heads[circuit_patch_head_index(p, 1, ind, p.T)]);
+        spans.push_back(p.ld_clean - p.ld_corrupt);
+        k_all.push_back(p.paths_all.k);
+    }
+    auto stats = [](const std::vector<double>& v) {
+        double s = 0, lo = 1e9;
+        for (double x : v) {
+            s += x;
+            lo = std::min(lo, x);
+        }
+        return std::pair<double, double>(s / double(v.size()), lo);
+    };
+    MESSAGE("rows " << k_path.size() << ", LD clean − corrupt mean/min " << stats(spans).first << " / " << stats(spans).second);
+    MESSAGE("path L0H" << prev << " > L1H" << ind << " K mean/min " << stats(k_path).first << " / " << stats(k_path).second
+                       << ", Q " << stats(q_path).first << ", V " << stats(v_path).first);
+    MESSAGE("every layer-0 head into every layer-1 head's K input at once: mean/min " << stats(k_all).first << " / "
+                                                                                      << stats(k_all).second);
+    MESSAGE("head outputs at every position: L0H" << prev << " " << stats(prev_all).first << ", L1H" << ind << " "
+                                                  << stats(ind_all).first);
+    // Measured (1500 steps, rows 0-31, 28 with a segment of 4 or more): K 1.004 mean,
+    // 0.748 at least; Q 2e-7, V 0.002; LD span 31.0 mean, 21.2 at least.
+    REQUIRE(k_path.size() >= 20);
+    CHECK(stats(spans).second > 5.0);
+    CHECK(stats(k_path).first > 0.8);
+    CHECK(stats(k_path).second > 0.5);
+    CHECK(std::abs(stats(q_path).first) < 0.1);
+    CHECK(std::abs(stats(v_path).first) < 0.1);
+    CHECK(stats(k_all).first > 0.8);  // measured 1.007, 0.747 at least
+    CHECK(stats(prev_all).first > 0.8);
+    CHECK(stats(ind_all).first > 0.8);
+    // A patched run after the first allocates nothing.
+    circuit_patch c;
+    c.kind = circuit_patch::path;
+    c.layer = 1;
+    c.head = ind;
+    c.sender_head = prev;
+    alloc_counter_start();
+    const double ld = circuits_patch_run(run, p, &c, 1);
+    CHECK(alloc_counter_stop() == 0);
+    CHECK(circuits_recovery(p, ld) > 0.5);
+    // A patched run starting from the corrupted run's kept projections gives the bits a
+    // run through the whole layer gives: a stream patch where both runs agree (position
+    // 0: before the swap, causal) forces the whole layer without changing its input.
+    const std::size_t td = std::size_t(p.T * p.d);
+    REQUIRE(std::equal(p.clean_x.begin() + std::ptrdiff_t(td), p.clean_x.begin() + std::ptrdiff_t(td + std::size_t(p.d)),
+                       p.corrupt_x.begin() + std::ptrdiff_t(td)));
+    for (circuit_patch one : {patch_of(circuit_patch::head_out, 1, ind, 5), c}) {
+        circuits_patch_run(run, p, &one, 1);
+        const std::vector<float> kept = p.patched_logits;
+        const circuit_patch both[2] = {one, patch_of(circuit_patch::resid, 1, 0, 0)};
+        circuits_patch_run(run, p, both, 2);
+        CHECK(p.patched_logits == kept);
+    }
+    // So does a whole row's patching after the first (every sweep).
+    const auto t0 = std::chrono::steady_clock::now();
+    REQUIRE(circuits_patching_row(run, 1, p));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    MESSAGE("one row's patching (" << p.paths.size() << " pairs): " << ms << " ms");
+    alloc_counter_start();
+    REQUIRE(circuits_patching_row(run, 1, p));
+    CHECK(alloc_counter_stop() == 0);
+}
+
+// --- Over training (circuits/timeline.hpp) -----------------------------------------
+
+TEST_CASE("timeline: on L9's run the ICL score turns negative and the K-composition rises at the phase change") {
+    train_run& run = lesson_induction();
+    const std::string hash = train_weights_hash(run);
+    circuit_timeline tl;
+    const auto t0 = std::chrono::steady_clock::now();
+    circuits_timeline(run, tl);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(train_weights_hash(run) == hash);  // the run is left at its weights
+    const std::vector<float> first_icl = tl.icl;
+    alloc_counter_start();
+    circuits_timeline(run, tl);
+    CHECK(alloc_counter_stop() == 0);  // a second pass allocates nothing
+    CHECK(tl.icl == first_icl);
+    // The last snapshot is the run's weights: its loss is train_evaluate's (summed apart).
+    const float eval_loss = train_evaluate(run).loss;
+    MESSAGE("last snapshot loss " << tl.loss.back() << ", train_evaluate " << eval_loss);
+    CHECK(std::abs(tl.loss.back() - eval_loss) <= 1e-5f * eval_loss);
+    // A quarter of the held-out rows: a quarter of the time, the same shape of curve.
+    circuit_timeline quarter;
+    const auto t1 = std::chrono::steady_clock::now();
+    circuits_timeline(run, quarter, 32);
+    MESSAGE("32 rows: " << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count()
+                        << " ms; ICL at the end " << quarter.icl.back());
+    CHECK(quarter.rows == 32);
+    CHECK(quarter.prev_ind_k == tl.prev_ind_k);
+    CHECK(quarter.icl.back() < -5.0f);
+    REQUIRE(tl.S >= 2);
+    MESSAGE("snapshots " << tl.S << " in " << ms << " ms; heads L" << tl.prev_layer << "H" << tl.prev_head << " > L"
+                         << tl.ind_layer << "H" << tl.ind_head << "; baseline K " << tl.base_k.mean << " ± " << tl.base_k.spread);
+    for (int i = 0; i < tl.S; ++i)
+        MESSAGE("step " << tl.steps[std::size_t(i)] << " loss " << tl.loss[std::size_t(i)] << " icl " << tl.icl[std::size_t(i)]
+                        << " K " << tl.prev_ind_k[std::size_t(i)]);
+    // Measured (61 snapshots, every 25 steps): the loss plateaus at 2.6-2.7 (steps
+    // 50-150) and falls below half its step-0 value (3.35) at step 325; the ICL score
+    // is within 0.1 of 0 to step 125, -0.17 at 150, -2.1 at 300, -5.8 at 375 and -13.0 at
+    // the end; the K-composition L0H0 > L1H3 stays 0.14-0.17 (baseline 0.144 ± 0.011)
+    // to step 250, then 0.209, 0.271, 0.292 at steps 275-325 and 0.344 at the end.
+    const float base = tl.base_k.mean, spread = tl.base_k.spread;
+    CHECK(tl.prev_layer == 0);
+    CHECK(tl.ind_layer == 1);
+    int phase = -1, rise = -1;
+    for (int i = 0; i < tl.S; ++i) {
+        const float loss = tl.loss[std::size_t(i)], icl = tl.icl[std::size_t(i)], k = tl.prev_ind_k[std::size_t(i)];
+        if (phase < 0 && loss < 0.5f * tl.loss[0])
+            phase = i;
+        if (rise < 0 && k > base + 5 * spread)
+            rise = i;
+        if (loss > 0.75f * tl.loss[0]) {  // before the drop
+            CHECK(std::abs(icl) < 0.25f);
+            CHECK(k < base + 4 * spread);
+        }
+    }
+    REQUIRE(phase > 0);
+    REQUIRE(rise >= 0);
+    CHECK(std::abs(rise - phase) <= 3);  // the K-composition rises within a few snapshots of the drop
+    for (int i = phase + 2; i < tl.S; ++i) {
+        CHECK(tl.icl[std::size_t(i)] < -3.0f);
+        CHECK(tl.prev_ind_k[std::size_t(i)] > base + 10 * spread);
+    }
+    CHECK(tl.prev_ind_k.back() > base + 15 * spread);
+    // The loss per position: NaN where no held-out row counts the position (the
+    // first ones: a prefix and a segment of 3 or more come before any repeat).
+    const float* last = tl.pos_loss.data() + std::size_t(tl.S - 1) * std::size_t(tl.T);
+    CHECK(std::isnan(last[0]));
+    CHECK(std::isfinite(last[tl.T - 2]));
+    CHECK(std::isnan(last[tl.T - 1]));  // the last position has no next token
+}
+
+TEST_CASE("timeline: another task has no ICL score, a one-layer model no induction pair") {
+    experiment e = test::tiny_recipe(train_task::copy_offset, block_kind::attention_residual, 6, "a b c");
+    e.layers = 1;
+    train_run run = make_run(e);
+    train_run_all(run);
+    circuit_timeline tl;
+    circuits_timeline(run, tl);
+    CHECK(tl.S == run.snapshots_taken);
+    CHECK(tl.icl_problem.find("induction task, not copy_offset") != std::string::npos);
+    CHECK(std::isnan(tl.icl.back()));
+    CHECK(tl.prev_layer == -1);
+    CHECK(std::isnan(tl.prev_ind_k.back()));
+    CHECK(tl.pairs.empty());
+    CHECK(std::isfinite(tl.loss.back()));
 }

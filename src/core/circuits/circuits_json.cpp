@@ -6,9 +6,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "base/text_util.hpp"
 #include "spec/experiment.hpp"
+#include "spec/keys.hpp"
 #include "train/task.hpp"
 
 namespace attn {
@@ -253,14 +256,198 @@ void model_json(std::string& o, const train_run& r) {
     o += "}}";
 }
 
+// --- [SECTION] patching and the timeline -------------------------------------------
+
+template <class T>
+void list(std::string& o, const T* v, std::size_t n) {
+    o += '[';
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i)
+            o += ',';
+        number(o, double(v[i]));
+    }
+    o += ']';
+}
+
+void patching_json(std::string& o, const circuit_patching& p, const std::string& problem) {
+    o += "\"patching\":{";
+    if (!problem.empty()) {
+        key(o, "problem");
+        json_string_append(o, problem);
+        o += '}';
+        return;
+    }
+    key(o, "corruption");
+    json_string_append(o, p.corruption);
+    const std::size_t T = std::size_t(p.T);
+    const std::pair<const char*, const std::vector<int>*> rows[] = {{"clean_tokens", &p.clean_tokens},
+                                                                    {"corrupt_tokens", &p.corrupt_tokens},
+                                                                    {"clean_answer", &p.clean_answer},
+                                                                    {"corrupt_answer", &p.corrupt_answer}};
+    for (const auto& [name, v] : rows) {
+        o += ',';
+        key(o, name);
+        list(o, v->data(), T);
+    }
+    o += ",\"positions\":";
+    list(o, p.positions.data(), p.positions.size());
+    o += ",\"ld_clean\":";
+    number(o, p.ld_clean);
+    o += ",\"ld_corrupt\":";
+    number(o, p.ld_corrupt);
+    o += ",\"heads\":";
+    tables(o, p.heads.data(), p.L, p.h, p.T + 1);
+    o += ",\"resid\":";
+    table(o, p.resid.data(), p.L + 1, p.T + 1);
+    o += ",\"paths\":[";
+    for (std::size_t i = 0; i < p.paths.size(); ++i) {
+        const circuit_path_recovery& r = p.paths[i];
+        o += i ? ",{\"a\":" : "{\"a\":";
+        json_string_append(o, head_name(r.layer_a, r.head_a));
+        o += ",\"b\":";
+        json_string_append(o, head_name(r.layer_b, r.head_b));
+        const std::pair<const char*, float> kinds[] = {{",\"q\":", r.q}, {",\"k\":", r.k}, {",\"v\":", r.v}};
+        for (const auto& [name, x] : kinds) {
+            o += name;
+            number(o, x);
+        }
+        o += '}';
+    }
+    o += "],\"paths_all\":{\"q\":";
+    number(o, p.paths_all.q);
+    o += ",\"k\":";
+    number(o, p.paths_all.k);
+    o += ",\"v\":";
+    number(o, p.paths_all.v);
+    o += "}}";
+}
+
+// The timeline's per-pair scores: {a, b, q: [S], k: [S], v: [S]}.
+void timeline_pairs_json(std::string& o, const circuit_timeline& t) {
+    const std::size_t P = t.pairs.size(), S = std::size_t(t.S);
+    o += "\"pairs\":[";
+    for (std::size_t p = 0; p < P; ++p) {
+        const circuit_composition_pair& c = t.pairs[p];
+        o += p ? ",{\"a\":" : "{\"a\":";
+        json_string_append(o, head_name(c.layer_a, c.head_a));
+        o += ",\"b\":";
+        json_string_append(o, head_name(c.layer_b, c.head_b));
+        const std::pair<const char*, const std::vector<float>*> kinds[] = {{"q", &t.q}, {"k", &t.k}, {"v", &t.v}};
+        for (const auto& [name, v] : kinds) {
+            o += ",\"";
+            o += name;
+            o += "\":[";
+            for (std::size_t i = 0; i < S; ++i) {
+                if (i)
+                    o += ',';
+                number(o, double((*v)[i * P + p]));
+            }
+            o += ']';
+        }
+        o += '}';
+    }
+    o += "],\"baseline\":{";
+    const circuit_baseline* b[3] = {&t.base_q, &t.base_k, &t.base_v};
+    for (int i = 0; i < 3; ++i) {
+        o += i ? ",\"" : "\"";
+        o += "qkv"[i];
+        o += "\":{\"mean\":";
+        number(o, b[i]->mean);
+        o += ",\"spread\":";
+        number(o, b[i]->spread);
+        o += '}';
+    }
+    o += '}';
+}
+
+void timeline_json(std::string& o, const circuit_timeline& t) {
+    const std::size_t S = std::size_t(t.S);
+    o += "\"timeline\":{\"steps\":";
+    list(o, t.steps.data(), S);
+    o += ",\"loss\":";
+    list(o, t.loss.data(), S);
+    o += ",\"pos_loss\":";
+    table(o, t.pos_loss.data(), t.S, t.T);
+    o += ",\"icl\":";
+    list(o, t.icl.data(), S);
+    o += ",\"icl_problem\":";
+    if (t.icl_problem.empty())
+        o += "null";
+    else
+        json_string_append(o, t.icl_problem);
+    o += ",\"prev\":";
+    if (t.prev_layer < 0) {
+        o += "null,\"induction\":null";
+    } else {
+        json_string_append(o, head_name(t.prev_layer, t.prev_head));
+        o += ",\"induction\":";
+        json_string_append(o, head_name(t.ind_layer, t.ind_head));
+    }
+    o += ",\"prev_ind_k\":";
+    list(o, t.prev_ind_k.data(), S);
+    o += ',';
+    timeline_pairs_json(o, t);
+    o += '}';
+}
+
 }  // namespace
 
-bool circuits_report_compute(train_run& run, int row, circuits_report& out, std::string* error) {
+std::string circuits_corrupt_problem(const experiment& e, circuits_corrupt corrupt) {
+    if (corrupt.kind == circuits_corrupt::task && e.train.task != train_task::induction)
+        return std::string("--corrupt swap changes the repeated segment of the induction task: it does not apply to ") +
+               train_task_name(e.train.task) + " (use --corrupt row:N to patch between two held-out rows)";
+    if (corrupt.kind == circuits_corrupt::other_row && (corrupt.row < 0 || corrupt.row >= train_eval_rows))
+        return "--corrupt row:" + std::to_string(corrupt.row) + " is outside the held-out set (rows 0 to " +
+               std::to_string(train_eval_rows - 1) + ")";
+    return {};
+}
+
+namespace {
+
+// The report's patching: false with the message when an asked-for corruption fails;
+// true with patching_problem set when the automatic one does not apply.
+bool report_patching(const train_run& run, int row, circuits_report& out, std::string* error, circuits_corrupt corrupt) {
+    out.patching_problem.clear();
+    std::string why = circuits_corrupt_problem(run.e, corrupt);
+    bool ok = why.empty();
+    if (ok && corrupt.kind == circuits_corrupt::none) {
+        out.patching_problem = "no corruption asked for (--corrupt none)";
+        return true;
+    }
+    if (ok && corrupt.kind == circuits_corrupt::other_row) {
+        const std::size_t T = std::size_t(run.T), a = std::size_t(row) * T, b = std::size_t(corrupt.row) * T;
+        const auto span = [T](const auto& v, std::size_t at) {
+            return std::vector(v.begin() + std::ptrdiff_t(at), v.begin() + std::ptrdiff_t(at + T));
+        };
+        ok =
+            circuits_patching(run, span(run.eval_tokens, a), span(run.eval_targets, a), span(run.eval_counted, a),
+                              span(run.eval_tokens, b), span(run.eval_targets, b), span(run.eval_counted, b), out.patching, &why);
+        out.patching.corruption = "held-out row " + std::to_string(corrupt.row);
+    } else if (ok) {
+        ok = circuits_patching_row(run, row, out.patching, &why);
+    }
+    if (ok)
+        return true;
+    if (corrupt.kind != circuits_corrupt::automatic) {
+        if (error)
+            *error = why;
+        return false;
+    }
+    out.patching_problem = why;
+    return true;
+}
+
+}  // namespace
+
+bool circuits_report_compute(train_run& run, int row, circuits_report& out, std::string* error, circuits_corrupt corrupt) {
     if (!circuits_read_row(run, row, out.read, error))
         return false;
     out.row = row;
+    if (!report_patching(run, row, out, error, corrupt))
+        return false;
     circuits_composition(run, out.composition);
     circuits_weights(run, out.weights);
+    circuits_timeline(run, out.timeline);
     return true;
 }
 
@@ -279,6 +466,10 @@ std::string circuits_report_json(const train_run& run, const circuits_report& r,
     composition_json(o, r.composition);
     o += ',';
     weights_json(o, r.weights);
+    o += ',';
+    patching_json(o, r.patching, r.patching_problem);
+    o += ',';
+    timeline_json(o, r.timeline);
     if (with_model)
         model_json(o, run);
     o += "}";

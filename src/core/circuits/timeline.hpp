@@ -1,0 +1,50 @@
+// The circuit over training: for every kept snapshot of a run (train.hpp's
+// snapshots: steps 0, every, 2·every, …, the last), the composition scores, the
+// previous-token → induction K-composition, the held-out loss at each position and
+// an in-context-learning score (docs/circuits.md has the definitions).
+//
+// Shapes: S snapshots, T seq, P head pairs (circuits.hpp's composition pairs).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "circuits/circuits.hpp"
+#include "train/train.hpp"
+#include "train/train_diagnostics.hpp"
+
+namespace attn {
+
+struct circuit_timeline {
+    int S = 0, T = 0, rows = 0;
+    std::vector<int> steps;  // (S) the step of each snapshot
+    // The pairs of circuits_composition (their scores below), and its random baseline
+    // (the same for every snapshot: it depends on the shapes only).
+    std::vector<circuit_composition_pair> pairs;
+    circuit_baseline base_q, base_k, base_v;
+    std::vector<float> q, k, v;  // (S, P)
+    // The previous-token head (layer 0, the largest prev score) and the induction head
+    // (a later layer, the largest induction score), chosen on the run's current
+    // weights over train_head_scores' first 32 held-out rows; −1 with one layer.
+    int prev_layer = -1, prev_head = -1, ind_layer = -1, ind_head = -1;
+    std::vector<float> prev_ind_k;  // (S) their K-composition; NaN without the pair
+    // The held-out set (its first `rows` rows) at each snapshot:
+    std::vector<float> loss;      // (S) mean cross-entropy over the counted positions (train_evaluate's)
+    std::vector<float> pos_loss;  // (S, T) the same at each position; NaN where no row counts it
+    std::vector<float> icl;       // (S) the in-context-learning score; NaN with icl_problem
+    std::string icl_problem;      // why there is no ICL score (another task), else empty
+    // Scratch, reused between calls.
+    circuit_composition comp;
+    std::vector<double> sum, sum_icl;
+    std::vector<int> count;
+    std::vector<head_scores> scores;
+};
+
+// Every kept snapshot of run (0 … snapshots_taken − 1), its losses over the first
+// `rows` held-out rows (1 … train_eval_rows; all by default). The run's weights are
+// swapped with each snapshot's in turn and back: the run is left at the weights it
+// had, its step in progress abandoned (the held-out forward overwrites it). Almost
+// all of the time is the held-out forward: snapshots × rows rows.
+void circuits_timeline(train_run& run, circuit_timeline& out, int rows = train_eval_rows);
+
+}  // namespace attn
