@@ -512,6 +512,33 @@ async function timeToLearn(native, oursNode, withPage) {
   return { rows, targets };
 }
 
+// --- [SECTION] C1, C2: reading the circuit ------------------------------------------
+// Issue 31's speed targets on the trained L9 model (trained once first): C1, items
+// 1-6 and 8 for one held-out row (the row read, composition, weight-only circuits,
+// patching), per read after a first one; C2, the timeline over the run's 61 kept
+// snapshots, over all 128 held-out rows and over 32. Natively and in wasm under Node.
+async function circuitsBench(native, oursNode) {
+  const rows = [], targets = [];
+  const runs = [['ours native', 'native', JSON.parse(await native.proc.ask('circuits'))], ['ours wasm Node', 'node', oursNode.circuits()]];
+  for (const [peer, env, c] of runs) {
+    rows.push({ workload: 'C1 circuits of one row (items 1-6, 8), L9 trained', peer, env, median_ms: c.read * 1e3, first_ms: c.first * 1e3, ratio: null });
+    rows.push({ workload: 'C2 timeline over 61 snapshots, 128 rows', peer, env, median_ms: c.timeline * 1e3, ratio: null });
+    rows.push({ workload: 'C2 timeline over 61 snapshots, 32 rows', peer, env, median_ms: c.timeline32 * 1e3, ratio: null });
+    if (env === 'node') {
+      targets.push({ target: 'C1: items 1-6 and 8 for one trained L9 model, ours wasm Node ≤ 20 ms', value: `${(c.read * 1e3).toFixed(1)} ms (first ${(c.first * 1e3).toFixed(1)} ms)`, met: c.read * 1e3 <= 20 });
+      targets.push({ target: 'C2: the timeline of a 1500-step L9 run, ours wasm Node ≤ 0.5 s', value: `${c.timeline.toFixed(2)} s over 128 rows, ${c.timeline32.toFixed(2)} s over 32`, met: c.timeline <= 0.5 });
+    }
+  }
+  return { rows, targets };
+}
+
+function printCircuits(r) {
+  const c = r.rows.filter((x) => x.workload.startsWith('C'));
+  if (!c.length) return;
+  console.log('\nC1, C2, reading the circuit of the trained L9 model (docs/circuits.md):');
+  for (const x of c) console.log(`  ${x.workload}, ${x.peer}: ${x.median_ms.toFixed(2)} ms` + (x.first_ms ? ` (the first read ${x.first_ms.toFixed(1)} ms)` : ''));
+}
+
 // --- main -------------------------------------------------------------------------
 
 const trainOnly = args.includes('--train-only');
@@ -542,12 +569,14 @@ async function mainTrainOnly(native, t0) {
   }
   log('T3: time to learn, natively (the page\'s: a full run without --no-page)');
   const learn = await timeToLearn(native, oursNode, false);
+  log('C1, C2: reading the circuit of the trained L9 model');
+  const circuits = await circuitsBench(native, oursNode);
   native.stop();
   const result = {
     command: 'bash bench/run.sh ' + args.join(' '),
     date: new Date().toISOString(),
     machine: { cpus: (await import('node:os')).cpus().map((c) => c.model)[0], pinned: process.env.ATTN_BENCH_PINNED || 'not pinned' },
-    notes: trainNotes, rows: [...training.rows, ...learn.rows], targets: training.targets,
+    notes: trainNotes, rows: [...training.rows, ...learn.rows, ...circuits.rows], targets: [...training.targets, ...circuits.targets],
     training: { workloads: training.workloads, peers: training.info, checks: training.checks },
     chromium: chrome ? { crossOriginIsolated: chrome.isolated, foreignRequests: chrome.foreign } : { skipped: true },
     seconds: (Date.now() - t0) / 1000,
@@ -556,6 +585,7 @@ async function mainTrainOnly(native, t0) {
   fs.writeFileSync(outFile, JSON.stringify(result, null, 2));
   printTraining(result);
   printTimeToLearn(result);
+  printCircuits(result);
   console.log('\nTargets:');
   for (const t of result.targets) console.log(`  [${t.met ? 'met' : 'MISSED'}] ${t.target}: ${t.value}`);
   console.log(`\nJSON: ${path.relative(process.cwd(), outFile)}  (${result.seconds.toFixed(0)} s)`);
@@ -720,6 +750,10 @@ async function main() {
   if (!args.includes('--no-train')) {
     log('T3: time to learn, natively and in the page');
     learn = await timeToLearn(native, oursNode, !args.includes('--no-page'));
+    log('C1, C2: reading the circuit of the trained L9 model');
+    const c = await circuitsBench(native, oursNode);
+    learn.rows.push(...c.rows);
+    learn.targets.push(...c.targets);
   }
   for (const p of peers) if (p.stop) p.stop();
 
@@ -881,6 +915,7 @@ function printReport(r) {
   } else if (r.page.error) console.log('\nPage cost: ' + r.page.error);
   if (r.training) printTraining(r);
   printTimeToLearn(r);
+  printCircuits(r);
   console.log('\nTargets:');
   for (const t of r.targets) console.log(`  [${t.met ? 'met' : 'MISSED'}] ${t.target}: ${t.value}`);
 }

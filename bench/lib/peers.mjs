@@ -38,6 +38,14 @@ export async function oursWasm(createAttnBench, wasmBinary) {
       m._free(p);
       return { seconds, step };
     },
+    // C1, C2: the circuit of the trained L9 model (seconds; bench_circuits).
+    circuits() {
+      const p = m._malloc(32);
+      m._bench_circuits(p, 20);
+      const [read, timeline, timeline32, first] = m.HEAPF64.slice(p >> 3, (p >> 3) + 4);
+      m._free(p);
+      return { read, timeline, timeline32, first };
+    },
     peak(seconds) {
       m._bench_peak_flops(0.3);  // warm-up: lets the engine tier the probe's kernels up first
       return { arch: api.arch(), flops: m._bench_peak_flops(seconds), bandwidth: m._bench_peak_bandwidth(seconds) };

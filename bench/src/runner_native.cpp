@@ -11,6 +11,7 @@
 //   train_run ID REPS    -> seconds per training step (bench_train_run)
 //   train_losses ID N    -> the losses of the first N steps taken, as a JSON array
 //   train_learn          -> {"seconds":…,"step":…} T3: the L9 recipe from scratch until held-out accuracy ≥ 0.9
+//   circuits             -> {"read":…,"timeline":…,"timeline32":…,"first":…} C1, C2 (seconds; bench_circuits)
 //   quit
 #include <cstdio>
 #include <fstream>
@@ -88,6 +89,13 @@ int main() {
             const double seconds = bench_train_learn(&step);
             char buf[96];
             std::snprintf(buf, sizeof buf, "{\"seconds\":%.6g,\"step\":%d}", seconds, step);
+            std::cout << buf << std::endl;
+        } else if (cmd == "circuits") {
+            double c[4] = {};
+            bench_circuits(c, 20);
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "{\"read\":%.6g,\"timeline\":%.6g,\"timeline32\":%.6g,\"first\":%.6g}", c[0], c[1],
+                          c[2], c[3]);
             std::cout << buf << std::endl;
         } else if (cmd == "train_losses") {
             int id = 0, n = 0;

@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "circuits/circuits.hpp"
+#include "circuits/patching.hpp"
+#include "circuits/timeline.hpp"
+#include "circuits/weights.hpp"
 #include "spec/experiment.hpp"
 #include "spec/recipe.hpp"
 #include "train/train.hpp"
@@ -94,5 +98,63 @@ double bench_train_learn(int* step) {
         }
     }
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}
+
+// --- C1, C2: reading the circuit of a trained model (issue 31's speed targets) ------
+
+namespace {
+
+// The L9 recipe trained to its last step once, kept for every timing after it.
+attn::train_run& circuits_model() {
+    static std::optional<attn::train_run> run = [] {
+        const auto parsed = attn::experiment_parse(attn::recipe_lesson_induction);
+        auto init = attn::train_init(*parsed.value);
+        attn::train_run_named(*init.run);
+        return std::move(init.run);
+    }();
+    return *run;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+extern "C" {
+
+// out[0]: items 1-6 and 8 for one row of the trained L9 model (the row read, the
+// composition with its baseline kept, the weight-only circuits, the patching against
+// the row's corruption), seconds per read after a first one; out[1]: the timeline
+// over every kept snapshot and all 128 held-out rows; out[2]: over 32 rows; out[3]:
+// the first read, baseline drawn (seconds). Held-out row 1 (rows 0 and 3 are too
+// short to corrupt).
+void bench_circuits(double* out, int reps) {
+    attn::train_run& run = circuits_model();
+    static attn::circuit_read read;
+    static attn::circuit_composition composition;
+    static attn::circuit_weights weights;
+    static attn::circuit_patching patching;
+    static attn::circuit_timeline timeline;
+    auto once = [&] {
+        attn::circuits_read_row(run, 1, read);
+        attn::circuits_composition(run, composition);
+        attn::circuits_weights(run, weights);
+        attn::circuits_patching_row(run, 1, patching);
+    };
+    auto t0 = std::chrono::steady_clock::now();
+    once();
+    out[3] = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r)
+        once();
+    out[0] = seconds_since(t0) / reps;
+    t0 = std::chrono::steady_clock::now();
+    attn::circuits_timeline(run, timeline);
+    out[1] = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    attn::circuits_timeline(run, timeline, 32);
+    out[2] = seconds_since(t0);
 }
 }

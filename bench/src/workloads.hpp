@@ -72,4 +72,9 @@ int bench_train_steps(int id);             // steps taken since prepare
 // the page's trainer measures them), first reaches 0.9; that snapshot's step in
 // *step (-1 if it never does).
 double bench_train_learn(int* step);
+// C1, C2: the circuit of the trained L9 model (trained once, on the first call):
+// out[0] items 1-6 and 8 for one row, seconds per read after the first; out[1] the
+// timeline over every snapshot and 128 held-out rows; out[2] over 32; out[3] the
+// first read. reps: the reads timed for out[0].
+void bench_circuits(double* out, int reps);
 }
