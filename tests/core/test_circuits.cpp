@@ -31,6 +31,16 @@ train_run make_run(const experiment& e) {
     return std::move(*init.run);
 }
 
+// Under ASan + UBSan (slow: L9's 1500 steps took minutes there) the cases on L9's
+// trained model are left to the native and wasm builds, as test_train_learning.cpp
+// leaves seeds 2-3; the cases on tiny recipes run the same circuits code under the
+// sanitizers.
+#if defined(ATTN_SANITIZE)
+constexpr bool l9_under_sanitizers = true;
+#else
+constexpr bool l9_under_sanitizers = false;
+#endif
+
 // L9's model at its last step, trained once per test binary (a few seconds natively).
 train_run& lesson_induction() {
     static train_run run = [] {
@@ -98,7 +108,8 @@ void lesson_heads(train_run& run, int& prev, int& ind) {
 
 }  // namespace
 
-TEST_CASE("circuits: on L9's model the parts of the logit sum to it, and the paths name the circuit") {
+TEST_CASE("circuits: on L9's model the parts of the logit sum to it, and the paths name the circuit" *
+          doctest::skip(l9_under_sanitizers)) {
     train_run& run = lesson_induction();
     circuit_read c;
     std::string error;
@@ -126,7 +137,7 @@ TEST_CASE("circuits: on L9's model the parts of the logit sum to it, and the pat
     check_read_identities(c);
 }
 
-TEST_CASE("circuits: a row outside the held-out set is refused with its reason") {
+TEST_CASE("circuits: a row outside the held-out set is refused with its reason" * doctest::skip(l9_under_sanitizers)) {
     train_run& run = lesson_induction();
     circuit_read c;
     std::string error;
@@ -238,7 +249,8 @@ TEST_CASE("circuits: composition scores lie in [0, 1] and are 1 for aligned rank
     CHECK(c.k.mean == doctest::Approx(1.0 / std::sqrt(double(fresh.d))).epsilon(0.5));
 }
 
-TEST_CASE("circuits: on L9's model the previous-token head K-composes with the induction head") {
+TEST_CASE("circuits: on L9's model the previous-token head K-composes with the induction head" *
+          doctest::skip(l9_under_sanitizers)) {
     train_run& run = lesson_induction();
     int prev = 0, ind = 0;
     lesson_heads(run, prev, ind);
@@ -297,7 +309,8 @@ TEST_CASE("circuits: the full circuits of a constructed copying head have the st
     }
 }
 
-TEST_CASE("circuits: L9's induction head copies, and its keys read the previous-token head token for token") {
+TEST_CASE("circuits: L9's induction head copies, and its keys read the previous-token head token for token" *
+          doctest::skip(l9_under_sanitizers)) {
     train_run& run = lesson_induction();
     int prev = 0, ind = 0;
     lesson_heads(run, prev, ind);
@@ -320,7 +333,8 @@ TEST_CASE("circuits: L9's induction head copies, and its keys read the previous-
 // head's part is *where* that head attends (K-composition, above), which the
 // expansion does not split. Measured on 16 rows: L1H3 15.13 of a mean target
 // logit of about 15.3; L0H0>L1H3 −0.12.
-TEST_CASE("circuits: on L9's model the answer's value flows through the induction head reading the embedding") {
+TEST_CASE("circuits: on L9's model the answer's value flows through the induction head reading the embedding" *
+          doctest::skip(l9_under_sanitizers)) {
     train_run& run = lesson_induction();
     int prev = 0, ind = 0;
     lesson_heads(run, prev, ind);
@@ -429,7 +443,8 @@ TEST_CASE("circuits: the report's JSON has every documented key (docs/circuits.m
     CHECK(circuits_corrupt_problem(copy, other).find("does not apply to copy_offset") != std::string::npos);
 }
 
-TEST_CASE("circuits: the positional QK pattern: P W_QK Pᵀ for additive positions, a function of i - j under RoPE") {
+TEST_CASE("circuits: the positional QK pattern: P W_QK Pᵀ for additive positions, a function of i - j under RoPE" *
+          doctest::skip(l9_under_sanitizers)) {
     train_run& run = lesson_induction();
     circuit_weights w;
     circuits_weights(run, w);
@@ -616,7 +631,8 @@ TEST_CASE("patching: rows of different shapes, a corruption for another task and
         CHECK(std::isnan(circuits_patch_run(run, p, &c, 1)));
 }
 
-TEST_CASE("patching: on L9's model the previous-token head acts through the induction head's keys") {
+TEST_CASE("patching: on L9's model the previous-token head acts through the induction head's keys" *
+          doctest::skip(l9_under_sanitizers)) {
     train_run& run = lesson_induction();
     int prev = 0, ind = 0;
     lesson_heads(run, prev, ind);
@@ -700,7 +716,8 @@ TEST_CASE("patching: on L9's model the previous-token head acts through the indu
 
 // --- Over training (circuits/timeline.hpp) -----------------------------------------
 
-TEST_CASE("timeline: on L9's run the ICL score turns negative and the K-composition rises at the phase change") {
+TEST_CASE("timeline: on L9's run the ICL score turns negative and the K-composition rises at the phase change" *
+          doctest::skip(l9_under_sanitizers)) {
     train_run& run = lesson_induction();
     const std::string hash = train_weights_hash(run);
     circuit_timeline tl;
