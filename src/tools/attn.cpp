@@ -220,16 +220,21 @@ void print_train_text(const attn::experiment& e, const attn::train_run& run, con
     std::printf("weights_hash %s\n", attn::train_weights_hash(run).c_str());
 }
 
+// e's recipe set up to train (train_init), or nothing after printing why not.
+std::optional<attn::train_run> init_or_report(const attn::experiment& e) {
+    auto init = attn::train_init(e);
+    for (const auto& m : init.errors)
+        std::fprintf(stderr, "attn: %s\n", m.c_str());
+    return std::move(init.run);
+}
+
 // Trains e's recipe to the step its link names; prints the curve every `every`
 // steps, the held-out result, the head scores and the ablation table (as JSON with --json).
 int train_command(const attn::experiment& e, bool json, int every) {
-    auto init = attn::train_init(e);
-    if (!init.run) {
-        for (const auto& m : init.errors)
-            std::fprintf(stderr, "attn: %s\n", m.c_str());
+    auto trained = init_or_report(e);
+    if (!trained)
         return 1;
-    }
-    attn::train_run& run = *init.run;
+    attn::train_run& run = *trained;
     attn::train_run_named(run);
     const attn::train_diagnostics diag = attn::train_diagnose(run);
     if (json)
@@ -250,25 +255,22 @@ int eval_trained(const attn::experiment& e, const eval_args& args) {
     attn::trace_json_select sel;
     if (args.json && !make_selection(args, e, sel))
         return 1;
-    auto init = attn::train_init(e);
-    if (!init.run) {
-        for (const auto& m : init.errors)
-            std::fprintf(stderr, "attn: %s\n", m.c_str());
+    auto run = init_or_report(e);
+    if (!run)
         return 1;
-    }
-    attn::train_run_named(*init.run);
-    if (!init.run->error.empty()) {
-        std::fprintf(stderr, "attn: %s\n", init.run->error.c_str());
+    attn::train_run_named(*run);
+    if (!run->error.empty()) {
+        std::fprintf(stderr, "attn: %s\n", run->error.c_str());
         return 1;
     }
     std::vector<std::string> tokens = attn::tokenize(e.text);
     std::string problem;
-    auto w = attn::train_weights_for(*init.run, tokens, &problem);
+    auto w = attn::train_weights_for(*run, tokens, &problem);
     if (!w) {
         tokens.clear();
-        for (int t = 0; t < init.run->T; ++t)
-            tokens.push_back(attn::task_symbol(init.run->eval_tokens[std::size_t(t)]));
-        w = attn::train_weights_for(*init.run, tokens, &problem);
+        for (int t = 0; t < run->T; ++t)
+            tokens.push_back(attn::task_symbol(run->eval_tokens[std::size_t(t)]));
+        w = attn::train_weights_for(*run, tokens, &problem);
     }
     attn::experiment traced = e;
     traced.text.clear();
@@ -279,8 +281,8 @@ int eval_trained(const attn::experiment& e, const eval_args& args) {
         attn::trace_write_json(traced, t, sel, [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); });
         std::fputc('\n', stdout);
     } else {
-        std::printf("trained %d steps, weights_hash %s; traced on: %s\n", init.run->step,
-                    attn::train_weights_hash(*init.run).c_str(), traced.text.c_str());
+        std::printf("trained %d steps, weights_hash %s; traced on: %s\n", run->step, attn::train_weights_hash(*run).c_str(),
+                    traced.text.c_str());
     }
     return 0;
 }
@@ -341,17 +343,10 @@ int circuits_command(const attn::experiment& e, bool json, int row, attn::circui
         std::fprintf(stderr, "attn: %s\n", why.c_str());
         return 1;
     }
-    auto init = attn::train_init(e);
-    if (!init.run) {
-        for (const auto& m : init.errors)
-            std::fprintf(stderr, "attn: %s\n", m.c_str());
+    auto trained = init_or_report(e);  // --row was checked with the options, before this
+    if (!trained)
         return 1;
-    }
-    attn::train_run& run = *init.run;
-    if (row < 0 || row >= attn::train_eval_rows) {  // before training: a bad row costs nothing
-        std::fprintf(stderr, "attn: --row %d is outside the held-out set (rows 0 to %d)\n", row, attn::train_eval_rows - 1);
-        return 1;
-    }
+    attn::train_run& run = *trained;
     attn::train_run_named(run);
     if (!run.error.empty()) {
         std::fprintf(stderr, "attn: %s\n", run.error.c_str());
