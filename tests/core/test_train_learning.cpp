@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "base/tokenize.hpp"
+#include "circuits/patching.hpp"
+#include "circuits/timeline.hpp"
+#include "kernels/kernels.hpp"
 #include "model/forward.hpp"
 #include "play/measure_training.hpp"
 #include "spec/experiment.hpp"
@@ -69,6 +72,91 @@ void check_formation(const trainer& t, const head_report& prev, const head_repor
     CHECK(f.loss_now < f.loss_after);
 }
 
+// The mean and the least of a list.
+std::pair<double, double> mean_min(const std::vector<double>& v) {
+    double s = 0, lo = 1e30;
+    for (double x : v) {
+        s += x;
+        lo = std::min(lo, x);
+    }
+    return {v.empty() ? 0.0 : s / double(v.size()), lo};
+}
+
+// The circuit claims L11 makes (docs/circuits.md), on the model trained from weight
+// seed `seed`: the previous-token -> induction K-composition ends well above its
+// random baseline and rises within a few snapshots of the loss's drop; path
+// patching every layer-0 head into the layer-1 heads' K input brings most of the
+// clean logit difference back (Q and V almost none); the in-context-learning score
+// is near 0 before the drop and clearly negative after.
+void check_circuit_claims(train_run& r, std::uint32_t seed) {
+    circuit_timeline tl;
+    circuits_timeline(r, tl);
+    REQUIRE(tl.S >= 2);
+    CHECK(tl.prev_layer == 0);
+    CHECK(tl.ind_layer == 1);
+    const float base = tl.base_k.mean, spread = tl.base_k.spread;
+    int phase = -1, rise = -1;
+    float before_icl = 0, before_k = 0;
+    for (int i = 0; i < tl.S; ++i) {
+        const float loss = tl.loss[std::size_t(i)], icl = tl.icl[std::size_t(i)], k = tl.prev_ind_k[std::size_t(i)];
+        if (phase < 0 && loss < 0.5f * tl.loss[0])
+            phase = i;
+        if (rise < 0 && k > base + 5 * spread)
+            rise = i;
+        if (loss > 0.75f * tl.loss[0]) {
+            before_icl = std::max(before_icl, std::abs(icl));
+            before_k = std::max(before_k, k);
+        }
+    }
+    REQUIRE(phase > 0);
+    REQUIRE(rise >= 0);
+    float after_icl = -1e30f, after_k = 1e30f;
+    for (int i = phase + 2; i < tl.S; ++i) {
+        after_icl = std::max(after_icl, tl.icl[std::size_t(i)]);
+        after_k = std::min(after_k, tl.prev_ind_k[std::size_t(i)]);
+    }
+    MESSAGE("seed " << seed << " (" << std::string(kernel_arch_name()) << "): L0H" << tl.prev_head << " > L1H" << tl.ind_head
+                    << ", drop at step " << tl.steps[std::size_t(phase)] << ", K-composition above base + 5 spread at step "
+                    << tl.steps[std::size_t(rise)] << "; before the drop |ICL| <= " << before_icl << ", K <= " << before_k
+                    << "; from 2 snapshots after, ICL <= " << after_icl << ", K >= " << after_k << ", at the end "
+                    << tl.prev_ind_k.back() << " (baseline " << base << " +- " << spread << ")");
+    circuit_patching p;
+    std::vector<double> k_all, q_all, v_all, k_pair;
+    for (int row = 0; row < 32; ++row) {
+        if (!circuits_patching_row(r, row, p))
+            continue;
+        k_all.push_back(p.paths_all.k);
+        q_all.push_back(p.paths_all.q);
+        v_all.push_back(p.paths_all.v);
+        for (const circuit_path_recovery& pr : p.paths)
+            if (pr.layer_a == 0 && pr.head_a == tl.prev_head && pr.layer_b == 1 && pr.head_b == tl.ind_head)
+                k_pair.push_back(pr.k);
+    }
+    MESSAGE("  path patching over " << k_all.size() << " rows: every layer-0 head into layer 1's K mean/min "
+                                    << mean_min(k_all).first << " / " << mean_min(k_all).second << ", Q " << mean_min(q_all).first
+                                    << ", V " << mean_min(v_all).first << "; the pair's K " << mean_min(k_pair).first << " / "
+                                    << mean_min(k_pair).second);
+    // Measured on seeds 1-3, natively with avx512f, avx2 and sse2 (the drop at steps
+    // 275-350): before the drop |ICL| <= 0.17 and K <= 0.167 (baseline 0.144 +- 0.011);
+    // from two snapshots after it ICL <= -3.3 and K >= 0.195, 0.31-0.35 at the end; the
+    // K-composition passes base + 5 spread 0-2 snapshots before the drop. Every
+    // layer-0 head into layer 1's K input recovers 0.98-1.04 on average (0.71 at
+    // least), Q and V under 0.04; the named pair alone 0.52-1.01 (seeds 2 and 3 grow
+    // a second previous-token head that shares the work).
+    CHECK(before_icl < 0.5f);
+    CHECK(before_k < base + 4 * spread);
+    CHECK(std::abs(rise - phase) <= 3);
+    CHECK(after_icl < -2.0f);
+    CHECK(after_k > base + 3 * spread);
+    CHECK(tl.prev_ind_k.back() > base + 10 * spread);
+    REQUIRE(k_all.size() >= 20);
+    CHECK(mean_min(k_all).first > 0.8);
+    CHECK(mean_min(k_all).second > 0.5);
+    CHECK(std::abs(mean_min(q_all).first) < 0.1);
+    CHECK(std::abs(mean_min(v_all).first) < 0.1);
+    CHECK(mean_min(k_pair).first > 0.3);
+}
+
 // The induction lesson's claims on the model trained from weight seed `seed`.
 void check_induction_lesson(std::uint32_t seed) {
     trainer t = trained(recipe_lesson_induction, seed);
@@ -120,14 +208,17 @@ void check_induction_lesson(std::uint32_t seed) {
     const matrix& att = tr.layers[1].heads[std::size_t(induction->head)].weights;
     CHECK(tokens[8] == "c");
     CHECK(att(8, 4) >= 0.5f);
+#if !defined(ATTN_SANITIZE)  // the circuits code runs under the sanitizers on tiny recipes (test_circuits.cpp)
+    check_circuit_claims(r, seed);
+#endif
 }
 
 }  // namespace
 
-// Every weight seed 1–3 meets the lesson's claims, natively on every kernel set
-// and in wasm. Under ASan + UBSan (slow) seed 1 alone, and the claims' other
-// whole runs (scrubbed, other tasks) are left to the native and wasm builds: they
-// run the same trainer code on the same shapes as seed 1 does there.
+// Every weight seed 1–3 meets the lesson's claims and L11's circuit claims,
+// natively on the best kernel set here (the next case runs the others) and in wasm. Under ASan + UBSan (slow) seed 1 alone, and
+// the claims' other whole runs (scrubbed, other tasks) are left to the native and wasm builds: they run the same trainer code on
+// the same shapes as seed 1 does there.
 #if defined(ATTN_SANITIZE)
 constexpr std::uint32_t lesson_seeds[] = {1};
 constexpr bool slow_under_sanitizers = true;
@@ -139,6 +230,18 @@ constexpr bool slow_under_sanitizers = false;
 TEST_CASE("the induction lesson learns an induction circuit: a previous-token head feeding an induction head") {
     for (std::uint32_t seed : lesson_seeds)
         check_induction_lesson(seed);
+}
+
+TEST_CASE("on every other kernel set the induction lesson's claims and its circuit hold" * doctest::skip(slow_under_sanitizers)) {
+    struct restore {  // the best set again after the case, even when a REQUIRE ends it early
+        std::string best = kernel_arch_name();
+        ~restore() { kernel_use_arch(best.c_str()); }
+    } restore_best;
+    for (int a = 1; a < kernel_arch_count(); ++a) {
+        REQUIRE(kernel_use_arch(kernel_arch_at(a)));
+        for (std::uint32_t seed : lesson_seeds)
+            check_induction_lesson(seed);
+    }
 }
 
 TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no induction head") {
