@@ -63,7 +63,7 @@ fi
 
 # The cheap native tests --quick runs: everything but the native app under Xvfb,
 # serve.py's and the set-up script's own tests (they change with those files only).
-quick_native='^(core|core_train|ui_app_frames|ui_heatmap_data|format|function_length|floors|paths|cli|article_embed|kernel_symbols)$'
+quick_native='^(core|core_train|core_kernel_sets|ui_app_frames|ui_heatmap_data|format|function_length|floors|paths|cli|article_embed|kernel_symbols)$'
 
 stage "native build and tests"
 cmake --preset native-debug >/dev/null
