@@ -169,42 +169,14 @@ void layout(const train_run& r, circuit_read& c) {
 
 // --- [SECTION] predictions and the logit lens --------------------------------------
 
-// probs(T, V) = softmax of each row of logits (in double); rank(T) of each target:
-// how many tokens have a larger logit.
-void softmax_and_rank(const float* logits, float* probs, int* rank, const int* targets, int T, int V) {
-    for (int t = 0; t < T; ++t) {
-        const float* z = logits + t * V;
-        const float m = *std::max_element(z, z + V);
-        double s = 0;
-        for (int v = 0; v < V; ++v)
-            s += std::exp(double(z[v]) - double(m));
-        for (int v = 0; v < V; ++v)
-            probs[t * V + v] = float(std::exp(double(z[v]) - double(m)) / s);
-        int above = 0;
-        for (int v = 0; v < V; ++v)
-            above += z[v] > z[targets[t]] ? 1 : 0;
-        rank[t] = above;
-    }
-}
-
 void predictions(const train_run& r, circuit_read& c) {
     const int T = c.T, V = c.V, k = c.top_k;
     std::copy_n(act(r, r.slots.logits), tv(c), c.logits.begin());
-    softmax_and_rank(c.logits.data(), c.probs.data(), c.target_rank.data(), c.targets.data(), T, V);
+    circuits_softmax_rank(c.logits.data(), c.probs.data(), c.target_rank.data(), c.targets.data(), T, V);
     for (int t = 0; t < T; ++t) {
         const float* p = c.probs.data() + t * V;
         c.target_prob[std::size_t(t)] = p[c.targets[std::size_t(t)]];
-        int* top = c.top.data() + t * k;
-        for (int i = 0; i < k; ++i) {  // selection by descending probability, the lower token first on ties
-            int best = -1;
-            for (int v = 0; v < V; ++v) {
-                if (std::find(top, top + i, v) != top + i)
-                    continue;
-                if (best < 0 || p[v] > p[best])
-                    best = v;
-            }
-            top[i] = best;
-        }
+        circuits_top_tokens(p, V, k, c.top.data() + t * k);
     }
 }
 
@@ -216,8 +188,8 @@ void logit_lens(const train_run& r, circuit_read& c) {
         const std::size_t slot = l + 1 < r.L ? r.slots.layers[std::size_t(l + 1)].in : r.slots.out;
         float* z = c.lens_logits.data() + std::size_t(l) * tv(c);
         kernel_matmul(act(r, slot), param(r, r.layout.w_u), z, r.T, r.d, r.V);
-        softmax_and_rank(z, c.lens_probs.data() + std::size_t(l) * tv(c), c.lens_target_rank.data() + std::size_t(l * r.T),
-                         c.targets.data(), r.T, r.V);
+        circuits_softmax_rank(z, c.lens_probs.data() + std::size_t(l) * tv(c), c.lens_target_rank.data() + std::size_t(l * r.T),
+                              c.targets.data(), r.T, r.V);
     }
 }
 

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "circuits/predict.hpp"
 #include "train/train.hpp"
 
 namespace attn {
@@ -73,8 +74,6 @@ struct circuit_read {
     std::vector<float> x, y, z, hv;
     int laid_h = 0, laid_d = 0, laid_block = -1;
 };
-
-inline constexpr int circuit_top_k = 5;
 
 // The row: the held-out row `row` of run's task (0 ≤ row < train_eval_rows).
 // False and a message naming the problem when row is outside that set.

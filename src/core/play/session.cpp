@@ -251,6 +251,9 @@ bool session_update(session& s) {
     s.has_baseline = !s.exp.ablate.empty() || !s.exp.edges.empty();
     if (s.has_baseline)
         s.baseline = forward_with(experiment_without_interventions(s.exp), s.tr.tokens, s.tr.params, trace_options::lean());
+    s.prediction.n = 0;
+    if (s.train.run)
+        circuits_predict(*s.train.run, s.tr, s.prediction);
     s.traced_version = s.version;
     return true;
 }

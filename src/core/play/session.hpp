@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "circuits/predict.hpp"
 #include "model/forward.hpp"
 #include "play/link.hpp"
 #include "play/measure_lessons.hpp"
@@ -117,6 +118,9 @@ struct session {
     trace baseline;
     bool has_baseline = false;
     std::uint64_t traced_version = 0;  // the version tr belongs to
+    // What tr's model predicts after each token (circuits/predict.hpp), as of
+    // session_update: n = 0 unless exp is a trained recipe (with a run).
+    circuit_prediction prediction;
     // exp's training run when it has a recipe (trainer.hpp): the trace uses its
     // weights at its current step. session_update syncs it with exp; the page
     // advances it a slice per frame, and each slice bumps `version`.
