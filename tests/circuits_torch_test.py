@@ -1,15 +1,17 @@
 #!/usr/bin/python3
-"""An independent re-implementation in PyTorch of `attn circuits` (issue 31 items 1-6).
+"""An independent re-implementation in PyTorch of `attn circuits` (issue 31 items 1-8).
 
     /usr/bin/python3 tests/circuits_torch_test.py [path/to/attn] [--report FILE]
 
 Trains nothing: runs the built `attn circuits '<recipe>' --weights` (the report's
-JSON plus "model", the trained weights) for two recipes, the L9 lesson's
-(recipe_lesson_induction, 2 layers, RoPE) and a three-layer GQA attn_res recipe
-(4 heads reading 2 K/V heads), plus two briefly trained variants (learned
-positions with W_O off; sinusoidal positions, one K/V head, no scale, temperature
-2), and recomputes from those weights alone, in
-float64 (the reference) and float32, with the definitions of docs/circuits.md:
+JSON plus "model": the trained weights, the held-out rows and every kept snapshot's
+weights) for two recipes, the L9 lesson's (recipe_lesson_induction, 2 layers, RoPE)
+and a three-layer GQA attn_res recipe (4 heads reading 2 K/V heads), each for one row
+against the task's swap corruption and one against another held-out row (--corrupt
+row:N), plus two briefly trained variants (learned positions with W_O off;
+sinusoidal positions, one K/V head, no scale, temperature 2), and recomputes from
+those weights alone, in float64 (the reference) and float32, with the definitions of
+docs/circuits.md:
 
   1 predictions       the forward pass, logits, softmax, top tokens, target probability and rank
   2 direct logit attribution   embedding, positions, each head's write, unembedded
@@ -21,10 +23,23 @@ float64 (the reference) and float32, with the definitions of docs/circuits.md:
                       (torch.linalg.eigvals), K-composition maps and their top-1 rates
   6 composition       Q-, K-, V-composition of every pair, and the random baseline,
                       redrawn exactly from the documented seed (SplitMix64, Irwin-Hall)
+  7 over training     per kept snapshot (from its weights): every pair's composition
+                      scores, the previous-token -> induction K-composition (the pair
+                      chosen again from the attention scores on the trained weights),
+                      the held-out loss at each position and overall, the ICL score
+  8 patching          the clean and corrupted rows, answers and metric positions (the
+                      swap's pair redrawn from its seed, or the other held-out row),
+                      LD clean and corrupted, and the recovery of every head output and
+                      residual stream patch (each position and all), of every path
+                      patch into a later head's Q, K or V input, and of all at once
 
 Relative difference of a quantity: max |core - torch| / max |torch| over all its
 numbers (as bench/torch_peer.py); for one scalar (a score, a rate) |core - torch| /
-|torch|. Every number must agree within 1e-5 (the copying score 1e-4) with the
+|torch|. The timeline's losses and ICL scores are each one quantity over all
+snapshots (a confident prediction's loss near 0 carries its logits' absolute
+rounding: each entry's own relative difference is reported, not asserted); a
+recovery map's numbers are fractions of the clean - corrupted logit difference,
+largest near 1. Every number must agree within 1e-5 (the copying score 1e-4) with the
 float64 reference, and (checked the same way) with the float32 one. Ranks, top
 tokens and top-1 rates are integers: they must be equal, except where two
 candidates' values lie closer than the tolerance (a tie the rounding may break
@@ -47,14 +62,17 @@ ROOT = os.path.dirname(HERE)
 TEXT = "v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g"
 # src/core/spec/recipe.hpp's recipe_lesson_induction (L9), and a three-layer GQA model.
 L9 = TEXT + "&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=induction&steps=1500"
-GQA3 = TEXT + "&d_model=32&heads=4&kv_heads=2&layers=3&block=attn_res&pos=rope&train=induction&steps=300"
+GQA3 = TEXT + "&d_model=32&heads=4&kv_heads=2&layers=3&block=attn_res&pos=rope&train=induction&steps=1000"
 # The other branches of the definitions, briefly trained: learned positions (P W_QK Pᵀ) with
 # W_O off (each head placed in its columns); sinusoidal positions shifted by pos_offset,
 # one K/V head, no score scale, temperature 2.
 LEARNED = TEXT + "&d_model=32&heads=2&layers=2&block=attn_res&pos=learned&wo=off&train=induction&steps=200"
 SIN = TEXT + "&d_model=32&heads=4&kv_heads=1&layers=2&block=attn_res&pos=sin&pos_offset=3&scale=none&temp=2&train=induction&steps=200"
-RUNS = [("L9 row 0", L9, 0), ("L9 row 5", L9, 5), ("gqa3 row 0", GQA3, 0), ("learned,wo=off row 3", LEARNED, 3),
-        ("sin,kv_heads=1 row 3", SIN, 3)]  # (name, recipe, held-out row)
+# (name, recipe, held-out row, --corrupt or None for the default: the task's swap where the row allows it)
+# (rows 0 and 3 have a segment of 3: too short for the swap)
+RUNS = [("L9 row 0 vs row 7", L9, 0, "row:7"), ("L9 row 5", L9, 5, None), ("gqa3 row 0 vs row 9", GQA3, 0, "row:9"),
+        ("gqa3 row 1", GQA3, 1, None), ("learned,wo=off row 3", LEARNED, 3, None),
+        ("sin,kv_heads=1 row 3", SIN, 3, None)]
 TOL, TOL_COPY = 1e-5, 1e-4
 
 
@@ -68,9 +86,10 @@ def find_attn(argv):
     sys.exit("circuits_torch_test: no attn binary (pass its path)")
 
 
-def core_report(attn, recipe, row=0):
-    p = subprocess.run([attn, "circuits", recipe, "--weights", "--row", str(row)], capture_output=True, text=True,
-                       timeout=1800)
+def core_report(attn, recipe, row=0, corrupt=None):
+    extra = ["--corrupt", corrupt] if corrupt else []
+    argv = [attn, "circuits", recipe, "--weights", "--row", str(row)] + extra
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
     if p.returncode != 0:
         sys.exit(f"circuits_torch_test: attn circuits failed ({p.returncode}): {p.stderr}")
     return json.loads(p.stdout)
@@ -128,23 +147,32 @@ class Model:
         half = self.dk // 2
         return torch.tensor([self.m["rope_base"] ** (-2.0 * p / self.dk) for p in range(half)], dtype=torch.float64)
 
+    def angles(self):  # (T, d_k / 2): position t's angle for pair p, t·θ_p (t shifted by pos_offset)
+        return (torch.arange(self.T, dtype=torch.float64) + self.m["pos_offset"])[:, None] * self.theta()[None, :]
+
+    def attend(self, l, h, xq, xk, xv):
+        """Head h of layer l reading its query, key and value inputs (…, T, d) (the same
+        stream unless a path patch feeds one of them): its pattern (…, T, T) and output (…, T, d_k)."""
+        ang = self.angles()
+        q = self.rotate(xq @ self.wq(l, h), ang)
+        k = self.rotate(xk @ self.wk(l, h), ang)
+        s = (q @ k.transpose(-1, -2)) * self.m["scale"] / self.m["temperature"]
+        s = s.masked_fill(self.mask, float("-inf"))
+        a = torch.softmax(s, dim=-1).nan_to_num(0.0)
+        return a, a @ (xv @ self.wv(l, h))
+
     def forward(self, tokens):
-        """x_0 … x_L (T, d), the patterns A[l] (h, T, T) and each head's write (h, T, d) per layer."""
-        T = self.T
+        """tokens (…, T): x_0 … x_L (…, T, d), the patterns A[l] (h, …, T, T) and each head's
+        write (h, …, T, d) per layer."""
         xs = [self.w["w_e"][tokens] + self.pos]
         att, writes = [], []
-        angles = (torch.arange(T, dtype=torch.float64) + self.m["pos_offset"])[:, None] * self.theta()[None, :]
         for l in range(self.L):
             x = xs[-1]
             A, W = [], []
             for h in range(self.h):
-                q = self.rotate(x @ self.wq(l, h), angles)
-                k = self.rotate(x @ self.wk(l, h), angles)
-                s = (q @ k.T) * self.m["scale"] / self.m["temperature"]
-                s = s.masked_fill(self.mask, float("-inf"))
-                a = torch.softmax(s, dim=-1).nan_to_num(0.0)
+                a, o = self.attend(l, h, x, x, x)
                 A.append(a)
-                W.append(a @ (x @ self.wv(l, h)) @ self.wo(l, h))
+                W.append(o @ self.wo(l, h))
             att.append(torch.stack(A))
             writes.append(torch.stack(W))
             xs.append(x + writes[-1].sum(0))
@@ -305,6 +333,247 @@ def baseline(d, k, samples, seed):
     return {c: {"mean": float(np.mean(v)), "spread": float(np.std(v, ddof=1))} for c, v in stats.items()}
 
 
+# --- item 7: over training -----------------------------------------------------------
+
+
+def held_out(m):
+    H = m["held_out"]
+    return tuple(torch.tensor(H[k], dtype=torch.long) for k in ("tokens", "targets", "counted"))
+
+
+def snapshot_model(m, snap, dtype):
+    """The model with a kept snapshot's weights (and its positions: learned ones are weights)."""
+    return Model(dict(m, positions=snap["positions"], tensors=snap["tensors"]), dtype)
+
+
+def choose_heads(M, tokens):
+    """The layer-0 head with the largest mean previous-token attention and the later head
+    with the largest mean induction attention (train_diagnostics.hpp's scores) over `tokens`
+    (rows, T): the first largest, and the runner-up's margin for a tie check."""
+    _, att, _ = M.forward(tokens)
+    R, T = tokens.shape
+    i = torch.arange(1, T)
+    prev = [float(att[0][h][:, i, i - 1].double().mean()) for h in range(M.h)]
+    # induction: query i, j the latest earlier position holding token i's token, j + 1 < i: w(i, j + 1)
+    rows, qs, ks = [], [], []
+    for r in range(R):
+        last = {}
+        for q in range(T):
+            t = int(tokens[r, q])
+            if t in last and last[t] + 1 < q:
+                rows.append(r), qs.append(q), ks.append(last[t] + 1)
+            last[t] = q
+    rows, qs, ks = (torch.tensor(v) for v in (rows, qs, ks))
+    ind = {(l, h): float(att[l][h][rows, qs, ks].double().mean()) for l in range(1, M.L) for h in range(M.h)}
+    prev = {(0, h): v for h, v in enumerate(prev)}
+    best_prev, best_ind = (max(v, key=lambda lh: (v[lh], -lh[0], -lh[1])) for v in (prev, ind))  # the first largest
+
+    def margin(v, best):
+        return min([abs(v[best] - x) / max(abs(v[best]), 1e-30) for lh, x in v.items() if lh != best] or [1.0])
+
+    return "L{}H{}".format(*best_prev), "L{}H{}".format(*best_ind), min(margin(prev, best_prev), margin(ind, best_ind))
+
+
+def held_out_losses(M, tokens, targets, counted, icl):
+    """The held-out loss at each position (T; NaN where no row counts it), over all counted
+    positions, and the ICL score (the mean over counted t of loss_t − loss_{t − len}, len = T −
+    the row's first counted position): cross-entropies in float64 from the model's logits."""
+    xs, _, _ = M.forward(tokens)
+    z = (xs[-1] @ M.w["w_u"]).double()
+    ce = torch.logsumexp(z, -1) - z.gather(-1, targets[..., None])[..., 0]  # (rows, T)
+    c = counted.bool()
+    n = c.sum(0)
+    pos = torch.where(n > 0, (ce * c).sum(0) / n.clamp(min=1), torch.full_like(ce[0], float("nan")))
+    total = float((ce * c).sum() / c.sum())
+    if not icl:
+        return pos, total, float("nan")
+    ln = M.T - c.int().argmax(-1, keepdim=True)  # (rows, 1) each row's segment length
+    before = torch.arange(M.T)[None, :] - ln
+    earlier = ce.gather(-1, before.clamp(min=0))
+    return pos, total, float(((ce - earlier) * (c & (before >= 0))).sum() / c.sum())
+
+
+def check_timeline(J, dtype, check):
+    m, tl = J["model"], J["timeline"]
+    tokens, targets, counted = held_out(m)
+    assert tl["steps"] == [sn["step"] for sn in m["snapshots"]], (tl["steps"], [sn["step"] for sn in m["snapshots"]])
+    pairs = {(p["a"], p["b"]): p for p in tl["pairs"]}
+    if m["L"] >= 2:  # the pair, chosen on the trained weights over the first 32 held-out rows
+        prev, ind, margin = choose_heads(Model(m, dtype), tokens[:32])
+        if (prev, ind) != (tl["prev"], tl["induction"]):
+            if margin > TOL:
+                check.fails.append(
+                    f"{check.name}: 7 heads chosen: core {tl['prev']}, {tl['induction']}; torch {prev}, {ind}")
+            else:
+                check.notes.append(f"{check.name}: 7 heads chosen: a tie within the tolerance")
+        check.rows.setdefault("7 prev/induction heads chosen", ("exact", "equal"))
+    else:
+        assert tl["prev"] is None
+    pos_all, loss_all, icl_all, kprev = [], [], [], []
+    for i, snap in enumerate(m["snapshots"]):
+        M = snapshot_model(m, snap, dtype)
+        C = compositions(M)
+        assert len(C) == len(pairs)
+        for key, ours in C.items():
+            for c in "qkv":
+                check.num(f"7 {c.upper()}-composition", [pairs[key][c][i]], [ours[c]])
+        if tl["prev"] is not None:
+            kprev.append(C[(tl["prev"], tl["induction"])]["k"])
+        pos, total, icl = held_out_losses(M, tokens, targets, counted, tl["icl_problem"] is None)
+        pos_all.append(pos)
+        loss_all.append(total)
+        icl_all.append(icl)
+    # Over all snapshots: the losses near 0 late in training are held to the scale of the
+    # early ones (a confident prediction's loss has the absolute, not the relative, rounding
+    # of its logits); each entry's own relative difference is reported.
+    check.num("7 held-out loss at each position", tl["pos_loss"], torch.stack(pos_all), nan_equal=True)
+    check.num("7 held-out loss", tl["loss"], loss_all)
+    check.num("7 held-out loss at each position, per entry", tl["pos_loss"], torch.stack(pos_all), asserted=False,
+              nan_equal=True, per_entry=True)
+    if tl["icl_problem"] is None:
+        check.num("7 ICL score", tl["icl"], icl_all)
+        check.num("7 ICL score, per snapshot", tl["icl"], icl_all, asserted=False, per_entry=True)
+    if tl["prev"] is not None:
+        for i, k in enumerate(kprev):
+            check.num("7 prev -> induction K-composition", [tl["prev_ind_k"][i]], [k])
+
+
+# --- item 8: activation patching ------------------------------------------------------
+
+
+def train_seed(recipe):
+    for kv in recipe.split("&"):
+        if kv.startswith("train_seed="):
+            return int(kv.split("=")[1])
+    return 1  # spec/values.hpp's default
+
+
+def fnv1a(data, h):
+    for c in data:
+        h = ((h ^ c) * 0x100000001B3) & MASK64
+    return h
+
+
+def swap_pair(seed, row, length):
+    """circuits_corrupt_row's draw: the pair k < m ≤ len − 2, m − k ≥ 2, from rng(hash_combine(
+    train_seed, "circuits.corrupt") ^ (row + 1)·golden), one next_u64 modulo the pair count."""
+    golden = 0x9E3779B97F4A7C15
+    state = fnv1a(b"circuits.corrupt", (seed * golden + 0xCBF29CE484222325) & MASK64) ^ (((row + 1) * golden) & MASK64)
+    z = (state + golden) & MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    z ^= z >> 31
+    n = length - 2
+    pairs = [(k, m) for k in range(n + 1) for m in range(k + 2, n + 1)]
+    return pairs[z % len(pairs)]
+
+
+def patching_rows(J):
+    """The clean and corrupted rows, their answers and the metric positions, derived from the
+    held-out set and the documented corruption (not read from the report)."""
+    m, P, row = J["model"], J["patching"], J["row"]
+    tokens, targets, counted = (x.tolist() for x in held_out(m))
+    a_tok, a_tgt, a_cnt = tokens[row], targets[row], counted[row]
+    if P["corruption"].startswith("held-out row "):
+        other = int(P["corruption"].split()[-1])
+        b_tok, b_tgt, b_cnt = tokens[other], targets[other], counted[other]
+    else:
+        T = m["T"]
+        first = a_cnt.index(1)
+        ln = T - first
+        prefix = first - ln
+        k, mm = swap_pair(train_seed(J["recipe"]), row, ln)
+        b_tok = list(a_tok)
+        b_tok[prefix + k], b_tok[prefix + mm] = b_tok[prefix + mm], b_tok[prefix + k]
+        b_tgt, b_cnt = list(a_tgt), [0] * T
+        b_tgt[first + k], b_tgt[first + mm] = b_tok[prefix + mm + 1], b_tok[prefix + k + 1]
+        b_cnt[first + k] = b_cnt[first + mm] = 1
+        want = f"swap segment symbols {k} and {mm} (positions {prefix + k}, {prefix + mm}) of the first occurrence"
+        assert P["corruption"] == want, (P["corruption"], want)
+    positions = [t for t in range(len(a_tok)) if a_cnt[t] and b_cnt[t] and a_tgt[t] != b_tgt[t]]
+    return a_tok, b_tok, a_tgt, b_tgt, positions
+
+
+def patched_run(M, tokens, clean=None, corrupt=None, patches=()):
+    """One run of `tokens` (T) with patches, each alone or together:
+      ("head", l, h, t)          head h of layer l's output (T, d_k) at t (None: every position) ← clean's
+      ("resid", s, t)            the stream x_s at t ← clean's (x_L: what W_U reads)
+      ("path", la, a, lb, b, c)  receiver (lb, b)'s input c ∈ q, k, v reads x + w_a(clean) − w_a(corrupt),
+                                 x this run's stream at lb; every other reader sees x
+    The streams xs, head outputs outs[l] (h, T, d_k), writes[l] (h, T, d) and logits (T, V)."""
+    def resid(x, s):
+        for p in patches:
+            if p[0] == "resid" and p[1] == s:
+                x = x.clone()
+                x[slice(None) if p[2] is None else p[2]] = clean["xs"][s][slice(None) if p[2] is None else p[2]]
+        return x
+
+    x = M.w["w_e"][tokens] + M.pos
+    xs, outs, writes = [], [], []
+    for l in range(M.L):
+        x = resid(x, l)
+        xs.append(x)
+        O, W = [], []
+        for h in range(M.h):
+            inp = {}
+            for c in "qkv":
+                inp[c] = x
+                for p in patches:
+                    if p[0] == "path" and p[3:] == (l, h, c):
+                        inp[c] = inp[c] + (clean["writes"][p[1]][p[2]] - corrupt["writes"][p[1]][p[2]])
+            _, o = M.attend(l, h, inp["q"], inp["k"], inp["v"])
+            for p in patches:
+                if p[0] == "head" and p[1:3] == (l, h):
+                    o = o.clone()
+                    t = slice(None) if p[3] is None else p[3]
+                    o[t] = clean["outs"][l][h][t]
+            O.append(o)
+            W.append(o @ M.wo(l, h))
+        outs.append(torch.stack(O))
+        writes.append(torch.stack(W))
+        x = x + writes[-1].sum(0)
+    x = resid(x, M.L)
+    xs.append(x)
+    return {"xs": xs, "outs": outs, "writes": writes, "logits": x @ M.w["w_u"]}
+
+
+def check_patching(J, dtype, check):
+    P, m = J["patching"], J["model"]
+    a_tok, b_tok, a_ans, b_ans, positions = patching_rows(J)
+    for key, ours in (("clean_tokens", a_tok), ("corrupt_tokens", b_tok), ("clean_answer", a_ans),
+                      ("corrupt_answer", b_ans), ("positions", positions)):
+        if P[key] != ours:
+            check.fails.append(f"{check.name}: 8 patching.{key}: core {P[key]}, torch {ours}")
+    check.rows.setdefault("8 rows, answers, metric positions", ("exact", "equal"))
+    M = Model(m, dtype)
+    pos, ia, ib = torch.tensor(positions), torch.tensor(a_ans)[positions], torch.tensor(b_ans)[positions]
+
+    def ld(run):  # the logit difference, summed in float64 from the run's logits
+        z = run["logits"].double()
+        return float((z[pos, ia] - z[pos, ib]).mean())
+
+    clean = patched_run(M, torch.tensor(a_tok))
+    corrupt = patched_run(M, torch.tensor(b_tok))
+    ld_clean, ld_corrupt = ld(clean), ld(corrupt)
+    check.num("8 LD clean, corrupted", [P["ld_clean"], P["ld_corrupt"]], [ld_clean, ld_corrupt])
+    def recovery(*patches):  # (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt)
+        return (ld(patched_run(M, torch.tensor(b_tok), clean, corrupt, patches)) - ld_corrupt) / (ld_clean - ld_corrupt)
+
+    T, every = M.T, lambda t: None if t == M.T else t  # noqa: E731
+    heads = [[[recovery(("head", l, h, every(t))) for t in range(T + 1)] for h in range(M.h)] for l in range(M.L)]
+    check.num("8 head outputs", P["heads"], heads)
+    streams = [[recovery(("resid", s, every(t))) for t in range(T + 1)] for s in range(M.L + 1)]
+    check.num("8 residual streams", P["resid"], streams)
+    name = lambda l, h: f"L{l}H{h}"  # noqa: E731
+    want = [(la, a, lb, b) for la in range(M.L) for a in range(M.h) for lb in range(la + 1, M.L) for b in range(M.h)]
+    assert [(p["a"], p["b"]) for p in P["paths"]] == [(name(la, a), name(lb, b)) for la, a, lb, b in want]
+    core = [[p[c] for c in "qkv"] for p in P["paths"]]
+    ours = [[recovery(("path", la, a, lb, b, c)) for c in "qkv"] for la, a, lb, b in want]
+    check.num("8 path patching (Q, K, V)", core, ours)
+    every_pair = [recovery(*[("path", la, a, lb, b, c) for la, a, lb, b in want]) for c in "qkv"]
+    check.num("8 every path at once (Q, K, V)", [P["paths_all"][c] for c in "qkv"], every_pair)
+
+
 # --- comparing ----------------------------------------------------------------------
 
 
@@ -312,12 +581,21 @@ class Checker:
     def __init__(self, name):
         self.name, self.rows, self.fails, self.notes = name, {}, [], []
 
-    def num(self, quantity, core, ours, tol=TOL, asserted=True):
-        core = torch.tensor(core, dtype=torch.float64) if not torch.is_tensor(core) else core.double()
+    def num(self, quantity, core, ours, tol=TOL, asserted=True, nan_equal=False, per_entry=False):
+        """nan_equal: NaN (JSON null) must stand at the same places in both; the rest is compared.
+        per_entry: the largest of |core − torch| / |torch| entry by entry (non-zero torch entries)."""
+        core = torch.tensor(np.array(core, dtype=np.float64)) if not torch.is_tensor(core) else core.double()
         ours = ours.double() if torch.is_tensor(ours) else torch.tensor(ours, dtype=torch.float64)
         assert core.shape == ours.shape, (quantity, core.shape, ours.shape)
+        if nan_equal:
+            if asserted and not bool((core.isnan() == ours.isnan()).all()):
+                self.fails.append(f"{self.name}: {quantity}: NaN at other places than torch's")
+            core, ours = core[~ours.isnan()], ours[~ours.isnan()]
         scale = ours.abs().max().item()
         rel = (core - ours).abs().max().item() / scale if scale > 0 else (core - ours).abs().max().item()
+        if per_entry:
+            nz = ours != 0
+            rel = ((core - ours)[nz].abs() / ours[nz].abs()).max().item()
         worst = self.rows.get(quantity, (0.0, tol))[0]
         self.rows[quantity] = (max(worst, rel), tol if asserted else "reported")
         if asserted and not rel <= tol:
@@ -419,11 +697,20 @@ def rope_offset_check(name, J, check):
     check.num("5 W_QK(delta) = the forward's scores (torch)", direct, via, 1e-12)
 
 
-def check_recipe(name, J, report):
+def check_recipe(name, J, report, timelines):
+    """timelines: the timelines checked so far, by recipe: a second report of the same run
+    must carry the same timeline (checked once)."""
     out = {}
+    seen = timelines.get(J["recipe"])
     for label, dt in (("float64", torch.float64), ("float32", torch.float32)):
         check = Checker(f"{name} {label}")
         compare(name, J, dt, check)
+        if seen is None:
+            check_timeline(J, dt, check)
+        elif seen != J["timeline"]:
+            check.fails.append(f"{name}: the timeline differs from the first report of the same recipe")
+        if "problem" not in J["patching"]:
+            check_patching(J, dt, check)
         if dt == torch.float64:
             rope_offset_check(name, J, check)
             b = J["composition"]["baseline"]
@@ -441,12 +728,15 @@ def main(argv):
     torch.set_num_threads(1)
     attn = find_attn(argv)
     out_file = argv[argv.index("--report") + 1] if "--report" in argv else None
-    report, fails, notes = {}, [], []
-    for name, recipe, row in RUNS:
-        J = core_report(attn, recipe, row)
+    report, fails, notes, timelines = {}, [], [], {}
+    for name, recipe, row, corrupt in RUNS:
+        J = core_report(attn, recipe, row, corrupt)
         print(f"{name}: {J['recipe']} (trained {J['step']} steps, row {J['row']}; "
               f"{J['model']['L']} layers, {J['model']['h']} heads, {J['model']['g']} K/V heads, d {J['model']['d']})")
-        checks = check_recipe(name, J, report)
+        print(f"  patching: {J['patching'].get('corruption') or J['patching'].get('problem')}; timeline: "
+              f"{len(J['timeline']['steps'])} snapshots, {len(J['model']['held_out']['tokens'])} held-out rows")
+        checks = check_recipe(name, J, report, timelines)
+        timelines.setdefault(J["recipe"], J["timeline"])
         names = list(dict.fromkeys(q for c in checks.values() for q in c.rows))
         print(f"  {'quantity':48s} {'float64':>10s} {'float32':>10s}  tolerance")
         for q in names:

@@ -212,10 +212,36 @@ void weights_json(std::string& o, const circuit_weights& w) {
     o += "]}";
 }
 
+// The positions added to the embedding (sinusoidal, learned or zeros) and every
+// parameter matrix of `params` (rows × cols, row-major, as train/train.hpp lays them
+// out): "positions" and "tensors", for the run's weights or a snapshot's.
+void params_json(std::string& o, const train_run& r, const float* params) {
+    o += "\"positions\":";
+    table(o, r.layout.w_p.size() ? params + r.layout.w_p.offset : r.positions.data(), r.T, r.d);
+    o += ",\"tensors\":{";
+    auto tensor = [&](const std::string& name, const train_tensor& t) {
+        if (!t.size())
+            return;
+        o += o.back() == '{' ? "\"" : ",\"";
+        o += name + "\":";
+        table(o, params + t.offset, t.rows, t.cols);
+    };
+    tensor("w_e", r.layout.w_e);
+    for (std::size_t l = 0; l < r.layout.layers.size(); ++l) {
+        const train_layer_tensors& t = r.layout.layers[l];
+        const std::string p = "layer" + std::to_string(l) + ".";
+        for (const auto& [n, x] :
+             {std::pair{"w_q", t.w_q}, {"w_k", t.w_k}, {"w_v", t.w_v}, {"w_o", t.w_o}, {"w_1", t.w_1}, {"w_2", t.w_2}})
+            tensor(p + n, x);
+    }
+    tensor("w_u", r.layout.w_u);
+    o += '}';
+}
+
 // The model the report read (`attn circuits --weights`), for a peer to recompute
 // every number from: its shape and options, the mask (1 hides key j from query i),
-// the positions added to the embedding (sinusoidal, learned or zeros) and every
-// parameter matrix (rows × cols, row-major, as train/train.hpp lays them out).
+// its weights, the held-out rows (the timeline's losses read them) and every kept
+// snapshot's weights (the timeline reads each).
 void model_json(std::string& o, const train_run& r) {
     const experiment& e = r.e;
     const char* block = e.block == block_kind::full ? "full" : e.block == block_kind::attention_residual ? "attn_res" : "attn";
@@ -234,26 +260,23 @@ void model_json(std::string& o, const train_run& r) {
     number(o, e.temperature);
     o += ",\"mask\":";
     table(o, r.hidden.data(), r.T, r.T);
-    o += ",\"positions\":";
-    table(o, r.layout.w_p.size() ? r.params.data() + r.layout.w_p.offset : r.positions.data(), r.T, r.d);
-    o += ",\"tensors\":{";
-    auto tensor = [&](const std::string& name, const train_tensor& t) {
-        if (!t.size())
-            return;
-        o += o.back() == '{' ? "\"" : ",\"";
-        o += name + "\":";
-        table(o, r.params.data() + t.offset, t.rows, t.cols);
-    };
-    tensor("w_e", r.layout.w_e);
-    for (std::size_t l = 0; l < r.layout.layers.size(); ++l) {
-        const train_layer_tensors& t = r.layout.layers[l];
-        const std::string p = "layer" + std::to_string(l) + ".";
-        for (const auto& [n, x] :
-             {std::pair{"w_q", t.w_q}, {"w_k", t.w_k}, {"w_v", t.w_v}, {"w_o", t.w_o}, {"w_1", t.w_1}, {"w_2", t.w_2}})
-            tensor(p + n, x);
+    o += ',';
+    params_json(o, r, r.params.data());
+    o += ",\"held_out\":{\"tokens\":";
+    table(o, r.eval_tokens.data(), train_eval_rows, r.T);
+    o += ",\"targets\":";
+    table(o, r.eval_targets.data(), train_eval_rows, r.T);
+    o += ",\"counted\":";
+    table(o, r.eval_counted.data(), train_eval_rows, r.T);
+    o += "},\"snapshots\":[";
+    for (int i = 0; i < r.snapshots_taken; ++i) {
+        const train_snapshot& s = r.snapshots[std::size_t(i)];
+        o += i ? ",{\"step\":" : "{\"step\":";
+        o += std::to_string(s.step) + ',';
+        params_json(o, r, s.params.data());
+        o += '}';
     }
-    tensor("w_u", r.layout.w_u);
-    o += "}}";
+    o += "]}";
 }
 
 // --- [SECTION] patching and the timeline -------------------------------------------
