@@ -21,6 +21,7 @@
 #include "model/trace_json.hpp"
 #include "panels.hpp"
 #include "text_mirror.hpp"
+#include "train/task.hpp"
 #include "train/train.hpp"
 
 namespace {
@@ -129,6 +130,36 @@ std::string train_json(const attn::ui::app& a, bool heads) {
 
 // `clipped`: how many text items their window cut this frame, and the first
 // few of them (`clippedItems`, in CSS pixels) to say which.
+// The output stage's prediction after the selected token (circuits_predict, the
+// session's): {row, token, target (null after the last token), targetProb,
+// targetRank (0: the top), top: [{token, p}], lens: [{layer, top, p, targetRank}]};
+// null unless the experiment is a trained recipe.
+std::string prediction_json(const attn::ui::app& a) {
+    const attn::circuit_prediction& p = a.model.prediction;
+    if (p.n == 0)
+        return "null";
+    const int t = std::clamp(a.view.sel_row, 0, p.n - 1), target = p.targets[std::size_t(t)];
+    auto symbol = [](int v) { return "\"" + attn::task_symbol(v) + "\""; };  // a–z, A–Z, 0–9: nothing to escape
+    std::string j = "{\"row\":" + std::to_string(t) + ",\"token\":" + symbol(p.tokens[std::size_t(t)]) +
+                    ",\"target\":" + (target < 0 ? "null" : symbol(target)) +
+                    ",\"targetProb\":" + json_number(p.target_prob[std::size_t(t)]) +
+                    ",\"targetRank\":" + (target < 0 ? "null" : std::to_string(p.target_rank[std::size_t(t)])) + ",\"top\":[";
+    for (int i = 0; i < p.top_k; ++i) {
+        const int v = p.top[std::size_t(t * p.top_k + i)];
+        j += std::string(i ? "," : "") + "{\"token\":" + symbol(v) + ",\"p\":" + json_number(p.probs[std::size_t(t * p.V + v)]) +
+             "}";
+    }
+    j += "],\"lens\":[";
+    const std::size_t nv = std::size_t(p.n) * std::size_t(p.V);
+    for (int l = 0; l < p.L; ++l) {
+        const int top = p.lens_top[std::size_t(l * p.n + t)];
+        j += std::string(l ? "," : "") + "{\"layer\":" + std::to_string(l) + ",\"top\":" + symbol(top) +
+             ",\"p\":" + json_number(p.lens_probs[std::size_t(l) * nv + std::size_t(t * p.V + top)]) +
+             ",\"targetRank\":" + (target < 0 ? "null" : std::to_string(p.lens_target_rank[std::size_t(l * p.n + t)])) + "}";
+    }
+    return j + "]}";
+}
+
 std::string clipped_json(const attn::ui::app& a, float s) {
     std::string out = ",\"clipped\":" + std::to_string(a.reports.clipped.size()) + ",\"clippedItems\":[";
     const std::size_t shown = std::min<std::size_t>(a.reports.clipped.size(), 12);
@@ -318,6 +349,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
                       double(g_touch->gestures.vx / s), double(g_touch->gestures.vy / s));
         g_buffer += buf;
     }
+    g_buffer += ",\"prediction\":" + prediction_json(a);
     g_buffer += ",\"train\":" + train_json(a, true) + "}";
     return g_buffer.c_str();
 }

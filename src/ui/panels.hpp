@@ -28,6 +28,9 @@ struct control_help {
 const control_help* control_help_of(std::string_view name);
 void panel_pipeline(const app& a, frame_out& out);  // pipeline.cpp: stage stepper and the stage's matrices
 void panel_train(const app& a, frame_out& out);     // train_panel.cpp: a recipe's run, its curves and heads
+// prediction_view.cpp: at the output stage of a trained recipe, the model's next-token
+// prediction after the selected token and the logit lens (nothing otherwise).
+void prediction_view(const app& a, frame_out& out);
 // train_panel.cpp: one head's attention on the trainer's held-out probe row, its
 // tokens labelling the rows and columns; where a lesson's claim about it is read.
 void train_head_map(const app& a, frame_out& out, int layer, int head, const char* name);

@@ -511,6 +511,8 @@ void panel_pipeline(const app& a, frame_out& out) {
         if (two && k % 2 == 0 && k + 1 < mats.size() && ImGui::GetItemRectSize().x * 2 <= avail)
             ImGui::SameLine();
     }
+    if (a.view.current == stage::output)
+        prediction_view(a, out);
 }
 
 }  // namespace attn::ui

@@ -1,5 +1,6 @@
 #include "text_mirror.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -11,6 +12,7 @@
 #include "lesson_views.hpp"
 #include "panels.hpp"
 #include "play/measure_training.hpp"
+#include "train/task.hpp"
 
 namespace attn::ui {
 
@@ -63,6 +65,8 @@ void put_table(std::string& out, const app& a, const stage_matrix& sm, const std
     out += "]}";
 }
 
+void put_prediction_tables(std::string& out, const app& a);
+
 void put_tables(std::string& out, const app& a) {
     out += "\"tables\":[";
     int budget = text_mirror_total_limit;
@@ -82,6 +86,10 @@ void put_tables(std::string& out, const app& a) {
             }
             put_table(out, a, sm, caption, budget);
         }
+    }
+    if (a.view.current == stage::output && a.model.prediction.n > 0) {
+        out += ',';
+        put_prediction_tables(out, a);
     }
     out += ']';
 }
@@ -123,6 +131,52 @@ std::string number_text(double v, const char* format) {
     char buf[40];
     std::snprintf(buf, sizeof buf, format, v);
     return buf;
+}
+
+// The output stage's prediction after the selected token and the logit lens, as
+// prediction_view draws them: two tables.
+void put_prediction_tables(std::string& out, const app& a) {
+    const circuit_prediction& p = a.model.prediction;
+    const int t = std::clamp(a.view.sel_row, 0, p.n - 1), target = p.targets[std::size_t(t)];
+    auto percent = [](float v) { return number_text(double(v) * 100.0, "%.1f %%"); };
+    std::vector<std::string> rows, cols = {tr("probability", "概率"), tr("the text's next token", "文本中的下一个词元")};
+    std::vector<std::vector<std::string>> cells;
+    for (int i = 0; i < p.top_k; ++i) {
+        const int v = p.top[std::size_t(t * p.top_k + i)];
+        rows.push_back(task_symbol(v));
+        cells.push_back({percent(p.probs[std::size_t(t * p.V + v)]), v == target ? tr("yes", "是") : ""});
+    }
+    char caption[200];
+    std::snprintf(caption, sizeof caption,
+                  tr("What the trained model predicts after “%s” (position %d)", "训练好的模型在“%s”（位置 %d）之后的预测"),
+                  task_symbol(p.tokens[std::size_t(t)]).c_str(), t);
+    std::string full = caption;
+    if (target >= 0) {
+        std::snprintf(
+            caption, sizeof caption,
+            tr("; the text's next token “%s”: %s, ranked %d of %d", "；文本中的下一个词元“%s”：%s，排第 %d（共 %d 个）"),
+            task_symbol(target).c_str(), percent(p.target_prob[std::size_t(t)]).c_str(), p.target_rank[std::size_t(t)] + 1, p.V);
+        full += caption;
+    }
+    put_plain_table(out, full, rows, cols, cells);
+    rows.clear(), cells.clear();
+    cols = {tr("top token", "最可能的词元"), tr("probability", "概率")};
+    if (target >= 0)
+        cols.push_back(std::string(tr("rank of “", "“")) + task_symbol(target) + tr("”", "”的排名"));
+    const std::size_t nv = std::size_t(p.n) * std::size_t(p.V);
+    for (int l = 0; l < p.L; ++l) {
+        const int top = p.lens_top[std::size_t(l * p.n + t)];
+        rows.push_back(std::string(tr("after layer ", "第 ")) + std::to_string(l) + tr("", " 层之后"));
+        std::vector<std::string> row = {task_symbol(top),
+                                        percent(p.lens_probs[std::size_t(l) * nv + std::size_t(t * p.V + top)])};
+        if (target >= 0)
+            row.push_back(std::to_string(p.lens_target_rank[std::size_t(l * p.n + t)] + 1));
+        cells.push_back(std::move(row));
+    }
+    out += ',';
+    put_plain_table(
+        out, tr("Logit lens: the prediction if the model stopped after each layer", "Logit lens：模型在每一层之后就停下时的预测"),
+        rows, cols, cells);
 }
 
 // A trained model's heads (their scores at the model's step) and its curve at

@@ -222,3 +222,55 @@ test('pinning a trained model as A shares its run; a pinned recipe still trainin
   assert.deepEqual(other.problems, []);
   await other.page.close();
 });
+
+test('the output stage of a trained model shows what it predicts after the selected token, and the logit lens; zeroing the previous-token head takes the answer away', async () => {
+  const recipe = lessonRecipe();
+  // The lesson's text "j a b c d e f g c d e f g": row 8 is the repeated "c", whose next token is "d".
+  const { page, problems } = await openPage(suite.browser, `${suite.server.url}#${recipe}&trained=1500&view.stage=10&view.row=8`, { width: 1280, height: 720 });
+  let u = await ui(page);
+  assert.ok(u.prediction, 'a recipe has a model to predict with from step 0');
+  const untrained = u.prediction;
+  await trainUntilDone(page);
+  u = await ui(page);
+  const p = u.prediction;
+  assert.equal(p.row, 8);
+  assert.equal(p.token, 'c');
+  assert.equal(p.target, 'd', 'the text\'s next token');
+  assert.equal(p.targetRank, 0, 'the trained model predicts it');
+  assert.equal(p.top[0].token, 'd');
+  assert.ok(p.top[0].p > 0.9, `p(d) = ${p.top[0].p}`);
+  assert.equal(p.targetProb, p.top[0].p);
+  assert.ok(untrained.targetProb < 0.5, `untrained p(d) = ${untrained.targetProb}`);
+  assert.equal(p.top.length, 5);
+  for (let i = 1; i < p.top.length; i++) assert.ok(p.top[i].p <= p.top[i - 1].p, 'the top tokens by probability');
+  assert.equal(p.lens.length, 2, 'one lens row per layer');
+  assert.equal(p.lens[1].top, 'd', 'after the last layer the lens is the prediction');
+  assert.equal(p.lens[1].p, p.top[0].p);
+  assert.ok(Number.isInteger(p.lens[0].targetRank) && p.lens[0].p > 0 && p.lens[0].p <= 1, JSON.stringify(p.lens[0]));
+  await reveal(page, 'prediction');
+  const doc = await page.evaluate(() => window.attn.textView());
+  const captions = doc.tables.map((t) => t.caption);
+  assert.ok(captions.some((c) => /^What the trained model predicts after “c” \(position 8\); the text's next token “d”: (9\d\.\d|100\.0) %, ranked 1 of 16$/.test(c)), captions.join(' | '));
+  assert.ok(captions.includes('Logit lens: the prediction if the model stopped after each layer'));
+  // The last token has nothing after it in the text.
+  await page.evaluate((r) => window.attn.openLink(r + '&trained=1500&view.stage=10&view.row=12'), recipe);
+  await frames(page, 2);
+  u = await ui(page);
+  assert.equal(u.prediction.row, 12);
+  assert.equal(u.prediction.target, null);
+  assert.equal(u.prediction.targetRank, null);
+  // Zeroing the previous-token head (layer 0 head 0 on this model) is an intervention on the same run: the
+  // induction head no longer finds the earlier "c", and the answer goes (measured: p(d) 6e-5).
+  await page.evaluate((r) => window.attn.openLink(r + '&trained=1500&ablate=0.0&view.stage=10&view.row=8'), recipe);
+  await frames(page, 2);
+  u = await ui(page);
+  assert.equal(u.train.done, true, 'the same run, not retrained');
+  assert.ok(u.prediction.targetProb < 0.01, `with the previous-token head zeroed p(d) = ${u.prediction.targetProb}`);
+  assert.notEqual(u.prediction.top[0].token, 'd');
+  // A plain experiment has no trained model: nothing to predict with.
+  await page.evaluate(() => window.attn.openLink('v=1&view.stage=10'));
+  await frames(page, 2);
+  assert.equal((await ui(page)).prediction, null);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
