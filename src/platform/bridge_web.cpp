@@ -132,7 +132,8 @@ std::string train_json(const attn::ui::app& a, bool heads) {
 // few of them (`clippedItems`, in CSS pixels) to say which.
 // The output stage's prediction after the selected token (circuits_predict, the
 // session's): {row, token, target (null after the last token), targetProb,
-// targetRank (0: the top), top: [{token, p}], lens: [{layer, top, p, targetRank}]};
+// targetRank (0: the top), top: [{token, p}], lens: [{layer, top, p, targetRank}],
+// writer: {kind (embed, head, ffn), layer, head, part, logit, attendsTo, weight}};
 // null unless the experiment is a trained recipe.
 std::string prediction_json(const attn::ui::app& a) {
     const attn::circuit_prediction& p = a.model.prediction;
@@ -157,7 +158,12 @@ std::string prediction_json(const attn::ui::app& a) {
              ",\"p\":" + json_number(p.lens_probs[std::size_t(l) * nv + std::size_t(t * p.V + top)]) +
              ",\"targetRank\":" + (target < 0 ? "null" : std::to_string(p.lens_target_rank[std::size_t(l * p.n + t)])) + "}";
     }
-    return j + "]}";
+    const attn::circuit_writer& w = p.writer[std::size_t(t)];
+    static const char* const kinds[] = {"none", "embed", "head", "ffn"};
+    j += "],\"writer\":{\"kind\":\"" + std::string(kinds[int(w.kind)]) + "\",\"layer\":" + std::to_string(w.layer) +
+         ",\"head\":" + std::to_string(w.head_index) + ",\"part\":" + json_number(w.part) + ",\"logit\":" + json_number(w.logit) +
+         ",\"attendsTo\":" + std::to_string(w.attends_to) + ",\"weight\":" + json_number(w.weight) + "}";
+    return j + "}";
 }
 
 std::string clipped_json(const attn::ui::app& a, float s) {

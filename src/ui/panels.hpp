@@ -31,6 +31,8 @@ void panel_train(const app& a, frame_out& out);     // train_panel.cpp: a recipe
 // prediction_view.cpp: at the output stage of a trained recipe, the model's next-token
 // prediction after the selected token and the logit lens (nothing otherwise).
 void prediction_view(const app& a, frame_out& out);
+// Who wrote most of the top token's logit after token t, in words (also the text view's).
+std::string prediction_writer_text(const circuit_prediction& p, int t);
 // train_panel.cpp: one head's attention on the trainer's held-out probe row, its
 // tokens labelling the rows and columns; where a lesson's claim about it is read.
 void train_head_map(const app& a, frame_out& out, int layer, int head, const char* name);

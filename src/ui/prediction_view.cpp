@@ -71,6 +71,48 @@ void target_line(frame_out& out, const circuit_prediction& p, int t) {
     text_colored(out, rank == 0 ? theme_good() : theme_bad(), "%s", buf);
 }
 
+}  // namespace
+
+std::string prediction_writer_text(const circuit_prediction& p, int t) {
+    const circuit_writer& w = p.writer[std::size_t(t)];
+    const std::string top = quoted(task_symbol(p.top[std::size_t(t * p.top_k)]));
+    char buf[320];
+    switch (w.kind) {
+        case circuit_writer::none:
+            return "";
+        case circuit_writer::embed:
+            std::snprintf(buf, sizeof buf,
+                          tr("Most of %s's logit (%.3g of %.3g) is written directly by the token's own embedding.",
+                             "%s 的 logit 大部分（%.3g / %.3g）直接来自该词元自己的嵌入。"),
+                          top.c_str(), double(w.part), double(w.logit));
+            return buf;
+        case circuit_writer::ffn:
+            std::snprintf(buf, sizeof buf,
+                          tr("Most of %s's logit (%.3g of %.3g) is written directly by layer %d's FFN.",
+                             "%s 的 logit 大部分（%.3g / %.3g）直接来自第 %d 层的 FFN。"),
+                          top.c_str(), double(w.part), double(w.logit), w.layer);
+            return buf;
+        case circuit_writer::head:
+            break;
+    }
+    std::snprintf(buf, sizeof buf,
+                  tr("Most of %s's logit (%.3g of %.3g) is written directly by layer %d · head %d",
+                     "%s 的 logit 大部分（%.3g / %.3g）直接来自第 %d 层 · 头 %d"),
+                  top.c_str(), double(w.part), double(w.logit), w.layer, w.head_index);
+    std::string line = buf;
+    if (w.attends_to >= 0) {
+        std::snprintf(buf, sizeof buf,
+                      tr(", which looks from here to position %d (%s, weight %.2f).", "，它从这里看向位置 %d（%s，权重 %.2f）。"),
+                      w.attends_to, quoted(task_symbol(p.tokens[std::size_t(w.attends_to)])).c_str(), double(w.weight));
+        line += buf;
+    } else {
+        line += tr(".", "。");
+    }
+    return line;
+}
+
+namespace {
+
 // The logit lens: one line per layer.
 void lens_lines(frame_out& out, const circuit_prediction& p, int t) {
     const int target = p.targets[std::size_t(t)];
@@ -110,6 +152,9 @@ void prediction_view(const app& a, frame_out& out) {
                      "输出乘以反嵌入矩阵 W_u，再经 softmax。点击图中的另一行以查看另一个词元。"));
     top_bars(out, p, t);
     target_line(out, p, t);
+    const std::string writer = prediction_writer_text(p, t);
+    if (!writer.empty())
+        text_plain(out, writer.c_str());
     section_text(out, tr("Logit lens: the prediction if the model stopped after each layer",
                          "Logit lens：模型在每一层之后就停下时的预测"));
     lens_lines(out, p, t);

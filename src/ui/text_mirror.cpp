@@ -158,6 +158,9 @@ void put_prediction_tables(std::string& out, const app& a) {
             task_symbol(target).c_str(), percent(p.target_prob[std::size_t(t)]).c_str(), p.target_rank[std::size_t(t)] + 1, p.V);
         full += caption;
     }
+    const std::string writer = prediction_writer_text(p, t);
+    if (!writer.empty())
+        full += std::string(tr(". ", "。")) + writer;
     put_plain_table(out, full, rows, cols, cells);
     rows.clear(), cells.clear();
     cols = {tr("top token", "最可能的词元"), tr("probability", "概率")};

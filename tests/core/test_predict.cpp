@@ -69,6 +69,36 @@ TEST_CASE("predict: on a whole row the trace's predictions are the training forw
         CHECK(std::isnan(p.target_prob.back()));
         for (std::size_t i = 0; i < p.probs.size(); ++i)
             CHECK(p.lens_probs[std::size_t(p.L - 1) * p.probs.size() + i] == p.probs[i]);
+        // The largest direct writer of each top token's logit is the largest part of
+        // circuits_read's direct logit attribution (the embedding and positions as one).
+        for (int t = 0; t < p.n; ++t) {
+            const int v = p.top[std::size_t(t * p.top_k)];
+            circuit_writer best;
+            float embed = 0;
+            for (std::size_t k = 0; k < r.dla_parts.size(); ++k) {
+                const circuit_part& part = r.dla_parts[k];
+                const float x = circuit_dla(r, int(k), t, v);
+                if (part.kind == circuit_part::embed || part.kind == circuit_part::pos)
+                    embed += x;
+                else if (best.kind == circuit_writer::none || x > best.part)
+                    best = {part.kind == circuit_part::ffn ? circuit_writer::ffn : circuit_writer::head, part.layer,
+                            part.head_index, x};
+            }
+            if (embed > best.part)
+                best = {circuit_writer::embed, -1, -1, embed};
+            const circuit_writer& w = p.writer[std::size_t(t)];
+            CHECK(w.kind == best.kind);
+            CHECK(w.layer == best.layer);
+            CHECK(w.head_index == best.head_index);
+            CHECK(std::abs(w.part - best.part) <= 1e-4f * std::max(1.0f, std::abs(w.logit)));
+            CHECK(w.logit == p.logits[std::size_t(t * p.V + v)]);
+            if (w.kind == circuit_writer::head) {
+                const matrix& att = tr.layers[std::size_t(w.layer)].heads[std::size_t(w.head_index)].weights;
+                CHECK(w.attends_to >= 0);
+                CHECK(w.attends_to <= t);  // causal
+                CHECK(w.weight == att(t, w.attends_to));
+            }
+        }
         // A second read of the same shape allocates nothing.
         alloc_counter_start();
         circuits_predict(run, tr, p);

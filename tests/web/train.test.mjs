@@ -250,7 +250,10 @@ test('the output stage of a trained model shows what it predicts after the selec
   await reveal(page, 'prediction');
   const doc = await page.evaluate(() => window.attn.textView());
   const captions = doc.tables.map((t) => t.caption);
-  assert.ok(captions.some((c) => /^What the trained model predicts after “c” \(position 8\); the text's next token “d”: (9\d\.\d|100\.0) %, ranked 1 of 16$/.test(c)), captions.join(' | '));
+  assert.ok(captions.some((c) => /^What the trained model predicts after “c” \(position 8\); the text's next token “d”: (9\d\.\d|100\.0) %, ranked 1 of 16\. Most of “d”'s logit \(\S+ of \S+\) is written directly by layer 1 · head 3, which looks from here to position 4 \(“d”, weight \d\.\d\d\)\.$/.test(c)), captions.join(' | '));
+  // The induction head wrote it, reading the "d" after the earlier "c".
+  assert.deepEqual([p.writer.kind, p.writer.layer, p.writer.head, p.writer.attendsTo], ['head', 1, 3, 4]);
+  assert.ok(p.writer.part > 0.5 * p.writer.logit && p.writer.weight > 0.5, JSON.stringify(p.writer));
   assert.ok(captions.includes('Logit lens: the prediction if the model stopped after each layer'));
   // The last token has nothing after it in the text.
   await page.evaluate((r) => window.attn.openLink(r + '&trained=1500&view.stage=10&view.row=12'), recipe);

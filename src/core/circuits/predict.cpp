@@ -70,6 +70,55 @@ void lay_out(circuit_prediction& c, int n, int V, int L, int k) {
     c.lens_top.resize(std::size_t(L) * std::size_t(n));
     c.lens_target_rank.resize(std::size_t(L) * std::size_t(n));
     c.lens_logits.resize(nv);
+    c.writer.resize(std::size_t(n));
+}
+
+// x(d)·u(d), in double.
+double dot(const float* x, const float* u, int d) {
+    double s = 0;
+    for (int c = 0; c < d; ++c)
+        s += double(x[c]) * double(u[c]);
+    return s;
+}
+
+// Keeps w when part is larger than best's.
+void consider(circuit_writer& best, const circuit_writer& w) {
+    if (best.kind == circuit_writer::none || w.part > best.part)
+        best = w;
+}
+
+// The largest direct writer of the top token's logit at position t (circuit_writer).
+circuit_writer top_writer(const train_run& run, const experiment& e, const trace& tr, circuit_prediction& c, int t) {
+    const int d = run.d, V = run.V, dk = run.dk, v = c.top[std::size_t(t * c.top_k)];
+    const float* wu = run.params.data() + run.layout.w_u.offset;
+    for (int q = 0; q < d; ++q)
+        c.wu_col[std::size_t(q)] = wu[std::size_t(q) * std::size_t(V) + std::size_t(v)];
+    const float* u = c.wu_col.data();
+    circuit_writer best;
+    const bool residual = e.block != block_kind::attention_only;
+    if (residual)
+        consider(best, {circuit_writer::embed, -1, -1, float(dot(tr.x0.row(t), u, d))});
+    for (int l = residual ? 0 : run.L - 1; l < run.L; ++l) {
+        const layer_trace& lt = tr.layers[std::size_t(l)];
+        const matrix& wo = tr.params.layers[std::size_t(l)].w_o;
+        for (int h = 0; h < run.h; ++h) {
+            const float* head_in = lt.concat.row(t) + std::size_t(h) * std::size_t(dk);
+            for (int r = 0; r < dk; ++r)  // W_O's rows of head h times u: the head's direction in logit space
+                c.wo_u[std::size_t(r)] = e.use_wo ? float(dot(wo.row(h * dk + r), u, d)) : u[h * dk + r];
+            circuit_writer w{circuit_writer::head, l, h, float(dot(head_in, c.wo_u.data(), dk))};
+            const matrix& att = lt.heads[std::size_t(h)].weights;
+            if (att.rows > t) {
+                const float* row = att.row(t);
+                w.attends_to = int(std::max_element(row, row + att.cols) - row);
+                w.weight = row[w.attends_to];
+            }
+            consider(best, w);
+        }
+        if (e.block == block_kind::full)
+            consider(best, {circuit_writer::ffn, l, -1, float(dot(lt.ffn_out.row(t), u, d))});
+    }
+    best.logit = c.logits[std::size_t(t) * std::size_t(V) + std::size_t(v)];
+    return best;
 }
 
 }  // namespace
@@ -108,6 +157,10 @@ bool circuits_predict(const train_run& run, const trace& tr, circuit_prediction&
         circuits_top_tokens(out.probs.data() + std::size_t(t) * std::size_t(V), V, out.top_k,
                             out.top.data() + std::size_t(t) * std::size_t(out.top_k));
     }
+    out.wu_col.resize(std::size_t(d));
+    out.wo_u.resize(std::size_t(run.dk));
+    for (int t = 0; t < n; ++t)
+        out.writer[std::size_t(t)] = top_writer(run, run.e, tr, out, t);
     return true;
 }
 

@@ -19,6 +19,18 @@ namespace attn {
 // How many top tokens a prediction lists (here and in circuits_read).
 inline constexpr int circuit_top_k = 5;
 
+// What wrote most of a logit directly into the last residual stream (direct logit
+// attribution on the trace): the embedding with the positions, one head, or one
+// layer's FFN. For a head, where its query at that position looks most.
+struct circuit_writer {
+    enum kind_t { none, embed, head, ffn } kind = none;
+    int layer = -1, head_index = -1;
+    float part = 0;       // its contribution to the logit
+    float logit = 0;      // the logit itself (the sum of every part, up to rounding)
+    int attends_to = -1;  // head: the key position with the largest attention weight (−1: not kept)
+    float weight = 0;     // head: that weight
+};
+
 struct circuit_prediction {
     int n = 0, V = 0, L = 0, top_k = 0;
     std::vector<int> tokens;           // (n) the text's symbols
@@ -32,7 +44,12 @@ struct circuit_prediction {
     std::vector<float> lens_probs;      // (L, n, V)
     std::vector<int> lens_top;          // (L, n) the most probable token after layer l
     std::vector<int> lens_target_rank;  // (L, n) −1 without a target
-    std::vector<float> lens_logits;     // scratch (n, V)
+    // The largest direct writer of each position's top token's logit. Exact as a sum
+    // for attention + residual and full blocks (the stream is x0 plus every write);
+    // with block=attn only the last layer writes into the stream W_u reads.
+    std::vector<circuit_writer> writer;  // (n)
+    std::vector<float> wu_col, wo_u;     // scratch (d), (d_k)
+    std::vector<float> lens_logits;      // scratch (n, V)
 };
 
 // tr is run's model traced on a text of task symbols (train_weights_for's tokens).
