@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { click, frames, ui } from './person.mjs';
+import { click, frames, reveal, ui } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -133,6 +133,32 @@ test('1440×900: L9 and L10 trained, at the first, a middle and the last kept sn
         }
       }
       if ((await ui(page)).language !== 'en') await page.keyboard.press('l');
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// The Output stage of a trained model adds its prediction and logit lens under the
+// output's map: at each size, in English and 中文, scrolled to them, nothing is cut.
+test('the prediction of a trained model at the Output stage: no text is cut at any size, EN and 中文', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
+  try {
+    const recipe = 'v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=induction&steps=300';
+    await show(page, recipe + '&view.stage=10&view.row=8');
+    await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null, { timeout: 600000, polling: 250 });
+    for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
+      await page.setViewportSize({ width, height });
+      for (const language of ['en', 'zh']) {
+        if ((await ui(page)).language !== language) await page.keyboard.press('l');
+        await page.waitForFunction((l) => window.attn.ui().language === l, language);
+        await reveal(page, 'prediction');
+        const where = `${width}×${height}, ${language}`;
+        const state = await settle(page, where);
+        assert.ok(state.prediction && state.widgets.prediction, `${where}: the prediction is shown`);
+        assert.equal(state.clipped, 0, `${where}: ${JSON.stringify(state.clippedItems, null, 1)}`);
+      }
     }
     assert.deepEqual(problems, []);
   } finally {
