@@ -7,9 +7,11 @@
 //
 // Where a distribution needs a logarithm (the Gamma deviates of a Dirichlet draw,
 // train=markov), random_log and random_exp compute it from +, −, ×, ÷, sqrt and
-// frexp/ldexp only: IEEE operations, rounded the same everywhere (the core is built
-// without FMA contraction natively, and wasm has no FMA), so no C library's last
-// bits enter.
+// frexp/ldexp only: IEEE operations, rounded the same everywhere, so no C library's
+// last bits enter. That holds while nothing fuses a multiply and an add: x86-64's
+// baseline, for which the core outside the kernels is compiled, and wasm have no FMA
+// (a native build for a CPU with FMA and -ffp-contract=fast, e.g. GCC on arm64, would
+// have to turn contraction off for these).
 #pragma once
 
 #include <cmath>
