@@ -129,6 +129,8 @@ void recipe_editor(const app& a, frame_out& out) {
     if (s.task == train_task::copy_offset)
         slider("recipe_offset", "offset", tr("offset", "偏移"), s.offset, key_of("offset").control.lo,
                std::min(key_of("offset").control.hi, double(s.seq - 1)));
+    if (s.task == train_task::markov)
+        slider("recipe_markov_alpha", "markov_alpha", tr("Dirichlet α", "狄利克雷 α"), s.markov_alpha);
     slider("recipe_warmup", "warmup", tr("warm-up steps", "预热步数"), s.warmup, key_of("warmup").control.lo,
            std::min(key_of("warmup").control.hi, double(std::max(s.steps, 1))));
     slider("recipe_wd", "wd", tr("weight decay", "权重衰减"), s.wd);

@@ -220,9 +220,9 @@ TEST_CASE("keys: clamps keep a typed value within the key's limits") {
 }
 
 TEST_CASE("keys: the task list is written once, in the train key's row") {
-    CHECK(train_task_list() == "induction, copy_offset, reverse, sort or previous");
+    CHECK(train_task_list() == "induction, copy_offset, reverse, sort, previous or markov");
     const key_row& train = key_of("train");
-    CHECK(key_choice_list(train) == "'none', 'induction', 'copy_offset', 'reverse', 'sort' or 'previous'");
+    CHECK(key_choice_list(train) == "'none', 'induction', 'copy_offset', 'reverse', 'sort', 'previous' or 'markov'");
     for (const key_choice& c : train.choices) {
         CHECK(std::string(train_task_name(train_task(c.value))) == c.name);
         CHECK((c.en != nullptr) == (train_task(c.value) != train_task::none));  // every task has its Train panel label

@@ -398,6 +398,19 @@ void timeline_json(std::string& o, const circuit_timeline& t) {
         o += "null";
     else
         json_string_append(o, t.icl_problem);
+    const std::pair<const char*, const std::vector<float>*> kls[] = {
+        {"kl_uniform", &t.kl_uniform}, {"kl_unigram", &t.kl_unigram}, {"kl_bigram", &t.kl_bigram}};
+    for (const auto& [name, v] : kls) {
+        o += ",\"";
+        o += name;
+        o += "\":";
+        list(o, v->data(), S);
+    }
+    o += ",\"markov_problem\":";
+    if (t.markov_problem.empty())
+        o += "null";
+    else
+        json_string_append(o, t.markov_problem);
     o += ",\"prev\":";
     if (t.prev_layer < 0) {
         o += "null,\"induction\":null";

@@ -57,10 +57,20 @@ void layout(const train_run& run, circuit_timeline& out) {
     out.sum.assign(T, 0.0);
     out.count.assign(T, 0);
     out.sum_icl.assign(2, 0.0);
-    out.icl_problem = run.e.train.task == train_task::induction
-                          ? std::string()
-                          : std::string("the in-context-learning score is defined for the induction task, not ") +
-                                train_task_name(run.e.train.task);
+    out.icl_problem.clear();  // both problems built in place: a second pass allocates nothing
+    if (run.e.train.task != train_task::induction) {
+        out.icl_problem += "the in-context-learning score is defined for the induction task, not ";
+        out.icl_problem += train_task_name(run.e.train.task);
+    }
+    for (std::vector<float>* v : {&out.kl_uniform, &out.kl_unigram, &out.kl_bigram})
+        v->assign(S, nan_f);
+    out.sum_kl.assign(3, 0.0);
+    out.predicted.assign(3 * sz(run.V), 0.0);
+    out.markov_problem.clear();
+    if (run.e.train.task != train_task::markov) {
+        out.markov_problem += "the KL divergences to the in-context predictors are defined for the markov task, not ";
+        out.markov_problem += train_task_name(run.e.train.task);
+    }
 }
 
 // --- [SECTION] one snapshot --------------------------------------------------------
@@ -72,6 +82,23 @@ double cross_entropy(const float* z, int V, int target) {
     for (int v = 0; v < V; ++v)
         s += std::exp(double(z[v]) - double(m));
     return std::log(s) + double(m) - double(z[target]);
+}
+
+// One markov row's KL(predictor ‖ model) at each counted position into the sums:
+// the predictors from the row's prefix, x_t included (markov_counts).
+void add_markov_row(const train_run& run, circuit_timeline& out, const int* tokens, const unsigned char* cnt,
+                    const float* logits) {
+    const int T = run.T, V = run.V;
+    double* p = out.predicted.data();
+    out.counts.reset(V, double(run.e.train.markov_alpha));
+    for (int t = 0; t < T; ++t) {
+        out.counts.add(tokens[t]);
+        if (!cnt[t])
+            continue;
+        out.counts.predict(p, p + V, p + 2 * V);
+        for (int k = 0; k < 3; ++k)
+            out.sum_kl[sz(k)] += circuits_kl(p + k * V, logits + t * V, V);
+    }
 }
 
 // One held-out row's logits (T, V) into the sums: each counted position's loss, and
@@ -93,6 +120,8 @@ void add_row(const train_run& run, circuit_timeline& out, int row, const float* 
             out.sum_icl[1] += cross_entropy(logits + (t - len) * V, V, tgt[t - len]);
         }
     }
+    if (out.markov_problem.empty())
+        add_markov_row(run, out, run.eval_tokens.data() + sz(row * T), cnt, logits);
 }
 
 // Snapshot i's held-out losses (the run's weights are the snapshot's).
@@ -100,6 +129,7 @@ void held_out(train_run& run, circuit_timeline& out, int i) {
     std::fill(out.sum.begin(), out.sum.end(), 0.0);
     std::fill(out.count.begin(), out.count.end(), 0);
     std::fill(out.sum_icl.begin(), out.sum_icl.end(), 0.0);
+    std::fill(out.sum_kl.begin(), out.sum_kl.end(), 0.0);
     for (int first = 0; first < out.rows; first += run.B) {
         const int rows = std::min(run.B, out.rows - first);
         train_forward_rows(run, run.eval_tokens.data() + sz(first * run.T), rows);
@@ -118,6 +148,11 @@ void held_out(train_run& run, circuit_timeline& out, int i) {
     out.loss[sz(i)] = n ? float(total / n) : nan_f;
     if (out.icl_problem.empty() && n)
         out.icl[sz(i)] = float((out.sum_icl[0] - out.sum_icl[1]) / n);
+    if (out.markov_problem.empty() && n) {
+        out.kl_uniform[sz(i)] = float(out.sum_kl[0] / n);
+        out.kl_unigram[sz(i)] = float(out.sum_kl[1] / n);
+        out.kl_bigram[sz(i)] = float(out.sum_kl[2] / n);
+    }
 }
 
 // Snapshot i's composition scores and the chosen pair's K-composition.
@@ -139,6 +174,19 @@ void composition(const train_run& run, circuit_timeline& out, int i) {
 }  // namespace
 
 // --- [SECTION] the pass -------------------------------------------------------------
+
+double circuits_kl(const double* p, const float* logits, int V) {
+    const float m = *std::max_element(logits, logits + V);
+    double s = 0;
+    for (int v = 0; v < V; ++v)
+        s += std::exp(double(logits[v]) - double(m));
+    const double log_z = std::log(s) + double(m);
+    double kl = 0;
+    for (int v = 0; v < V; ++v)
+        if (p[v] > 0)
+            kl += p[v] * (std::log(p[v]) - (double(logits[v]) - log_z));
+    return kl;
+}
 
 void circuits_timeline(train_run& run, circuit_timeline& out, int rows) {
     train_step_abandon(run);

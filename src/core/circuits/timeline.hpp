@@ -1,7 +1,8 @@
 // The circuit over training: for every kept snapshot of a run (train.hpp's
 // snapshots: steps 0, every, 2·every, …, the last), the composition scores, the
-// previous-token → induction K-composition, the held-out loss at each position and
-// an in-context-learning score (docs/circuits.md has the definitions).
+// previous-token → induction K-composition, the held-out loss at each position, an
+// in-context-learning score (induction) and the KL divergences to the markov task's
+// three in-context predictors (docs/circuits.md has the definitions).
 //
 // Shapes: S snapshots, T seq, P head pairs (circuits.hpp's composition pairs).
 #pragma once
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "circuits/circuits.hpp"
+#include "train/task.hpp"
 #include "train/train.hpp"
 #include "train/train_diagnostics.hpp"
 
@@ -33,9 +35,15 @@ struct circuit_timeline {
     std::vector<float> pos_loss;  // (S, T) the same at each position; NaN where no row counts it
     std::vector<float> icl;       // (S) the in-context-learning score; NaN with icl_problem
     std::string icl_problem;      // why there is no ICL score (another task), else empty
+    // train=markov: the mean over the counted positions of KL(predictor ‖ model), the
+    // predictors the row's own prefix counts with the run's α (markov_counts: task.hpp);
+    // NaN with markov_problem for another task.
+    std::vector<float> kl_uniform, kl_unigram, kl_bigram;  // (S)
+    std::string markov_problem;                            // why there are no KLs, else empty
     // Scratch, reused between calls.
     circuit_composition comp;
-    std::vector<double> sum, sum_icl;
+    markov_counts counts;
+    std::vector<double> sum, sum_icl, sum_kl, predicted;
     std::vector<int> count;
     std::vector<head_scores> scores;
 };
@@ -46,5 +54,9 @@ struct circuit_timeline {
 // had, its step in progress abandoned (the held-out forward overwrites it). Almost
 // all of the time is the held-out forward: snapshots × rows rows.
 void circuits_timeline(train_run& run, circuit_timeline& out, int rows = train_eval_rows);
+
+// KL(p ‖ softmax(logits)) = Σ_j p_j (ln p_j − ln q_j) in double, a term with p_j = 0
+// counting 0: how much worse (nats per token) the model predicts than p if p were true.
+double circuits_kl(const double* p, const float* logits, int V);
 
 }  // namespace attn

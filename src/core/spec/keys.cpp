@@ -211,7 +211,9 @@ constexpr key_choice task_choices[] = {
     {int(train_task::copy_offset), "copy_offset", "copy the token a fixed offset back", "复制固定偏移之前的词元"},
     {int(train_task::reverse), "reverse", "reverse", "反转"},
     {int(train_task::sort), "sort", "sort", "排序"},
-    {int(train_task::previous), "previous", "copy the previous token", "复制前一个词元"}};
+    {int(train_task::previous), "previous", "copy the previous token", "复制前一个词元"},
+    {int(train_task::markov), "markov", "markov (a chain drawn per row: learn it in context)",
+     "马尔可夫（每行抽一条链：在上下文中学会它）"}};
 constexpr key_choice sched_choices[] = {{int(lr_schedule::constant), "const"}, {int(lr_schedule::cosine), "cosine"}};
 constexpr key_choice flag_choices[] = {{0, "0"}, {1, "1"}};
 constexpr key_choice theme_choices[] = {{int(view_theme::light), "light"}, {int(view_theme::dark), "dark"}};
@@ -602,6 +604,12 @@ std::vector<key_row> recipe_rows() {
             "offset", 1, L::max_seq - 1, {1, L::max_seq - 1},
             {"copy_offset: the target is the token this many places back.", "copy_offset：目标是往回数这么多个位置的词元。"},
             "2"),
+        number<&t::markov_alpha>(
+            "markov_alpha", L::min_markov_alpha, L::max_markov_alpha, {L::min_markov_alpha, 10, 0, true, "%.2f"},
+            {"markov: each row draws every token's next-token distribution from a symmetric Dirichlet(α); small α, "
+             "sharp transitions.",
+             "markov：每一行为每个词元从对称狄利克雷分布 Dirichlet(α) 抽取下一个词元的分布；α 越小，转移越集中。"},
+            "0.5"),
         trained,
     };
 }

@@ -14,7 +14,7 @@
 
 namespace attn {
 
-enum class train_task { none, induction, copy_offset, reverse, sort, previous };
+enum class train_task { none, induction, copy_offset, reverse, sort, previous, markov };
 enum class lr_schedule { constant, cosine };
 
 // Documented limits, checked before any allocation.
@@ -27,6 +27,10 @@ struct train_limits {
     static constexpr float max_lr = 10.0f;
     // train=induction: a segment of distinct symbols, a prefix without them, the repeat.
     static constexpr int min_induction_rows = 8;  // vocab and seq
+    // train=markov: the Dirichlet concentration of each row's transitions. Below 0.1
+    // the boosted Gamma draws U^(1/α) of 53-bit uniforms would reach double's
+    // underflow; above 100 every row's chain is near uniform (nothing to learn).
+    static constexpr float min_markov_alpha = 0.1f, max_markov_alpha = 100.0f;
 };
 
 struct train_settings {
@@ -41,7 +45,8 @@ struct train_settings {
     float wd = 0.01f;              // AdamW's decoupled weight decay
     float clip = 1.0f;             // global gradient-norm clip; 0 turns it off
     lr_schedule sched = lr_schedule::constant;
-    int offset = 3;  // copy_offset: the target is the token `offset` back
+    int offset = 3;             // copy_offset: the target is the token `offset` back
+    float markov_alpha = 1.0f;  // markov: each row's transitions ~ symmetric Dirichlet(markov_alpha)
     // How far the model shown is trained: steps taken, 0 … steps; trained_all (the
     // default, not written) is all of them. Not part of the run: changing it moves
     // along the same run (the Train panel's Pause, Step, Reset and scrubber).

@@ -56,7 +56,44 @@ void reorder_row(bool sorted, const train_settings& t, rng& g, int* in, int* tgt
     }
 }
 
+// One token's next-token distribution in a markov row: a Dirichlet(α) draw, Gamma(α) deviates normalised.
+void markov_draw(const train_settings& t, rng& g, float* row) {
+    double draws[train_limits::max_vocab], sum = 0.0;
+    for (int v = 0; v < t.vocab; ++v)
+        sum += draws[v] = g.gamma(double(t.markov_alpha));
+    for (int v = 0; v < t.vocab; ++v)
+        row[v] = float(draws[v] / sum);
+}
+
+// The next token after a row of transitions: the first whose cumulative probability passes u.
+int markov_next(const float* row, int V, double u) {
+    double c = 0.0;
+    for (int v = 0; v < V - 1; ++v)
+        if ((c += row[v]) > u)
+            return v;
+    return V - 1;
+}
+
 }  // namespace
+
+void task_markov_row(const train_settings& t, rng& g, int* in, int* tgt, unsigned char* cnt, float* transitions) {
+    const int T = t.seq, V = t.vocab;
+    bool drawn[train_limits::max_vocab] = {};
+    std::fill(transitions, transitions + V * V, 0.0f);
+    in[0] = below(g, V);
+    for (int i = 0; i + 1 < T; ++i) {
+        float* row = transitions + in[i] * V;
+        if (!drawn[in[i]]) {  // drawn when first left: a short row over a large vocabulary draws few
+            markov_draw(t, g, row);
+            drawn[in[i]] = true;
+        }
+        in[i + 1] = markov_next(row, V, g.uniform_open());
+    }
+    for (int i = 0; i < T; ++i) {
+        tgt[i] = i + 1 < T ? in[i + 1] : 0;
+        cnt[i] = i + 1 < T ? 1 : 0;
+    }
+}
 
 std::string task_symbol(int v) {
     static const char names[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -99,6 +136,11 @@ void task_row(const train_settings& t, rng& g, int* input, int* target, unsigned
         case train_task::sort:
             reorder_row(t.task == train_task::sort, t, g, input, target, counted);
             return;
+        case train_task::markov: {
+            float transitions[train_limits::max_vocab * train_limits::max_vocab];  // 15 KB of stack, no allocation
+            task_markov_row(t, g, input, target, counted, transitions);
+            return;
+        }
     }
 }
 
@@ -106,6 +148,32 @@ rng task_batch_stream(std::uint32_t train_seed, int step) {
     // Arithmetic, not a formatted name: nothing is allocated per step.
     rng mix(hash_combine(train_seed, "task.train") ^ (std::uint64_t(step) + 1) * 0xD1B54A32D192ED03ull);
     return rng(mix.next_u64());
+}
+
+void markov_counts::reset(int vocab, double a) {
+    V = vocab, n = 0, last = -1, alpha = a;
+    std::fill(unigram, unigram + V, 0);
+    std::fill(from, from + V, 0);
+    std::fill(bigram, bigram + V * V, 0);
+}
+
+void markov_counts::add(int token) {
+    ++unigram[token];
+    ++n;
+    if (last >= 0) {
+        ++bigram[last * V + token];
+        ++from[last];
+    }
+    last = token;
+}
+
+void markov_counts::predict(double* uniform, double* unigram_p, double* bigram_p) const {
+    const double a = alpha, uni = 1.0 / (n + V * a), bi = 1.0 / (from[last] + V * a);
+    for (int j = 0; j < V; ++j) {
+        uniform[j] = 1.0 / V;
+        unigram_p[j] = (unigram[j] + a) * uni;
+        bigram_p[j] = (bigram[last * V + j] + a) * bi;
+    }
 }
 
 rng task_eval_stream(std::uint32_t train_seed) { return rng(hash_combine(train_seed, "task.eval")); }

@@ -17,6 +17,12 @@
 //                reversed (the rest separators); next-token targets counted
 //                where the reversed part is predicted.
 //   sort         as reverse, with the m symbols sorted.
+//   markov       in-context learning that is not copying: each row draws its own
+//                transitions, every symbol's next-symbol distribution one
+//                symmetric Dirichlet(markov_alpha) draw (Gamma deviates normalised,
+//                rng::gamma); the first token is uniform, then the chain; next-token
+//                targets, counted at every position but the last. The best a model
+//                can do is the bigram counts of the row so far (markov_counts).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +45,33 @@ std::string untexted_text(int n);
 
 // One row: input, target (seq) and counted (seq, 0 or 1), drawn from g.
 void task_row(const train_settings& t, rng& g, int* input, int* target, unsigned char* counted);
+
+// train=markov's row and the chain it followed: transitions (V × V, row-major,
+// V = t.vocab) gets each drawn row — the next-token distribution of every token
+// the row steps from, drawn when it is first left — and 0 in the rows never left.
+// task_row draws the same bits.
+void task_markov_row(const train_settings& t, rng& g, int* input, int* target, unsigned char* counted, float* transitions);
+
+// The in-context predictors of the markov task, from a row's prefix and the run's
+// α (V ≤ max_vocab): after add(x_0) … add(x_t) they predict x_{t+1} as
+//   uniform  1/V
+//   unigram  (n_j + α) / (n + Vα)          n_j: the times j is among x_0 … x_t, n = t + 1
+//   bigram   (n_ij + α) / (n_i + Vα)       i = x_t; n_ij: the transitions i → j among
+//                                          x_0 … x_t, n_i = Σ_j n_ij
+// The bigram is the posterior mean of the row's transitions given its prefix: the
+// Bayes-optimal prediction of the task. No allocation: fixed arrays.
+struct markov_counts {
+    int V = 0, n = 0, last = -1;
+    double alpha = 1.0;
+    int unigram[train_limits::max_vocab] = {};
+    int from[train_limits::max_vocab] = {};
+    int bigram[train_limits::max_vocab * train_limits::max_vocab] = {};
+
+    void reset(int vocab, double a);
+    void add(int token);
+    // The three distributions of the next token, V each (add called at least once).
+    void predict(double* uniform, double* unigram_p, double* bigram_p) const;
+};
 
 // The generator of the training batch of step `step` (0-based) and of the
 // held-out set: separate streams of train_seed, so no step's batch depends on
