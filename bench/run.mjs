@@ -213,6 +213,7 @@ async function chromiumPeers(browser) {
       bandwidth: (s, bytes) => page.evaluate(([sec, b]) => window.bench.bandwidth(sec, b), [s, bytes]) },
     ort: makeOrt('ort', 'ort-web Chromium', (w) => Boolean(w.model)),
     ortFused: makeOrt('ortFused', 'ort-web Chromium fused', (w) => Boolean(w.fused)),
+    circuits: () => page.evaluate(() => window.bench.circuits()),
     train: {
       trainRun: (id, reps) => page.evaluate(([i, r]) => window.bench.trainRun(i, r), [id, reps]),
       trainLosses: (id, n) => page.evaluate(([i, k]) => window.bench.trainLosses(i, k), [id, n]),
@@ -516,10 +517,12 @@ async function timeToLearn(native, oursNode, withPage) {
 // Issue 31's speed targets on the trained L9 model (trained once first): C1, items
 // 1-6 and 8 for one held-out row (the row read, composition, weight-only circuits,
 // patching), per read after a first one; C2, the timeline over the run's 61 kept
-// snapshots, over all 128 held-out rows and over 32. Natively and in wasm under Node.
-async function circuitsBench(native, oursNode) {
+// snapshots, over all 128 held-out rows and over 32. Natively, in wasm under Node and,
+// when `chromium` (its measured result) is given, in the page's engine.
+async function circuitsBench(native, oursNode, chromium = null) {
   const rows = [], targets = [];
   const runs = [['ours native', 'native', JSON.parse(await native.proc.ask('circuits'))], ['ours wasm Node', 'node', oursNode.circuits()]];
+  if (chromium) runs.push(['ours wasm Chromium', 'chromium', chromium]);
   for (const [peer, env, c] of runs) {
     rows.push({ workload: 'C1 circuits of one row (items 1-6, 8), L9 trained', peer, env, median_ms: c.read * 1e3, first_ms: c.first * 1e3, ratio: null });
     rows.push({ workload: 'C2 timeline over 61 snapshots, 128 rows', peer, env, median_ms: c.timeline * 1e3, ratio: null });
@@ -563,6 +566,7 @@ async function mainTrainOnly(native, t0) {
     chrome = await chromiumPeers(browser);
   }
   const training = await trainingBench(native, oursNode, chrome && chrome.train);
+  const chromeCircuits = chrome ? await chrome.circuits() : null;
   if (browser) {
     await browser.close();
     chrome.stop();
@@ -570,7 +574,7 @@ async function mainTrainOnly(native, t0) {
   log('T3: time to learn, natively (the page\'s: a full run without --no-page)');
   const learn = await timeToLearn(native, oursNode, false);
   log('C1, C2: reading the circuit of the trained L9 model');
-  const circuits = await circuitsBench(native, oursNode);
+  const circuits = await circuitsBench(native, oursNode, chromeCircuits);
   native.stop();
   const result = {
     command: 'bash bench/run.sh ' + args.join(' '),
@@ -741,6 +745,7 @@ async function main() {
   }
 
   const training = args.includes('--no-train') ? null : await trainingBench(native, oursNode, chrome.train);
+  const chromeCircuits = args.includes('--no-train') ? null : await chrome.circuits();
 
   await browser.close();
   chrome.stop();
@@ -751,7 +756,7 @@ async function main() {
     log('T3: time to learn, natively and in the page');
     learn = await timeToLearn(native, oursNode, !args.includes('--no-page'));
     log('C1, C2: reading the circuit of the trained L9 model');
-    const c = await circuitsBench(native, oursNode);
+    const c = await circuitsBench(native, oursNode, chromeCircuits);
     learn.rows.push(...c.rows);
     learn.targets.push(...c.targets);
   }

@@ -81,6 +81,7 @@ async function init() {
     output: async (peer, id, op) => Array.from(await peers[peer].output(byId.get(id), op)),
     peak: (seconds) => ours.peak(seconds),
     bandwidth: (seconds, bytes) => ours.bandwidth(seconds, bytes),
+    circuits: () => ours.circuits(),
     trainRun: (id, reps) => ours.trainRun(id, reps),
     trainLosses: (id, n) => ours.trainLosses(id, n),
     // tfjs on the dump run.mjs wrote (/data/<name>.train.json): its losses on the dump's steps, then timed steps.
