@@ -4,6 +4,7 @@
     python3 tests/cli_test.py path/to/attn
 """
 import json
+import re
 import os
 import subprocess
 import sys
@@ -294,6 +295,17 @@ class CliTest(unittest.TestCase):
             self.assertEqual(p.returncode, 2, bad)
             self.assertIn("--corrupt needs swap, none or row:N", p.stderr)
         self.assertEqual(run("circuits", recipe, "--corrupt").returncode, 2)
+
+    def test_circuits_of_a_markov_recipe_prints_the_kl_phases(self):
+        recipe = ("v=1&text=a%20b%20a%20c%20a%20b%20d%20a&d_model=32&heads=4&layers=2&block=attn_res&pos=rope"
+                  "&train=markov&steps=400&batch=16&seq=48&vocab=4&markov_alpha=0.5")  # spec/recipe.hpp's recipe_markov
+        out = run("circuits", recipe).stdout
+        self.assertNotIn("ICL score", out)  # an induction measure: not shown as NaN for another task
+        m = re.search(r"uniform ([\d.]+) -> ([\d.]+), unigram ([\d.]+) -> ([\d.]+), bigram ([\d.]+) -> ([\d.]+)", out)
+        self.assertTrue(m, out)
+        uniform0, uniform1, unigram0, unigram1, bigram0, bigram1 = map(float, m.groups())
+        self.assertLess(uniform0, min(unigram0, bigram0))  # untrained: nearest the uniform predictor
+        self.assertLess(bigram1, 0.5 * min(uniform1, unigram1))  # trained: nearest the bigram predictor
 
     def test_a_write_error_fails_the_command(self):
         if not os.path.exists("/dev/full"):

@@ -325,10 +325,20 @@ void print_circuits_text(const attn::train_run& run, const attn::circuits_report
         std::printf("  L%dH%d: OV top-1 %.3f, copying %.3f\n", h.layer, h.head, double(h.ov_top1), double(h.copying));
     print_patching_text(r);
     const attn::circuit_timeline& t = r.timeline;
-    if (t.S > 0)
-        std::printf("  over %d snapshots: held-out loss %.3f -> %.3f, ICL score %.3f -> %.3f, K-composition %.3f -> %.3f\n", t.S,
-                    double(t.loss.front()), double(t.loss.back()), double(t.icl.front()), double(t.icl.back()),
-                    double(t.prev_ind_k.front()), double(t.prev_ind_k.back()));
+    if (t.S == 0)
+        return;
+    std::printf("  over %d snapshots: held-out loss %.3f -> %.3f", t.S, double(t.loss.front()), double(t.loss.back()));
+    if (t.icl_problem.empty())
+        std::printf(", ICL score %.3f -> %.3f", double(t.icl.front()), double(t.icl.back()));
+    if (t.prev_layer >= 0)
+        std::printf(", K-composition %.3f -> %.3f", double(t.prev_ind_k.front()), double(t.prev_ind_k.back()));
+    std::printf("\n");
+    if (t.markov_problem.empty())
+        std::printf(
+            "  KL to the in-context predictors, first -> last snapshot: uniform %.3f -> %.3f, unigram %.3f -> %.3f, "
+            "bigram %.3f -> %.3f\n",
+            double(t.kl_uniform.front()), double(t.kl_uniform.back()), double(t.kl_unigram.front()), double(t.kl_unigram.back()),
+            double(t.kl_bigram.front()), double(t.kl_bigram.back()));
 }
 
 // `attn circuits`: the recipe trained to its named step, held-out row `row` read
