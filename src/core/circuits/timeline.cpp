@@ -57,10 +57,10 @@ void layout(const train_run& run, circuit_timeline& out) {
     out.sum.assign(T, 0.0);
     out.count.assign(T, 0);
     out.sum_icl.assign(2, 0.0);
-    out.icl_problem = run.e.train.task == train_task::induction
-                          ? std::string()
-                          : std::string("the in-context-learning score is defined for the induction task, not ") +
-                                train_task_name(run.e.train.task);
+    out.icl_problem.clear();  // written in place: a second pass allocates nothing
+    if (run.e.train.task != train_task::induction)
+        out.icl_problem.append("the in-context-learning score is defined for the induction task, not ")
+            .append(train_task_name(run.e.train.task));
 }
 
 // --- [SECTION] one snapshot --------------------------------------------------------
