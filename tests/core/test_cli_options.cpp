@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <tuple>
 
 #include "cli_check.hpp"
 
@@ -34,7 +33,12 @@ TEST_CASE("cli options: each command's options, and a refusal naming the option"
     REQUIRE(r.value);
     CHECK(r.value->heads == std::optional<std::string>("0,3"));
     CHECK(parse({"arch"}).value);
-    for (const auto& [args, word, usage] : std::vector<std::tuple<std::vector<std::string>, std::string, bool>>{
+    struct refusal {
+        std::vector<std::string> args;
+        std::string word;  // in the message
+        bool usage;        // attn shows its usage text
+    };
+    for (const refusal& x : std::vector<refusal>{
              {{"circuits", "v=1", "--row", "128"}, "--row needs a held-out row, a whole number from 0 to 127, not '128'", false},
              {{"circuits", "v=1", "--row"}, "--row needs", false},
              {{"circuits", "v=1", "--corrupt", "row:-1"}, "--corrupt needs swap, none or row:N", false},
@@ -46,11 +50,11 @@ TEST_CASE("cli options: each command's options, and a refusal naming the option"
              {{"frobnicate", "v=1"}, "unknown command 'frobnicate'", true},
              {{"eval"}, "eval needs a link", true},
              {{}, "a command is missing", true}}) {
-        INFO(word);
-        r = parse(args);
+        INFO(x.word);
+        r = parse(x.args);
         REQUIRE_FALSE(r.value);
-        CHECK(r.error.find(word) != std::string::npos);
-        CHECK(r.usage == usage);
+        CHECK(r.error.find(x.word) != std::string::npos);
+        CHECK(r.usage == x.usage);
     }
 }
 
