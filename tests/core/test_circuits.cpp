@@ -176,13 +176,21 @@ TEST_CASE("circuits: on L9's model the parts of the logit sum to it, and the pat
     check_second_report_allocates_nothing(run, 0, report);
 }
 
-TEST_CASE("circuits: a second report of the same shapes allocates nothing (a tiny recipe, every corruption)") {
-    for (const train_task task : {train_task::induction, train_task::copy_offset}) {
-        train_run run = make_run(test::tiny_recipe(task, block_kind::attention_residual, 4, "a b c"));
+TEST_CASE("circuits: a second report of the same shapes allocates nothing (tiny recipes, every corruption)") {
+    for (int variant = 0; variant < 3; ++variant) {
+        // induction and copy_offset (no swap: the report's messages), and block=full
+        // with learned positions and grouped K/V heads (the positional pattern's other branch)
+        const train_task task = variant == 1 ? train_task::copy_offset : train_task::induction;
+        experiment e = test::tiny_recipe(task, variant == 2 ? block_kind::full : block_kind::attention_residual, 4, "a b c");
+        if (variant == 2) {
+            e.pos = positional::learned;
+            e.kv_heads = 1;
+        }
+        train_run run = make_run(e);
         train_run_all(run);
         for (const circuits_corrupt corrupt : {circuits_corrupt{}, circuits_corrupt{circuits_corrupt::other_row, 7},
                                                circuits_corrupt{circuits_corrupt::none, 0}}) {
-            INFO(std::string(train_task_name(task)) << ", corruption " << int(corrupt.kind));
+            INFO("variant " << variant << ", corruption " << int(corrupt.kind));
             circuits_report first;
             REQUIRE(circuits_report_compute(run, 2, first, nullptr, corrupt));
             check_second_report_allocates_nothing(run, 2, first, corrupt);
