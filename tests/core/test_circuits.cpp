@@ -3,6 +3,7 @@
 // composes with the induction head through its keys.
 #include <doctest/doctest.h>
 
+#define EIGEN_RUNTIME_NO_MALLOC  // as circuits/weights.cpp: a test can forbid Eigen's heap
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <chrono>
@@ -119,8 +120,10 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
 void check_second_report_allocates_nothing(train_run& run, int row, const circuits_report& first, circuits_corrupt corrupt = {}) {
     circuits_report r = first;  // laid out by a first computation (its Eigen scratch starts empty)
     REQUIRE(circuits_report_compute(run, row, r, nullptr, corrupt));
-    alloc_counter_start();
+    alloc_counter_start();  // operator new; Eigen's malloc is forbidden (an assertion when it is not compiled out)
+    Eigen::internal::set_is_malloc_allowed(false);
     const bool again = circuits_report_compute(run, row, r, nullptr, corrupt);
+    Eigen::internal::set_is_malloc_allowed(true);
     const std::size_t bytes = alloc_counter_stop();
     REQUIRE(again);
     CHECK(bytes == 0);

@@ -4,6 +4,11 @@
 // Products in double from the fp32 weights; the maps stored as fp32.
 #include "circuits/weights.hpp"
 
+// Eigen's own heap (malloc, not operator new) can be forbidden at run time, so a
+// test sees that a kept solver allocates nothing (tests/core/test_circuits.cpp, the
+// only other file that includes Eigen, defines the same); allowed unless a test says
+// otherwise, and its check is an assertion (none under NDEBUG).
+#define EIGEN_RUNTIME_NO_MALLOC
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
