@@ -407,8 +407,11 @@ namespace {
 // The report's patching: false with the message when an asked-for corruption fails;
 // true with patching_problem set when the automatic one does not apply.
 bool report_patching(const train_run& run, int row, circuits_report& out, std::string* error, circuits_corrupt corrupt) {
-    std::string& why = out.patching_problem;  // the message written into the report's own string: no allocation
-    why = circuits_corrupt_problem(run.e, corrupt);
+    // The message is written into the report's own string, keeping its memory: copied,
+    // not moved in (libc++'s move assignment gives the old buffer up).
+    std::string& why = out.patching_problem;
+    const std::string problem = circuits_corrupt_problem(run.e, corrupt);
+    why = problem;
     bool ok = why.empty();
     if (ok && corrupt.kind == circuits_corrupt::none) {
         why = "no corruption asked for (--corrupt none)";
