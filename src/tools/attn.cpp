@@ -41,6 +41,7 @@
 #include "base/text_util.hpp"
 #include "base/tokenize.hpp"
 #include "circuits/circuits_json.hpp"
+#include "cli_options.hpp"
 #include "kernels/kernels.hpp"
 #include "model/forward.hpp"
 #include "model/trace_json.hpp"
@@ -64,44 +65,6 @@ int usage() {
     return 2;
 }
 
-// s made safe to print on a terminal: control characters (C0, DEL, C1) and bytes
-// that are not UTF-8 become \xNN, so a pasted link cannot move the cursor, change
-// colours or retitle the window. Printable UTF-8 (猫, é) passes unchanged.
-std::string terminal_safe(std::string_view s) {
-    std::string out;
-    auto escape = [&out](unsigned char c) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02X", c);
-        out += buf;
-    };
-    for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x20 || c == 0x7F) {
-            escape(c);
-            ++i;
-            continue;
-        }
-        const std::size_t len = c < 0x80                 ? 1
-                                : c >= 0xC2 && c <= 0xDF ? 2
-                                : c >= 0xE0 && c <= 0xEF ? 3
-                                : c >= 0xF0 && c <= 0xF4 ? 4
-                                                         : 0;
-        bool ok = len > 0 && i + len <= s.size();
-        for (std::size_t k = 1; ok && k < len; ++k)
-            ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-        if (ok && len == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0)
-            ok = false;  // U+0080..U+009F: C1 controls (0x9B is a one-byte CSI)
-        if (!ok) {
-            escape(c);
-            ++i;
-            continue;
-        }
-        out.append(s.substr(i, len));
-        i += len;
-    }
-    return out;
-}
-
 // A number for JSON: NaN and ±inf have no JSON form and are written as null.
 std::string json_number(double x, const char* format = "%.9g") {
     if (!std::isfinite(x))
@@ -123,47 +86,22 @@ bool parse_link_or_report(const char* link, attn::experiment& out, bool as_page 
         r.errors = attn::session_state_problems({*r.value, r.pin});
     if (!r.value || !r.errors.empty()) {
         for (const auto& e : r.errors)
-            std::fprintf(stderr, "attn: %s\n", terminal_safe(e).c_str());
+            std::fprintf(stderr, "attn: %s\n", attn::cli_terminal_safe(e).c_str());
         return false;
     }
     out = *r.value;
     return true;
 }
 
-struct eval_args {
-    bool json = false;
-    const char* stages = nullptr;
-    const char* layers = nullptr;
-    const char* heads = nullptr;
-};
-
-// argv[3..] of `attn eval`: --json and the selection options; false on anything else.
-bool parse_eval_args(int argc, char** argv, eval_args& out) {
-    for (int i = 3; i < argc; ++i) {
-        const char*& opt = std::strcmp(argv[i], "--stages") == 0   ? out.stages
-                           : std::strcmp(argv[i], "--layers") == 0 ? out.layers
-                                                                   : out.heads;
-        if (std::strcmp(argv[i], "--json") == 0)
-            out.json = true;
-        else if ((std::strcmp(argv[i], "--stages") == 0 || std::strcmp(argv[i], "--layers") == 0 ||
-                  std::strcmp(argv[i], "--heads") == 0) &&
-                 i + 1 < argc)
-            opt = argv[++i];
-        else
-            return false;
-    }
-    return out.json || (!out.stages && !out.layers && !out.heads);
-}
-
 // The selection of `attn eval --json`, checked against e; false after reporting a problem.
-bool make_selection(const eval_args& a, const attn::experiment& e, attn::trace_json_select& sel) {
+bool make_selection(const attn::cli_options& a, const attn::experiment& e, attn::trace_json_select& sel) {
     std::optional<std::string> err;
     if (a.stages)
-        err = attn::trace_json_parse_stages(a.stages, sel.stages);
+        err = attn::trace_json_parse_stages(*a.stages, sel.stages);
     if (!err && a.layers)
-        err = attn::trace_json_parse_indices(a.layers, e.layers, sel.layers);
+        err = attn::trace_json_parse_indices(*a.layers, e.layers, sel.layers);
     if (!err && a.heads)
-        err = attn::trace_json_parse_indices(a.heads, e.heads, sel.heads);
+        err = attn::trace_json_parse_indices(*a.heads, e.heads, sel.heads);
     if (err)
         std::fprintf(stderr, "attn: %s\n", err->c_str());
     return !err;
@@ -251,7 +189,7 @@ int train_command(const attn::experiment& e, bool json, int every) {
 // The trace of a trained recipe at the step its link names: on e's text when it is
 // made of task symbols, else on the first held-out row. With --json, only what the
 // selection asks for, streamed (as eval_json).
-int eval_trained(const attn::experiment& e, const eval_args& args) {
+int eval_trained(const attn::experiment& e, const attn::cli_options& args) {
     attn::trace_json_select sel;
     if (args.json && !make_selection(args, e, sel))
         return 1;
@@ -389,111 +327,45 @@ int eval_summary(const attn::experiment& e) {
         for (int i = 0; i < heads[h].weights.rows; ++i) {
             for (int j = 0; j < heads[h].weights.cols; ++j)
                 std::printf(" %6.3f", double(heads[h].weights(i, j)));
-            std::printf("   %s\n", terminal_safe(t.tokens[std::size_t(i)]).c_str());
+            std::printf("   %s\n", attn::cli_terminal_safe(t.tokens[std::size_t(i)]).c_str());
         }
     }
     return 0;
 }
 
-// The value of --corrupt: swap, row:N (a held-out row) or none; false after saying what is wrong.
-bool parse_corrupt(const char* v, attn::circuits_corrupt& c) {
-    long long n = 0;
-    if (v && std::strcmp(v, "swap") == 0) {
-        c.kind = attn::circuits_corrupt::task;
-        return true;
-    }
-    if (v && std::strcmp(v, "none") == 0) {
-        c.kind = attn::circuits_corrupt::none;
-        return true;
-    }
-    if (v && std::strncmp(v, "row:", 4) == 0 && attn::parse_whole_number(v + 4, n) && n >= 0 && n < attn::train_eval_rows) {
-        c.kind = attn::circuits_corrupt::other_row;
-        c.row = int(n);
-        return true;
-    }
-    std::fprintf(stderr, "attn: --corrupt needs swap, none or row:N with N a held-out row from 0 to %d%s%s%s\n",
-                 attn::train_eval_rows - 1, v ? ", not '" : "", v ? terminal_safe(v).c_str() : "", v ? "'" : "");
-    return false;
-}
-
-// argv[3..] of `attn circuits`: --json, --row N, --corrupt …, --weights (implies
-// --json); false after saying what is wrong.
-bool parse_circuits_args(int argc, char** argv, bool& json, int& row, attn::circuits_corrupt& corrupt, bool& weights) {
-    for (int i = 3; i < argc; ++i) {
-        long long n = 0;
-        if (std::strcmp(argv[i], "--json") == 0) {
-            json = true;
-        } else if (std::strcmp(argv[i], "--weights") == 0) {
-            json = weights = true;
-        } else if (std::strcmp(argv[i], "--corrupt") == 0) {
-            if (!parse_corrupt(i + 1 < argc ? argv[i + 1] : nullptr, corrupt))
-                return false;
-            ++i;
-        } else if (std::strcmp(argv[i], "--row") == 0) {
-            if (i + 1 >= argc || !attn::parse_whole_number(argv[i + 1], n) || n < 0 || n >= attn::train_eval_rows) {
-                std::fprintf(stderr, "attn: --row needs a held-out row, a whole number from 0 to %d%s%s%s\n",
-                             attn::train_eval_rows - 1, i + 1 < argc ? ", not '" : "",
-                             i + 1 < argc ? terminal_safe(argv[i + 1]).c_str() : "", i + 1 < argc ? "'" : "");
-                return false;
-            }
-            row = int(n);
-            ++i;
-        } else {
-            usage();
-            return false;
-        }
-    }
-    return true;
-}
-
+// The command line parsed (cli_options.hpp), then the link, then the command.
 int run_command(int argc, char** argv) {
-    if (argc < 2)
-        return usage();
-    const std::string cmd = argv[1];
-    if (cmd == "arch") {
+    const attn::cli_parse_result parsed = attn::cli_parse(argc, argv);
+    if (!parsed.value) {
+        if (parsed.usage)
+            return usage();
+        std::fprintf(stderr, "attn: %s\n", parsed.error.c_str());
+        return 2;
+    }
+    const attn::cli_options& o = *parsed.value;
+    if (o.command == attn::cli_command::arch) {
         std::printf("%s\n", attn::kernel_arch_name());
         return 0;
     }
-    if ((cmd != "eval" && cmd != "check" && cmd != "train" && cmd != "circuits") || argc < 3)
-        return usage();
-    eval_args args;
-    int every = 50;
-    int row = 0;
-    bool weights = false;
-    attn::circuits_corrupt corrupt;
-    if (cmd == "circuits") {
-        if (!parse_circuits_args(argc, argv, args.json, row, corrupt, weights))
-            return 2;
-    } else if (cmd == "train") {
-        for (int i = 3; i < argc; ++i) {
-            long long n = 0;
-            if (std::strcmp(argv[i], "--json") == 0)
-                args.json = true;
-            else if (std::strcmp(argv[i], "--every") == 0 && i + 1 < argc && attn::parse_whole_number(argv[i + 1], n) && n >= 1 &&
-                     n <= 1000000)
-                every = int(n), ++i;
-            else
-                return usage();
-        }
-    } else if (cmd == "check" ? argc > 3 : !parse_eval_args(argc, argv, args)) {
-        return usage();
-    }
     attn::experiment e;
-    if (!parse_link_or_report(argv[2], e, cmd == "check"))
+    if (!parse_link_or_report(o.link.c_str(), e, o.command == attn::cli_command::check))
         return 1;
-    if (cmd == "check") {
-        std::printf("ok: %s\n", attn::experiment_to_text(e).c_str());
-        return 0;
+    switch (o.command) {
+        case attn::cli_command::check:
+            std::printf("ok: %s\n", attn::experiment_to_text(e).c_str());
+            return 0;
+        case attn::cli_command::train:
+            return train_command(e, o.json, o.every);
+        case attn::cli_command::circuits:
+            return circuits_command(e, o.json, o.row, o.corrupt, o.weights);
+        default:
+            break;
     }
-    if (cmd == "train")
-        return train_command(e, args.json, every);
-    if (cmd == "circuits")
-        return circuits_command(e, args.json, row, corrupt, weights);
     if (e.train.task != attn::train_task::none)
-        return eval_trained(e, args);
-    if (args.json) {
+        return eval_trained(e, o);
+    if (o.json) {
         attn::trace_json_select sel;
-        return make_selection(args, e, sel) ? eval_json(e, sel) : 1;
+        return make_selection(o, e, sel) ? eval_json(e, sel) : 1;
     }
     return eval_summary(e);
 }

@@ -3,9 +3,12 @@
 // composes with the induction head through its keys.
 #include <doctest/doctest.h>
 
+#define EIGEN_RUNTIME_NO_MALLOC  // as circuits/weights.cpp: a test can forbid Eigen's heap
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,7 @@
 #include "circuits/timeline.hpp"
 #include "circuits/weights.hpp"
 #include "spec/experiment.hpp"
+#include "spec/keys.hpp"
 #include "spec/recipe.hpp"
 #include "test_util.hpp"
 #include "train/train.hpp"
@@ -106,6 +110,43 @@ void lesson_heads(train_run& run, int& prev, int& ind) {
     }
 }
 
+// The same bits (NaN included: a recovery may be NaN).
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// A second report of the same shapes allocates nothing, and is the first one bit for bit.
+void check_second_report_allocates_nothing(train_run& run, int row, const circuits_report& first, circuits_corrupt corrupt = {}) {
+    circuits_report r = first;  // laid out by a first computation (its Eigen scratch starts empty)
+    REQUIRE(circuits_report_compute(run, row, r, nullptr, corrupt));
+    alloc_counter_start();  // operator new; Eigen's malloc is forbidden (an assertion when it is not compiled out)
+    Eigen::internal::set_is_malloc_allowed(false);
+    const bool again = circuits_report_compute(run, row, r, nullptr, corrupt);
+    Eigen::internal::set_is_malloc_allowed(true);
+    const std::size_t bytes = alloc_counter_stop();
+    REQUIRE(again);
+    CHECK(bytes == 0);
+    CHECK(same_bits(r.read.logits, first.read.logits));
+    CHECK(same_bits(r.read.dla, first.read.dla));
+    REQUIRE(r.weights.heads.size() == first.weights.heads.size());
+    for (std::size_t i = 0; i < r.weights.heads.size(); ++i) {
+        const circuit_head_maps &a = r.weights.heads[i], &b = first.weights.heads[i];
+        CHECK((same_bits(a.qk, b.qk) && same_bits(a.ov, b.ov) && same_bits(a.pos_qk, b.pos_qk)));
+        CHECK((a.copying == b.copying && a.ov_top1 == b.ov_top1));
+    }
+    REQUIRE(r.weights.k_maps.size() == first.weights.k_maps.size());
+    for (std::size_t i = 0; i < r.weights.k_maps.size(); ++i)
+        CHECK(same_bits(r.weights.k_maps[i].map, first.weights.k_maps[i].map));
+    REQUIRE(r.composition.pairs.size() == first.composition.pairs.size());
+    for (std::size_t i = 0; i < r.composition.pairs.size(); ++i)
+        CHECK((r.composition.pairs[i].q == first.composition.pairs[i].q &&
+               r.composition.pairs[i].k == first.composition.pairs[i].k &&
+               r.composition.pairs[i].v == first.composition.pairs[i].v));
+    CHECK((same_bits(r.patching.heads, first.patching.heads) && same_bits(r.patching.resid, first.patching.resid)));
+    CHECK((same_bits(r.timeline.loss, first.timeline.loss) && same_bits(r.timeline.k, first.timeline.k)));
+}
+
 }  // namespace
 
 TEST_CASE("circuits: on L9's model the parts of the logit sum to it, and the paths name the circuit" *
@@ -135,6 +176,48 @@ TEST_CASE("circuits: on L9's model the parts of the logit sum to it, and the pat
     const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     MESSAGE("L9: row, composition and weight-only circuits in " << ms << " ms");
     check_read_identities(c);
+    check_second_report_allocates_nothing(run, 0, report);
+}
+
+TEST_CASE("circuits: a second report of the same shapes allocates nothing (tiny recipes, every corruption)") {
+    for (int variant = 0; variant < 3; ++variant) {
+        // induction and copy_offset (no swap: the report's messages), and block=full
+        // with learned positions and grouped K/V heads (the positional pattern's other branch)
+        const train_task task = variant == 1 ? train_task::copy_offset : train_task::induction;
+        experiment e = test::tiny_recipe(task, variant == 2 ? block_kind::full : block_kind::attention_residual, 4, "a b c");
+        if (variant == 2) {
+            e.pos = positional::learned;
+            e.kv_heads = 1;
+        }
+        train_run run = make_run(e);
+        train_run_all(run);
+        for (const circuits_corrupt corrupt : {circuits_corrupt{}, circuits_corrupt{circuits_corrupt::other_row, 7},
+                                               circuits_corrupt{circuits_corrupt::none, 0}}) {
+            INFO("variant " << variant << ", corruption " << int(corrupt.kind));
+            circuits_report first;
+            REQUIRE(circuits_report_compute(run, 2, first, nullptr, corrupt));
+            check_second_report_allocates_nothing(run, 2, first, corrupt);
+        }
+    }
+}
+
+TEST_CASE("circuits: the copying score with a kept solver is a fresh solver's, bit for bit") {
+    rng g(7);
+    circuit_eigen_scratch scratch;
+    for (const int n : {10, 3, 10, 26, 1}) {
+        const std::vector<float> m = test::random_vector(g, std::size_t(n * n));
+        Eigen::MatrixXd a(n, n);
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j)
+                a(i, j) = m[std::size_t(i * n + j)];
+        const Eigen::EigenSolver<Eigen::MatrixXd> es(a, false);  // what circuit_copying_score did before it kept one
+        double re = 0, mag = 0;
+        for (int i = 0; i < n; ++i) {
+            re += es.eigenvalues()[i].real();
+            mag += std::abs(es.eigenvalues()[i]);
+        }
+        CHECK(circuit_copying_score(m.data(), n, scratch) == float(re / mag));
+    }
 }
 
 TEST_CASE("circuits: a row outside the held-out set is refused with its reason" * doctest::skip(l9_under_sanitizers)) {

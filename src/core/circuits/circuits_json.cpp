@@ -443,34 +443,26 @@ namespace {
 // The report's patching: false with the message when an asked-for corruption fails;
 // true with patching_problem set when the automatic one does not apply.
 bool report_patching(const train_run& run, int row, circuits_report& out, std::string* error, circuits_corrupt corrupt) {
-    out.patching_problem.clear();
-    std::string why = circuits_corrupt_problem(run.e, corrupt);
+    // The message is written into the report's own string, keeping its memory: copied,
+    // not moved in (libc++'s move assignment gives the old buffer up).
+    std::string& why = out.patching_problem;
+    const std::string problem = circuits_corrupt_problem(run.e, corrupt);
+    why = problem;
     bool ok = why.empty();
     if (ok && corrupt.kind == circuits_corrupt::none) {
-        out.patching_problem = "no corruption asked for (--corrupt none)";
+        why = "no corruption asked for (--corrupt none)";
         return true;
     }
-    if (ok && corrupt.kind == circuits_corrupt::other_row) {
-        const std::size_t T = std::size_t(run.T), a = std::size_t(row) * T, b = std::size_t(corrupt.row) * T;
-        const auto span = [T](const auto& v, std::size_t at) {
-            return std::vector(v.begin() + std::ptrdiff_t(at), v.begin() + std::ptrdiff_t(at + T));
-        };
-        ok =
-            circuits_patching(run, span(run.eval_tokens, a), span(run.eval_targets, a), span(run.eval_counted, a),
-                              span(run.eval_tokens, b), span(run.eval_targets, b), span(run.eval_counted, b), out.patching, &why);
-        out.patching.corruption = "held-out row " + std::to_string(corrupt.row);
-    } else if (ok) {
+    if (ok && corrupt.kind == circuits_corrupt::other_row)
+        ok = circuits_patching_rows(run, row, corrupt.row, out.patching, &why);
+    else if (ok)
         ok = circuits_patching_row(run, row, out.patching, &why);
-    }
-    if (ok)
+    if (ok || corrupt.kind == circuits_corrupt::automatic)
         return true;
-    if (corrupt.kind != circuits_corrupt::automatic) {
-        if (error)
-            *error = why;
-        return false;
-    }
-    out.patching_problem = why;
-    return true;
+    if (error)
+        *error = why;
+    why.clear();
+    return false;
 }
 
 }  // namespace

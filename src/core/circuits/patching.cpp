@@ -521,24 +521,32 @@ bool circuits_patching(const train_run& run, const std::vector<int>& clean_token
 
 bool circuits_corrupt_row(const train_run& run, int row, std::vector<int>& tokens, std::vector<int>& targets,
                           std::vector<unsigned char>& counted, std::string* error, std::string* how) {
-    auto fail = [error](std::string m) {
+    // The message written in place into *error (no string made on the way): a report
+    // of a row without this corruption, computed again, allocates nothing.
+    char text[192];
+    auto fail = [error, &text]() {
         if (error)
-            *error = std::move(m);
+            error->assign(text);
         return false;
     };
-    if (run.e.train.task != train_task::induction)
-        return fail("the corruption swaps two symbols of the repeated segment: it applies to the induction task only, not " +
-                    std::string(train_task_name(run.e.train.task)));
-    if (row < 0 || row >= train_eval_rows)
-        return fail("row " + std::to_string(row) + " is outside the held-out set (rows 0 to " +
-                    std::to_string(train_eval_rows - 1) + ")");
+    if (run.e.train.task != train_task::induction) {
+        std::snprintf(text, sizeof text,
+                      "the corruption swaps two symbols of the repeated segment: it applies to the induction task only, not %s",
+                      train_task_name(run.e.train.task));
+        return fail();
+    }
+    if (row < 0 || row >= train_eval_rows) {
+        std::snprintf(text, sizeof text, "row %d is outside the held-out set (rows 0 to %d)", row, train_eval_rows - 1);
+        return fail();
+    }
     const int T = run.T;
     const std::size_t at = sz(row) * sz(T);
     const unsigned char* cnt = run.eval_counted.data() + at;
     const int first = int(std::find(cnt, cnt + T, 1) - cnt), len = T - first, prefix = first - len;
-    if (len < 4)
-        return fail("row " + std::to_string(row) + "'s segment has " + std::to_string(len) +
-                    " symbols: the swap needs 4 or more");
+    if (len < 4) {
+        std::snprintf(text, sizeof text, "row %d's segment has %d symbols: the swap needs 4 or more", row, len);
+        return fail();
+    }
     // The pairs k < m ≤ n = len − 2 with m − k ≥ 2, counted and drawn without a list.
     const int n = len - 2, count = (n - 1) * n / 2;
     rng g(hash_combine(run.e.train.train_seed, "circuits.corrupt") ^ (std::uint64_t(row) + 1) * 0x9E3779B97F4A7C15ull);
@@ -556,7 +564,6 @@ bool circuits_corrupt_row(const train_run& run, int row, std::vector<int>& token
     targets[sz(first + m)] = tokens[sz(prefix + k + 1)];
     counted[sz(first + k)] = counted[sz(first + m)] = 1;
     if (how) {
-        char text[128];
         std::snprintf(text, sizeof text, "swap segment symbols %d and %d (positions %d, %d) of the first occurrence", k, m,
                       prefix + k, prefix + m);
         *how = text;
@@ -564,16 +571,45 @@ bool circuits_corrupt_row(const train_run& run, int row, std::vector<int>& token
     return true;
 }
 
-bool circuits_patching_row(const train_run& run, int row, circuit_patching& out, std::string* error) {
-    if (!circuits_corrupt_row(run, row, out.b_tokens, out.b_targets, out.b_counted, error, &out.b_how))
-        return false;
+namespace {
+
+// Held-out row `row` into tokens, targets and counted (their memory reused).
+void held_out_row(const train_run& run, int row, std::vector<int>& tokens, std::vector<int>& targets,
+                  std::vector<unsigned char>& counted) {
     const std::size_t at = sz(row) * sz(run.T), end = at + sz(run.T);
     const auto span = [at, end](const auto& v, auto& dst) {
         dst.assign(v.begin() + std::ptrdiff_t(at), v.begin() + std::ptrdiff_t(end));
     };
-    span(run.eval_tokens, out.a_tokens);
-    span(run.eval_targets, out.a_targets);
-    span(run.eval_counted, out.a_counted);
+    span(run.eval_tokens, tokens);
+    span(run.eval_targets, targets);
+    span(run.eval_counted, counted);
+}
+
+}  // namespace
+
+bool circuits_patching_rows(const train_run& run, int row, int other, circuit_patching& out, std::string* error) {
+    for (const int r : {row, other})
+        if (r < 0 || r >= train_eval_rows) {
+            if (error)
+                *error = "row " + std::to_string(r) + " is outside the held-out set (rows 0 to " +
+                         std::to_string(train_eval_rows - 1) + ")";
+            return false;
+        }
+    held_out_row(run, row, out.a_tokens, out.a_targets, out.a_counted);
+    held_out_row(run, other, out.b_tokens, out.b_targets, out.b_counted);
+    if (!circuits_patching(run, out.a_tokens, out.a_targets, out.a_counted, out.b_tokens, out.b_targets, out.b_counted, out,
+                           error))
+        return false;
+    char how[48];  // "held-out row N", written in place: no string is made per call
+    std::snprintf(how, sizeof how, "held-out row %d", other);
+    out.corruption.assign(how);
+    return true;
+}
+
+bool circuits_patching_row(const train_run& run, int row, circuit_patching& out, std::string* error) {
+    if (!circuits_corrupt_row(run, row, out.b_tokens, out.b_targets, out.b_counted, error, &out.b_how))
+        return false;
+    held_out_row(run, row, out.a_tokens, out.a_targets, out.a_counted);
     if (!circuits_patching(run, out.a_tokens, out.a_targets, out.a_counted, out.b_tokens, out.b_targets, out.b_counted, out,
                            error))
         return false;

@@ -102,6 +102,12 @@ bool circuits_patching(const train_run& run, const std::vector<int>& clean_token
 // Held-out row `row` against its task corruption (circuits_corrupt_row).
 bool circuits_patching_row(const train_run& run, int row, circuit_patching& out, std::string* error = nullptr);
 
+// Held-out row `row` (clean) against held-out row `other` (corrupted; `attn circuits
+// --corrupt row:N`), corruption "held-out row N". False and a message naming the
+// problem for a row outside the held-out set, or as circuits_patching. Both rows are
+// copied into out's scratch: a later call of the same shape allocates nothing.
+bool circuits_patching_rows(const train_run& run, int row, int other, circuit_patching& out, std::string* error = nullptr);
+
 // One run of the corrupted row with the given patches (after circuits_patching
 // laid out both runs): its logits into out.patched_logits; returns its LD. NaN, and
 // nothing run, when a patch names a layer, head or position the model does not have,

@@ -4,7 +4,13 @@
 // Products in double from the fp32 weights; the maps stored as fp32.
 #include "circuits/weights.hpp"
 
+// Eigen's own heap (malloc, not operator new) can be forbidden at run time, so a
+// test sees that a kept solver allocates nothing (tests/core/test_circuits.cpp, the
+// only other file that includes Eigen, defines the same); allowed unless a test says
+// otherwise, and its check is an assertion (none under NDEBUG).
+#define EIGEN_RUNTIME_NO_MALLOC
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstddef>
@@ -101,12 +107,37 @@ float circuit_diagonal_top1(const float* m, int n) {
     return n ? float(hits) / float(n) : 0.0f;
 }
 
+struct circuit_eigen_scratch::impl {
+    Eigen::MatrixXd a;
+    Eigen::EigenSolver<Eigen::MatrixXd> es;
+};
+circuit_eigen_scratch::circuit_eigen_scratch() = default;
+circuit_eigen_scratch::~circuit_eigen_scratch() = default;
+circuit_eigen_scratch::circuit_eigen_scratch(const circuit_eigen_scratch&) {}
+circuit_eigen_scratch& circuit_eigen_scratch::operator=(const circuit_eigen_scratch&) { return *this; }
+circuit_eigen_scratch::impl& circuit_eigen_scratch::get() {
+    if (!p_)
+        p_ = std::make_unique<impl>();
+    return *p_;
+}
+
 float circuit_copying_score(const float* m, int n) {
-    Eigen::MatrixXd a(n, n);
+    circuit_eigen_scratch scratch;
+    return circuit_copying_score(m, n, scratch);
+}
+
+// The solver sized for n once (EigenSolver(n) lays out its work space): a later
+// compute() of that size allocates nothing, and computes what a fresh solver would.
+float circuit_copying_score(const float* m, int n, circuit_eigen_scratch& scratch) {
+    circuit_eigen_scratch::impl& s = scratch.get();
+    if (s.a.rows() != n) {
+        s.a.resize(n, n);
+        s.es = Eigen::EigenSolver<Eigen::MatrixXd>(n);
+    }
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
-            a(i, j) = m[i * n + j];
-    const Eigen::EigenSolver<Eigen::MatrixXd> es(a, false);
+            s.a(i, j) = m[i * n + j];
+    const Eigen::EigenSolver<Eigen::MatrixXd>& es = s.es.compute(s.a, false);
     double re = 0, mag = 0;
     for (int i = 0; i < n; ++i) {
         re += es.eigenvalues()[i].real();
@@ -130,10 +161,10 @@ void outer(const double* left, const double* right, int V, int dk, float* m) {
         }
 }
 
-// The embedding E (V × d) in double.
-std::vector<double> embedding(const train_run& r) {
+// The embedding E (V × d) in double, into E.
+void embedding(const train_run& r, std::vector<double>& E) {
     const float* e = r.params.data() + r.layout.w_e.offset;
-    return std::vector<double>(e, e + std::size_t(r.V) * std::size_t(r.d));
+    E.assign(e, e + std::size_t(r.V) * std::size_t(r.d));
 }
 
 // x(n × d)·W_Q^h R(δ) (n × d_k) into q_side; wq: scratch (d × d_k).
@@ -157,22 +188,23 @@ void query_side(const train_run& r, const std::vector<double>& E, int l, int h, 
 
 // The positional QK pattern (weights.hpp): additive positions P through the head's
 // W_QK, or under RoPE the mean embedding at every offset i − j.
-void positional_pattern(const train_run& r, circuit_head_maps& m) {
+void positional_pattern(const train_run& r, circuit_weights& w, circuit_head_maps& m) {
     const int T = r.T, d = r.d, dk = r.dk;
     m.pos_qk.clear();
     if (r.e.pos == positional::none)
         return;
     m.pos_qk.assign(std::size_t(T * T), 0.0f);
-    std::vector<double> wq(std::size_t(d * dk)), left(std::size_t(T * dk)), right(std::size_t(T * dk));
+    std::vector<double>&wq = w.wq, &left = w.left, &right = w.right;
     if (r.e.pos != positional::rope) {
         const float* p = r.layout.w_p.size() ? r.params.data() + r.layout.w_p.offset : r.positions.data();
-        const std::vector<double> P(p, p + std::size_t(T * d));
-        query_side_rows(r, P.data(), T, m.layer, m.head, 0, wq, left.data());
-        times_kv(r, r.layout.layers[std::size_t(m.layer)].w_k, m.head, P.data(), T, right.data());
+        w.P.assign(p, p + std::size_t(T * d));
+        query_side_rows(r, w.P.data(), T, m.layer, m.head, 0, wq, left.data());
+        times_kv(r, r.layout.layers[std::size_t(m.layer)].w_k, m.head, w.P.data(), T, right.data());
         outer(left.data(), right.data(), T, dk, m.pos_qk.data());
         return;
     }
-    std::vector<double> mean(std::size_t(d), 0.0);
+    std::vector<double>& mean = w.mean;
+    mean.assign(std::size_t(d), 0.0);
     const float* e = r.params.data() + r.layout.w_e.offset;
     for (int v = 0; v < r.V; ++v)
         for (int a = 0; a < d; ++a)
@@ -191,8 +223,7 @@ void positional_pattern(const train_run& r, circuit_head_maps& m) {
 
 void head_maps(const train_run& r, const std::vector<double>& E, circuit_weights& w, circuit_head_maps& m) {
     const int V = r.V, dk = r.dk, d = r.d, l = m.layer, h = m.head;
-    std::vector<double> wq(std::size_t(d) * std::size_t(dk)), left(std::size_t(V) * std::size_t(dk)),
-        right(std::size_t(V) * std::size_t(dk));
+    std::vector<double>&wq = w.wq, &left = w.left, &right = w.right;
     m.qk.assign(w.offsets.size() * std::size_t(V * V), 0.0f);
     times_kv(r, r.layout.layers[std::size_t(l)].w_k, h, E.data(), V, right.data());
     for (std::size_t o = 0; o < w.offsets.size(); ++o) {
@@ -212,17 +243,15 @@ void head_maps(const train_run& r, const std::vector<double>& E, circuit_weights
     m.ov.assign(std::size_t(V * V), 0.0f);
     outer(left.data(), right.data(), V, dk, m.ov.data());
     m.ov_top1 = circuit_diagonal_top1(m.ov.data(), V);
-    m.copying = circuit_copying_score(m.ov.data(), V);
-    positional_pattern(r, m);
+    m.copying = circuit_copying_score(m.ov.data(), V, w.eigen);
+    positional_pattern(r, w, m);
 }
 
 // E W_QK^b(δ) (E W_OV^a)ᵀ = (E W_Q^b R)(E W_OV^a W_K^b)ᵀ.
 void k_map(const train_run& r, const std::vector<double>& E, circuit_weights& w, circuit_k_map& k) {
     const int V = r.V, dk = r.dk, d = r.d;
-    std::vector<double> wq(std::size_t(d) * std::size_t(dk)), left(std::size_t(V) * std::size_t(dk)),
-        right(std::size_t(V) * std::size_t(dk));
+    std::vector<double>&wq = w.wq, &left = w.left, &right = w.right, &ov = w.ov;
     w.side_a.assign(std::size_t(V) * std::size_t(d), 0.0);  // E W_OV^a (V × d)
-    std::vector<double> ov(std::size_t(d) * std::size_t(d));
     circuits_head_ov(r, k.layer_a, k.head_a, ov.data());
     for (int i = 0; i < V; ++i)
         for (int c = 0; c < d; ++c) {
@@ -243,7 +272,13 @@ void k_map(const train_run& r, const std::vector<double>& E, circuit_weights& w,
 void circuits_weights(const train_run& run, circuit_weights& out) {
     out.V = run.V;
     out.T = run.T;
-    const std::vector<double> E = embedding(run);
+    embedding(run, out.E);
+    const std::vector<double>& E = out.E;
+    const std::size_t dk = std::size_t(run.dk), rows = std::size_t(std::max(run.V, run.T));
+    out.wq.resize(std::size_t(run.d) * dk);
+    out.left.resize(rows * dk);
+    out.right.resize(rows * dk);
+    out.ov.resize(std::size_t(run.d) * std::size_t(run.d));
     out.heads.resize(std::size_t(run.L * run.h));
     for (int l = 0; l < run.L; ++l)
         for (int h = 0; h < run.h; ++h) {
@@ -252,17 +287,17 @@ void circuits_weights(const train_run& run, circuit_weights& out) {
             m.head = h;
             head_maps(run, E, out, m);
         }
-    out.k_maps.clear();
+    out.k_maps.resize(std::size_t(std::max(run.L - 1, 0) * run.h * run.h));  // kept with their maps' memory
+    std::size_t i = 0;
     for (int lb = 1; lb < run.L; ++lb)
         for (int a = 0; a < run.h; ++a)
             for (int b = 0; b < run.h; ++b) {
-                circuit_k_map k;
+                circuit_k_map& k = out.k_maps[i++];
                 k.layer_a = 0;
                 k.head_a = a;
                 k.layer_b = lb;
                 k.head_b = b;
                 k_map(run, E, out, k);
-                out.k_maps.push_back(std::move(k));
             }
 }
 

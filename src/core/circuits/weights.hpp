@@ -33,6 +33,7 @@
 // not the model's. Exact otherwise (attn_res, attn).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "train/train.hpp"
@@ -54,13 +55,33 @@ struct circuit_k_map {
     float top1 = 0;          // its diagonal top-1 rate
 };
 
+// Eigen's eigen-solver for the copying score and its input matrix, laid out on the
+// first call for a size and reused after (Eigen's memory; weights.cpp). A copy
+// starts empty: it is scratch, not a value.
+class circuit_eigen_scratch {
+  public:
+    circuit_eigen_scratch();
+    ~circuit_eigen_scratch();
+    circuit_eigen_scratch(const circuit_eigen_scratch&);
+    circuit_eigen_scratch& operator=(const circuit_eigen_scratch&);
+    struct impl;
+    impl& get();
+
+  private:
+    std::unique_ptr<impl> p_;
+};
+
 struct circuit_weights {
     int V = 0, T = 0;
     std::vector<int> offsets{0, 1};        // RoPE offsets of the QK maps (set before the call)
     int k_offset = 0;                      // RoPE offset of the K-composition maps
     std::vector<circuit_head_maps> heads;  // layer by layer, head by head
     std::vector<circuit_k_map> k_maps;     // every (layer 0 head, layer ≥ 1 head) pair
-    std::vector<double> side_a, side_b;    // scratch (V × d)
+    // Scratch, laid out on the first call for a shape: a later call of the same
+    // shape allocates nothing.
+    std::vector<double> side_a, side_b;                   // (V × d)
+    std::vector<double> E, wq, left, right, ov, P, mean;  // (V × d), (d × d_k), 2 × (max(V, T) × d_k), (d × d), (T × d), (d)
+    circuit_eigen_scratch eigen;
 };
 
 // Every head's maps and every K-composition map of run's weights at its current step.
@@ -69,7 +90,9 @@ void circuits_weights(const train_run& run, circuit_weights& out);
 // Share of the rows of m (n × n) whose largest entry is the diagonal one.
 float circuit_diagonal_top1(const float* m, int n);
 
-// Σ Re λ / Σ |λ| over the eigenvalues of m (n × n); 0 for the zero matrix.
+// Σ Re λ / Σ |λ| over the eigenvalues of m (n × n); 0 for the zero matrix. With
+// scratch: nothing allocated after the first call for n.
 float circuit_copying_score(const float* m, int n);
+float circuit_copying_score(const float* m, int n, circuit_eigen_scratch& scratch);
 
 }  // namespace attn

@@ -1,0 +1,59 @@
+// The options of the `attn` command line (src/tools/attn.cpp), parsed without
+// printing anything: one pure function from argv to the command and its options,
+// or to a message naming what is wrong. attn.cpp prints and dispatches;
+// tests/fuzz/fuzz_cli.cpp feeds it arbitrary argv (tests/fuzz/cli_check.hpp says
+// what must hold).
+//
+// What is checked here is what needs no link: the command, the options each
+// command takes and their values' ranges (--row and --corrupt row:N within the
+// held-out set, --every within 1 … cli_every_max). The link itself, eval's
+// selection against the experiment and whether a corruption applies to the
+// recipe's task are checked after parsing (link_parse, trace_json_parse_*,
+// circuits_corrupt_problem).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "circuits/circuits_json.hpp"
+
+namespace attn {
+
+enum class cli_command { eval, check, train, circuits, arch };
+
+struct cli_options {
+    cli_command command = cli_command::eval;
+    std::string link;   // argv[2]; empty for arch
+    bool json = false;  // --json (eval, train, circuits; circuits --weights sets it too)
+    // eval --json's selection as given, checked against the experiment later (trace_json.hpp).
+    std::optional<std::string> stages, layers, heads;
+    int every = 50;            // train --every N: print every N-th step of the curve
+    int row = 0;               // circuits --row N: the held-out row read
+    circuits_corrupt corrupt;  // circuits --corrupt swap | none | row:N
+    bool weights = false;      // circuits --weights: the trained weights in the JSON
+};
+
+inline constexpr int cli_every_max = 1000000;
+
+struct cli_parse_result {
+    std::optional<cli_options> value;
+    // Without a value: what is wrong, naming the option or command (terminal-safe:
+    // what the person typed is escaped by cli_terminal_safe), and the argv index it
+    // is about (−1 when an argument is missing: no command, no link).
+    std::string error;
+    int arg = -1;
+    // attn prints its usage text for these (an unknown command or option, a missing
+    // argument) and `error` itself for a bad value (--row, --corrupt).
+    bool usage = false;
+};
+
+// argv[0] is the program; argv[1] the command, argv[2] the link, then the options.
+cli_parse_result cli_parse(int argc, const char* const* argv);
+
+// s made safe to print on a terminal: control characters (C0, DEL, C1) and bytes
+// that are not UTF-8 become \xNN, so a pasted link cannot move the cursor, change
+// colours or retitle the window. Printable UTF-8 (猫, é) passes unchanged.
+std::string cli_terminal_safe(std::string_view s);
+
+}  // namespace attn
