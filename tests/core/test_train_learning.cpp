@@ -73,7 +73,7 @@ void check_formation(const trainer& t, const head_report& prev, const head_repor
 }
 
 // The mean and the least of a list.
-std::pair<double, double> mean_min(const std::vector<double>& v) {
+[[maybe_unused]] std::pair<double, double> mean_min(const std::vector<double>& v) {
     double s = 0, lo = 1e30;
     for (double x : v) {
         s += x;
@@ -88,7 +88,7 @@ std::pair<double, double> mean_min(const std::vector<double>& v) {
 // patching every layer-0 head into the layer-1 heads' K input brings most of the
 // clean logit difference back (Q and V almost none); the in-context-learning score
 // is near 0 before the drop and clearly negative after.
-void check_circuit_claims(train_run& r, std::uint32_t seed) {
+[[maybe_unused]] void check_circuit_claims(train_run& r, std::uint32_t seed) {
     circuit_timeline tl;
     circuits_timeline(r, tl);
     REQUIRE(tl.S >= 2);
