@@ -68,6 +68,14 @@ const captions = {
     assert.ok(t.heads.slice(4).some((h) => h.induction >= 0.5), 'a layer-1 induction head (heads 4–7)');
     assert.ok((await ui(page)).maps.filter((m) => m.name.startsWith('train_map_')).length === 8, "each head's attention");
   },
+  // docs/circuits.md, "The markov task": recipe_markov, the recipe that reaches the bigram phase (400 steps
+  // over 4 symbols, markov_alpha 0.5): it opens as a markov recipe on its own text
+  'v=1&text=a%20b%20a%20c%20a%20b%20d%20a&d_model=32&heads=4&layers=2&block=attn_res&pos=rope&train=markov&steps=400&batch=16&seq=48&vocab=4&markov_alpha=0.5': async (page, s, e) => {
+    assert.equal(s.lesson, -1);
+    assert.match(e, /&train=markov&steps=400&.*&vocab=4&.*&markov_alpha=0\.5/);
+    assert.ok(s.train && s.train.steps === 400, 'a recipe with a run');
+    assert.deepEqual(await tokens(page), ['a', 'b', 'a', 'c', 'a', 'b', 'd', 'a']);
+  },
   // docs/link-format.md, "One experiment, one value": "#v=1&heads=4 to load one: missing keys take their
   // defaults"; docs/architecture.md, "From a link to pixels", follows the same link
   'v=1&heads=4': async (page, s, e) => {
