@@ -169,7 +169,11 @@ class CliTest(unittest.TestCase):
     def test_usage_errors(self):
         self.assertEqual(run().returncode, 2)
         self.assertEqual(run("frobnicate", "v=1").returncode, 2)
-        self.assertEqual(run("eval", "v=1", "--bogus").returncode, 2)
+        p = run("eval", "v=1", "--bogus")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("attn: eval does not take '--bogus'", p.stderr)  # what is wrong, then the usage
+        self.assertIn("usage: attn eval", p.stderr)
+        self.assertIn("unknown command 'frobnicate'", run("frobnicate", "v=1").stderr)
 
     def test_summary_output(self):
         p = run("eval", "v=1&text=one%20two")

@@ -336,11 +336,9 @@ int eval_summary(const attn::experiment& e) {
 // The command line parsed (cli_options.hpp), then the link, then the command.
 int run_command(int argc, char** argv) {
     const attn::cli_parse_result parsed = attn::cli_parse(argc, argv);
-    if (!parsed.value) {
-        if (parsed.usage)
-            return usage();
+    if (!parsed.value) {  // what is wrong, then (for an unknown command or option, a missing argument) the usage
         std::fprintf(stderr, "attn: %s\n", parsed.error.c_str());
-        return 2;
+        return parsed.usage ? usage() : 2;
     }
     const attn::cli_options& o = *parsed.value;
     if (o.command == attn::cli_command::arch) {
