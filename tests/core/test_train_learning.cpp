@@ -12,6 +12,7 @@
 #include "circuits/timeline.hpp"
 #include "kernels/kernels.hpp"
 #include "model/forward.hpp"
+#include "play/measure_circuit.hpp"
 #include "play/measure_training.hpp"
 #include "spec/experiment.hpp"
 #include "train/task.hpp"
@@ -155,6 +156,18 @@ void check_formation(const trainer& t, const head_report& prev, const head_repor
     CHECK(std::abs(mean_min(q_all).first) < 0.1);
     CHECK(std::abs(mean_min(v_all).first) < 0.1);
     CHECK(mean_min(k_pair).first > 0.3);
+    // The card's measure (play/measure_circuit.hpp) finds the same and shows every claim.
+    circuit_claims c;
+    measure_circuit_claims(r, c);
+    CHECK(c.applies);
+    CHECK(c.previous == head_ref{tl.prev_layer, tl.prev_head});
+    CHECK(c.induction == head_ref{tl.ind_layer, tl.ind_head});
+    CHECK(c.k_comp == tl.prev_ind_k.back());
+    CHECK(c.k_comp_shown);
+    CHECK(c.rise_shown);
+    CHECK(c.icl_shown);
+    CHECK(c.keys_shown);
+    CHECK(c.rows == int(k_all.size()));
 }
 
 // The induction lesson's claims on the model trained from weight seed `seed`.
@@ -287,6 +300,20 @@ TEST_CASE("L9's claims follow the model's step: scrubbed back before the drop, i
     CHECK_FALSE(f.jump_shown);
     CHECK_FALSE(f.previous_shown);  // "it reads through" needs an induction head to read
     CHECK(f.induction_score < claim_induction_score);
+    // Nor L11's: the K-composition near its baseline, the ICL score not yet negative,
+    // and patching finds no circuit to restore.
+    circuit_claims c;
+    measure_circuit_claims(*t.run, c);
+    MESSAGE("L11 at step " << c.step << ": K " << c.k_comp << " (base " << c.base << " +- " << c.spread << "), ICL " << c.icl_now
+                           << ", patching span " << c.span << ", K " << c.k_all << ", Q " << c.q_all << ", V " << c.v_all
+                           << " over " << c.rows << " rows; drop at " << c.drop_step << ", rise at " << c.rise_step);
+    CHECK(c.applies);
+    CHECK(c.step == 275);
+    CHECK_FALSE(c.k_comp_shown);
+    CHECK_FALSE(c.icl_shown);
+    CHECK_FALSE(c.keys_shown);
+    CHECK_FALSE(c.rise_shown);  // the drop lies after the step
+    CHECK(c.drop_step == -1);
 }
 
 TEST_CASE("a model of another task makes no induction claims; its heads get that task's reading" *
@@ -298,6 +325,10 @@ TEST_CASE("a model of another task makes no induction claims; its heads get that
     REQUIRE(t.run);
     trainer_finish(t);
     const formation_measure f = measure_formation(t);
+    circuit_claims l11;
+    measure_circuit_claims(*t.run, l11);
+    CHECK_FALSE(l11.applies);  // nor L11's
+    CHECK_FALSE(l11.keys_shown);
     CHECK_FALSE(f.induction_task);
     CHECK_FALSE(f.induction_shown);
     CHECK_FALSE(f.jump_shown);

@@ -1,0 +1,64 @@
+// What lesson L11 ("how the induction head works") claims of a trained model,
+// measured from the run so the card only draws it, each claim shown only when the
+// model at its step supports it (docs/circuits.md, "The claims L11 makes"; the
+// thresholds are those asserted there on seeds 1-3, every kernel set and wasm).
+//
+//   composition   the previous-token -> induction pair (circuits_timeline's choice)
+//                 and its K-composition at the model's step, against the random
+//                 baseline of the same shapes;
+//   over training the snapshot where the loss falls below half its start and the
+//                 first where that K-composition passes its baseline + 5 spreads;
+//                 the in-context-learning score before the drop and at the step;
+//   patching      every layer-0 head patched into the layer-1 heads' Q, K or V
+//                 inputs at once, over the held-out rows whose corruption applies
+//                 (circuits_patching_row): the mean recovery through each, and the
+//                 named pair's through K alone.
+#pragma once
+
+#include <limits>
+
+#include "circuits/patching.hpp"
+#include "circuits/timeline.hpp"
+#include "play/measure_training.hpp"
+#include "train/train.hpp"
+
+namespace attn {
+
+inline constexpr float claim_k_spreads = 10.0f;      // "K-composes": K above baseline + this many spreads
+inline constexpr float claim_rise_spreads = 5.0f;    // where the K-composition "rises"
+inline constexpr int claim_rise_snapshots = 3;       // "with the drop": within this many snapshots of it
+inline constexpr float claim_keys_recovery = 0.8f;   // "through the keys": mean recovery through K at least this
+inline constexpr float claim_other_recovery = 0.1f;  // … and through Q and V at most this (either sign)
+inline constexpr float claim_patch_span = 5.0f;      // the model tells clean from corrupted: mean LD span at least this
+inline constexpr float claim_icl_before = 0.5f;      // "near 0 before the drop": |ICL| below this
+inline constexpr float claim_icl_after = -2.0f;      // "clearly negative": ICL below this
+inline constexpr int claim_patch_rows = 32;          // the held-out rows patched (those the corruption applies to)
+
+struct circuit_claims {
+    int step = 0;          // the model's step: what the claims describe
+    bool applies = false;  // an induction model with two or more layers (else nothing below is measured)
+    head_ref previous, induction;
+    float k_comp = std::numeric_limits<float>::quiet_NaN();  // the pair's K-composition at the step's snapshot
+    float base = 0, spread = 0;                              // its random baseline
+    int drop_step = -1, rise_step = -1;                      // −1: not at or before the step
+    float icl_before = 0;                                    // the largest |ICL| while the loss is above ¾ of its start
+    float icl_now = std::numeric_limits<float>::quiet_NaN();
+    int rows = 0;    // rows patched
+    float span = 0;  // mean LD clean − corrupt over them
+    float k_all = 0, q_all = 0, v_all = 0, k_pair = 0;
+    // What the model at `step` supports:
+    bool k_comp_shown = false;  // k_comp > base + claim_k_spreads · spread
+    bool rise_shown = false;    // the drop and the rise both at or before the step, within claim_rise_snapshots
+    bool keys_shown = false;  // span ≥ claim_patch_span, k_all ≥ claim_keys_recovery, |q_all|, |v_all| ≤ claim_other_recovery
+    bool icl_shown = false;  // icl_before < claim_icl_before and icl_now < claim_icl_after
+    // Scratch, reused between calls.
+    circuit_timeline timeline;
+    circuit_patching patching;
+};
+
+// The claims on run at its current step (its kept snapshots up to it). The
+// timeline swaps each snapshot in and out and patching runs the training forward:
+// a step in progress is abandoned (train.hpp), the weights stay as they were.
+void measure_circuit_claims(train_run& run, circuit_claims& out);
+
+}  // namespace attn
