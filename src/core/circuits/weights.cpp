@@ -107,7 +107,10 @@ float circuit_diagonal_top1(const float* m, int n) {
     return n ? float(hits) / float(n) : 0.0f;
 }
 
+// Made for one size, in place: EigenSolver(n) leaves its `info` unset until a
+// compute(), so a solver is never copied or assigned (UBSan: loading that enum).
 struct circuit_eigen_scratch::impl {
+    explicit impl(int n) : a(n, n), es(n) {}
     Eigen::MatrixXd a;
     Eigen::EigenSolver<Eigen::MatrixXd> es;
 };
@@ -115,9 +118,9 @@ circuit_eigen_scratch::circuit_eigen_scratch() = default;
 circuit_eigen_scratch::~circuit_eigen_scratch() = default;
 circuit_eigen_scratch::circuit_eigen_scratch(const circuit_eigen_scratch&) {}
 circuit_eigen_scratch& circuit_eigen_scratch::operator=(const circuit_eigen_scratch&) { return *this; }
-circuit_eigen_scratch::impl& circuit_eigen_scratch::get() {
-    if (!p_)
-        p_ = std::make_unique<impl>();
+circuit_eigen_scratch::impl& circuit_eigen_scratch::get(int n) {
+    if (!p_ || p_->a.rows() != n)
+        p_ = std::make_unique<impl>(n);
     return *p_;
 }
 
@@ -129,11 +132,7 @@ float circuit_copying_score(const float* m, int n) {
 // The solver sized for n once (EigenSolver(n) lays out its work space): a later
 // compute() of that size allocates nothing, and computes what a fresh solver would.
 float circuit_copying_score(const float* m, int n, circuit_eigen_scratch& scratch) {
-    circuit_eigen_scratch::impl& s = scratch.get();
-    if (s.a.rows() != n) {
-        s.a.resize(n, n);
-        s.es = Eigen::EigenSolver<Eigen::MatrixXd>(n);
-    }
+    circuit_eigen_scratch::impl& s = scratch.get(n);
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
             s.a(i, j) = m[i * n + j];

@@ -65,7 +65,7 @@ class circuit_eigen_scratch {
     circuit_eigen_scratch(const circuit_eigen_scratch&);
     circuit_eigen_scratch& operator=(const circuit_eigen_scratch&);
     struct impl;
-    impl& get();
+    impl& get(int n);  // laid out for n × n matrices (anew when n changes)
 
   private:
     std::unique_ptr<impl> p_;
