@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { openPage, openPoster, browserSuite, root, screenshotPixels } from './harness.mjs';
-import { frames, ui, trace, click, widget, gotoStage, STAGE, num, posterCard, appFiles } from './person.mjs';
+import { frames, ui, trace, click, widget, gotoStage, STAGE, num, posterCard, appFiles, holdKey } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -274,26 +274,26 @@ test('keyboard only: open L2, change d_k, zero a head and copy the link, without
     await frames(page, 2);
     assert.equal((await ui(page)).keyboard, true);
     await tabTo(page, 'lesson2');
-    await page.keyboard.press('Space');
-    await page.waitForFunction(() => window.attn.ui().lesson === 1, null, { timeout: 10000 });
+    await holdKey(page, 'Space');
+    await page.waitForFunction(() => window.attn.ui().lesson === 1, null, { timeout: 30000 });
     // A slider reached by Tab takes a typed value.
     await tabTo(page, 'l2_dk');
     await page.keyboard.press('Control+A');
     await page.keyboard.type('16');
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.attn.ui().numbers.dk === 16, null, { timeout: 10000 }).catch(async () => {
+    await holdKey(page, 'Enter');
+    await page.waitForFunction(() => window.attn.ui().numbers.dk === 16, null, { timeout: 30000 }).catch(async () => {
       assert.fail('d_k did not become 16: ' + JSON.stringify((await ui(page)).numbers));
     });
     await tabTo(page, 'zero_head0');
-    await page.keyboard.press('Space');
-    await page.waitForFunction(() => /ablate=0\.0/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await holdKey(page, 'Space');
+    await page.waitForFunction(() => /ablate=0\.0/.test(window.attn.experiment()), null, { timeout: 30000 });
     // The Share menu opens with Enter; its first item copies the link.
     await tabTo(page, 'share');
-    await page.keyboard.press('Enter');
+    await holdKey(page, 'Enter');
     await frames(page, 2);
     await tabTo(page, 'share_copy_link', 10);
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.__copied.length === 1, null, { timeout: 10000 });
+    await holdKey(page, 'Enter');
+    await page.waitForFunction(() => window.__copied.length === 1, null, { timeout: 30000 });
     const copied = await page.evaluate(() => window.__copied[0]);
     assert.match(copied, /view\.lesson=2/);
     assert.match(copied, /ablate=0\.0/);
@@ -305,7 +305,7 @@ test('keyboard only: open L2, change d_k, zero a head and copy the link, without
     assert.equal((await ui(page)).keyboard, false);
     const stage = (await ui(page)).stage;
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction((s) => window.attn.ui().stage === s + 1, stage, { timeout: 10000 });
+    await page.waitForFunction((s) => window.attn.ui().stage === s + 1, stage, { timeout: 30000 });
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

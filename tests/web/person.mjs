@@ -112,6 +112,15 @@ export function tooltipValue(text) {
   assert.ok(m, 'a tooltip with a value: ' + JSON.stringify(text));
   return m[1] === 'masked' ? 'masked' : num(m[1]);
 }
+// Presses a key as a person does to activate the focused control: held for a
+// couple of frames, then released (a press and release inside one slow frame can
+// reach the app as a tap it never sees down, as a click's press and release would).
+export async function holdKey(page, k) {
+  await page.keyboard.down(k);
+  await frames(page, 2);
+  await page.keyboard.up(k);
+  await frames(page, 1);
+}
 export async function key(page, k, times = 1) {
   for (let i = 0; i < times; i++) {
     await page.keyboard.press(k);
