@@ -1,0 +1,115 @@
+// What lessons L11 ("how the induction head works") and L12 ("learning in
+// context") show of the page's trained model, measured here so the views only
+// draw it, a slice of time at a time so the page keeps drawing (as
+// session_measure_trained does for L9/L10).
+//
+//   over training  the circuit timeline (circuits/timeline.hpp) over the kept
+//                  snapshots up to the model's step: composition, held-out loss by
+//                  position, the ICL score, the markov KLs. A snapshot's numbers do
+//                  not depend on the step the model is shown at (its weights are the
+//                  same bits however the run got there), so those computed for
+//                  another step of the same run are kept: scrubbing back and forth
+//                  recomputes only what it has not seen.
+//   at the step    weights only (at once, when the step changes): every head's QK and
+//                  OV circuits and the K-composition maps (circuits/weights.hpp), the
+//                  composition scores with their random baseline;
+//   the text       the page's text (task symbols, n ≤ T) read by the training forward,
+//                  padded to T with symbol 0 and only positions < n counted: with the
+//                  causal mask positions < n see only the text, so every number there is
+//                  the text's own. Its predictions, direct logit attribution and path
+//                  expansion (circuits_read_tokens), and activation patching against its
+//                  corruption: in the longest segment that occurs twice (at least 4
+//                  tokens), the first occurrence's 1st and 3rd symbols swap places
+//                  (circuit_text_corruption); the repeats of those two are the metric
+//                  positions, each with the answer its earlier match now points to.
+//   the claims     L11's (measure_circuit.hpp's circuit_claims) on the cached timeline
+//                  and claim_patch_rows held-out rows, one row per piece.
+//   one cell       a head's output at one position (or every position) patched from the
+//                  clean run into the corrupted one: its recovery and the prediction it
+//                  gives at each metric position (circuit_study_patch_cell).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "circuits/circuits.hpp"
+#include "circuits/patching.hpp"
+#include "circuits/timeline.hpp"
+#include "circuits/weights.hpp"
+#include "play/measure_circuit.hpp"
+#include "train/trainer.hpp"
+
+namespace attn {
+
+// How the text's corrupted twin is made: the positions of the first occurrence
+// of its longest repeated segment whose symbols swap, and the segment. found =
+// false with a message when the text has no repeated segment of 4 or more tokens.
+struct circuit_text_corruption {
+    bool found = false;
+    std::string problem;                   // why there is none, else empty
+    int first = -1, repeat = -1, len = 0;  // the segment at `first` and again at `repeat`
+    int k = -1, m = -1;                    // the swapped positions (first, first + 2)
+};
+circuit_text_corruption circuit_corrupt_text(const std::vector<int>& text);
+
+// One head_out patch of the clean run into the corrupted one, chosen by a click.
+struct circuit_cell {
+    int layer = -1, head = -1;
+    int pos = -1;  // a position of the text, or T: every position at once
+    bool valid() const { return layer >= 0; }
+    bool operator==(const circuit_cell&) const = default;
+};
+
+struct circuit_study {
+    // What it describes (the views draw nothing from a study of another run or step).
+    std::string run_key;                // trainer_store_key of the run's experiment
+    int step = -1;                      // the model's step
+    std::uint64_t weights_version = 0;  // the trainer's, when measured
+    std::vector<int> text;              // the text's symbols (n ≤ T)
+
+    // Over training: timeline.S is the snapshots up to the step; entries of snapshots
+    // not yet computed are NaN. previous / induction: the pair chosen at the step
+    // (circuits_timeline's rule); prev_ind_k is theirs.
+    circuit_timeline timeline;
+    int snapshots_done = 0;  // snapshots 0 … snapshots_done − 1 are computed
+
+    // At the step.
+    circuit_weights weights;
+    circuit_composition composition;
+
+    // The text.
+    circuit_read read;  // T positions; only the first n are the text's
+    int n = 0;
+    std::string read_problem;  // why there is no reading (not an induction model, a symbol outside the task)
+    circuit_text_corruption corruption;
+    circuit_patching patching;  // valid when patch_problem is empty and corruption.found
+    std::string patch_problem;
+
+    // The clicked cell and what it does (valid when cell.valid() and patch_problem is empty).
+    circuit_cell cell;
+    float cell_recovery = 0;
+    std::vector<float> cell_probs;  // (metric positions, V) the patched run's probabilities there
+
+    // L11's claims, as measure_circuit_claims gives them (bit for bit), filled a row at a time.
+    circuit_claims claims;
+    int claim_rows_done = 0;  // held-out rows tried for patching, of claim_patch_rows
+
+    bool timeline_done() const { return snapshots_done >= timeline.S; }
+    bool claims_done() const { return claim_rows_done >= claim_patch_rows && timeline_done(); }
+};
+
+// Brings the study to `t`'s run at its step and to `text` for about `seconds`
+// (the weights-only and text parts at once, the timeline a snapshot and the
+// claims a patched row per piece). Nothing without a finished two-layer run
+// (trainer_done); cheap when nothing changed. True when anything a view draws
+// changed. The run's weights are left as they were (a step in progress is
+// abandoned, as by the timeline).
+bool circuit_study_update(trainer& t, const std::vector<int>& text, circuit_study& study, double seconds);
+
+// Patches one cell (circuit_cell) of the study's text: its recovery and the
+// patched probabilities at the metric positions. An invalid cell clears it;
+// one the model does not have is refused (false, and cell stays cleared).
+bool circuit_study_patch_cell(trainer& t, circuit_study& study, circuit_cell cell);
+
+}  // namespace attn
