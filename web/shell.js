@@ -613,6 +613,8 @@
       { id: 'L8', title: 'Three classic bugs', text: 'the cat chased the dog', stage: 5 },
       { id: 'L9', title: 'Watch an induction head form', text: 'j a b c d e f g c d e f g', stage: 5 },
       { id: 'L10', title: 'A shortcut, not a circuit', text: 'j a b c d e f g c d e f g', stage: 5 },
+      { id: 'L11', title: 'How the induction head works', text: 'j a b c d e f g c d e f g', stage: 10 },
+      { id: 'L12', title: 'Learning in context', text: 'j a b c d e f g c d e f g', stage: 5 },
     ],
   };
   shell.posterNames = posterNames;  // what the card says: tests compare it with the app's names

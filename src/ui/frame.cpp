@@ -206,6 +206,11 @@ void app_update(app& a) {
     app_train(a);
     app_sync(a);  // the one point where the trace is recomputed, before anything draws
     session_measure_trained(a.model, a.pace.slice);
+    if (a.view.lesson.index == 10 || a.view.lesson.index == 11) {  // L11, L12: the circuit, a slice a frame
+        session_measure_circuit(a.model, a.pace.slice);
+        if (a.view.lesson.cell != a.model.circuit.cell)
+            circuit_study_patch_cell(a.model.train, a.model.circuit, a.view.lesson.cell);
+    }
     a.reports.widgets.clear();
     a.reports.maps.clear();
     a.reports.clipped.clear();

@@ -12,6 +12,8 @@
 // [SECTION] card and navigation
 #include "lesson_views.hpp"
 
+#include "lesson_parts.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
@@ -51,7 +53,7 @@ void lesson_open(app& a, int i) {
 
 // [SECTION] helpers
 
-namespace {
+namespace lesson_parts {
 
 // A number the view measured, for the page's hook and the text view.
 void number(frame_out& out, const char* name, double v) {
@@ -103,16 +105,44 @@ void bars(frame_out& out, const char* id, const std::vector<std::string>& labels
     ImGui::PopID();
 }
 
-// Controls that change the experiment, drawn disabled in a read-only link
-// (apply() refuses them anyway). The lesson's own view controls (L2's d_k, L5's
-// tile stepper) stay live: they change what is shown, not what is shared.
-class experiment_controls {
-  public:
-    explicit experiment_controls(const app& a) { ImGui::BeginDisabled(a.options.readonly); }
-    ~experiment_controls() { ImGui::EndDisabled(); }
-    experiment_controls(const experiment_controls&) = delete;
-    experiment_controls& operator=(const experiment_controls&) = delete;
-};
+// On the line of the item before when a button labelled `label` fits there
+// before the visible edge, else on the next line (a row of buttons wraps).
+void same_line_if_fits(const char* label) {
+    const float w = ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
+    ImGui::SameLine();
+    if (visible_width() < w)
+        ImGui::NewLine();
+}
+
+// A sentence from a format in the current language.
+claim_line claim(claim_style style, const char* format, ...) {
+    char buf[512];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(buf, sizeof buf, format, args);
+    va_end(args);
+    return {style, buf};
+}
+
+// The card's sentences in their styles.
+void draw_claims(frame_out& out, const std::vector<claim_line>& lines) {
+    for (const claim_line& l : lines) {
+        if (l.style == claim_style::highlight)
+            text_colored(out, theme_highlight(), "%s", l.text.c_str());
+        else if (l.style == claim_style::bad)
+            text_colored(out, theme_bad(), "%s", l.text.c_str());
+        else if (l.style == claim_style::muted)
+            text_disabled(out, "%s", l.text.c_str());
+        else
+            text_plain(out, l.text.c_str());
+    }
+}
+
+}  // namespace lesson_parts
+
+namespace {
+
+using namespace lesson_parts;
 
 // [SECTION] L1 soft lookup
 
@@ -644,15 +674,6 @@ void view_bugs(const app& a, frame_out& out) {
 
 // [SECTION] L9 an induction head forms
 
-// On the line of the item before when a button labelled `label` fits there
-// before the visible edge, else on the next line (a row of buttons wraps).
-void same_line_if_fits(const char* label) {
-    const float w = ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
-    ImGui::SameLine();
-    if (visible_width() < w)
-        ImGui::NewLine();
-}
-
 // The experiment with only this head zeroed (none: nothing zeroed).
 void zero_button(const app& a, frame_out& out, const char* label, const char* name, head_ref h) {
     experiment next = a.model.exp;
@@ -684,17 +705,6 @@ void zeroed_task_line(const app& a, frame_out& out) {
 
 const formation_measure& formation_of(const app& a) {
     return a.memo.lesson.formation.get(a.model.version, 0, [&] { return measure_formation(a.model.train); });
-}
-
-// A sentence from a format in the current language.
-claim_line claim(claim_style style, const char* format, ...) IM_FMTARGS(2);
-claim_line claim(claim_style style, const char* format, ...) {
-    char buf[512];
-    va_list args;
-    va_start(args, format);
-    std::vsnprintf(buf, sizeof buf, format, args);
-    va_end(args);
-    return {style, buf};
 }
 
 // Claim 1: the curve up to the model's step (the curve kept past it does not count).
@@ -800,19 +810,6 @@ void ablation_claims(const app& a, const formation_measure& f, std::vector<claim
     else
         lines.push_back(
             claim(claim_style::muted, "%s", tr("Zeroing it leaves the task standing.", "置零它，任务依然完成得了。")));
-}
-
-void draw_claims(frame_out& out, const std::vector<claim_line>& lines) {
-    for (const claim_line& l : lines) {
-        if (l.style == claim_style::highlight)
-            text_colored(out, theme_highlight(), "%s", l.text.c_str());
-        else if (l.style == claim_style::bad)
-            text_colored(out, theme_bad(), "%s", l.text.c_str());
-        else if (l.style == claim_style::muted)
-            text_disabled(out, "%s", l.text.c_str());
-        else
-            text_plain(out, l.text.c_str());
-    }
 }
 
 lesson_claims formation_claims(const app& a) {
@@ -958,7 +955,18 @@ void view_shortcut(const app& a, frame_out& out) {
 
 }  // namespace
 
-lesson_claims lesson_claims_of(const app& a) { return a.view.lesson.index == 8 ? formation_claims(a) : lesson_claims{}; }
+lesson_claims lesson_claims_of(const app& a) {
+    switch (a.view.lesson.index) {
+        case 8:
+            return formation_claims(a);
+        case 10:
+            return circuit_lesson_claims(a);
+        case 11:
+            return context_lesson_claims(a);
+        default:
+            return {};
+    }
+}
 
 // [SECTION] card and navigation
 
@@ -1040,10 +1048,10 @@ void panel_lesson(const app& a, frame_out& out) {
     const lesson& shown = list[std::size_t(a.view.lesson.index)];  // previous/next may have just moved on from l
     text_plain(out, tr(shown.try_en, shown.try_zh));
     ImGui::Separator();
-    // Each lesson's view, in lesson order (L1 … L10).
+    // Each lesson's view, in lesson order (L1 … L12).
     using view_fn = void (*)(const app&, frame_out&);
-    constexpr view_fn views[] = {view_lookup, view_sqrt_dk,          view_subspaces, view_order,     view_cost,
-                                 view_code,   view_not_explanations, view_bugs,      view_formation, view_shortcut};
+    constexpr view_fn views[] = {view_lookup,           view_sqrt_dk, view_subspaces, view_order,    view_cost,    view_code,
+                                 view_not_explanations, view_bugs,    view_formation, view_shortcut, view_circuit, view_context};
     static_assert(std::size(views) == lesson_count);
     views[std::size_t(a.view.lesson.index)](a, out);
     ImGui::PopID();

@@ -72,6 +72,23 @@ const std::vector<lesson>& lessons() {
          "looks right and is right for the wrong reason; only a test off its training data and ablation show it.",
          "同样的模型，换成答案总是往回数第 3 个词元的任务。按“训练”：它用位置头解决了任务（偏移得分高，没有归纳得分）"
          "——却在归纳任务的序列上失败。它看起来对，对的理由却是错的；只有训练分布之外的测试和消融能揭示这一点。"},
+        {"L11", "How the induction head works", "归纳头是怎么工作的", "circuit", "回路",
+         "L9's model, trained to the end. A layer-0 head writes \"the token before me\" into each position; the "
+         "induction head's keys read it (K-composition), so the current token finds the position just after its earlier "
+         "copy, and the head's OV circuit copies the token found there into the prediction. Corrupt the first occurrence "
+         "and patch heads back one at a time: the map shows which head, at which position, carries the answer.",
+         "L9 的模型，训练到最后。第 0 层的一个头把“我前面那个词元”写进每个位置；归纳头的键读取它（K 组合），"
+         "于是当前词元能找到它上一次出现之后的那个位置，而这个头的 OV 回路把那里的词元复制进预测。"
+         "破坏第一次出现，再把各个头的输出一个一个补回去：图上显示是哪个头、在哪个位置携带了答案。"},
+        {"L12", "Learning in context", "上下文学习", "in context", "上下文",
+         "The same model's held-out loss at each position over training: after the drop, a repeat's later tokens become "
+         "cheap and the first ones do not — the model learns from its own context. The in-context-learning score (the "
+         "loss at a repeat minus the loss at its first occurrence) falls below zero with the drop. Then open the markov "
+         "task: every row has its own random rule, and the model moves from the uniform to the unigram to the bigram "
+         "statistics of the row it reads.",
+         "同一个模型在训练过程中每个位置上的留出集损失：下降之后，重复段后面的词元变得便宜，而第一次出现的词元不会——"
+         "模型从自己的上下文里学习。上下文学习得分（重复处的损失减去第一次出现处的损失）随下降跌到 0 以下。"
+         "再打开马尔可夫任务：每一行都有自己的随机规则，模型从均匀分布，到一元统计，再到它正在读的这一行的二元统计。"},
     };
     return list;
 }

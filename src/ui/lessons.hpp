@@ -1,4 +1,4 @@
-// The guided lessons L1–L10: each a preset experiment, the stage it opens on, a
+// The guided lessons L1–L12: each a preset experiment, the stage it opens on, a
 // short "what to try" in both languages, and a view of its own that shows the
 // article's claim happen on live numbers.
 #pragma once
@@ -7,6 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/matrix.hpp"
+#include "play/circuit_study.hpp"
+#include "play/measure_context.hpp"
 #include "play/measure_lessons.hpp"
 #include "play/measure_training.hpp"
 #include "stages.hpp"
@@ -14,7 +17,7 @@
 namespace attn::ui {
 
 struct lesson {
-    const char* id;  // "L1" … "L10"
+    const char* id;  // "L1" … "L12"
     const char* title_en;
     const char* title_zh;
     const char* chip_en;  // a word or two for the lessons bar's chip ("L1 lookup")
@@ -46,7 +49,20 @@ struct lesson_view {
     int tile = 2;       // L5: tile edge of the online-softmax stepper
     int tile_step = 0;  // L5: how many tile steps are done
     int decode_t = 4;   // L5: tokens decoded so far
+    int comp = 1;       // L11: the composition map shown (0 Q, 1 K, 2 V)
+    circuit_cell cell;  // L11: the patching map's clicked cell (none: nothing patched)
     bool operator==(const lesson_view&) const = default;
+};
+
+// L11's and L12's maps, laid out from the circuit study (its version is the key).
+struct circuit_maps {
+    matrix comp[3];    // (h, h) Q-, K-, V-composition: layer-0 heads × layer-1 heads
+    matrix base;       // (1, 3) the random baseline of each
+    matrix k_map, ov;  // (V, V) the pair's K-composition full circuit, the induction head's OV circuit
+    matrix patch;      // (L·h, n + 1) recovery of each head's output at each position, and at all
+    matrix pos_loss;   // L12: (T − 1, S) the next token's held-out loss by position and snapshot
+    std::vector<std::string> l0, l1, symbols, heads, patch_cols, positions, snap_steps, base_cols;
+    float comp_hi = 1;  // the shared colour scale's top
 };
 
 // What the lessons' views measure (measure_lessons.hpp), by the experiment's
@@ -65,6 +81,8 @@ struct lesson_memos {
     version_cache<bugs_measure> bugs;
     version_cache<formation_measure> formation;
     version_cache<task_reading> reading;
+    version_cache<circuit_maps> circuit;    // L11, L12: by the circuit study's version
+    version_cache<context_claims> context;  // L12: by the circuit study's version
 };
 
 }  // namespace attn::ui

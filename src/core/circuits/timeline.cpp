@@ -53,6 +53,8 @@ void layout(const train_run& run, circuit_timeline& out) {
     out.prev_ind_k.assign(S, nan_f);
     out.loss.assign(S, nan_f);
     out.pos_loss.assign(S * T, nan_f);
+    out.pos_loss_all.assign(S * T, nan_f);
+    out.sum_all.assign(T, 0.0);
     out.icl.assign(S, nan_f);
     out.sum.assign(T, 0.0);
     out.count.assign(T, 0);
@@ -108,7 +110,10 @@ void add_row(const train_run& run, circuit_timeline& out, int row, const float* 
     const int T = run.T, V = run.V;
     const unsigned char* cnt = run.eval_counted.data() + sz(row * T);
     const int* tgt = run.eval_targets.data() + sz(row * T);
+    const int* in = run.eval_tokens.data() + sz(row * T);
     const int first = int(std::find(cnt, cnt + T, 1) - cnt), len = T - first;
+    for (int t = 0; t + 1 < T; ++t)
+        out.sum_all[sz(t)] += cross_entropy(logits + t * V, V, in[t + 1]);
     for (int t = 0; t < T; ++t) {
         if (!cnt[t])
             continue;
@@ -127,6 +132,7 @@ void add_row(const train_run& run, circuit_timeline& out, int row, const float* 
 // Snapshot i's held-out losses (the run's weights are the snapshot's).
 void held_out(train_run& run, circuit_timeline& out, int i) {
     std::fill(out.sum.begin(), out.sum.end(), 0.0);
+    std::fill(out.sum_all.begin(), out.sum_all.end(), 0.0);
     std::fill(out.count.begin(), out.count.end(), 0);
     std::fill(out.sum_icl.begin(), out.sum_icl.end(), 0.0);
     std::fill(out.sum_kl.begin(), out.sum_kl.end(), 0.0);
@@ -143,6 +149,8 @@ void held_out(train_run& run, circuit_timeline& out, int i) {
         if (c)
             out.pos_loss[sz(i) * sz(run.T) + sz(t)] = float(out.sum[sz(t)] / c);
         total += out.sum[sz(t)];
+        if (t + 1 < run.T)
+            out.pos_loss_all[sz(i) * sz(run.T) + sz(t)] = float(out.sum_all[sz(t)] / out.rows);
         n += c;
     }
     out.loss[sz(i)] = n ? float(total / n) : nan_f;

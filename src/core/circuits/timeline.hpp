@@ -33,8 +33,12 @@ struct circuit_timeline {
     // The held-out set (its first `rows` rows) at each snapshot:
     std::vector<float> loss;      // (S) mean cross-entropy over the counted positions (train_evaluate's)
     std::vector<float> pos_loss;  // (S, T) the same at each position; NaN where no row counts it
-    std::vector<float> icl;       // (S) the in-context-learning score; NaN with icl_problem
-    std::string icl_problem;      // why there is no ICL score (another task), else empty
+    // (S, T) the loss of the next token at every position, counted by the task or
+    // not (the induction task's prefix and first occurrence too: what the model
+    // cannot know there it cannot learn); NaN at the last position (no next token).
+    std::vector<float> pos_loss_all;
+    std::vector<float> icl;   // (S) the in-context-learning score; NaN with icl_problem
+    std::string icl_problem;  // why there is no ICL score (another task), else empty
     // train=markov: the mean over the counted positions of KL(predictor ‖ model), the
     // predictors the row's own prefix counts with the run's α (markov_counts: task.hpp);
     // NaN with markov_problem for another task.
@@ -43,7 +47,7 @@ struct circuit_timeline {
     // Scratch, reused between calls.
     circuit_composition comp;
     markov_counts counts;
-    std::vector<double> sum, sum_icl, sum_kl, predicted;
+    std::vector<double> sum, sum_all, sum_icl, sum_kl, predicted;
     std::vector<int> count;
     std::vector<head_scores> scores;
 };

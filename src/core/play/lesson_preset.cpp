@@ -23,6 +23,10 @@ constexpr lesson_preset presets[lesson_count] = {
     {"L8", "v=1&text=the%20cat%20chased%20the%20dog&d_model=16&heads=2&mask=causal&precision=fp16&scale=4", stage::weights},
     {"L9", recipe_lesson_induction, stage::weights, true},
     {"L10", recipe_lesson_copy_offset, stage::weights, true},
+    // L11 and L12 read L9's model trained to the end: opening them trains it when
+    // this page has no run of it yet (a kept run at its end is found at once).
+    {"L11", recipe_lesson_induction, stage::output},
+    {"L12", recipe_lesson_induction, stage::weights},
 };
 
 }  // namespace

@@ -39,4 +39,8 @@ double session_train(session& s, double slice);
 // rows for at most about `slice` seconds; a new model starts them again.
 void session_measure_trained(session& s, double slice);
 
+// L11's and L12's circuit study of the trained model at its step (circuit_study.hpp),
+// for about `slice` seconds; the frame calls it only while one of them is open.
+void session_measure_circuit(session& s, double slice);
+
 }  // namespace attn

@@ -174,7 +174,7 @@ struct link_view {
 };
 
 struct link_view_limits {
-    static constexpr int max_lesson = 10;  // lessons count from 1, as their names L1..L10 do
+    static constexpr int max_lesson = 12;  // lessons count from 1, as their names L1..L12 do
     static constexpr int max_stage = 10;
 };
 

@@ -1,0 +1,783 @@
+// [SECTION] helpers
+// [SECTION] L11 claims
+// [SECTION] L11 views
+// [SECTION] L12 learning in context
+//
+// The circuit lessons' cards and views (lesson_parts.hpp), drawn from the
+// session's circuit study (play/circuit_study.hpp) and the context measure
+// (play/measure_context.hpp): every number here is the core's.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "heatmap.hpp"
+#include "i18n.hpp"
+#include "lesson_parts.hpp"
+#include "lesson_views.hpp"
+#include "panels.hpp"
+#include "play/circuit_study.hpp"
+#include "play/measure_context.hpp"
+#include "spec/recipe.hpp"
+#include "theme.hpp"
+#include "train/task.hpp"
+#include "widgets.hpp"
+
+namespace attn::ui {
+
+namespace {
+
+using namespace lesson_parts;
+
+// [SECTION] helpers
+
+// The study when it describes the model shown (its run, at its step); nullptr
+// while the run trains or the study is being brought to it.
+const circuit_study* study_of(const app& a) {
+    const trainer& t = a.model.train;
+    const circuit_study& s = a.model.circuit;
+    if (!t.run || !trainer_done(t) || s.step != trainer_step(t) || s.weights_version != t.weights_version)
+        return nullptr;
+    return &s;
+}
+
+// While L9's model trains (or is being read), one line saying so; false then.
+bool model_ready(const app& a, frame_out& out) {
+    const trainer& t = a.model.train;
+    if (!t.run)
+        return false;
+    if (!trainer_done(t)) {
+        text_colored(out, theme_highlight(),
+                     tr("Training L9's model: step %d of %d. Its circuit is read once it is trained.",
+                        "正在训练 L9 的模型：第 %d 步，共 %d 步。训练完成后再读它的回路。"),
+                     trainer_step(t), t.target);
+        return false;
+    }
+    if (!study_of(a)) {
+        text_disabled(out, "%s", tr("Reading the circuit…", "正在读取回路…"));
+        return false;
+    }
+    return true;
+}
+
+std::string head_name(int layer, int head) { return "L" + std::to_string(layer) + "H" + std::to_string(head); }
+
+// The maps' labels and the comp matrices.
+void layout_comp(const circuit_study& s, int h, circuit_maps& m) {
+    for (int i = 0; i < h; ++i) {
+        m.l0.push_back(head_name(0, i));
+        m.l1.push_back(head_name(1, i));
+    }
+    for (matrix& c : m.comp)
+        c = matrix(h, h, std::nanf(""));
+    float hi = 0;
+    for (const circuit_composition_pair& p : s.composition.pairs)
+        if (p.layer_a == 0 && p.layer_b == 1) {
+            m.comp[0](p.head_a, p.head_b) = p.q;
+            m.comp[1](p.head_a, p.head_b) = p.k;
+            m.comp[2](p.head_a, p.head_b) = p.v;
+            hi = std::max({hi, p.q, p.k, p.v});
+        }
+    const circuit_baseline* b[3] = {&s.composition.q, &s.composition.k, &s.composition.v};
+    m.base = matrix(1, 3);
+    for (int i = 0; i < 3; ++i) {
+        m.base(0, i) = b[i]->mean;
+        hi = std::max(hi, b[i]->mean + 3 * b[i]->spread);
+    }
+    m.base_cols = {"Q", "K", "V"};
+    m.comp_hi = hi > 0 ? hi : 1.0f;
+}
+
+void layout_weights(const circuit_study& s, int V, circuit_maps& m) {
+    for (int v = 0; v < V; ++v)
+        m.symbols.push_back(task_symbol(v));
+    const head_ref p = s.claims.previous, i = s.claims.induction;
+    for (const circuit_k_map& k : s.weights.k_maps)
+        if (k.layer_a == p.layer && k.head_a == p.head && k.layer_b == i.layer && k.head_b == i.head)
+            m.k_map = matrix(V, V), std::copy(k.map.begin(), k.map.end(), m.k_map.data.begin());
+    for (const circuit_head_maps& h : s.weights.heads)
+        if (h.layer == i.layer && h.head == i.head)
+            m.ov = matrix(V, V), std::copy(h.ov.begin(), h.ov.end(), m.ov.data.begin());
+}
+
+void layout_patch(const circuit_study& s, circuit_maps& m) {
+    const circuit_patching& p = s.patching;
+    if (!s.patch_problem.empty() || p.T == 0)
+        return;
+    m.patch = matrix(p.L * p.h, s.n + 1);
+    for (int l = 0; l < p.L; ++l)
+        for (int hh = 0; hh < p.h; ++hh) {
+            m.heads.push_back(head_name(l, hh));
+            for (int t = 0; t <= s.n; ++t)
+                m.patch(l * p.h + hh, t) = p.heads[circuit_patch_head_index(p, l, hh, t == s.n ? p.T : t)];
+        }
+    for (int t = 0; t < s.n; ++t)
+        m.patch_cols.push_back(std::to_string(t) + " " + task_symbol(p.clean_tokens[std::size_t(t)]));
+    m.patch_cols.push_back(tr("all", "全部"));
+}
+
+void layout_timeline(const circuit_study& s, circuit_maps& m) {
+    const circuit_timeline& tl = s.timeline;
+    const std::vector<float>& all = tl.pos_loss_all;
+    if (tl.S == 0 || all.size() != std::size_t(tl.S) * std::size_t(tl.T))
+        return;
+    m.pos_loss = matrix(tl.T - 1, tl.S);
+    for (int i = 0; i < tl.S; ++i)
+        for (int t = 0; t + 1 < tl.T; ++t)
+            m.pos_loss(t, i) = all[std::size_t(i) * std::size_t(tl.T) + std::size_t(t)];
+    for (int t = 0; t + 1 < tl.T; ++t)
+        m.positions.push_back(std::to_string(t));
+    for (int i = 0; i < tl.S; ++i)
+        m.snap_steps.push_back(std::to_string(tl.steps[std::size_t(i)]));
+}
+
+const circuit_maps& maps_of(const app& a, const circuit_study& s) {
+    return a.memo.lesson.circuit.get(s.version, 0, [&] {
+        circuit_maps m;
+        const train_run& run = *a.model.train.run;
+        layout_comp(s, run.h, m);
+        layout_weights(s, run.V, m);
+        layout_patch(s, m);
+        layout_timeline(s, m);
+        return m;
+    });
+}
+
+// A small map with every number drawn.
+heatmap_options small_map(const app& a, const circuit_study& s, float lo, float hi, colormap map, int chars) {
+    heatmap_options opt;
+    opt.source = heatmap_source_of(a.memo.lesson.circuit);
+    (void)s;
+    opt.map = map;
+    opt.fixed_range = true;
+    opt.lo = lo, opt.hi = hi;
+    opt.cell = heatmap_value_cell(chars);
+    opt.max_height = 1e6f;
+    opt.show_legend = true;
+    return opt;
+}
+
+void report_map(frame_out& out, const char* name, const heatmap_result& r, const char* axes) {
+    out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1, r.window});
+    out.maps.push_back({name, r.cells, r.labelled, axes});
+    note_clip(out, name);
+}
+
+// One line per series over the training steps: values against the step axis with
+// the phase-change line, the model's step, and a band (a baseline ± its spread).
+struct series {
+    const std::vector<float>* v;
+    ImU32 col;
+};
+struct step_axis {
+    const std::vector<int>* steps;
+    int total = 1;   // the run's last step
+    int phase = -1;  // the drop, −1: none
+    int now = 0;     // the model's step
+    float lo = 0, hi = 1;
+    float band_lo = NAN, band_hi = NAN;
+};
+
+void step_plot(frame_out& out, const char* name, const step_axis& ax, const series* s, int count) {
+    const float font = ImGui::GetFontSize(), height = font * 7.0f;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float left = ImGui::CalcTextSize("-0.000").x + font * 0.5f;
+    const float w = std::max(visible_width(), font * 12.0f);
+    const ImVec2 p0(p.x + left, p.y + font * 0.5f), p1(p.x + w - font, p.y + height - font * 1.5f);
+    auto x = [&](float step) { return p0.x + (p1.x - p0.x) * step / float(std::max(ax.total, 1)); };
+    auto y = [&](float v) { return p1.y - (p1.y - p0.y) * (v - ax.lo) / std::max(ax.hi - ax.lo, 1e-6f); };
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 frame = ImGui::GetColorU32(ImGuiCol_Border), label = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    if (std::isfinite(ax.band_lo))
+        dl->AddRectFilled(ImVec2(p0.x, y(std::min(ax.band_hi, ax.hi))), ImVec2(p1.x, y(std::max(ax.band_lo, ax.lo))),
+                          ImGui::GetColorU32(ImGuiCol_TextDisabled, 0.25f));
+    dl->AddRect(p0, p1, frame);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", double(ax.hi));
+    dl->AddText(ImVec2(p0.x - ImGui::CalcTextSize(buf).x - 4, p0.y - font * 0.5f), label, buf);
+    std::snprintf(buf, sizeof buf, "%.3g", double(ax.lo));
+    dl->AddText(ImVec2(p0.x - ImGui::CalcTextSize(buf).x - 4, p1.y - font * 0.5f), label, buf);
+    dl->AddText(ImVec2(p0.x, p1.y + 2), label, "0");
+    std::snprintf(buf, sizeof buf, "%s %d", tr("step", "步"), ax.total);
+    dl->AddText(ImVec2(p1.x - ImGui::CalcTextSize(buf).x, p1.y + 2), label, buf);
+    for (int k = 0; k < count; ++k) {
+        std::vector<ImVec2> line;
+        auto flush = [&] {
+            if (line.size() > 1)
+                dl->AddPolyline(line.data(), int(line.size()), s[k].col, 0, 2.0f);
+            line.clear();
+        };
+        for (std::size_t i = 0; i < s[k].v->size() && i < ax.steps->size(); ++i) {
+            const float v = (*s[k].v)[i];
+            if (!std::isfinite(v)) {
+                flush();
+                continue;
+            }
+            const ImVec2 q(x(float((*ax.steps)[i])), y(std::clamp(v, ax.lo, ax.hi)));
+            line.push_back(q);
+            dl->AddCircleFilled(q, 2.5f, s[k].col);
+        }
+        flush();
+    }
+    if (ax.phase >= 0) {
+        const float xp = x(float(ax.phase));
+        for (float yy = p0.y; yy < p1.y; yy += 6.0f)
+            dl->AddLine(ImVec2(xp, yy), ImVec2(xp, std::min(yy + 3.0f, p1.y)), ImGui::GetColorU32(theme_bad()));
+    }
+    const float xs = x(float(ax.now));
+    dl->AddLine(ImVec2(xs, p0.y), ImVec2(xs, p1.y), ImGui::GetColorU32(ImGuiCol_Text), 1.5f);
+    ImGui::Dummy(ImVec2(p1.x - p.x, height));
+    mark_widget(out, name);
+}
+
+// A row of tabs (chips), the chosen one lit; returns the one clicked or −1.
+int tabs(frame_out& out, const char* const* labels, const char* const* names, int count, int chosen) {
+    int clicked = -1;
+    for (int i = 0; i < count; ++i) {
+        if (i > 0)
+            ImGui::SameLine();
+        const bool on = i == chosen;
+        if (on)
+            ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+        if (chip_button(labels[i]) && !on)
+            clicked = i;
+        if (on)
+            ImGui::PopStyleColor();
+        mark_widget(out, names[i]);
+    }
+    return clicked;
+}
+
+// [SECTION] L11 claims
+
+void composition_claims(const circuit_claims& c, std::vector<claim_line>& lines) {
+    if (c.k_comp_shown)
+        lines.push_back(claim(claim_style::plain,
+                              tr("1. Layer 0 · head %d attends to the previous token; layer %d · head %d is the induction "
+                                 "head, and its keys read head %d's output: K-composition %.3f, against %.3f ± %.3f for random "
+                                 "weights of the same shapes.",
+                                 "1. 第 0 层 · 头 %d 关注前一个词元；第 %d 层 · 头 %d 是归纳头，它的键读取头 %d 的输出：K 组合 "
+                                 "%.3f，而同样形状的随机权重是 %.3f ± %.3f。"),
+                              c.previous.head, c.induction.layer, c.induction.head, c.previous.head, double(c.k_comp),
+                              double(c.base), double(c.spread)));
+    else
+        lines.push_back(claim(claim_style::plain,
+                              tr("1. At step %d the induction head's keys do not read a previous-token head more than chance: "
+                                 "K-composition %.3f (layer 0 · head %d → layer %d · head %d), random weights %.3f ± %.3f.",
+                                 "1. 到第 %d 步，归纳头的键读取前一词元头的程度不比随机高：K 组合 %.3f（第 0 层 · 头 %d → 第 %d "
+                                 "层 · 头 %d），随机权重 %.3f ± %.3f。"),
+                              c.step, double(c.k_comp), c.previous.head, c.induction.layer, c.induction.head, double(c.base),
+                              double(c.spread)));
+    if (c.rise_shown)
+        lines.push_back(claim(claim_style::plain,
+                              tr("2. It rose with the drop: above chance from step %d, and the loss fell below half its "
+                                 "start at step %d.",
+                                 "2. 它随损失下降一起升高：从第 %d 步起高于随机，损失在第 %d 步跌到起点的一半以下。"),
+                              c.rise_step, c.drop_step));
+    else if (c.drop_step < 0)
+        lines.push_back(claim(
+            claim_style::plain,
+            tr("2. By step %d the loss has not dropped below half its start.", "2. 到第 %d 步，损失还没有跌到起点的一半以下。"),
+            c.step));
+}
+
+void patching_claims(const circuit_study& s, std::vector<claim_line>& lines) {
+    const circuit_claims& c = s.claims;
+    if (!s.claims_done()) {
+        lines.push_back(claim(claim_style::muted, tr("3. Patching held-out rows: %d of %d…", "3. 正在对留出行做修补：%d / %d…"),
+                              s.claim_rows_done, claim_patch_rows));
+        return;
+    }
+    if (c.keys_shown)
+        lines.push_back(claim(claim_style::plain,
+                              tr("3. Layer 0 acts through layer 1's keys: patching its heads' writes into the keys alone "
+                                 "brings the answer back (recovery %.2f over %d held-out rows); into the queries %.2f, the "
+                                 "values %.2f.",
+                                 "3. 第 0 层通过第 1 层的键起作用：只把它的各头的写入补进键，答案就回来了（%d "
+                                 "个留出行上恢复 %.2f）；补进查询 %.2f，补进值 %.2f。"),
+                              double(c.k_all), c.rows, double(c.q_all), double(c.v_all)));
+    else
+        lines.push_back(claim(claim_style::plain,
+                              tr("3. Patching layer 0's writes into layer 1's keys recovers %.2f, queries %.2f, values %.2f "
+                                 "(%d held-out rows): no single input carries the answer yet.",
+                                 "3. 把第 0 层的写入补进第 1 层的键恢复 %.2f，查询 %.2f，值 %.2f（%d "
+                                 "个留出行）：还没有哪一个输入单独携带答案。"),
+                              double(c.k_all), double(c.q_all), double(c.v_all), c.rows));
+}
+
+void copying_claim(const circuit_study& s, std::vector<claim_line>& lines) {
+    for (const circuit_head_maps& h : s.weights.heads)
+        if (h.layer == s.claims.induction.layer && h.head == s.claims.induction.head)
+            lines.push_back(
+                claim(claim_style::plain,
+                      tr("4. Its OV circuit copies: for %.0f%% of the tokens it attends to, the logit it raises "
+                         "most is that token's own (copying score %.2f; 1 is a pure copier).",
+                         "4. 它的 OV 回路在复制：对它关注的 %.0f%% 的词元，它抬高最多的 logit 就是该词元自己（复制得分 "
+                         "%.2f；1 表示纯复制）。"),
+                      double(h.ov_top1) * 100.0, double(h.copying)));
+}
+
+}  // namespace
+
+lesson_claims circuit_lesson_claims(const app& a) {
+    lesson_claims c;
+    const circuit_study* s = study_of(a);
+    if (!s)
+        return c;
+    if (!s->claims.applies) {
+        c.claims.push_back(
+            claim(claim_style::highlight, "%s",
+                  tr("This model is not L9's induction model (two layers, the induction task): L11 reads "
+                     "that circuit. Open L11 again to load it.",
+                     "这个模型不是 L9 的归纳模型（两层、归纳任务）：L11 读的是那个回路。重新打开 L11 来载入它。")));
+        return c;
+    }
+    composition_claims(s->claims, c.claims);
+    patching_claims(*s, c.claims);
+    copying_claim(*s, c.claims);
+    if (s->claims.icl_shown)
+        c.claims.push_back(claim(claim_style::plain,
+                                 tr("5. It learns in context: the in-context-learning score is %.2f now, within ±%.2f before "
+                                    "the drop (L12).",
+                                    "5. 它在上下文中学习：上下文学习得分现在是 %.2f，下降之前在 ±%.2f 以内（L12）。"),
+                                 double(s->claims.icl_now), double(s->claims.icl_before)));
+    return c;
+}
+
+namespace {
+
+// [SECTION] L11 views
+
+void composition_view(const app& a, frame_out& out, const circuit_study& s, const circuit_maps& m) {
+    section_text(out, tr("Which layer-0 head feeds which layer-1 head", "第 0 层哪个头喂给第 1 层哪个头"));
+    static const char* const labels[] = {"Q", "K", "V"};
+    static const char* const names[] = {"l11_comp_q", "l11_comp_k", "l11_comp_v"};
+    const int kind = std::clamp(a.view.lesson.comp, 0, 2);
+    if (const int c = tabs(out, labels, names, 3, kind); c >= 0)
+        lesson_wants(a, out).comp = c;
+    heatmap_options opt = small_map(a, s, 0, m.comp_hi, colormap::sequential, 5);
+    opt.row_labels = &m.l0;
+    opt.col_labels = &m.l1;
+    opt.axes = tr("↓ layer-0 head (writes)   → layer-1 head (reads)", "↓ 第 0 层的头（写）   → 第 1 层的头（读）");
+    opt.highlight_row = s.claims.previous.head;
+    opt.highlight_col = s.claims.induction.layer == 1 ? s.claims.induction.head : -1;
+    report_map(out, "l11_comp_map", heatmap_draw(*a.heatmaps, "l11_comp_map", m.comp[kind], opt), opt.axes);
+    text_disabled(out, "%s",
+                  tr("Random weights of the same shapes, on the same colour scale:", "同样形状的随机权重，用同一个色标："));
+    heatmap_options b = small_map(a, s, 0, m.comp_hi, colormap::sequential, 5);
+    b.col_labels = &m.base_cols;
+    b.show_legend = false;
+    report_map(out, "l11_comp_base", heatmap_draw(*a.heatmaps, "l11_comp_base", m.base, b), nullptr);
+}
+
+void rise_view(const app& a, frame_out& out, const circuit_study& s) {
+    const circuit_claims& c = s.claims;
+    section_text(out, tr("That K-composition over training", "这个 K 组合在训练中的变化"));
+    step_axis ax;
+    ax.steps = &s.timeline.steps;
+    ax.total = a.model.exp.train.steps;
+    ax.phase = c.drop_step;
+    ax.now = c.step;
+    ax.lo = 0;
+    ax.hi = 0.5f;
+    for (float k : s.timeline.prev_ind_k)
+        if (std::isfinite(k))
+            ax.hi = std::max(ax.hi, k * 1.1f);
+    ax.band_lo = c.base - c.spread, ax.band_hi = c.base + c.spread;
+    const series k{&s.timeline.prev_ind_k, ImGui::GetColorU32(theme_highlight())};
+    step_plot(out, "l11_k_curve", ax, &k, 1);
+    text_disabled(out, "%s",
+                  tr("grey band: random weights (mean ± spread); dashed: the loss drop; solid: the model's step",
+                     "灰带：随机权重（均值 ± 标准差）；虚线：损失下降处；实线：模型当前所在的步"));
+}
+
+void weights_view(const app& a, frame_out& out, const circuit_study& s, const circuit_maps& m) {
+    const circuit_claims& c = s.claims;
+    section_text(out, tr("What the two heads do to tokens (weights only)", "两个头对词元做了什么（只看权重）"));
+    if (!m.k_map.empty()) {
+        textf(out,
+              tr("QK through the previous-token head: layer %d · head %d's query token × the token before each key",
+                 "经过前一词元头的 QK：第 %d 层 · 头 %d 的查询词元 × 每个键前面的那个词元"),
+              c.induction.layer, c.induction.head);
+        heatmap_options opt = small_map(a, s, 0, 0, colormap::diverging, 5);
+        opt.fixed_range = false;
+        opt.row_labels = opt.col_labels = &m.symbols;
+        opt.axes = tr("↓ query token   → token before the key", "↓ 查询词元   → 键前面的词元");
+        report_map(out, "l11_qk_map", heatmap_draw(*a.heatmaps, "l11_qk_map", m.k_map, opt), opt.axes);
+        for (const circuit_k_map& k : s.weights.k_maps)
+            if (k.layer_a == 0 && k.head_a == c.previous.head && k.layer_b == c.induction.layer && k.head_b == c.induction.head)
+                textf(out,
+                      tr("diagonal top-1: %.0f%% of the query tokens score the key after their own earlier copy highest",
+                         "对角线 top-1：%.0f%% 的查询词元给“自己上一次出现之后的键”打分最高"),
+                      double(k.top1) * 100.0);
+    }
+    if (!m.ov.empty()) {
+        textf(out,
+              tr("OV of layer %d · head %d: the token attended to × the logit its write raises",
+                 "第 %d 层 · 头 %d 的 OV：被关注的词元 × 它的写入抬高的 logit"),
+              c.induction.layer, c.induction.head);
+        heatmap_options opt = small_map(a, s, 0, 0, colormap::diverging, 5);
+        opt.fixed_range = false;
+        opt.row_labels = opt.col_labels = &m.symbols;
+        opt.axes = tr("↓ token attended to   → logit", "↓ 被关注的词元   → logit");
+        report_map(out, "l11_ov_map", heatmap_draw(*a.heatmaps, "l11_ov_map", m.ov, opt), opt.axes);
+    }
+}
+
+void paths_view(const app& a, frame_out& out, const circuit_study& s) {
+    const circuit_read& r = s.read;
+    if (!s.read_problem.empty() || r.path_parts.empty() || s.n < 1) {
+        if (!s.read_problem.empty())
+            text_disabled(out, "%s", s.read_problem.c_str());
+        return;
+    }
+    const int t = std::clamp(a.view.sel_row, 0, s.n - 1);
+    const int v = r.top[std::size_t(t) * std::size_t(r.top_k)];
+    section_text(out, tr("Where the answer comes from: the path expansion", "答案从哪里来：路径展开"));
+    textf(out,
+          tr("After token %d (%s) the model predicts %s (logit %s). The logit is the sum of these paths:",
+             "在第 %d 个词元（%s）之后，模型预测 %s（logit %s）。这个 logit 是下面这些路径之和："),
+          t, task_symbol(r.tokens[std::size_t(t)]).c_str(), task_symbol(v).c_str(),
+          fmt(r.logits[std::size_t(t) * std::size_t(r.V) + std::size_t(v)]).c_str());
+    std::vector<int> order(r.path_parts.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = int(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int x, int y) { return std::fabs(circuit_path(r, x, t, v)) > std::fabs(circuit_path(r, y, t, v)); });
+    constexpr std::size_t shown = 8;
+    std::vector<std::string> labels;
+    std::vector<float> values;
+    float rest = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const float x = circuit_path(r, order[i], t, v);
+        if (i < shown) {
+            std::string name = r.path_parts[std::size_t(order[i])].name;
+            if (const std::size_t gt = name.find('>'); gt != std::string::npos)
+                name.replace(gt, 1, " → ");
+            labels.push_back(name);
+            values.push_back(x);
+        } else {
+            rest += x;
+        }
+    }
+    if (order.size() > shown) {
+        labels.push_back(tr("the rest", "其余"));
+        values.push_back(rest);
+    }
+    bars(out, "l11_paths", labels, values, true, ImGui::GetColorU32(theme_highlight()));
+    mark_widget(out, "l11_paths");
+    number(out, "path_row", t);
+    number(out, "path_token", v);
+}
+
+std::string symbols_text(const std::vector<int>& tokens, int n) {
+    std::string s;
+    for (int t = 0; t < n && t < int(tokens.size()); ++t)
+        s += (t ? " " : "") + task_symbol(tokens[std::size_t(t)]);
+    return s;
+}
+
+void cell_result(const app& a, frame_out& out, const circuit_study& s) {
+    const circuit_patching& p = s.patching;
+    if (!s.cell.valid() || s.cell_probs.size() != p.positions.size() * std::size_t(p.V)) {
+        text_disabled(out, "%s",
+                      tr("Click a cell to patch that head's output at that position back from the clean text.",
+                         "点一个格子：把那个头在那个位置的输出从干净文本补回来。"));
+        return;
+    }
+    const std::string where = s.cell.pos >= p.T ? std::string(tr("every position", "所有位置"))
+                                                : std::string(tr("position ", "位置 ")) + std::to_string(s.cell.pos);
+    textf(out, tr("%s at %s patched back: recovery %s", "%s 在%s补回：恢复 %s"), head_name(s.cell.layer, s.cell.head).c_str(),
+          where.c_str(), fmt(s.cell_recovery).c_str());
+    for (std::size_t i = 0; i < p.positions.size(); ++i) {
+        const int t = p.positions[i];
+        const float* pr = s.cell_probs.data() + i * std::size_t(p.V);
+        const int good = p.clean_answer[std::size_t(t)], bad = p.corrupt_answer[std::size_t(t)];
+        textf(out,
+              tr("  after token %d: %s (clean answer) %.0f%%, %s (corrupted answer) %.0f%%",
+                 "  第 %d 个词元之后：%s（干净答案）%.0f%%，%s（被破坏后的答案）%.0f%%"),
+              t, task_symbol(good).c_str(), double(pr[good]) * 100.0, task_symbol(bad).c_str(), double(pr[bad]) * 100.0);
+    }
+    number(out, "cell_recovery", s.cell_recovery);
+    (void)a;
+}
+
+void patch_view(const app& a, frame_out& out, const circuit_study& s, const circuit_maps& m) {
+    section_text(out, tr("Patching: which head carries the answer", "修补：哪个头携带了答案"));
+    if (!s.patch_problem.empty() || m.patch.empty()) {
+        text_disabled(
+            out, "%s",
+            s.patch_problem.empty() ? tr("No patching for this text.", "这段文本不能做修补。") : s.patch_problem.c_str());
+        return;
+    }
+    const circuit_patching& p = s.patching;
+    const circuit_text_corruption& c = s.corruption;
+    textf(out, "%s %s", tr("clean:", "干净："), symbols_text(p.clean_tokens, s.n).c_str());
+    textf(out, tr("corrupted: %s   (%s ↔ %s in the first occurrence)", "被破坏：%s   （第一次出现里 %s ↔ %s）"),
+          symbols_text(p.corrupt_tokens, s.n).c_str(), task_symbol(p.clean_tokens[std::size_t(c.k)]).c_str(),
+          task_symbol(p.clean_tokens[std::size_t(c.m)]).c_str());
+    textf(out,
+          tr("logit difference (clean answer − corrupted answer): clean %s, corrupted %s",
+             "logit 差（干净答案 − 被破坏的答案）：干净 %s，被破坏 %s"),
+          fmt(p.ld_clean).c_str(), fmt(p.ld_corrupt).c_str());
+    heatmap_options opt = small_map(a, s, -1, 1, colormap::diverging, 5);
+    opt.row_labels = &m.heads;
+    opt.col_labels = &m.patch_cols;
+    opt.axes = tr("↓ head whose output is patched   → position (all: every one)", "↓ 被修补输出的头   → 位置（全部：所有位置）");
+    if (s.cell.valid()) {
+        opt.highlight_row = s.cell.layer * p.h + s.cell.head;
+        opt.highlight_col = s.cell.pos >= p.T ? s.n : s.cell.pos;
+    }
+    const heatmap_result r = heatmap_draw(*a.heatmaps, "l11_patch_map", m.patch, opt);
+    report_map(out, "l11_patch_map", r, opt.axes);
+    if (r.clicked_row >= 0 && r.clicked_col >= 0)
+        lesson_wants(a, out).cell = {r.clicked_row / p.h, r.clicked_row % p.h, r.clicked_col == s.n ? p.T : r.clicked_col};
+    cell_result(a, out, s);
+    for (const circuit_path_recovery& pr : p.paths)
+        if (pr.layer_a == 0 && pr.head_a == s.claims.previous.head && pr.layer_b == s.claims.induction.layer &&
+            pr.head_b == s.claims.induction.head) {
+            textf(out,
+                  tr("Path patching layer 0 · head %d's write into layer %d · head %d alone: keys %s, queries %s, values %s",
+                     "只把第 0 层 · 头 %d 的写入补进第 %d 层 · 头 %d：键 %s，查询 %s，值 %s"),
+                  pr.head_a, pr.layer_b, pr.head_b, fmt(pr.k).c_str(), fmt(pr.q).c_str(), fmt(pr.v).c_str());
+            number(out, "path_k", pr.k);
+        }
+}
+
+void circuit_numbers(frame_out& out, const circuit_study& s) {
+    const circuit_claims& c = s.claims;
+    number(out, "step", c.step);
+    number(out, "previous_head", c.previous.head);
+    number(out, "induction_layer", c.induction.layer);
+    number(out, "induction_head", c.induction.head);
+    number(out, "k_comp", c.k_comp);
+    number(out, "k_base", c.base);
+    number(out, "k_spread", c.spread);
+    number(out, "drop_step", c.drop_step);
+    number(out, "rise_step", c.rise_step);
+    number(out, "icl_now", c.icl_now);
+    number(out, "icl_before", c.icl_before);
+    number(out, "claims_done", s.claims_done());
+    number(out, "k_all", c.k_all);
+    number(out, "q_all", c.q_all);
+    number(out, "v_all", c.v_all);
+    number(out, "k_comp_shown", c.k_comp_shown);
+    number(out, "rise_shown", c.rise_shown);
+    number(out, "keys_shown", c.keys_shown);
+    number(out, "icl_shown", c.icl_shown);
+    number(out, "ld_clean", s.patching.ld_clean);
+    number(out, "ld_corrupt", s.patching.ld_corrupt);
+}
+
+}  // namespace
+
+void view_circuit(const app& a, frame_out& out) {
+    if (!model_ready(a, out))
+        return;
+    const circuit_study& s = *study_of(a);
+    draw_claims(out, circuit_lesson_claims(a).claims);
+    if (!s.claims.applies)
+        return;
+    const circuit_maps& m = maps_of(a, s);
+    composition_view(a, out, s, m);
+    rise_view(a, out, s);
+    weights_view(a, out, s, m);
+    paths_view(a, out, s);
+    patch_view(a, out, s, m);
+    circuit_numbers(out, s);
+}
+
+// [SECTION] L12 learning in context
+
+namespace {
+
+const context_claims& context_of(const app& a, const circuit_study& s) {
+    return a.memo.lesson.context.get(s.version, 0, [&] { return measure_context(s.timeline, s.claims.step); });
+}
+
+void bump_claims(const context_claims& k, std::vector<claim_line>& lines) {
+    if (k.bump_shown)
+        lines.push_back(claim(claim_style::plain,
+                              tr("1. After the drop (step %d) the late positions are cheap: their loss fell from %.2f (step "
+                                 "%d) to %.2f. The early ones did not: %.2f → %.2f. A row's late tokens are mostly its repeat; "
+                                 "its early ones are random.",
+                                 "1. 下降（第 %d 步）之后，靠后的位置变便宜了：损失从 %.2f（第 %d 步）降到 %.2f。靠前的位置没有："
+                                 "%.2f → %.2f。一行靠后的词元大多是重复段；靠前的是随机的。"),
+                              k.drop_step, double(k.late_before), k.before_step, double(k.late_now), double(k.early_before),
+                              double(k.early_now)));
+    else
+        lines.push_back(claim(claim_style::plain,
+                              tr("1. At step %d the late positions cost %.2f and the early ones %.2f: no difference the "
+                                 "context explains yet.",
+                                 "1. 到第 %d 步，靠后的位置损失 %.2f，靠前的 %.2f：还看不出上下文带来的差别。"),
+                              k.step, double(k.late_now), double(k.early_now)));
+    if (k.icl_shown)
+        lines.push_back(claim(claim_style::plain,
+                              tr("2. The in-context-learning score (loss at a repeat minus loss at its first occurrence) is "
+                                 "%.2f now; before the drop it stayed within ±%.2f.",
+                                 "2. 上下文学习得分（重复处的损失减去第一次出现处的损失）现在是 %.2f；下降之前一直在 ±%.2f "
+                                 "以内。"),
+                              double(k.icl_now), double(k.icl_before)));
+    else
+        lines.push_back(claim(claim_style::plain,
+                              tr("2. The in-context-learning score is %.2f at step %d: not yet clearly below zero.",
+                                 "2. 上下文学习得分是 %.2f（第 %d 步）：还没有明显低于 0。"),
+                              double(k.icl_now), k.step));
+}
+
+void markov_claims(const context_claims& k, std::vector<claim_line>& lines) {
+    if (k.phases_shown)
+        lines.push_back(claim(claim_style::plain,
+                              tr("1. Each row has its own random rule. The model first predicts like the uniform guess, "
+                                 "from step %d like the row's unigram counts, from step %d like its bigram counts: KL now "
+                                 "%.3f (bigram), %.3f (unigram), %.3f (uniform).",
+                                 "1. 每一行都有自己的随机规则。模型先像均匀猜测那样预测，从第 %d 步起像这一行的一元计数，从第 %d "
+                                 "步起像它的二元计数：现在的 KL 为 %.3f（二元）、%.3f（一元）、%.3f（均匀）。"),
+                              k.unigram_from, k.bigram_from, double(k.kl_bigram), double(k.kl_unigram), double(k.kl_uniform)));
+    else
+        lines.push_back(claim(claim_style::plain,
+                              tr("1. At step %d the model is nearest the %s predictor: KL %.3f (bigram), %.3f (unigram), "
+                                 "%.3f (uniform).",
+                                 "1. 到第 %d 步，模型最接近%s预测：KL %.3f（二元）、%.3f（一元）、%.3f（均匀）。"),
+                              k.step,
+                              k.nearest.empty()       ? "—"
+                              : k.nearest.back() == 2 ? tr("bigram", "二元")
+                              : k.nearest.back() == 1 ? tr("unigram", "一元")
+                                                      : tr("uniform", "均匀"),
+                              double(k.kl_bigram), double(k.kl_unigram), double(k.kl_uniform)));
+}
+
+}  // namespace
+
+lesson_claims context_lesson_claims(const app& a) {
+    lesson_claims c;
+    const circuit_study* s = study_of(a);
+    if (!s)
+        return c;
+    const context_claims& k = context_of(a, *s);
+    if (k.markov)
+        markov_claims(k, c.claims);
+    else if (k.induction)
+        bump_claims(k, c.claims);
+    else
+        c.claims.push_back(claim(claim_style::highlight, "%s",
+                                 tr("L12 reads the induction task's model and the markov task's; this one is trained on "
+                                    "another task.",
+                                    "L12 读的是归纳任务和马尔可夫任务的模型；这个模型训练的是别的任务。")));
+    return c;
+}
+
+namespace {
+
+void position_map(const app& a, frame_out& out, const circuit_study& s, const circuit_maps& m, const context_claims& k) {
+    if (m.pos_loss.empty())
+        return;
+    section_text(
+        out, tr("Held-out loss of the next token at each position, over training", "训练过程中每个位置上下一个词元的留出集损失"));
+    heatmap_options opt = small_map(a, s, 0, 0, colormap::sequential, 4);
+    opt.fixed_range = false;
+    opt.show_values = false;
+    opt.hover_value = true;
+    opt.cell = ImGui::GetFontSize() * 0.8f;
+    opt.row_labels = &m.positions;
+    opt.col_labels = &m.snap_steps;
+    for (int i = 0; i < s.timeline.S; ++i)
+        if (s.timeline.steps[std::size_t(i)] == k.drop_step)
+            opt.highlight_col = i;
+    opt.axes = tr("↓ position in the row   → training step (kept snapshots; lit: the drop)",
+                  "↓ 行中的位置   → 训练步（保存的快照；高亮：下降处）");
+    report_map(out, "l12_pos_loss", heatmap_draw(*a.heatmaps, "l12_pos_loss", m.pos_loss, opt), opt.axes);
+}
+
+step_axis context_axis(const app& a, const circuit_study& s, const context_claims& k) {
+    step_axis ax;
+    ax.steps = &s.timeline.steps;
+    ax.total = a.model.exp.train.steps;
+    ax.phase = k.markov ? k.bigram_from : k.drop_step;
+    ax.now = k.step;
+    return ax;
+}
+
+void icl_curve(const app& a, frame_out& out, const circuit_study& s, const context_claims& k) {
+    section_text(out, tr("The in-context-learning score over training", "训练过程中的上下文学习得分"));
+    step_axis ax = context_axis(a, s, k);
+    ax.lo = -1, ax.hi = 1;
+    for (float v : s.timeline.icl)
+        if (std::isfinite(v))
+            ax.lo = std::min(ax.lo, v), ax.hi = std::max(ax.hi, v);
+    ax.band_lo = -claim_icl_before, ax.band_hi = claim_icl_before;
+    const series icl{&s.timeline.icl, ImGui::GetColorU32(theme_highlight())};
+    step_plot(out, "l12_icl_curve", ax, &icl, 1);
+    text_disabled(out, "%s",
+                  tr("below 0: a repeat costs less than its first occurrence; grey band: ±0.5 (near 0); dashed: the drop",
+                     "低于 0：重复处比第一次出现便宜；灰带：±0.5（接近 0）；虚线：下降处"));
+}
+
+void kl_curves(const app& a, frame_out& out, const circuit_study& s, const context_claims& k) {
+    section_text(out, tr("KL(predictor ‖ model) over training", "训练过程中的 KL(预测器 ‖ 模型)"));
+    step_axis ax = context_axis(a, s, k);
+    ax.lo = 0, ax.hi = 0.1f;
+    for (const std::vector<float>* v : {&s.timeline.kl_uniform, &s.timeline.kl_unigram, &s.timeline.kl_bigram})
+        for (float x : *v)
+            if (std::isfinite(x))
+                ax.hi = std::max(ax.hi, x);
+    const series kl[3] = {{&s.timeline.kl_uniform, IM_COL32(150, 150, 150, 255)},
+                          {&s.timeline.kl_unigram, IM_COL32(60, 160, 230, 255)},
+                          {&s.timeline.kl_bigram, IM_COL32(230, 120, 40, 255)}};
+    step_plot(out, "l12_kl_curves", ax, kl, 3);
+    text_colored(out, ImVec4(0.59f, 0.59f, 0.59f, 1), "— %s", tr("uniform", "均匀"));
+    ImGui::SameLine();
+    text_colored(out, ImVec4(0.24f, 0.63f, 0.90f, 1), "— %s", tr("unigram of the row", "这一行的一元计数"));
+    ImGui::SameLine();
+    text_colored(out, ImVec4(0.90f, 0.47f, 0.16f, 1), "— %s", tr("bigram of the row", "这一行的二元计数"));
+}
+
+// The other model of the lesson: the markov task from L9's, and back.
+void other_model_button(const app& a, frame_out& out, const context_claims& k) {
+    const experiment_controls controls(a);
+    const char* label = k.markov ? tr("back to L9's model", "回到 L9 的模型") : tr("open the markov task", "打开马尔可夫任务");
+    if (ImGui::Button(label)) {
+        if (k.markov) {
+            lesson_open(a, out, 11);
+        } else {
+            out.request = change::open(std::string(recipe_markov) + "&view.lesson=12");
+            out.scope = link_scope::lesson;
+        }
+    }
+    mark_widget(out, "l12_other_model");
+}
+
+}  // namespace
+
+void view_context(const app& a, frame_out& out) {
+    if (!model_ready(a, out))
+        return;
+    const circuit_study& s = *study_of(a);
+    const context_claims& k = context_of(a, s);
+    draw_claims(out, context_lesson_claims(a).claims);
+    other_model_button(a, out, k);
+    const circuit_maps& m = maps_of(a, s);
+    if (k.induction) {
+        position_map(a, out, s, m, k);
+        icl_curve(a, out, s, k);
+    }
+    if (k.markov)
+        kl_curves(a, out, s, k);
+    number(out, "step", k.step);
+    number(out, "drop_step", k.drop_step);
+    number(out, "early_before", k.early_before);
+    number(out, "early_now", k.early_now);
+    number(out, "late_before", k.late_before);
+    number(out, "late_now", k.late_now);
+    number(out, "bump_shown", k.bump_shown);
+    number(out, "icl_now", k.icl_now);
+    number(out, "icl_before", k.icl_before);
+    number(out, "icl_shown", k.icl_shown);
+    number(out, "unigram_from", k.unigram_from);
+    number(out, "bigram_from", k.bigram_from);
+    number(out, "phases_shown", k.phases_shown);
+    number(out, "snapshots_done", s.snapshots_done);
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,60 @@
+// What the lessons' views share (lesson_views.cpp defines these), and the views of
+// the circuit lessons L11 and L12 (lesson_circuit.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "imgui.h"
+#include "lessons.hpp"
+
+namespace attn::ui {
+
+namespace lesson_parts {
+
+// A number the view measured, for the page's hook and the text view.
+void number(frame_out& out, const char* name, double v);
+
+// The lesson's view as this frame asks for it so far.
+lesson_view& lesson_wants(const app& a, frame_out& out);
+
+// "%.4g", and NaN and ±∞ as what they are.
+std::string fmt(double x);
+
+// Horizontal bars for one value per label, centred on zero when signed.
+void bars(frame_out& out, const char* id, const std::vector<std::string>& labels, const std::vector<float>& v, bool signed_values,
+          ImU32 col);
+
+// On the line of the item before when a button labelled `label` fits there, else on the next.
+void same_line_if_fits(const char* label);
+
+// A sentence from a format in the current language.
+claim_line claim(claim_style style, const char* format, ...) IM_FMTARGS(2);
+
+// The card's sentences in their styles.
+void draw_claims(frame_out& out, const std::vector<claim_line>& lines);
+
+// Controls that change the experiment, drawn disabled in a read-only link
+// (apply() refuses them anyway). The lesson's own view controls (L2's d_k, L5's
+// tile stepper) stay live: they change what is shown, not what is shared.
+class experiment_controls {
+  public:
+    explicit experiment_controls(const app& a) { ImGui::BeginDisabled(a.options.readonly); }
+    ~experiment_controls() { ImGui::EndDisabled(); }
+    experiment_controls(const experiment_controls&) = delete;
+    experiment_controls& operator=(const experiment_controls&) = delete;
+};
+
+}  // namespace lesson_parts
+
+// L11's card and views: the circuit of L9's trained model, from the session's
+// circuit study (play/circuit_study.hpp). L12's: learning in context over training.
+void view_circuit(const app& a, frame_out& out);
+void view_context(const app& a, frame_out& out);
+
+// L11's and L12's sentences for the model at its step (the text view lists them).
+lesson_claims circuit_lesson_claims(const app& a);
+lesson_claims context_lesson_claims(const app& a);
+
+}  // namespace attn::ui
