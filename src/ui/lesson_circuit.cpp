@@ -559,6 +559,8 @@ void circuit_numbers(frame_out& out, const circuit_study& s) {
     number(out, "icl_now", c.icl_now);
     number(out, "icl_before", c.icl_before);
     number(out, "claims_done", s.claims_done());
+    number(out, "snapshots_done", s.snapshots_done);
+    number(out, "snapshots", s.timeline.S);
     number(out, "k_all", c.k_all);
     number(out, "q_all", c.q_all);
     number(out, "v_all", c.v_all);
@@ -778,6 +780,89 @@ void view_context(const app& a, frame_out& out) {
     number(out, "bigram_from", k.bigram_from);
     number(out, "phases_shown", k.phases_shown);
     number(out, "snapshots_done", s.snapshots_done);
+    number(out, "snapshots", s.timeline.S);
+}
+
+// [SECTION] the text view's tables
+
+namespace {
+
+lesson_table matrix_table(const std::string& caption, const matrix& m, const std::vector<std::string>& rows,
+                          const std::vector<std::string>& cols) {
+    lesson_table t{caption, rows, cols, {}};
+    for (int r = 0; r < m.rows; ++r) {
+        std::vector<std::string> row;
+        for (int c = 0; c < m.cols; ++c)
+            row.push_back(fmt(m(r, c)));
+        t.cells.push_back(std::move(row));
+    }
+    return t;
+}
+
+lesson_table curve_table(const std::string& caption, const std::vector<int>& steps, const std::vector<std::string>& cols,
+                         std::initializer_list<const std::vector<float>*> values) {
+    lesson_table t{caption, {}, cols, {}};
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        t.rows.push_back(std::to_string(steps[i]));
+        std::vector<std::string> row;
+        for (const std::vector<float>* v : values)
+            row.push_back(i < v->size() ? fmt((*v)[i]) : "");
+        t.cells.push_back(std::move(row));
+    }
+    return t;
+}
+
+void circuit_tables(const circuit_study& s, const circuit_maps& m, std::vector<lesson_table>& out) {
+    const char* kinds[3] = {"Q", "K", "V"};
+    for (int k = 0; k < 3; ++k)
+        out.push_back(matrix_table(std::string(kinds[k]) + tr("-composition: layer-0 head (row) into layer-1 head (column)",
+                                                              " 组合：第 0 层的头（行）进入第 1 层的头（列）"),
+                                   m.comp[k], m.l0, m.l1));
+    out.push_back(matrix_table(tr("Random weights of the same shapes (mean)", "同样形状的随机权重（均值）"), m.base,
+                               {tr("baseline", "基线")}, m.base_cols));
+    out.push_back(curve_table(tr("The pair's K-composition at each kept snapshot", "这一对在每个快照上的 K 组合"),
+                              s.timeline.steps, {"K"}, {&s.timeline.prev_ind_k}));
+    if (!m.k_map.empty())
+        out.push_back(matrix_table(tr("QK through the previous-token head: query token (row) × token before the key (column)",
+                                      "经过前一词元头的 QK：查询词元（行）× 键前面的词元（列）"),
+                                   m.k_map, m.symbols, m.symbols));
+    if (!m.ov.empty())
+        out.push_back(matrix_table(tr("The induction head's OV circuit: token attended to (row) × logit (column)",
+                                      "归纳头的 OV 回路：被关注的词元（行）× logit（列）"),
+                                   m.ov, m.symbols, m.symbols));
+    if (!m.patch.empty())
+        out.push_back(matrix_table(tr("Patching: recovery with a head's output (row) at a position (column) from the clean text",
+                                      "修补：把一个头（行）在一个位置（列）的输出从干净文本补回后的恢复"),
+                                   m.patch, m.heads, m.patch_cols));
+}
+
+void context_tables(const circuit_study& s, const circuit_maps& m, std::vector<lesson_table>& out) {
+    if (!m.pos_loss.empty())
+        out.push_back(matrix_table(tr("Held-out loss of the next token: position (row) × step (column)",
+                                      "下一个词元的留出集损失：位置（行）× 训练步（列）"),
+                                   m.pos_loss, m.positions, m.snap_steps));
+    if (s.timeline.icl_problem.empty())
+        out.push_back(curve_table(tr("The in-context-learning score at each kept snapshot", "每个快照上的上下文学习得分"),
+                                  s.timeline.steps, {"ICL"}, {&s.timeline.icl}));
+    if (s.timeline.markov_problem.empty())
+        out.push_back(curve_table(tr("KL(predictor ‖ model) at each kept snapshot", "每个快照上的 KL(预测器 ‖ 模型)"),
+                                  s.timeline.steps, {tr("uniform", "均匀"), tr("unigram", "一元"), tr("bigram", "二元")},
+                                  {&s.timeline.kl_uniform, &s.timeline.kl_unigram, &s.timeline.kl_bigram}));
+}
+
+}  // namespace
+
+std::vector<lesson_table> circuit_lesson_tables(const app& a) {
+    std::vector<lesson_table> out;
+    const circuit_study* s = study_of(a);
+    if (!s || (a.view.lesson.index != 10 && a.view.lesson.index != 11))
+        return out;
+    const circuit_maps& m = maps_of(a, *s);
+    if (a.view.lesson.index == 10 && s->claims.applies)
+        circuit_tables(*s, m, out);
+    if (a.view.lesson.index == 11)
+        context_tables(*s, m, out);
+    return out;
 }
 
 }  // namespace attn::ui

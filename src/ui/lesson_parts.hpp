@@ -53,6 +53,18 @@ class experiment_controls {
 void view_circuit(const app& a, frame_out& out);
 void view_context(const app& a, frame_out& out);
 
+// A lesson's map or curve as a table for the text view: a caption, row and column
+// headers, the cells as text.
+struct lesson_table {
+    std::string caption;
+    std::vector<std::string> rows, cols;
+    std::vector<std::vector<std::string>> cells;
+};
+
+// L11's and L12's maps and curves as tables (empty for another lesson, or until
+// the circuit is read).
+std::vector<lesson_table> circuit_lesson_tables(const app& a);
+
 // L11's and L12's sentences for the model at its step (the text view lists them).
 lesson_claims circuit_lesson_claims(const app& a);
 lesson_claims context_lesson_claims(const app& a);

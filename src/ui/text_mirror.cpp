@@ -9,6 +9,7 @@
 #include "base/text_util.hpp"
 #include "heatmap_data.hpp"
 #include "i18n.hpp"
+#include "lesson_parts.hpp"
 #include "lesson_views.hpp"
 #include "panels.hpp"
 #include "play/measure_training.hpp"
@@ -265,11 +266,19 @@ void put_lesson(std::string& out, const app& a) {
             put_string(out, line.text);
         }
     out += "],\"tables\":[";
+    bool any = false;
     if (!claims.claims.empty()) {
         std::string tables;
         put_training_tables(tables, a);
         if (!tables.empty())
             out.append(tables, 1);  // without the leading comma
+        any = !tables.empty();
+    }
+    for (const lesson_table& t : circuit_lesson_tables(a)) {
+        if (any)
+            out += ',';
+        any = true;
+        put_plain_table(out, t.caption, t.rows, t.cols, t.cells);
     }
     out += "],\"numbers\":[";
     for (std::size_t i = 0; i < a.reports.lesson_numbers.size(); ++i) {

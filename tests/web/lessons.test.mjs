@@ -163,9 +163,9 @@ test('L8 bugs: mask after softmax, no max-subtraction in fp16, no W_O — each a
   assert.deepEqual(problems, []);
 });
 
-test('the guided path: next goes through L1 → L10, each opening its preset', async () => {
+test('the guided path: next goes through L1 → L12, each opening its preset', async () => {
   await openLesson(1);
-  for (let i = 2; i <= 10; i++) {
+  for (let i = 2; i <= 12; i++) {
     await click(page, 'lesson_next');
     assert.equal((await ui(page)).lesson, i - 1);
   }
@@ -255,5 +255,73 @@ test('L10 a shortcut: positional heads solve copy_offset, no induction head, and
   u = await ui(page);
   assert.equal(u.compare.reason, '', 'the two models have one shape: the same sentence, layers and heads');
   assert.ok(u.compare.maxAbs > 0.1, `the two models attend differently: max |B − A| ${u.compare.maxAbs}`);
+  assert.deepEqual(problems, []);
+});
+
+// L11's and L12's numbers once the circuit study has read the model at its step
+// (the timeline a snapshot a frame, the claims' held-out rows one a frame).
+async function circuitRead(done) {
+  await trained();
+  await page.waitForFunction(done, null, { timeout: 300000, polling: 250 });
+  return numbers();
+}
+const allRead = () => { const n = window.attn.ui().numbers; return n.snapshots > 0 && n.snapshots_done === n.snapshots && n.claims_done === 1; };
+
+test('L11 how the induction head works: each claim on the page\'s numbers, one click patches a cell; before the drop none holds', async () => {
+  await openLesson(11);
+  assert.equal((await trained()).step, 1500, "L9's run, kept from L9: not trained again");
+  let n = await circuitRead(allRead);
+  assert.equal(n.induction_layer, 1);
+  assert.ok(n.k_comp > n.k_base + 10 * n.k_spread, `K-composition ${n.k_comp} vs ${n.k_base} ± ${n.k_spread}`);
+  assert.equal(n.k_comp_shown, 1);
+  assert.equal(n.rise_shown, 1, `rise at ${n.rise_step}, drop at ${n.drop_step}`);
+  assert.ok(n.k_all >= 0.8 && Math.abs(n.q_all) <= 0.1 && Math.abs(n.v_all) <= 0.1, `K ${n.k_all} Q ${n.q_all} V ${n.v_all}`);
+  assert.equal(n.keys_shown, 1);
+  assert.ok(n.icl_now < -2, `ICL ${n.icl_now}`);
+  assert.equal(n.icl_shown, 1);
+  assert.ok(n.ld_clean > n.ld_corrupt, `the text's clean answer wins: LD ${n.ld_clean} vs ${n.ld_corrupt}`);
+  const u = await ui(page);
+  for (const name of ['l11_comp_map', 'l11_comp_base', 'l11_qk_map', 'l11_ov_map', 'l11_patch_map'])
+    assert.ok(u.maps.some((m) => m.name === name && m.cells > 0 && m.labelled === m.cells), `${name}: every number drawn`);
+  for (const name of ['l11_k_curve', 'l11_paths', 'l11_comp_q', 'l11_comp_v'])
+    assert.ok(u.widgets[name], name);
+  const tv = await page.evaluate(() => window.attn.textView());
+  assert.ok(tv.lesson.lines.some((l) => /K-composition/.test(l) && /through layer 1's keys|keys alone/.test(tv.lesson.lines.join(' '))), tv.lesson.lines.join('\n'));
+  assert.ok(tv.lesson.tables.some((t) => /OV circuit/.test(t.caption)) && tv.lesson.tables.some((t) => /Patching/.test(t.caption)));
+  // One click: the previous-token head's output at every position, patched back from the clean text.
+  const rows = 8, cols = u.maps.find((m) => m.name === 'l11_patch_map').cells / rows;
+  await reveal(page, 'l11_patch_map');
+  await click(page, 'l11_patch_map', (cols - 0.5) / cols, (n.previous_head + 0.5) / rows);
+  await page.waitForFunction(() => window.attn.ui().numbers.cell_recovery !== undefined, null, { timeout: 30000, polling: 100 });
+  n = await numbers();
+  assert.ok(n.cell_recovery > 0.3, `the previous-token head patched back: recovery ${n.cell_recovery}`);
+  // Scrubbed to a snapshot before the drop, the same card claims none of it.
+  await page.evaluate(() => window.attn.openLink('v=1&view.lesson=11&trained=100'));
+  n = await circuitRead(() => { const n = window.attn.ui().numbers; return n.step === 100 && n.claims_done === 1 && n.snapshots_done === n.snapshots; });
+  assert.ok(n.k_comp < n.k_base + 5 * n.k_spread, `before the drop K-composition ${n.k_comp} is near ${n.k_base} ± ${n.k_spread}`);
+  assert.equal(n.k_comp_shown, 0);
+  assert.equal(n.keys_shown, 0);
+  assert.equal(n.icl_shown, 0);
+  assert.deepEqual(problems, []);
+});
+
+test('L12 learning in context: late positions get cheap at the drop and early ones do not; the markov task\'s three phases', async () => {
+  await openLesson(12);
+  const timelineRead = () => { const n = window.attn.ui().numbers; return n.snapshots > 0 && n.snapshots_done === n.snapshots; };
+  let n = await circuitRead(timelineRead);
+  assert.ok(n.drop_step > 0, `the drop at ${n.drop_step}`);
+  assert.ok(n.late_before - n.late_now >= 1, `late positions ${n.late_before} → ${n.late_now}`);
+  assert.ok(Math.abs(n.early_now - n.early_before) < 0.5, `early positions ${n.early_before} → ${n.early_now}`);
+  assert.equal(n.bump_shown, 1);
+  assert.equal(n.icl_shown, 1);
+  const u = await ui(page);
+  assert.ok(u.maps.some((m) => m.name === 'l12_pos_loss' && m.cells > 0));
+  assert.ok(u.widgets.l12_icl_curve);
+  await click(page, 'l12_other_model');
+  assert.match(await experiment(page), /train=markov/);
+  n = await circuitRead(() => { const n = window.attn.ui().numbers; return n.snapshots > 0 && n.snapshots_done === n.snapshots && n.phases_shown !== undefined && n.step === 400; });
+  assert.equal(n.phases_shown, 1, `unigram from ${n.unigram_from}, bigram from ${n.bigram_from}`);
+  assert.ok(n.unigram_from > 0 && n.bigram_from > n.unigram_from);
+  assert.ok((await ui(page)).widgets.l12_kl_curves);
   assert.deepEqual(problems, []);
 });
