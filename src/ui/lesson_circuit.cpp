@@ -86,6 +86,7 @@ void layout_comp(const circuit_study& s, int h, circuit_maps& m) {
         hi = std::max(hi, b[i]->mean + 3 * b[i]->spread);
     }
     m.base_cols = {"Q", "K", "V"};
+    m.base_rows = {tr("random", "随机")};
     m.comp_hi = hi > 0 ? hi : 1.0f;
 }
 
@@ -133,7 +134,8 @@ void layout_timeline(const circuit_study& s, circuit_maps& m) {
 }
 
 const circuit_maps& maps_of(const app& a, const circuit_study& s) {
-    return a.memo.lesson.circuit.get(s.version, 0, [&] {
+    // Keyed by the language too: a few labels are words.
+    return a.memo.lesson.circuit.get(s.version, std::uint64_t(ui_language()), [&] {
         circuit_maps m;
         const train_run& run = *a.model.train.run;
         layout_comp(s, run.h, m);
@@ -818,8 +820,8 @@ void circuit_tables(const circuit_study& s, const circuit_maps& m, std::vector<l
         out.push_back(matrix_table(std::string(kinds[k]) + tr("-composition: layer-0 head (row) into layer-1 head (column)",
                                                               " 组合：第 0 层的头（行）进入第 1 层的头（列）"),
                                    m.comp[k], m.l0, m.l1));
-    out.push_back(matrix_table(tr("Random weights of the same shapes (mean)", "同样形状的随机权重（均值）"), m.base,
-                               {tr("baseline", "基线")}, m.base_cols));
+    out.push_back(matrix_table(tr("Random weights of the same shapes (mean)", "同样形状的随机权重（均值）"), m.base, m.base_rows,
+                               m.base_cols));
     out.push_back(curve_table(tr("The pair's K-composition at each kept snapshot", "这一对在每个快照上的 K 组合"),
                               s.timeline.steps, {"K"}, {&s.timeline.prev_ind_k}));
     if (!m.k_map.empty())
@@ -862,6 +864,45 @@ std::vector<lesson_table> circuit_lesson_tables(const app& a) {
         circuit_tables(*s, m, out);
     if (a.view.lesson.index == 11)
         context_tables(*s, m, out);
+    return out;
+}
+
+std::vector<lesson_map> circuit_lesson_maps(const app& a) {
+    std::vector<lesson_map> out;
+    const circuit_study* s = study_of(a);
+    if (!s || (a.view.lesson.index != 10 && a.view.lesson.index != 11))
+        return out;
+    const circuit_maps& m = maps_of(a, *s);
+    // Its own range, as heatmap_draw finds it for a map without a fixed one.
+    auto own = [&](std::string title, const matrix& x, const std::vector<std::string>& rows, const std::vector<std::string>& cols,
+                   colormap map) {
+        if (x.empty())
+            return;
+        const heatmap_range r = heatmap_range_compute(x, nullptr, map);
+        out.push_back({std::move(title), &x, &rows, &cols, map, r.lo, r.hi});
+    };
+    if (a.view.lesson.index == 11) {
+        own(tr("Held-out loss of the next token: position × step", "下一个词元的留出集损失：位置 × 训练步"), m.pos_loss,
+            m.positions, m.snap_steps, colormap::sequential);
+        return out;
+    }
+    if (!s->claims.applies)
+        return out;
+    const char* kinds[3] = {"Q", "K", "V"};
+    for (int k = 0; k < 3; ++k)
+        out.push_back(
+            {std::string(kinds[k]) + tr("-composition: layer-0 head × layer-1 head", " 组合：第 0 层的头 × 第 1 层的头"),
+             &m.comp[k], &m.l0, &m.l1, colormap::sequential, 0, m.comp_hi});
+    out.push_back({tr("Random weights of the same shapes", "同样形状的随机权重"), &m.base, &m.base_rows, &m.base_cols,
+                   colormap::sequential, 0, m.comp_hi});
+    own(tr("QK through the previous-token head: query token × token before the key",
+           "经过前一词元头的 QK：查询词元 × 键前面的词元"),
+        m.k_map, m.symbols, m.symbols, colormap::diverging);
+    own(tr("The induction head's OV circuit: token attended to × logit", "归纳头的 OV 回路：被关注的词元 × logit"), m.ov,
+        m.symbols, m.symbols, colormap::diverging);
+    if (!m.patch.empty())
+        out.push_back({tr("Patching: recovery by head × position", "修补：按头 × 位置的恢复"), &m.patch, &m.heads, &m.patch_cols,
+                       colormap::diverging, -1, 1});
     return out;
 }
 

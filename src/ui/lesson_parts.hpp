@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "heatmap_data.hpp"
 #include "imgui.h"
 #include "lessons.hpp"
 
@@ -60,6 +61,17 @@ struct lesson_table {
     std::vector<std::string> rows, cols;
     std::vector<std::vector<std::string>> cells;
 };
+
+// L11's and L12's maps as the page draws them (their colour range), for the SVG
+// export; pointers into the maps' memo, valid until the next frame.
+struct lesson_map {
+    std::string title;
+    const matrix* m = nullptr;
+    const std::vector<std::string>*rows = nullptr, *cols = nullptr;
+    colormap map = colormap::sequential;
+    float lo = 0, hi = 1;
+};
+std::vector<lesson_map> circuit_lesson_maps(const app& a);
 
 // L11's and L12's maps and curves as tables (empty for another lesson, or until
 // the circuit is read).

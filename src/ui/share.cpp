@@ -11,6 +11,7 @@
 #include "heatmap_data.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
+#include "lesson_parts.hpp"
 #include "lessons.hpp"
 #include "model/export.hpp"
 #include "model/trace_json.hpp"
@@ -66,12 +67,15 @@ constexpr float svg_cell = 30.0f, svg_label_w = 70.0f, svg_head_h = 44.0f, svg_l
 
 // One map at (0, y): its title, column and row labels, cells with their values
 // (masked cells hatched, NaN and ±∞ in the map's colours and named), the legend.
-// Returns the height used.
+// Returns the height used. `fixed`: the colour range the page draws the map with
+// (else a signed map's own, symmetric, and 0 … 1 for weights).
 float svg_map(std::string& out, const stage_matrix& sm, const std::string& title, const std::vector<std::string>& rows,
-              const std::vector<std::string>& cols, float y) {
+              const std::vector<std::string>& cols, float y, const heatmap_range* fixed = nullptr) {
     const matrix& m = *sm.m;
     const colormap map = sm.signed_values ? colormap::diverging : colormap::sequential;
-    const heatmap_range range = sm.signed_values ? heatmap_range_compute(m, sm.masked_from, map) : heatmap_range{0.0f, 1.0f};
+    const heatmap_range range = fixed              ? *fixed
+                                : sm.signed_values ? heatmap_range_compute(m, sm.masked_from, map)
+                                                   : heatmap_range{0.0f, 1.0f};
     char buf[256];
     std::snprintf(buf, sizeof buf, "<g transform=\"translate(10 %.1f)\">\n<text x=\"0\" y=\"16\" class=\"title\">", y);
     out += buf + xml_text(title) + "</text>\n";
@@ -131,7 +135,17 @@ export_file share_export_svg(const app& a) {
     const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
     std::string body;
     float y = 8.0f, width = 320.0f;
-    for (int h = 0; h < heads; ++h) {
+    // In L11 and L12, the lesson's maps (as the page draws them) instead of the stage's.
+    const std::vector<lesson_map> lesson = circuit_lesson_maps(a);
+    if (!lesson.empty())
+        f.name = std::string("attn-") + lessons()[std::size_t(a.view.lesson.index)].id + ".svg";
+    for (const lesson_map& lm : lesson) {
+        const stage_matrix sm{lm.title.c_str(), lm.m, lm.map == colormap::diverging};
+        const heatmap_range range{lm.lo, lm.hi};
+        y += svg_map(body, sm, lm.title, *lm.rows, *lm.cols, y, &range) + 16.0f;
+        width = std::max(width, svg_label_w + float(lm.m->cols) * svg_cell + 240.0f);
+    }
+    for (int h = 0; h < heads && lesson.empty(); ++h) {
         for (const stage_matrix& sm : stage_matrices(a.view.current, a.model.tr, a.view.layer, h)) {
             if (!sm.m || long(sm.m->rows) * long(sm.m->cols) > share_svg_cell_limit)
                 continue;
