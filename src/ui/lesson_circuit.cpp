@@ -315,7 +315,7 @@ void copying_claim(const circuit_study& s, std::vector<claim_line>& lines) {
                 claim(claim_style::plain,
                       tr("4. Its OV circuit copies: for %.0f%% of the tokens it attends to, the logit it raises "
                          "most is that token's own (copying score %.2f; 1 is a pure copier).",
-                         "4. 它的 OV 回路在复制：对它关注的 %.0f%% 的词元，它抬高最多的 logit 就是该词元自己（复制得分 "
+                         "4. 它的 OV 回路在复制：对它关注的 %.0f%% 的词元，它抬高得最多的输出分数就是该词元自己的（复制得分 "
                          "%.2f；1 表示纯复制）。"),
                       double(h.ov_top1) * 100.0, double(h.copying)));
 }

@@ -295,6 +295,14 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   await page.waitForFunction(() => window.attn.ui().numbers.cell_recovery !== undefined, null, { timeout: 30000, polling: 100 });
   n = await numbers();
   assert.ok(n.cell_recovery > 0.3, `the previous-token head patched back: recovery ${n.cell_recovery}`);
+  // In 中文 every sentence is Chinese.
+  await key(page, 'l');
+  await page.waitForFunction(() => window.attn.textView().lang === 'zh', null, { timeout: 30000 });
+  const zh = (await page.evaluate(() => window.attn.textView())).lesson.lines;
+  assert.ok(zh.length >= 4, zh.join(' | '));
+  for (const s of zh) assert.doesNotMatch(s, /[A-Za-z]{3,}/, `English in a Chinese sentence: ${s}`);
+  await key(page, 'l');
+  await page.waitForFunction(() => window.attn.textView().lang === 'en', null, { timeout: 30000 });
   // Scrubbed to a snapshot before the drop, the same card claims none of it.
   await page.evaluate(() => window.attn.openLink('v=1&view.lesson=11&trained=100'));
   n = await circuitRead(() => { const n = window.attn.ui().numbers; return n.step === 100 && n.claims_done === 1 && n.snapshots_done === n.snapshots; });
@@ -323,5 +331,11 @@ test('L12 learning in context: late positions get cheap at the drop and early on
   assert.equal(n.phases_shown, 1, `unigram from ${n.unigram_from}, bigram from ${n.bigram_from}`);
   assert.ok(n.unigram_from > 0 && n.bigram_from > n.unigram_from);
   assert.ok((await ui(page)).widgets.l12_kl_curves);
+  await key(page, 'l');
+  await page.waitForFunction(() => window.attn.textView().lang === 'zh', null, { timeout: 30000 });
+  for (const s of (await page.evaluate(() => window.attn.textView())).lesson.lines)
+    assert.doesNotMatch(s, /[A-Za-z]{3,}/, `English in a Chinese sentence: ${s}`);
+  await key(page, 'l');
+  await page.waitForFunction(() => window.attn.textView().lang === 'en', null, { timeout: 30000 });
   assert.deepEqual(problems, []);
 });
