@@ -106,16 +106,17 @@ void layout_patch(const circuit_study& s, circuit_maps& m) {
     const circuit_patching& p = s.patching;
     if (!s.patch_problem.empty() || p.T == 0)
         return;
-    m.patch = matrix(p.L * p.h, s.n + 1);
+    // Positions down (the text reads down the rows), heads across: it fits the panel's width.
+    m.patch = matrix(s.n + 1, p.L * p.h);
     for (int l = 0; l < p.L; ++l)
         for (int hh = 0; hh < p.h; ++hh) {
             m.heads.push_back(head_name(l, hh));
             for (int t = 0; t <= s.n; ++t)
-                m.patch(l * p.h + hh, t) = p.heads[circuit_patch_head_index(p, l, hh, t == s.n ? p.T : t)];
+                m.patch(t, l * p.h + hh) = p.heads[circuit_patch_head_index(p, l, hh, t == s.n ? p.T : t)];
         }
     for (int t = 0; t < s.n; ++t)
-        m.patch_cols.push_back(std::to_string(t) + " " + task_symbol(p.clean_tokens[std::size_t(t)]));
-    m.patch_cols.push_back(tr("all", "全部"));
+        m.patch_rows.push_back(std::to_string(t) + " " + task_symbol(p.clean_tokens[std::size_t(t)]));
+    m.patch_rows.push_back(tr("all", "全部"));
 }
 
 void layout_timeline(const circuit_study& s, circuit_maps& m) {
@@ -296,8 +297,8 @@ void patching_claims(const circuit_study& s, std::vector<claim_line>& lines) {
                               tr("3. Layer 0 acts through layer 1's keys: patching its heads' writes into the keys alone "
                                  "brings the answer back (recovery %.2f over %d held-out rows); into the queries %.2f, the "
                                  "values %.2f.",
-                                 "3. 第 0 层通过第 1 层的键起作用：只把它的各头的写入补进键，答案就回来了（%d "
-                                 "个留出行上恢复 %.2f）；补进查询 %.2f，补进值 %.2f。"),
+                                 "3. 第 0 层通过第 1 层的键起作用：只把它的各头的写入补进键，答案就回来了（恢复 %.2f，共 %d "
+                                 "个留出行）；补进查询 %.2f，补进值 %.2f。"),
                               double(c.k_all), c.rows, double(c.q_all), double(c.v_all)));
     else
         lines.push_back(claim(claim_style::plain,
@@ -469,6 +470,12 @@ void paths_view(const app& a, frame_out& out, const circuit_study& s) {
     }
     bars(out, "l11_paths", labels, values, true, ImGui::GetColorU32(theme_highlight()));
     mark_widget(out, "l11_paths");
+    text_disabled(out, "%s",
+                  tr("Each bar is one path to this logit with the row's attention patterns held fixed: a head's own bar reads "
+                     "the tokens through its values, \"A → B\" reads A's write through B's values. Where a head looks is not "
+                     "a path here: patching, below, tests that.",
+                     "每一条是通向这个 logit 的一条路径，这一行的注意力模式保持不变：单个头的那条通过它的值读取词元，"
+                     "“A → B” 通过 B 的值读取 A 的写入。头看向哪里不是这里的路径：下面的修补检验的是它。"));
     number(out, "path_row", t);
     number(out, "path_token", v);
 }
@@ -524,17 +531,18 @@ void patch_view(const app& a, frame_out& out, const circuit_study& s, const circ
              "logit 差（干净答案 − 被破坏的答案）：干净 %s，被破坏 %s"),
           fmt(p.ld_clean).c_str(), fmt(p.ld_corrupt).c_str());
     heatmap_options opt = small_map(a, s, -1, 1, colormap::diverging, 5);
-    opt.row_labels = &m.heads;
-    opt.col_labels = &m.patch_cols;
-    opt.axes = tr("↓ head whose output is patched   → position (all: every one)", "↓ 被修补输出的头   → 位置（全部：所有位置）");
+    opt.row_labels = &m.patch_rows;
+    opt.col_labels = &m.heads;
+    opt.axes = tr("↓ position patched (all: every one)   → head whose output is patched",
+                  "↓ 被修补的位置（全部：所有位置）   → 被修补输出的头");
     if (s.cell.valid()) {
-        opt.highlight_row = s.cell.layer * p.h + s.cell.head;
-        opt.highlight_col = s.cell.pos >= p.T ? s.n : s.cell.pos;
+        opt.highlight_row = s.cell.pos >= p.T ? s.n : s.cell.pos;
+        opt.highlight_col = s.cell.layer * p.h + s.cell.head;
     }
     const heatmap_result r = heatmap_draw(*a.heatmaps, "l11_patch_map", m.patch, opt);
     report_map(out, "l11_patch_map", r, opt.axes);
     if (r.clicked_row >= 0 && r.clicked_col >= 0)
-        lesson_wants(a, out).cell = {r.clicked_row / p.h, r.clicked_row % p.h, r.clicked_col == s.n ? p.T : r.clicked_col};
+        lesson_wants(a, out).cell = {r.clicked_col / p.h, r.clicked_col % p.h, r.clicked_row == s.n ? p.T : r.clicked_row};
     cell_result(a, out, s);
     for (const circuit_path_recovery& pr : p.paths)
         if (pr.layer_a == 0 && pr.head_a == s.claims.previous.head && pr.layer_b == s.claims.induction.layer &&
@@ -603,19 +611,20 @@ const context_claims& context_of(const app& a, const circuit_study& s) {
 void bump_claims(const context_claims& k, std::vector<claim_line>& lines) {
     if (k.bump_shown)
         lines.push_back(claim(claim_style::plain,
-                              tr("1. After the drop (step %d) the late positions are cheap: their loss fell from %.2f (step "
-                                 "%d) to %.2f. The early ones did not: %.2f → %.2f. A row's late tokens are mostly its repeat; "
-                                 "its early ones are random.",
-                                 "1. 下降（第 %d 步）之后，靠后的位置变便宜了：损失从 %.2f（第 %d 步）降到 %.2f。靠前的位置没有："
-                                 "%.2f → %.2f。一行靠后的词元大多是重复段；靠前的是随机的。"),
-                              k.drop_step, double(k.late_before), k.before_step, double(k.late_now), double(k.early_before),
-                              double(k.early_now)));
+                              tr("1. After the drop (step %d) the repeat is cheap: its held-out loss fell from %.2f (step %d) to "
+                                 "%.2f. The same transitions at their first occurrence did not get cheaper (%.2f → %.2f): "
+                                 "there the next symbol is random, and only the repeat can be read from the context.",
+                                 "1. 下降（第 %d 步）之后，重复段变便宜了：它的留出集损失从 %.2f（第 %d 步）降到 %.2f。"
+                                 "同样的转移在第一次出现时并没有变便宜（%.2f → %.2f）：那里的下一个符号是随机的，"
+                                 "只有重复段能从上下文里读出来。"),
+                              k.drop_step, double(k.repeat_before), k.before_step, double(k.repeat_now), double(k.first_before),
+                              double(k.first_now)));
     else
         lines.push_back(claim(claim_style::plain,
-                              tr("1. At step %d the late positions cost %.2f and the early ones %.2f: no difference the "
-                                 "context explains yet.",
-                                 "1. 到第 %d 步，靠后的位置损失 %.2f，靠前的 %.2f：还看不出上下文带来的差别。"),
-                              k.step, double(k.late_now), double(k.early_now)));
+                              tr("1. At step %d the repeat costs %.2f and its first occurrence %.2f: the context does not "
+                                 "make the repeat cheap yet.",
+                                 "1. 到第 %d 步，重复段的损失是 %.2f，第一次出现处是 %.2f：上下文还没有让重复段变便宜。"),
+                              k.step, double(k.repeat_now), double(k.first_now)));
     if (k.icl_shown)
         lines.push_back(claim(claim_style::plain,
                               tr("2. The in-context-learning score (loss at a repeat minus loss at its first occurrence) is "
@@ -650,6 +659,14 @@ void markov_claims(const context_claims& k, std::vector<claim_line>& lines) {
                               : k.nearest.back() == 1 ? tr("unigram", "一元")
                                                       : tr("uniform", "均匀"),
                               double(k.kl_bigram), double(k.kl_unigram), double(k.kl_uniform)));
+    if (k.bump_shown)
+        lines.push_back(claim(claim_style::plain,
+                              tr("2. Late in a row the model predicts better than early: the next token's loss is %.3f over the "
+                                 "last quarter of the positions, %.3f over the first — the longer the context, the better its "
+                                 "counts.",
+                                 "2. 在一行的后部，模型预测得比前部好：后四分之一位置上下一个词元的损失是 %.3f，前四分之一是 "
+                                 "%.3f——上下文越长，计数越准。"),
+                              double(k.late_now), double(k.early_now)));
 }
 
 }  // namespace
@@ -683,7 +700,9 @@ void position_map(const app& a, frame_out& out, const circuit_study& s, const ci
     opt.fixed_range = false;
     opt.show_values = false;
     opt.hover_value = true;
-    opt.cell = ImGui::GetFontSize() * 0.8f;
+    // Every snapshot within the panel's width.
+    opt.cell = std::clamp((visible_width() - ImGui::GetFontSize() * 3.0f) / float(std::max(m.pos_loss.cols, 1)), 3.0f,
+                          ImGui::GetFontSize() * 0.8f);
     opt.row_labels = &m.positions;
     opt.col_labels = &m.snap_steps;
     for (int i = 0; i < s.timeline.S; ++i)
@@ -692,6 +711,13 @@ void position_map(const app& a, frame_out& out, const circuit_study& s, const ci
     opt.axes = tr("↓ position in the row   → training step (kept snapshots; lit: the drop)",
                   "↓ 行中的位置   → 训练步（保存的快照；高亮：下降处）");
     report_map(out, "l12_pos_loss", heatmap_draw(*a.heatmaps, "l12_pos_loss", m.pos_loss, opt), opt.axes);
+    if (k.induction)
+        text_disabled(out, "%s",
+                      tr("A row is random symbols, then a segment, then the segment again, ending at the last position: the "
+                         "late positions are mostly the repeat. The task trains only the repeat, so elsewhere nothing keeps "
+                         "the model's guesses modest, and their loss grows.",
+                         "一行先是随机符号，然后是一段，再把这一段重复一遍，结束在最后一个位置：靠后的位置大多是重复段。"
+                         "任务只训练重复段，所以在别处没有什么让模型的猜测保持谨慎，那里的损失会变大。"));
 }
 
 step_axis context_axis(const app& a, const circuit_study& s, const context_claims& k) {
@@ -701,6 +727,23 @@ step_axis context_axis(const app& a, const circuit_study& s, const context_claim
     ax.phase = k.markov ? k.bigram_from : k.drop_step;
     ax.now = k.step;
     return ax;
+}
+
+void repeat_curves(const app& a, frame_out& out, const circuit_study& s, const context_claims& k) {
+    section_text(out, tr("Held-out loss at the repeat and at its first occurrence", "重复段与它第一次出现处的留出集损失"));
+    step_axis ax = context_axis(a, s, k);
+    ax.lo = 0, ax.hi = 1;
+    for (const std::vector<float>* v : {&s.timeline.loss, &s.timeline.first_loss})
+        for (float x : *v)
+            if (std::isfinite(x))
+                ax.hi = std::max(ax.hi, x);
+    const series two[2] = {{&s.timeline.loss, IM_COL32(230, 120, 40, 255)},
+                           {&s.timeline.first_loss, IM_COL32(150, 150, 150, 255)}};
+    step_plot(out, "l12_repeat_curves", ax, two, 2);
+    text_colored(out, ImVec4(0.90f, 0.47f, 0.16f, 1), "— %s",
+                 tr("the repeat (what the task trains)", "重复段（任务训练的部分）"));
+    ImGui::SameLine();
+    text_colored(out, ImVec4(0.59f, 0.59f, 0.59f, 1), "— %s", tr("its first occurrence", "它第一次出现处"));
 }
 
 void icl_curve(const app& a, frame_out& out, const circuit_study& s, const context_claims& k) {
@@ -762,14 +805,19 @@ void view_context(const app& a, frame_out& out) {
     draw_claims(out, context_lesson_claims(a).claims);
     other_model_button(a, out, k);
     const circuit_maps& m = maps_of(a, s);
+    position_map(a, out, s, m, k);
     if (k.induction) {
-        position_map(a, out, s, m, k);
+        repeat_curves(a, out, s, k);
         icl_curve(a, out, s, k);
     }
     if (k.markov)
         kl_curves(a, out, s, k);
     number(out, "step", k.step);
     number(out, "drop_step", k.drop_step);
+    number(out, "repeat_before", k.repeat_before);
+    number(out, "repeat_now", k.repeat_now);
+    number(out, "first_before", k.first_before);
+    number(out, "first_now", k.first_now);
     number(out, "early_before", k.early_before);
     number(out, "early_now", k.early_now);
     number(out, "late_before", k.late_before);
@@ -833,9 +881,10 @@ void circuit_tables(const circuit_study& s, const circuit_maps& m, std::vector<l
                                       "归纳头的 OV 回路：被关注的词元（行）× logit（列）"),
                                    m.ov, m.symbols, m.symbols));
     if (!m.patch.empty())
-        out.push_back(matrix_table(tr("Patching: recovery with a head's output (row) at a position (column) from the clean text",
-                                      "修补：把一个头（行）在一个位置（列）的输出从干净文本补回后的恢复"),
-                                   m.patch, m.heads, m.patch_cols));
+        out.push_back(
+            matrix_table(tr("Patching: recovery with the output of a head (column) at a position (row) from the clean text",
+                            "修补：把一个头（列）在一个位置（行）的输出从干净文本补回后的恢复"),
+                         m.patch, m.patch_rows, m.heads));
 }
 
 void context_tables(const circuit_study& s, const circuit_maps& m, std::vector<lesson_table>& out) {
@@ -843,6 +892,10 @@ void context_tables(const circuit_study& s, const circuit_maps& m, std::vector<l
         out.push_back(matrix_table(tr("Held-out loss of the next token: position (row) × step (column)",
                                       "下一个词元的留出集损失：位置（行）× 训练步（列）"),
                                    m.pos_loss, m.positions, m.snap_steps));
+    if (s.timeline.icl_problem.empty())
+        out.push_back(curve_table(
+            tr("Held-out loss at the repeat and at its first occurrence", "重复段与它第一次出现处的留出集损失"), s.timeline.steps,
+            {tr("repeat", "重复段"), tr("first occurrence", "第一次出现")}, {&s.timeline.loss, &s.timeline.first_loss}));
     if (s.timeline.icl_problem.empty())
         out.push_back(curve_table(tr("The in-context-learning score at each kept snapshot", "每个快照上的上下文学习得分"),
                                   s.timeline.steps, {"ICL"}, {&s.timeline.icl}));
@@ -901,7 +954,7 @@ std::vector<lesson_map> circuit_lesson_maps(const app& a) {
     own(tr("The induction head's OV circuit: token attended to × logit", "归纳头的 OV 回路：被关注的词元 × logit"), m.ov,
         m.symbols, m.symbols, colormap::diverging);
     if (!m.patch.empty())
-        out.push_back({tr("Patching: recovery by head × position", "修补：按头 × 位置的恢复"), &m.patch, &m.heads, &m.patch_cols,
+        out.push_back({tr("Patching: recovery by position × head", "修补：按位置 × 头的恢复"), &m.patch, &m.patch_rows, &m.heads,
                        colormap::diverging, -1, 1});
     return out;
 }

@@ -61,7 +61,7 @@ struct circuit_maps {
     matrix k_map, ov;  // (V, V) the pair's K-composition full circuit, the induction head's OV circuit
     matrix patch;      // (L·h, n + 1) recovery of each head's output at each position, and at all
     matrix pos_loss;   // L12: (T − 1, S) the next token's held-out loss by position and snapshot
-    std::vector<std::string> l0, l1, symbols, heads, patch_cols, positions, snap_steps, base_rows, base_cols;
+    std::vector<std::string> l0, l1, symbols, heads, patch_rows, positions, snap_steps, base_rows, base_cols;
     float comp_hi = 1;  // the shared colour scale's top
 };
 

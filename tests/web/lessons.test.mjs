@@ -289,9 +289,9 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   assert.ok(tv.lesson.lines.some((l) => /K-composition/.test(l) && /through layer 1's keys|keys alone/.test(tv.lesson.lines.join(' '))), tv.lesson.lines.join('\n'));
   assert.ok(tv.lesson.tables.some((t) => /OV circuit/.test(t.caption)) && tv.lesson.tables.some((t) => /Patching/.test(t.caption)));
   // One click: the previous-token head's output at every position, patched back from the clean text.
-  const rows = 8, cols = u.maps.find((m) => m.name === 'l11_patch_map').cells / rows;
+  const cols = 8, rows = u.maps.find((m) => m.name === 'l11_patch_map').cells / cols;  // positions and "all" × heads
   await reveal(page, 'l11_patch_map');
-  await click(page, 'l11_patch_map', (cols - 0.5) / cols, (n.previous_head + 0.5) / rows);
+  await click(page, 'l11_patch_map', (n.previous_head + 0.5) / cols, (rows - 0.5) / rows);
   await page.waitForFunction(() => window.attn.ui().numbers.cell_recovery !== undefined, null, { timeout: 30000, polling: 100 });
   n = await numbers();
   assert.ok(n.cell_recovery > 0.3, `the previous-token head patched back: recovery ${n.cell_recovery}`);
@@ -318,18 +318,19 @@ test('L12 learning in context: late positions get cheap at the drop and early on
   const timelineRead = () => { const n = window.attn.ui().numbers; return n.snapshots > 0 && n.snapshots_done === n.snapshots; };
   let n = await circuitRead(timelineRead);
   assert.ok(n.drop_step > 0, `the drop at ${n.drop_step}`);
-  assert.ok(n.late_before - n.late_now >= 1, `late positions ${n.late_before} → ${n.late_now}`);
-  assert.ok(Math.abs(n.early_now - n.early_before) < 0.5, `early positions ${n.early_before} → ${n.early_now}`);
+  assert.ok(n.repeat_before - n.repeat_now >= 1, `the repeat ${n.repeat_before} → ${n.repeat_now}`);
+  assert.ok(n.first_before - n.first_now < 0.5, `its first occurrence ${n.first_before} → ${n.first_now}`);
   assert.equal(n.bump_shown, 1);
   assert.equal(n.icl_shown, 1);
   const u = await ui(page);
   assert.ok(u.maps.some((m) => m.name === 'l12_pos_loss' && m.cells > 0));
-  assert.ok(u.widgets.l12_icl_curve);
+  assert.ok(u.widgets.l12_icl_curve && u.widgets.l12_repeat_curves);
   await click(page, 'l12_other_model');
   assert.match(await experiment(page), /train=markov/);
   n = await circuitRead(() => { const n = window.attn.ui().numbers; return n.snapshots > 0 && n.snapshots_done === n.snapshots && n.phases_shown !== undefined && n.step === 400; });
   assert.equal(n.phases_shown, 1, `unigram from ${n.unigram_from}, bigram from ${n.bigram_from}`);
   assert.ok(n.unigram_from > 0 && n.bigram_from > n.unigram_from);
+  assert.equal(n.bump_shown, 1, `late positions ${n.late_now}, early ${n.early_now}`);
   assert.ok((await ui(page)).widgets.l12_kl_curves);
   await key(page, 'l');
   await page.waitForFunction(() => window.attn.textView().lang === 'zh', null, { timeout: 30000 });

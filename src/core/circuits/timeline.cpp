@@ -56,6 +56,7 @@ void layout(const train_run& run, circuit_timeline& out) {
     out.pos_loss_all.assign(S * T, nan_f);
     out.sum_all.assign(T, 0.0);
     out.icl.assign(S, nan_f);
+    out.first_loss.assign(S, nan_f);
     out.sum.assign(T, 0.0);
     out.count.assign(T, 0);
     out.sum_icl.assign(2, 0.0);
@@ -154,8 +155,10 @@ void held_out(train_run& run, circuit_timeline& out, int i) {
         n += c;
     }
     out.loss[sz(i)] = n ? float(total / n) : nan_f;
-    if (out.icl_problem.empty() && n)
+    if (out.icl_problem.empty() && n) {
         out.icl[sz(i)] = float((out.sum_icl[0] - out.sum_icl[1]) / n);
+        out.first_loss[sz(i)] = float(out.sum_icl[1] / n);
+    }
     if (out.markov_problem.empty() && n) {
         out.kl_uniform[sz(i)] = float(out.sum_kl[0] / n);
         out.kl_unigram[sz(i)] = float(out.sum_kl[1] / n);

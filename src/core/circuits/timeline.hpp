@@ -37,8 +37,9 @@ struct circuit_timeline {
     // not (the induction task's prefix and first occurrence too: what the model
     // cannot know there it cannot learn); NaN at the last position (no next token).
     std::vector<float> pos_loss_all;
-    std::vector<float> icl;   // (S) the in-context-learning score; NaN with icl_problem
-    std::string icl_problem;  // why there is no ICL score (another task), else empty
+    std::vector<float> icl;         // (S) the in-context-learning score; NaN with icl_problem
+    std::vector<float> first_loss;  // (S) the loss at the same transitions' first occurrences (ICL's other term)
+    std::string icl_problem;        // why there is no ICL score (another task), else empty
     // train=markov: the mean over the counted positions of KL(predictor ‖ model), the
     // predictors the row's own prefix counts with the run's α (markov_counts: task.hpp);
     // NaN with markov_problem for another task.

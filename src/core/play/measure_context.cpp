@@ -54,10 +54,6 @@ context_claims measure_context(const circuit_timeline& tl, int step) {
         return c;
     c.induction = tl.icl_problem.empty();
     c.markov = tl.markov_problem.empty();
-    if (c.markov)
-        markov_phases(tl, now, c);
-    if (!c.induction)
-        return c;
     c.drop_step = drop >= 0 ? tl.steps[std::size_t(drop)] : -1;
     const int before = drop > 0 ? drop - 1 : now;
     c.before_step = tl.steps[std::size_t(before)];
@@ -67,8 +63,16 @@ context_claims measure_context(const circuit_timeline& tl, int step) {
     c.early_now = mean_loss(tl, now, 0, c.early_end);
     c.late_before = mean_loss(tl, before, c.late_begin, tl.T - 1);
     c.late_now = mean_loss(tl, now, c.late_begin, tl.T - 1);
-    c.bump_shown = drop >= 0 && c.late_before - c.late_now >= context_late_fall &&
-                   std::abs(c.early_now - c.early_before) < context_early_change;
+    if (c.markov) {
+        markov_phases(tl, now, c);
+        c.bump_shown = c.early_now - c.late_now >= context_markov_gap;
+    }
+    if (!c.induction)
+        return c;
+    c.repeat_before = tl.loss[std::size_t(before)], c.repeat_now = tl.loss[std::size_t(now)];
+    c.first_before = tl.first_loss[std::size_t(before)], c.first_now = tl.first_loss[std::size_t(now)];
+    c.bump_shown =
+        drop >= 0 && c.repeat_before - c.repeat_now >= context_late_fall && c.first_before - c.first_now < context_early_change;
     c.icl_now = tl.icl[std::size_t(now)];
     c.icl_shown = c.icl_before < claim_icl_before && c.icl_now < claim_icl_after;
     return c;

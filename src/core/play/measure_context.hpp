@@ -2,11 +2,12 @@
 // (circuits/timeline.hpp) at the model's step, measured here so the card only
 // draws it, each claim shown only when the snapshots up to the step support it.
 //
-//   the bump     the next-token loss at the row's early positions (its first
-//                quarter) and late ones (its last quarter), every row's, at the
+//   the bump     induction: the held-out loss at the repeat (the counted
+//                positions) and at the same transitions' first occurrences, at the
 //                last snapshot before the drop and at the step: after the drop the
-//                late positions — mostly a repeat — are cheap and the early ones,
-//                random symbols, are not;
+//                repeat is cheap and the first occurrence, random symbols the task
+//                does not train, is not. Every task: the next-token loss at the rows'
+//                early positions (their first quarter) and late ones (their last);
 //   the ICL score before the drop and at the step (timeline.hpp's definition);
 //   markov       the predictor (uniform, unigram, bigram of the row's own prefix)
 //                the model is nearest at each snapshot, by KL(predictor ‖ model),
@@ -20,14 +21,17 @@
 
 namespace attn {
 
-inline constexpr float context_late_fall = 1.0f;     // "late positions get cheaper": by at least this many nats
-inline constexpr float context_early_change = 0.5f;  // "early ones do not": they move by less than this
+inline constexpr float context_late_fall = 1.0f;     // "the repeat gets cheaper": by at least this many nats
+inline constexpr float context_early_change = 0.5f;  // "the first occurrence does not": it falls by less than this
+inline constexpr float context_markov_gap = 0.05f;   // markov: late positions cheaper than early ones by this
 
 struct context_claims {
     int step = 0;
     bool induction = false, markov = false;  // which claims apply (the timeline's task)
     int drop_step = -1;                      // the first snapshot whose loss is below half the first's; −1: none yet
     int before_step = -1;                    // the last snapshot before it (the step's own when there is no drop)
+    float repeat_before = std::numeric_limits<float>::quiet_NaN(), repeat_now = std::numeric_limits<float>::quiet_NaN();
+    float first_before = std::numeric_limits<float>::quiet_NaN(), first_now = std::numeric_limits<float>::quiet_NaN();
     float early_before = std::numeric_limits<float>::quiet_NaN(), early_now = std::numeric_limits<float>::quiet_NaN();
     float late_before = std::numeric_limits<float>::quiet_NaN(), late_now = std::numeric_limits<float>::quiet_NaN();
     int early_end = 0, late_begin = 0;  // early: positions [0, early_end); late: [late_begin, T − 1)
