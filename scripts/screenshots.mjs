@@ -48,13 +48,26 @@ async function stages(page, prefix, only) {
 }
 
 async function lessons(page, prefix, only) {
-  for (let l = 1; l <= 10; l++) {
+  for (let l = 1; l <= 12; l++) {
     if (only && !only.includes(l)) continue;
     await reveal(page, 'lesson' + l);
     await click(page, 'lesson' + l);
-    if (l >= 9) {  // the training lessons, trained to the end, seen from the lesson's top
+    if (l >= 9 && l <= 10) {  // the training lessons, trained to the end, seen from the lesson's top
       await train(page, l === 9 ? 1500 : 300);
       await reveal(page, 'lesson' + l);
+    }
+    if (l >= 11) {  // L9's model (kept or trained), its circuit read
+      await page.waitForFunction(() => {
+        const u = window.attn.ui(), n = u.numbers;
+        return u.train && u.train.done && n.snapshots > 0 && n.snapshots_done === n.snapshots && n.claims_done !== 0;
+      }, null, { timeout: 1200000, polling: 250 });
+      await reveal(page, 'lesson' + l);
+    }
+    if (l === 11 && !prefix) {
+      await shot(page, 'lesson11');
+      await reveal(page, 'l11_patch_map');
+      await shot(page, 'lesson11-patch');
+      continue;
     }
     await shot(page, prefix + 'lesson' + l);
     if (l === 9 && !prefix) {
@@ -67,7 +80,7 @@ async function lessons(page, prefix, only) {
 try {
   for (const [prefix, size, onlyStages, onlyLessons] of [
     ['', { width: 1440, height: 900 }, null, null],
-    ['phone-', { width: 844, height: 390 }, ['embeddings', 'weights'], [1, 4, 7, 9]],
+    ['phone-', { width: 844, height: 390 }, ['embeddings', 'weights'], [1, 4, 7, 9, 11]],
   ]) {
     const { page, context } = await openPage(browser, server.url, size);
     try {
