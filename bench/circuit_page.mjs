@@ -1,0 +1,72 @@
+// L11 in the page (headless Chromium): how fast its views follow the model.
+// A benchmark, not a test: it prints numbers and fails nothing.
+//
+//   node bench/circuit_page.mjs [--size 1280x720] [--out FILE]   (after the web build: build/web/site)
+//
+// With L9's model trained in the page: (1) opening L11 from L9 — the time from
+// the click to the first frame L11's card draws its first claim, and the longest
+// frame interval on the way; (2) scrubbing — the kept snapshots shown one after
+// another as fast as the page follows (the next step asked for as soon as the
+// card shows the last one's K-composition), as frames per second: each move is a
+// change of the experiment (trained=N), so every L11 view is redrawn for it.
+import fs from 'node:fs';
+import { startServer, launchBrowser, openPage } from '../tests/web/harness.mjs';
+import { click, reveal, ui } from '../tests/web/person.mjs';
+
+const outArg = process.argv.indexOf('--out');
+const out = outArg > 0 ? process.argv[outArg + 1] : null;
+const sizeArg = process.argv.indexOf('--size');
+const [width, height] = (sizeArg > 0 ? process.argv[sizeArg + 1] : '1280x720').split('x').map(Number);
+
+const server = await startServer();
+const browser = await launchBrowser();
+try {
+  const { page } = await openPage(browser, `${server.url}#v=1&view.lesson=9&trained=1500`, { width, height });
+  await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done && t.step === 1500; }, null,
+    { timeout: 1200000, polling: 250 });
+  // Frame times in the page, from requestAnimationFrame.
+  await page.evaluate(() => {
+    window.benchFrames = [];
+    const tick = (t) => { window.benchFrames.push(t); requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  });
+  await reveal(page, 'lesson11');
+  const t0 = await page.evaluate(() => performance.now());
+  await click(page, 'lesson11');
+  await page.waitForFunction(() => window.attn.ui().numbers.k_comp !== undefined, null, { timeout: 600000, polling: 'raf' });
+  const t1 = await page.evaluate(() => performance.now());
+  await page.waitForFunction(() => { const n = window.attn.ui().numbers; return n.claims_done === 1 && n.snapshots_done === n.snapshots; },
+    null, { timeout: 600000, polling: 250 });
+  const t2 = await page.evaluate(() => performance.now());
+  const worst = await page.evaluate((a) => {
+    const f = window.benchFrames.filter((t) => t >= a);
+    let w = 0;
+    for (let i = 1; i < f.length; i++) w = Math.max(w, f[i] - f[i - 1]);
+    return w;
+  }, t0);
+  // Scrubbing: every kept snapshot from the last back to the first.
+  const kept = (await ui(page)).train.kept.map((k) => k.step).reverse();
+  const e = (await page.evaluate(() => window.attn.experiment())).replace(/&trained=\d+/, '');
+  const s0 = await page.evaluate(() => performance.now());
+  const f0 = await page.evaluate(() => window.benchFrames.length);
+  for (const step of kept) {
+    await page.evaluate((x) => window.attn.setExperiment(x), e + '&trained=' + step);
+    await page.waitForFunction((s) => { const n = window.attn.ui().numbers; return n.step === s && n.k_comp !== undefined; }, step,
+      { timeout: 60000, polling: 'raf' });
+  }
+  const s1 = await page.evaluate(() => performance.now());
+  const f1 = await page.evaluate(() => window.benchFrames.length);
+  const row = {
+    workload: 'L11 in the page (Chromium)', viewport: `${width}×${height}`,
+    open_first_claim_ms: Math.round(t1 - t0), open_all_read_ms: Math.round(t2 - t0), open_longest_frame_ms: Math.round(worst),
+    scrub_snapshots: kept.length, scrub_per_second: +(kept.length / ((s1 - s0) / 1000)).toFixed(1),
+    scrub_fps: +((f1 - f0) / ((s1 - s0) / 1000)).toFixed(1),
+  };
+  console.log(`L11 in Chromium at ${row.viewport}: first claim ${row.open_first_claim_ms} ms after the click, everything read in ` +
+    `${row.open_all_read_ms} ms (longest frame ${row.open_longest_frame_ms} ms); scrubbing ${row.scrub_snapshots} snapshots: ` +
+    `${row.scrub_per_second} snapshots/s at ${row.scrub_fps} frames/s`);
+  if (out) fs.writeFileSync(out, JSON.stringify([row], null, 2) + '\n');
+} finally {
+  await browser.close();
+  server.stop();
+}
