@@ -457,6 +457,18 @@ trace forward_with(const experiment& e, const std::vector<std::string>& tokens, 
 }
 
 matrix forward_patched_output(const experiment& e, const trace& t, const head_patch& p) {
+    return forward_layers(e, t.params, p.layer + 1, e.layers, forward_patched_layer(e, t, p));
+}
+
+matrix forward_layers(const experiment& e, const model_weights& params, int first, int last, matrix x) {
+    const stepper st{e.prec};
+    const trace_options lean = trace_options::lean();
+    for (int l = first; l < last; ++l)
+        x = run_layer(e, l, params.layers[std::size_t(l)], x, st, lean).output;
+    return x;
+}
+
+matrix forward_patched_layer(const experiment& e, const trace& t, const head_patch& p) {
     const stepper st{e.prec};
     const int dk = experiment_d_k(e), n = int(t.tokens.size());
     const layer_trace& at = t.layers[std::size_t(p.layer)];
@@ -482,9 +494,6 @@ matrix forward_patched_output(const experiment& e, const trace& t, const head_pa
         x = at.output;
         std::copy(lt.output.data.begin(), lt.output.data.end(), x.row(p.position));
     }
-    const trace_options lean = trace_options::lean();
-    for (int l = p.layer + 1; l < e.layers; ++l)
-        x = run_layer(e, l, t.params.layers[std::size_t(l)], x, st, lean).output;
     return x;
 }
 

@@ -211,4 +211,10 @@ trace forward_with(const experiment& e, const std::vector<std::string>& tokens, 
 // of how the kernels group rows; p must name a head of e, with p.rows (n, d_k).
 matrix forward_patched_output(const experiment& e, const trace& t, const head_patch& p);
 
+// Its two parts, for a caller that spreads the work over time: the output of
+// the patched layer p.layer alone, and then layers [first, last) of e over
+// params from their input x (n, d), nothing kept but their output.
+matrix forward_patched_layer(const experiment& e, const trace& t, const head_patch& p);
+matrix forward_layers(const experiment& e, const model_weights& params, int first, int last, matrix x);
+
 }  // namespace attn

@@ -87,19 +87,31 @@ void set_cell(compare_patch_result& r, int head, int col, float value) {
         r.per_position[std::size_t(head) * std::size_t(r.n) + std::size_t(col - 1)] = value;
 }
 
-// Piece `head` (l·h + i): B with head i of layer l patched from A everywhere;
-// in the last layer each row depends on that row's patch alone, so the
-// per-position numbers follow from the rows of the same pass.
-void patch_head(compare_patch_result& r, const trace& a, const experiment& eb, const trace& b, int head) {
+// Piece `head` (l·h + i), a layer at a time: B with head i of layer l patched
+// from A everywhere; true once its pass reached the output. In the last layer
+// each row depends on that row's patch alone, so the per-position numbers
+// follow from the rows of the same pass.
+bool patch_head_layer(compare_patch_result& r, const trace& a, const experiment& eb, const trace& b, int head) {
     const int l = head / r.h, i = head % r.h;
-    head_patch p;
-    p.layer = l;
-    p.head = i;
-    p.rows = &a.layers[std::size_t(l)].heads[std::size_t(i)].out;
-    const matrix y = forward_patched_output(eb, b, p);
+    if (r.next_layer < 0) {
+        head_patch p;
+        p.layer = l;
+        p.head = i;
+        p.rows = &a.layers[std::size_t(l)].heads[std::size_t(i)].out;
+        r.partial = forward_patched_layer(eb, b, p);
+        r.next_layer = l + 1;
+    } else {
+        r.partial = forward_layers(eb, b.params, r.next_layer, r.next_layer + 1, std::move(r.partial));
+        ++r.next_layer;
+    }
+    if (r.next_layer < r.L)
+        return false;
+    const matrix y = std::move(r.partial);
+    r.partial = matrix{};
+    r.next_layer = -1;
     set_cell(r, head, 0, explained_fraction(matrix_frobenius_diff(y, a.output), r.distance));
     if (l != r.L - 1)
-        return;
+        return true;
     const double whole = r.distance * r.distance;
     for (int q = 0; q < r.n; ++q) {
         double s = whole - row_distance_squared(b.output, a.output, q) + row_distance_squared(y, a.output, q);
@@ -107,6 +119,7 @@ void patch_head(compare_patch_result& r, const trace& a, const experiment& eb, c
             s = 0;
         set_cell(r, head, 1 + q, explained_fraction(std::sqrt(s), r.distance));
     }
+    return true;
 }
 
 // Piece of a layer before the last: head `head` patched at position q alone.
@@ -190,12 +203,12 @@ bool compare_patch_step(compare_patch_result& r, const trace& a, const experimen
     const int heads = r.L * r.h;
     while (!r.complete()) {
         if (r.done < heads) {
-            patch_head(r, a, eb, b, r.done);
+            r.done += patch_head_layer(r, a, eb, b, r.done) ? 1 : 0;
         } else {
             const int piece = r.done - heads;  // over the heads of layers position_from … L − 2, then positions
             patch_position(r, a, eb, b, r.position_from * r.h + piece / r.n, piece % r.n);
+            ++r.done;
         }
-        ++r.done;
         if (std::chrono::duration<double>(clock::now() - start).count() >= seconds)
             break;
     }

@@ -36,10 +36,11 @@ namespace attn {
 
 // Per-position patches of the layers before the last cost a forward pass of
 // the layers after them each (h·n of them per layer). Their rows are computed
-// only while the total stays under this many multiply-adds (about a second
-// natively); the last layer's rows are always computed (its rows are
-// independent: one patched pass per head gives them all).
-constexpr double compare_patch_position_budget = 4e9;
+// only while the total stays under this many multiply-adds (measured: about
+// half a second natively, two layers of 8 heads, d_model 64 over 128 tokens);
+// the last layer's rows are always computed (its rows are independent: one
+// patched pass per head gives them all).
+constexpr double compare_patch_position_budget = 1e10;
 
 // The first layer whose per-position rows e over n tokens computes (the budget above).
 int compare_patch_position_from(const experiment& e, int n);
@@ -61,6 +62,10 @@ struct compare_patch_result {
     matrix map, pending;
     int done = 0, total = 0;  // pieces of work: a head's patched pass, or one position's of a layer before the last
     bool complete() const { return done >= total; }
+    // The head's pass in progress, a layer a step (a large model's pass takes
+    // most of a second a layer): the output of layer `next_layer` − 1 so far.
+    matrix partial;
+    int next_layer = -1;  // −1: none in progress
 };
 
 // The English sentence for a problem ("" for none).
@@ -71,7 +76,8 @@ std::string compare_patch_problem_text(compare_patch_result::problem_kind what, 
 // nothing to compute). Then compare_patch_step, with the same traces, until
 // complete(). compare_patch does both at once.
 compare_patch_result compare_patch_begin(const experiment& ea, const trace& a, const experiment& eb, const trace& b);
-// Works on r for about `seconds` (at least one piece); true when complete.
+// Works on r for about `seconds` (at least a layer of one head's pass, or one
+// position's piece); true when complete.
 bool compare_patch_step(compare_patch_result& r, const trace& a, const experiment& eb, const trace& b, double seconds);
 compare_patch_result compare_patch(const experiment& ea, const trace& a, const experiment& eb, const trace& b);
 
