@@ -128,6 +128,20 @@ std::string train_json(const attn::ui::app& a, bool heads) {
     return j + "}";
 }
 
+// "Patch from A" while the compare shows it: {done, total, problem (English, ""
+// when none), explained: [per head, layer by layer; null for NaN]}; null when
+// not shown. Read from the memo as it is: the frames fill it in.
+std::string compare_patch_json(const attn::ui::app& a) {
+    if (!a.model.pin || !a.view.compare_shown || !a.view.compare_patch_shown || !a.memo.compare_patch.valid)
+        return "null";
+    const attn::compare_patch_result& r = a.memo.compare_patch.value;
+    std::string j = "{\"done\":" + std::to_string(r.done) + ",\"total\":" + std::to_string(r.total) +
+                    ",\"problem\":" + attn::json_string(r.problem) + ",\"explained\":[";
+    for (std::size_t k = 0; k < r.explained.size(); ++k)
+        j += std::string(k ? "," : "") + json_number(r.explained[k]);
+    return j + "]}";
+}
+
 // `clipped`: how many text items their window cut this frame, and the first
 // few of them (`clippedItems`, in CSS pixels) to say which.
 // The output stage's prediction after the selected token (circuits_predict, the
@@ -349,7 +363,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     const attn::trainer& pt = a.model.pin_train;
     std::snprintf(buf, sizeof buf, "{\"step\":%d,\"target\":%d,\"done\":%s}", attn::trainer_step(pt), pt.target,
                   attn::trainer_done(pt) ? "true" : "false");
-    g_buffer += std::string(",\"aTrain\":") + (pt.run ? buf : "null") + "}";
+    g_buffer += std::string(",\"aTrain\":") + (pt.run ? buf : "null") + ",\"patch\":" + compare_patch_json(a) + "}";
     if (g_touch) {  // the touch gesture under way: 0 idle, 1 pressed, 2 dragging, 3 scrolling, 4 coasting, 5 pinching
         std::snprintf(buf, sizeof buf, ",\"touch\":{\"mode\":%d,\"speed\":[%.1f,%.1f]}", int(g_touch->gestures.now),
                       double(g_touch->gestures.vx / s), double(g_touch->gestures.vy / s));

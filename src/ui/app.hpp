@@ -17,6 +17,7 @@
 
 #include "lessons.hpp"
 #include "model/forward.hpp"
+#include "play/compare_patch.hpp"
 #include "play/link.hpp"
 #include "play/session.hpp"
 #include "play/training.hpp"
@@ -93,7 +94,8 @@ struct view_state {
     view_theme theme_choice = view_theme::automatic;  // the View menu's theme (remembered); theme.hpp
     // Each map scales its colours by itself, instead of one scale per stage (stage_shared_range).
     bool per_map_scale = false;
-    bool compare_shown = false;  // while pinned: the stage shows A | B | B − A
+    bool compare_shown = false;        // while pinned: the stage shows A | B | B − A
+    bool compare_patch_shown = false;  // with the compare: the "patch from A" map (compare_patch_view.cpp)
 };
 
 // What the frame drew, for tests, help and the page: the lists are rebuilt every
@@ -116,6 +118,7 @@ struct app_memos {
     version_cache<intervention_effect> effect;                 // app_effect (panels.hpp)
     version_cache<std::optional<heatmap_range>> shared_range;  // app_shared_range (panels.hpp)
     version_cache<compare_result> compare;                     // app_compare (panels.hpp)
+    version_cache<compare_patch_result> compare_patch;         // app_compare_patch (panels.hpp), filled in a piece a frame
     version_cache<int> widest_value;                           // stage_widest_value_chars (pipeline.cpp)
     lesson_memos lesson;                                       // what the lessons' views measure (lessons.hpp)
 };

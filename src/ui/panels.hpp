@@ -69,6 +69,22 @@ const compare_result& app_compare(const app& a);
 // ‖B − A‖/‖A‖ 3.4%", or why A and B cannot be compared.
 std::string compare_summary_text(const compare_result& c);
 
+// compare_patch_view.cpp: "patch from A" (play/compare_patch.hpp) beside the
+// compare: which of B's heads carry B's change from A. app_compare_patch is the
+// memo by the versions of B and A, worked on a slice of each call (each frame
+// that shows it) until complete; compare_patch_switch is its checkbox (on the
+// compare's bar), compare_patch_view the map and its words under it, and
+// compare_patch_table the map as the text view's table (false when not shown).
+const compare_patch_result& app_compare_patch(const app& a);
+void compare_patch_switch(const app& a, frame_out& out);
+void compare_patch_view(const app& a, frame_out& out);
+struct text_table {
+    std::string caption;
+    std::vector<std::string> rows, cols;
+    std::vector<std::vector<std::string>> cells;
+};
+bool compare_patch_table(const app& a, text_table& t);
+
 // Where a map's numbers come from (heatmap.hpp: heatmap_source), for its data
 // key: the session's trace at its version (the pinned A's at A's), a memo's
 // current value, the trainer's probe maps at its weights. A trace that is none

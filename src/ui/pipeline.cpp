@@ -282,6 +282,10 @@ void pin_bar(const app& a, frame_out& out) {
     if (ImGui::Checkbox(tr("Compare A | B | B − A", "对比 A | B | B − A"), &shown))
         view_edit(a, out).compare_shown = shown;
     mark_widget(out, "compare");
+    if (a.view.compare_shown) {
+        ImGui::SameLine();
+        compare_patch_switch(a, out);
+    }
     text_plain(out, compare_summary_text(app_compare(a)).c_str());
     mark_widget(out, "compare_summary");
     pin_training(a, out);
@@ -456,6 +460,7 @@ void panel_pipeline(const app& a, frame_out& out) {
     pin_bar(a, out);
     ImGui::Separator();
     if (a.model.pin && a.view.compare_shown) {
+        compare_patch_view(a, out);
         compare_maps(a, out);
         return;
     }

@@ -67,6 +67,7 @@ void put_table(std::string& out, const app& a, const stage_matrix& sm, const std
 }
 
 void put_prediction_tables(std::string& out, const app& a);
+void put_compare_patch_table(std::string& out, const app& a, bool first);
 
 void put_tables(std::string& out, const app& a) {
     out += "\"tables\":[";
@@ -92,6 +93,7 @@ void put_tables(std::string& out, const app& a) {
         out += ',';
         put_prediction_tables(out, a);
     }
+    put_compare_patch_table(out, a, first);
     out += ']';
 }
 
@@ -132,6 +134,16 @@ std::string number_text(double v, const char* format) {
     char buf[40];
     std::snprintf(buf, sizeof buf, format, v);
     return buf;
+}
+
+// "Patch from A" as a table, after the stage's while the compare shows it.
+void put_compare_patch_table(std::string& out, const app& a, bool first) {
+    text_table t;
+    if (!compare_patch_table(a, t))
+        return;
+    if (!first)
+        out += ',';
+    put_plain_table(out, t.caption, t.rows, t.cols, t.cells);
 }
 
 // The output stage's prediction after the selected token and the logit lens, as

@@ -378,6 +378,7 @@ TEST_CASE("in 中文 every stage, lesson and panel shows no English but notation
     }
     REQUIRE(ui::app_change(a, change::pin(a.model.exp)));  // the compare view, A | B | B − A
     a.view.compare_shown = true;
+    a.view.compare_patch_shown = true;  // and "patch from A" under it
     a.view.current = stage::weights;
     look("compare");
     for (int lesson = 0; lesson < int(ui::lessons().size()); ++lesson) {
@@ -517,6 +518,47 @@ TEST_CASE("compare: Pin as A, then Compare draws A | B | B − A of every map of
     frame(a);
     CHECK(ui::compare_summary_text(ui::app_compare(a)).find("tokens, B has 3") != std::string::npos);
     CHECK_FALSE(find_widget(a, "cmp_a0"));
+}
+
+TEST_CASE("patch from A: the switch beside the compare, the map of every head at all positions and each, its table") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    REQUIRE(ui::app_change(a, change::pin(a.model.exp)));
+    frame(a);
+    CHECK_FALSE(find_widget(a, "compare_patch"));  // only with the compare shown
+    experiment b = a.model.exp;
+    b.ablate = {{0, 1}};
+    REQUIRE(ui::app_set_experiment(a, b));
+    a.view.compare_shown = true;
+    frame(a);
+    REQUIRE(find_widget(a, "compare_patch"));
+    CHECK_FALSE(find_widget(a, "compare_patch_map"));
+    CHECK_FALSE(a.memo.compare_patch.valid);  // nothing computed until it is asked for
+    ui::text_table t;
+    CHECK_FALSE(ui::compare_patch_table(a, t));
+    a.view.compare_patch_shown = true;
+    frame(a);
+    REQUIRE(find_widget(a, "compare_patch_map"));
+    const compare_patch_result& r = ui::app_compare_patch(a);
+    REQUIRE(r.complete());
+    CHECK(r.explained[1] == doctest::Approx(1.0));
+    const auto map = std::find_if(a.reports.maps.begin(), a.reports.maps.end(),
+                                  [](const ui::map_report& m) { return m.name == "compare_patch_map"; });
+    REQUIRE(map != a.reports.maps.end());
+    CHECK(map->cells == 2 * (1 + 5));
+    CHECK(!map->axes.empty());
+    REQUIRE(ui::compare_patch_table(a, t));
+    CHECK(t.rows == std::vector<std::string>{"L0H0", "L0H1"});
+    CHECK(t.cols.front() == "all");
+    CHECK(t.cols.size() == 6);
+    CHECK(t.cells[1][0] == "1.00");
+    // Another shape: the reason in words, no map.
+    REQUIRE(ui::app_set_experiment(a, *experiment_parse("v=1&text=a%20b%20c").value));
+    frame(a);
+    CHECK_FALSE(find_widget(a, "compare_patch_map"));
+    REQUIRE(find_widget(a, "compare_patch_problem"));
+    CHECK(ui::app_compare_patch(a).problem == "A has 5 tokens, B has 3: patching needs the same shape");
 }
 
 TEST_CASE("compare while A's model is not at its step: the summary says A is still training, with no figures") {

@@ -96,6 +96,55 @@ test('A and B of different shapes: no numbers, a reason in words', async () => {
   }
 });
 
+// Patch from A: pin, zero head 1, tick the compare and "patch from A": the map
+// says head 1 carries all of B's change from A and head 0 none, in ui() (the
+// map drawn, compare.patch's numbers) and in the text view's table; a B of
+// another shape gets a sentence instead.
+test('patch from A: the zeroed head explains B\'s whole change, in the map and the text view', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
+  try {
+    await gotoStage(page, STAGE.weights);
+    await click(page, 'pin');
+    await until(page, (x) => x.compare.pinned, 'the pin');
+    await click(page, 'zero_head1');
+    await until(page, (x) => x.link.includes('ablate=0.1'), 'head 1 zeroed');
+    await click(page, 'compare');
+    let u = await until(page, (x) => x.compare.shown && x.widgets.compare_patch, 'the compare view and its patch switch');
+    assert.equal(u.compare.patch, null, 'nothing computed before it is asked for');
+    await click(page, 'compare_patch');
+    u = await until(page, (x) => x.compare.patch && x.compare.patch.total > 0 && x.compare.patch.done === x.compare.patch.total &&
+      x.maps.some((m) => m.name === 'compare_patch_map'), 'the patch map');
+    const { explained, problem } = u.compare.patch;
+    assert.equal(problem, '');
+    assert.equal(explained.length, 2, 'one number per head');
+    assert.ok(Math.abs(explained[1] - 1) < 1e-5, `head 1 explains all of it: ${explained[1]}`);
+    assert.ok(Math.abs(explained[0]) < 1e-5, `head 0 explains nothing: ${explained[0]}`);
+    const n = (await trace(page)).tokens.length;
+    const map = u.maps.find((m) => m.name === 'compare_patch_map');
+    assert.equal(map.cells, 2 * (1 + n), 'every head, at all positions and at each');
+    assert.ok(map.labelled === map.cells || map.labelled === 0, 'its numbers drawn all or none');
+    assert.ok(u.widgets.compare_patch_map, 'the map has its rectangle');
+
+    const doc = await page.evaluate(() => window.attn.textView());
+    const table = doc.tables.find((t) => t.caption.startsWith('Patch from A'));
+    assert.ok(table, 'the text view lists the map');
+    assert.deepEqual(table.rows, ['L0H0', 'L0H1']);
+    assert.equal(table.cols[0], 'all');
+    assert.equal(table.cols.length, 1 + n);
+    assert.ok(Math.abs(Number(table.cells[1][0]) - 1) < 0.01, `head 1, all positions: ${table.cells[1][0]}`);
+    assert.ok(Math.abs(Number(table.cells[0][0])) < 0.01, `head 0, all positions: ${table.cells[0][0]}`);
+
+    // B of another length: a sentence, no map.
+    assert.equal(await page.evaluate(() => window.attn.setExperiment('v=1&text=a%20b%20c')), '');
+    u = await until(page, (x) => x.compare.patch && x.compare.patch.problem !== '', 'the reason');
+    assert.equal(u.compare.patch.problem, `A has ${n} tokens, B has 3: patching needs the same shape`);
+    assert.ok(!u.maps.some((m) => m.name === 'compare_patch_map'), 'no map');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 // A pinned recipe trains after B, beside it: its progress is on screen and in
 // ui().compare.aTrain, Pause A stops it where it is (A's trained= in the link),
 // Train A goes on. A of another shape than B is not trained at all.

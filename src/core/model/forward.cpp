@@ -212,6 +212,15 @@ void row_statistics(head_trace& ht) {
     }
 }
 
+// Rows of `out` (n, d_k; row r of it is row r0 + r of the pass) replaced by the
+// patch's rows: all of them, or the patch's position alone; stored.
+void patch_rows(matrix& out, const head_patch& p, int r0, const stepper& st) {
+    for (int r = 0; r < out.rows; ++r)
+        if (p.position < 0 || p.position == r0 + r)
+            std::copy(p.rows->row(r0 + r), p.rows->row(r0 + r) + out.cols, out.row(r));
+    st.store(out);
+}
+
 // Head hi of the layer: its slices of Q, K, V, scores, weights, output; the
 // output goes into its columns of lt.concat.
 head_trace run_head(const experiment& e, int layer, int hi, layer_trace& lt, const stepper& st, const trace_options& opt) {
@@ -230,6 +239,8 @@ head_trace run_head(const experiment& e, int layer, int hi, layer_trace& lt, con
     for (const auto& a : e.ablate)
         ht.ablated |= a.layer == layer && a.head == hi;
     ht.out = ht.ablated ? matrix(n, dk) : st.matmul(ht.weights, ht.v);
+    if (opt.patch.active() && opt.patch.layer == layer && opt.patch.head == hi)
+        patch_rows(ht.out, opt.patch, 0, st);
     if (opt.keep_head_matrices && !opt.keep_head_matrices(layer, hi))
         for (matrix* m : {&ht.scores, &ht.scaled, &ht.masked, &ht.weights})
             *m = matrix{};  // moved in: the memory goes (a copy of an empty matrix would keep it)
@@ -443,6 +454,47 @@ trace forward_with(const experiment& e, const std::vector<std::string>& tokens, 
 
     count_trace_specials(e, t);
     return t;
+}
+
+matrix forward_patched_output(const experiment& e, const trace& t, const head_patch& p) {
+    return forward_layers(e, t.params, p.layer + 1, e.layers, forward_patched_layer(e, t, p));
+}
+
+matrix forward_layers(const experiment& e, const model_weights& params, int first, int last, matrix x) {
+    const stepper st{e.prec};
+    const trace_options lean = trace_options::lean();
+    for (int l = first; l < last; ++l)
+        x = run_layer(e, l, params.layers[std::size_t(l)], x, st, lean).output;
+    return x;
+}
+
+matrix forward_patched_layer(const experiment& e, const trace& t, const head_patch& p) {
+    const stepper st{e.prec};
+    const int dk = experiment_d_k(e), n = int(t.tokens.size());
+    const layer_trace& at = t.layers[std::size_t(p.layer)];
+    const layer_weights& w = t.params.layers[std::size_t(p.layer)];
+    // The rows the patch reaches: all, or its position alone. Every step after
+    // the heads (W_O, the residual, RMSNorm, the FFN) works row by row.
+    const int r0 = p.position < 0 ? 0 : p.position, rows = p.position < 0 ? n : 1;
+    layer_trace lt;
+    lt.concat = matrix(rows, e.d_model);
+    matrix input(rows, e.d_model);
+    std::copy(at.concat.row(r0), at.concat.row(r0) + std::size_t(rows) * std::size_t(e.d_model), lt.concat.data.begin());
+    std::copy(at.input.row(r0), at.input.row(r0) + std::size_t(rows) * std::size_t(e.d_model), input.data.begin());
+    matrix out = take_columns(lt.concat, p.head * dk, dk);
+    patch_rows(out, p, r0, st);
+    for (int r = 0; r < rows; ++r)
+        std::copy(out.row(r), out.row(r) + dk, lt.concat.row(r) + p.head * dk);
+    lt.attn_out = e.use_wo ? st.matmul(lt.concat, w.w_o) : lt.concat;
+    run_block_tail(e, w, input, st, lt);
+    matrix x;
+    if (p.position < 0) {
+        x = std::move(lt.output);
+    } else {  // the layer's output as t has it, but for the patched row
+        x = at.output;
+        std::copy(lt.output.data.begin(), lt.output.data.end(), x.row(p.position));
+    }
+    return x;
 }
 
 trace forward(const experiment& e, const trace_options& opt) {

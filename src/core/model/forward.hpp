@@ -121,6 +121,19 @@ struct trace {
     int inf_count = 0;    // ±inf, likewise
 };
 
+// Activation patching: one head's output (head_trace::out, (n, d_k): weights·V
+// before W_O) replaced by other rows — another experiment's same head, say —
+// at every position or at one, and everything after it computed from there.
+// The rows are rounded to the experiment's precision as they are stored. A
+// patched head that is ablated takes the rows too: the patch is what it outputs.
+struct head_patch {
+    int layer = -1;                // < 0: no patch
+    int head = 0;                  // query head
+    int position = -1;             // < 0: every row; else that row alone (the others are the head's own)
+    const matrix* rows = nullptr;  // (n, d_k), at least; not owned, read while the pass runs
+    bool active() const { return layer >= 0 && rows; }
+};
+
 // What a trace keeps. The (n, n) matrices of each head (scores, scaled, masked,
 // weights: 16 MB per head at 1024 tokens) are most of a trace; a head whose
 // matrices are not kept computes them, takes its row sums, entropies and out,
@@ -128,8 +141,13 @@ struct trace {
 struct trace_options {
     // (layer, head) → keep that head's (n, n) matrices. Empty: keep all.
     std::function<bool(int layer, int head)> keep_head_matrices;
+    // A head whose output is replaced (above). None (the default): the pass is
+    // the plain one, bit for bit.
+    head_patch patch;
     static trace_options lean() {
-        return {[](int, int) { return false; }};
+        trace_options o;
+        o.keep_head_matrices = [](int, int) { return false; };
+        return o;
     }
 };
 
@@ -183,5 +201,20 @@ trace forward(const experiment& e, const trace_options& opt = {});
 // Runs e with parameters given (e.g. to compare an ablation on the same weights).
 trace forward_with(const experiment& e, const std::vector<std::string>& tokens, const model_weights& params,
                    const trace_options& opt = {});
+
+// The output (n, d) of e's pass with patch p, computed from t, e's own trace
+// (t.tokens, t.params: the weights e was traced with, trained ones included):
+// the layers before p.layer are t's, and of p.layer only the rows the patch
+// reaches are recomputed (its heads' outputs are t's, the patched rows
+// replaced; W_O and the block's tail are row by row). The same numbers as
+// forward_with(e, t.tokens, t.params, {.patch = p}).output, up to the last bit
+// of how the kernels group rows; p must name a head of e, with p.rows (n, d_k).
+matrix forward_patched_output(const experiment& e, const trace& t, const head_patch& p);
+
+// Its two parts, for a caller that spreads the work over time: the output of
+// the patched layer p.layer alone, and then layers [first, last) of e over
+// params from their input x (n, d), nothing kept but their output.
+matrix forward_patched_layer(const experiment& e, const trace& t, const head_patch& p);
+matrix forward_layers(const experiment& e, const model_weights& params, int first, int last, matrix x);
 
 }  // namespace attn

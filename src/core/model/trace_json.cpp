@@ -220,7 +220,9 @@ trace_options trace_json_select::options() const {
         return trace_options::lean();
     if (layers.empty() && heads.empty())
         return {};
-    return {[l = layers, h = heads](int layer, int head) { return listed(l, layer) && listed(h, head); }};
+    trace_options o;
+    o.keep_head_matrices = [l = layers, h = heads](int layer, int head) { return listed(l, layer) && listed(h, head); };
+    return o;
 }
 
 std::optional<std::string> trace_json_parse_stages(std::string_view list, std::vector<std::string>& out) {
