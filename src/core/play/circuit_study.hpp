@@ -45,11 +45,20 @@ namespace attn {
 // How the text's corrupted twin is made: the positions of the first occurrence
 // of its longest repeated segment whose symbols swap, and the segment. found =
 // false with a message when the text has no repeated segment of 4 or more tokens.
+//
+// The segment is the longest that occurs twice without overlapping (the earliest
+// such pair of occurrences), and the swap its 1st and 3rd symbols, or when those
+// are equal, or the symbols after them are (no answer would change), the next
+// pair j, j + 2 with j + 3 < len; a segment with no such pair gives way to the
+// next. The repeats of the swapped symbols, at repeat + (k − first) and
+// repeat + (m − first), are the metric positions: the repeat of the symbol at k
+// now matches m and its corrupted answer is the symbol after m, and the other way
+// round (circuits_corrupt_row's swap on a held-out row).
 struct circuit_text_corruption {
     bool found = false;
     std::string problem;                   // why there is none, else empty
     int first = -1, repeat = -1, len = 0;  // the segment at `first` and again at `repeat`
-    int k = -1, m = -1;                    // the swapped positions (first, first + 2)
+    int k = -1, m = -1;  // the swapped positions (first + j, first + j + 2; j = 0 unless that pair cannot change an answer)
 };
 circuit_text_corruption circuit_corrupt_text(const std::vector<int>& text);
 
@@ -94,6 +103,24 @@ struct circuit_study {
     // L11's claims, as measure_circuit_claims gives them (bit for bit), filled a row at a time.
     circuit_claims claims;
     int claim_rows_done = 0;  // held-out rows tried for patching, of claim_patch_rows
+
+    // Kept between updates: every snapshot of the run (run_key) measured so far, by
+    // snapshot index, each with its step; a snapshot's row is the same bits whatever
+    // step the run is shown at, so a scrub back and forth measures none of them again.
+    struct snapshot_row {
+        int step = -1;                // −1: not measured
+        std::vector<float> q, k, v;   // (P)
+        std::vector<float> pos_loss;  // (T)
+        float loss = 0, icl = 0, kl_uniform = 0, kl_unigram = 0, kl_bigram = 0;
+    };
+    std::vector<snapshot_row> cache;
+    int snapshots_computed = 0;  // snapshots measured since the study was made (the tests count the cache's use)
+    // Seconds the last update's at-once part took (weights, composition, heads, the
+    // text's reading and patching) and the last snapshot and claim row pieces.
+    double seconds_at_once = 0, seconds_snapshot = 0, seconds_claim_row = 0;
+    // The text's clean and corrupted rows (T each), laid out once per shape.
+    std::vector<int> clean_tokens, clean_targets, corrupt_tokens, corrupt_targets;
+    std::vector<unsigned char> clean_counted, corrupt_counted;
 
     bool timeline_done() const { return snapshots_done >= timeline.S; }
     bool claims_done() const { return claim_rows_done >= claim_patch_rows && timeline_done(); }
