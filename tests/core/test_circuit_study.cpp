@@ -131,8 +131,8 @@ TEST_CASE("circuit study: in slices the timeline and the claims are the one-shot
         circuit_study_update(t, text, sliced, 1e-9);  // a piece per call
         REQUIRE(++calls < 1000);
     }
-    CHECK(calls == sliced.timeline.S + claim_patch_rows);
-    CHECK_FALSE(circuit_study_update(t, text, sliced, 0));  // nothing changed: nothing to do
+    CHECK(calls == 1 + sliced.timeline.S + claim_patch_rows);  // the text's patching, each snapshot, each row
+    CHECK_FALSE(circuit_study_update(t, text, sliced, 0));     // nothing changed: nothing to do
     for (const circuit_study* s : {&whole, &sliced}) {
         CHECK(s->step == t.run->step);
         CHECK(s->run_key == trainer_store_key(t.key));
@@ -211,10 +211,14 @@ TEST_CASE("circuit study: the text's rows, its metric positions, and a cell's pa
             CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
         }
     }
-    // A new text patches the cell again on it; a cell the model does not have is refused.
+    // A new text patches the cell again on it, in the piece after the text is read;
+    // a cell the model does not have is refused.
     std::vector<int> other = text;
     other[0] = 1;
-    circuit_study_update(t, other, s, 0);
+    circuit_study_update(t, other, s, 1e-9);
+    CHECK(s.patched);  // the one piece of the call
+    CHECK(s.read.tokens[0] == 1);
+    CHECK(s.patching.clean_tokens[0] == 1);
     CHECK(s.cell == circuit_cell{1, 1, T});
     CHECK(same_bits(s.cell_recovery, s.patching.heads[circuit_patch_head_index(s.patching, 1, 1, T)]));
     CHECK_FALSE(circuit_study_patch_cell(t, s, circuit_cell{2, 0, 0}));

@@ -184,12 +184,16 @@ bool patch_cell(const train_run& run, circuit_study& s, circuit_cell cell) {
     return true;
 }
 
-// The study's cell patched again on a new patching of its text, or cleared.
+// The study's cell patched again on a new patching of its text; while that
+// patching waits the cell is kept without its numbers, and one the new text's
+// patching cannot take is cleared.
 void patch_cell_again(const train_run& run, circuit_study& s) {
     const circuit_cell cell = s.cell;
-    s.cell = circuit_cell{};
     s.cell_recovery = nan_f;
     s.cell_probs.clear();
+    if (!s.patched)
+        return;
+    s.cell = circuit_cell{};
     if (cell.valid() && s.patch_problem.empty() && s.corruption.found)
         patch_cell(run, s, cell);
 }
@@ -244,31 +248,37 @@ void corrupt_row(const circuit_text_corruption& c, circuit_study& s) {
     s.corrupt_counted[sz(rk)] = s.corrupt_counted[sz(rm)] = 1;
 }
 
-// The text read and patched against its corruption, at the run's step.
+// The text read at the run's step, and its corruption found: its patching waits
+// for the next piece (text_patch_piece).
 void study_text(train_run& run, const std::vector<int>& text, circuit_study& s) {
     s.text = text;
     s.read_problem = text_problem(run, text);
     s.n = 0;
     s.corruption = circuit_text_corruption{};
-    s.patch_problem.clear();
-    if (!s.read_problem.empty()) {
-        s.patch_problem = s.read_problem;
-        patch_cell_again(run, s);
-        return;
+    s.patch_problem = s.read_problem;
+    s.patched = !s.read_problem.empty();  // nothing to patch: done
+    if (s.read_problem.empty()) {
+        s.n = int(text.size());
+        clean_row(run, text, s);
+        circuits_read_tokens(run, s.clean_tokens.data(), s.clean_targets.data(), s.clean_counted.data(), s.read);
+        s.corruption = circuit_corrupt_text(text);
+        if (s.corruption.found)
+            corrupt_row(s.corruption, s);
+        else {
+            s.patch_problem = s.corruption.problem;
+            s.patched = true;
+        }
     }
-    s.n = int(text.size());
-    clean_row(run, text, s);
-    circuits_read_tokens(run, s.clean_tokens.data(), s.clean_targets.data(), s.clean_counted.data(), s.read);
-    s.corruption = circuit_corrupt_text(text);
-    if (!s.corruption.found)
-        s.patch_problem = s.corruption.problem;
-    else {
-        corrupt_row(s.corruption, s);
-        if (circuits_patching(run, s.clean_tokens, s.clean_targets, s.clean_counted, s.corrupt_tokens, s.corrupt_targets,
-                              s.corrupt_counted, s.patching, &s.patch_problem))
-            s.patching.corruption = "swap symbols " + std::to_string(s.corruption.k + 1) + " and " +
-                                    std::to_string(s.corruption.m + 1) + " of the text";
-    }
+    patch_cell_again(run, s);
+}
+
+// The text patched against its corruption, and the cell patched again on it.
+void text_patch_piece(train_run& run, circuit_study& s) {
+    if (circuits_patching(run, s.clean_tokens, s.clean_targets, s.clean_counted, s.corrupt_tokens, s.corrupt_targets,
+                          s.corrupt_counted, s.patching, &s.patch_problem))
+        s.patching.corruption =
+            "swap symbols " + std::to_string(s.corruption.k + 1) + " and " + std::to_string(s.corruption.m + 1) + " of the text";
+    s.patched = true;
     patch_cell_again(run, s);
 }
 
@@ -286,9 +296,16 @@ void study_step(train_run& run, circuit_study& s) {
     s.claim_rows_done = s.claims.applies ? 0 : claim_patch_rows;
 }
 
-// One piece of what remains: the next snapshot, else the next claim row (the
-// timeline's claims first, once every snapshot is in). False when nothing remains.
+// One piece of what remains: the text's patching, else the next snapshot, else the
+// next claim row (the timeline's claims first, once every snapshot is in). False
+// when nothing remains.
 bool study_piece(train_run& run, circuit_study& s) {
+    if (!s.patched) {
+        const auto start = clock_type::now();
+        text_patch_piece(run, s);
+        s.seconds_patch = since(start);
+        return true;
+    }
     if (!s.timeline_done()) {
         timeline_piece(run, s);
         return true;
@@ -349,8 +366,8 @@ bool circuit_study_patch_cell(trainer& t, circuit_study& study, circuit_cell cel
     study.cell_probs.clear();
     if (!cell.valid())
         return true;
-    if (!t.run || study.step != t.run->step || study.weights_version != t.weights_version || !study.patch_problem.empty() ||
-        !study.corruption.found)
+    if (!t.run || study.step != t.run->step || study.weights_version != t.weights_version || !study.patched ||
+        !study.patch_problem.empty() || !study.corruption.found)
         return false;
     return patch_cell(*t.run, study, cell);
 }

@@ -14,14 +14,16 @@
 //                  OV circuits and the K-composition maps (circuits/weights.hpp), the
 //                  composition scores with their random baseline;
 //   the text       the page's text (task symbols, n ≤ T) read by the training forward,
-//                  padded to T with symbol 0 and only positions < n counted: with the
-//                  causal mask positions < n see only the text, so every number there is
-//                  the text's own. Its predictions, direct logit attribution and path
-//                  expansion (circuits_read_tokens), and activation patching against its
-//                  corruption: in the longest segment that occurs twice (at least 4
-//                  tokens), the first occurrence's 1st and 3rd symbols swap places
-//                  (circuit_text_corruption); the repeats of those two are the metric
-//                  positions, each with the answer its earlier match now points to.
+//                  padded to T with symbol 0, each position's target the next symbol,
+//                  counted at positions < n − 1: with the causal mask positions < n see
+//                  only the text, so every number there is the text's own. Its
+//                  predictions, direct logit attribution and path expansion
+//                  (circuits_read_tokens) at once; activation patching against its
+//                  corruption the first piece after (`patched`): in the longest segment
+//                  that occurs twice (at least 4 tokens), the first occurrence's 1st and
+//                  3rd symbols swap places (circuit_text_corruption); the repeats of
+//                  those two are the metric positions, each with the answer its earlier
+//                  match now points to.
 //   the claims     L11's (measure_circuit.hpp's circuit_claims) on the cached timeline
 //                  and claim_patch_rows held-out rows, one row per piece.
 //   one cell       a head's output at one position (or every position) patched from the
@@ -92,10 +94,14 @@ struct circuit_study {
     int n = 0;
     std::string read_problem;  // why there is no reading (not an induction model, a symbol outside the task)
     circuit_text_corruption corruption;
-    circuit_patching patching;  // valid when patch_problem is empty and corruption.found
+    // The patching is the first piece after a new step or text (too long for the
+    // frame that changed them in wasm: docs/circuits.md, "What L11 and L12 read"):
+    // valid when `patched`, patch_problem is empty and corruption.found.
+    circuit_patching patching;
     std::string patch_problem;
+    bool patched = false;  // the text's patching (or its problem) is of this step and text
 
-    // The clicked cell and what it does (valid when cell.valid() and patch_problem is empty).
+    // The clicked cell and what it does (valid when cell.valid(), patched and patch_problem is empty).
     circuit_cell cell;
     float cell_recovery = 0;
     std::vector<float> cell_probs;  // (metric positions, V) the patched run's probabilities there
@@ -115,9 +121,9 @@ struct circuit_study {
     };
     std::vector<snapshot_row> cache;
     int snapshots_computed = 0;  // snapshots measured since the study was made (the tests count the cache's use)
-    // Seconds the last update's at-once part took (weights, composition, heads, the
-    // text's reading and patching) and the last snapshot and claim row pieces.
-    double seconds_at_once = 0, seconds_snapshot = 0, seconds_claim_row = 0;
+    // Seconds the last update's at-once part took (the heads, composition, weights'
+    // circuits, the text's reading) and the last piece of each kind.
+    double seconds_at_once = 0, seconds_patch = 0, seconds_snapshot = 0, seconds_claim_row = 0;
     // The text's clean and corrupted rows (T each), laid out once per shape.
     std::vector<int> clean_tokens, clean_targets, corrupt_tokens, corrupt_targets;
     std::vector<unsigned char> clean_counted, corrupt_counted;
@@ -127,9 +133,11 @@ struct circuit_study {
 };
 
 // Brings the study to `t`'s run at its step and to `text` for about `seconds`
-// (the weights-only and text parts at once, the timeline a snapshot and the
-// claims a patched row per piece). Nothing without a finished two-layer run
-// (trainer_done); cheap when nothing changed. True when anything a view draws
+// (the weights-only parts and the text's reading at once; then the text's
+// patching, the timeline a snapshot and the claims a patched row per piece, at
+// least one piece per call; seconds ≤ 0: everything). Nothing without a finished
+// run (trainer_done); on a model the text is not read on (not a causal two-layer
+// attn_res induction model) read_problem says why. Cheap when nothing changed. True when anything a view draws
 // changed. The run's weights are left as they were (a step in progress is
 // abandoned, as by the timeline).
 bool circuit_study_update(trainer& t, const std::vector<int>& text, circuit_study& study, double seconds);

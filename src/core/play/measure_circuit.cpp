@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace attn {
 
@@ -40,7 +41,10 @@ void circuit_claims_begin(const train_run& run, circuit_claims& out) {
     out.k_comp_shown = out.rise_shown = out.keys_shown = out.icl_shown = false;
     out.drop_step = out.rise_step = -1;
     out.rows = 0;
-    // A second measure of another model starts from nothing, not from the last one's means.
+    // A second measure of another model starts from nothing, not from the last one's numbers.
+    out.previous = out.induction = head_ref{};
+    out.k_comp = out.icl_now = std::numeric_limits<float>::quiet_NaN();
+    out.base = out.spread = out.icl_before = 0;
     out.span = out.k_all = out.q_all = out.v_all = out.k_pair = 0;
     out.sum_span = out.sum_k = out.sum_q = out.sum_v = out.sum_pair = 0;
     out.pairs = 0;
