@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "alloc_counter.hpp"
 #include "circuits/timeline.hpp"
 #include "play/circuit_study.hpp"
 #include "play/measure_circuit.hpp"
@@ -168,6 +169,14 @@ TEST_CASE("circuit study: a scrub back and forth measures no snapshot again") {
     CHECK(s.snapshots_computed == computed);
     check_timeline(*t.run, s.timeline);
     check_claims(*t.run, s.claims);
+    // A scrub the study has seen, again: its at-once parts and pieces reuse the
+    // study's memory (a few strings and the corruption's table aside).
+    train_to(t, e, back);
+    alloc_counter_start();
+    circuit_study_update(t, text, s, 0);
+    const std::size_t peak = alloc_counter_stop();
+    MESSAGE("a scrub seen before: peak " << peak << " bytes allocated");
+    CHECK(peak < 4096);  // 1345 bytes measured: the run key, the corruption's table, messages
     // Another run (another seed) starts the cache again.
     experiment other = e;
     other.seed = 7;
