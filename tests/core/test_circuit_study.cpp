@@ -132,8 +132,9 @@ TEST_CASE("circuit study: in slices the timeline and the claims are the one-shot
         circuit_study_update(t, text, sliced, 1e-9);  // a piece per call
         REQUIRE(++calls < 1000);
     }
-    CHECK(calls == 1 + sliced.timeline.S + claim_patch_rows);  // the text's patching, each snapshot, each row
-    CHECK_FALSE(circuit_study_update(t, text, sliced, 0));     // nothing changed: nothing to do
+    // The at-once part, then a piece a call: the text's patching, each snapshot, each row.
+    CHECK(calls == 2 + sliced.timeline.S + claim_patch_rows);
+    CHECK_FALSE(circuit_study_update(t, text, sliced, 0));  // nothing changed: nothing to do
     for (const circuit_study* s : {&whole, &sliced}) {
         CHECK(s->step == t.run->step);
         CHECK(s->run_key == trainer_store_key(t.key));
@@ -224,11 +225,18 @@ TEST_CASE("circuit study: the text's rows, its metric positions, and a cell's pa
     // a cell the model does not have is refused.
     std::vector<int> other = text;
     other[0] = 1;
-    circuit_study_update(t, other, s, 1e-9);
-    CHECK(s.patched);  // the one piece of the call
-    CHECK(s.read.tokens[0] == 1);
-    CHECK(s.patching.clean_tokens[0] == 1);
+    CHECK(circuit_study_update(t, other, s, 1e-9));
+    CHECK(s.read.tokens[0] == 1);  // read at once
+    CHECK_FALSE(s.patched);        // patched in the next call
     CHECK(s.cell == circuit_cell{1, 1, T});
+    CHECK(std::isnan(s.cell_recovery));
+    REQUIRE(circuit_study_patch_cell(t, s, circuit_cell{0, 1, 5}));  // asked meanwhile: kept
+    CHECK(circuit_study_update(t, other, s, 1e-9));
+    CHECK(s.patched);
+    CHECK(s.patching.clean_tokens[0] == 1);
+    CHECK(s.cell == circuit_cell{0, 1, 5});
+    CHECK(same_bits(s.cell_recovery, s.patching.heads[circuit_patch_head_index(s.patching, 0, 1, 5)]));
+    REQUIRE(circuit_study_patch_cell(t, s, circuit_cell{1, 1, T}));
     CHECK(same_bits(s.cell_recovery, s.patching.heads[circuit_patch_head_index(s.patching, 1, 1, T)]));
     CHECK_FALSE(circuit_study_patch_cell(t, s, circuit_cell{2, 0, 0}));
     CHECK_FALSE(s.cell.valid());

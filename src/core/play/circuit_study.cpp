@@ -156,8 +156,13 @@ void timeline_piece(train_run& run, circuit_study& s) {
 // One head's output at the cell's position (T: every position) patched from the
 // clean run into the corrupted one: its recovery and the softmax at each metric
 // position. False, and nothing set, for a head or position the model does not have.
+// Whether the model has the cell's head and position (T: every position).
+bool cell_in_model(const train_run& run, circuit_cell cell) {
+    return cell.layer < run.L && cell.head >= 0 && cell.head < run.h && cell.pos >= 0 && cell.pos <= run.T;
+}
+
 bool patch_cell(const train_run& run, circuit_study& s, circuit_cell cell) {
-    if (cell.layer >= run.L || cell.head < 0 || cell.head >= run.h || cell.pos < 0 || cell.pos > run.T)
+    if (!cell_in_model(run, cell))
         return false;
     circuit_patch p;
     p.kind = circuit_patch::head_out;
@@ -349,8 +354,11 @@ bool circuit_study_update(trainer& t, const std::vector<int>& text, circuit_stud
     }
     if (changed)
         study.seconds_at_once = since(start);
+    // The at-once work is this call's progress when there was some: the pieces
+    // start only if time is left (a scrubbing frame pays the at-once part alone);
+    // otherwise at least one piece, so a slice shorter than any piece still moves on.
     const bool whole = seconds <= 0;
-    for (int pieces = 0; whole || pieces == 0 || since(start) < seconds; ++pieces) {
+    for (int pieces = changed ? 1 : 0; whole || pieces == 0 || since(start) < seconds; ++pieces) {
         if (!study_piece(run, study))
             break;
         changed = true;
@@ -366,10 +374,16 @@ bool circuit_study_patch_cell(trainer& t, circuit_study& study, circuit_cell cel
     study.cell_probs.clear();
     if (!cell.valid())
         return true;
-    if (!t.run || study.step != t.run->step || study.weights_version != t.weights_version || !study.patched ||
-        !study.patch_problem.empty() || !study.corruption.found)
+    if (!t.run || study.step != t.run->step || study.weights_version != t.weights_version || !study.patch_problem.empty() ||
+        !study.corruption.found)
         return false;
-    return patch_cell(*t.run, study, cell);
+    const train_run& run = *t.run;
+    if (study.patched)
+        return patch_cell(run, study, cell);
+    if (!cell_in_model(run, cell))
+        return false;
+    study.cell = cell;  // its numbers come with the text's patching, the next piece
+    return true;
 }
 
 }  // namespace attn

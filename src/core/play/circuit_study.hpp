@@ -134,8 +134,9 @@ struct circuit_study {
 
 // Brings the study to `t`'s run at its step and to `text` for about `seconds`
 // (the weights-only parts and the text's reading at once; then the text's
-// patching, the timeline a snapshot and the claims a patched row per piece, at
-// least one piece per call; seconds ≤ 0: everything). Nothing without a finished
+// patching, the timeline a snapshot and the claims a patched row per piece while
+// time is left: a call that did the at-once part may do no piece, any other does
+// at least one; seconds ≤ 0: everything). Nothing without a finished
 // run (trainer_done); on a model the text is not read on (not a causal two-layer
 // attn_res induction model) read_problem says why. Cheap when nothing changed. True when anything a view draws
 // changed. The run's weights are left as they were (a step in progress is
@@ -143,8 +144,11 @@ struct circuit_study {
 bool circuit_study_update(trainer& t, const std::vector<int>& text, circuit_study& study, double seconds);
 
 // Patches one cell (circuit_cell) of the study's text: its recovery and the
-// patched probabilities at the metric positions. An invalid cell clears it;
-// one the model does not have is refused (false, and cell stays cleared).
+// patched probabilities at the metric positions. An invalid cell clears it. One
+// the model does not have, or asked of a study of another step or of a text with
+// patch_problem, is refused (false, and cell stays cleared). While the text's
+// patching waits (not `patched`) the cell is kept and its numbers (NaN, none
+// until then) come with that piece; a new step or text patches it again.
 bool circuit_study_patch_cell(trainer& t, circuit_study& study, circuit_cell cell);
 
 }  // namespace attn
