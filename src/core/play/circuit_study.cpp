@@ -77,40 +77,70 @@ namespace {
 
 // --- [SECTION] the timeline's cache ------------------------------------------------
 
+// The timeline's entries of one snapshot, each with its width per snapshot: a
+// snapshot's row in the cache is these slices one after another. prev_ind_k is
+// not one: it follows the pair chosen at the step (read from k). A new per-snapshot
+// entry of circuit_timeline goes here too, or scrubbing leaves it NaN.
+enum class width { one, pairs, positions };
+struct snapshot_field {
+    std::vector<float> circuit_timeline::*entry;
+    width per;
+};
+constexpr snapshot_field snapshot_fields[] = {
+    {&circuit_timeline::q, width::pairs},
+    {&circuit_timeline::k, width::pairs},
+    {&circuit_timeline::v, width::pairs},
+    {&circuit_timeline::loss, width::one},
+    {&circuit_timeline::pos_loss, width::positions},
+    {&circuit_timeline::icl, width::one},
+    {&circuit_timeline::kl_uniform, width::one},
+    {&circuit_timeline::kl_unigram, width::one},
+    {&circuit_timeline::kl_bigram, width::one},
+};
+
+std::size_t width_of(const circuit_timeline& tl, width w) {
+    return w == width::one ? 1 : w == width::pairs ? tl.pairs.size() : sz(tl.T);
+}
+
+// The length of a snapshot's row for these shapes.
+std::size_t row_size(const circuit_timeline& tl) {
+    std::size_t n = 0;
+    for (const snapshot_field& f : snapshot_fields)
+        n += width_of(tl, f.per);
+    return n;
+}
+
 // Snapshot i's entries of the timeline into the cache.
 void cache_put(circuit_study& s, int i) {
     const circuit_timeline& tl = s.timeline;
     if (int(s.cache.size()) <= i)
         s.cache.resize(sz(i + 1));
     circuit_study::snapshot_row& r = s.cache[sz(i)];
-    const std::size_t P = tl.pairs.size(), T = sz(tl.T);
-    const auto at = [i](const std::vector<float>& v, std::size_t width) { return v.begin() + std::ptrdiff_t(sz(i) * width); };
-    r.q.assign(at(tl.q, P), at(tl.q, P) + std::ptrdiff_t(P));
-    r.k.assign(at(tl.k, P), at(tl.k, P) + std::ptrdiff_t(P));
-    r.v.assign(at(tl.v, P), at(tl.v, P) + std::ptrdiff_t(P));
-    r.pos_loss.assign(at(tl.pos_loss, T), at(tl.pos_loss, T) + std::ptrdiff_t(T));
-    r.loss = tl.loss[sz(i)], r.icl = tl.icl[sz(i)];
-    r.kl_uniform = tl.kl_uniform[sz(i)], r.kl_unigram = tl.kl_unigram[sz(i)], r.kl_bigram = tl.kl_bigram[sz(i)];
+    r.values.resize(row_size(tl));
+    float* dst = r.values.data();
+    for (const snapshot_field& f : snapshot_fields) {
+        const std::size_t w = width_of(tl, f.per);
+        const float* src = (tl.*f.entry).data() + sz(i) * w;
+        dst = std::copy(src, src + w, dst);
+    }
     r.step = tl.steps[sz(i)];
 }
 
-// Snapshot i's entries from the cache, when it holds them; the chosen pair's
-// K-composition from its pair's entry (the same float circuits_timeline takes).
+// Snapshot i's entries from the cache, when it holds them for this snapshot's
+// step and shapes; the chosen pair's K-composition from its pair's entry (the same
+// float circuits_timeline takes).
 bool cache_get(circuit_study& s, int i, int pair) {
     circuit_timeline& tl = s.timeline;
-    const std::size_t P = tl.pairs.size(), T = sz(tl.T);
-    if (i >= int(s.cache.size()) || s.cache[sz(i)].step != tl.steps[sz(i)] || s.cache[sz(i)].q.size() != P ||
-        s.cache[sz(i)].pos_loss.size() != T)
+    if (i >= int(s.cache.size()) || s.cache[sz(i)].step != tl.steps[sz(i)] || s.cache[sz(i)].values.size() != row_size(tl))
         return false;
-    const circuit_study::snapshot_row& r = s.cache[sz(i)];
-    std::copy(r.q.begin(), r.q.end(), tl.q.begin() + std::ptrdiff_t(sz(i) * P));
-    std::copy(r.k.begin(), r.k.end(), tl.k.begin() + std::ptrdiff_t(sz(i) * P));
-    std::copy(r.v.begin(), r.v.end(), tl.v.begin() + std::ptrdiff_t(sz(i) * P));
-    std::copy(r.pos_loss.begin(), r.pos_loss.end(), tl.pos_loss.begin() + std::ptrdiff_t(sz(i) * T));
-    tl.loss[sz(i)] = r.loss, tl.icl[sz(i)] = r.icl;
-    tl.kl_uniform[sz(i)] = r.kl_uniform, tl.kl_unigram[sz(i)] = r.kl_unigram, tl.kl_bigram[sz(i)] = r.kl_bigram;
+    const float* src = s.cache[sz(i)].values.data();
+    for (const snapshot_field& f : snapshot_fields) {
+        const std::size_t w = width_of(tl, f.per);
+        std::copy(src, src + w, (tl.*f.entry).begin() + std::ptrdiff_t(sz(i) * w));
+        src += w;
+    }
     if (pair >= 0)
-        tl.prev_ind_k[sz(i)] = r.k[sz(pair)];
+        tl.prev_ind_k[sz(i)] = tl.k[sz(i) * tl.pairs.size() + sz(pair)];
     return true;
 }
 

@@ -114,10 +114,8 @@ struct circuit_study {
     // snapshot index, each with its step; a snapshot's row is the same bits whatever
     // step the run is shown at, so a scrub back and forth measures none of them again.
     struct snapshot_row {
-        int step = -1;                // −1: not measured
-        std::vector<float> q, k, v;   // (P)
-        std::vector<float> pos_loss;  // (T)
-        float loss = 0, icl = 0, kl_uniform = 0, kl_unigram = 0, kl_bigram = 0;
+        int step = -1;              // −1: not measured
+        std::vector<float> values;  // the timeline's entries of the snapshot (circuit_study.cpp's snapshot_fields)
     };
     std::vector<snapshot_row> cache;
     int snapshots_computed = 0;  // snapshots measured since the study was made (the tests count the cache's use)
