@@ -78,6 +78,7 @@ struct circuit_study {
     int step = -1;                      // the model's step
     std::uint64_t weights_version = 0;  // the trainer's, when measured
     std::vector<int> text;              // the text's symbols (n ≤ T)
+    std::uint64_t version = 0;          // bumped whenever anything below that a view draws changes
 
     // Over training: timeline.S is the snapshots up to the step; entries of snapshots
     // not yet computed are NaN. previous / induction: the pair chosen at the step
