@@ -134,7 +134,10 @@ TEST_CASE("circuit study: in slices the timeline and the claims are the one-shot
     }
     // The at-once part, then a piece a call: the text's patching, each snapshot, each row.
     CHECK(calls == 2 + sliced.timeline.S + claim_patch_rows);
+    const std::uint64_t version = sliced.version;
+    CHECK(version >= std::uint64_t(calls));                 // every call changed something
     CHECK_FALSE(circuit_study_update(t, text, sliced, 0));  // nothing changed: nothing to do
+    CHECK(sliced.version == version);
     for (const circuit_study* s : {&whole, &sliced}) {
         CHECK(s->step == t.run->step);
         CHECK(s->run_key == trainer_store_key(t.key));

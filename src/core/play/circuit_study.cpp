@@ -393,12 +393,15 @@ bool circuit_study_update(trainer& t, const std::vector<int>& text, circuit_stud
             break;
         changed = true;
     }
+    if (changed)
+        ++study.version;
     return changed;
 }
 
 // --- [SECTION] the cell a click asks for --------------------------------------------------------
 
 bool circuit_study_patch_cell(trainer& t, circuit_study& study, circuit_cell cell) {
+    ++study.version;  // the cell's numbers change, or are cleared
     study.cell = circuit_cell{};
     study.cell_recovery = nan_f;
     study.cell_probs.clear();
