@@ -26,7 +26,7 @@ using clock_type = std::chrono::steady_clock;
 
 double since(clock_type::time_point start) { return std::chrono::duration<double>(clock_type::now() - start).count(); }
 
-// --- [SECTION] the text's corruption -----------------------------------------------
+// --- [SECTION] the text's corruption -------------------------------------------------
 
 // The first pair j, j + 2 of the segment at `first` whose swap changes both
 // repeats' answers: the swapped symbols differ, and so do the symbols after them
@@ -75,7 +75,7 @@ circuit_text_corruption circuit_corrupt_text(const std::vector<int>& text) {
 
 namespace {
 
-// --- [SECTION] the timeline's cache ------------------------------------------------
+// --- [SECTION] the timeline's cache --------------------------------------------------
 
 // The timeline's entries of one snapshot, each with its width per snapshot: a
 // snapshot's row in the cache is these slices one after another. prev_ind_k is
@@ -181,7 +181,7 @@ void timeline_piece(train_run& run, circuit_study& s) {
     s.seconds_snapshot = since(start);
 }
 
-// --- [SECTION] one cell (the run) ------------------------------------------------------
+// --- [SECTION] one cell (the run) ----------------------------------------------------
 
 // One head's output at the cell's position (T: every position) patched from the
 // clean run into the corrupted one: its recovery and the softmax at each metric
@@ -233,7 +233,7 @@ void patch_cell_again(const train_run& run, circuit_study& s) {
         patch_cell(run, s, cell);
 }
 
-// --- [SECTION] the text -------------------------------------------------------------
+// --- [SECTION] the text --------------------------------------------------------------
 
 // Why the model or the text cannot be read, else empty.
 std::string text_problem(const train_run& run, const std::vector<int>& text) {
@@ -317,7 +317,7 @@ void text_patch_piece(train_run& run, circuit_study& s) {
     patch_cell_again(run, s);
 }
 
-// --- [SECTION] at the step ---------------------------------------------------------
+// --- [SECTION] at the step -----------------------------------------------------------
 
 // Everything that depends on the weights at the step alone, at once: the heads
 // chosen, the composition and its baseline, the timeline laid out and filled
@@ -358,7 +358,7 @@ bool study_piece(train_run& run, circuit_study& s) {
 
 }  // namespace
 
-// --- [SECTION] the update, a piece at a time ---------------------------------------
+// --- [SECTION] the update, a piece at a time -----------------------------------------
 
 bool circuit_study_update(trainer& t, const std::vector<int>& text, circuit_study& study, double seconds) {
     if (!t.run || !trainer_done(t))
@@ -398,7 +398,7 @@ bool circuit_study_update(trainer& t, const std::vector<int>& text, circuit_stud
     return changed;
 }
 
-// --- [SECTION] the cell a click asks for --------------------------------------------------------
+// --- [SECTION] the cell a click asks for ---------------------------------------------
 
 bool circuit_study_patch_cell(trainer& t, circuit_study& study, circuit_cell cell) {
     ++study.version;  // the cell's numbers change, or are cleared
