@@ -199,7 +199,7 @@ double circuits_kl(const double* p, const float* logits, int V) {
     return kl;
 }
 
-void circuits_timeline(train_run& run, circuit_timeline& out, int rows) {
+void circuits_timeline_begin(train_run& run, circuit_timeline& out, int rows) {
     train_step_abandon(run);
     out.rows = std::clamp(rows, 1, train_eval_rows);
     choose_heads(run, out);
@@ -209,14 +209,25 @@ void circuits_timeline(train_run& run, circuit_timeline& out, int rows) {
     out.base_k = out.comp.k;
     out.base_v = out.comp.v;
     layout(run, out);
-    for (int i = 0; i < run.snapshots_taken; ++i) {
-        train_snapshot& s = run.snapshots[sz(i)];
-        out.steps[sz(i)] = s.step;
-        std::swap(run.params, s.params);
-        composition(run, out, i);
-        held_out(run, out, i);
-        std::swap(run.params, s.params);
-    }
+    for (int i = 0; i < out.S; ++i)  // known before any is measured: a view's axis
+        out.steps[sz(i)] = run.snapshots[sz(i)].step;
+}
+
+void circuits_timeline_snapshot(train_run& run, circuit_timeline& out, int i) {
+    if (i < 0 || i >= out.S || i >= run.snapshots_taken)
+        return;
+    train_step_abandon(run);
+    train_snapshot& s = run.snapshots[sz(i)];
+    std::swap(run.params, s.params);
+    composition(run, out, i);
+    held_out(run, out, i);
+    std::swap(run.params, s.params);
+}
+
+void circuits_timeline(train_run& run, circuit_timeline& out, int rows) {
+    circuits_timeline_begin(run, out, rows);
+    for (int i = 0; i < out.S; ++i)
+        circuits_timeline_snapshot(run, out, i);
 }
 
 }  // namespace attn

@@ -60,6 +60,16 @@ struct circuit_timeline {
 // all of the time is the held-out forward: snapshots × rows rows.
 void circuits_timeline(train_run& run, circuit_timeline& out, int rows = train_eval_rows);
 
+// circuits_timeline in pieces, so a page can spread it over frames. Begin
+// abandons the step in progress, chooses the heads on the run's weights as they
+// are, takes the composition pairs and baseline, and lays out `out` for the
+// snapshots taken so far (S = snapshots_taken, steps filled, every measure NaN).
+// Snapshot i (0 ≤ i < S) then swaps snapshot i's weights in, fills its entries and
+// swaps them back. A snapshot's entries depend on its weights alone (and on the
+// chosen pair for prev_ind_k), not on the step the run is at.
+void circuits_timeline_begin(train_run& run, circuit_timeline& out, int rows = train_eval_rows);
+void circuits_timeline_snapshot(train_run& run, circuit_timeline& out, int i);
+
 // KL(p ‖ softmax(logits)) = Σ_j p_j (ln p_j − ln q_j) in double, a term with p_j = 0
 // counting 0: how much worse (nats per token) the model predicts than p if p were true.
 double circuits_kl(const double* p, const float* logits, int V);

@@ -28,21 +28,23 @@ int kv_head(const train_run& r, int h) { return h / (r.h / r.g); }
 // turned by δ·θ_p (θ_p = base^(−2p/d_k), as rope.hpp and the training forward).
 void query_block(const train_run& r, int l, int h, int offset, double* dst) {
     const int d = r.d, dk = r.dk;
-    const float* wq = r.params.data() + r.layout.layers[std::size_t(l)].w_q.offset;
+    const float* wq = r.params.data() + r.layout.layers[std::size_t(l)].w_q.offset + h * dk;
     const bool rope = r.e.pos == positional::rope && offset != 0;
-    for (int a = 0; a < d; ++a) {
-        const float* row = wq + a * d + h * dk;
-        int q = 0;
-        if (rope)
-            for (; q + 1 < dk; q += 2) {
-                const double theta = std::pow(double(r.e.rope_base), -double(q) / double(dk));
-                const double c = std::cos(double(offset) * theta), s = std::sin(double(offset) * theta);
-                dst[a * dk + q] = double(row[q]) * c - double(row[q + 1]) * s;
-                dst[a * dk + q + 1] = double(row[q]) * s + double(row[q + 1]) * c;
-            }
-        for (; q < dk; ++q)
-            dst[a * dk + q] = row[q];
+    const int turned = rope ? dk - dk % 2 : 0;  // the columns in pairs; an odd last one stays
+    // A pair's angle once for every row (not once per row: the positional pattern
+    // asks for 2T − 1 offsets of every head, and pow, cos and sin are most of the work).
+    for (int q = 0; q < turned; q += 2) {
+        const double theta = std::pow(double(r.e.rope_base), -double(q) / double(dk));
+        const double c = std::cos(double(offset) * theta), s = std::sin(double(offset) * theta);
+        for (int a = 0; a < d; ++a) {
+            const float* row = wq + a * d;
+            dst[a * dk + q] = double(row[q]) * c - double(row[q + 1]) * s;
+            dst[a * dk + q + 1] = double(row[q]) * s + double(row[q + 1]) * c;
+        }
     }
+    for (int a = 0; a < d; ++a)
+        for (int q = turned; q < dk; ++q)
+            dst[a * dk + q] = wq[a * d + q];
 }
 
 // W_K^j or W_V^j: columns [j·d_k, (j+1)·d_k) of a (d × g·d_k) matrix.
@@ -246,12 +248,13 @@ void head_maps(const train_run& r, const std::vector<double>& E, circuit_weights
     positional_pattern(r, w, m);
 }
 
-// E W_QK^b(δ) (E W_OV^a)ᵀ = (E W_Q^b R)(E W_OV^a W_K^b)ᵀ.
-void k_map(const train_run& r, const std::vector<double>& E, circuit_weights& w, circuit_k_map& k) {
-    const int V = r.V, dk = r.dk, d = r.d;
-    std::vector<double>&wq = w.wq, &left = w.left, &right = w.right, &ov = w.ov;
-    w.side_a.assign(std::size_t(V) * std::size_t(d), 0.0);  // E W_OV^a (V × d)
-    circuits_head_ov(r, k.layer_a, k.head_a, ov.data());
+// E W_OV^a (V × d) into w.side_a: the sender's side of its K-composition maps,
+// once for all of its receivers.
+void sender_side(const train_run& r, const std::vector<double>& E, circuit_weights& w, int layer_a, int head_a) {
+    const int V = r.V, d = r.d;
+    std::vector<double>& ov = w.ov;
+    w.side_a.assign(std::size_t(V) * std::size_t(d), 0.0);
+    circuits_head_ov(r, layer_a, head_a, ov.data());
     for (int i = 0; i < V; ++i)
         for (int c = 0; c < d; ++c) {
             double s = 0;
@@ -259,6 +262,12 @@ void k_map(const train_run& r, const std::vector<double>& E, circuit_weights& w,
                 s += E[std::size_t(i * d + a)] * ov[std::size_t(a * d + c)];
             w.side_a[std::size_t(i * d + c)] = s;
         }
+}
+
+// E W_QK^b(δ) (E W_OV^a)ᵀ = (E W_Q^b R)(E W_OV^a W_K^b)ᵀ, with w.side_a head a's (sender_side).
+void k_map(const train_run& r, const std::vector<double>& E, circuit_weights& w, circuit_k_map& k) {
+    const int V = r.V, dk = r.dk;
+    std::vector<double>&wq = w.wq, &left = w.left, &right = w.right;
     times_kv(r, r.layout.layers[std::size_t(k.layer_b)].w_k, k.head_b, w.side_a.data(), V, right.data());
     query_side(r, E, k.layer_b, k.head_b, w.k_offset, wq, left.data());
     k.map.assign(std::size_t(V * V), 0.0f);
@@ -289,7 +298,8 @@ void circuits_weights(const train_run& run, circuit_weights& out) {
     out.k_maps.resize(std::size_t(std::max(run.L - 1, 0) * run.h * run.h));  // kept with their maps' memory
     std::size_t i = 0;
     for (int lb = 1; lb < run.L; ++lb)
-        for (int a = 0; a < run.h; ++a)
+        for (int a = 0; a < run.h; ++a) {
+            sender_side(run, E, out, 0, a);
             for (int b = 0; b < run.h; ++b) {
                 circuit_k_map& k = out.k_maps[i++];
                 k.layer_a = 0;
@@ -298,6 +308,7 @@ void circuits_weights(const train_run& run, circuit_weights& out) {
                 k.head_b = b;
                 k_map(run, E, out, k);
             }
+        }
 }
 
 }  // namespace attn

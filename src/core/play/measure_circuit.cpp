@@ -2,14 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace attn {
 
 namespace {
 
 // The snapshots' drop, rise and ICL claims, over the snapshots up to the model's step.
-void over_training(circuit_claims& c) {
-    const circuit_timeline& tl = c.timeline;
+void over_training(circuit_claims& c, const circuit_timeline& tl) {
     int drop = -1, rise = -1, now = -1;
     c.icl_before = 0;
     for (int i = 0; i < tl.S && tl.steps[std::size_t(i)] <= c.step; ++i) {
@@ -33,52 +33,62 @@ void over_training(circuit_claims& c) {
     c.icl_shown = c.icl_before < claim_icl_before && c.icl_now < claim_icl_after;
 }
 
-// Path patching of every layer-0 head into layer 1, over the first rows that take the corruption.
-void patching(train_run& run, circuit_claims& c) {
-    double span = 0, k = 0, q = 0, v = 0, pair = 0;
-    int pairs = 0;
-    c.rows = 0;
-    for (int row = 0; row < claim_patch_rows; ++row) {
-        if (!circuits_patching_row(run, row, c.patching))
-            continue;
-        const circuit_patching& p = c.patching;
-        ++c.rows;
-        span += p.ld_clean - p.ld_corrupt;
-        k += p.paths_all.k, q += p.paths_all.q, v += p.paths_all.v;
-        for (const circuit_path_recovery& pr : p.paths)
-            if (pr.layer_a == c.previous.layer && pr.head_a == c.previous.head && pr.layer_b == c.induction.layer &&
-                pr.head_b == c.induction.head) {
-                pair += pr.k;
-                ++pairs;
-            }
-    }
-    if (c.rows == 0)
-        return;
-    const double n = double(c.rows);
-    c.span = float(span / n), c.k_all = float(k / n), c.q_all = float(q / n), c.v_all = float(v / n);
-    c.k_pair = pairs ? float(pair / pairs) : 0.0f;
-    c.keys_shown = c.span >= claim_patch_span && c.k_all >= claim_keys_recovery && std::abs(c.q_all) <= claim_other_recovery &&
-                   std::abs(c.v_all) <= claim_other_recovery;
-}
-
 }  // namespace
 
-void measure_circuit_claims(train_run& run, circuit_claims& out) {
+void circuit_claims_begin(const train_run& run, circuit_claims& out) {
     out.step = run.step;
     out.applies = run.e.train.task == train_task::induction && run.L >= 2;
     out.k_comp_shown = out.rise_shown = out.keys_shown = out.icl_shown = false;
     out.drop_step = out.rise_step = -1;
     out.rows = 0;
-    if (!out.applies)
-        return;
-    circuits_timeline(run, out.timeline);
-    const circuit_timeline& tl = out.timeline;
+    // A second measure of another model starts from nothing, not from the last one's numbers.
+    out.previous = out.induction = head_ref{};
+    out.k_comp = out.icl_now = std::numeric_limits<float>::quiet_NaN();
+    out.base = out.spread = out.icl_before = 0;
+    out.span = out.k_all = out.q_all = out.v_all = out.k_pair = 0;
+    out.sum_span = out.sum_k = out.sum_q = out.sum_v = out.sum_pair = 0;
+    out.pairs = 0;
+}
+
+void circuit_claims_over_training(const circuit_timeline& tl, circuit_claims& out) {
     out.previous = {tl.prev_layer, tl.prev_head};
     out.induction = {tl.ind_layer, tl.ind_head};
     out.base = tl.base_k.mean;
     out.spread = tl.base_k.spread;
-    over_training(out);
-    patching(run, out);
+    over_training(out, tl);
+}
+
+// Path patching of every layer-0 head into layer 1 on one held-out row, if it takes
+// the corruption: its sums, then the means so far (the claim once all rows are in).
+bool circuit_claims_patch_row(train_run& run, int row, circuit_claims& c) {
+    if (!circuits_patching_row(run, row, c.patching))
+        return false;
+    const circuit_patching& p = c.patching;
+    ++c.rows;
+    c.sum_span += p.ld_clean - p.ld_corrupt;
+    c.sum_k += p.paths_all.k, c.sum_q += p.paths_all.q, c.sum_v += p.paths_all.v;
+    for (const circuit_path_recovery& pr : p.paths)
+        if (pr.layer_a == c.previous.layer && pr.head_a == c.previous.head && pr.layer_b == c.induction.layer &&
+            pr.head_b == c.induction.head) {
+            c.sum_pair += pr.k;
+            ++c.pairs;
+        }
+    const double n = double(c.rows);
+    c.span = float(c.sum_span / n), c.k_all = float(c.sum_k / n), c.q_all = float(c.sum_q / n), c.v_all = float(c.sum_v / n);
+    c.k_pair = c.pairs ? float(c.sum_pair / c.pairs) : 0.0f;
+    c.keys_shown = c.span >= claim_patch_span && c.k_all >= claim_keys_recovery && std::abs(c.q_all) <= claim_other_recovery &&
+                   std::abs(c.v_all) <= claim_other_recovery;
+    return true;
+}
+
+void measure_circuit_claims(train_run& run, circuit_claims& out) {
+    circuit_claims_begin(run, out);
+    if (!out.applies)
+        return;
+    circuits_timeline(run, out.timeline);
+    circuit_claims_over_training(out.timeline, out);
+    for (int row = 0; row < claim_patch_rows; ++row)
+        circuit_claims_patch_row(run, row, out);
 }
 
 }  // namespace attn

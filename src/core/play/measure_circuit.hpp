@@ -51,7 +51,10 @@ struct circuit_claims {
     bool rise_shown = false;    // the drop and the rise both at or before the step, within claim_rise_snapshots
     bool keys_shown = false;  // span ≥ claim_patch_span, k_all ≥ claim_keys_recovery, |q_all|, |v_all| ≤ claim_other_recovery
     bool icl_shown = false;  // icl_before < claim_icl_before and icl_now < claim_icl_after
-    // Scratch, reused between calls.
+    // The sums over the patched rows so far (circuit_claims_patch_row), and scratch
+    // reused between calls.
+    double sum_span = 0, sum_k = 0, sum_q = 0, sum_v = 0, sum_pair = 0;
+    int pairs = 0;
     circuit_timeline timeline;
     circuit_patching patching;
 };
@@ -60,5 +63,15 @@ struct circuit_claims {
 // timeline swaps each snapshot in and out and patching runs the training forward:
 // a step in progress is abandoned (train.hpp), the weights stay as they were.
 void measure_circuit_claims(train_run& run, circuit_claims& out);
+
+// measure_circuit_claims in pieces, the same bits (circuit_study's way): begin
+// (the step, whether the claims apply, everything else cleared); the timeline's
+// claims from a timeline of the run's snapshots up to its step made at the step
+// (circuits_timeline's heads and baseline, every snapshot computed); then each
+// held-out row 0 … claim_patch_rows − 1 in order, patched if its corruption
+// applies (true then), the means updated after each.
+void circuit_claims_begin(const train_run& run, circuit_claims& out);
+void circuit_claims_over_training(const circuit_timeline& tl, circuit_claims& out);
+bool circuit_claims_patch_row(train_run& run, int row, circuit_claims& out);
 
 }  // namespace attn

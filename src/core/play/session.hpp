@@ -137,8 +137,8 @@ struct session {
     task_effect ablated_task;  // the task with exp's ablated heads zeroed, beside the model intact
     head_ablations each_head;  // every head zeroed in turn
     shortcut_result shortcut;  // L10: a model trained on another task than induction
-    // L11 and L12: the circuit of the trained model at its step, a slice at a time
-    // (session_measure_circuit, training.hpp), only while one of them is open.
+    // L11 and L12: the circuit of the trained model at its step and on the page's
+    // text, a snapshot or a claim row a frame (session_measure_circuit, training.hpp).
     circuit_study circuit;
 };
 

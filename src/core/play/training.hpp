@@ -39,8 +39,11 @@ double session_train(session& s, double slice);
 // rows for at most about `slice` seconds; a new model starts them again.
 void session_measure_trained(session& s, double slice);
 
-// L11's and L12's circuit study of the trained model at its step (circuit_study.hpp),
-// for about `slice` seconds; the frame calls it only while one of them is open.
+// L11's and L12's measures of the trained model (circuit_study.hpp) on the page's
+// text (s.prediction's symbols), for about `slice` seconds: nothing until the
+// trainer is at its step; what changed with the step or the text at once, then the
+// timeline's snapshots and the claims' rows a piece at a time. The page calls it
+// while L11 or L12 is open.
 void session_measure_circuit(session& s, double slice);
 
 }  // namespace attn

@@ -1,0 +1,132 @@
+// The circuit study on L9's trained model (1500 steps: in the slow set): its
+// claims are measure_circuit_claims's, the text's patching finds the circuit, and
+// what the page waits for is measured (docs/circuits.md, "What L11 and L12 read",
+// has the numbers: natively and in wasm).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "circuits/circuits.hpp"
+#include "circuits/patching.hpp"
+#include "circuits/timeline.hpp"
+#include "circuits/weights.hpp"
+#include "play/circuit_study.hpp"
+#include "play/measure_circuit.hpp"
+#include "spec/experiment.hpp"
+#include "spec/recipe.hpp"
+#include "train/task.hpp"
+#include "train/trainer.hpp"
+
+using namespace attn;
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// The least of `times` runs of f, in milliseconds: what it costs on a quiet machine.
+template <class F>
+double least_ms(int times, F&& f) {
+    double best = 1e30;
+    for (int i = 0; i < times; ++i) {
+        const auto start = clock_type::now();
+        f();
+        best = std::min(best, std::chrono::duration<double, std::milli>(clock_type::now() - start).count());
+    }
+    return best;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+experiment lesson(int trained) {
+    experiment e = *experiment_parse(recipe_lesson_induction).value;
+    e.train.trained = trained;
+    return e;
+}
+
+}  // namespace
+
+// Under ASan + UBSan L9's 1500 steps take minutes: the tiny recipes of
+// test_circuit_study.cpp run the same code there.
+#if defined(ATTN_SANITIZE)
+constexpr bool l9_under_sanitizers = true;
+#else
+constexpr bool l9_under_sanitizers = false;
+#endif
+
+TEST_CASE("circuit study on L9's model: the claims hold as measured at once, and what a frame waits for" *
+          doctest::skip(l9_under_sanitizers)) {
+    trainer t;
+    trainer_sync(t, lesson(train_settings::trained_all));
+    REQUIRE(t.run);
+    trainer_finish(t);
+    train_run& run = *t.run;
+    std::vector<int> text;
+    for (const char* s : {"j", "a", "b", "c", "d", "e", "f", "g", "c", "d", "e", "f", "g"})
+        text.push_back(task_symbol_index(s));
+    circuit_study s;
+    circuit_study_update(t, text, s, 0);
+    circuit_claims want;
+    measure_circuit_claims(run, want);
+    CHECK(s.claims.keys_shown == want.keys_shown);
+    CHECK(s.claims.k_comp_shown == want.k_comp_shown);
+    CHECK(s.claims.icl_shown == want.icl_shown);
+    CHECK(same_bits(s.claims.k_all, want.k_all));
+    CHECK(same_bits(s.claims.k_comp, want.k_comp));
+    CHECK(s.claims.keys_shown);
+    REQUIRE(s.patch_problem.empty());
+    MESSAGE("L9 text: LD clean " << s.patching.ld_clean << ", corrupt " << s.patching.ld_corrupt << ", every layer-0 head into "
+                                 << "layer 1's K " << s.patching.paths_all.k << ", Q " << s.patching.paths_all.q << ", V "
+                                 << s.patching.paths_all.v);
+
+    // The at-once parts, each alone, and the pieces.
+    circuit_timeline tl;
+    circuit_weights w;
+    circuit_read r;
+    circuit_patching p;
+    const double begin = least_ms(3, [&] { circuits_timeline_begin(run, tl); });
+    const double weights = least_ms(3, [&] { circuits_weights(run, w); });
+    const double read =
+        least_ms(3, [&] { circuits_read_tokens(run, s.clean_tokens.data(), s.clean_targets.data(), s.clean_counted.data(), r); });
+    const double patch = least_ms(3, [&] {
+        circuits_patching(run, s.clean_tokens, s.clean_targets, s.clean_counted, s.corrupt_tokens, s.corrupt_targets,
+                          s.corrupt_counted, p);
+    });
+    const double snapshot = least_ms(3, [&] { circuits_timeline_snapshot(run, tl, tl.S - 1); });
+    circuit_claims c;
+    circuit_claims_begin(run, c);
+    circuit_claims_over_training(s.timeline, c);
+    int applies = 0;  // a row the corruption applies to (a segment of 4 or more)
+    while (applies < claim_patch_rows && !circuits_patching_row(run, applies, p))
+        ++applies;
+    const double row = least_ms(3, [&] { circuit_claims_patch_row(run, applies, c); });
+    // Scrubs between two snapshots' steps: the at-once part as the page meets it
+    // (every snapshot from the cache), the least of three each way, then the first piece (the text's patching).
+    const int computed = s.snapshots_computed;
+    double scrub = 1e30, first_piece = 1e30;
+    for (int i = 0; i < 6; ++i) {
+        trainer_sync(t, lesson(i % 2 ? 975 : 1000));
+        trainer_finish(t);
+        circuit_study_update(t, text, s, 1e-9);  // the at-once part alone
+        CHECK_FALSE(s.patched);
+        scrub = std::min(scrub, s.seconds_at_once * 1e3);
+        circuit_study_update(t, text, s, 1e-9);  // the text's patching
+        CHECK(s.patched);
+        first_piece = std::min(first_piece, s.seconds_patch * 1e3);
+    }
+    CHECK(s.snapshots_computed == computed);
+    double new_text = 1e30;
+    for (int i = 0; i < 3; ++i) {
+        std::vector<int> other = text;
+        other[0] = task_symbol_index(i % 2 ? "h" : "i");
+        circuit_study_update(t, other, s, 1e-9);
+        new_text = std::min(new_text, s.seconds_at_once * 1e3);
+    }
+    MESSAGE("L9 circuit study (ms): heads + composition + layout "
+            << begin << ", weights' circuits " << weights << ", the text's reading " << read << ", its patching " << patch
+            << "; at once on a scrub " << scrub << ", on a new text " << new_text << "; then the text's patching " << first_piece
+            << "; one snapshot " << snapshot << " (of " << s.timeline.S << "), one claim row " << row);
+}
