@@ -54,7 +54,7 @@ if [ $quick = 0 ]; then
     start=$SECONDS
     nice -n 19 cmake --preset native-asan >/dev/null
     nice -n 19 cmake --build --preset native-asan -j "$1" --target attn_core_tests attn_ui_app_tests
-    nice -n 19 ctest --preset native-asan -j "$1" -R "^(core|core_train|ui_app_frames)\$"
+    nice -n 19 ctest --preset native-asan -j "$1" -R "^(core|core_train|core_train_induction|ui_app_frames)\$"
     echo "(ASan + UBSan stage: $((SECONDS - start)) s in the background)"
   ' asan "$jobs" >"$asan_log" 2>&1 &
   asan_pid=$!
@@ -63,7 +63,7 @@ fi
 
 # The cheap native tests --quick runs: everything but the native app under Xvfb,
 # serve.py's and the set-up script's own tests (they change with those files only).
-quick_native='^(core|core_train|core_kernel_sets|ui_app_frames|ui_heatmap_data|format|function_length|floors|paths|cli|article_embed|kernel_symbols)$'
+quick_native='^(core|core_train|core_train_induction|core_kernel_sets_.*|ui_app_frames|ui_heatmap_data|format|function_length|floors|paths|cli|article_embed|kernel_symbols)$'
 
 stage "native build and tests"
 cmake --preset native-debug >/dev/null

@@ -104,7 +104,7 @@ void layout_weights(const circuit_study& s, int V, circuit_maps& m) {
 
 void layout_patch(const circuit_study& s, circuit_maps& m) {
     const circuit_patching& p = s.patching;
-    if (!s.patch_problem.empty() || p.T == 0)
+    if (!s.patched || !s.patch_problem.empty() || p.T == 0)
         return;
     // Positions down (the text reads down the rows), heads across: it fits the panel's width.
     m.patch = matrix(s.n + 1, p.L * p.h);
@@ -489,7 +489,7 @@ std::string symbols_text(const std::vector<int>& tokens, int n) {
 
 void cell_result(const app& a, frame_out& out, const circuit_study& s) {
     const circuit_patching& p = s.patching;
-    if (!s.cell.valid() || s.cell_probs.size() != p.positions.size() * std::size_t(p.V)) {
+    if (!s.cell.valid() || !s.patched || s.cell_probs.size() != p.positions.size() * std::size_t(p.V)) {
         text_disabled(out, "%s",
                       tr("Click a cell to patch that head's output at that position back from the clean text.",
                          "点一个格子：把那个头在那个位置的输出从干净文本补回来。"));
@@ -514,6 +514,10 @@ void cell_result(const app& a, frame_out& out, const circuit_study& s) {
 
 void patch_view(const app& a, frame_out& out, const circuit_study& s, const circuit_maps& m) {
     section_text(out, tr("Patching: which head carries the answer", "修补：哪个头携带了答案"));
+    if (!s.patched) {
+        text_disabled(out, "%s", tr("Patching the text…", "正在修补这段文本…"));
+        return;
+    }
     if (!s.patch_problem.empty() || m.patch.empty()) {
         text_disabled(
             out, "%s",
@@ -578,8 +582,11 @@ void circuit_numbers(frame_out& out, const circuit_study& s) {
     number(out, "rise_shown", c.rise_shown);
     number(out, "keys_shown", c.keys_shown);
     number(out, "icl_shown", c.icl_shown);
-    number(out, "ld_clean", s.patching.ld_clean);
-    number(out, "ld_corrupt", s.patching.ld_corrupt);
+    number(out, "patched", s.patched);
+    if (s.patched && s.patch_problem.empty()) {
+        number(out, "ld_clean", s.patching.ld_clean);
+        number(out, "ld_corrupt", s.patching.ld_corrupt);
+    }
 }
 
 }  // namespace

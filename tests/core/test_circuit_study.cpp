@@ -63,9 +63,9 @@ void check_timeline(train_run& run, const circuit_timeline& got) {
     CHECK(got.ind_head == want.ind_head);
     CHECK(same_bits(got.base_k.mean, want.base_k.mean));
     for (auto m : {&circuit_timeline::q, &circuit_timeline::k, &circuit_timeline::v, &circuit_timeline::prev_ind_k,
-                   &circuit_timeline::loss, &circuit_timeline::pos_loss, &circuit_timeline::pos_loss_all,
-                   &circuit_timeline::icl, &circuit_timeline::first_loss, &circuit_timeline::kl_uniform,
-                   &circuit_timeline::kl_unigram, &circuit_timeline::kl_bigram})
+                   &circuit_timeline::loss, &circuit_timeline::pos_loss, &circuit_timeline::pos_loss_all, &circuit_timeline::icl,
+                   &circuit_timeline::first_loss, &circuit_timeline::kl_uniform, &circuit_timeline::kl_unigram,
+                   &circuit_timeline::kl_bigram})
         CHECK(same_bits(got.*m, want.*m));
 }
 

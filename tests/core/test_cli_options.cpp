@@ -3,11 +3,8 @@
 // (tests/fuzz/cli_corpus) through the fuzzer's own property (tests/fuzz/cli_check.hpp).
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "cli_check.hpp"
+#include "test_util.hpp"
 
 using namespace attn;
 
@@ -60,24 +57,7 @@ TEST_CASE("cli options: each command's options, and a refusal naming the option"
 
 #ifdef ATTN_CLI_CORPUS_DIR
 TEST_CASE("cli options: the fuzz corpus (tests/fuzz/cli_corpus) replays cleanly") {
-    namespace fs = std::filesystem;
-    const fs::path dir = ATTN_CLI_CORPUS_DIR;
-    REQUIRE(fs::is_directory(dir));
-    int files = 0, accepted = 0;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-        if (!entry.is_regular_file())
-            continue;
-        std::ifstream in(entry.path(), std::ios::binary);
-        std::stringstream bytes;
-        bytes << in.rdbuf();
-        const std::string input = bytes.str();
-        INFO(entry.path().filename().string());
-        CHECK(cli_fuzz_check(input) == "");
-        accepted += cli_fuzz_parse(cli_fuzz_args(input)).value.has_value();
-        ++files;
-    }
-    MESSAGE("replayed " << files << " corpus files, " << accepted << " of them accepted");
-    CHECK(files >= 10);
-    CHECK(accepted >= 5);
+    test::replay_fuzz_corpus(ATTN_CLI_CORPUS_DIR, "accepted", cli_fuzz_check,
+                             [](const std::string& input) { return cli_fuzz_parse(cli_fuzz_args(input)).value.has_value(); });
 }
 #endif

@@ -3,9 +3,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "alloc_counter.hpp"
 #include "base/random.hpp"
@@ -556,25 +553,8 @@ TEST_CASE("link codec: hostile payloads fail fast, before allocating") {
 
 #ifdef ATTN_FUZZ_CORPUS_DIR
 TEST_CASE("link: the fuzz corpus (tests/fuzz/corpus) replays cleanly") {
-    namespace fs = std::filesystem;
-    const fs::path dir = ATTN_FUZZ_CORPUS_DIR;
-    REQUIRE(fs::is_directory(dir));
-    int files = 0, decoded = 0;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-        if (!entry.is_regular_file())
-            continue;
-        std::ifstream in(entry.path(), std::ios::binary);
-        std::stringstream bytes;
-        bytes << in.rdbuf();
-        const std::string input = bytes.str();
-        INFO(entry.path().filename().string());
-        CHECK(link_fuzz_check(input) == "");
-        decoded += link_decode(input).value.has_value();
-        ++files;
-    }
-    MESSAGE("replayed " << files << " corpus files, " << decoded << " of them valid links");
-    CHECK(files >= 10);
-    CHECK(decoded >= 5);
+    test::replay_fuzz_corpus(ATTN_FUZZ_CORPUS_DIR, "valid links", link_fuzz_check,
+                             [](const std::string& input) { return link_decode(input).value.has_value(); });
 }
 #endif
 

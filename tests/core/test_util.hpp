@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -115,6 +118,33 @@ inline experiment random_experiment(rng& g, int max_items) {
         e.edits.push_back(x);
     }
     return e;
+}
+
+// Replays every file of a committed fuzz corpus (tests/fuzz/corpus, cli_corpus):
+// the fuzzer's property `check` (its message, "" when it holds) on each file's bytes,
+// and how many `valid` accepts (`what`: "valid links"...). The corpus must hold at
+// least 10 files, 5 of them valid, so an emptied or misplaced folder fails.
+template <class Check, class Valid>
+void replay_fuzz_corpus(const char* folder, const std::string& what, Check check, Valid valid) {
+    namespace fs = std::filesystem;
+    const fs::path dir = folder;
+    REQUIRE(fs::is_directory(dir));
+    int files = 0, accepted = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        if (!entry.is_regular_file())
+            continue;
+        std::ifstream in(entry.path(), std::ios::binary);
+        std::stringstream bytes;
+        bytes << in.rdbuf();
+        const std::string input = bytes.str();
+        INFO(entry.path().filename().string());
+        CHECK(check(input) == "");
+        accepted += bool(valid(input));
+        ++files;
+    }
+    MESSAGE("replayed " << files << " corpus files, " << accepted << " of them " << what);
+    CHECK(files >= 10);
+    CHECK(accepted >= 5);
 }
 
 }  // namespace attn::test
