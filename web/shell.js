@@ -648,16 +648,16 @@
       } else keys[key] = pair.slice(eq + 1);
     }
     // A view key's number as the app reads it (parse_small_int: at most 6 characters,
-    // -1 to 10 here), or null after saying why not.
-    const whole = (key) => {
+    // -1 to `most`: the lessons' count, the last stage's index), or null after saying why not.
+    const whole = (key, most) => {
       const v = keys[key];
       if (v === undefined) return null;
-      if (v.length <= 6 && /^-?[0-9]+$/.test(v) && Number(v) >= -1 && Number(v) <= 10) return Number(v);
-      problems.push(key + ' must be a whole number from -1 to 10, not ' + "'" + v.slice(0, 40) + (v.length > 40 ? "...'" : "'"));
+      if (v.length <= 6 && /^-?[0-9]+$/.test(v) && Number(v) >= -1 && Number(v) <= most) return Number(v);
+      problems.push(key + ' must be a whole number from -1 to ' + most + ', not ' + "'" + v.slice(0, 40) + (v.length > 40 ? "...'" : "'"));
       return null;
     };
-    const lessonNumber = whole('view.lesson');
-    const stageNumber = whole('view.stage');
+    const lessonNumber = whole('view.lesson', posterNames.lessons.length);
+    const stageNumber = whole('view.stage', posterNames.stages.length - 1);
     if (lessonNumber === 0) problems.push('view.lesson counts from 1 (L1), not 0');
     const lesson = lessonNumber >= 1 && lessonNumber <= posterNames.lessons.length ? posterNames.lessons[lessonNumber - 1] : null;
     let text = lesson ? lesson.text : keys.z === undefined ? posterNames.defaultText : null;
