@@ -140,35 +140,6 @@ test('1440×900: L9 and L10 trained, at the first, a middle and the last kept sn
   }
 });
 
-// L11 and L12 on L9's model read to the end (its claims, maps and curves): at each
-// size, in English and 中文, nothing is cut and the centre panel stays within its edge.
-test('L11 and L12 read, at 1280×720, 1440×900 and 844×390, EN and 中文: no text is cut', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
-  try {
-    for (const lesson of [11, 12]) {
-      await show(page, 'v=1&view.lesson=' + lesson);  // trains L9's model to the end, once: L12 finds the run kept
-      await page.waitForFunction(() => {
-        const u = window.attn.ui(), n = u.numbers;
-        return u.train && u.train.done && n.snapshots > 0 && n.snapshots_done === n.snapshots && (n.claims_done === undefined || n.claims_done === 1);
-      }, null, { timeout: 1200000, polling: 250 });
-      for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
-        await page.setViewportSize({ width, height });
-        for (const language of ['en', 'zh']) {
-          if ((await ui(page)).language !== language) await page.keyboard.press('l');
-          await page.waitForFunction((l) => window.attn.ui().language === l, language);
-          const where = `L${lesson} at ${width}×${height}, ${language}`;
-          const state = await settle(page, where);
-          assert.equal(state.clipped, 0, `${where}: ${JSON.stringify(state.clippedItems, null, 1)}`);
-        }
-      }
-      if ((await ui(page)).language !== 'en') await page.keyboard.press('l');
-    }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
-});
-
 // The Output stage of a trained model adds its prediction and logit lens under the
 // output's map: at each size, in English and 中文, scrolled to them, nothing is cut.
 test('the prediction of a trained model at the Output stage: no text is cut at any size, EN and 中文', async () => {

@@ -265,6 +265,31 @@ async function circuitRead(done) {
   await page.waitForFunction(done, null, { timeout: 300000, polling: 250 });
   return numbers();
 }
+// At each size, in English and 中文, once the layout settles, nothing is cut (the
+// page's clip report), then back to 1400×900 in English.
+async function noTextCut(what) {
+  try {
+    for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
+      await page.setViewportSize({ width, height });
+      for (const language of ['en', 'zh']) {
+        if ((await ui(page)).language !== language) await key(page, 'l');
+        await page.waitForFunction((l) => window.attn.ui().language === l, language);
+        let state, before = '';
+        for (let i = 0; i < 20; i++) {
+          await frames(page, 2);
+          state = await ui(page);
+          const now = JSON.stringify(state.widgets);
+          if (now === before) break;
+          before = now;
+        }
+        assert.equal(state.clipped, 0, `${what} at ${width}×${height}, ${language}: ${JSON.stringify(state.clippedItems, null, 1)}`);
+      }
+    }
+  } finally {
+    await page.setViewportSize({ width: 1400, height: 900 });
+    if ((await ui(page)).language !== 'en') await key(page, 'l');
+  }
+}
 const allRead = () => { const n = window.attn.ui().numbers; return n.snapshots > 0 && n.snapshots_done === n.snapshots && n.claims_done === 1; };
 
 test('L11 how the induction head works: each claim on the page\'s numbers, one click patches a cell; before the drop none holds', async () => {
@@ -288,6 +313,7 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   const tv = await page.evaluate(() => window.attn.textView());
   assert.ok(tv.lesson.lines.some((l) => /K-composition/.test(l) && /through layer 1's keys|keys alone/.test(tv.lesson.lines.join(' '))), tv.lesson.lines.join('\n'));
   assert.ok(tv.lesson.tables.some((t) => /OV circuit/.test(t.caption)) && tv.lesson.tables.some((t) => /Patching/.test(t.caption)));
+  await noTextCut('L11');
   // One click: the previous-token head's output at every position, patched back from the clean text.
   const cols = 8, rows = u.maps.find((m) => m.name === 'l11_patch_map').cells / cols;  // positions and "all" × heads
   await reveal(page, 'l11_patch_map');
@@ -325,6 +351,7 @@ test('L12 learning in context: late positions get cheap at the drop and early on
   const u = await ui(page);
   assert.ok(u.maps.some((m) => m.name === 'l12_pos_loss' && m.cells > 0));
   assert.ok(u.widgets.l12_icl_curve && u.widgets.l12_repeat_curves);
+  await noTextCut('L12');
   await click(page, 'l12_other_model');
   assert.match(await experiment(page), /train=markov/);
   n = await circuitRead(() => { const n = window.attn.ui().numbers; return n.snapshots > 0 && n.snapshots_done === n.snapshots && n.phases_shown !== undefined && n.step === 400; });
