@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { root, startServer, launchBrowser, openPage } from '../tests/web/harness.mjs';
-import { click, frames, gotoStage, reveal, STAGE } from '../tests/web/person.mjs';
+import { click, frames, gotoStage, reveal, revealCells, STAGE } from '../tests/web/person.mjs';
 
 const out = path.join(root, 'docs', 'screenshots');
 const server = await startServer();
@@ -65,7 +65,7 @@ async function lessons(page, prefix, only) {
     }
     if (l === 11 && !prefix) {
       await shot(page, 'lesson11');
-      await reveal(page, 'l11_patch_map');
+      await revealCells(page, 'l11_patch_map');
       await shot(page, 'lesson11-patch');
       continue;
     }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, experiment, click, key, gotoStage, STAGE, widget, reveal } from './person.mjs';
+import { frames, ui, trace, experiment, click, key, gotoStage, STAGE, widget, reveal, revealCells } from './person.mjs';
 
 // One page for all lessons, closed with the browser.
 let page, problems;
@@ -169,6 +169,10 @@ test('the guided path: next goes through L1 → L12, each opening its preset', a
     await click(page, 'lesson_next');
     assert.equal((await ui(page)).lesson, i - 1);
   }
+  // L11 and L12 started training L9's model: back to step 0, so L9 opens untrained as a newcomer's would.
+  await reveal(page, 'train_reset');
+  await click(page, 'train_reset');
+  await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.step === 0; }, null, { timeout: 30000 });
   await key(page, 'l');
   assert.equal((await ui(page)).language, 'zh');
   await key(page, 'l');
@@ -316,7 +320,7 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   await noTextCut('L11');
   // One click: the previous-token head's output at every position, patched back from the clean text.
   const cols = 8, rows = u.maps.find((m) => m.name === 'l11_patch_map').cells / cols;  // positions and "all" × heads
-  await reveal(page, 'l11_patch_map');
+  await revealCells(page, 'l11_patch_map');
   await click(page, 'l11_patch_map', (n.previous_head + 0.5) / cols, (rows - 0.5) / rows);
   await page.waitForFunction(() => window.attn.ui().numbers.cell_recovery !== undefined, null, { timeout: 30000, polling: 100 });
   n = await numbers();
