@@ -352,7 +352,8 @@ layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& 
 
     const float legend_h = opt.show_legend ? ImGui::GetFrameHeightWithSpacing() : 0.0f;  // stays in view below
     const float max_h = opt.max_height > 0.0f ? opt.max_height : std::max(avail.y - legend_h, font * 12.0f);
-    const float max_w = std::max(avail.x, std::min(l.total_w, font * 6.0f));
+    const float room = opt.max_width > 0.0f ? std::min(avail.x, opt.max_width) : avail.x;
+    const float max_w = std::max(room, std::min(l.total_w, font * 6.0f));
     const float sb = style.ScrollbarSize;
     bool need_x = l.total_w > max_w, need_y = l.total_h + (need_x ? sb : 0.0f) > max_h;
     need_x = l.total_w + (need_y ? sb : 0.0f) > max_w;

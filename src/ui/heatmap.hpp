@@ -67,6 +67,10 @@ struct heatmap_options {
 
     float zoom = 1.0f;        // multiplies cell (and the user's own Ctrl+wheel zoom)
     float max_height = 0.0f;  // of the scrolling region in pixels; 0 = the available height (at least ~12 lines)
+    // Of the scrolling region too; 0 = the available width. A map in a window that
+    // scrolls sideways gives its visible width here, so a map wider than the panel
+    // scrolls inside itself instead of keeping the panel as wide as it once was.
+    float max_width = 0.0f;
 };
 
 // A rectangle in screen pixels; all 0 when nothing was drawn there.

@@ -157,6 +157,7 @@ heatmap_options small_map(const app& a, const circuit_study& s, float lo, float 
     opt.lo = lo, opt.hi = hi;
     opt.cell = heatmap_value_cell(chars);
     opt.max_height = 1e6f;
+    opt.max_width = visible_width();
     opt.show_legend = true;
     return opt;
 }
@@ -710,6 +711,7 @@ void position_map(const app& a, frame_out& out, const circuit_study& s, const ci
     // Every snapshot within the panel's width.
     opt.cell = std::clamp((visible_width() - ImGui::GetFontSize() * 3.0f) / float(std::max(m.pos_loss.cols, 1)), 3.0f,
                           ImGui::GetFontSize() * 0.8f);
+    opt.max_width = visible_width();
     opt.row_labels = &m.positions;
     opt.col_labels = &m.snap_steps;
     for (int i = 0; i < s.timeline.S; ++i)
