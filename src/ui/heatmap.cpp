@@ -108,6 +108,9 @@ struct widget_state {
     ImVec2 last_grid0;       // where cell (0, 0) was drawn then, and the cell size
     float last_cell = 0.0f;
     int cells_frame = -1;  // the frame last_grid0 and last_cell are from
+    // The keyboard's cell where the caller keeps none (opt.cursor_row < 0): a
+    // lesson's map keeps its cursor here between frames.
+    int cursor_row = -1, cursor_col = -1;
 };
 
 }  // namespace
@@ -323,7 +326,13 @@ layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& 
     layout l;
     l.font = ImGui::GetFontSize();
     const float font = l.font;
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    // At most the window's visible width: in a window that scrolls sideways the
+    // content region counts to the content's edge, and a map sized to it would keep
+    // the panel as wide as it once was (after a resize, or beside a wide map).
+    const ImGuiWindow* window = ImGui::GetCurrentWindow();
+    const ImVec2 avail(std::min(ImGui::GetContentRegionAvail().x,
+                                window->InnerRect.Max.x - window->WindowPadding.x - ImGui::GetCursorScreenPos().x),
+                       ImGui::GetContentRegionAvail().y);
     l.rows = std::max(m.rows, 0);
     l.cols = std::max(m.cols, 0);
     const float row_label_full = widest_label(st.row_w, opt.row_labels);
@@ -352,8 +361,7 @@ layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& 
 
     const float legend_h = opt.show_legend ? ImGui::GetFrameHeightWithSpacing() : 0.0f;  // stays in view below
     const float max_h = opt.max_height > 0.0f ? opt.max_height : std::max(avail.y - legend_h, font * 12.0f);
-    const float room = opt.max_width > 0.0f ? std::min(avail.x, opt.max_width) : avail.x;
-    const float max_w = std::max(room, std::min(l.total_w, font * 6.0f));
+    const float max_w = std::max(avail.x, std::min(l.total_w, font * 6.0f));
     const float sb = style.ScrollbarSize;
     bool need_x = l.total_w > max_w, need_y = l.total_h + (need_x ? sb : 0.0f) > max_h;
     need_x = l.total_w + (need_y ? sb : 0.0f) > max_w;
@@ -409,7 +417,8 @@ constexpr ImGuiKey map_keys[] = {ImGuiKey_LeftArrow, ImGuiKey_RightArrow, ImGuiK
 // focus the map owns map_keys and moves its cursor with them; Enter or Space
 // (`pressed`: the item activated without the mouse) presses the cursor cell. A
 // page is the rows in view.
-void cells_keys(bool pressed, const heatmap_options& opt, const layout& l, const placement& p, heatmap_result& result) {
+void cells_keys(widget_state& st, bool pressed, const heatmap_options& opt, const layout& l, const placement& p,
+                heatmap_result& result) {
     const ImGuiIO& io = ImGui::GetIO();
     if (!(io.ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) || !ImGui::IsItemFocused() || l.rows <= 0 || l.cols <= 0)
         return;
@@ -417,8 +426,12 @@ void cells_keys(bool pressed, const heatmap_options& opt, const layout& l, const
     result.focused = true;
     for (const ImGuiKey k : map_keys)
         ImGui::SetKeyOwner(k, id);
-    const int row0 = std::clamp(opt.cursor_row >= 0 ? opt.cursor_row : opt.highlight_row, 0, l.rows - 1);
-    const int col0 = std::clamp(opt.cursor_col, 0, l.cols - 1);
+    const bool own = opt.cursor_row < 0;  // the widget keeps the cursor
+    const int row0 = std::clamp(!own ? opt.cursor_row : st.cursor_row >= 0 ? st.cursor_row : opt.highlight_row, 0, l.rows - 1);
+    const int col0 = std::clamp(!own                 ? opt.cursor_col
+                                : st.cursor_col >= 0 ? st.cursor_col
+                                                     : std::max(opt.highlight_col, 0),
+                                0, l.cols - 1);
     result.cursor_row = row0;
     result.cursor_col = col0;
     if (pressed) {
@@ -448,6 +461,8 @@ void cells_keys(bool pressed, const heatmap_options& opt, const layout& l, const
         return;
     result.cursor_row = result.moved_row = std::clamp(row, 0, l.rows - 1);
     result.cursor_col = result.moved_col = std::clamp(col, 0, l.cols - 1);
+    if (own)
+        st.cursor_row = result.cursor_row, st.cursor_col = result.cursor_col;
     // Keep the cursor cell in view (the label bands cover the top and left).
     const ImVec2 a(p.grid0.x + float(result.moved_col) * l.cell, p.grid0.y + float(result.moved_row) * l.cell);
     ImGui::ScrollToRect(ImGui::GetCurrentWindow(),
@@ -467,7 +482,7 @@ void cells_interact(widget_state& st, const heatmap_options& opt, const layout& 
     const bool by_mouse = pressed && ImGui::IsMouseReleased(ImGuiMouseButton_Left);
     if (by_mouse && io.MouseDragMaxDistanceSqr[0] <= io.MouseDragThreshold * io.MouseDragThreshold)
         cell_at(l, p, io.MouseClickedPos[0], result.clicked_row, result.clicked_col);
-    cells_keys(pressed && !by_mouse, opt, l, p, result);
+    cells_keys(st, pressed && !by_mouse, opt, l, p, result);
     result.window = ImGui::GetCurrentWindow()->Name;
     st.last_grid0 = p.grid0;
     st.last_cell = l.cell;

@@ -15,8 +15,9 @@
 // Keyboard: the cells are one item that Tab (ImGui's keyboard navigation) stops
 // on. While it has the focus the map owns the arrows, Home/End (Ctrl: the first
 // or last cell) and PageUp/PageDown (ImGui's navigation does not see them) and
-// moves a cursor from opt.cursor_row/col; Enter or Space presses the cursor cell
-// as a click would (clicked_row/col).
+// moves a cursor from opt.cursor_row/col (or, where the caller keeps none, from
+// where the keys last left it); Enter or Space presses the cursor cell as a click
+// would (clicked_row/col).
 //
 // Colours: sequential = viridis (weights), diverging = blue - white - red centred
 // on 0 (signed values). NaN is magenta, +inf white-hot with an orange dot, -inf
@@ -65,12 +66,10 @@ struct heatmap_options {
     const char* axes = nullptr;  // what its rows and columns are, a line over the map ("↓ query i   → key j")
     bool hover_value = false;    // a tooltip names the hovered cell's row, column and value (maps without an inspector)
 
-    float zoom = 1.0f;        // multiplies cell (and the user's own Ctrl+wheel zoom)
-    float max_height = 0.0f;  // of the scrolling region in pixels; 0 = the available height (at least ~12 lines)
-    // Of the scrolling region too; 0 = the available width. A map in a window that
-    // scrolls sideways gives its visible width here, so a map wider than the panel
-    // scrolls inside itself instead of keeping the panel as wide as it once was.
-    float max_width = 0.0f;
+    float zoom = 1.0f;  // multiplies cell (and the user's own Ctrl+wheel zoom)
+    // Of the scrolling region in pixels; 0 = the available height (at least ~12 lines).
+    // Its width is the window's visible width: a wider map scrolls inside itself.
+    float max_height = 0.0f;
 };
 
 // A rectangle in screen pixels; all 0 when nothing was drawn there.

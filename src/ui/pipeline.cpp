@@ -330,8 +330,8 @@ void compare_row(const app& a, frame_out& out, const stage_matrix (&m)[2], const
         opt.row_labels = stage_matrix_token_rows(sm, int(t.tokens.size())) ? &t.tokens : &features;
         opt.col_labels = sm.token_cols ? &t.tokens : &features;
         opt.axes = stage_matrix_axes(sm, int(t.tokens.size()));
-        if (k > 0)
-            ImGui::SameLine();
+        if (k > 0)  // side by side while the next map fits the visible width, else below
+            same_line_if_fits(ImGui::GetItemRectSize().x);
         ImGui::BeginGroup();
         // Its words wrap within its third of the row, so the three fit side by side.
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
@@ -353,7 +353,7 @@ void compare_maps(const app& a, frame_out& out) {
     if (c.mismatch.what != compare_mismatch::kind::none)
         return;
     const float font = ImGui::GetFontSize();
-    const float third = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x * 2) / 3.0f;
+    const float third = (visible_width() - ImGui::GetStyle().ItemSpacing.x * 2) / 3.0f;
     const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
     std::size_t index = 0;
     for (int hi = 0; hi < heads; ++hi) {

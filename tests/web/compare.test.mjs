@@ -199,3 +199,35 @@ test('a pinned recipe shows its training and pauses; of another shape it does no
     await context.close();
   }
 });
+
+// A wide experiment compared: A, B and B − A stand side by side only while they
+// fit the panel's visible width (else one below the other, each map scrolling in
+// itself), and after the window shrinks nothing keeps the panel as wide as before.
+test('compare of a wide stage at 1440×900, then 1280×720: the panel never reaches past its edge sideways, no text cut', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
+  try {
+    assert.equal(await page.evaluate(() => window.attn.openLink('v=1&d_model=64&heads=2&view.stage=0')), '');
+    await click(page, 'pin');
+    await until(page, (x) => x.compare.pinned, 'the pin');
+    await click(page, 'compare');
+    await until(page, (x) => x.compare.shown, 'the compare view');
+    for (const [width, height] of [[1440, 900], [1280, 720]]) {
+      await page.setViewportSize({ width, height });
+      let state, before = '';
+      for (let i = 0; i < 20; i++) {
+        await frames(page, 2);
+        state = await ui(page);
+        const now = JSON.stringify(state.widgets);
+        if (now === before) break;
+        before = now;
+      }
+      const panel = state.windows.find((w) => w.name === state.widgetWindows.compare);
+      assert.ok(panel && panel.over[0] <= 1, `${width}×${height}: the panel reaches ${panel && panel.over[0]} px past its edge sideways`);
+      assert.equal(state.clipped, 0, `${width}×${height}: ${JSON.stringify(state.clippedItems, null, 1)}`);
+      assert.ok(state.maps.some((m) => m.name === 'cmp_d0' && m.cells === 5 * 64), 'B − A drawn whole');
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
