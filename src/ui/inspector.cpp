@@ -130,7 +130,11 @@ std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
     if (stage_per_head(c.at))
         out.push_back(std::string(tr("head", "头")) + " " + std::to_string(c.head));
     out.push_back(std::string(sm.label) + "(" + std::to_string(c.row) + ", " + std::to_string(c.col) + ") = " + fmt(v));
-    const std::string line = stage_line(a, c, sm, v);
+    std::string line = stage_line(a, c, sm, v);
+    if (c.at == stage::output) {  // a trained model's prediction at this row, in words
+        const std::string story = prediction_story(a.model.prediction, a.view.layer, c.row);
+        line += (line.empty() || story.empty() ? "" : "\n") + story;
+    }
     for (std::size_t at = 0; !line.empty() && at != std::string::npos;) {
         const std::size_t end = line.find('\n', at);
         out.push_back(line.substr(at, end == std::string::npos ? end : end - at));
@@ -179,6 +183,11 @@ void panel_inspector(const app& a, frame_out& out) {
     const cell_ref& c = a.view.hovered.valid() ? a.view.hovered : a.view.selected;
     if (c.valid() && c.at == a.view.current)
         explain_cell(a, out, c);
+    else if (const std::string story = a.view.current == stage::output
+                                           ? prediction_story(a.model.prediction, a.view.layer, a.view.sel_row)
+                                           : std::string();
+             !story.empty())
+        text_plain(out, story.c_str());  // the selected row's prediction, until a cell is hovered or clicked
     else
         text_disabled(out, "%s",
                       tr("Hover or click a cell to see how it is computed.", "悬停或点击一个格子，查看它是怎么算出来的。"));

@@ -33,6 +33,11 @@ void panel_train(const app& a, frame_out& out);     // train_panel.cpp: a recipe
 void prediction_view(const app& a, frame_out& out);
 // Who wrote most of the top token's logit after token t, in words (also the text view's).
 std::string prediction_writer_text(const circuit_prediction& p, int t);
+// The output stage's cell in row t of layer `layer`, in words: what the stream
+// after that layer predicts (the logit lens) and, after the last layer, who wrote it
+// ("After layer 1 (the output), “d” is 94.0 %: layer 1 · head 3 copied it from
+// position 4 …"). Empty outside the prediction's shape.
+std::string prediction_story(const circuit_prediction& p, int layer, int t);
 // train_panel.cpp: one head's attention on the trainer's held-out probe row, its
 // tokens labelling the rows and columns; where a lesson's claim about it is read.
 void train_head_map(const app& a, frame_out& out, int layer, int head, const char* name);

@@ -111,6 +111,50 @@ std::string prediction_writer_text(const circuit_prediction& p, int t) {
     return line;
 }
 
+std::string prediction_story(const circuit_prediction& p, int layer, int t) {
+    if (t < 0 || t >= p.n || layer < 0 || layer >= p.L)
+        return "";
+    const std::size_t nv = std::size_t(p.n) * std::size_t(p.V);
+    const int top = p.lens_top[std::size_t(layer * p.n + t)];
+    const float prob = p.lens_probs[std::size_t(layer) * nv + std::size_t(t * p.V + top)];
+    char buf[400];
+    if (layer + 1 < p.L) {  // an earlier layer: the lens, and where the output ends up
+        const int out_top = p.top[std::size_t(t * p.top_k)];
+        std::snprintf(buf, sizeof buf,
+                      tr("After layer %d, %s is %s (the stream so far times W_u: what the model would say if it "
+                         "stopped here). Its output says %s (%s).",
+                         "第 %d 层之后，%s 是 %s（到这里为止的残差流乘以 W_u：模型若在这里停下会给出的预测）。它的输出给出 "
+                         "%s（%s）。"),
+                      layer, quoted(task_symbol(top)).c_str(), percent(prob).c_str(), quoted(task_symbol(out_top)).c_str(),
+                      percent(p.probs[std::size_t(t * p.V + out_top)]).c_str());
+        return buf;
+    }
+    const circuit_writer& w = p.writer[std::size_t(t)];
+    std::snprintf(buf, sizeof buf, tr("After layer %d (the output), %s is %s", "第 %d 层（输出）之后，%s 是 %s"), layer,
+                  quoted(task_symbol(top)).c_str(), percent(prob).c_str());
+    std::string line = buf;
+    if (w.kind == circuit_writer::head && w.attends_to >= 0) {
+        const int there = p.tokens[std::size_t(w.attends_to)];
+        std::snprintf(buf, sizeof buf,
+                      there == top ? tr(": layer %d · head %d copied it from position %d (%s), where it looks with weight "
+                                        "%.2f, writing %.3g of its logit %.3g.",
+                                        "：第 %d 层 · 头 %d 从位置 %d（%s）把它复制过来，它以权重 %.2f 看向那里，写入了 "
+                                        "%.3g（logit 共 %.3g）。")
+                                   : tr(": layer %d · head %d wrote most of its logit, looking from here to position %d (%s) "
+                                        "with weight %.2f; it wrote %.3g of %.3g.",
+                                        "：第 %d 层 · 头 %d 写入了它的 logit 的大部分，它从这里看向位置 %d（%s），权重 "
+                                        "%.2f；写入 %.3g / %.3g。"),
+                      w.layer, w.head_index, w.attends_to, quoted(task_symbol(there)).c_str(), double(w.weight), double(w.part),
+                      double(w.logit));
+        line += buf;
+    } else if (const std::string writer = prediction_writer_text(p, t); !writer.empty()) {
+        line += std::string(tr(". ", "。")) + writer;
+    } else {
+        line += tr(".", "。");
+    }
+    return line;
+}
+
 namespace {
 
 // The logit lens: one line per layer.

@@ -388,7 +388,13 @@ std::string text_mirror_json(app& a) {
     put_tables(out, a);
     out += ",\"inspector\":";
     const bool cell = a.view.selected.valid() && a.view.selected.at == a.view.current;
-    put_strings(out, cell ? cell_explanation(a, a.view.selected) : std::vector<std::string>{});
+    std::vector<std::string> inspector;  // as the panel: the selected cell, else the output stage's prediction
+    if (cell)
+        inspector = cell_explanation(a, a.view.selected);
+    else if (a.view.current == stage::output)
+        if (std::string story = prediction_story(a.model.prediction, a.view.layer, a.view.sel_row); !story.empty())
+            inspector.push_back(std::move(story));
+    put_strings(out, inspector);
     out += ",\"effect\":";
     put_string(out, effect_line(a));
     out += ",\"lesson\":";

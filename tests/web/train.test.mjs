@@ -255,6 +255,14 @@ test('the output stage of a trained model shows what it predicts after the selec
   assert.deepEqual([p.writer.kind, p.writer.layer, p.writer.head, p.writer.attendsTo], ['head', 1, 3, 4]);
   assert.ok(p.writer.part > 0.5 * p.writer.logit && p.writer.weight > 0.5, JSON.stringify(p.writer));
   assert.ok(captions.includes('Logit lens: the prediction if the model stopped after each layer'));
+  // The inspector tells the selected row's prediction in words: at layer 0 the logit lens, at the last layer
+  // who wrote the answer and where it copied it from.
+  let said = doc.inspector.join(' ');
+  assert.match(said, new RegExp(`^After layer 0, “${p.lens[0].top}” is \\d+\\.\\d %`), said);
+  await click(page, 'layer', 0.97);
+  await page.waitForFunction(() => /^After layer 1 \(the output\)/.test(window.attn.textView().inspector.join(' ')), null, { timeout: 10000 });
+  said = (await page.evaluate(() => window.attn.textView())).inspector.join(' ');
+  assert.match(said, /^After layer 1 \(the output\), “d” is (9\d\.\d|100\.0) %: layer 1 · head 3 copied it from position 4 \(“d”\), where it looks with weight \d\.\d\d/, said);
   // The last token has nothing after it in the text.
   await page.evaluate((r) => window.attn.openLink(r + '&trained=1500&view.stage=10&view.row=12'), recipe);
   await frames(page, 2);
