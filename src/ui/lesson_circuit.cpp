@@ -148,22 +148,22 @@ const circuit_maps& maps_of(const app& a, const circuit_study& s) {
 }
 
 // A small map with every number drawn.
-heatmap_options small_map(const app& a, const circuit_study& s, float lo, float hi, colormap map, int chars) {
+heatmap_options small_map(const app& a, float lo, float hi, colormap map, int chars) {
     heatmap_options opt;
     opt.source = heatmap_source_of(a.memo.lesson.circuit);
-    (void)s;
     opt.map = map;
     opt.fixed_range = true;
     opt.lo = lo, opt.hi = hi;
     opt.cell = heatmap_value_cell(chars);
     opt.max_height = 1e6f;
-    opt.max_width = visible_width();
     opt.show_legend = true;
     return opt;
 }
 
 void report_map(frame_out& out, const char* name, const heatmap_result& r, const char* axes) {
     out.widgets.push_back({name, r.cells_x0, r.cells_y0, r.cells_x1, r.cells_y1, r.window});
+    if (r.focused)  // a map's cells take the keyboard as the pipeline's do ("grid_…": the arrows move within)
+        out.keyboard_focus = std::string("grid_") + name;
     out.maps.push_back({name, r.cells, r.labelled, axes});
     note_clip(out, name);
 }
@@ -360,7 +360,7 @@ void composition_view(const app& a, frame_out& out, const circuit_study& s, cons
     const int kind = std::clamp(a.view.lesson.comp, 0, 2);
     if (const int c = tabs(out, labels, names, 3, kind); c >= 0)
         lesson_wants(a, out).comp = c;
-    heatmap_options opt = small_map(a, s, 0, m.comp_hi, colormap::sequential, 5);
+    heatmap_options opt = small_map(a, 0, m.comp_hi, colormap::sequential, 5);
     opt.row_labels = &m.l0;
     opt.col_labels = &m.l1;
     opt.axes = tr("↓ layer-0 head (writes)   → layer-1 head (reads)", "↓ 第 0 层的头（写）   → 第 1 层的头（读）");
@@ -369,7 +369,7 @@ void composition_view(const app& a, frame_out& out, const circuit_study& s, cons
     report_map(out, "l11_comp_map", heatmap_draw(*a.heatmaps, "l11_comp_map", m.comp[kind], opt), opt.axes);
     text_disabled(out, "%s",
                   tr("Random weights of the same shapes, on the same colour scale:", "同样形状的随机权重，用同一个色标："));
-    heatmap_options b = small_map(a, s, 0, m.comp_hi, colormap::sequential, 5);
+    heatmap_options b = small_map(a, 0, m.comp_hi, colormap::sequential, 5);
     b.col_labels = &m.base_cols;
     b.show_legend = false;
     report_map(out, "l11_comp_base", heatmap_draw(*a.heatmaps, "l11_comp_base", m.base, b), nullptr);
@@ -404,7 +404,7 @@ void weights_view(const app& a, frame_out& out, const circuit_study& s, const ci
               tr("QK through the previous-token head: layer %d · head %d's query token × the token before each key",
                  "经过前一词元头的 QK：第 %d 层 · 头 %d 的查询词元 × 每个键前面的那个词元"),
               c.induction.layer, c.induction.head);
-        heatmap_options opt = small_map(a, s, 0, 0, colormap::diverging, 5);
+        heatmap_options opt = small_map(a, 0, 0, colormap::diverging, 5);
         opt.fixed_range = false;
         opt.row_labels = opt.col_labels = &m.symbols;
         opt.axes = tr("↓ query token   → token before the key", "↓ 查询词元   → 键前面的词元");
@@ -421,7 +421,7 @@ void weights_view(const app& a, frame_out& out, const circuit_study& s, const ci
               tr("OV of layer %d · head %d: the token attended to × the logit its write raises",
                  "第 %d 层 · 头 %d 的 OV：被关注的词元 × 它的写入抬高的 logit"),
               c.induction.layer, c.induction.head);
-        heatmap_options opt = small_map(a, s, 0, 0, colormap::diverging, 5);
+        heatmap_options opt = small_map(a, 0, 0, colormap::diverging, 5);
         opt.fixed_range = false;
         opt.row_labels = opt.col_labels = &m.symbols;
         opt.axes = tr("↓ token attended to   → logit", "↓ 被关注的词元   → logit");
@@ -488,7 +488,7 @@ std::string symbols_text(const std::vector<int>& tokens, int n) {
     return s;
 }
 
-void cell_result(const app& a, frame_out& out, const circuit_study& s) {
+void cell_result(frame_out& out, const circuit_study& s) {
     const circuit_patching& p = s.patching;
     if (!s.cell.valid() || !s.patched || s.cell_probs.size() != p.positions.size() * std::size_t(p.V)) {
         text_disabled(out, "%s",
@@ -500,6 +500,12 @@ void cell_result(const app& a, frame_out& out, const circuit_study& s) {
                                                 : std::string(tr("position ", "位置 ")) + std::to_string(s.cell.pos);
     textf(out, tr("%s at %s patched back: recovery %s", "%s 在%s补回：恢复 %s"), head_name(s.cell.layer, s.cell.head).c_str(),
           where.c_str(), fmt(s.cell_recovery).c_str());
+    // Worded from the result, as L9's ablation lines.
+    const bool back = s.cell_recovery >= claim_cell_recovery;
+    text_colored(out, back ? theme_good() : theme_bad(), "%s",
+                 back ? tr("It brings the answer back: this head's output carries it.", "答案回来了：这个头的输出携带着它。")
+                      : tr("The answer stays corrupted: this output alone does not carry it.",
+                           "答案仍是被破坏的：单靠这个输出不携带答案。"));
     for (std::size_t i = 0; i < p.positions.size(); ++i) {
         const int t = p.positions[i];
         const float* pr = s.cell_probs.data() + i * std::size_t(p.V);
@@ -510,7 +516,39 @@ void cell_result(const app& a, frame_out& out, const circuit_study& s) {
               t, task_symbol(good).c_str(), double(pr[good]) * 100.0, task_symbol(bad).c_str(), double(pr[bad]) * 100.0);
     }
     number(out, "cell_recovery", s.cell_recovery);
-    (void)a;
+    number(out, "cell_brings_back", back);
+    number(out, "cell_head", s.cell.layer * p.h + s.cell.head);
+    number(out, "cell_pos", s.cell.pos);
+}
+
+// One head's output patched back at every position (none: nothing patched), lit when it is the cell.
+void patch_button(const app& a, frame_out& out, const char* label, const char* name, circuit_cell cell) {
+    const bool on = cell == a.view.lesson.cell;
+    if (on)
+        ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+    if (ImGui::Button(label) && !on)
+        lesson_wants(a, out).cell = cell;
+    if (on)
+        ImGui::PopStyleColor();
+    mark_widget(out, name);
+}
+
+// L9's style: one button per intervention, the named heads patched back at every position.
+void patch_buttons(const app& a, frame_out& out, const circuit_study& s) {
+    const circuit_claims& c = s.claims;
+    const int T = s.patching.T, h = s.patching.h;
+    const int other = h > 1 ? (c.previous.head + 1) % h : -1;  // another layer-0 head
+    patch_button(a, out, tr("patch the previous-token head back", "补回前一词元头"), "l11_patch_previous",
+                 {0, c.previous.head, T});
+    same_line_if_fits(tr("patch the induction head back", "补回归纳头"));
+    patch_button(a, out, tr("patch the induction head back", "补回归纳头"), "l11_patch_induction",
+                 {c.induction.layer, c.induction.head, T});
+    if (other >= 0) {
+        same_line_if_fits(tr("patch another head back", "补回另一个头"));
+        patch_button(a, out, tr("patch another head back", "补回另一个头"), "l11_patch_other", {0, other, T});
+    }
+    same_line_if_fits(tr("none", "都不补"));
+    patch_button(a, out, tr("none", "都不补"), "l11_patch_none", circuit_cell{});
 }
 
 void patch_view(const app& a, frame_out& out, const circuit_study& s, const circuit_maps& m) {
@@ -535,7 +573,8 @@ void patch_view(const app& a, frame_out& out, const circuit_study& s, const circ
           tr("logit difference (clean answer − corrupted answer): clean %s, corrupted %s",
              "logit 差（干净答案 − 被破坏的答案）：干净 %s，被破坏 %s"),
           fmt(p.ld_clean).c_str(), fmt(p.ld_corrupt).c_str());
-    heatmap_options opt = small_map(a, s, -1, 1, colormap::diverging, 5);
+    patch_buttons(a, out, s);
+    heatmap_options opt = small_map(a, -1, 1, colormap::diverging, 5);
     opt.row_labels = &m.patch_rows;
     opt.col_labels = &m.heads;
     opt.axes = tr("↓ position patched (all: every one)   → head whose output is patched",
@@ -548,7 +587,7 @@ void patch_view(const app& a, frame_out& out, const circuit_study& s, const circ
     report_map(out, "l11_patch_map", r, opt.axes);
     if (r.clicked_row >= 0 && r.clicked_col >= 0)
         lesson_wants(a, out).cell = {r.clicked_col / p.h, r.clicked_col % p.h, r.clicked_row == s.n ? p.T : r.clicked_row};
-    cell_result(a, out, s);
+    cell_result(out, s);
     for (const circuit_path_recovery& pr : p.paths)
         if (pr.layer_a == 0 && pr.head_a == s.claims.previous.head && pr.layer_b == s.claims.induction.layer &&
             pr.head_b == s.claims.induction.head) {
@@ -704,14 +743,13 @@ void position_map(const app& a, frame_out& out, const circuit_study& s, const ci
         return;
     section_text(
         out, tr("Held-out loss of the next token at each position, over training", "训练过程中每个位置上下一个词元的留出集损失"));
-    heatmap_options opt = small_map(a, s, 0, 0, colormap::sequential, 4);
+    heatmap_options opt = small_map(a, 0, 0, colormap::sequential, 4);
     opt.fixed_range = false;
     opt.show_values = false;
     opt.hover_value = true;
     // Every snapshot within the panel's width.
     opt.cell = std::clamp((visible_width() - ImGui::GetFontSize() * 3.0f) / float(std::max(m.pos_loss.cols, 1)), 3.0f,
                           ImGui::GetFontSize() * 0.8f);
-    opt.max_width = visible_width();
     opt.row_labels = &m.positions;
     opt.col_labels = &m.snap_steps;
     for (int i = 0; i < s.timeline.S; ++i)

@@ -343,6 +343,22 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   await page.waitForFunction(() => window.attn.ui().numbers.cell_recovery !== undefined, null, { timeout: 30000, polling: 100 });
   n = await numbers();
   assert.ok(n.cell_recovery > 0.3, `the previous-token head patched back: recovery ${n.cell_recovery}`);
+  assert.equal(n.cell_brings_back, n.cell_recovery >= 0.5 ? 1 : 0, 'the sentence follows the recovery');
+  const clickedRecovery = n.cell_recovery;
+  // One button per intervention, as L9's: the induction head's output brings the answer back, another
+  // layer-0 head's does not, none clears the patch.
+  const waitNumbers = (f) => page.waitForFunction(f, null, { timeout: 30000, polling: 100 });
+  await click(page, 'l11_patch_induction');
+  await waitNumbers(() => window.attn.ui().numbers.cell_brings_back === 1 && window.attn.ui().numbers.cell_recovery > 0.8);
+  await click(page, 'l11_patch_other');
+  await waitNumbers(() => window.attn.ui().numbers.cell_brings_back === 0);
+  n = await numbers();
+  assert.ok(Math.abs(n.cell_recovery) < 0.5, `another head patched back: recovery ${n.cell_recovery}`);
+  await click(page, 'l11_patch_none');
+  await waitNumbers(() => window.attn.ui().numbers.cell_recovery === undefined);
+  await click(page, 'l11_patch_previous');
+  await waitNumbers(() => window.attn.ui().numbers.cell_recovery !== undefined);
+  assert.equal((await numbers()).cell_recovery, clickedRecovery, 'the button patches the cell the map click did');
   // In 中文 every sentence is Chinese.
   await key(page, 'l');
   await page.waitForFunction(() => window.attn.textView().lang === 'zh', null, { timeout: 30000 });

@@ -32,6 +32,7 @@ inline constexpr float claim_other_recovery = 0.1f;  // … and through Q and V 
 inline constexpr float claim_patch_span = 5.0f;      // the model tells clean from corrupted: mean LD span at least this
 inline constexpr float claim_icl_before = 0.5f;      // "near 0 before the drop": |ICL| below this
 inline constexpr float claim_icl_after = -2.0f;      // "clearly negative": ICL below this
+inline constexpr float claim_cell_recovery = 0.5f;   // one patched cell "brings the answer back": recovery at least this
 inline constexpr int claim_patch_rows = 32;          // the held-out rows patched (those the corruption applies to)
 
 struct circuit_claims {
