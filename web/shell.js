@@ -707,7 +707,8 @@
   let posterCaptured = false;
   function capturePoster(canvas) {
     if (posterCaptured || !shell.firstFrameSeen) return;
-    if (training && !training.done && !training.stopped) {
+    const reading = window.Module && window.Module._attn_hook_reading && window.Module._attn_hook_reading();
+    if ((training && !training.done && !training.stopped) || reading) {  // L11/L12: pictured once the circuit is read
       posterFramesDrawn = 0;
       return;
     }

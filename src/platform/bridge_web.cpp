@@ -397,6 +397,9 @@ EMSCRIPTEN_KEEPALIVE int attn_hook_keyboard_nav() {
     return g_app && (ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? 1 : 0;
 }
 
+// Whether a lesson's reading of the trained model is still under way (L11, L12).
+EMSCRIPTEN_KEEPALIVE int attn_hook_reading() { return g_app && g_app->reports.reading ? 1 : 0; }
+
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
     g_buffer.clear();
     if (g_app)

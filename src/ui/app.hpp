@@ -110,6 +110,10 @@ struct frame_reports {
     // (kept until the view measures again or another lesson opens).
     std::vector<std::pair<std::string, double>> lesson_numbers;
     float content_height = 0;  // device pixels the maps' column needs: an embed's frame is sized to them
+    // L11's or L12's reading of the trained model moved on this frame: more of it is
+    // coming (a poster waits for it to finish before it takes its picture).
+    bool reading = false;
+    int lesson_drawn = -1;  // the lesson the last frame drew (-1: none)
 };
 
 // What views compute from the session while they draw from a const app, each

@@ -382,6 +382,29 @@ test('a poster of a trained lesson (L9) names it, and keeps a picture of the mod
   }
 });
 
+test('a poster of L11 is pictured once the circuit is read, on the model trained to its step', async () => {
+  const link = 'v=1&view.lesson=11&trained=100&view.embed=1&view.poster=1';
+  const { page, context, problems } = await openPoster(suite.browser, suite.server.url + '#' + link);
+  try {
+    const card = await posterCard(page);
+    assert.equal(card.title, 'L11 How the induction head works');
+    assert.deepEqual(card.errors, []);
+    await page.click('#poster-run');
+    await page.waitForFunction(() => window.attnShell.posterSaved === true, null, { timeout: 300000 });
+    const u = await ui(page);
+    assert.equal(u.train.done, true);
+    assert.equal(u.train.step, 100);
+    const n = u.numbers;
+    assert.ok(n.snapshots > 0 && n.snapshots_done === n.snapshots && n.claims_done === 1,
+      `the picture waited for the circuit's reading: ${JSON.stringify(n)}`);
+    const picture = await page.evaluate((l) => window.attnShell.posterPictures.load(l), link);
+    assert.equal(picture && picture.step, 100);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('a poster follows the light theme (a dark picture is not shown there) and stays readable', async () => {
   const { page, context, problems } = await openPoster(suite.browser, suite.server.url + '#v=1&text=one%20two&view.stage=2&view.embed=1&view.poster=1', { colorScheme: 'light' });
   try {
@@ -528,14 +551,24 @@ function clippedContent(s, screen) {
   return problems;
 }
 
+// L11/L12 once the model is at its step and the circuit study has read every snapshot.
+async function circuitShown(page) {
+  await page.waitForFunction(() => {
+    const u = window.attn.ui(), n = u.numbers;
+    return u.train && u.train.done && n.snapshots > 0 && n.snapshots_done === n.snapshots;
+  }, null, { timeout: 300000, polling: 250 });
+}
+
 for (const [width, height, scale] of [[720, 450, 2], [640, 360, 2], [844, 390, 1], [422, 195, 2]]) {
   test(`zoom: at ${width}×${height}@${scale} every named widget can be seen or scrolled to, and no window clips its content`, async () => {
     const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.stage=5',
       { width, height, deviceScaleFactor: scale });
     try {
       const found = [];
-      for (const link of ['v=1&view.stage=5', 'v=1&heads=4&view.stage=1', 'v=1&view.lesson=2', 'v=1&view.lesson=5']) {
+      for (const link of ['v=1&view.stage=5', 'v=1&heads=4&view.stage=1', 'v=1&view.lesson=2', 'v=1&view.lesson=5',
+        'v=1&view.lesson=11&trained=100', 'v=1&view.lesson=12&trained=100']) {
         assert.equal(await page.evaluate((l) => window.attn.openLink(l), link), '');
+        if (/lesson=1[12]/.test(link)) await circuitShown(page);  // L9's run to step 100, then its circuit read
         await frames(page, 6);  // the layout settles (content sizes are the last frame's)
         for (const p of clippedContent(await ui(page), [width, height])) found.push(`${link}: ${p}`);
       }
@@ -546,6 +579,33 @@ for (const [width, height, scale] of [[720, 450, 2], [640, 360, 2], [844, 390, 1
     }
   });
 }
+
+test('keyboard in L11: Tab reaches the patching map, the arrows move its cursor, Enter patches the cell there', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=11&trained=100');
+  try {
+    await circuitShown(page);
+    await page.waitForFunction(() => window.attn.ui().numbers.patched === 1, null, { timeout: 60000 });
+    await page.keyboard.press('Tab');  // keyboard navigation on
+    await frames(page, 2);
+    await tabTo(page, 'grid_l11_patch_map', 200);
+    const cell = async () => { const n = (await ui(page)).numbers; return [n.cell_head, n.cell_pos]; };
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.attn.ui().numbers.cell_head !== undefined, null, { timeout: 30000 });
+    const [head, pos] = await cell();
+    await page.keyboard.press('ArrowRight');
+    await frames(page, 2);
+    assert.equal((await ui(page)).focus, 'grid_l11_patch_map', 'the map keeps the focus');
+    assert.deepEqual(await cell(), [head, pos], 'moving the cursor patches nothing');
+    await page.keyboard.press('ArrowDown');
+    await frames(page, 2);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(([h, p]) => { const n = window.attn.ui().numbers; return n.cell_head === h && n.cell_pos === p; },
+      [head + 1, pos + 1], { timeout: 30000 }).catch(async () => assert.fail(`after → ↓ Enter: ${JSON.stringify(await cell())}, from ${[head, pos]}`));
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
 
 test('keyboard within a map: Tab stops on its cells; arrows, Home/End, PageUp/PageDown move the selected cell and the inspector; Enter and Space press it', async () => {
   const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat%20down&heads=1&view.stage=5');

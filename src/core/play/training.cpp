@@ -150,9 +150,9 @@ void session_measure_trained(session& s, double slice) {
     update_shortcut(s, slice);
 }
 
-void session_measure_circuit(session& s, double slice) {
+bool session_measure_circuit(session& s, double slice) {
     // prediction.tokens are the text's n symbols for a trained recipe (predict.hpp).
-    circuit_study_update(s.train, s.prediction.tokens, s.circuit, slice);
+    return circuit_study_update(s.train, s.prediction.tokens, s.circuit, slice);
 }
 
 }  // namespace attn

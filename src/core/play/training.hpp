@@ -13,6 +13,10 @@ struct train_pace {
     static constexpr double frame = 0.048;  // the frame interval aimed at while training
     static constexpr double least = 0.003;
     static constexpr double most = 0.080;
+    // A frame's share for the measures of a trained model when nothing trains: the
+    // page keeps drawing at ~30 frames/s or more while it reads (L11's circuit after
+    // each move of the snapshot slider), instead of training's 20.
+    static constexpr double measuring = 0.004;
     double slice = 0.010;
     double interval = 0;  // the recent frame interval, smoothed (0: none yet)
     double drawing = 0;   // the recent frame interval less its training, smoothed
@@ -44,6 +48,6 @@ void session_measure_trained(session& s, double slice);
 // trainer is at its step; what changed with the step or the text at once, then the
 // timeline's snapshots and the claims' rows a piece at a time. The page calls it
 // while L11 or L12 is open.
-void session_measure_circuit(session& s, double slice);
+bool session_measure_circuit(session& s, double slice);
 
 }  // namespace attn
