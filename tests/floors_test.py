@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-ROOMS = ['kernels', 'base', 'spec', 'model', 'train', 'circuits', 'play']  # lowest first (src/core/CMakeLists.txt)
+ROOMS = ['kernels', 'base', 'spec', 'model', 'llama', 'train', 'circuits', 'play']  # lowest first (src/core/CMakeLists.txt)
 LAYERS = {'core': {'core'}, 'ui': {'core', 'ui'}, 'platform': {'core', 'ui', 'platform'}, 'tools': {'core', 'tools'}}
 FOREIGN = re.compile(r'^(imgui|GLFW|GL/|emscripten)')  # headers the core never includes
 

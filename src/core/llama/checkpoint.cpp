@@ -1,0 +1,212 @@
+#include "llama/checkpoint.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+namespace attn {
+
+namespace {
+
+constexpr std::uint32_t magic_ak42 = 0x616b3432;
+constexpr std::size_t v0_header = 7 * 4, v1_header = 256;
+
+std::int32_t read_i32(const unsigned char* p) {
+    std::int32_t v = 0;
+    std::memcpy(&v, p, 4);  // little-endian, as llama2.c writes it (x86-64 and wasm read it so)
+    return v;
+}
+
+bool fail(std::string* error, std::string why) {
+    if (error)
+        *error = std::move(why);
+    return false;
+}
+
+// "dim 0 is out of range (1 to 8192)" when v is outside [lo, hi].
+bool in_range(const char* name, std::int64_t v, std::int64_t lo, std::int64_t hi, std::string* error) {
+    if (v >= lo && v <= hi)
+        return true;
+    return fail(error, std::string("the header's ") + name + " " + std::to_string(v) + " is out of range (" + std::to_string(lo) +
+                           " to " + std::to_string(hi) + ")");
+}
+
+bool check_fields(const llama_config& c, std::string* error) {
+    using lim = llama_limits;
+    if (!in_range("dim", c.dim, 1, lim::max_dim, error) || !in_range("hidden_dim", c.hidden_dim, 1, lim::max_hidden, error) ||
+        !in_range("n_layers", c.n_layers, 1, lim::max_layers, error) ||
+        !in_range("n_heads", c.n_heads, 1, lim::max_heads, error) || !in_range("n_kv_heads", c.n_kv_heads, 1, c.n_heads, error) ||
+        !in_range("vocab_size", c.vocab_size, 1, lim::max_vocab, error) ||
+        !in_range("seq_len", c.seq_len, 1, lim::max_seq_len, error))
+        return false;
+    if (c.dim % c.n_heads != 0)
+        return fail(error,
+                    "the header's dim " + std::to_string(c.dim) + " is not a multiple of n_heads " + std::to_string(c.n_heads));
+    if (c.head_size() % 2 != 0)
+        return fail(error, "the head size dim / n_heads = " + std::to_string(c.head_size()) +
+                               " is odd: RoPE turns the head's dimensions in pairs");
+    if (c.n_heads % c.n_kv_heads != 0)
+        return fail(error, "the header's n_heads " + std::to_string(c.n_heads) + " is not a multiple of n_kv_heads " +
+                               std::to_string(c.n_kv_heads));
+    return true;
+}
+
+// The weights' floats (without the header), in 64 bits.
+std::int64_t weight_floats(const llama_config& c) {
+    const std::int64_t d = c.dim, h = c.hidden_dim, L = c.n_layers, V = c.vocab_size, kv = c.kv_dim();
+    std::int64_t n = V * d + L * d * 2 + d;             // embedding, the two norms a layer, the final norm
+    n += L * (d * d + 2 * d * kv + d * d + 3 * d * h);  // wq, wk, wv, wo, w1, w2, w3
+    if (!c.shared_classifier)
+        n += V * d;
+    if (c.version == 0)
+        n += std::int64_t(c.seq_len) * c.head_size();  // freq_cis_real and _imag, seq_len · head_size / 2 each
+    return n;
+}
+
+// Each tensor's place, walking the file's order for the version.
+void place_tensors(llama_model& m) {
+    const llama_config& c = m.config;
+    const std::size_t d = std::size_t(c.dim), h = std::size_t(c.hidden_dim), L = std::size_t(c.n_layers),
+                      V = std::size_t(c.vocab_size), kv = std::size_t(c.kv_dim());
+    std::size_t at = 0;
+    const auto take = [&at](std::size_t n) {
+        const llama_tensor t{at, n};
+        at += n;
+        return t;
+    };
+    m.layers.assign(L, {});
+    // One tensor per layer, the layers one after another.
+    const auto each_layer = [&](llama_tensor llama_layer_tensors::*field, std::size_t n) {
+        for (llama_layer_tensors& l : m.layers)
+            l.*field = take(n);
+    };
+    using T = llama_layer_tensors;
+    if (c.version == 0) {
+        m.token_embedding = take(V * d);
+        each_layer(&T::rms_att, d);
+    } else {
+        each_layer(&T::rms_att, d);
+        each_layer(&T::rms_ffn, d);
+        m.rms_final = take(d);
+        m.token_embedding = take(V * d);
+    }
+    each_layer(&T::wq, d * d);
+    each_layer(&T::wk, kv * d);
+    each_layer(&T::wv, kv * d);
+    each_layer(&T::wo, d * d);
+    if (c.version == 0)
+        each_layer(&T::rms_ffn, d);
+    each_layer(&T::w1, h * d);
+    each_layer(&T::w2, d * h);
+    each_layer(&T::w3, h * d);
+    if (c.version == 0) {
+        m.rms_final = take(d);
+        take(std::size_t(c.seq_len) * std::size_t(c.head_size()));  // the RoPE tables: recomputed, not read
+    }
+    m.classifier = c.shared_classifier ? m.token_embedding : take(V * d);
+}
+
+// The first non-finite weight, named by its tensor ("layer 2's wq, element 17").
+std::string non_finite(const llama_model& m) {
+    const auto bad = [&m](const llama_tensor& t) {
+        for (std::size_t i = 0; i < t.size; ++i)
+            if (!std::isfinite(m.weights[t.offset + i]))
+                return std::int64_t(i);
+        return std::int64_t(-1);
+    };
+    const auto said = [](const std::string& name, std::int64_t i, float v) {
+        return name + " holds " + (std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf") + " at element " + std::to_string(i);
+    };
+    const std::pair<const char*, const llama_tensor*> whole[] = {
+        {"token_embedding", &m.token_embedding}, {"rms_final", &m.rms_final}, {"classifier", &m.classifier}};
+    for (const auto& [name, t] : whole)
+        if (const std::int64_t i = bad(*t); i >= 0)
+            return said(name, i, m.weights[t->offset + std::size_t(i)]);
+    using T = llama_layer_tensors;
+    const std::pair<const char*, llama_tensor T::*> fields[] = {
+        {"rms_att", &T::rms_att}, {"wq", &T::wq}, {"wk", &T::wk}, {"wv", &T::wv}, {"wo", &T::wo},
+        {"rms_ffn", &T::rms_ffn}, {"w1", &T::w1}, {"w2", &T::w2}, {"w3", &T::w3}};
+    for (std::size_t l = 0; l < m.layers.size(); ++l)
+        for (const auto& [name, field] : fields)
+            if (const std::int64_t i = bad(m.layers[l].*field); i >= 0)
+                return said("layer " + std::to_string(l) + "'s " + name, i,
+                            m.weights[(m.layers[l].*field).offset + std::size_t(i)]);
+    return "";
+}
+
+std::size_t header_bytes(const llama_config& c) { return c.version == 0 ? v0_header : v1_header; }
+
+}  // namespace
+
+std::int64_t llama_checkpoint_bytes(const llama_config& c) { return std::int64_t(header_bytes(c)) + weight_floats(c) * 4; }
+
+bool llama_checkpoint_header(const unsigned char* bytes, std::size_t size, llama_config& out, std::string* error) {
+    out = llama_config{};
+    if (!bytes || size < v0_header)
+        return fail(error, "the file is " + std::to_string(size) + " bytes: too short for a llama2.c checkpoint's header");
+    llama_config c;
+    const unsigned char* fields = bytes;
+    std::uint32_t magic = 0;
+    std::memcpy(&magic, bytes, 4);
+    if (magic == magic_ak42) {
+        if (size < v1_header)
+            return fail(error, "the file is " + std::to_string(size) + " bytes: too short for its 256-byte header");
+        c.version = read_i32(bytes + 4);
+        if (c.version == 2)
+            return fail(error,
+                        "version 2 (Q8_0, int8 weights) is not read here: export the model with --version 1 "
+                        "(fp32) instead");
+        if (c.version != 1)
+            return fail(error, "unknown checkpoint version " + std::to_string(c.version) + " (0 and 1 are read)");
+        fields = bytes + 8;
+        const unsigned char shared = bytes[8 + 7 * 4];
+        if (shared > 1)
+            return fail(error, "the header's shared-classifier flag is " + std::to_string(int(shared)) + ", not 0 or 1");
+        c.shared_classifier = shared == 1;
+    }
+    c.dim = read_i32(fields);
+    c.hidden_dim = read_i32(fields + 4);
+    c.n_layers = read_i32(fields + 8);
+    c.n_heads = read_i32(fields + 12);
+    c.n_kv_heads = read_i32(fields + 16);
+    const std::int32_t vocab = read_i32(fields + 20);
+    c.seq_len = read_i32(fields + 24);
+    if (c.version == 0) {  // a negative vocab_size: the classifier is its own tensor
+        c.shared_classifier = vocab > 0;
+        c.vocab_size = vocab == INT32_MIN ? 0 : vocab < 0 ? -vocab : vocab;
+    } else {
+        c.vocab_size = vocab;
+    }
+    if (!check_fields(c, error))
+        return false;
+    if (weight_floats(c) > llama_limits::max_floats)
+        return fail(error, "the model has " + std::to_string(weight_floats(c)) + " weights, more than the " +
+                               std::to_string(llama_limits::max_floats) + " the page can hold");
+    const std::int64_t want = llama_checkpoint_bytes(c);
+    if (std::int64_t(size) != want)
+        return fail(error, std::string(std::int64_t(size) < want ? "the file is truncated: " : "the file is too long: ") +
+                               std::to_string(size) + " bytes, where its header (dim " + std::to_string(c.dim) + ", " +
+                               std::to_string(c.n_layers) + " layers, vocab " + std::to_string(c.vocab_size) + ") describes " +
+                               std::to_string(want));
+    out = c;
+    return true;
+}
+
+bool llama_checkpoint_read(const unsigned char* bytes, std::size_t size, llama_model& out, std::string* error) {
+    out = llama_model{};
+    llama_config c;
+    if (!llama_checkpoint_header(bytes, size, c, error))
+        return false;
+    llama_model m;
+    m.config = c;
+    const std::size_t floats = std::size_t(weight_floats(c));
+    m.weights.resize(floats);
+    std::memcpy(m.weights.data(), bytes + header_bytes(c), floats * sizeof(float));
+    place_tensors(m);
+    if (const std::string bad = non_finite(m); !bad.empty())
+        return fail(error, bad);
+    out = std::move(m);
+    return true;
+}
+
+}  // namespace attn

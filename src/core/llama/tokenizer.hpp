@@ -1,0 +1,44 @@
+// llama2.c's tokenizer.bin and its byte-pair encoding, as run.c encodes and
+// decodes: the file is max_token_length (int32), then for each of the model's
+// vocab_size tokens a float score, an int32 length and that many bytes.
+//
+// Encoding (llama_encode): BOS (1) when asked, a leading " " token (the dummy
+// prefix) before non-empty text, each UTF-8 character as its token or, when the
+// vocabulary lacks it, its bytes as the byte tokens <0xNN> (id byte + 3), then
+// merging the adjacent pair whose joined text is the token with the best score,
+// leftmost on ties, until no pair joins. Decoding (llama_decode_piece): a token's
+// text, without its leading space after BOS, and <0xNN> as that byte.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace attn {
+
+struct llama_tokenizer {
+    int max_token_length = 0;
+    std::vector<std::string> pieces;             // (vocab_size) each token's bytes
+    std::vector<float> scores;                   // (vocab_size)
+    std::unordered_map<std::string, int> index;  // a piece's token; the lowest id where two tokens share a piece
+};
+
+// `size` bytes at `bytes` for a model of vocab_size tokens. Every length is
+// checked against max_token_length and the bytes left before it is read; the
+// file must end after the last token. A NaN or infinite score is refused. False
+// and a message naming the problem (and out left empty) otherwise.
+bool llama_tokenizer_read(const unsigned char* bytes, std::size_t size, int vocab_size, llama_tokenizer& out,
+                          std::string* error = nullptr);
+
+inline constexpr int llama_bos = 1, llama_eos = 2;
+
+// The text's tokens (see above); eos appends 2.
+std::vector<int> llama_encode(const llama_tokenizer& t, std::string_view text, bool bos, bool eos = false);
+
+// What run.c prints for `token` after `previous`: its piece, the leading space
+// stripped after BOS, a byte token as its byte. Empty for an id out of range.
+std::string llama_decode_piece(const llama_tokenizer& t, int previous, int token);
+
+}  // namespace attn
