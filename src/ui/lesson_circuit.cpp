@@ -506,6 +506,7 @@ void cell_result(frame_out& out, const circuit_study& s) {
                  back ? tr("It brings the answer back: this head's output carries it.", "答案回来了：这个头的输出携带着它。")
                       : tr("The answer stays corrupted: this output alone does not carry it.",
                            "答案仍是被破坏的：单靠这个输出不携带答案。"));
+    mark_widget(out, "l11_cell_sentence");
     for (std::size_t i = 0; i < p.positions.size(); ++i) {
         const int t = p.positions[i];
         const float* pr = s.cell_probs.data() + i * std::size_t(p.V);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { openPage, openPoster, browserSuite, root, screenshotPixels } from './harness.mjs';
-import { frames, ui, trace, click, widget, gotoStage, STAGE, num, posterCard, appFiles, holdKey } from './person.mjs';
+import { frames, ui, trace, click, widget, gotoStage, STAGE, num, posterCard, appFiles, holdKey, reveal } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -601,6 +601,32 @@ test('keyboard in L11: Tab reaches the patching map, the arrows move its cursor,
     await page.keyboard.press('Enter');
     await page.waitForFunction(([h, p]) => { const n = window.attn.ui().numbers; return n.cell_head === h && n.cell_pos === p; },
       [head + 1, pos + 1], { timeout: 30000 }).catch(async () => assert.fail(`after → ↓ Enter: ${JSON.stringify(await cell())}, from ${[head, pos]}`));
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('L11 in the light theme: its buttons and the patched cell\'s sentence (in the theme\'s good and bad colours) stay ≥ 4.5:1', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=11&trained=1500&view.theme=light',
+    { width: 1440, height: 900 });
+  try {
+    await circuitShown(page);
+    await page.waitForFunction(() => window.attn.ui().numbers.patched === 1, null, { timeout: 60000 });
+    assert.equal(await page.evaluate(() => document.documentElement.classList.contains('light')), true);
+    for (const name of ['l11_patch_previous', 'l11_patch_none', 'l11_comp_k']) {
+      await reveal(page, name);
+      const c = await contrastIn(page, name);
+      assert.ok(c.ratio >= 4.5, `${name}: contrast ${c.ratio.toFixed(2)}`);
+    }
+    for (const [button, back] of [['l11_patch_induction', 1], ['l11_patch_other', 0]]) {
+      await click(page, button);
+      await page.waitForFunction((b) => window.attn.ui().numbers.cell_brings_back === b, back, { timeout: 30000 });
+      await reveal(page, 'l11_cell_sentence');
+      await frames(page, 2);
+      const c = await contrastIn(page, 'l11_cell_sentence');
+      assert.ok(c.background > 0.5 && c.ratio >= 4.5, `the sentence after ${button}: contrast ${c.ratio.toFixed(2)} on ${c.background}`);
+    }
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

@@ -148,9 +148,7 @@ int compare_patch_position_from(const experiment& e, int n) {
 
 std::string compare_patch_problem_text(compare_patch_result::problem_kind what, int a, int b) {
     using k = compare_patch_result::problem_kind;
-    const auto counts = [&](const char* noun) {
-        return "A has " + std::to_string(a) + " " + noun + ", B has " + std::to_string(b) + ": patching needs the same shape";
-    };
+    const auto counts = [&](const char* noun) { return compare_counts_text(a, b, noun, "patching"); };
     switch (what) {
         case k::none:
             return "";

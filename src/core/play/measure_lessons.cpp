@@ -419,11 +419,13 @@ compare_mismatch compare_map_mismatch(const std::string& label, const matrix& a,
     return m;
 }
 
+std::string compare_counts_text(int a, int b, const char* noun, const char* what) {
+    return "A has " + std::to_string(a) + " " + noun + ", B has " + std::to_string(b) + ": " + what + " needs the same shape";
+}
+
 std::string compare_mismatch_text(const compare_mismatch& m) {
     using k = compare_mismatch::kind;
-    const auto counts = [&m](const char* what) {
-        return "A has " + std::to_string(m.a) + " " + what + ", B has " + std::to_string(m.b) + ": compare needs the same shape";
-    };
+    const auto counts = [&m](const char* noun) { return compare_counts_text(m.a, m.b, noun, "compare"); };
     switch (m.what) {
         case k::none:
             return "";

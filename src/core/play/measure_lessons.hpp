@@ -84,6 +84,8 @@ compare_mismatch compare_shape_mismatch(int a_tokens, int b_tokens, int a_layers
 compare_mismatch compare_map_mismatch(const std::string& label, const matrix& a, const matrix& b);
 // The English sentence for m ("" for kind::none): tests, tools and logs.
 std::string compare_mismatch_text(const compare_mismatch& m);
+// "A has 6 tokens, B has 8: <what> needs the same shape" (compare, patching).
+std::string compare_counts_text(int a, int b, const char* noun, const char* what);
 
 // A stage's compare: B − A of each of its maps (per head, in drawing order) and
 // the summary over all of them: max |B − A| and ‖B − A‖_F/‖A‖_F (NaN when any
