@@ -323,6 +323,8 @@ TEST_CASE("llama tokenizer: a file for another vocabulary, a lying length or a N
     std::memcpy(nan.data() + 4, &q, 4);
     CHECK_FALSE(llama_tokenizer_read(nan.data(), nan.size(), V, t, &why));
     CHECK(why == "token 0's score is not finite");
+    CHECK_FALSE(llama_tokenizer_read(b.data(), b.size(), 2, t, &why));  // BOS and EOS need ids 1 and 2
+    CHECK(why.find("too small for a llama tokenizer") != std::string::npos);
     CHECK_FALSE(llama_tokenizer_read(b.data(), 3, V, t, &why));
     CHECK(why.find("too short for its header") != std::string::npos);
 }

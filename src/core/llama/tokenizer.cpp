@@ -70,8 +70,9 @@ void characters(const llama_tokenizer& t, std::string_view text, std::vector<int
 bool llama_tokenizer_read(const unsigned char* bytes, std::size_t size, int vocab_size, llama_tokenizer& out,
                           std::string* error) {
     out = llama_tokenizer{};
-    if (vocab_size <= 0)
-        return fail(error, "the model's vocab_size " + std::to_string(vocab_size) + " has no tokens to read");
+    if (vocab_size < 3)  // <unk>, <s> (BOS) and </s> (EOS) come first in every llama vocabulary
+        return fail(error, "the model's vocab_size " + std::to_string(vocab_size) +
+                               " is too small for a llama tokenizer: it needs <unk>, <s> and </s> at least");
     if (!bytes || size < 4)
         return fail(error, "the tokenizer file is " + std::to_string(size) + " bytes: too short for its header");
     llama_tokenizer t;

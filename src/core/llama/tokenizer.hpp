@@ -25,7 +25,8 @@ struct llama_tokenizer {
     std::unordered_map<std::string, int> index;  // a piece's token; the lowest id where two tokens share a piece
 };
 
-// `size` bytes at `bytes` for a model of vocab_size tokens. Every length is
+// `size` bytes at `bytes` for a model of vocab_size tokens (at least 3: <unk>,
+// <s> = BOS and </s> = EOS come first, as encoding assumes). Every length is
 // checked against max_token_length and the bytes left before it is read; the
 // file must end after the last token. A NaN or infinite score is refused. False
 // and a message naming the problem (and out left empty) otherwise.
