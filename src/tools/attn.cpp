@@ -6,6 +6,10 @@
 //                                            the JSON is streamed, and heads whose (n, n)
 //                                            matrices are not printed are not kept
 //   attn train '<link>' [--json] [--every N]  train a recipe; print the curve, head scores, ablation table
+//   attn eval '<link>' --model FILE --tokenizer FILE [--json …]
+//        [--generate N [--temperature T] [--top-p P] [--seed S]]
+//                                 the link's text through a llama2.c checkpoint (eval_model.hpp),
+//                                 or N tokens generated after it through the KV cache
 //   attn check '<link>'           report every problem; exit 1 if any
 //   attn circuits '<recipe>' [--json] [--row N] [--corrupt swap|row:N|none] [--weights]
 //                                 train the recipe to its named step and read held-out row N
@@ -42,6 +46,7 @@
 #include "base/tokenize.hpp"
 #include "circuits/circuits_json.hpp"
 #include "cli_options.hpp"
+#include "eval_model.hpp"
 #include "kernels/kernels.hpp"
 #include "model/forward.hpp"
 #include "model/trace_json.hpp"
@@ -57,6 +62,8 @@ namespace {
 int usage() {
     std::fprintf(stderr,
                  "usage: attn eval '<link>' [--json [--stages a,b] [--layers 0,1] [--heads 0,3]]\n"
+                 "       attn eval '<link>' --model FILE.bin --tokenizer tokenizer.bin [--json ...]\n"
+                 "                  [--generate N [--temperature T] [--top-p P] [--seed S]]\n"
                  "       attn check '<link>'\n"
                  "       attn train '<link>' [--json] [--every N]\n"
                  "       attn circuits '<recipe>' [--json] [--row N] [--corrupt swap|row:N|none] [--weights]\n"
@@ -359,6 +366,12 @@ int run_command(int argc, char** argv) {
         default:
             break;
     }
+    if (o.model && e.train.task != attn::train_task::none) {
+        std::fprintf(stderr, "attn: a recipe trains its own model: --model runs a link's text, not a recipe\n");
+        return 2;
+    }
+    if (o.model)
+        return attn::eval_model(e, o);
     if (e.train.task != attn::train_task::none)
         return eval_trained(e, o);
     if (o.json) {

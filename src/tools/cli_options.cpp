@@ -2,6 +2,7 @@
 #include "cli_options.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "spec/experiment.hpp"
 #include "train/train.hpp"
@@ -37,20 +38,68 @@ std::optional<int> whole_in(std::string_view s, long long lo, long long hi) {
     return int(n);
 }
 
+// A number from s within [lo, hi] (finite), else nothing.
+std::optional<float> number_in(std::string_view s, float lo, float hi) {
+    const std::string t(s);
+    char* end = nullptr;
+    const float v = t.empty() ? 0.0f : std::strtof(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size() || !(v >= lo && v <= hi))
+        return std::nullopt;
+    return v;
+}
+
+// --generate N, --temperature T, --top-p P or --seed S at argv[i] with its value
+// at i + 1: nothing when it is good (o set), else the refusal.
+std::optional<cli_parse_result> parse_generation(const args& a, int i, cli_options& o) {
+    const std::string_view s = a.at(i), v = i + 1 < a.argc ? a.at(i + 1) : std::string_view();
+    const bool has = i + 1 < a.argc;
+    if (s == "--generate") {
+        const std::optional<int> n = has ? whole_in(v, 1, cli_generate_max) : std::nullopt;
+        if (!n)
+            return refuse("--generate needs a number of tokens from 1 to " + std::to_string(cli_generate_max) + a.not_this(i + 1),
+                          i, false);
+        o.generate = *n;
+    } else if (s == "--seed") {
+        long long n = 0;
+        if (!has || !parse_whole_number(v, n) || n < 0)
+            return refuse("--seed needs a whole number from 0" + a.not_this(i + 1), i, false);
+        o.seed = std::uint64_t(n);
+    } else {
+        const bool temp = s == "--temperature";
+        const std::optional<float> x = has ? number_in(v, 0.0f, temp ? 100.0f : 1.0f) : std::nullopt;
+        if (!x)
+            return refuse(std::string(s) + (temp ? " needs a number from 0 (greedy) to 100" : " needs a number from 0 to 1") +
+                              a.not_this(i + 1),
+                          i, false);
+        (temp ? o.temperature : o.top_p) = *x;
+    }
+    return std::nullopt;
+}
+
 // argv[3..] of `attn eval`: --json and the selection options (the selection only with --json).
 cli_parse_result parse_eval(const args& a, cli_options& o) {
     int first_selection = -1;
+    bool generation_given = false;
     for (int i = 3; i < a.argc; ++i) {
         const std::string_view s = a.at(i);
-        std::optional<std::string>* opt = s == "--stages"   ? &o.stages
-                                          : s == "--layers" ? &o.layers
-                                          : s == "--heads"  ? &o.heads
-                                                            : nullptr;
+        const bool file = s == "--model" || s == "--tokenizer";
+        std::optional<std::string>* opt = s == "--stages"      ? &o.stages
+                                          : s == "--layers"    ? &o.layers
+                                          : s == "--heads"     ? &o.heads
+                                          : s == "--model"     ? &o.model
+                                          : s == "--tokenizer" ? &o.tokenizer
+                                                               : nullptr;
         if (s == "--json") {
             o.json = true;
-        } else if (opt && i + 1 < a.argc) {
+        } else if (s == "--generate" || s == "--temperature" || s == "--top-p" || s == "--seed") {
+            if (auto bad = parse_generation(a, i, o))
+                return *bad;
+            generation_given = true;
+            ++i;
+        } else if (opt && i + 1 < a.argc && !(file && a.at(i + 1).empty())) {
             *opt = std::string(a.at(++i));
-            first_selection = first_selection < 0 ? i - 1 : first_selection;
+            if (!file)
+                first_selection = first_selection < 0 ? i - 1 : first_selection;
         } else if (opt) {
             return refuse(std::string(s) + " needs a value", i, true);
         } else {
@@ -59,6 +108,14 @@ cli_parse_result parse_eval(const args& a, cli_options& o) {
     }
     if (!o.json && first_selection >= 0)
         return refuse(std::string(a.at(first_selection)) + " selects parts of the JSON: it needs --json", first_selection, true);
+    if ((generation_given || o.generate > 0) && !o.model)
+        return refuse("--generate, --temperature, --top-p and --seed sample from a model: they need --model FILE", -1, true);
+    if (o.generate > 0 && o.json)
+        return refuse("--generate prints text: it does not take --json", -1, true);
+    if (o.model.has_value() != o.tokenizer.has_value())
+        return refuse(o.model ? "--model needs --tokenizer FILE (the model's tokenizer.bin) to read the link's text"
+                              : "--tokenizer reads the text for a model: it needs --model FILE",
+                      -1, true);
     return {o, "", -1, false};
 }
 

@@ -4,7 +4,7 @@
 // tests/fuzz/fuzz_cli.cpp feeds it arbitrary argv (tests/fuzz/cli_check.hpp says
 // what must hold).
 //
-// What is checked here is what needs no link: the command, the options each
+// What is checked here is what needs no link or file: the command, the options each
 // command takes and their values' ranges (--row and --corrupt row:N within the
 // held-out set, --every within 1 … cli_every_max). The link itself, eval's
 // selection against the experiment and whether a corruption applies to the
@@ -12,6 +12,7 @@
 // circuits_corrupt_problem).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,7 +33,18 @@ struct cli_options {
     int row = 0;               // circuits --row N: the held-out row read
     circuits_corrupt corrupt;  // circuits --corrupt swap | none | row:N
     bool weights = false;      // circuits --weights: the trained weights in the JSON
+    // eval --model FILE --tokenizer FILE: a llama2.c checkpoint and its
+    // tokenizer.bin (both or neither), the link's text run through them. The
+    // files are read (and checked) after parsing.
+    std::optional<std::string> model, tokenizer;
+    // eval --model … --generate N [--temperature T] [--top-p P] [--seed S]: N tokens
+    // after the text through the KV cache (llama/generate.hpp), printed as text.
+    int generate = 0;
+    float temperature = 1.0f, top_p = 0.9f;
+    std::uint64_t seed = 1;
 };
+
+inline constexpr int cli_generate_max = 32768;
 
 inline constexpr int cli_every_max = 1000000;
 

@@ -405,3 +405,36 @@ TEST_CASE("softmax without max-subtraction overflows where fp32 does (e^88.72), 
         }
     });
 }
+
+TEST_CASE("kernel_swiglu equals its scalar twin: silu(gate)·up, NaN kept, −∞ and +∞ gates, every tail length") {
+    each_kernel_set([&] {
+        rng g(23);
+        for (int count : {0, 1, 3, 4, 7, 8, 15, 16, 17, 31, 33, 64, 65, 127, 768, 1001}) {
+            std::vector<float> gate = random_vector(g, std::size_t(count), 4.0f), up = random_vector(g, std::size_t(count));
+            const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                                      std::numeric_limits<float>::infinity(),
+                                      -std::numeric_limits<float>::infinity(),
+                                      100.0f,
+                                      -100.0f,
+                                      0.0f,
+                                      -0.0f,
+                                      1e-40f};
+            for (int i = 0; i < count; i += 5)
+                gate[std::size_t(i)] = specials[std::size_t(i / 5) % 8];
+            std::vector<float> out(gate.size(), -7.0f), out_ref(gate.size(), -9.0f);
+            kernel_swiglu(gate.data(), up.data(), out.data(), count);
+            kernel_swiglu_naive(gate.data(), up.data(), out_ref.data(), count);
+            INFO("count " << count);
+            CHECK(mismatches(out, out_ref, relative(2e-6), "swiglu", simd_vs_naive) == 0);
+        }
+        const float big[] = {-100.0f, 100.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f};
+        const float ones[] = {1.0f, 1.0f, 1.0f, 3.0f};
+        float out[4];
+        kernel_swiglu(big, ones, out, 4);
+        CHECK(out[0] == 0.0f);  // −100 / (1 + e^100) = −0 (e^100 overflows)
+        CHECK(std::signbit(out[0]));
+        CHECK(out[1] == 100.0f);
+        CHECK(std::isnan(out[2]));
+        CHECK(out[3] == doctest::Approx(3.0 * 2.0 / (1.0 + std::exp(-2.0))).epsilon(1e-6));
+    });
+}

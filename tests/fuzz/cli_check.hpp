@@ -9,7 +9,8 @@
 //     points at (cli_parse_result::arg) appears in it, escaped;
 //   * accepted options are in range (--row and --corrupt row:N held-out rows,
 //     --every 1 … cli_every_max, --weights implies --json, a selection only with
-//     --json, check with a link alone) and written back as argv (cli_fuzz_write)
+//     --json, check with a link alone, eval's --model and --tokenizer together
+//     and not empty) and written back as argv (cli_fuzz_write)
 //     parse to the same options;
 //   * every whole number given to --row or --corrupt row:N outside the held-out set
 //     is refused by cli_parse and by circuits_report_compute, with a reason; inside
@@ -25,6 +26,7 @@
 //     fuzzer's instrumentation, and each input here stays well under 10 ms.
 #pragma once
 
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -70,11 +72,23 @@ inline std::vector<std::string> cli_fuzz_write(const cli_options& o) {
     a.push_back(o.link);
     if (o.json && !(o.command == cli_command::circuits && o.weights))
         a.push_back("--json");
-    for (const auto& [name, v] : {std::pair{"--stages", &o.stages}, {"--layers", &o.layers}, {"--heads", &o.heads}})
+    for (const auto& [name, v] : {std::pair{"--stages", &o.stages},
+                                  {"--layers", &o.layers},
+                                  {"--heads", &o.heads},
+                                  {"--model", &o.model},
+                                  {"--tokenizer", &o.tokenizer}})
         if (*v)
             a.insert(a.end(), {name, **v});
     if (o.command == cli_command::train)
         a.insert(a.end(), {"--every", std::to_string(o.every)});
+    if (o.model) {
+        char t[32], p[32];
+        std::snprintf(t, sizeof t, "%.9g", double(o.temperature));
+        std::snprintf(p, sizeof p, "%.9g", double(o.top_p));
+        a.insert(a.end(), {"--temperature", t, "--top-p", p, "--seed", std::to_string(o.seed)});
+        if (o.generate > 0)
+            a.insert(a.end(), {"--generate", std::to_string(o.generate)});
+    }
     if (o.command != cli_command::circuits)
         return a;
     a.insert(a.end(), {"--row", std::to_string(o.row)});
@@ -91,7 +105,8 @@ inline std::vector<std::string> cli_fuzz_write(const cli_options& o) {
 inline bool cli_fuzz_same(const cli_options& a, const cli_options& b) {
     return a.command == b.command && a.link == b.link && a.json == b.json && a.stages == b.stages && a.layers == b.layers &&
            a.heads == b.heads && a.every == b.every && a.row == b.row && a.corrupt.kind == b.corrupt.kind &&
-           a.corrupt.row == b.corrupt.row && a.weights == b.weights;
+           a.corrupt.row == b.corrupt.row && a.weights == b.weights && a.model == b.model && a.tokenizer == b.tokenizer &&
+           a.generate == b.generate && a.temperature == b.temperature && a.top_p == b.top_p && a.seed == b.seed;
 }
 
 // A tiny recipe (as tests/core/test_util.hpp's tiny_recipe) trained a few steps,
@@ -138,6 +153,19 @@ inline std::string cli_fuzz_check_options(const cli_options& o, const std::vecto
         return "--weights without --json";
     if ((o.stages || o.layers || o.heads) && (!o.json || o.command != cli_command::eval))
         return "a selection accepted without eval --json";
+    if ((o.model || o.tokenizer) && o.command != cli_command::eval)
+        return "--model or --tokenizer accepted outside eval";
+    if (o.model.has_value() != o.tokenizer.has_value())
+        return "--model accepted without --tokenizer, or the other way round";
+    if ((o.model && o.model->empty()) || (o.tokenizer && o.tokenizer->empty()))
+        return "an empty file name accepted";
+    if (o.generate < 0 || o.generate > cli_generate_max || !(o.temperature >= 0.0f && o.temperature <= 100.0f) ||
+        !(o.top_p >= 0.0f && o.top_p <= 1.0f))
+        return "a generation setting accepted out of range";
+    if (!o.model && (o.generate != 0 || o.temperature != 1.0f || o.top_p != 0.9f || o.seed != 1))
+        return "a generation setting accepted without --model";
+    if (o.generate > 0 && o.json)
+        return "--generate accepted with --json";
     if (o.command == cli_command::check && argc != 3)
         return "check accepted more than a link";
     const cli_parse_result again = cli_fuzz_parse(cli_fuzz_write(o));

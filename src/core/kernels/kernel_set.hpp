@@ -20,6 +20,7 @@ struct kernel_set {
     void (*softmax_online)(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
                            float* rescale);
     void (*relu)(float* x, int count);
+    void (*swiglu)(const float* gate, const float* up, float* out, int count);
     // backward (train_kernels.hpp)
     void (*matmul_at_acc)(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows);
     void (*softmax_rows_backward)(const float* y, const float* dy, float* dx, int n, int m);

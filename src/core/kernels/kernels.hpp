@@ -40,6 +40,13 @@ bool kernel_matmul_bt_transposes(int n, int d);
 void kernel_relu(float* x, int count);
 void kernel_relu_naive(float* x, int count);
 
+// out = silu(gate)·up element-wise, silu(g) = g / (1 + e^−g)   -- SwiGLU, the
+// llama block's FFN (llama/forward.hpp). NaN stays NaN; g → −∞ gives −0·up
+// (e^−g overflows to +inf, g / inf = −0), g → +∞ gives g·up. e^x as exp_full
+// (kernels_simd.cpp) rounds it: within a few ulp of the twin's std::exp.
+void kernel_swiglu(const float* gate, const float* up, float* out, int count);
+void kernel_swiglu_naive(const float* gate, const float* up, float* out, int count);
+
 // x(n, m) ← softmax of each row, in place.
 // subtract_max = true is the stable form; false is the article's bug (exp of raw
 // logits, which overflows to inf past x ≈ 88.72 exactly as fp32's e^x does, and

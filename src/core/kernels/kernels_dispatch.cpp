@@ -77,6 +77,7 @@ void kernel_softmax_online(float* s, int rows, int cols, const int* visible, flo
     active()->softmax_online(s, rows, cols, visible, scale, row_max, row_sum, rescale);
 }
 void kernel_relu(float* x, int count) { active()->relu(x, count); }
+void kernel_swiglu(const float* gate, const float* up, float* out, int count) { active()->swiglu(gate, up, out, count); }
 
 void kernel_matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows) {
     active()->matmul_at_acc(a, b, c, n, k, m, sparse_rows);

@@ -88,4 +88,9 @@ void kernel_softmax_online_naive(float* s, int rows, int cols, const int* visibl
     }
 }
 
+void kernel_swiglu_naive(const float* gate, const float* up, float* out, int count) {
+    for (int i = 0; i < count; ++i)
+        out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
 }  // namespace attn

@@ -1013,6 +1013,31 @@ void relu(float* x, int count) {
         x[i] = x[i] <= 0.0f ? 0.0f : x[i];
 }
 
+// silu(g)·u = g / (1 + e^−g) · u, four batches at a time through exp_full.
+void swiglu(const float* gate, const float* up, float* out, int count) {
+    constexpr int U = 4;
+    const batch one(1.0f);
+    int i = 0;
+    for (; i + U * W <= count; i += U * W) {
+        batch g[U], e[U];
+        for (int u = 0; u < U; ++u) {
+            g[u] = batch::load_unaligned(gate + i + u * W);
+            e[u] = -g[u];
+        }
+        exp_full<U>(e);
+        for (int u = 0; u < U; ++u)
+            (g[u] / (one + e[u]) * batch::load_unaligned(up + i + u * W)).store_unaligned(out + i + u * W);
+    }
+    for (; i + W <= count; i += W) {
+        const batch g = batch::load_unaligned(gate + i);
+        batch e = -g;
+        exp_full<1>(&e);
+        (g / (one + e) * batch::load_unaligned(up + i)).store_unaligned(out + i);
+    }
+    for (; i < count; ++i)
+        out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
 void relu_backward(const float* x, float* dy, int count) {
     const int cv = count - count % W;
     const batch zero(0.0f);
@@ -1072,6 +1097,7 @@ extern const kernel_set ATTN_KERNEL_SET = {
     .softmax_rows = kernel_softmax_rows,
     .softmax_online = kernel_softmax_online,
     .relu = relu,
+    .swiglu = swiglu,
     .matmul_at_acc = matmul_at_acc,
     .softmax_rows_backward = softmax_rows_backward,
     .adamw = adamw,

@@ -269,7 +269,7 @@ void run_block_tail(const experiment& e, const layer_weights& w, const matrix& x
 
 layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, const matrix& x, const stepper& st,
                       const trace_options& opt) {
-    const int n = x.rows, d = e.d_model, dk = experiment_d_k(e);
+    const int dk = experiment_d_k(e);
     layer_trace lt;
     lt.input = x;
     lt.normed = e.block == block_kind::full ? st.rmsnorm(x) : x;
@@ -284,10 +284,7 @@ layer_trace run_layer(const experiment& e, int layer, const layer_weights& w, co
         st.store(lt.q_rot);
         st.store(lt.k_rot);
     }
-    lt.concat = matrix(n, d);
-    lt.heads.reserve(std::size_t(e.heads));
-    for (int hi = 0; hi < e.heads; ++hi)
-        lt.heads.push_back(run_head(e, layer, hi, lt, st, opt));
+    forward_heads(e, layer, lt, opt);
     lt.attn_out = e.use_wo ? st.matmul(lt.concat, w.w_o) : lt.concat;
     run_block_tail(e, w, x, st, lt);
     return lt;
@@ -495,6 +492,15 @@ matrix forward_patched_layer(const experiment& e, const trace& t, const head_pat
         std::copy(lt.output.data.begin(), lt.output.data.end(), x.row(p.position));
     }
     return x;
+}
+
+void forward_heads(const experiment& e, int layer, layer_trace& lt, const trace_options& opt) {
+    const stepper st{e.prec};
+    lt.concat = matrix(lt.q_rot.rows, e.d_model);
+    lt.heads.clear();
+    lt.heads.reserve(std::size_t(e.heads));
+    for (int hi = 0; hi < e.heads; ++hi)
+        lt.heads.push_back(run_head(e, layer, hi, lt, st, opt));
 }
 
 trace forward(const experiment& e, const trace_options& opt) {

@@ -93,7 +93,9 @@ struct layer_trace {
     matrix attn_out;    // (n, d) concat·W_o, or concat when W_O is off
     matrix residual;    // (n, d) input + attn_out            (block = full)
     matrix ffn_normed;  // (n, d) rmsnorm(residual)           (block = full)
-    matrix ffn_hidden;  // (n, f) relu(ffn_normed·W_1)        (block = full)
+    matrix ffn_gate;    // (n, f) ffn_normed·W_1ᵀ             (llama: SwiGLU's gate)
+    matrix ffn_up;      // (n, f) ffn_normed·W_3ᵀ             (llama: SwiGLU's up)
+    matrix ffn_hidden;  // (n, f) relu(ffn_normed·W_1)        (block = full; llama: silu(gate)·up)
     matrix ffn_out;     // (n, d) ffn_hidden·W_2              (block = full)
     matrix output;      // (n, d) what the next layer reads
 };
@@ -116,6 +118,8 @@ struct trace {
     matrix x0;         // (n, d) embeddings + positions, rounded to the precision
     std::vector<layer_trace> layers;
     matrix output;        // (n, d) the last layer's output
+    matrix final_normed;  // (n, d) the final norm of output  (llama; empty otherwise)
+    matrix logits;        // (n, vocab) the classifier's       (llama; empty otherwise)
     decode_trace decode;  // empty when experiment.decode is 0
     int nan_count = 0;    // over every stored matrix (see "Numerics" above)
     int inf_count = 0;    // ±inf, likewise
@@ -194,6 +198,13 @@ void model_apply_edits(model_weights& w, const std::vector<value_edit>& edits);
 // Sinusoidal encodings for n positions starting at pos0: PE(p, 2i) = sin(p / 10000^(2i/d)),
 // PE(p, 2i+1) = cos(same angle). Computed in double, rounded once to float.
 matrix positions_sinusoidal(int n, int d, int pos0);
+
+// The heads of one layer from lt.q_rot, lt.k_rot and lt.v (set by the caller):
+// each head's trace under e's mask, scale, softmax, temperature, edges,
+// ablation and opt's patch, and lt.concat — the part of a layer between its
+// projections and W_O, for a block whose projections are computed elsewhere
+// (llama/forward.hpp). e's shapes must match lt's; e need not be valid.
+void forward_heads(const experiment& e, int layer, layer_trace& lt, const trace_options& opt = {});
 
 // Runs e; e must be valid (experiment_validate(e) empty).
 trace forward(const experiment& e, const trace_options& opt = {});

@@ -48,4 +48,17 @@ void rmsnorm_rows(const float* x, float* y, float* inv, int rows, int cols) {
     }
 }
 
+void rmsnorm_gain_rows(const float* x, const float* gain, float* y, int rows, int cols, float eps) {
+    for (int r = 0; r < rows; ++r) {
+        const float* xr = x + std::size_t(r) * std::size_t(cols);
+        float* yr = y + std::size_t(r) * std::size_t(cols);
+        double ss = 0;
+        for (int c = 0; c < cols; ++c)
+            ss += double(xr[c]) * double(xr[c]);
+        const float k = float(1.0 / std::sqrt(ss / double(std::max(1, cols)) + double(eps)));
+        for (int c = 0; c < cols; ++c)
+            yr[c] = xr[c] * k * gain[c];
+    }
+}
+
 }  // namespace attn

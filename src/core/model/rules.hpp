@@ -33,4 +33,10 @@ int mask_visible_keys(const experiment& e, int n, int i);
 // given, keeps each row's factor for the backward pass. y may be x.
 void rmsnorm_rows(const float* x, float* y, float* inv, int rows, int cols);
 
+// y(rows, cols) = gain ⊙ x / √(mean(x²) + eps) per row, with the learned gain
+// (cols): the llama block's norm (eps 1e-5 there, as llama2.c). The sum of
+// squares in double, the factor rounded to float once, then y = x·k·gain. y may
+// be x.
+void rmsnorm_gain_rows(const float* x, const float* gain, float* y, int rows, int cols, float eps);
+
 }  // namespace attn

@@ -143,6 +143,8 @@ void write_layer(sink& out, const trace_json_select& sel, const layer_trace& lt,
                      {"attn_out", &lt.attn_out},
                      {"residual", &lt.residual},
                      {"ffn_normed", &lt.ffn_normed},
+                     {"ffn_gate", &lt.ffn_gate},
+                     {"ffn_up", &lt.ffn_up},
                      {"ffn_hidden", &lt.ffn_hidden},
                      {"ffn_out", &lt.ffn_out},
                      {"output", &lt.output}});
@@ -181,11 +183,11 @@ void write_decode(sink& out, const decode_trace& dt) {
     out += '}';
 }
 
-const char* const stage_names[] = {"x",          "positions",     "x0",     "output", "w_q",      "w_k",      "w_v",
-                                   "w_o",        "w_1",           "w_2",    "input",  "normed",   "q",        "k",
-                                   "v",          "q_rot",         "k_rot",  "concat", "attn_out", "residual", "ffn_normed",
-                                   "ffn_hidden", "ffn_out",       "scores", "scaled", "masked",   "weights",  "out",
-                                   "row_sums",   "row_entropies", "decode"};
+const char* const stage_names[] = {"x",        "positions",  "x0",       "output", "final_normed", "logits",        "w_q",
+                                   "w_k",      "w_v",        "w_o",      "w_1",    "w_2",          "input",         "normed",
+                                   "q",        "k",          "v",        "q_rot",  "k_rot",        "concat",        "attn_out",
+                                   "residual", "ffn_normed", "ffn_gate", "ffn_up", "ffn_hidden",   "ffn_out",       "scores",
+                                   "scaled",   "masked",     "weights",  "out",    "row_sums",     "row_entropies", "decode"};
 
 template <class T>
 bool listed(const std::vector<T>& list, const T& x) {
@@ -272,7 +274,13 @@ void trace_write_json(const experiment& e, const trace& t, const trace_json_sele
         append_string(out, t.tokens[i]);
     }
     out += "],";
-    append_matrices(out, sel, {{"x", &t.params.embeddings}, {"positions", &t.positions}, {"x0", &t.x0}, {"output", &t.output}});
+    append_matrices(out, sel,
+                    {{"x", &t.params.embeddings},
+                     {"positions", &t.positions},
+                     {"x0", &t.x0},
+                     {"output", &t.output},
+                     {"final_normed", &t.final_normed},
+                     {"logits", &t.logits}});
     out += "\"nan_count\":" + std::to_string(t.nan_count) + ",\"inf_count\":" + std::to_string(t.inf_count) + ",";
     append_key(out, "layers");
     out += '[';
@@ -283,7 +291,8 @@ void trace_write_json(const experiment& e, const trace& t, const trace_json_sele
         if (!first)
             out += ',';
         first = false;
-        write_layer(out, sel, t.layers[l], t.params.layers[l], int(l));
+        static const layer_weights none;  // a model whose weights the trace does not hold (llama)
+        write_layer(out, sel, t.layers[l], l < t.params.layers.size() ? t.params.layers[l] : none, int(l));
     }
     out += "]";
     if (t.decode.steps > 0 && sel.stage("decode"))
@@ -293,13 +302,13 @@ void trace_write_json(const experiment& e, const trace& t, const trace_json_sele
 }
 
 std::size_t trace_json_estimate_bytes(const trace& t) {
-    std::size_t floats = t.params.embeddings.data.size() + t.positions.data.size() + t.x0.data.size() + t.output.data.size();
-    for (std::size_t l = 0; l < t.layers.size(); ++l) {
-        const layer_weights& w = t.params.layers[l];
+    std::size_t floats = t.params.embeddings.data.size() + t.positions.data.size() + t.x0.data.size() + t.output.data.size() +
+                         t.final_normed.data.size() + t.logits.data.size();
+    for (const layer_weights& w : t.params.layers)
         for (const matrix* m : {&w.w_q, &w.w_k, &w.w_v, &w.w_o, &w.w_1, &w.w_2})
             floats += m->data.size();
-        const layer_trace& lt = t.layers[l];
-        floats += lt.input.data.size() * 20;  // every (n, ·) matrix of the layer, generously
+    for (const layer_trace& lt : t.layers) {
+        floats += lt.input.data.size() * 20 + lt.ffn_gate.data.size() * 3;  // every (n, ·) matrix, generously
         for (const head_trace& ht : lt.heads)
             floats += ht.scores.data.size() + ht.scaled.data.size() + ht.masked.data.size() + ht.weights.data.size() +
                       4 * ht.out.data.size() + 2 * ht.row_sums.size();

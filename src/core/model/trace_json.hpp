@@ -17,10 +17,11 @@ namespace attn {
 
 // Which parts of a trace to write. Empty lists select everything.
 //   stages  names of matrices and vectors, at every level where the name exists:
-//           x positions x0 output | w_q w_k w_v w_o w_1 w_2 input normed q k v
-//           q_rot k_rot concat attn_out residual ffn_normed ffn_hidden ffn_out
-//           output | q k v scores scaled masked weights out row_sums
-//           row_entropies | decode. Layers and heads are always listed (with
+//           x positions x0 output final_normed logits | w_q w_k w_v w_o w_1
+//           w_2 input normed q k v q_rot k_rot concat attn_out residual
+//           ffn_normed ffn_gate ffn_up ffn_hidden ffn_out output | q k v scores
+//           scaled masked weights out row_sums row_entropies | decode. Empty
+//           matrices (a stage the block lacks) are left out. Layers and heads are always listed (with
 //           their indices), even when none of their matrices is selected.
 //   layers  layer indices written; heads: head indices written (in each layer).
 struct trace_json_select {

@@ -1,0 +1,149 @@
+#include "llama/forward.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/kernels.hpp"
+#include "model/rope.hpp"
+#include "model/rules.hpp"
+
+namespace attn {
+
+namespace {
+
+// x(n, in)·wᵀ for w (out, in) in the model's buffer.
+matrix project(const matrix& x, const llama_model& m, const llama_tensor& w, int out) {
+    matrix y(x.rows, out);
+    kernel_matmul_bt(x.data.data(), m.at(w), y.data.data(), x.rows, out, x.cols);
+    return y;
+}
+
+matrix rmsnorm(const matrix& x, const llama_model& m, const llama_tensor& gain) {
+    matrix y(x.rows, x.cols);
+    rmsnorm_gain_rows(x.data.data(), m.at(gain), y.data.data(), x.rows, x.cols, llama_norm_eps);
+    return y;
+}
+
+matrix add(const matrix& a, const matrix& b) {
+    matrix y = a;
+    for (std::size_t i = 0; i < y.data.size(); ++i)
+        y.data[i] += b.data[i];
+    return y;
+}
+
+// Each head's hs columns of every row turned by RoPE for the row's position.
+matrix rope(const matrix& x, int hs) {
+    matrix y = x;
+    for (int r = 0; r < y.rows; ++r)
+        for (int c0 = 0; c0 < y.cols; c0 += hs)
+            rope_rotate(y.row(r) + c0, 1, hs, r, llama_rope_base);
+    return y;
+}
+
+void count(const matrix& mm, trace& t) {
+    for (const float v : mm.data) {
+        t.nan_count += std::isnan(v);
+        t.inf_count += std::isinf(v);
+    }
+}
+
+void count_specials(trace& t) {
+    count(t.x0, t);
+    for (const layer_trace& lt : t.layers) {
+        for (const matrix* mm : {&lt.normed, &lt.q, &lt.k, &lt.v, &lt.q_rot, &lt.k_rot, &lt.concat, &lt.attn_out, &lt.residual,
+                                 &lt.ffn_normed, &lt.ffn_gate, &lt.ffn_up, &lt.ffn_hidden, &lt.ffn_out, &lt.output})
+            count(*mm, t);
+        for (const head_trace& ht : lt.heads) {
+            for (const matrix* mm : {&ht.scores, &ht.scaled, &ht.weights, &ht.out})
+                count(*mm, t);
+            for (const float v : ht.row_sums)
+                t.nan_count += std::isnan(v), t.inf_count += std::isinf(v);
+            for (const float v : ht.row_entropies)
+                t.nan_count += std::isnan(v), t.inf_count += std::isinf(v);
+        }
+    }
+    count(t.final_normed, t);
+    count(t.logits, t);
+}
+
+layer_trace run_layer(const llama_model& m, const experiment& e, int layer, const matrix& x, const trace_options& opt) {
+    const llama_config& c = m.config;
+    const llama_layer_tensors& w = m.layers[std::size_t(layer)];
+    layer_trace lt;
+    lt.input = x;
+    lt.normed = rmsnorm(x, m, w.rms_att);
+    lt.q = project(lt.normed, m, w.wq, c.dim);
+    lt.k = project(lt.normed, m, w.wk, c.kv_dim());
+    lt.v = project(lt.normed, m, w.wv, c.kv_dim());
+    lt.q_rot = rope(lt.q, c.head_size());
+    lt.k_rot = rope(lt.k, c.head_size());
+    forward_heads(e, layer, lt, opt);
+    lt.attn_out = project(lt.concat, m, w.wo, c.dim);
+    lt.residual = add(x, lt.attn_out);
+    lt.ffn_normed = rmsnorm(lt.residual, m, w.rms_ffn);
+    lt.ffn_gate = project(lt.ffn_normed, m, w.w1, c.hidden_dim);
+    lt.ffn_up = project(lt.ffn_normed, m, w.w3, c.hidden_dim);
+    lt.ffn_hidden = matrix(x.rows, c.hidden_dim);
+    kernel_swiglu(lt.ffn_gate.data.data(), lt.ffn_up.data.data(), lt.ffn_hidden.data.data(), int(lt.ffn_hidden.size()));
+    lt.ffn_out = project(lt.ffn_hidden, m, w.w2, c.dim);
+    lt.output = add(lt.residual, lt.ffn_out);
+    return lt;
+}
+
+}  // namespace
+
+experiment llama_experiment(const llama_config& c) {
+    experiment e;
+    e.text.clear();
+    e.d_model = c.dim;
+    e.heads = c.n_heads;
+    e.kv_heads = c.n_kv_heads;
+    e.layers = c.n_layers;
+    e.block = block_kind::full;
+    e.pos = positional::rope;
+    e.rope_base = llama_rope_base;
+    e.mask = mask_kind::causal;
+    e.scale = score_scale::sqrt_dk;
+    e.softmax = softmax_mode::stable;
+    e.use_wo = true;
+    return e;
+}
+
+std::optional<std::string> llama_tokens_problem(const llama_config& c, const std::vector<int>& ids) {
+    if (ids.empty())
+        return std::string("there are no tokens to run");
+    if (ids.size() > std::size_t(c.seq_len))
+        return std::to_string(ids.size()) + " tokens are more than this model's context of " + std::to_string(c.seq_len);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] < 0 || ids[i] >= c.vocab_size)
+            return "token " + std::to_string(i) + " is id " + std::to_string(ids[i]) + ", outside the vocabulary of " +
+                   std::to_string(c.vocab_size);
+    return std::nullopt;
+}
+
+trace llama_forward(const llama_model& m, const std::vector<int>& ids, const experiment& e, const trace_options& opt,
+                    const llama_tokenizer* tok) {
+    const llama_config& c = m.config;
+    const int n = int(ids.size());
+    trace t;
+    for (const int id : ids)
+        t.tokens.push_back(tok ? tok->pieces[std::size_t(id)] : "#" + std::to_string(id));
+    t.x0 = matrix(n, c.dim);
+    for (int i = 0; i < n; ++i) {
+        const float* row = m.at(m.token_embedding) + std::size_t(ids[std::size_t(i)]) * std::size_t(c.dim);
+        std::copy(row, row + c.dim, t.x0.row(i));
+    }
+    const matrix* x = &t.x0;
+    t.layers.reserve(std::size_t(c.n_layers));
+    for (int l = 0; l < c.n_layers; ++l) {
+        t.layers.push_back(run_layer(m, e, l, *x, opt));
+        x = &t.layers.back().output;
+    }
+    t.output = *x;
+    t.final_normed = rmsnorm(t.output, m, m.rms_final);
+    t.logits = project(t.final_normed, m, m.classifier, c.vocab_size);
+    count_specials(t);
+    return t;
+}
+
+}  // namespace attn

@@ -1,0 +1,60 @@
+// The llama block's forward pass over a whole sequence (llama2.c's run.c
+// `forward`, every position at once), recorded in the trace of
+// model/forward.hpp so that every view reads a real model as it reads ours.
+//
+// Shapes (llama_config): n tokens, d = dim, hs = head_size = d / n_heads,
+// kv = n_kv_heads·hs, f = hidden_dim, V = vocab_size. Weights are (out, in), so
+// x·Wᵀ is kernel_matmul_bt(x, W) straight from the checkpoint's buffer.
+//
+//   x0 = the tokens' rows of the embedding (n, d)
+//   per layer, from x:
+//     normed     = rmsnorm(x) ⊙ rms_att           (ε = 1e-5, as llama2.c)
+//     q, k, v    = normed·wqᵀ (n, d), ·wkᵀ, ·wvᵀ (n, kv)
+//     q_rot, k_rot: each head's hs columns turned by RoPE, pairs (2p, 2p+1) by
+//                position·10000^(−2p/hs) (run.c's rotation; model/rope.hpp)
+//     heads      (model/forward.hpp's forward_heads): scores · 1/√hs, causal
+//                mask, stable softmax, weights·V; query head i reads K/V head
+//                i / (n_heads / n_kv_heads) (GQA) → concat (n, d)
+//     attn_out   = concat·woᵀ; residual = x + attn_out
+//     ffn_normed = rmsnorm(residual) ⊙ rms_ffn
+//     ffn_gate   = ffn_normed·w1ᵀ, ffn_up = ffn_normed·w3ᵀ (n, f)
+//     ffn_hidden = silu(ffn_gate)·ffn_up (SwiGLU), ffn_out = ffn_hidden·w2ᵀ
+//     output     = residual + ffn_out
+//   final_normed = rmsnorm(output) ⊙ rms_final; logits = final_normed·wclsᵀ (n, V)
+//
+// fp32 throughout. The heads run under llama_experiment(c) (below) plus the
+// interventions a caller adds to it (ablate, edges, a patch in trace_options).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llama/checkpoint.hpp"
+#include "llama/tokenizer.hpp"
+#include "model/forward.hpp"
+
+namespace attn {
+
+inline constexpr float llama_norm_eps = 1e-5f;
+inline constexpr float llama_rope_base = 10000.0f;
+
+// The experiment a llama model's heads run under: d_model = dim, its heads and
+// K/V heads and layers, RoPE at base 10000 from position 0, the causal mask,
+// scale 1/√head_size, stable softmax, fp32, W_O on. Not a valid experiment for
+// the toy models (its sizes pass their limits); forward_heads needs none.
+experiment llama_experiment(const llama_config& c);
+
+// Why ids cannot be run on a model of config c: none, more than seq_len, or an
+// id outside [0, vocab_size). nullopt when they can.
+std::optional<std::string> llama_tokens_problem(const llama_config& c, const std::vector<int>& ids);
+
+// The pass over ids (llama_tokens_problem(m.config, ids) empty), the heads under
+// e (llama_experiment(m.config) with interventions, or that alone). The trace's
+// tokens are the ids' pieces when a tokenizer is given (byte tokens as <0xNN>),
+// else "#id". params stays empty (the weights are m's); nan_count and inf_count
+// count every matrix stored once, as forward.hpp says, plus the llama stages.
+trace llama_forward(const llama_model& m, const std::vector<int>& ids, const experiment& e, const trace_options& opt = {},
+                    const llama_tokenizer* tok = nullptr);
+
+}  // namespace attn

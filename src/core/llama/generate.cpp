@@ -1,0 +1,194 @@
+#include "llama/generate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/kernels.hpp"
+#include "llama/forward.hpp"
+#include "llama/tokenizer.hpp"
+#include "model/rope.hpp"
+#include "model/rules.hpp"
+
+namespace attn {
+
+namespace {
+
+// y(out) = W(out, in)·x(in) for a weight in the model's buffer.
+void matvec(const llama_model& m, const llama_tensor& w, const float* x, float* y, int out, int in) {
+    kernel_matmul_bt(x, m.at(w), y, 1, out, in);
+}
+
+// One head's attention at position pos of layer l: weights over keys 0..pos
+// into att, their sum of V into out (head_size).
+void attend(llama_decoder& d, int l, int h, float* out) {
+    const llama_config& c = d.model->config;
+    const int hs = c.head_size(), kv_dim = c.kv_dim(), g = h / (c.n_heads / c.n_kv_heads);
+    const std::size_t layer = std::size_t(l) * std::size_t(c.seq_len) * std::size_t(kv_dim);
+    const float* q = d.q.data() + std::size_t(h) * std::size_t(hs);
+    float* att = d.attention.data() + (std::size_t(l) * std::size_t(c.n_heads) + std::size_t(h)) * std::size_t(c.seq_len);
+    const float scale = 1.0f / std::sqrt(float(hs));
+    for (int t = 0; t <= d.pos; ++t) {
+        const float* k = d.key_cache.data() + layer + std::size_t(t) * std::size_t(kv_dim) + std::size_t(g * hs);
+        float s = 0.0f;
+        for (int i = 0; i < hs; ++i)
+            s += q[i] * k[i];
+        att[t] = s * scale;
+    }
+    kernel_softmax_rows(att, 1, d.pos + 1, true);
+    std::fill(out, out + hs, 0.0f);
+    for (int t = 0; t <= d.pos; ++t) {
+        const float* v = d.value_cache.data() + layer + std::size_t(t) * std::size_t(kv_dim) + std::size_t(g * hs);
+        for (int i = 0; i < hs; ++i)
+            out[i] += att[t] * v[i];
+    }
+}
+
+void layer_step(llama_decoder& d, int l) {
+    const llama_model& m = *d.model;
+    const llama_config& c = m.config;
+    const llama_layer_tensors& w = m.layers[std::size_t(l)];
+    const int dim = c.dim, kv_dim = c.kv_dim(), hs = c.head_size();
+    const std::size_t row = (std::size_t(l) * std::size_t(c.seq_len) + std::size_t(d.pos)) * std::size_t(kv_dim);
+    float* k = d.key_cache.data() + row;
+    float* v = d.value_cache.data() + row;
+    rmsnorm_gain_rows(d.x.data(), m.at(w.rms_att), d.xb.data(), 1, dim, llama_norm_eps);
+    matvec(m, w.wq, d.xb.data(), d.q.data(), dim, dim);
+    matvec(m, w.wk, d.xb.data(), k, kv_dim, dim);
+    matvec(m, w.wv, d.xb.data(), v, kv_dim, dim);
+    for (int c0 = 0; c0 < dim; c0 += hs)
+        rope_rotate(d.q.data() + c0, 1, hs, d.pos, llama_rope_base);
+    for (int c0 = 0; c0 < kv_dim; c0 += hs)
+        rope_rotate(k + c0, 1, hs, d.pos, llama_rope_base);
+    for (int h = 0; h < c.n_heads; ++h)
+        attend(d, l, h, d.xb.data() + std::size_t(h) * std::size_t(hs));
+    matvec(m, w.wo, d.xb.data(), d.xb2.data(), dim, dim);
+    for (int i = 0; i < dim; ++i)
+        d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
+    rmsnorm_gain_rows(d.x.data(), m.at(w.rms_ffn), d.xb.data(), 1, dim, llama_norm_eps);
+    matvec(m, w.w1, d.xb.data(), d.hb.data(), c.hidden_dim, dim);
+    matvec(m, w.w3, d.xb.data(), d.hb2.data(), c.hidden_dim, dim);
+    kernel_swiglu(d.hb.data(), d.hb2.data(), d.hb.data(), c.hidden_dim);
+    matvec(m, w.w2, d.hb.data(), d.xb2.data(), dim, c.hidden_dim);
+    for (int i = 0; i < dim; ++i)
+        d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
+}
+
+// The index of the first largest value.
+int argmax(const float* v, int n) {
+    int best = 0;
+    for (int i = 1; i < n; ++i)
+        if (v[i] > v[best])
+            best = i;
+    return best;
+}
+
+// run.c's sample_topp over probabilities p with one coin in [0, 1).
+int sample_top_p(const std::vector<double>& p, double top_p, double coin) {
+    const int n = int(p.size());
+    const double cutoff = (1.0 - top_p) / double(std::max(1, n - 1));
+    std::vector<int> idx;
+    for (int i = 0; i < n; ++i)
+        if (p[std::size_t(i)] >= cutoff)
+            idx.push_back(i);
+    const auto before = [&p](int a, int b) {
+        const double pa = p[std::size_t(a)], pb = p[std::size_t(b)];
+        return pa > pb || (pa == pb && a < b);
+    };
+    std::sort(idx.begin(), idx.end(), before);
+    double cumulative = 0.0;
+    std::size_t last = idx.empty() ? 0 : idx.size() - 1;
+    for (std::size_t i = 0; i < idx.size(); ++i) {
+        cumulative += p[std::size_t(idx[i])];
+        if (cumulative > top_p) {
+            last = i;
+            break;
+        }
+    }
+    const double r = coin * cumulative;
+    double cdf = 0.0;
+    for (std::size_t i = 0; i <= last && i < idx.size(); ++i) {
+        cdf += p[std::size_t(idx[i])];
+        if (r < cdf)
+            return idx[i];
+    }
+    if (idx.empty())  // top_p below the largest probability's share: run.c reads before its array; we take the largest
+        return int(std::max_element(p.begin(), p.end()) - p.begin());
+    return idx[last];
+}
+
+}  // namespace
+
+llama_decoder::llama_decoder(const llama_model& m) : model(&m) {
+    const llama_config& c = m.config;
+    const std::size_t cache = std::size_t(c.n_layers) * std::size_t(c.seq_len) * std::size_t(c.kv_dim());
+    key_cache.assign(cache, 0.0f);
+    value_cache.assign(cache, 0.0f);
+    attention.assign(std::size_t(c.n_layers) * std::size_t(c.n_heads) * std::size_t(c.seq_len), 0.0f);
+    logits.assign(std::size_t(c.vocab_size), 0.0f);
+    for (std::vector<float>* v : {&x, &xb, &xb2, &q})
+        v->assign(std::size_t(c.dim), 0.0f);
+    hb.assign(std::size_t(c.hidden_dim), 0.0f);
+    hb2.assign(std::size_t(c.hidden_dim), 0.0f);
+}
+
+const float* llama_decoder::step(int token) {
+    const llama_model& m = *model;
+    const llama_config& c = m.config;
+    const float* row = m.at(m.token_embedding) + std::size_t(token) * std::size_t(c.dim);
+    std::copy(row, row + c.dim, x.begin());
+    for (int l = 0; l < c.n_layers; ++l)
+        layer_step(*this, l);
+    rmsnorm_gain_rows(x.data(), m.at(m.rms_final), x.data(), 1, c.dim, llama_norm_eps);
+    matvec(m, m.classifier, x.data(), logits.data(), c.vocab_size, c.dim);
+    ++pos;
+    return logits.data();
+}
+
+std::size_t llama_decoder::cache_bytes_read(int p) const {
+    const llama_config& c = model->config;
+    return std::size_t(c.n_layers) * 2 * std::size_t(p + 1) * std::size_t(c.kv_dim()) * sizeof(float);
+}
+
+int llama_sample(const float* logits, int vocab, const llama_sampling& s, rng& g) {
+    if (s.temperature <= 0.0f)
+        return argmax(logits, vocab);
+    std::vector<double> p(static_cast<std::size_t>(vocab));
+    double mx = -HUGE_VAL;
+    for (int i = 0; i < vocab; ++i)
+        mx = std::max(mx, double(logits[i]) / double(s.temperature));
+    double sum = 0.0;
+    for (int i = 0; i < vocab; ++i)
+        sum += p[std::size_t(i)] = random_exp(double(logits[i]) / double(s.temperature) - mx);
+    for (double& v : p)
+        v /= sum;
+    const double coin = g.uniform_open();
+    if (s.top_p > 0.0f && s.top_p < 1.0f)
+        return sample_top_p(p, double(s.top_p), coin);
+    double cdf = 0.0;
+    for (int i = 0; i < vocab; ++i) {
+        cdf += p[std::size_t(i)];
+        if (coin < cdf)
+            return i;
+    }
+    return vocab - 1;  // rounding
+}
+
+std::vector<int> llama_generate(const llama_model& m, const std::vector<int>& prompt, int steps, const llama_sampling& s) {
+    llama_decoder d(m);
+    rng g(s.seed);
+    std::vector<int> out = prompt;
+    const float* logits = nullptr;
+    for (const int t : prompt)
+        logits = d.step(t);
+    for (int i = 0; i < steps && d.pos < m.config.seq_len && logits; ++i) {
+        const int next = llama_sample(logits, m.config.vocab_size, s, g);
+        if (next == llama_bos)
+            break;
+        out.push_back(next);
+        if (d.pos < m.config.seq_len)
+            logits = d.step(next);
+    }
+    return out;
+}
+
+}  // namespace attn

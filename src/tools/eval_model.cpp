@@ -1,0 +1,191 @@
+#include "eval_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "llama/forward.hpp"
+#include "llama/generate.hpp"
+#include "model/trace_json.hpp"
+
+namespace attn {
+namespace {
+
+// The whole file at path into out; false with a message naming the file otherwise.
+bool read_file(const std::string& path, std::vector<unsigned char>& out, std::string& error) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+        error = "cannot open " + cli_terminal_safe(path);
+        return false;
+    }
+    std::vector<unsigned char> bytes;
+    unsigned char buf[1 << 16];
+    std::size_t got = 0;
+    const std::size_t cap = std::size_t(llama_limits::max_floats) * 4 + (std::size_t(1) << 20);
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0 && bytes.size() <= cap)
+        bytes.insert(bytes.end(), buf, buf + got);
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed || bytes.size() > cap) {
+        error = cli_terminal_safe(path) + (failed ? ": a read error" : ": larger than any model this program opens (1.6 GB)");
+        return false;
+    }
+    out = std::move(bytes);
+    return true;
+}
+
+// s as a JSON string, terminal-safe: control characters and bytes that are not
+// UTF-8 as the text \xNN (cli_terminal_safe), quotes and backslashes escaped.
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (const char ch : cli_terminal_safe(s)) {
+        if (ch == '"' || ch == '\\')
+            out += '\\';
+        out += ch;
+    }
+    return out + "\"";
+}
+
+bool report(const std::string& what) {
+    std::fprintf(stderr, "attn: %s\n", what.c_str());
+    return false;
+}
+
+bool load(const cli_options& o, llama_model& m, llama_tokenizer& tok) {
+    std::vector<unsigned char> bytes;
+    std::string why;
+    if (!read_file(*o.model, bytes, why))
+        return report(why);
+    if (!llama_checkpoint_read(bytes.data(), bytes.size(), m, &why))
+        return report(cli_terminal_safe(*o.model) + ": " + why);
+    bytes = {};
+    if (!read_file(*o.tokenizer, bytes, why))
+        return report(why);
+    if (!llama_tokenizer_read(bytes.data(), bytes.size(), m.config.vocab_size, tok, &why))
+        return report(cli_terminal_safe(*o.tokenizer) + ": " + why);
+    return true;
+}
+
+// The heads' experiment with the link's interventions; false when one names a
+// layer or head the model lacks.
+bool interventions(const experiment& e, const llama_config& c, experiment& out) {
+    out = llama_experiment(c);
+    out.text = e.text;
+    for (const ablated_head& a : e.ablate)
+        if (a.layer >= c.n_layers || a.head >= c.n_heads)
+            return report("ablate=" + std::to_string(a.layer) + ":" + std::to_string(a.head) +
+                          " names a head this model lacks (" + std::to_string(c.n_layers) + " layers of " +
+                          std::to_string(c.n_heads) + " heads)");
+    for (const masked_edge& m : e.edges)
+        if (m.layer >= c.n_layers || m.head >= c.n_heads)
+            return report("a masked edge names layer " + std::to_string(m.layer) + " head " + std::to_string(m.head) +
+                          ", which this model lacks");
+    out.ablate = e.ablate;
+    out.edges = e.edges;
+    return true;
+}
+
+bool selection(const cli_options& o, const experiment& e, trace_json_select& sel) {
+    std::optional<std::string> err;
+    if (o.stages)
+        err = trace_json_parse_stages(*o.stages, sel.stages);
+    if (!err && o.layers)
+        err = trace_json_parse_indices(*o.layers, e.layers, sel.layers);
+    if (!err && o.heads)
+        err = trace_json_parse_indices(*o.heads, e.heads, sel.heads);
+    return err ? report(*err) : true;
+}
+
+void print_summary(const cli_options& o, const llama_model& m, const llama_tokenizer& tok, const std::vector<int>& ids,
+                   const trace& t) {
+    const llama_config& c = m.config;
+    std::printf("model %s: version %d, dim %d, hidden %d, %d layers, %d heads (%d K/V heads), vocab %d, context %d, %s\n",
+                cli_terminal_safe(*o.model).c_str(), c.version, c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads,
+                c.vocab_size, c.seq_len, c.shared_classifier ? "classifier shared with the embedding" : "own classifier");
+    std::printf("ids:");
+    for (const int id : ids)
+        std::printf(" %d", id);
+    std::printf("\ntokens (%zu):", ids.size());
+    std::string decoded;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        std::printf(" %s", json_string(tok.pieces[std::size_t(ids[i])]).c_str());
+        if (i > 0)
+            decoded += llama_decode_piece(tok, ids[i - 1], ids[i]);
+    }
+    std::printf("\ndecoded: %s\nnan %d, inf %d\nnext token after the last:\n", json_string(decoded).c_str(), t.nan_count,
+                t.inf_count);
+    const float* z = t.logits.row(t.logits.rows - 1);
+    std::vector<int> order(std::size_t(c.vocab_size));
+    std::iota(order.begin(), order.end(), 0);
+    const int top = std::min(5, c.vocab_size);
+    std::partial_sort(order.begin(), order.begin() + top, order.end(), [z](int a, int b) { return z[a] > z[b]; });
+    const float mx = z[order[0]];
+    double sum = 0;
+    for (int v = 0; v < c.vocab_size; ++v)
+        sum += std::exp(double(z[v]) - double(mx));
+    for (int r = 0; r < top; ++r) {
+        const int v = order[std::size_t(r)];
+        std::printf("  %6.2f%%  %d \"%s\"  (logit %.4g)\n", 100.0 * std::exp(double(z[v]) - double(mx)) / sum, v,
+                    cli_terminal_safe(llama_decode_piece(tok, ids.back(), v)).c_str(), double(z[v]));
+    }
+}
+
+// The text and each generated token's text as run.c prints it (terminal-safe),
+// the ids, then a line saying how many and why it stopped.
+int generate(const cli_options& o, const llama_model& m, const llama_tokenizer& tok, const std::vector<int>& prompt) {
+    const llama_sampling s{o.temperature, o.top_p, o.seed};
+    const std::vector<int> all = llama_generate(m, prompt, o.generate, s);
+    std::string text;
+    for (std::size_t i = 1; i < all.size(); ++i)
+        text += llama_decode_piece(tok, all[i - 1], all[i]);
+    std::printf("%s\nids:", cli_terminal_safe(text).c_str());
+    for (const int id : all)
+        std::printf(" %d", id);
+    std::printf("\n");
+    const int made = int(all.size() - prompt.size());
+    std::printf("(%d tokens generated, temperature %g, top-p %g, seed %llu%s)\n", made, double(s.temperature), double(s.top_p),
+                static_cast<unsigned long long>(s.seed),
+                made == o.generate                    ? ""
+                : int(all.size()) >= m.config.seq_len ? "; the context is full"
+                                                      : "; the model ended the text (BOS)");
+    return 0;
+}
+
+}  // namespace
+
+int eval_model(const experiment& e, const cli_options& o) {
+    llama_model m;
+    llama_tokenizer tok;
+    experiment le;
+    if (!load(o, m, tok) || !interventions(e, m.config, le))
+        return 1;
+    const std::vector<int> ids = llama_encode(tok, e.text, true);
+    if (const auto problem = llama_tokens_problem(m.config, ids)) {
+        report("the link's text: " + *problem);
+        return 1;
+    }
+    for (const masked_edge& edge : le.edges)
+        if (edge.query >= int(ids.size()) || edge.key >= int(ids.size())) {
+            report("the masked edge " + std::to_string(edge.query) + " → " + std::to_string(edge.key) + " is past the " +
+                   std::to_string(ids.size()) + " tokens the model's tokenizer makes of the text");
+            return 1;
+        }
+    if (o.generate > 0)
+        return generate(o, m, tok, ids);
+    trace_json_select sel;
+    if (o.json && !selection(o, le, sel))
+        return 1;
+    const trace t = llama_forward(m, ids, le, o.json ? sel.options() : trace_options::lean(), &tok);
+    if (!o.json) {
+        print_summary(o, m, tok, ids, t);
+        return 0;
+    }
+    trace_write_json(le, t, sel, [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); });
+    std::fputc('\n', stdout);
+    return 0;
+}
+
+}  // namespace attn

@@ -1,0 +1,19 @@
+// `attn eval '<link>' --model FILE --tokenizer FILE`: a llama2.c checkpoint and
+// its tokenizer.bin read and checked (llama/checkpoint.hpp, llama/tokenizer.hpp),
+// the link's text encoded with BOS as run.c does, and the llama block's pass
+// (llama/forward.hpp) printed: a summary (the model's shape, the tokens, the
+// next-token predictions after the last) or, with --json, the trace as
+// trace_json.hpp writes it, logits and the SwiGLU parts included. The link's
+// ablations and masked edges apply to the model's heads.
+#pragma once
+
+#include "cli_options.hpp"
+#include "spec/experiment.hpp"
+
+namespace attn {
+
+// Exit codes as attn's: 0 ok, 1 a file or the text the model cannot take
+// (the message on stderr names which and why).
+int eval_model(const experiment& e, const cli_options& o);
+
+}  // namespace attn
