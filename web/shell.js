@@ -32,6 +32,9 @@
 //   pageTheme('light'|'dark') the theme the app shows: the page's own elements follow it.
 //   contentHeight(px)         an embed's content height in CSS pixels, when it changes:
 //                             told to the host as attn:resize.
+//   openModelFiles()          the file chooser (#model-files) for a llama2.c checkpoint and its
+//                             tokenizer: both files are read and handed to the app
+//                             (attn_hook_open_model), which checks them; nothing leaves the computer.
 //   posterNames, posterPictures  a poster's copy of the app's names, and its picture
 //                             store ({save, load}); see [Poster] below.
 //
@@ -449,6 +452,38 @@
         return true;
       } catch (e) { return false; }
     },
+    // The Model window's "Choose the two files…" (bridge_open_model_files): a click
+    // on the hidden input, in the frame that answers the person's click (the
+    // browser's user activation still holds).
+    openModelFiles() {
+      const input = document.getElementById('model-files');
+      if (input) { input.value = ''; input.click(); }
+    },
+    // The chosen files' bytes in Module._malloc'd buffers (the app frees them)
+    // and their names: the app tells the checkpoint from the tokenizer. One file,
+    // or more than two, is answered with what to choose.
+    readModelFiles(files) {
+      const M = window.Module;
+      const list = Array.from(files || []);
+      if (list.length !== 2) {  // the app asks for both (a file without a name is one not chosen)
+        const name = list.length === 1 ? list[0].name : '';
+        return Promise.resolve(M.ccall('attn_hook_open_model', 'string', ['string', 'number', 'number', 'string', 'number', 'number'],
+          [name, 0, 0, '', 0, 0]));
+      }
+      return Promise.all(list.map((f) => f.arrayBuffer())).then((buffers) => {
+        const ptrs = buffers.map((b) => {
+          const p = b.byteLength ? M._malloc(b.byteLength) : 0;
+          if (p) M.HEAPU8.set(new Uint8Array(b), p);
+          return p;
+        });
+        if (buffers.some((b, i) => b.byteLength && !ptrs[i])) {
+          ptrs.forEach((p) => p && M._free(p));
+          return 'these files do not fit in the page\'s memory';
+        }
+        return M.ccall('attn_hook_open_model', 'string', ['string', 'number', 'number', 'string', 'number', 'number'],
+          [list[0].name, ptrs[0], buffers[0].byteLength, list[1].name, ptrs[1], buffers[1].byteLength]);
+      }, (err) => 'the files could not be read: ' + String((err && err.message) || err));
+    },
     // Font files the app asked for: name -> 'loading' | 'loaded' | 'failed'.
     fonts: {},
     // Called by the app (bridge_fetch_font) the first time some text needs a
@@ -488,6 +523,8 @@
     },
   };
   window.attnShell = shell;
+  const modelInput = document.getElementById('model-files');
+  if (modelInput) modelInput.addEventListener('change', () => { shell.readModelFiles(modelInput.files); });
 
   // [Embedding] messages from the host page: see the top of this file.
   function replyTo(event, message) {

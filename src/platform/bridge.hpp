@@ -40,6 +40,11 @@ void bridge_report_height(float css_pixels);
 // Shows or hides the page's text view (web/shell.js). No-op natively.
 void bridge_toggle_text_view();
 
+// Opens the page's file chooser for a model's checkpoint and tokenizer
+// (web/shell.js); the files arrive through attn_hook_open_model. Natively: none
+// (attn_app --model FILE --tokenizer FILE opens them).
+void bridge_open_model_files();
+
 // Whether the system prefers a light colour scheme (prefers-color-scheme), and
 // the theme the app shows, for the page's own elements. Natively: false, no-op.
 bool bridge_prefers_light();

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "i18n.hpp"
@@ -140,6 +141,52 @@ std::string compare_patch_json(const attn::ui::app& a) {
     for (std::size_t k = 0; k < r.explained.size(); ++k)
         j += std::string(k ? "," : "") + json_number(r.explained[k]);
     return j + "]}";
+}
+
+// The Model window's real model for tests: null when none is open, else {name,
+// tokenizer, bytes, params, config: {dim, hidden, layers, heads, kvHeads, vocab,
+// seqLen, version, shared}, error, open, text, ids, decoded, cut, next: [{id, p,
+// logit}], heads: [{layer, head, kv, prev, sink, induction}], gen: {ids, prompt,
+// done, stopped, text}, layer, head}.
+std::string real_model_json(const attn::ui::app& a) {
+    const attn::ui::model_state& r = a.real;
+    if (!r.model)
+        return r.error.empty() ? "null" : "{\"error\":" + attn::json_string(r.error) + "}";
+    const attn::llama_config& c = r.model->model.config;
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  "{\"bytes\":%zu,\"params\":%zu,\"config\":{\"dim\":%d,\"hidden\":%d,\"layers\":%d,\"heads\":%d,"
+                  "\"kvHeads\":%d,\"vocab\":%d,\"seqLen\":%d,\"version\":%d,\"shared\":%s},\"open\":%s,\"cut\":%s,"
+                  "\"layer\":%d,\"head\":%d",
+                  r.model->file_bytes, r.model->parameters(), c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads,
+                  c.vocab_size, c.seq_len, c.version, c.shared_classifier ? "true" : "false",
+                  a.view.model_open ? "true" : "false", r.reading.cut ? "true" : "false", a.view.model_layer, a.view.model_head);
+    std::string out = buf;
+    out += ",\"name\":" + attn::json_string(r.model->name) + ",\"tokenizer\":" + attn::json_string(r.model->tokenizer_name) +
+           ",\"error\":" + attn::json_string(r.error) + ",\"text\":" + attn::json_string(r.reading.text) +
+           ",\"decoded\":" + attn::json_string(r.reading.decoded) + ",\"ids\":[";
+    for (std::size_t i = 0; i < r.reading.ids.size(); ++i)
+        out += (i ? "," : "") + std::to_string(r.reading.ids[i]);
+    out += "],\"next\":[";
+    for (std::size_t i = 0; i < r.reading.next.size(); ++i) {
+        const attn::real_next_token& t = r.reading.next[i];
+        std::snprintf(buf, sizeof buf, "%s{\"id\":%d,\"p\":%.9g,\"logit\":%.9g}", i ? "," : "", t.id, double(t.probability),
+                      double(t.logit));
+        out += buf;
+    }
+    out += "],\"heads\":[";
+    for (std::size_t i = 0; i < r.reading.heads.size(); ++i) {
+        const attn::real_head_summary& h = r.reading.heads[i];
+        std::snprintf(buf, sizeof buf, "%s{\"layer\":%d,\"head\":%d,\"kv\":%d,\"prev\":%.9g,\"sink\":%.9g,\"induction\":%.9g}",
+                      i ? "," : "", h.layer, h.head, h.kv_head, double(h.prev), double(h.sink), double(h.induction));
+        out += buf;
+    }
+    out += "],\"gen\":{\"ids\":[";
+    for (std::size_t i = 0; i < r.gen.ids.size(); ++i)
+        out += (i ? "," : "") + std::to_string(r.gen.ids[i]);
+    out += "],\"prompt\":" + std::to_string(r.gen.prompt) + ",\"done\":" + (r.gen.done ? "true" : "false") +
+           ",\"stopped\":" + attn::json_string(r.gen.stopped) + ",\"text\":" + attn::json_string(r.gen.text) + "}}";
+    return out;
 }
 
 // `clipped`: how many text items their window cut this frame, and the first
@@ -370,6 +417,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
         g_buffer += buf;
     }
     g_buffer += ",\"prediction\":" + prediction_json(a);
+    g_buffer += ",\"realModel\":" + real_model_json(a);
     g_buffer += ",\"train\":" + train_json(a, true) + "}";
     return g_buffer.c_str();
 }
@@ -405,6 +453,20 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
     if (g_app)
         for (const auto& e : g_app->errors)
             g_buffer += e + "\n";
+    return g_buffer.c_str();
+}
+
+// The files the page's chooser read (web/shell.js): a checkpoint and its
+// tokenizer in either order, each in a Module._malloc'd buffer freed here.
+// Returns "" when the model opened, else why not (the Model window shows it too).
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_model(const char* name_a, unsigned char* a, double size_a, const char* name_b,
+                                                      unsigned char* b, double size_b) {
+    g_buffer.clear();
+    if (g_app)
+        g_buffer = attn::ui::app_open_model(*g_app, {a, a ? std::size_t(size_a) : 0, name_a ? name_a : ""},
+                                            {b, b ? std::size_t(size_b) : 0, name_b ? name_b : ""});
+    std::free(a);
+    std::free(b);
     return g_buffer.c_str();
 }
 
@@ -589,6 +651,13 @@ void bridge_storage_set(const char* key, const std::string& value) {
         key, value.c_str());
 }
 
+void bridge_open_model_files() {
+    EM_ASM({
+        if (window.attnShell && window.attnShell.openModelFiles)
+            window.attnShell.openModelFiles();
+    });
+}
+
 void bridge_toggle_text_view() {
     EM_ASM({
         if (window.attnShell && window.attnShell.toggleTextView)
@@ -718,6 +787,7 @@ bool bridge_publish(const ui::app&) { return true; }
 void bridge_publish_text_view(ui::app&) {}
 void bridge_report_training(const ui::app&) {}
 void bridge_toggle_text_view() {}
+void bridge_open_model_files() {}
 bool bridge_prefers_light() { return false; }
 bool bridge_touch_screen() { return false; }
 void bridge_report_height(float) {}

@@ -16,6 +16,8 @@
 //   --lesson N          open lesson N (1-12): the link's view.lesson=N
 //   --stage N           open pipeline stage N (0-10): the link's view.stage=N
 //   --lang en|zh        interface language
+//   --model FILE --tokenizer FILE  natively: open a llama2.c checkpoint and its
+//                       tokenizer in the Model window (a refused file exits with status 1)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -60,6 +62,7 @@ struct options {
     std::string lang;
     bool print_link = false;
     std::vector<attn::ui::share_action> exports;
+    std::string model, tokenizer;  // --model, --tokenizer
 };
 
 bool options_parse(int argc, char** argv, options& o) {
@@ -116,17 +119,53 @@ bool options_parse(int argc, char** argv, options& o) {
                 std::fprintf(stderr, "attn_app: --size expects WxH, e.g. 1280x720\n");
                 return false;
             }
+        } else if ((arg == "--model" || arg == "--tokenizer") && has_value) {
+            (arg == "--model" ? o.model : o.tokenizer) = argv[++i];
         } else if (arg == "--help" || arg == "-h") {
             std::printf(
                 "usage: attn_app [--experiment LINK] [--lesson N] [--stage N] [--lang en|zh] [--frames N [--screenshot "
-                "FILE.png] [--export csv,json,png,svg]] [--size WxH] [--print-link]\n");
+                "FILE.png] [--export csv,json,png,svg]] [--size WxH] [--print-link] [--model FILE.bin --tokenizer "
+                "tokenizer.bin]\n");
             std::exit(0);
         } else {
             std::fprintf(stderr, "attn_app: unknown or incomplete option '%s' (try --help)\n", arg.c_str());
             return false;
         }
     }
+    if (o.model.empty() != o.tokenizer.empty()) {
+        std::fprintf(stderr, "attn_app: --model and --tokenizer go together (a checkpoint and its tokenizer.bin)\n");
+        return false;
+    }
     return true;
+}
+
+// The whole file, or false with a message.
+bool read_whole_file(const std::string& path, std::vector<unsigned char>& out) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+        std::fprintf(stderr, "attn_app: cannot open %s\n", path.c_str());
+        return false;
+    }
+    unsigned char buf[1 << 16];
+    std::size_t got = 0;
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0)
+        out.insert(out.end(), buf, buf + got);
+    std::fclose(f);
+    return true;
+}
+
+// --model and --tokenizer: the Model window opens with them; false after a message.
+bool open_model_files(attn::ui::app& app, const options& opt) {
+    if (opt.model.empty())
+        return true;
+    std::vector<unsigned char> model, tok;
+    if (!read_whole_file(opt.model, model) || !read_whole_file(opt.tokenizer, tok))
+        return false;
+    const std::string why =
+        attn::ui::app_open_model(app, {model.data(), model.size(), opt.model}, {tok.data(), tok.size(), opt.tokenizer});
+    if (!why.empty())
+        std::fprintf(stderr, "attn_app: %s\n", why.c_str());
+    return why.empty();
 }
 
 void apply_style(float s, attn::ui::theme t, bool touch) {
@@ -201,6 +240,9 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
                 break;
             case ui::share_action::toggle_text_view:
                 platform::bridge_toggle_text_view();
+                break;
+            case ui::share_action::open_model_files:
+                platform::bridge_open_model_files();
                 break;
         }
     }
@@ -540,6 +582,10 @@ int main(int argc, char** argv) {
     app.heatmaps = &heatmaps;
     // Static, as the app: on the web the main loop goes on after main has handed over.
     static frame_loop loop{window, opt, app, heatmaps, app_start(app, opt), {}};
+    if (!open_model_files(app, opt)) {
+        shutdown(window);
+        return 1;
+    }
     g_frame = [] { return frame_run(loop); };
     run_main_loop();
     if (opt.print_link)

@@ -156,11 +156,47 @@ view_state& view_edit(const app& a, frame_out& out) {
     return *out.view;
 }
 
+std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y) {
+    auto m = std::make_unique<real_model>();
+    if (auto why = real_model_open(x, y, *m)) {
+        a.real.error = *why;
+        a.view.model_open = true;
+        return *why;
+    }
+    a.real = model_state{};
+    a.real.model = std::move(m);
+    a.view.model_open = true;
+    a.view.model_layer = a.view.model_head = 0;
+    return "";
+}
+
+void app_model_update(app& a, double seconds) {
+    model_state& r = a.real;
+    if (!r.model)
+        return;
+    if (r.read_text != a.view.model_text || r.reading.ids.empty()) {
+        real_model_read(*r.model, a.view.model_text, r.reading);
+        r.read_text = a.view.model_text;
+        ++r.version;
+        const llama_config& c = r.model->model.config;
+        a.view.model_layer = std::clamp(a.view.model_layer, 0, c.n_layers - 1);
+        a.view.model_head = std::clamp(a.view.model_head, 0, c.n_heads - 1);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    while (seconds > 0 && !r.gen.done && real_model_generate_step(*r.model, r.gen))
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds)
+            break;
+}
+
 void frame_apply(app& a, frame_out& out) {
     if (out.request)
         app_request(a, std::move(*out.request), out.scope);
     if (out.view)
         a.view = std::move(*out.view);
+    if (out.model_generate && a.real.model)  // from the prompt the window shows, with the settings just set
+        real_model_generate_start(*a.real.model, a.real.reading.ids, a.view.model_sampling, a.view.model_steps, a.real.gen);
+    if (out.model_stop)
+        a.real.gen.done = true;
     if (out.numbers)
         a.reports.lesson_numbers = std::move(*out.numbers);
     if (out.toggle_language)

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "model/forward.hpp"
 #include "play/compare_patch.hpp"
 #include "play/link.hpp"
+#include "play/real_model.hpp"
 #include "play/session.hpp"
 #include "play/training.hpp"
 #include "spec/experiment.hpp"
@@ -62,7 +64,17 @@ struct cell_ref {
 
 // What the share menu asks for. The platform does it after the frame is drawn
 // (it owns the clipboard, the files and the pixels): see share.cpp.
-enum class share_action { copy_link, copy_embed, export_csv, export_json, export_png, export_svg, open_full, toggle_text_view };
+enum class share_action {
+    copy_link,
+    copy_embed,
+    export_csv,
+    export_json,
+    export_png,
+    export_svg,
+    open_full,
+    toggle_text_view,
+    open_model_files  // the page's file chooser for a model and its tokenizer (the Model window)
+};
 
 // What of an accepted link's view (link_view) app_change shows.
 enum class link_scope {
@@ -96,6 +108,25 @@ struct view_state {
     bool per_map_scale = false;
     bool compare_shown = false;        // while pinned: the stage shows A | B | B − A
     bool compare_patch_shown = false;  // with the compare: the "patch from A" map (compare_patch_view.cpp)
+    // The Model window (model_window.cpp): shown, the text the opened model reads,
+    // the head shown large, and how "Continue" samples.
+    bool model_open = false;
+    std::string model_text = "Once upon a time";
+    std::string model_text_edit;  // the text box while it is being typed (read on Enter or leaving it)
+    int model_layer = 0, model_head = 0;
+    llama_sampling model_sampling{0.8f, 0.9f, 1};
+    int model_steps = 40;
+};
+
+// A real model opened from its files (play/real_model.hpp), what it reads and
+// what it generates: the Model window draws it (model_window.cpp).
+struct model_state {
+    std::unique_ptr<real_model> model;  // none until files are opened
+    real_model_reading reading;         // of view.model_text
+    std::string read_text;              // the text `reading` is of
+    std::uint64_t version = 0;          // bumped when the model or the reading change (the maps' source)
+    real_model_generation gen;          // "Continue": a token a frame slice through the KV cache
+    std::string error;                  // why the last files were refused ("" when they were not)
 };
 
 // What the frame drew, for tests, help and the page: the lists are rebuilt every
@@ -163,6 +194,7 @@ struct app {
     // the page keeps drawing (the platform may lower it): play/training.hpp.
     train_pace pace;
     double train_spent = 0;  // seconds the last app_train took (train_pace_update)
+    model_state real;        // a real model opened from files (the Model window)
 };
 
 // What a panel asks for while it draws. A panel reads the app (it gets a
@@ -185,6 +217,9 @@ struct frame_out {
     // In: the app's focus_request (draw_panel hands it in). Out: it was met.
     const std::vector<std::string>* focus_request = nullptr;
     bool focus_taken = false;
+    // The Model window: "Continue" (generate view.model_steps tokens after the
+    // text), "Stop".
+    bool model_generate = false, model_stop = false;
 };
 
 // The view a panel changes: the one it already asked for in `out`, else a copy
@@ -242,6 +277,15 @@ std::string app_link(const app& a);
 // Training's share of a frame (app_draw calls it before app_sync): the trainer
 // follows the experiment and takes a.pace.slice seconds of steps.
 void app_train(app& a);
+
+// Opens a real model from its two files (either order: play/real_model.hpp) and
+// shows the Model window. "" when it opened; else why not, kept in a.real.error
+// (the model opened before, if any, stays).
+std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y);
+
+// The Model window's share of a frame (app_draw, before anything draws): the
+// text read again when it changed, then generation for up to `seconds`.
+void app_model_update(app& a, double seconds);
 
 // The theme that shows: a link's view.theme (an embed's host matching its page),
 // else the reader's choice in the View menu, else the system's (theme.hpp).

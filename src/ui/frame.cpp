@@ -104,6 +104,15 @@ void view_menu(const app& a, frame_out& out) {
         if (ImGui::Selectable(tr("Text view (tables, for screen readers)", "文本视图（表格，供屏幕阅读器）")))
             out.share.push_back(share_action::toggle_text_view);
         mark_widget(out, "view_text");
+        ImGui::Separator();
+        // A real model: llama2.c's checkpoint and tokenizer, opened from the person's files (model_window.cpp).
+        if (ImGui::Selectable(a.real.model ? tr("Model window", "模型窗口")
+                                           : tr("Open a model (llama2.c .bin files)…", "打开模型（llama2.c 的 .bin 文件）…"))) {
+            view_edit(a, out).model_open = true;
+            if (!a.real.model)
+                out.share.push_back(share_action::open_model_files);
+        }
+        mark_widget(out, "view_model");
         ImGui::EndPopup();
     }
 }
@@ -220,6 +229,7 @@ void app_update(app& a) {
     }
     if (!a.reports.reading)
         session_measure_trained(a.model, slice);
+    app_model_update(a, a.view.model_open ? train_pace::measuring * 2 : 0.0);
     a.reports.widgets.clear();
     a.reports.maps.clear();
     a.reports.clipped.clear();
@@ -326,6 +336,8 @@ void app_draw(app& a) {
 
     draw_columns(a);
     ImGui::End();
+    if (a.view.model_open)
+        draw_panel(a, panel_model);
     if (a.view.show_help)
         draw_panel(a, panel_help);
     else if (a.view.show_start)

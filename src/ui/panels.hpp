@@ -45,6 +45,7 @@ void panel_inspector(const app& a, frame_out& out);  // inspector.cpp: the formu
 void panel_impact(const app& a, frame_out& out);     // inspector.cpp: output before/after ablations and masked edges
 void panel_code(const app& a, frame_out& out);       // inspector.cpp: the article's numpy code, current lines lit
 void panel_help(const app& a, frame_out& out);       // inspector.cpp: keyboard shortcuts and how to use it
+void panel_model(const app& a, frame_out& out);      // model_window.cpp: a real model opened from its files
 void panel_start(const app& a, frame_out& out);      // inspector.cpp: the first visit's start card: three ways in
 
 void share_menu(const app& a, frame_out& out);  // share.cpp: the top bar's Share menu (copy link / embed code, exports)

@@ -17,6 +17,7 @@
 #include "llama/checkpoint.hpp"
 #include "llama/tokenizer.hpp"
 #include "llama_check.hpp"
+#include "llama_test_files.hpp"
 #include "test_util.hpp"
 
 using namespace attn;
@@ -24,17 +25,8 @@ using namespace attn;
 namespace {
 
 using bytes = std::vector<unsigned char>;
-
-void put_i32(bytes& b, std::int32_t v) {
-    unsigned char p[4];
-    std::memcpy(p, &v, 4);
-    b.insert(b.end(), p, p + 4);
-}
-void put_f32(bytes& b, float v) {
-    unsigned char p[4];
-    std::memcpy(p, &v, 4);
-    b.insert(b.end(), p, p + 4);
-}
+using test::put_f32;
+using test::put_i32;
 
 // A tensor of n floats whose values say where they are: tag · 1000 + i (exact in fp32 for these sizes).
 void put_tensor(bytes& b, int tag, std::size_t n) {
@@ -233,24 +225,7 @@ namespace {
 // A tokenizer.bin as llama2.c's tokenizer.py writes it: <unk>, <s>, </s>, the 256
 // byte tokens, then the pieces given (score = −index: earlier merges win).
 bytes write_tokenizer(const std::vector<std::string>& extra, int max_len = 0) {
-    std::vector<std::string> pieces = {"<unk>", "<s>", "</s>"};
-    char buf[8];
-    for (int i = 0; i < 256; ++i) {
-        std::snprintf(buf, sizeof buf, "<0x%02X>", i);
-        pieces.push_back(buf);
-    }
-    pieces.insert(pieces.end(), extra.begin(), extra.end());
-    int longest = 0;
-    for (const std::string& p : pieces)
-        longest = std::max(longest, int(p.size()));
-    bytes b;
-    put_i32(b, max_len ? max_len : longest);
-    for (std::size_t i = 0; i < pieces.size(); ++i) {
-        put_f32(b, i < 259 ? 0.0f : -float(i));
-        put_i32(b, std::int32_t(pieces[i].size()));
-        b.insert(b.end(), pieces[i].begin(), pieces[i].end());
-    }
-    return b;
+    return test::llama_test_tokenizer(extra, max_len);
 }
 
 const std::vector<std::string> story_pieces = {" ",  "e",   "o",     "n",     "c",     "t",   "a",  "u",   "p",  "m",   "i",

@@ -15,6 +15,7 @@
 #include "compare.hpp"
 #include "llama/forward.hpp"
 #include "llama/generate.hpp"
+#include "llama_test_files.hpp"
 #include "test_util.hpp"
 
 using namespace attn;
@@ -23,33 +24,14 @@ using attn::test::relative;
 
 namespace {
 
-// A version-1 checkpoint of config c with unit-normal weights scaled by 1/√dim
-// (norm gains near 1), read back.
+// A version-1 checkpoint with random weights (llama_test_files.hpp), read back.
 llama_model random_model(int dim, int hidden, int layers, int heads, int kv, int vocab, int seq, bool shared,
                          std::uint64_t seed) {
-    llama_config c;
-    c.version = 1;
-    c.dim = dim, c.hidden_dim = hidden, c.n_layers = layers, c.n_heads = heads, c.n_kv_heads = kv, c.vocab_size = vocab;
-    c.seq_len = seq, c.shared_classifier = shared;
-    std::vector<unsigned char> b(std::size_t(llama_checkpoint_bytes(c)), 0);
-    const std::int32_t head[] = {0x616b3432, 1, dim, hidden, layers, heads, kv, vocab, seq};
-    std::memcpy(b.data(), head, sizeof head);
-    b[sizeof head] = shared ? 1 : 0;
-    rng g(seed);
-    for (std::size_t at = 256; at + 4 <= b.size(); at += 4) {
-        const float v = g.normal() / std::sqrt(float(dim));
-        std::memcpy(b.data() + at, &v, 4);
-    }
+    const test::llama_bytes b =
+        test::llama_test_checkpoint(test::llama_test_config(dim, hidden, layers, heads, kv, vocab, seq, shared), seed);
     llama_model m;
     std::string why;
     REQUIRE_MESSAGE(llama_checkpoint_read(b.data(), b.size(), m, &why), why);
-    for (std::size_t i = 0; i < std::size_t(dim); ++i)  // gains near 1, as trained models have them
-        m.weights[m.rms_final.offset + i] += 1.0f;
-    for (const llama_layer_tensors& l : m.layers)
-        for (std::size_t i = 0; i < std::size_t(dim); ++i) {
-            m.weights[l.rms_att.offset + i] += 1.0f;
-            m.weights[l.rms_ffn.offset + i] += 1.0f;
-        }
     return m;
 }
 

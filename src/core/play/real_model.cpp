@@ -1,0 +1,140 @@
+#include "play/real_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "llama/forward.hpp"
+#include "train/train_diagnostics.hpp"
+
+namespace attn {
+
+namespace {
+
+std::optional<std::string> read_tokenizer(const real_model_file& f, int vocab, llama_tokenizer& tok) {
+    std::string why;
+    if (!llama_tokenizer_read(f.bytes, f.size, vocab, tok, &why))
+        return f.name + ": " + why;
+    return std::nullopt;
+}
+
+void summarise_heads(real_model_reading& r) {
+    const int n = int(r.ids.size());
+    r.heads.clear();
+    for (std::size_t l = 0; l < r.tr.layers.size(); ++l)
+        for (std::size_t h = 0; h < r.tr.layers[l].heads.size(); ++h) {
+            head_trace& ht = r.tr.layers[l].heads[h];
+            head_scores s;
+            s.add(ht.weights.data.data(), r.ids.data(), n, 0);
+            real_head_summary out;
+            out.layer = int(l), out.head = int(h), out.kv_head = ht.kv_group;
+            out.prev = s.prev_mean(), out.sink = s.sink_mean(), out.entropy = s.entropy_mean();
+            out.induction = s.n_induction ? s.induction_mean() : -1.0f;
+            r.heads.push_back(out);
+            for (matrix* m : {&ht.scores, &ht.scaled, &ht.masked})
+                *m = matrix{};  // the overview reads the weights alone
+        }
+}
+
+void top_next(const real_model& m, real_model_reading& r) {
+    const int V = m.model.config.vocab_size;
+    const float* z = r.tr.logits.row(r.tr.logits.rows - 1);
+    std::vector<int> order(std::size_t(V), 0);
+    std::iota(order.begin(), order.end(), 0);
+    const int top = std::min(5, V);
+    std::partial_sort(order.begin(), order.begin() + top, order.end(),
+                      [z](int a, int b) { return z[a] > z[b] || (z[a] == z[b] && a < b); });
+    const double mx = double(z[order[0]]);
+    double sum = 0;
+    for (int v = 0; v < V; ++v)
+        sum += std::exp(double(z[v]) - mx);
+    r.next.clear();
+    for (int i = 0; i < top; ++i) {
+        const int v = order[std::size_t(i)];
+        r.next.push_back({v, float(std::exp(double(z[v]) - mx) / sum), z[v]});
+    }
+}
+
+}  // namespace
+
+std::size_t real_model::parameters() const {
+    const llama_config& c = model.config;
+    const std::size_t rope = c.version == 0 ? std::size_t(c.seq_len) * std::size_t(c.head_size()) : 0;
+    return model.weights.size() - rope;
+}
+
+std::optional<std::string> real_model_open(const real_model_file& a, const real_model_file& b, real_model& out) {
+    const char* two = "choose two files at once: the checkpoint (.bin) and its tokenizer (tokenizer.bin)";
+    if (a.name.empty() || b.name.empty())  // the page's chooser gave one file, or none, or more than two
+        return a.name.empty() && b.name.empty() ? std::string(two) : "only " + (a.name.empty() ? b.name : a.name) + ": " + two;
+    llama_config probe;
+    const bool b_first = !llama_checkpoint_header(a.bytes, a.size, probe) && llama_checkpoint_header(b.bytes, b.size, probe);
+    const real_model_file& ckpt = b_first ? b : a;
+    const real_model_file& tokf = b_first ? a : b;
+    real_model m;
+    std::string why;
+    if (!llama_checkpoint_read(ckpt.bytes, ckpt.size, m.model, &why))
+        return ckpt.name + ": " + why;
+    if (auto bad = read_tokenizer(tokf, m.model.config.vocab_size, m.tok))
+        return bad;
+    m.name = ckpt.name;
+    m.tokenizer_name = tokf.name;
+    m.file_bytes = ckpt.size;
+    out = std::move(m);
+    return std::nullopt;
+}
+
+void real_model_read(const real_model& m, const std::string& text, real_model_reading& out) {
+    out = real_model_reading{};
+    out.text = text;
+    out.ids = llama_encode(m.tok, text, true);
+    const std::size_t cap = std::size_t(std::min(real_model_max_tokens, m.model.config.seq_len));
+    if (out.ids.size() > cap) {
+        out.ids.resize(cap);
+        out.cut = true;
+    }
+    for (std::size_t i = 1; i < out.ids.size(); ++i)
+        out.decoded += llama_decode_piece(m.tok, out.ids[i - 1], out.ids[i]);
+    out.tr = llama_forward(m.model, out.ids, llama_experiment(m.model.config), {}, &m.tok);
+    summarise_heads(out);
+    top_next(m, out);
+}
+
+void real_model_generate_start(const real_model& m, const std::vector<int>& prompt, const llama_sampling& s, int steps,
+                               real_model_generation& g) {
+    g = real_model_generation{};
+    g.decoder = std::make_unique<llama_decoder>(m.model);
+    g.g = rng(s.seed);
+    g.sampling = s;
+    g.ids = prompt;
+    g.prompt = int(prompt.size());
+    g.target = steps;
+    g.done = prompt.empty() || steps <= 0;
+}
+
+bool real_model_generate_step(const real_model& m, real_model_generation& g) {
+    if (g.done)
+        return false;
+    const int seq = m.model.config.seq_len;
+    const float* z = g.decoder->step(g.ids[std::size_t(g.fed)]);
+    ++g.fed;
+    if (g.fed < int(g.ids.size()))
+        return true;  // still the prompt
+    if (g.decoder->pos >= seq) {
+        g.done = true;
+        g.stopped = "context";
+        return false;
+    }
+    const int next = llama_sample(z, m.model.config.vocab_size, g.sampling, g.g);
+    if (next == llama_bos) {
+        g.done = true;
+        g.stopped = "bos";
+        return false;
+    }
+    g.text += llama_decode_piece(m.tok, g.ids.back(), next);
+    g.ids.push_back(next);
+    g.done = int(g.ids.size()) - g.prompt >= g.target;
+    return !g.done;
+}
+
+}  // namespace attn

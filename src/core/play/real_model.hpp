@@ -1,0 +1,102 @@
+// A real model opened in the page (llama2.c files, llama/): the two files read
+// and checked, the text's traced pass with what the model predicts next and
+// what each head does on the text, and generation a token at a time so that the
+// page keeps drawing. The page's Model window (src/ui/model_window.cpp) draws
+// these; it computes nothing itself.
+//
+//   real_model m;
+//   if (auto why = real_model_open({ckpt, ckpt_size, "stories15M.bin"}, {tok, tok_size, "tokenizer.bin"}, m)) report(*why);
+//   real_model_reading r;
+//   real_model_read(m, "Once upon a time", r);      // r.ids, r.tr, r.next, r.heads
+//   real_model_generation g;
+//   real_model_generate_start(m, r.ids, {0.8f, 0.9f, 42}, 50, g);
+//   while (real_model_generate_step(m, g)) draw(g.ids);  // one token per call
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llama/checkpoint.hpp"
+#include "llama/generate.hpp"
+#include "llama/tokenizer.hpp"
+#include "model/forward.hpp"
+
+namespace attn {
+
+// A file's bytes as the page hands them over (not owned).
+struct real_model_file {
+    const unsigned char* bytes = nullptr;
+    std::size_t size = 0;
+    std::string name;
+};
+
+struct real_model {
+    std::string name;            // the checkpoint's file name
+    std::string tokenizer_name;  // the tokenizer's
+    std::size_t file_bytes = 0;  // the checkpoint's size
+    llama_model model;
+    llama_tokenizer tok;
+    std::size_t parameters() const;  // weights, without the legacy RoPE tables
+};
+
+// Reads the checkpoint and its tokenizer. Either order: when `a` is not a
+// checkpoint but `b` is, b is the checkpoint and a the tokenizer. On a problem
+// out is unchanged and the message names the file and what is wrong. A file
+// without a name is one the person did not choose: the message asks for both.
+std::optional<std::string> real_model_open(const real_model_file& a, const real_model_file& b, real_model& out);
+
+// One head's behaviour on the text (train_diagnostics.hpp's scores on its
+// weights): the mean weight on the previous token, on the first token (the
+// sink), and the induction score over queries whose token occurred before (−1
+// when no token repeats).
+struct real_head_summary {
+    int layer = 0, head = 0, kv_head = 0;
+    float prev = 0, sink = 0, induction = -1, entropy = 0;
+};
+
+struct real_next_token {
+    int id = 0;
+    float probability = 0, logit = 0;
+};
+
+// Largest text the page reads at once: n × n weights of every head are kept for
+// the overview, so the tokens are capped (a longer text is cut with a note).
+inline constexpr int real_model_max_tokens = 256;
+
+struct real_model_reading {
+    std::string text;
+    std::vector<int> ids;
+    bool cut = false;                      // the text had more tokens than real_model_max_tokens or the context
+    trace tr;                              // heads keep their weights only (scores, scaled, masked dropped)
+    std::vector<real_head_summary> heads;  // layer by layer, head by head
+    std::vector<real_next_token> next;     // after the last token, the five likeliest
+    std::string decoded;                   // the ids decoded back (what run.c prints)
+};
+
+// Encodes text with BOS (run.c's rule), runs the pass, and measures.
+void real_model_read(const real_model& m, const std::string& text, real_model_reading& out);
+
+struct real_model_generation {
+    std::unique_ptr<llama_decoder> decoder;  // the KV cache
+    rng g{1};
+    llama_sampling sampling;
+    std::vector<int> ids;  // the prompt, then each token generated
+    int prompt = 0;        // how many of ids are the prompt
+    int target = 0;        // tokens to generate
+    int fed = 0;           // of ids, how many went through the cache
+    bool done = true;
+    std::string stopped;  // why it stopped: "", "bos", "context"
+    std::string text;     // everything generated, decoded
+};
+
+// A generation from the prompt ids (already read): the cache made, nothing fed yet.
+void real_model_generate_start(const real_model& m, const std::vector<int>& prompt, const llama_sampling& s, int steps,
+                               real_model_generation& g);
+// Feeds what is pending (the prompt, one token per call after the first) and
+// samples the next token; false once done. Each call costs one token's pass.
+bool real_model_generate_step(const real_model& m, real_model_generation& g);
+
+}  // namespace attn

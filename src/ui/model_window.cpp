@@ -1,0 +1,281 @@
+// The Model window: a real model opened from its files (play/real_model.hpp) —
+// its shape, the text as its tokenizer cuts it, what it predicts next, text it
+// generates through the KV cache, and every head's map on the text with its
+// previous-token, first-token (sink) and induction scores. It draws the core's
+// numbers (app.real); what it changes goes through frame_out.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "heatmap.hpp"
+#include "i18n.hpp"
+#include "imgui.h"
+#include "panels.hpp"
+#include "widgets.hpp"
+
+namespace attn::ui {
+
+namespace {
+
+int edit_callback(ImGuiInputTextCallbackData* data) {
+    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize) {
+        auto* s = static_cast<std::string*>(data->UserData);
+        s->resize(std::size_t(data->BufTextLen));
+        data->Buf = s->data();
+    }
+    return 0;
+}
+
+// A token's piece as a label: control characters shown, not obeyed (as \n,
+// \xNN), a leading space as "·"; the special tokens' newlines (llama2.c's
+// "\n<s>\n") left out.
+std::string piece_label(const std::string& piece, int id = -1) {
+    if (id >= 0 && id < 3) {
+        const std::size_t a = piece.find_first_not_of('\n'), b = piece.find_last_not_of('\n');
+        return a == std::string::npos ? piece : piece.substr(a, b - a + 1);
+    }
+    std::string out;
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+        const auto c = static_cast<unsigned char>(piece[i]);
+        if (c == '\n')
+            out += "\\n";
+        else if (c < 0x20 || c == 0x7F)
+            out += "\\x" + std::string(1, "0123456789ABCDEF"[c >> 4]) + "0123456789ABCDEF"[c & 15];
+        else if (c == ' ' && i == 0)
+            out += "\xC2\xB7";  // ·
+        else
+            out += char(c);
+    }
+    return out;
+}
+
+std::string megabytes(std::size_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
+    return buf;
+}
+
+void no_model(const app& a, frame_out& out) {
+    text_plain(out, tr("Open a llama2.c model: its checkpoint (.bin) and its tokenizer (tokenizer.bin, or tok512.bin for "
+                       "stories260K), both at once. The files stay on this computer: nothing is uploaded or downloaded.",
+                       "打开一个 llama2.c 模型：同时选择它的权重文件（.bin）和分词器（tokenizer.bin，stories260K 用 "
+                       "tok512.bin）。文件留在这台电脑上：不上传，也不下载。"));
+    if (!a.real.error.empty())
+        text_colored(out, ImVec4(0.95f, 0.45f, 0.35f, 1.0f), "%s", a.real.error.c_str());
+    if (ImGui::Button(tr("Choose the two files…", "选择这两个文件…")))
+        out.share.push_back(share_action::open_model_files);
+    mark_widget(out, "model_choose");
+    text_disabled(out, "%s",
+                  tr("stories260K (1 MB), stories15M (61 MB), stories42M, stories110M: from llama2.c's README "
+                     "(Hugging Face, karpathy/tinyllamas). docs/real-models.md says more.",
+                     "stories260K（1 MB）、stories15M（61 MB）、stories42M、stories110M：见 llama2.c 的 README"
+                     "（Hugging Face 上的 karpathy/tinyllamas）。详见 docs/real-models.md。"));
+}
+
+void model_card(const app& a, frame_out& out) {
+    const real_model& m = *a.real.model;
+    const llama_config& c = m.model.config;
+    const char* sharing = c.n_kv_heads == c.n_heads ? "MHA" : c.n_kv_heads == 1 ? "MQA" : "GQA";
+    textf(out, "%s · %s", m.name.c_str(), megabytes(m.file_bytes).c_str());
+    textf(out, "%s %d · %s %d · %d %s · %d %s (%d K/V, %s) · %s %d · %s %d · %.2f M %s", tr("dim", "维度"), c.dim,
+          tr("hidden", "隐藏层"), c.hidden_dim, c.n_layers, tr("layers", "层"), c.n_heads, tr("heads", "头"), c.n_kv_heads,
+          sharing, tr("vocab", "词表"), c.vocab_size, tr("context", "上下文"), c.seq_len, double(m.parameters()) / 1e6,
+          tr("parameters", "参数"));
+    if (!a.real.error.empty())
+        text_colored(out, ImVec4(0.95f, 0.45f, 0.35f, 1.0f), "%s", a.real.error.c_str());
+}
+
+void text_row(const app& a, frame_out& out) {
+    std::string typed = a.view.model_text_edit.empty() ? a.view.model_text : a.view.model_text_edit;
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    if (ImGui::InputTextWithHint("##model_text", tr("the text the model reads", "模型读的文字"), typed.data(),
+                                 typed.capacity() + 1, ImGuiInputTextFlags_CallbackResize, edit_callback, &typed))
+        view_edit(a, out).model_text_edit = typed;
+    mark_widget(out, "model_text");
+    if (ImGui::IsItemDeactivatedAfterEdit() || (ImGui::IsItemActive() && ImGui::IsKeyPressed(ImGuiKey_Enter))) {
+        view_state& v = view_edit(a, out);
+        v.model_text = typed;
+        v.model_text_edit.clear();
+    }
+    const real_model_reading& r = a.real.reading;
+    const llama_tokenizer& tok = a.real.model->tok;
+    textf(out, "%zu %s%s:", r.ids.size(), tr("tokens", "个词元"),
+          r.cut ? tr(" (cut at the context)", "（超出上下文，已截断）") : "");
+    for (std::size_t i = 0; i < r.ids.size(); ++i) {
+        const std::string label = piece_label(tok.pieces[std::size_t(r.ids[i])], r.ids[i]);
+        ImGui::SameLine(0, i == 0 ? -1.0f : ImGui::GetStyle().ItemSpacing.x * 0.5f);
+        if (ImGui::GetCursorPosX() + ImGui::CalcTextSize(label.c_str()).x > ImGui::GetWindowContentRegionMax().x)
+            ImGui::NewLine();
+        text_disabled(out, "%s", label.c_str());
+    }
+}
+
+void next_tokens(const app& a, frame_out& out) {
+    const real_model_reading& r = a.real.reading;
+    section_text(out, tr("Next token", "下一个词元"));
+    for (const real_next_token& t : r.next) {
+        const std::string piece = piece_label(llama_decode_piece(a.real.model->tok, r.ids.back(), t.id), t.id);
+        ImGui::ProgressBar(t.probability, ImVec2(ImGui::GetFontSize() * 8.0f, 0), "");
+        ImGui::SameLine();
+        const double percent = double(t.probability) * 100.0;
+        char share[24];
+        std::snprintf(share, sizeof share, percent < 0.05 ? "< 0.1 %%" : "%.1f %%", percent);
+        textf(out, "%7s  \"%s\"  (%s %d)", share, piece.c_str(), tr("id", "编号"), t.id);
+    }
+}
+
+void generation(const app& a, frame_out& out) {
+    section_text(out, tr("Continue the text", "续写"));
+    const float font = ImGui::GetFontSize();
+    llama_sampling s = a.view.model_sampling;
+    int steps = a.view.model_steps;
+    bool changed = false;
+    ImGui::SetNextItemWidth(font * 7.0f);
+    changed |= ImGui::SliderFloat(tr("temperature", "温度"), &s.temperature, 0.0f, 2.0f, "%.2f");
+    mark_widget(out, "model_temperature");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(font * 7.0f);
+    changed |= ImGui::SliderFloat(tr("top-p", "top-p"), &s.top_p, 0.0f, 1.0f, "%.2f");
+    mark_widget(out, "model_top_p");
+    ImGui::SetNextItemWidth(font * 7.0f);
+    int seed = int(s.seed);
+    if (ImGui::InputInt(tr("seed", "种子"), &seed)) {
+        s.seed = std::uint64_t(std::max(0, seed));
+        changed = true;
+    }
+    mark_widget(out, "model_seed");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(font * 7.0f);
+    changed |= ImGui::SliderInt(tr("tokens", "个词元"), &steps, 1, 256);
+    mark_widget(out, "model_steps");
+    if (changed) {
+        view_state& v = view_edit(a, out);
+        v.model_sampling = s;
+        v.model_steps = steps;
+    }
+    const real_model_generation& g = a.real.gen;
+    if (g.done ? ImGui::Button(tr("Continue", "续写")) : ImGui::Button(tr("Stop", "停止")))
+        (g.done ? out.model_generate : out.model_stop) = true;
+    mark_widget(out, "model_continue");
+    if (g.ids.empty())
+        return;
+    const int made = int(g.ids.size()) - g.prompt;
+    ImGui::SameLine();
+    textf(out, "%d %s%s", made, tr("tokens generated", "个词元已生成"),
+          g.stopped == "bos"       ? tr(" — the model ended the story", "——模型结束了这个故事")
+          : g.stopped == "context" ? tr(" — the context is full", "——上下文已满")
+                                   : "");
+    ImGui::PushTextWrapPos(0.0f);
+    textf(out, "%s", (a.real.reading.decoded + g.text).c_str());
+    ImGui::PopTextWrapPos();
+}
+
+// Every head as a small map of its weights on the text, with its scores; a
+// click shows it large below.
+void heads_overview(const app& a, frame_out& out) {
+    const real_model_reading& r = a.real.reading;
+    const llama_config& c = a.real.model->model.config;
+    section_text(out, tr("Heads on this text", "各个头在这段文字上"));
+    text_disabled(out, "%s",
+                  tr("prev: mean weight on the previous token · sink: on the first token · ind: on the token after the "
+                     "last earlier copy of the query's token (— when no token repeats)",
+                     "prev：对前一个词元的平均权重 · sink：对第一个词元的 · "
+                     "ind：对查询词元上一次出现之后那个词元的（没有重复的词元时为 —）"));
+    const float font = ImGui::GetFontSize();
+    const int n = std::max(1, int(r.ids.size()));
+    const float tile = std::max(font * 5.0f, ImGui::CalcTextSize("sink 0.00  ind 0.00").x);
+    heatmap_options opt;
+    opt.source = {&a.real, a.real.version};
+    opt.fixed_range = true;
+    opt.lo = 0, opt.hi = 1;
+    opt.show_values = opt.show_legend = false;
+    opt.max_height = 1e6f;
+    opt.cell = (tile - font * 0.6f) / float(n);  // the map's child keeps a little padding
+    if (ImGui::BeginTable("heads", c.n_heads + 1, ImGuiTableFlags_SizingFixedFit)) {
+        ImGui::TableSetupColumn("layer", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize(tr("layer 00", "层 00")).x);
+        for (int h = 0; h < c.n_heads; ++h)
+            ImGui::TableSetupColumn("head", ImGuiTableColumnFlags_WidthFixed, tile);
+        for (const real_head_summary& h : r.heads) {
+            if (h.head == 0) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                textf(out, "%s %d", tr("layer", "层"), h.layer);
+            }
+            ImGui::TableNextColumn();
+            ImGui::PushID(h.layer * 1000 + h.head);
+            const matrix& w = r.tr.layers[std::size_t(h.layer)].heads[std::size_t(h.head)].weights;
+            const std::string name = "model_head_" + std::to_string(h.layer) + "_" + std::to_string(h.head);
+            const heatmap_result res = heatmap_draw(*a.heatmaps, name.c_str(), w, opt);
+            if (res.clicked_row >= 0) {
+                view_state& v = view_edit(a, out);
+                v.model_layer = h.layer;
+                v.model_head = h.head;
+            }
+            out.widgets.push_back({name, res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
+            char ind[16] = "—";
+            if (h.induction >= 0)
+                std::snprintf(ind, sizeof ind, "%.2f", double(h.induction));
+            textf(out, "%d.%d  prev %.2f", h.layer, h.head, double(h.prev));
+            textf(out, "sink %.2f  ind %s", double(h.sink), ind);
+            ImGui::PopID();
+        }
+        ImGui::EndTable();
+    }
+}
+
+void selected_head(const app& a, frame_out& out) {
+    const real_model_reading& r = a.real.reading;
+    const int l = a.view.model_layer, h = a.view.model_head;
+    if (l >= int(r.tr.layers.size()) || h >= int(r.tr.layers[std::size_t(l)].heads.size()))
+        return;
+    const head_trace& ht = r.tr.layers[std::size_t(l)].heads[std::size_t(h)];
+    textf(out, "%s %d · %s %d (%s %d) — %s", tr("layer", "层"), l, tr("head", "头"), h, tr("K/V head", "K/V 头"), ht.kv_group,
+          tr("softmax weights, queries down, keys across", "softmax 权重：行是查询，列是键"));
+    heatmap_options opt;
+    opt.source = {&a.real, a.real.version};
+    opt.fixed_range = true;
+    opt.lo = 0, opt.hi = 1;
+    opt.show_values = r.ids.size() <= 24;
+    opt.hover_value = true;
+    opt.row_labels = opt.col_labels = &r.tr.tokens;
+    opt.max_height = ImGui::GetFontSize() * 30.0f;  // a long text's map scrolls inside itself
+    const heatmap_result res = heatmap_draw(*a.heatmaps, "model_selected", ht.weights, opt);
+    out.widgets.push_back({"model_selected", res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
+    out.maps.push_back({"model_selected", res.cells, res.labelled, "↓ query   → key"});
+}
+
+}  // namespace
+
+void panel_model(const app& a, frame_out& out) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
+                            ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x * 0.94f, vp->WorkSize.y * 0.92f), ImGuiCond_Always);
+    ImGui::SetNextWindowBgAlpha(1.0f);  // over the pipeline: its maps must not show through
+    bool open = true;
+    ImGui::Begin(tr("Model###model", "模型###model"), &open,
+                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_HorizontalScrollbar);
+    mark_window(out, "model_window");
+    if (!open)
+        view_edit(a, out).model_open = false;
+    if (!a.real.model) {
+        no_model(a, out);
+        ImGui::End();
+        return;
+    }
+    model_card(a, out);
+    if (ImGui::Button(tr("Open other files…", "打开其他文件…")))
+        out.share.push_back(share_action::open_model_files);
+    mark_widget(out, "model_choose");
+    text_row(a, out);
+    if (!a.real.reading.ids.empty()) {
+        next_tokens(a, out);
+        generation(a, out);
+        heads_overview(a, out);
+        selected_head(a, out);
+    }
+    ImGui::End();
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,143 @@
+// The page's real model (play/real_model.hpp): the two files opened in either
+// order and refused with the file's name, the text read with each head's
+// scores and the next-token predictions, generation a token a call equal to
+// llama_generate's.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "llama/forward.hpp"
+#include "llama_test_files.hpp"
+#include "play/real_model.hpp"
+
+using namespace attn;
+
+namespace {
+
+const std::vector<std::string> pieces = {" ",  "O",  "n",    "c",     "e",    "u",     "p",     "o",  "a",
+                                         "t",  "i",  "m",    " O",    "On",   "ce",    " up",   "on", " a",
+                                         " t", "im", "Once", " Once", "upon", " upon", " time", " ti"};
+
+struct files {
+    test::llama_bytes ckpt, tok;
+    real_model_file a() const { return {ckpt.data(), ckpt.size(), "model.bin"}; }
+    real_model_file b() const { return {tok.data(), tok.size(), "tok.bin"}; }
+};
+
+files make_files() {
+    files f;
+    f.tok = test::llama_test_tokenizer(pieces);
+    f.ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 259 + int(pieces.size()), 48, true), 5);
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("real model: opened in either order, refused with the file's name, its size and parameters") {
+    const files f = make_files();
+    real_model m;
+    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
+    CHECK(m.name == "model.bin");
+    CHECK(m.tokenizer_name == "tok.bin");
+    CHECK(m.file_bytes == f.ckpt.size());
+    CHECK(m.parameters() == (f.ckpt.size() - 256) / 4);
+    real_model swapped;
+    REQUIRE_FALSE(real_model_open(f.b(), f.a(), swapped));
+    CHECK(swapped.name == "model.bin");
+    CHECK(swapped.model.weights == m.model.weights);
+
+    test::llama_bytes cut(f.ckpt.begin(), f.ckpt.end() - 8);
+    real_model kept = std::move(swapped);
+    const auto why = real_model_open({cut.data(), cut.size(), "cut.bin"}, f.b(), kept);
+    REQUIRE(why);
+    CHECK(why->find("cut.bin: the file is truncated") == 0);
+    CHECK(kept.name == "model.bin");  // unchanged
+    const test::llama_bytes small_tok = test::llama_test_tokenizer({" ", "a"});
+    const auto why_tok = real_model_open(f.a(), {small_tok.data(), small_tok.size(), "small.bin"}, kept);
+    REQUIRE(why_tok);
+    CHECK(why_tok->find("small.bin: ") == 0);
+}
+
+TEST_CASE("real model: the text read, each head's scores from its weights, the five likeliest next tokens") {
+    const files f = make_files();
+    real_model m;
+    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
+    real_model_reading r;
+    real_model_read(m, "Once upon a time Once upon a time", r);
+    CHECK(r.decoded == "Once upon a time Once upon a time");
+    CHECK(r.ids.front() == llama_bos);
+    const int n = int(r.ids.size());
+    REQUIRE(r.heads.size() == 8);
+    for (const real_head_summary& h : r.heads) {
+        const matrix& w = r.tr.layers[std::size_t(h.layer)].heads[std::size_t(h.head)].weights;
+        REQUIRE(w.rows == n);
+        double prev = 0, sink = 0;
+        for (int i = 1; i < n; ++i)
+            prev += w(i, i - 1), sink += w(i, 0);
+        CHECK(h.prev == doctest::Approx(prev / (n - 1)).epsilon(1e-5));
+        CHECK(h.sink == doctest::Approx(sink / (n - 1)).epsilon(1e-5));
+        CHECK(h.induction >= 0.0f);  // the text repeats
+        CHECK(h.kv_head == h.head / 2);
+        CHECK(r.tr.layers[std::size_t(h.layer)].heads[std::size_t(h.head)].scores.empty());
+    }
+    REQUIRE(r.next.size() == 5);
+    double total = 0;
+    for (std::size_t i = 0; i < r.next.size(); ++i) {
+        total += r.next[i].probability;
+        if (i)
+            CHECK(r.next[i].logit <= r.next[i - 1].logit);
+        CHECK(r.next[i].logit == r.tr.logits(n - 1, r.next[i].id));
+    }
+    CHECK(total <= 1.0 + 1e-6);
+    real_model_reading once;
+    real_model_read(m, "Once upon", once);
+    for (const real_head_summary& h : once.heads)
+        CHECK(h.induction == -1.0f);  // nothing repeats: no induction score
+
+    std::string long_text;
+    for (int i = 0; i < 40; ++i)
+        long_text += "Once upon a time ";
+    real_model_reading cut;
+    real_model_read(m, long_text, cut);
+    CHECK(cut.cut);
+    CHECK(cut.ids.size() == 48);  // the context
+}
+
+TEST_CASE("real model: generation a token a call gives llama_generate's tokens; it stops at the count or the context") {
+    const files f = make_files();
+    real_model m;
+    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
+    real_model_reading r;
+    real_model_read(m, "Once upon a", r);
+    for (const float temperature : {0.0f, 1.0f, 2.5f}) {
+        const llama_sampling s{temperature, 0.9f, 77};
+        real_model_generation g;
+        real_model_generate_start(m, r.ids, s, 12, g);
+        int calls = 0;
+        while (real_model_generate_step(m, g))
+            ++calls;
+        CHECK(g.ids == llama_generate(m.model, r.ids, 12, s));
+        CHECK(calls >= int(r.ids.size()) - 1);
+        CHECK(g.done);
+        if (g.stopped.empty())
+            CHECK(int(g.ids.size()) - g.prompt == 12);
+    }
+    real_model_generation all;
+    real_model_generate_start(m, r.ids, {1.5f, 0.0f, 3}, 1000, all);
+    while (real_model_generate_step(m, all)) {
+    }
+    CHECK(all.ids.size() <= 48);
+    CHECK((all.stopped == "context" || all.stopped == "bos"));
+    CHECK(all.ids == llama_generate(m.model, r.ids, 1000, {1.5f, 0.0f, 3}));
+}
+
+TEST_CASE("real model: one file, or none, asks for both") {
+    const files f = make_files();
+    real_model m;
+    CHECK(*real_model_open(f.a(), {nullptr, 0, ""}, m) ==
+          "only model.bin: choose two files at once: the checkpoint (.bin) and its tokenizer (tokenizer.bin)");
+    CHECK(real_model_open({nullptr, 0, ""}, {nullptr, 0, ""}, m)->find("choose two files at once") == 0);
+    CHECK(m.model.weights.empty());
+}

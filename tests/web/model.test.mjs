@@ -1,0 +1,127 @@
+// A real model in the page, as a person opens one: View → "Open a model…", the
+// file chooser with a llama2.c checkpoint and its tokenizer (written here with
+// random weights by tests/llama_files.py: the real files are never downloaded),
+// then the Model window: the text as the tokenizer cuts it, the next token, every
+// head's scores, generation with a seed (the same seed, the same tokens), and a
+// corrupted file or a single file refused with a message while the open model stays.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openPage, browserSuite, root } from './harness.mjs';
+import { frames, ui, click } from './person.mjs';
+
+const suite = browserSuite();
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-model-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+// tiny: dim 32, hidden 80, 2 layers, 4 heads over 2 K/V heads, the test vocabulary, context 64.
+execFileSync('/usr/bin/python3', [path.join(root, 'tests', 'llama_files.py'), dir, '--shape', 'tiny', '--version', '1'],
+  { stdio: 'ignore' });
+const ckpt = path.join(dir, 'tiny.bin');
+const tok = path.join(dir, 'tokenizer.bin');
+
+async function until(page, ok, what) {
+  for (let i = 0; i < 300; i++) {
+    const u = await ui(page);
+    if (ok(u)) return u;
+    await frames(page, 2);
+  }
+  assert.fail('timed out waiting for ' + what + ': ' + JSON.stringify((await ui(page)).realModel));
+}
+
+// Turns the wheel over the Model window until widget `name` lies inside it
+// (below its title bar): the window scrolls, not the page.
+async function revealInWindow(page, name) {
+  for (let i = 0; i < 40; i++) {
+    const u = await ui(page);
+    const w = u.widgets[name], win = u.widgets.model_window;
+    assert.ok(win, 'the Model window is open');
+    const top = win[1] + 40, bottom = win[3] - 10;
+    if (w && w[3] > w[1] && w[1] >= top && w[3] <= bottom) return;
+    await page.mouse.move(win[0] + 12, (win[1] + win[3]) / 2);  // its left margin: over no map
+    await page.mouse.wheel(0, !w || w[1] < top ? (w ? -120 : 120) : 120);
+    await frames(page, 3);
+  }
+  assert.fail(name + ' could not be scrolled into the Model window');
+}
+
+// Presses `name` (a button that opens the chooser) and hands the chooser `files`.
+async function choose(page, name, files) {
+  const chooser = page.waitForEvent('filechooser', { timeout: 10000 });
+  await click(page, name);
+  await (await chooser).setFiles(files);
+}
+
+async function generate(page) {
+  await revealInWindow(page, 'model_continue');
+  await click(page, 'model_continue');
+  return (await until(page, (u) => u.realModel.gen.done && u.realModel.gen.ids.length > 0, 'the generation')).realModel.gen;
+}
+
+test('open a llama2.c model through the file chooser: its tokens, next token, heads, a seeded generation; bad files refused', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
+  try {
+    assert.equal((await ui(page)).realModel, null, 'no model before one is opened');
+    await click(page, 'view_menu');
+    await choose(page, 'view_model', [tok, ckpt]);  // either order
+    let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model');
+    let m = u.realModel;
+    assert.equal(m.name, 'tiny.bin');
+    assert.equal(m.tokenizer, 'tokenizer.bin');
+    assert.deepEqual(m.config, { dim: 32, hidden: 80, layers: 2, heads: 4, kvHeads: 2, vocab: m.config.vocab, seqLen: 64,
+      version: 1, shared: true });
+    assert.equal(m.bytes, fs.statSync(ckpt).size);
+    assert.equal(m.decoded, 'Once upon a time', 'the tokens decode back to the text');
+    assert.equal(m.ids[0], 1, 'BOS first');
+    assert.equal(m.next.length, 5);
+    for (let i = 1; i < 5; i++) assert.ok(m.next[i].p <= m.next[i - 1].p, 'the next tokens, likeliest first');
+    assert.equal(m.heads.length, 8, 'every head of both layers');
+    for (const h of m.heads) {
+      assert.equal(h.kv, Math.floor(h.head / 2), 'GQA: two query heads share a K/V head');
+      assert.ok(h.prev >= 0 && h.prev <= 1 && h.sink >= 0 && h.sink <= 1);
+      assert.equal(h.induction, -1, 'no token repeats in "Once upon a time"');
+    }
+    for (const name of ['model_head_0_0', 'model_head_1_3', 'model_selected', 'model_continue'])
+      assert.ok(u.widgets[name], `the window draws ${name}`);
+
+    // Another text: typed into the box, read on Enter; a repeat gives an induction score.
+    await revealInWindow(page, 'model_text');
+    await click(page, 'model_text');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('Once upon a time Once upon a time');
+    await page.keyboard.press('Enter');
+    u = await until(page, (x) => x.realModel.decoded === 'Once upon a time Once upon a time', 'the new text');
+    assert.ok(u.realModel.heads.every((h) => h.induction >= 0), 'a repeated text has induction scores');
+
+    // A click on a head's small map shows it large.
+    await revealInWindow(page, 'model_head_1_2');
+    await click(page, 'model_head_1_2');
+    u = await until(page, (x) => x.realModel.layer === 1 && x.realModel.head === 2, 'the selected head');
+
+    // Continue: the same seed generates the same tokens.
+    const first = await generate(page);
+    assert.ok(first.ids.length > first.prompt, 'tokens were generated');
+    assert.deepEqual(first.ids.slice(0, first.prompt), u.realModel.ids, 'after the prompt');
+    const again = await generate(page);
+    assert.deepEqual(again.ids, first.ids, 'the same seed, the same tokens');
+
+    // A corrupted checkpoint is refused with a message naming it; the open model stays.
+    const bytes = fs.readFileSync(ckpt);
+    const cut = path.join(dir, 'cut.bin');
+    fs.writeFileSync(cut, bytes.subarray(0, bytes.length - 100));
+    await revealInWindow(page, 'model_choose');
+    await choose(page, 'model_choose', [cut, tok]);
+    u = await until(page, (x) => x.realModel.error !== '', 'the refusal');
+    assert.match(u.realModel.error, /^cut\.bin: the file is truncated/);
+    assert.equal(u.realModel.name, 'tiny.bin', 'the model opened before stays');
+    // One file alone: the window asks for both.
+    await choose(page, 'model_choose', [ckpt]);
+    u = await until(page, (x) => x.realModel.error.startsWith('only tiny.bin'), 'the single file refused');
+    assert.match(u.realModel.error, /choose two files at once/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
