@@ -387,6 +387,7 @@
       if (!framed) document.getElementById('canvas').focus();  // an embed must not scroll its host
       notifyHost({ type: 'attn:ready' });
       registerServiceWorker();
+      models.start();
     },
     copyText(text) {
       text = String(text);
@@ -459,30 +460,20 @@
       const input = document.getElementById('model-files');
       if (input) { input.value = ''; input.click(); }
     },
-    // The chosen files' bytes in Module._malloc'd buffers (the app frees them)
-    // and their names: the app tells the checkpoint from the tokenizer. One file,
-    // or more than two, is answered with what to choose.
+    // The chosen files handed to the app (models.hand), then kept in this
+    // browser when the app opened them. One file, or more than two, is handed as
+    // "not chosen": the app asks for both.
     readModelFiles(files) {
-      const M = window.Module;
       const list = Array.from(files || []);
-      if (list.length !== 2) {  // the app asks for both (a file without a name is one not chosen)
-        const name = list.length === 1 ? list[0].name : '';
-        return Promise.resolve(M.ccall('attn_hook_open_model', 'string', ['string', 'number', 'number', 'string', 'number', 'number'],
-          [name, 0, 0, '', 0, 0]));
-      }
-      return Promise.all(list.map((f) => f.arrayBuffer())).then((buffers) => {
-        const ptrs = buffers.map((b) => {
-          const p = b.byteLength ? M._malloc(b.byteLength) : 0;
-          if (p) M.HEAPU8.set(new Uint8Array(b), p);
-          return p;
-        });
-        if (buffers.some((b, i) => b.byteLength && !ptrs[i])) {
-          ptrs.forEach((p) => p && M._free(p));
-          return 'these files do not fit in the page\'s memory';
-        }
-        return M.ccall('attn_hook_open_model', 'string', ['string', 'number', 'number', 'string', 'number', 'number'],
-          [list[0].name, ptrs[0], buffers[0].byteLength, list[1].name, ptrs[1], buffers[1].byteLength]);
-      }, (err) => 'the files could not be read: ' + String((err && err.message) || err));
+      if (list.length !== 2) return Promise.resolve(models.hand([{ name: list.length === 1 ? list[0].name : '', bytes: null }, { name: '', bytes: null }]));
+      return Promise.all(list.map((f) => f.arrayBuffer()))
+        .then((buffers) => models.openAndKeep(list.map((f, i) => ({ name: f.name, bytes: new Uint8Array(buffers[i]) }))),
+          (err) => 'the files could not be read: ' + String((err && err.message) || err));
+    },
+    // The Model window's Open / Remove of a kept model (bridge_kept_model).
+    keptModel(action, key) {
+      if (action === 'open') models.openKept(String(key));
+      else if (action === 'remove') models.remove(String(key)).then(() => models.tell());
     },
     // Font files the app asked for: name -> 'loading' | 'loaded' | 'failed'.
     fonts: {},
@@ -523,6 +514,101 @@
     },
   };
   window.attnShell = shell;
+
+  // [Models] real models the person opened (the Model window): each kept in this
+  // browser's IndexedDB under name@hash (the first 16 hex digits of the
+  // checkpoint's SHA-256, which a link's model= names), so a link that reads it
+  // opens it again here; never sent anywhere. Without IndexedDB or
+  // crypto.subtle (a private window, an insecure origin) models open but are not kept.
+  const models = {
+    db: null,
+    open() {
+      if (this.db) return this.db;
+      this.db = new Promise((resolve, reject) => {
+        if (!window.indexedDB) return reject(new Error('no IndexedDB'));
+        const r = indexedDB.open('attn-models', 1);
+        r.onupgradeneeded = () => r.result.createObjectStore('models', { keyPath: 'key' });
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      return this.db;
+    },
+    run(mode, body) {
+      return this.open().then((db) => new Promise((resolve, reject) => {
+        const t = db.transaction('models', mode);
+        const result = body(t.objectStore('models'));
+        t.oncomplete = () => resolve(result && 'result' in result ? result.result : undefined);
+        t.onerror = () => reject(t.error);
+        t.onabort = () => reject(t.error);
+      }));
+    },
+    list() { return this.run('readonly', (s) => s.getAll()).catch(() => []); },
+    remove(key) { return this.run('readwrite', (s) => s.delete(key)).catch(() => undefined); },
+    // The kept models' names and sizes to the app (attn_hook_kept_models).
+    tell() {
+      return this.list().then((all) => {
+        const clean = (t) => String(t).replace(/[\t\n]/g, ' ');
+        const lines = all.map((m) => [m.key, clean(m.name), clean(m.tokenizer), m.ckpt.byteLength + m.tok.byteLength].join('\t'));
+        window.Module.ccall('attn_hook_kept_models', null, ['string'], [lines.join('\n')]);
+      });
+    },
+    sha256(bytes) {
+      if (!(window.crypto && crypto.subtle)) return Promise.resolve('');
+      return crypto.subtle.digest('SHA-256', bytes).then(
+        (d) => Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join(''), () => '');
+    },
+    // Two files ({name, bytes: Uint8Array or null, sha}) into Module._malloc'd
+    // buffers (the app frees them); the app's answer: '' or why not.
+    hand(files) {
+      const M = window.Module;
+      const ptrs = files.map((f) => {
+        const p = f.bytes && f.bytes.length ? M._malloc(f.bytes.length) : 0;
+        if (p) M.HEAPU8.set(f.bytes, p);
+        return p;
+      });
+      if (files.some((f, i) => f.bytes && f.bytes.length && !ptrs[i])) {
+        ptrs.forEach((p) => p && M._free(p));
+        return 'these files do not fit in the page\'s memory';
+      }
+      const args = [];
+      files.forEach((f, i) => args.push(f.name, ptrs[i], ptrs[i] ? f.bytes.length : 0, f.sha || ''));
+      return M.ccall('attn_hook_open_model', 'string',
+        ['string', 'number', 'number', 'string', 'string', 'number', 'number', 'string'], args);
+    },
+    // Hashes both, hands them over, and keeps them when the app opened them.
+    openAndKeep(files) {
+      return Promise.all(files.map((f) => this.sha256(f.bytes))).then((shas) => {
+        files.forEach((f, i) => { f.sha = shas[i]; });
+        const why = this.hand(files);
+        if (why) return why;
+        const u = JSON.parse(window.Module.ccall('attn_hook_ui_state', 'string', [], [])).realModel;
+        const ckpt = files.find((f) => f.name === u.name) || files[0];
+        const tok = files.find((f) => f !== ckpt);
+        const key = u.key || '';
+        if (!key) return '';
+        return this.run('readwrite', (s) => s.put({ key, name: ckpt.name, tokenizer: tok.name, sha: ckpt.sha,
+          ckpt: ckpt.bytes.buffer, tok: tok.bytes.buffer, added: Date.now() }))
+          .catch((e) => console.warn('attn: the model is open but could not be kept in this browser: ' + e))
+          .then(() => this.tell()).then(() => '');
+      });
+    },
+    openKept(key) {
+      return this.run('readonly', (s) => s.get(key)).then((m) => {
+        if (!m) return 'this browser no longer keeps ' + key;
+        return this.hand([{ name: m.name, bytes: new Uint8Array(m.ckpt), sha: m.sha },
+          { name: m.tokenizer, bytes: new Uint8Array(m.tok), sha: '' }]);
+      }).catch((e) => String(e));
+    },
+    // After the first frame: the kept list to the app, and the link's model= opened when kept.
+    start() {
+      if (!window.Module || !window.Module.ccall) return;
+      this.tell().then(() => {
+        const m = /(?:^|[#&])model=([^&]+)/.exec(window.location.hash);
+        if (m) return this.openKept(decodeURIComponent(m[1]));
+      }).catch(() => undefined);
+    },
+  };
+  shell.models = models;
   const modelInput = document.getElementById('model-files');
   if (modelInput) modelInput.addEventListener('change', () => { shell.readModelFiles(modelInput.files); });
 

@@ -143,7 +143,9 @@ std::string compare_patch_json(const attn::ui::app& a) {
     return j + "]}";
 }
 
-// The Model window's real model for tests: null when none is open, else {name,
+// The Model window's real model for tests: null when none is open (or {error,
+// kept} when files were refused or the browser keeps models), else {key (the
+// link's model= value), kept (models this browser keeps), name,
 // tokenizer, bytes, params, config: {dim, hidden, layers, heads, kvHeads, vocab,
 // seqLen, version, shared}, error, open, text, ids, decoded, cut, next: [{id, p,
 // logit}], heads: [{layer, head, kv, prev, sink, induction}], gen: {ids, prompt,
@@ -151,7 +153,9 @@ std::string compare_patch_json(const attn::ui::app& a) {
 std::string real_model_json(const attn::ui::app& a) {
     const attn::ui::model_state& r = a.real;
     if (!r.model)
-        return r.error.empty() ? "null" : "{\"error\":" + attn::json_string(r.error) + "}";
+        return r.error.empty() && r.kept.empty()
+                   ? "null"
+                   : "{\"error\":" + attn::json_string(r.error) + ",\"kept\":" + std::to_string(r.kept.size()) + "}";
     const attn::llama_config& c = r.model->model.config;
     char buf[400];
     std::snprintf(buf, sizeof buf,
@@ -162,6 +166,8 @@ std::string real_model_json(const attn::ui::app& a) {
                   c.vocab_size, c.seq_len, c.version, c.shared_classifier ? "true" : "false",
                   a.view.model_open ? "true" : "false", r.reading.cut ? "true" : "false", a.view.model_layer, a.view.model_head);
     std::string out = buf;
+    out += ",\"key\":" + attn::json_string(attn::link_model_ref(r.model->name, r.model->sha256)) +
+           ",\"kept\":" + std::to_string(r.kept.size());
     out += ",\"name\":" + attn::json_string(r.model->name) + ",\"tokenizer\":" + attn::json_string(r.model->tokenizer_name) +
            ",\"error\":" + attn::json_string(r.error) + ",\"text\":" + attn::json_string(r.reading.text) +
            ",\"decoded\":" + attn::json_string(r.reading.decoded) + ",\"ids\":[";
@@ -457,17 +463,24 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
 }
 
 // The files the page's chooser read (web/shell.js): a checkpoint and its
-// tokenizer in either order, each in a Module._malloc'd buffer freed here.
+// tokenizer in either order, each in a Module._malloc'd buffer freed here,
+// with the SHA-256 (hex) the page computed of each ("" when it could not).
 // Returns "" when the model opened, else why not (the Model window shows it too).
-EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_model(const char* name_a, unsigned char* a, double size_a, const char* name_b,
-                                                      unsigned char* b, double size_b) {
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_model(const char* name_a, unsigned char* a, double size_a, const char* sha_a,
+                                                      const char* name_b, unsigned char* b, double size_b, const char* sha_b) {
     g_buffer.clear();
     if (g_app)
-        g_buffer = attn::ui::app_open_model(*g_app, {a, a ? std::size_t(size_a) : 0, name_a ? name_a : ""},
-                                            {b, b ? std::size_t(size_b) : 0, name_b ? name_b : ""});
+        g_buffer = attn::ui::app_open_model(*g_app, {a, a ? std::size_t(size_a) : 0, name_a ? name_a : "", sha_a ? sha_a : ""},
+                                            {b, b ? std::size_t(size_b) : 0, name_b ? name_b : "", sha_b ? sha_b : ""});
     std::free(a);
     std::free(b);
     return g_buffer.c_str();
+}
+
+// The models the page keeps (IndexedDB), one per line: key, name, tokenizer, bytes (tabs between).
+EMSCRIPTEN_KEEPALIVE void attn_hook_kept_models(const char* lines) {
+    if (g_app && lines)
+        attn::ui::app_set_kept_models(*g_app, lines);
 }
 
 // The page's answer to bridge_fetch_font: `bytes` (size bytes, from Module._malloc)
@@ -658,6 +671,15 @@ void bridge_open_model_files() {
     });
 }
 
+void bridge_kept_model(const char* action, const std::string& key) {
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.keptModel)
+                window.attnShell.keptModel(UTF8ToString($0), UTF8ToString($1));
+        },
+        action, key.c_str());
+}
+
 void bridge_toggle_text_view() {
     EM_ASM({
         if (window.attnShell && window.attnShell.toggleTextView)
@@ -788,6 +810,7 @@ void bridge_publish_text_view(ui::app&) {}
 void bridge_report_training(const ui::app&) {}
 void bridge_toggle_text_view() {}
 void bridge_open_model_files() {}
+void bridge_kept_model(const char*, const std::string&) {}
 bool bridge_prefers_light() { return false; }
 bool bridge_touch_screen() { return false; }
 void bridge_report_height(float) {}

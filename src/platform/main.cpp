@@ -162,7 +162,7 @@ bool open_model_files(attn::ui::app& app, const options& opt) {
     if (!read_whole_file(opt.model, model) || !read_whole_file(opt.tokenizer, tok))
         return false;
     const std::string why =
-        attn::ui::app_open_model(app, {model.data(), model.size(), opt.model}, {tok.data(), tok.size(), opt.tokenizer});
+        attn::ui::app_open_model(app, {model.data(), model.size(), opt.model, ""}, {tok.data(), tok.size(), opt.tokenizer, ""});
     if (!why.empty())
         std::fprintf(stderr, "attn_app: %s\n", why.c_str());
     return why.empty();
@@ -247,6 +247,12 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
         }
     }
     a.requests.clear();
+    if (!a.kept_open.empty())
+        platform::bridge_kept_model("open", a.kept_open);
+    if (!a.kept_remove.empty())
+        platform::bridge_kept_model("remove", a.kept_remove);
+    a.kept_open.clear();
+    a.kept_remove.clear();
 }
 
 attn::ui::touch_input g_touch;  // the page's touches (web/shell.js), as ImGui input
@@ -525,7 +531,7 @@ bool frame_run(frame_loop& f) {
     int fb_w = 0, fb_h = 0;
     frame_render(f.window, fb_w, fb_h);
 
-    if (!f.app.requests.empty())
+    if (!f.app.requests.empty() || !f.app.kept_open.empty() || !f.app.kept_remove.empty())
         share_service(f.app, fb_w, fb_h);
     publish_and_remember(f.app, f.kept);
     if (++f.frame_index == 2)

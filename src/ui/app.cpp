@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "i18n.hpp"
 #include "imgui.h"
 #include "play/lesson_preset.hpp"
+#include "spec/link_codec.hpp"
 
 namespace attn::ui {
 
@@ -78,6 +80,8 @@ void show_link_view(app& a, const link_view& v, bool lesson_only) {
     if (!lesson_only) {
         a.options = v;
         a.options.lesson = a.options.stage = a.options.row = -1;
+        if (!v.model.empty())  // a link that reads a real model: its window
+            a.view.model_open = true;
     }
 }
 
@@ -163,20 +167,33 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
         a.view.model_open = true;
         return *why;
     }
+    std::vector<model_state::stored> kept = std::move(a.real.kept);  // the browser's store does not change with it
     a.real = model_state{};
     a.real.model = std::move(m);
+    a.real.kept = std::move(kept);
+    a.options.model = link_model_ref(a.real.model->name, a.real.model->sha256);  // the link names it (never its weights)
     a.view.model_open = true;
     a.view.model_layer = a.view.model_head = 0;
     return "";
+}
+
+void app_set_kept_models(app& a, std::string_view lines) {
+    a.real.kept.clear();
+    for (const std::string_view line : split(lines, '\n')) {
+        const std::vector<std::string_view> f = split(line, '\t');
+        if (f.size() != 4 || link_model_problem(f[0]))
+            continue;
+        a.real.kept.push_back({std::string(f[0]), std::string(f[1]), std::string(f[2]), std::atof(std::string(f[3]).c_str())});
+    }
 }
 
 void app_model_update(app& a, double seconds) {
     model_state& r = a.real;
     if (!r.model)
         return;
-    if (r.read_text != a.view.model_text || r.reading.ids.empty()) {
-        real_model_read(*r.model, a.view.model_text, r.reading);
-        r.read_text = a.view.model_text;
+    if (r.read_text != a.model.exp.text || r.reading.ids.empty()) {
+        real_model_read(*r.model, a.model.exp.text, r.reading);
+        r.read_text = a.model.exp.text;
         ++r.version;
         const llama_config& c = r.model->model.config;
         a.view.model_layer = std::clamp(a.view.model_layer, 0, c.n_layers - 1);
@@ -197,6 +214,10 @@ void frame_apply(app& a, frame_out& out) {
         real_model_generate_start(*a.real.model, a.real.reading.ids, a.view.model_sampling, a.view.model_steps, a.real.gen);
     if (out.model_stop)
         a.real.gen.done = true;
+    if (!out.model_open_kept.empty())
+        a.kept_open = std::move(out.model_open_kept);
+    if (!out.model_remove_kept.empty())
+        a.kept_remove = std::move(out.model_remove_kept);
     if (out.numbers)
         a.reports.lesson_numbers = std::move(*out.numbers);
     if (out.toggle_language)

@@ -108,11 +108,11 @@ struct view_state {
     bool per_map_scale = false;
     bool compare_shown = false;        // while pinned: the stage shows A | B | B − A
     bool compare_patch_shown = false;  // with the compare: the "patch from A" map (compare_patch_view.cpp)
-    // The Model window (model_window.cpp): shown, the text the opened model reads,
-    // the head shown large, and how "Continue" samples.
+    // The Model window (model_window.cpp): shown, its text box while it is being
+    // typed (the model reads the experiment's text: Enter or leaving the box makes
+    // it the experiment's), the head shown large, and how "Continue" samples.
     bool model_open = false;
-    std::string model_text = "Once upon a time";
-    std::string model_text_edit;  // the text box while it is being typed (read on Enter or leaving it)
+    std::string model_text_edit;
     int model_layer = 0, model_head = 0;
     llama_sampling model_sampling{0.8f, 0.9f, 1};
     int model_steps = 40;
@@ -122,11 +122,19 @@ struct view_state {
 // what it generates: the Model window draws it (model_window.cpp).
 struct model_state {
     std::unique_ptr<real_model> model;  // none until files are opened
-    real_model_reading reading;         // of view.model_text
+    real_model_reading reading;         // of the experiment's text
     std::string read_text;              // the text `reading` is of
     std::uint64_t version = 0;          // bumped when the model or the reading change (the maps' source)
     real_model_generation gen;          // "Continue": a token a frame slice through the KV cache
     std::string error;                  // why the last files were refused ("" when they were not)
+    // The models this browser keeps (the page's IndexedDB, web/shell.js), as the
+    // page last told them: the window lists them to open or remove.
+    struct stored {
+        std::string key;  // model=<key>: name@hash
+        std::string name, tokenizer;
+        double bytes = 0;  // both files
+    };
+    std::vector<stored> kept;
 };
 
 // What the frame drew, for tests, help and the page: the lists are rebuilt every
@@ -195,6 +203,9 @@ struct app {
     train_pace pace;
     double train_spent = 0;  // seconds the last app_train took (train_pace_update)
     model_state real;        // a real model opened from files (the Model window)
+    // A kept model to open or remove (the Model window asked): the platform does
+    // it after the frame (the page's store) and clears them.
+    std::string kept_open, kept_remove;
 };
 
 // What a panel asks for while it draws. A panel reads the app (it gets a
@@ -220,6 +231,8 @@ struct frame_out {
     // The Model window: "Continue" (generate view.model_steps tokens after the
     // text), "Stop".
     bool model_generate = false, model_stop = false;
+    // A kept model (model_state::kept) to open or to remove from the browser: its key.
+    std::string model_open_kept, model_remove_kept;
 };
 
 // The view a panel changes: the one it already asked for in `out`, else a copy
@@ -282,6 +295,10 @@ void app_train(app& a);
 // shows the Model window. "" when it opened; else why not, kept in a.real.error
 // (the model opened before, if any, stays).
 std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y);
+
+// The page's list of kept models, one per line: key, name, tokenizer name and
+// bytes, separated by tabs (web/shell.js). Lines that do not parse are skipped.
+void app_set_kept_models(app& a, std::string_view lines);
 
 // The Model window's share of a frame (app_draw, before anything draws): the
 // text read again when it changed, then generation for up to `seconds`.

@@ -12,6 +12,7 @@
 #include "i18n.hpp"
 #include "imgui.h"
 #include "panels.hpp"
+#include "play/edit.hpp"
 #include "widgets.hpp"
 
 namespace attn::ui {
@@ -56,11 +57,39 @@ std::string megabytes(std::size_t bytes) {
     return buf;
 }
 
+// The models this browser keeps: each with Open and Remove.
+void kept_models(const app& a, frame_out& out) {
+    if (a.real.kept.empty())
+        return;
+    section_text(out, tr("Kept in this browser", "保存在这个浏览器里"));
+    for (const model_state::stored& k : a.real.kept) {
+        ImGui::PushID(k.key.c_str());
+        textf(out, "%s + %s · %s", k.name.c_str(), k.tokenizer.c_str(), megabytes(std::size_t(k.bytes)).c_str());
+        ImGui::SameLine();
+        if (chip_button(tr("Open", "打开")))
+            out.model_open_kept = k.key;
+        mark_widget(out, ("model_kept_open_" + k.key).c_str());
+        ImGui::SameLine();
+        if (chip_button(tr("Remove", "删除")))
+            out.model_remove_kept = k.key;
+        mark_widget(out, ("model_kept_remove_" + k.key).c_str());
+        ImGui::PopID();
+    }
+}
+
 void no_model(const app& a, frame_out& out) {
     text_plain(out, tr("Open a llama2.c model: its checkpoint (.bin) and its tokenizer (tokenizer.bin, or tok512.bin for "
                        "stories260K), both at once. The files stay on this computer: nothing is uploaded or downloaded.",
                        "打开一个 llama2.c 模型：同时选择它的权重文件（.bin）和分词器（tokenizer.bin，stories260K 用 "
                        "tok512.bin）。文件留在这台电脑上：不上传，也不下载。"));
+    if (!a.options.model.empty()) {  // a link that reads a model this browser does not keep
+        const std::size_t at = a.options.model.rfind('@');
+        textf(out,
+              tr("This link reads %s (SHA-256 %s…): open that file and its tokenizer.",
+                 "这个链接读取 %s（SHA-256 %s…）：请打开这个文件和它的分词器。"),
+              a.options.model.substr(0, at).c_str(), a.options.model.substr(at + 1).c_str());
+        mark_widget(out, "model_wanted");
+    }
     if (!a.real.error.empty())
         text_colored(out, ImVec4(0.95f, 0.45f, 0.35f, 1.0f), "%s", a.real.error.c_str());
     if (ImGui::Button(tr("Choose the two files…", "选择这两个文件…")))
@@ -71,6 +100,7 @@ void no_model(const app& a, frame_out& out) {
                      "(Hugging Face, karpathy/tinyllamas). docs/real-models.md says more.",
                      "stories260K（1 MB）、stories15M（61 MB）、stories42M、stories110M：见 llama2.c 的 README"
                      "（Hugging Face 上的 karpathy/tinyllamas）。详见 docs/real-models.md。"));
+    kept_models(a, out);
 }
 
 void model_card(const app& a, frame_out& out) {
@@ -87,16 +117,17 @@ void model_card(const app& a, frame_out& out) {
 }
 
 void text_row(const app& a, frame_out& out) {
-    std::string typed = a.view.model_text_edit.empty() ? a.view.model_text : a.view.model_text_edit;
+    // The playground's text (the experiment's: the link carries it, undo restores it), typed here.
+    std::string typed = a.view.model_text_edit.empty() ? a.model.exp.text : a.view.model_text_edit;
     ImGui::SetNextItemWidth(-FLT_MIN);
     if (ImGui::InputTextWithHint("##model_text", tr("the text the model reads", "模型读的文字"), typed.data(),
                                  typed.capacity() + 1, ImGuiInputTextFlags_CallbackResize, edit_callback, &typed))
         view_edit(a, out).model_text_edit = typed;
     mark_widget(out, "model_text");
     if (ImGui::IsItemDeactivatedAfterEdit() || (ImGui::IsItemActive() && ImGui::IsKeyPressed(ImGuiKey_Enter))) {
-        view_state& v = view_edit(a, out);
-        v.model_text = typed;
-        v.model_text_edit.clear();
+        view_edit(a, out).model_text_edit.clear();
+        if (typed != a.model.exp.text)
+            request_experiment(out, edit_text(a.model.exp, typed));
     }
     const real_model_reading& r = a.real.reading;
     const llama_tokenizer& tok = a.real.model->tok;
@@ -239,7 +270,12 @@ void selected_head(const app& a, frame_out& out) {
     opt.show_values = r.ids.size() <= 24;
     opt.hover_value = true;
     opt.row_labels = opt.col_labels = &r.tr.tokens;
-    opt.max_height = ImGui::GetFontSize() * 30.0f;  // a long text's map scrolls inside itself
+    // Cells at most 2.5 em (a short text's map stays a map, not a wall), else the
+    // width over the tokens; drawn whole: the window scrolls, not the map.
+    const float font = ImGui::GetFontSize();
+    opt.cell =
+        std::max(1.0f, std::min(font * 2.5f, (visible_width() - font * 5.0f) / float(std::max<std::size_t>(1, r.ids.size()))));
+    opt.max_height = 1e6f;
     const heatmap_result res = heatmap_draw(*a.heatmaps, "model_selected", ht.weights, opt);
     out.widgets.push_back({"model_selected", res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
     out.maps.push_back({"model_selected", res.cells, res.labelled, "↓ query   → key"});
@@ -275,6 +311,7 @@ void panel_model(const app& a, frame_out& out) {
         heads_overview(a, out);
         selected_head(a, out);
     }
+    kept_models(a, out);
     ImGui::End();
 }
 

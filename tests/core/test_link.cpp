@@ -665,3 +665,23 @@ TEST_CASE("link pin: a malformed pin is an error that says so, and nothing is op
         CHECK(link_fuzz_check(link).empty());
     }
 }
+
+TEST_CASE("link: model=<file name>@<16 hex digits> names a real model; it round-trips; other forms are refused") {
+    const link_parse_result r = link_parse("v=1&text=Once%20upon&model=stories15M.bin@0123456789abcdef");
+    REQUIRE(r.errors.empty());
+    CHECK(r.view.model == "stories15M.bin@0123456789abcdef");
+    const std::string again = link_encode(*r.value, r.view);
+    CHECK(again.find("&model=stories15M.bin@0123456789abcdef") != std::string::npos);
+    CHECK(link_parse(again).view == r.view);
+    for (const char* bad : {"model=stories15M.bin", "model=a@0123456789abcde", "model=a@0123456789ABCDEF",
+                            "model=a b@0123456789abcdef", "model=@0123456789abcdef", "model=a/b@0123456789abcdef"}) {
+        const link_parse_result b = link_parse(std::string("v=1&text=a&") + bad);
+        INFO(bad);
+        REQUIRE(b.errors.size() == 1);
+        CHECK(b.errors[0].find("is not <file name>@<16 hex digits>") != std::string::npos);
+    }
+    const link_parse_result twice = link_parse("v=1&text=a&model=a@0123456789abcdef&model=b@0123456789abcdef");
+    REQUIRE(twice.errors.size() == 1);
+    CHECK(twice.errors[0] == "model is given twice");
+    CHECK(link_parse("v=1&text=a&model=" + std::string(129, 'x') + "@0123456789abcdef").errors.size() == 1);
+}

@@ -11,6 +11,7 @@
 #include "llama/forward.hpp"
 #include "llama_test_files.hpp"
 #include "play/real_model.hpp"
+#include "spec/link_codec.hpp"
 
 using namespace attn;
 
@@ -22,8 +23,8 @@ const std::vector<std::string> pieces = {" ",  "O",  "n",    "c",     "e",    "u
 
 struct files {
     test::llama_bytes ckpt, tok;
-    real_model_file a() const { return {ckpt.data(), ckpt.size(), "model.bin"}; }
-    real_model_file b() const { return {tok.data(), tok.size(), "tok.bin"}; }
+    real_model_file a() const { return {ckpt.data(), ckpt.size(), "model.bin", "00112233445566778899aabbccddeeff"}; }
+    real_model_file b() const { return {tok.data(), tok.size(), "tok.bin", ""}; }
 };
 
 files make_files() {
@@ -42,20 +43,25 @@ TEST_CASE("real model: opened in either order, refused with the file's name, its
     CHECK(m.name == "model.bin");
     CHECK(m.tokenizer_name == "tok.bin");
     CHECK(m.file_bytes == f.ckpt.size());
+    CHECK(m.sha256 == "00112233445566778899aabbccddeeff");  // the checkpoint's, whichever order
+    CHECK(link_model_ref(m.name, m.sha256) == "model.bin@0011223344556677");
+    CHECK(link_model_ref("/home/a/my stories (1).bin", "ABCDEF0123456789ff") == "my_stories__1_.bin@abcdef0123456789");
+    CHECK(link_model_ref("x.bin", "abc").empty());
     CHECK(m.parameters() == (f.ckpt.size() - 256) / 4);
     real_model swapped;
     REQUIRE_FALSE(real_model_open(f.b(), f.a(), swapped));
     CHECK(swapped.name == "model.bin");
+    CHECK(swapped.sha256 == m.sha256);
     CHECK(swapped.model.weights == m.model.weights);
 
     test::llama_bytes cut(f.ckpt.begin(), f.ckpt.end() - 8);
     real_model kept = std::move(swapped);
-    const auto why = real_model_open({cut.data(), cut.size(), "cut.bin"}, f.b(), kept);
+    const auto why = real_model_open({cut.data(), cut.size(), "cut.bin", ""}, f.b(), kept);
     REQUIRE(why);
     CHECK(why->find("cut.bin: the file is truncated") == 0);
     CHECK(kept.name == "model.bin");  // unchanged
     const test::llama_bytes small_tok = test::llama_test_tokenizer({" ", "a"});
-    const auto why_tok = real_model_open(f.a(), {small_tok.data(), small_tok.size(), "small.bin"}, kept);
+    const auto why_tok = real_model_open(f.a(), {small_tok.data(), small_tok.size(), "small.bin", ""}, kept);
     REQUIRE(why_tok);
     CHECK(why_tok->find("small.bin: ") == 0);
 }
@@ -136,8 +142,8 @@ TEST_CASE("real model: generation a token a call gives llama_generate's tokens; 
 TEST_CASE("real model: one file, or none, asks for both") {
     const files f = make_files();
     real_model m;
-    CHECK(*real_model_open(f.a(), {nullptr, 0, ""}, m) ==
+    CHECK(*real_model_open(f.a(), {nullptr, 0, "", ""}, m) ==
           "only model.bin: choose two files at once: the checkpoint (.bin) and its tokenizer (tokenizer.bin)");
-    CHECK(real_model_open({nullptr, 0, ""}, {nullptr, 0, ""}, m)->find("choose two files at once") == 0);
+    CHECK(real_model_open({nullptr, 0, "", ""}, {nullptr, 0, "", ""}, m)->find("choose two files at once") == 0);
     CHECK(m.model.weights.empty());
 }

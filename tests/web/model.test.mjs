@@ -7,6 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,13 +39,14 @@ async function revealInWindow(page, name) {
     const u = await ui(page);
     const w = u.widgets[name], win = u.widgets.model_window;
     assert.ok(win, 'the Model window is open');
-    const top = win[1] + 40, bottom = win[3] - 10;
+    const top = win[1] + 40, bottom = win[3] - 2;  // below the title bar; the last item ends at the padding
     if (w && w[3] > w[1] && w[1] >= top && w[3] <= bottom) return;
-    await page.mouse.move(win[0] + 12, (win[1] + win[3]) / 2);  // its left margin: over no map
+    await page.mouse.move(win[2] - 6, (win[1] + win[3]) / 2);  // its scrollbar: over no map
     await page.mouse.wheel(0, !w || w[1] < top ? (w ? -120 : 120) : 120);
     await frames(page, 3);
   }
-  assert.fail(name + ' could not be scrolled into the Model window');
+  const u = await ui(page);
+  assert.fail(name + ' could not be scrolled into the Model window: ' + JSON.stringify([u.widgets[name], u.widgets.model_window, Object.keys(u.widgets).filter((k) => k.startsWith('model')), u.realModel && u.realModel.kept]));
 }
 
 // Presses `name` (a button that opens the chooser) and hands the chooser `files`.
@@ -73,7 +75,7 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     assert.deepEqual(m.config, { dim: 32, hidden: 80, layers: 2, heads: 4, kvHeads: 2, vocab: m.config.vocab, seqLen: 64,
       version: 1, shared: true });
     assert.equal(m.bytes, fs.statSync(ckpt).size);
-    assert.equal(m.decoded, 'Once upon a time', 'the tokens decode back to the text');
+    assert.equal(m.decoded, 'the cat chased the dog', 'the playground\'s text, tokenised by the model and decoded back');
     assert.equal(m.ids[0], 1, 'BOS first');
     assert.equal(m.next.length, 5);
     for (let i = 1; i < 5; i++) assert.ok(m.next[i].p <= m.next[i - 1].p, 'the next tokens, likeliest first');
@@ -81,7 +83,7 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     for (const h of m.heads) {
       assert.equal(h.kv, Math.floor(h.head / 2), 'GQA: two query heads share a K/V head');
       assert.ok(h.prev >= 0 && h.prev <= 1 && h.sink >= 0 && h.sink <= 1);
-      assert.equal(h.induction, -1, 'no token repeats in "Once upon a time"');
+      assert.ok(h.induction >= 0, '"the" repeats in "the cat chased the dog": every head has an induction score');
     }
     for (const name of ['model_head_0_0', 'model_head_1_3', 'model_selected', 'model_continue'])
       assert.ok(u.widgets[name], `the window draws ${name}`);
@@ -94,6 +96,8 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     await page.keyboard.press('Enter');
     u = await until(page, (x) => x.realModel.decoded === 'Once upon a time Once upon a time', 'the new text');
     assert.ok(u.realModel.heads.every((h) => h.induction >= 0), 'a repeated text has induction scores');
+    assert.equal(await page.evaluate(() => window.attn.experiment().includes('text=Once%20upon%20a%20time%20Once')), true,
+      'the text is the experiment\'s: the link carries it');
 
     // A click on a head's small map shows it large.
     await revealInWindow(page, 'model_head_1_2');
@@ -120,6 +124,44 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     await choose(page, 'model_choose', [ckpt]);
     u = await until(page, (x) => x.realModel.error.startsWith('only tiny.bin'), 'the single file refused');
     assert.match(u.realModel.error, /choose two files at once/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a link names the model (model=name@hash): this browser keeps it, opens it again, generates the same; removed, the link asks for the file', async () => {
+  const hash = crypto.createHash('sha256').update(fs.readFileSync(ckpt)).digest('hex').slice(0, 16);
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
+  try {
+    await click(page, 'view_menu');
+    await choose(page, 'view_model', [ckpt, tok]);
+    let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.realModel.kept === 1, 'the model, kept');
+    assert.equal(u.realModel.key, `tiny.bin@${hash}`);
+    await page.waitForFunction((h) => location.hash.includes('&model=tiny.bin@' + h), hash, { timeout: 5000 });
+    const link = await page.evaluate(() => location.hash.slice(1));
+    const first = await generate(page);
+
+    // The same link in another tab of this browser: the model opens from the store, reads the same, generates the same.
+    const other = await context.newPage();
+    await other.goto(suite.server.url + '#' + link);
+    await other.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    u = await until(other, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0, 'the kept model, opened by the link');
+    assert.equal(u.realModel.key, `tiny.bin@${hash}`);
+    assert.equal(u.realModel.open, true, 'the link opens the Model window');
+    assert.deepEqual(u.realModel.ids, first.ids.slice(0, first.prompt), 'the same text, the same tokens');
+    assert.deepEqual((await generate(other)).ids, first.ids, 'the same seed generates the same tokens');
+
+    // Removed from the browser: the link now asks for the file by its name.
+    await revealInWindow(other, `model_kept_remove_tiny.bin@${hash}`);
+    await click(other, `model_kept_remove_tiny.bin@${hash}`);
+    await until(other, (x) => x.realModel.kept === 0, 'the removal');
+    const third = await context.newPage();
+    await third.goto(suite.server.url + '#' + link);
+    await third.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    u = await until(third, (x) => x.widgets.model_wanted, 'the request for the file');
+    assert.equal(u.realModel, null, 'no model: this browser no longer keeps it');
+    assert.ok(u.link.includes(`model=tiny.bin@${hash}`), 'the link still names it');
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

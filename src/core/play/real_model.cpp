@@ -80,6 +80,7 @@ std::optional<std::string> real_model_open(const real_model_file& a, const real_
     m.name = ckpt.name;
     m.tokenizer_name = tokf.name;
     m.file_bytes = ckpt.size;
+    m.sha256 = ckpt.sha256;
     out = std::move(m);
     return std::nullopt;
 }

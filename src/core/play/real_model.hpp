@@ -31,12 +31,14 @@ struct real_model_file {
     const unsigned char* bytes = nullptr;
     std::size_t size = 0;
     std::string name;
+    std::string sha256;  // its SHA-256 in hex, when the page computed it ("" otherwise)
 };
 
 struct real_model {
     std::string name;            // the checkpoint's file name
     std::string tokenizer_name;  // the tokenizer's
     std::size_t file_bytes = 0;  // the checkpoint's size
+    std::string sha256;          // the checkpoint's, as the page gave it ("" unknown)
     llama_model model;
     llama_tokenizer tok;
     std::size_t parameters() const;  // weights, without the legacy RoPE tables

@@ -540,6 +540,8 @@ std::string view_to_text(const link_view& v) {
         if (k.part == key_part::view)
             if (std::string value = key_write(k, v); value != key_write(k, usual))
                 s += "&" + std::string(k.name) + "=" + value;
+    if (!v.model.empty())
+        s += "&model=" + v.model;
     return s;
 }
 
@@ -640,6 +642,41 @@ std::optional<std::string> link_base64url_decode(std::string_view text) {
 
 std::string link_view_to_text(const link_view& v) { return view_to_text(v); }
 
+std::string link_model_ref(std::string_view file_name, std::string_view sha256) {
+    if (sha256.size() < 16)
+        return "";
+    const std::size_t slash = file_name.find_last_of("/\\");
+    if (slash != std::string_view::npos)
+        file_name.remove_prefix(slash + 1);
+    std::string out;
+    for (const char c : file_name.substr(0, link_limits::max_model_name)) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
+        out += ok ? c : '_';
+    }
+    if (out.empty())
+        out = "model";
+    out += '@';
+    for (const char c : sha256.substr(0, 16))
+        out += char(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
+    return link_model_problem(out) ? "" : out;
+}
+
+std::optional<std::string> link_model_problem(std::string_view value) {
+    const std::size_t at = value.rfind('@');
+    const std::string_view name = at == std::string_view::npos ? value : value.substr(0, at);
+    const std::string_view hash = at == std::string_view::npos ? std::string_view() : value.substr(at + 1);
+    const auto name_char = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    };
+    const auto hex_char = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+    if (at == std::string_view::npos || name.empty() || name.size() > link_limits::max_model_name ||
+        !std::all_of(name.begin(), name.end(), name_char) || hash.size() != 16 ||
+        !std::all_of(hash.begin(), hash.end(), hex_char))
+        return "model=" + quoted(value) + " is not <file name>@<16 hex digits> (the name: letters, digits, . _ -, at most " +
+               std::to_string(link_limits::max_model_name) + " of them; the digits: the start of the file's SHA-256)";
+    return std::nullopt;
+}
+
 std::string link_shorten(std::string text) {
     if (text.size() > link_limits::compress_above && text.size() <= link_limits::max_payload_bytes) {
         std::string z = "z=" + link_base64url_encode(link_compress(text));
@@ -716,6 +753,13 @@ link_parts link_split(std::string_view link) {
             continue;
         if (pair.substr(0, 5) == "view.") {
             parse_view_pair(pair, r.view, view_seen, errors);
+        } else if (pair.substr(0, 6) == "model=") {
+            if (!r.view.model.empty())
+                errors.push_back("model is given twice");
+            else if (auto problem = link_model_problem(pair.substr(6)))
+                errors.push_back(*problem);
+            else
+                r.view.model = std::string(pair.substr(6));
         } else if (pair.substr(0, 4) == "pin=") {
             r.pin_twice |= r.pin.has_value();
             r.pin = pair.substr(4);

@@ -93,6 +93,7 @@ struct link_limits {
     static constexpr std::size_t compress_above = 2000;      // canonical texts longer than this are compressed
     static constexpr std::size_t max_link_bytes = 65536;     // a whole link, URL prefix included
     static constexpr std::size_t max_payload_bytes = 32768;  // the decompressed z= payload
+    static constexpr std::size_t max_model_name = 128;       // model=<name>@…: the file name's bytes
 };
 
 // Panels a link can hide (view.hide=controls,code), link_view: values.hpp;
@@ -115,6 +116,15 @@ struct link_parts {
     std::vector<std::string> errors;
 };
 link_parts link_split(std::string_view link);
+
+// Why `value` (after "model=") is not <file name>@<16 lowercase hex digits>: the
+// name of letters, digits, '.', '_' and '-' (at most link_limits::max_model_name),
+// the digits the start of the checkpoint's SHA-256. nullopt when it is.
+std::optional<std::string> link_model_problem(std::string_view value);
+// The model= value of a file: its name's base (after the last '/' or '\\') with
+// every other character as '_', cut to max_model_name, '@', the first 16 hex
+// digits of sha256 (lowercase). "" when sha256 has fewer than 16 digits.
+std::string link_model_ref(std::string_view file_name, std::string_view sha256);
 
 // The experiment of a text form, from `base`; the text form carries scale's
 // number only for a custom scale (never the base's), and an omitted `trained`

@@ -168,6 +168,9 @@ struct link_view {
     bool embed = false;                         // minimal chrome, for an <iframe>
     view_theme theme = view_theme::automatic;   // view.theme=light|dark
     bool poster = false;                        // click-to-run: nothing loads until Run (the shell reads it)
+    // model=<file name>@<the first 16 hex digits of its SHA-256>: the real model the
+    // link reads (link_model_problem says the form); the weights never travel in it.
+    std::string model;
 
     bool hides(view_panel p) const { return hide[std::size_t(p)]; }
     bool operator==(const link_view&) const = default;
