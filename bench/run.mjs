@@ -7,6 +7,7 @@
 //   bash bench/run.sh [--rounds N]        # what users run: installs, builds, pins to one core, then this
 //   node bench/run.mjs [--rounds N] [--out FILE] [--no-page] [--no-numpy] [--no-train] [--train-only] [--no-torch] [--no-chromium]
 //                      [--workloads PREFIX,…]   # only the attention workloads whose names start so, e.g. "W3" or "W1 causal,W2"
+//                      [--llama-only] [--no-llama] [--llama-shapes stories15M,stories110M] [--llama-rounds N]
 //
 // Training (T1, T2: one AdamW step of the core's trainer) is timed against PyTorch
 // (eager, one thread, Debian's python3-torch) and TensorFlow.js's wasm backend
@@ -15,11 +16,18 @@
 // T3 (time to learn the L9 recipe) runs natively, and in the page unless --no-page
 // (--train-only: natively only); --no-train skips it.
 //
+// Real models (R1 the traced forward, R2 generation through the KV cache, R3 the
+// memory of opening the file; bench/lib/llama_bench.mjs) on llama2.c checkpoints with
+// random weights written by tests/llama_files.py: stories15M's shape by default,
+// stories110M's (~440 MB) only with --llama-shapes naming it; --llama-only runs that
+// part alone, --no-llama skips it; --workloads R2 (say) keeps only those rows.
+//
 // [SECTION] peers: one interface (prepare · run(reps) → s/run · output) for every runtime
 // [SECTION] measurement: check against ours, calibrate repetitions, interleaved rounds
 // [SECTION] training: T1, T2 against PyTorch and TensorFlow.js (wasm)
 // [SECTION] page cost: the playground's bytes (gzip) and time to its first frame
 // [SECTION] T3: time to learn, natively and through the page's own training loop
+// [SECTION] real models: R1-R3 (bench/lib/llama_bench.mjs)
 // [SECTION] report: table, targets, JSON
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -32,6 +40,7 @@ import { buildFusedModels, buildModel } from './lib/onnx_models.mjs';
 import { oursWasm, ortPeer } from './lib/peers.mjs';
 import { tfjsTrainer, tfjsWasmNode } from './lib/tfjs_train.mjs';
 import { lessonRecipe, trainInPage } from './lib/train_page.mjs';
+import { llamaBench, printLlama, torchLlamaProcess } from './lib/llama_bench.mjs';
 
 const require = createRequire(import.meta.url);
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -45,6 +54,10 @@ const outFile = path.resolve(opt('--out', build('bench', 'results.json')));
 const dataDir = build('bench', 'data');
 const sampleSeconds = Number(opt('--sample-seconds', 0.02));  // each sample: enough runs to last about this long
 const onlyWorkloads = opt('--workloads', null)?.split(',').map((x) => x.trim()).filter(Boolean);
+const llamaShapes = opt('--llama-shapes', 'stories15M').split(',').map((x) => x.trim()).filter(Boolean);
+// --workloads names attention workloads; the real models' rows run with them only when a prefix names them (R1, R2, R3).
+const wantLlama = (name) => !onlyWorkloads || onlyWorkloads.some((prefix) => name.startsWith(prefix));
+const llamaWanted = !args.includes('--no-llama') && (!onlyWorkloads || onlyWorkloads.some((prefix) => prefix.startsWith('R')));
 const log = (...a) => console.error('[bench]', ...a);
 
 // --- [SECTION] peers -------------------------------------------------------------
@@ -214,6 +227,12 @@ async function chromiumPeers(browser) {
     ort: makeOrt('ort', 'ort-web Chromium', (w) => Boolean(w.model)),
     ortFused: makeOrt('ortFused', 'ort-web Chromium fused', (w) => Boolean(w.fused)),
     circuits: () => page.evaluate(() => window.bench.circuits()),
+    llama: {
+      llamaLoad: (model, tokenizer, n) => page.evaluate(([m, t, k]) => window.bench.llamaLoad(m, t, k), [model, tokenizer, n]),
+      llamaForward: (lean, reps) => page.evaluate(([l, r]) => window.bench.llamaForward(l, r), [lean, reps]),
+      llamaLogits: () => page.evaluate(() => window.bench.llamaLogits()),
+      llamaGenerate: (steps) => page.evaluate((s) => window.bench.llamaGenerate(s), steps),
+    },
     train: {
       trainRun: (id, reps) => page.evaluate(([i, r]) => window.bench.trainRun(i, r), [id, reps]),
       trainLosses: (id, n) => page.evaluate(([i, k]) => window.bench.trainLosses(i, k), [id, n]),
@@ -542,6 +561,61 @@ function printCircuits(r) {
   for (const x of c) console.log(`  ${x.workload}, ${x.peer}: ${x.median_ms.toFixed(2)} ms` + (x.first_ms ? ` (the first read ${x.first_ms.toFixed(1)} ms)` : ''));
 }
 
+// --- [SECTION] real models: R1-R3 ------------------------------------------------------
+// R1 (the traced forward over 256 tokens, lean and full), R2 (greedy generation
+// through the KV cache) and R3 (the peak RSS of opening the file) on each shape of
+// --llama-shapes, in --llama-rounds rounds (default: --rounds; at most 5 for the
+// 110M shape unless given); bandwidth: the read probes over 256 MB, {native, node, chromium}.
+async function realModels(native, oursNode, chrome, bandwidth) {
+  return llamaBench({
+    shapes: llamaShapes, native, oursNode, chrome: chrome && chrome.llama, bandwidth,
+    torchProcess: args.includes('--no-torch') ? null : torchLlamaProcess(lineProcess, benchDir),
+    rounds: Number(opt('--llama-rounds', rounds)), explicitRounds: args.includes('--llama-rounds'), dataDir, build, root, log, want: wantLlama,
+  });
+}
+
+// --llama-only: the real models' rows alone, natively, in wasm under Node and in
+// Chromium (unless --no-chromium), against PyTorch (unless --no-torch).
+async function mainLlamaOnly(native, t0) {
+  const createAttnBench = require(build('bench-web', 'attn_bench.js'));
+  const oursNode = await oursWasm(createAttnBench, fs.readFileSync(build('bench-web', 'attn_bench.wasm')));
+  let browser = null, chrome = null;
+  if (!args.includes('--no-chromium')) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'workloads.json'), await native.proc.ask('describe'));
+    log('launching Chromium');
+    browser = await launchChromium();
+    chrome = await chromiumPeers(browser);
+  }
+  log('read probes over 256 MB');
+  const probeBytes = 256 * 2 ** 20;
+  const bandwidth = {
+    native: (await native.bandwidth(0.5, probeBytes)).bandwidth,
+    node: oursNode.bandwidth(0.5, probeBytes).bandwidth,
+    chromium: chrome ? (await chrome.ours.bandwidth(0.5, probeBytes)).bandwidth : null,
+  };
+  const llama = await realModels(native, oursNode, chrome, bandwidth);
+  if (browser) {
+    await browser.close();
+    chrome.stop();
+  }
+  native.stop();
+  const result = {
+    command: 'bash bench/run.sh ' + args.join(' '),
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().map((c) => c.model)[0], pinned: process.env.ATTN_BENCH_PINNED || 'not pinned' },
+    rows: llama.rows, targets: llama.targets, llama,
+    chromium: chrome ? { crossOriginIsolated: chrome.isolated, foreignRequests: chrome.foreign } : { skipped: true },
+    seconds: (Date.now() - t0) / 1000,
+  };
+  fs.mkdirSync(path.dirname(outFile), { recursive: true });
+  fs.writeFileSync(outFile, JSON.stringify(result, null, 2));
+  printLlama(result);
+  console.log('\nTargets:');
+  for (const t of result.targets) console.log(`  [${t.met ? 'met' : 'MISSED'}] ${t.target}: ${t.value}`);
+  console.log(`\nJSON: ${path.relative(process.cwd(), outFile)}  (${result.seconds.toFixed(0)} s)`);
+}
+
 // --- main -------------------------------------------------------------------------
 
 const trainOnly = args.includes('--train-only');
@@ -600,6 +674,7 @@ async function main() {
   const t0 = Date.now();
   const native = nativeOurs();
   if (trainOnly) return mainTrainOnly(native, t0);
+  if (args.includes('--llama-only')) return mainLlamaOnly(native, t0);
   const workloads = JSON.parse(await native.proc.ask('describe'))
     .filter((w) => !onlyWorkloads || onlyWorkloads.some((prefix) => w.name.startsWith(prefix)));
   await native.proc.ask(`dump ${dataDir}`);
@@ -746,6 +821,7 @@ async function main() {
 
   const training = args.includes('--no-train') ? null : await trainingBench(native, oursNode, chrome.train);
   const chromeCircuits = args.includes('--no-train') ? null : await chrome.circuits();
+  const llama = llamaWanted ? await realModels(native, oursNode, chrome, { native: peak.native.bandwidth, node: peak.node.bandwidth, chromium: peak.chromium.bandwidth }) : null;
 
   await browser.close();
   chrome.stop();
@@ -860,8 +936,10 @@ async function main() {
       'numpy W2 is the article\'s attention() per head as written there, which computes softmax twice (it also returns the weights)',
       'onnxruntime runs two graphs of each workload: its operator chain (ort-node, ort-web Node, ort-web Chromium) and its fused com.microsoft attention operators (the same names + " fused"; op: the operator timed, the fastest of those that passed the check when several can write the workload); checks list each graph, with onnxruntime\'s error where it would not create the session; targets against onnxruntime use the faster of the two in that runtime',
     ],
-    peak, bandwidth, bandwidth_probes: bandwidthProbes, numpy: numpyInfo, checks, rows: [...rows, ...(training ? training.rows : []), ...(learn ? learn.rows : [])],
-    targets: [...targets, ...(training ? training.targets : []), ...(learn ? learn.targets : [])], page,
+    peak, bandwidth, bandwidth_probes: bandwidthProbes, numpy: numpyInfo, checks,
+    rows: [...rows, ...(training ? training.rows : []), ...(learn ? learn.rows : []), ...(llama ? llama.rows : [])],
+    targets: [...targets, ...(training ? training.targets : []), ...(learn ? learn.targets : []), ...(llama ? llama.targets : [])], page,
+    ...(llama ? { llama } : {}),
     training: training && { workloads: training.workloads, peers: training.info, checks: training.checks, notes: trainNotes },
     chromium: { crossOriginIsolated: chrome.isolated, foreignRequests: chrome.foreign },
     seconds: (Date.now() - t0) / 1000,
@@ -893,7 +971,7 @@ function printReport(r) {
   const lines = [head];
   const shortOp = { MultiHeadAttention: 'MHA', 'MultiHeadAttention-bias': 'MHA+bias', GroupQueryAttention: 'GQA' };
   const pct = (f) => (f === undefined ? '' : g(100 * f));
-  for (const x of r.rows.filter((row) => !row.recipe && !row.workload.startsWith('T3'))) {
+  for (const x of r.rows.filter((row) => !row.recipe && !row.section && !/^(T3|C1|C2)/.test(row.workload))) {
     lines.push([x.workload, x.op ? `${x.peer} (${shortOp[x.op] || x.op})` : x.peer, g(x.median_ms, 3), `${g(x.p25_ms, 3)}–${g(x.p75_ms, 3)}`, g(x.gflops_done), pct(x.fraction_of_peak), g(x.gflops_dense_equivalent),
       g(x.gbytes_per_s), x.bandwidth_probe_bytes ? `${mb(x.bandwidth_probe_bytes)} MB` : '', pct(x.fraction_of_bandwidth), pct(x.fraction_of_runtime_bandwidth),
       x.ours_over_peer === null ? '—' : g(x.ours_over_peer, 3), x.ours_over_peer === null ? '' : g(1 / x.ours_over_peer, 2)]);
@@ -921,6 +999,7 @@ function printReport(r) {
   if (r.training) printTraining(r);
   printTimeToLearn(r);
   printCircuits(r);
+  printLlama(r);
   console.log('\nTargets:');
   for (const t of r.targets) console.log(`  [${t.met ? 'met' : 'MISSED'}] ${t.target}: ${t.value}`);
 }

@@ -2,8 +2,11 @@
 # The side-by-side benchmark in one command (see docs/benchmarks.md):
 #
 #   bash bench/run.sh [--rounds N] [--no-page] [--no-numpy] [--no-torch] [--no-train] [--train-only] [--workloads PREFIX,...] [--out FILE]
+#                     [--llama-only] [--no-llama] [--llama-shapes stories15M,stories110M] [--llama-rounds N]
 #
 # --train-only: just the training steps (T1, T2) against PyTorch and tfjs-wasm;
+# --llama-only: just the real models' rows (R1-R3, llama2.c shapes with random weights
+#   written by tests/llama_files.py; stories110M's ~440 MB file only when named);
 # --no-torch: no PyTorch (neither the reference check nor the training peer);
 # --workloads PREFIX,...: only the attention workloads whose names start so (e.g. W3).
 #
@@ -11,7 +14,8 @@
 # Debian, then bench/'s npm packages from the committed lockfile), builds into its
 # own folders (build/bench-native, build/bench-web, build/bench-site), and runs
 # bench/run.mjs pinned to one core. Prints the table and writes
-# build/bench/results.json. Nothing is downloaded at run time.
+# build/bench/results.json. Nothing is downloaded at run time. ATTN_BENCH_JOBS=N
+# builds with N jobs (default: every core).
 set -euo pipefail
 
 root_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -48,15 +52,19 @@ fi
 
 export NODE_PATH=/usr/share/nodejs  # Debian's acorn, for emcc's optimiser
 toolchain=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake
-jobs=$(nproc)
+jobs=${ATTN_BENCH_JOBS:-$(nproc)}
 log "building build/bench-native (no -march=native: sse2, avx2 and avx512f kernels, picked at run time)"
 cmake -S bench -B build/bench-native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/bench-native -j"$jobs" >/dev/null
+if [[ " $* " != *" --no-llama "* && " $* " != *" --train-only "* ]]; then
+  # R3 measures attn eval --model itself (the root project's CLI, built here with the bench's flags).
+  cmake --build build/bench-native -j"$jobs" --target attn >/dev/null
+fi
 log "building build/bench-web (wasm simd128)"
 cmake -S bench -B build/bench-web -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/bench-web -j"$jobs" >/dev/null
 args=("$@")
-if [[ " $* " != *" --no-torch "* ]]; then
+if [[ " $* " != *" --no-torch "* && " $* " != *" --llama-only "* ]]; then
   # Training: PyTorch repeats our first 50 steps of the induction lesson recipe from the
   # same initial weights and batches (step-0 gradients within 1e-5, losses within 1e-4).
   log "training reference check against PyTorch (bench/torch_peer.py)"
@@ -65,7 +73,7 @@ if [[ " $* " != *" --no-torch "* ]]; then
   /usr/bin/python3 bench/torch_peer.py build/bench-native/attn_train_dump --out build/bench/torch_check.json >&2 ||
     log "the training reference check FAILED (see above)"
 fi
-if [[ " $* " != *" --no-page "* && " $* " != *" --train-only "* ]]; then
+if [[ " $* " != *" --no-page "* && " $* " != *" --train-only "* && " $* " != *" --llama-only "* ]]; then
   log "building build/bench-site (the playground, for the page cost)"
   if ! { cmake -S . -B build/bench-site -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF >/dev/null &&
          cmake --build build/bench-site -j"$jobs" --target attn_site >/dev/null; }; then

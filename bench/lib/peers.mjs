@@ -2,7 +2,7 @@
 // page (bench/web/page.mjs):
 //   prepare(w) · run(w, reps) → seconds per run · output(w) → Float32Array
 // `ours` wraps the core's wasm build (bench/src/workloads.hpp, also its training
-// steps), `ortPeer` an
+// steps and the real models' rows), `ortPeer` an
 // onnxruntime session (onnxruntime-web or onnxruntime-node) on the graphs of
 // onnx_models.mjs.
 const now = () => performance.now() / 1000;
@@ -46,6 +46,30 @@ export async function oursWasm(createAttnBench, wasmBinary) {
       m._free(p);
       return { read, timeline, timeline32, first };
     },
+    // Real models (R1, R2; workloads.hpp's bench_llama_*): the checkpoint's and the
+    // tokenizer's bytes copied into the heap, read by the core, then released.
+    llamaLoad(model, tokenizer, forwardTokens) {
+      const pm = m._malloc(model.length), pt = m._malloc(tokenizer.length);
+      if (!pm || !pt) { m._free(pm); m._free(pt); return { error: 'the wasm heap has no room for the files' }; }
+      m.HEAPU8.set(model, pm);
+      m.HEAPU8.set(tokenizer, pt);
+      const r = JSON.parse(m.UTF8ToString(m._bench_llama_load(pm, model.length, pt, tokenizer.length, forwardTokens)));
+      m._free(pm);
+      m._free(pt);
+      return r;
+    },
+    llamaForward(lean, reps) { return m._bench_llama_forward(lean ? 1 : 0, reps); },
+    llamaLogits() {
+      const p = m._bench_llama_logits() >> 2;
+      return m.HEAPF32.slice(p, p + m._bench_llama_logits_size());
+    },
+    llamaGenerate(steps) {
+      const seconds = m._bench_llama_generate(steps);
+      const p = m._bench_llama_generated() >> 2;
+      return { seconds, prompt_seconds: m._bench_llama_prompt_seconds(), ids: Array.from(m.HEAP32.slice(p, p + m._bench_llama_generated_count())) };
+    },
+    llamaCacheBytes(steps) { return m._bench_llama_cache_bytes(steps); },
+    llamaProfile(reps) { return JSON.parse(m.UTF8ToString(m._bench_llama_profile(reps))); },
     peak(seconds) {
       m._bench_peak_flops(0.3);  // warm-up: lets the engine tier the probe's kernels up first
       return { arch: api.arch(), flops: m._bench_peak_flops(seconds), bandwidth: m._bench_peak_bandwidth(seconds) };

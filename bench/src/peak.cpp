@@ -1,7 +1,8 @@
-// The FLOP/s probe and the read kernel of the bandwidth probe, built once per
-// instruction set like the core's kernels (bench/CMakeLists.txt: PEAK_PROBE and
-// READ_PROBE name the functions): natively sse2, avx2 + FMA and avx512f, in wasm
-// simd128. workloads.cpp runs the ones matching the kernel set in use, so each
+// The FLOP/s probe and the read kernel of the bandwidth probe (and a plain
+// matrix-vector product for the real models' profile), built once per
+// instruction set like the core's kernels (bench/CMakeLists.txt: PEAK_PROBE,
+// READ_PROBE and MATVEC_PROBE name the functions): natively sse2, avx2 + FMA
+// and avx512f, in wasm simd128. workloads.cpp runs the ones matching the kernel set in use, so each
 // result is a fraction of what its own instructions can do (a cache-resident
 // read with 16-byte loads would understate what avx512f's 64-byte loads reach).
 #include <algorithm>
@@ -10,8 +11,8 @@
 
 #include <cstddef>
 
-#if !defined(PEAK_PROBE) || !defined(READ_PROBE)
-#error "build peak.cpp with PEAK_PROBE=<function name> and READ_PROBE=<function name>"
+#if !defined(PEAK_PROBE) || !defined(READ_PROBE) || !defined(MATVEC_PROBE)
+#error "build peak.cpp with PEAK_PROBE, READ_PROBE and MATVEC_PROBE=<function name>"
 #endif
 
 namespace {
@@ -74,4 +75,39 @@ double PEAK_PROBE(double seconds) {
     for (std::size_t c = 1; c < accumulators; ++c)
         acc[0] += acc[c];
     return xsimd::reduce_add(acc[0]);
+}
+
+// y(rows) = w(rows, cols)·x(cols), eight rows of w at a time, one accumulator
+// each, summed at the end of the rows: eight independent chains and eight
+// sequential streams in flight. Not the core's: the real models' profile
+// (llama_workloads.cpp) runs a decode step's products through it beside
+// kernel_matmul_bt with one row, to see what a matrix-vector product of the
+// same weights reaches in the same runtime.
+[[gnu::noinline]] void MATVEC_PROBE(const float* w, const float* x, float* y, int rows, int cols) {
+    constexpr int R = 8, lanes = int(batch::size);
+    int i = 0;
+    for (; i + R <= rows; i += R) {
+        batch acc[R];
+        for (int r = 0; r < R; ++r)
+            acc[r] = batch(0.0f);
+        const float* wr = w + std::size_t(i) * std::size_t(cols);
+        int j = 0;
+        for (; j + lanes <= cols; j += lanes) {
+            const batch xv = batch::load_unaligned(x + j);
+            for (int r = 0; r < R; ++r)
+                acc[r] = xsimd::fma(batch::load_unaligned(wr + std::size_t(r) * std::size_t(cols) + std::size_t(j)), xv, acc[r]);
+        }
+        for (int r = 0; r < R; ++r) {
+            float s = xsimd::reduce_add(acc[r]);
+            for (int k = j; k < cols; ++k)
+                s += wr[std::size_t(r) * std::size_t(cols) + std::size_t(k)] * x[k];
+            y[i + r] = s;
+        }
+    }
+    for (; i < rows; ++i) {
+        float s = 0.0f;
+        for (int k = 0; k < cols; ++k)
+            s += w[std::size_t(i) * std::size_t(cols) + std::size_t(k)] * x[k];
+        y[i] = s;
+    }
 }

@@ -12,12 +12,19 @@
 //   train_losses ID N    -> the losses of the first N steps taken, as a JSON array
 //   train_learn          -> {"seconds":…,"step":…} T3: the L9 recipe from scratch until held-out accuracy ≥ 0.9
 //   circuits             -> {"read":…,"timeline":…,"timeline32":…,"first":…} C1, C2 (seconds; bench_circuits)
+//   llama_load MODEL TOKENIZER N -> the files read (bench_llama_load's JSON: config, ids, or {"error":…})
+//   llama_forward LEAN REPS -> seconds per traced pass over the N ids (R1; LEAN 1: trace_options::lean())
+//   llama_logits FILE    -> writes the last pass's last row of logits (float32) to FILE, then "ok"
+//   llama_generate STEPS -> {"seconds":…,"prompt_seconds":…,"ids":[…]} R2: seconds per greedy token after the prompt
+//   llama_cache_bytes STEPS -> mean bytes of cached K and V a generated step reads
+//   llama_profile REPS   -> bench_llama_profile's JSON (a decode step and its weight products, R1's products and lean pass)
 //   quit
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "workloads.hpp"
 
@@ -26,6 +33,14 @@ namespace {
 void write_floats(const std::string& path, const float* data, int count) {
     std::ofstream f(path, std::ios::binary);
     f.write(reinterpret_cast<const char*>(data), std::streamsize(count) * std::streamsize(sizeof(float)));
+}
+
+std::vector<unsigned char> read_bytes(const std::string& path) {
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    std::vector<unsigned char> out(f ? std::size_t(f.tellg()) : 0);
+    f.seekg(0);
+    f.read(reinterpret_cast<char*>(out.data()), std::streamsize(out.size()));
+    return out;
 }
 
 }  // namespace
@@ -107,6 +122,44 @@ int main() {
                 out += buf;
             }
             std::cout << out << "]" << std::endl;
+        } else if (cmd == "llama_load") {
+            std::string model, tokenizer;
+            int n = 256;
+            in >> model >> tokenizer >> n;
+            const std::vector<unsigned char> m = read_bytes(model), t = read_bytes(tokenizer);
+            std::cout << bench_llama_load(m.data(), double(m.size()), t.data(), double(t.size()), n) << std::endl;
+        } else if (cmd == "llama_forward") {
+            int lean = 1, reps = 1;
+            in >> lean >> reps;
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.9g", bench_llama_forward(lean, reps));
+            std::cout << buf << std::endl;
+        } else if (cmd == "llama_logits") {
+            std::string file;
+            in >> file;
+            write_floats(file, bench_llama_logits(), bench_llama_logits_size());
+            std::cout << "ok" << std::endl;
+        } else if (cmd == "llama_generate") {
+            int steps = 128;
+            in >> steps;
+            const double seconds = bench_llama_generate(steps);  // before bench_llama_prompt_seconds
+            char buf[128];
+            std::snprintf(buf, sizeof buf, "{\"seconds\":%.9g,\"prompt_seconds\":%.9g,\"ids\":[", seconds,
+                          bench_llama_prompt_seconds());
+            std::string out = buf;
+            for (int i = 0; i < bench_llama_generated_count(); ++i)
+                out += (i ? "," : "") + std::to_string(bench_llama_generated()[i]);
+            std::cout << out << "]}" << std::endl;
+        } else if (cmd == "llama_cache_bytes") {
+            int steps = 128;
+            in >> steps;
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.0f", bench_llama_cache_bytes(steps));
+            std::cout << buf << std::endl;
+        } else if (cmd == "llama_profile") {
+            int reps = 20;
+            in >> reps;
+            std::cout << bench_llama_profile(reps) << std::endl;
         } else if (cmd == "quit") {
             break;
         } else {

@@ -26,9 +26,13 @@ double peak_flops_avx512f(double seconds);
 float read_sum_sse2(const float* data, std::size_t count);
 float read_sum_avx2(const float* data, std::size_t count);
 float read_sum_avx512f(const float* data, std::size_t count);
+void matvec_sse2(const float* w, const float* x, float* y, int rows, int cols);
+void matvec_avx2(const float* w, const float* x, float* y, int rows, int cols);
+void matvec_avx512f(const float* w, const float* x, float* y, int rows, int cols);
 #else
 double peak_flops_default(double seconds);
 float read_sum_default(const float* data, std::size_t count);
+void matvec_default(const float* w, const float* x, float* y, int rows, int cols);
 #endif
 
 namespace {
@@ -196,6 +200,20 @@ float read_sum(const float* data, std::size_t count) {
 volatile float sink;
 
 }  // namespace
+
+// The plain matrix-vector product of peak.cpp built for the kernel set in use.
+void bench_matvec_probe(const float* w, const float* x, float* y, int rows, int cols) {
+#if BENCH_PEAK_X86
+    const std::string arch = attn::kernel_arch_name();
+    if (arch == "avx512f")
+        return matvec_avx512f(w, x, y, rows, cols);
+    if (arch == "fma3+avx2")
+        return matvec_avx2(w, x, y, rows, cols);
+    return matvec_sse2(w, x, y, rows, cols);
+#else
+    return matvec_default(w, x, y, rows, cols);
+#endif
+}
 
 extern "C" {
 

@@ -78,3 +78,42 @@ double bench_train_learn(int* step);
 // first read. reps: the reads timed for out[0].
 void bench_circuits(double* out, int reps);
 }
+
+// Real models (llama2.c shapes; llama_workloads.cpp): a checkpoint and its
+// tokenizer.bin, written by tests/llama_files.py with random weights, read by the
+// core (llama_checkpoint_read copies the file's bytes into the model's buffer).
+//   R1  llama_forward over forward_tokens ids (BOS, then a story's tokens repeated),
+//       lean (trace_options::lean(): no head keeps its n×n matrices) or the full trace
+//   R2  greedy generation through the KV cache (llama_decoder::step), after the prompt
+//       "Once upon a time" (BOS first); BOS generated does not stop it
+extern "C" {
+// Reads the model (replacing any before it). JSON: the config, weight_bytes (the
+// model's buffer), step_weight_bytes (the weights one decode step reads: every
+// layer, the final norm, the classifier), load_seconds, forward_ids, prompt_ids;
+// or {"error": …}.
+const char* bench_llama_load(const unsigned char* model, double model_size, const unsigned char* tokenizer, double tokenizer_size,
+                             int forward_tokens);
+// R1: seconds per pass (lean: 1 for trace_options::lean()); the first pass's last
+// row of logits is kept (bench_llama_logits, vocab_size floats).
+double bench_llama_forward(int lean, int reps);
+const float* bench_llama_logits();
+int bench_llama_logits_size();
+// R2: the prompt, then `steps` greedy tokens; seconds per generated token (the
+// prompt's time in bench_llama_prompt_seconds); the tokens in bench_llama_generated.
+double bench_llama_generate(int steps);
+int bench_llama_generated_count();
+const int* bench_llama_generated();
+double bench_llama_prompt_seconds();
+// The mean bytes of cached K and V one of those `steps` steps reads.
+double bench_llama_cache_bytes(int steps);
+// Where the time goes, as JSON. decode: each weight product of a step
+// (kernel_matmul_bt with one row) over every layer, the classifier, and the whole
+// step (seconds per step). forward: R1's products by kind on one layer's weight,
+// warm, in GFLOP/s: kernel_matmul_bt(x, W) as the pass calls it, and
+// kernel_matmul(x, Wᵀ) on a transposed copy.
+const char* bench_llama_profile(int reps);
+}
+
+// y(rows) = w(rows, cols)·x(cols) by bench/src/peak.cpp's plain product (eight rows
+// at a time) for the kernel set in use: the profile's comparison for a decode step.
+void bench_matvec_probe(const float* w, const float* x, float* y, int rows, int cols);

@@ -2,8 +2,8 @@
 // SIMD, one thread; on the operator chain and on its fused attention operators), and for training TensorFlow.js (wasm, SIMD, one thread),
 // behind window.bench for bench/run.mjs. Everything comes from the local server:
 // /ours (build/bench-web), /ort (onnxruntime-web's dist/), /tfjs and /tfjs-wasm
-// (the tfjs packages' dist/), /data (inputs, models and training dumps written by
-// run.mjs), /lib (bench/lib).
+// (the tfjs packages' dist/), /data (inputs, models, training dumps and the real
+// models' files written by run.mjs), /lib (bench/lib).
 import * as ort from '/ort/ort.wasm.min.mjs';
 import { oursWasm, ortPeer } from '/lib/peers.mjs';
 import { tfjsTrainer } from '/lib/tfjs_train.mjs';
@@ -82,6 +82,13 @@ async function init() {
     peak: (seconds) => ours.peak(seconds),
     bandwidth: (seconds, bytes) => ours.bandwidth(seconds, bytes),
     circuits: () => ours.circuits(),
+    // Real models (R1, R2): the files run.mjs wrote under /data/llama/, fetched and read by the core.
+    llamaLoad: async (model, tokenizer, forwardTokens) =>
+      ours.llamaLoad(await bytes(`/data/llama/${model}`), await bytes(`/data/llama/${tokenizer}`), forwardTokens),
+    llamaForward: (lean, reps) => ours.llamaForward(lean, reps),
+    llamaLogits: () => Array.from(ours.llamaLogits()),
+    llamaGenerate: (steps) => ours.llamaGenerate(steps),
+    llamaCacheBytes: (steps) => ours.llamaCacheBytes(steps),
     trainRun: (id, reps) => ours.trainRun(id, reps),
     trainLosses: (id, n) => ours.trainLosses(id, n),
     // tfjs on the dump run.mjs wrote (/data/<name>.train.json): its losses on the dump's steps, then timed steps.

@@ -1,0 +1,271 @@
+// Real models (llama2.c shapes) on the core's llama room: the traced forward (R1)
+// and generation through the KV cache (R2), on a checkpoint the benchmark wrote
+// with random weights (tests/llama_files.py). See llama_workloads in workloads.hpp.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+#include "llama/checkpoint.hpp"
+#include "llama/forward.hpp"
+#include "llama/generate.hpp"
+#include "llama/tokenizer.hpp"
+#include "workloads.hpp"
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+// The story R1 runs (repeated up to its length) and R2's prompt start from.
+constexpr const char* story =
+    "Once upon a time there was a little girl named Lily. She liked to play with her cat and her dog in the park. "
+    "One day the sun was big and bright. They were happy friends. He said hello to everyone. ";
+constexpr const char* prompt_text = "Once upon a time";
+
+struct llama_state {
+    attn::llama_model model;
+    attn::llama_tokenizer tokenizer;
+    std::vector<int> forward_ids, prompt_ids, generated;
+    std::vector<float> last_logits;  // the last row of the last forward's logits
+    std::unique_ptr<attn::llama_decoder> decoder;
+    double prompt_seconds = 0;
+    std::string json;
+};
+
+llama_state& state() {
+    static llama_state s;
+    return s;
+}
+
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+std::string ids_json(const std::vector<int>& ids) {
+    std::string o = "[";
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        o += (i ? "," : "") + std::to_string(ids[i]);
+    return o + "]";
+}
+
+// Bytes of the weights one decode step reads: every layer's tensors, the final
+// norm and the classifier (the embedding's one row is left out).
+double step_weight_bytes(const attn::llama_model& m) {
+    double floats = double(m.rms_final.size + m.classifier.size);
+    for (const auto& l : m.layers)
+        for (const auto* t : {&l.rms_att, &l.wq, &l.wk, &l.wv, &l.wo, &l.rms_ffn, &l.w1, &l.w2, &l.w3})
+            floats += double(t->size);
+    return floats * sizeof(float);
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* bench_llama_load(const unsigned char* model, double model_size, const unsigned char* tokenizer, double tokenizer_size,
+                             int forward_tokens) {
+    llama_state& s = state();
+    s = llama_state{};
+    std::string why;
+    const auto t0 = clock_type::now();
+    if (!attn::llama_checkpoint_read(model, std::size_t(model_size), s.model, &why) ||
+        !attn::llama_tokenizer_read(tokenizer, std::size_t(tokenizer_size), s.model.config.vocab_size, s.tokenizer, &why)) {
+        for (char& c : why)
+            if (c == '"' || c == '\\' || c < ' ')
+                c = ' ';
+        s.json = "{\"error\":\"" + why + "\"}";
+        return s.json.c_str();
+    }
+    const double load_seconds = seconds_since(t0);
+    const attn::llama_config& c = s.model.config;
+    const int n = std::min(forward_tokens, c.seq_len);
+    const std::vector<int> text = attn::llama_encode(s.tokenizer, story, false);
+    s.forward_ids = {attn::llama_bos};
+    while (int(s.forward_ids.size()) < n)
+        s.forward_ids.push_back(text[(s.forward_ids.size() - 1) % text.size()]);
+    s.prompt_ids = attn::llama_encode(s.tokenizer, prompt_text, true);
+    s.decoder = std::make_unique<attn::llama_decoder>(s.model);
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "{\"arch\":\"%s\",\"version\":%d,\"dim\":%d,\"hidden_dim\":%d,\"n_layers\":%d,\"n_heads\":%d,\"n_kv_heads\":%d,"
+                  "\"vocab_size\":%d,\"seq_len\":%d,\"shared_classifier\":%s,\"weight_bytes\":%.0f,\"step_weight_bytes\":%.0f,"
+                  "\"load_seconds\":%.6g,",
+                  attn::kernel_arch_name(), c.version, c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size,
+                  c.seq_len, c.shared_classifier ? "true" : "false", double(s.model.weights.size()) * sizeof(float),
+                  step_weight_bytes(s.model), load_seconds);
+    s.json = std::string(buf) + "\"forward_ids\":" + ids_json(s.forward_ids) + ",\"prompt_ids\":" + ids_json(s.prompt_ids) + "}";
+    return s.json.c_str();
+}
+
+double bench_llama_forward(int lean, int reps) {
+    llama_state& s = state();
+    const attn::experiment e = attn::llama_experiment(s.model.config);
+    const attn::trace_options opt = lean ? attn::trace_options::lean() : attn::trace_options{};
+    double spent = 0;
+    for (int r = 0; r < std::max(reps, 1); ++r) {
+        const auto t0 = clock_type::now();
+        attn::trace t = attn::llama_forward(s.model, s.forward_ids, e, opt);
+        spent += seconds_since(t0);  // the trace's release is left out (not part of the pass)
+        if (r == 0) {
+            const float* last = t.logits.row(t.logits.rows - 1);
+            s.last_logits.assign(last, last + t.logits.cols);
+        }
+    }
+    return spent / std::max(reps, 1);
+}
+
+const float* bench_llama_logits() { return state().last_logits.data(); }
+int bench_llama_logits_size() { return int(state().last_logits.size()); }
+
+double bench_llama_generate(int steps) {
+    llama_state& s = state();
+    attn::llama_decoder& d = *s.decoder;
+    const attn::llama_config& c = s.model.config;
+    const attn::llama_sampling greedy{0.0f, 0.0f, 1};
+    attn::rng g(greedy.seed);
+    d.reset();
+    s.generated.clear();
+    auto t0 = clock_type::now();
+    const float* logits = nullptr;
+    for (const int t : s.prompt_ids)
+        logits = d.step(t);
+    s.prompt_seconds = seconds_since(t0);
+    steps = std::min(steps, c.seq_len - d.pos);
+    t0 = clock_type::now();
+    for (int i = 0; i < steps; ++i) {
+        const int next = attn::llama_sample(logits, c.vocab_size, greedy, g);
+        s.generated.push_back(next);
+        logits = d.step(next);  // BOS is not a stop here: every run takes `steps` steps
+    }
+    return seconds_since(t0) / std::max(steps, 1);
+}
+
+int bench_llama_generated_count() { return int(state().generated.size()); }
+const int* bench_llama_generated() { return state().generated.data(); }
+double bench_llama_prompt_seconds() { return state().prompt_seconds; }
+
+double bench_llama_cache_bytes(int steps) {
+    // The mean over the generated steps of the cached K and V each reads.
+    const llama_state& s = state();
+    const int p0 = int(s.prompt_ids.size());
+    double sum = 0;
+    for (int i = 0; i < steps; ++i)
+        sum += double(s.decoder->cache_bytes_read(p0 + i));
+    return steps > 0 ? sum / steps : 0;
+}
+
+// Where the time goes (see workloads.hpp). Each figure is the best of its trials
+// (the machines here are shared: a preempted trial only ever lasts longer).
+const char* bench_llama_profile(int reps) {
+    llama_state& s = state();
+    const attn::llama_model& m = s.model;
+    const attn::llama_config& c = m.config;
+    const int dim = c.dim, kv = c.kv_dim(), f = c.hidden_dim, V = c.vocab_size, n = int(s.forward_ids.size());
+    std::vector<float> x(std::size_t(n) * std::size_t(std::max(dim, f)), 0.01f),
+        y(std::size_t(n) * std::size_t(std::max({dim, f, V}))), wt;
+    struct part {
+        const char* name;
+        attn::llama_tensor attn::llama_layer_tensors::*field;  // null: the classifier
+        int out, in;
+        double step = 1e30, probe = 1e30, hot = 1e30, bt = 0, transposed = 0;
+    };
+    using T = attn::llama_layer_tensors;
+    std::vector<part> parts = {{"wq", &T::wq, dim, dim}, {"wk", &T::wk, kv, dim},        {"wv", &T::wv, kv, dim},
+                               {"wo", &T::wo, dim, dim}, {"w1", &T::w1, f, dim},         {"w3", &T::w3, f, dim},
+                               {"w2", &T::w2, dim, f},   {"classifier", nullptr, V, dim}};
+    const auto weight = [&](const part& p, std::size_t layer) {
+        return p.field ? m.at(m.layers[layer].*p.field) : m.at(m.classifier);
+    };
+    const auto best_of = [&](int trials, auto&& call) {
+        double best = 1e30;
+        call();
+        for (int r = 0; r < trials; ++r) {
+            const auto t0 = clock_type::now();
+            call();
+            best = std::min(best, seconds_since(t0));
+        }
+        return best;
+    };
+    // Decode: a step's products (kernel_matmul_bt with one row, as generate.cpp's
+    // matvec calls it) in the step's order, layer by layer then the classifier, each
+    // timed, so that the weights stream from wherever a step finds them (the trial
+    // of the least total is kept); and layer 0's alone, again and again (in the cache).
+    const auto step_products = [&](auto&& product, double part::*into) {
+        double best_total = 1e30;
+        std::vector<double> times(parts.size());
+        for (int r = 0; r <= reps; ++r) {
+            std::fill(times.begin(), times.end(), 0.0);
+            for (std::size_t l = 0; l < m.layers.size(); ++l)
+                for (std::size_t i = 0; i < parts.size(); ++i) {
+                    if (!parts[i].field && l + 1 < m.layers.size())
+                        continue;  // the classifier after the last layer
+                    const auto t0 = clock_type::now();
+                    product(weight(parts[i], l), parts[i].out, parts[i].in);
+                    times[i] += seconds_since(t0);
+                }
+            double total = 0;
+            for (const double t : times)
+                total += t;
+            if (r > 0 && total < best_total) {
+                best_total = total;
+                for (std::size_t i = 0; i < parts.size(); ++i)
+                    parts[i].*into = times[i];
+            }
+        }
+    };
+    step_products([&](const float* w, int out, int in) { attn::kernel_matmul_bt(x.data(), w, y.data(), 1, out, in); },
+                  &part::step);
+    // The same products by peak.cpp's plain matrix-vector product (eight rows at a time).
+    step_products([&](const float* w, int out, int in) { bench_matvec_probe(w, x.data(), y.data(), out, in); }, &part::probe);
+    for (part& p : parts)
+        p.hot = best_of(std::max(reps, 50), [&] { attn::kernel_matmul_bt(x.data(), weight(p, 0), y.data(), 1, p.out, p.in); });
+    attn::llama_decoder& d = *s.decoder;
+    d.reset();
+    for (const int t : s.prompt_ids)
+        d.step(t);
+    const int p0 = d.pos;
+    const double step = best_of(reps, [&] {
+        d.pos = p0;
+        d.step(3);
+    });
+    // R1: each product as forward.cpp's project calls it, kernel_matmul_bt(x, W) for
+    // n rows, and kernel_matmul(x, Wᵀ) on a transposed copy made beforehand; the
+    // products of a pass from those times, and the lean pass itself.
+    double products = 0;
+    for (part& p : parts) {
+        const float* w = weight(p, 0);
+        wt.resize(std::size_t(p.out) * std::size_t(p.in));
+        for (int i = 0; i < p.out; ++i)
+            for (int j = 0; j < p.in; ++j)
+                wt[std::size_t(j) * std::size_t(p.out) + std::size_t(i)] = w[std::size_t(i) * std::size_t(p.in) + std::size_t(j)];
+        p.bt = best_of(3, [&] { attn::kernel_matmul_bt(x.data(), w, y.data(), n, p.out, p.in); });
+        p.transposed = best_of(3, [&] { attn::kernel_matmul(x.data(), wt.data(), y.data(), n, p.in, p.out); });
+        products += p.bt * (p.field ? c.n_layers : 1);
+    }
+    std::vector<float>().swap(wt);
+    const attn::experiment e = attn::llama_experiment(c);
+    const double pass = best_of(3, [&] { attn::llama_forward(m, s.forward_ids, e, attn::trace_options::lean()); });
+    std::string o = "{\"step_seconds\":" + num(step) + ",\"forward_rows\":" + std::to_string(n) +
+                    ",\"forward_seconds\":" + num(pass) + ",\"forward_products_seconds\":" + num(products) + ",\"parts\":[";
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const part& p = parts[i];
+        const double bytes = double(p.out) * p.in * sizeof(float), flop = 2.0 * n * p.out * p.in;
+        o += std::string(i ? "," : "") + "{\"name\":\"" + p.name + "\",\"out\":" + std::to_string(p.out) +
+             ",\"in\":" + std::to_string(p.in) + ",\"layers\":" + std::to_string(p.field ? c.n_layers : 1) +
+             ",\"step_seconds\":" + num(p.step) +
+             ",\"step_gbytes_per_s\":" + num(bytes * (p.field ? c.n_layers : 1) / p.step / 1e9) +
+             ",\"probe_step_seconds\":" + num(p.probe) + ",\"hot_gbytes_per_s\":" + num(bytes / p.hot / 1e9) +
+             ",\"matmul_bt_gflops\":" + num(flop / p.bt / 1e9) +
+             ",\"matmul_transposed_gflops\":" + num(flop / p.transposed / 1e9) + "}";
+    }
+    o += "]}";
+    s.json = o;
+    return s.json.c_str();
+}
+}
