@@ -61,7 +61,7 @@ bool load(const cli_options& o, llama_model& m, llama_tokenizer& tok) {
         return report(why);
     if (!llama_checkpoint_read(bytes.data(), bytes.size(), m, &why))
         return report(cli_terminal_safe(*o.model) + ": " + why);
-    bytes = {};
+    std::vector<unsigned char>().swap(bytes);  // the checkpoint's bytes go before the tokenizer's come
     if (!read_file(*o.tokenizer, bytes, why))
         return report(why);
     if (!llama_tokenizer_read(bytes.data(), bytes.size(), m.config.vocab_size, tok, &why))

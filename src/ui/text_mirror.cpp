@@ -69,6 +69,41 @@ void put_table(std::string& out, const app& a, const stage_matrix& sm, const std
 void put_prediction_tables(std::string& out, const app& a);
 void put_compare_patch_table(std::string& out, const app& a, bool first);
 
+void put_plain_table(std::string& out, const std::string& caption, const std::vector<std::string>& rows,
+                     const std::vector<std::string>& cols, const std::vector<std::vector<std::string>>& cells);
+std::string number_text(double v, const char* format);
+
+// The Model window's numbers, while it is open on a model: the next token, and
+// every head's scores on the text.
+void put_real_model_tables(std::string& out, const app& a, bool first) {
+    const model_state& r = a.real;
+    if (!a.view.model_open || !r.model || r.reading.ids.empty())
+        return;
+    std::vector<std::string> rows, cols{tr("probability", "概率")};
+    std::vector<std::vector<std::string>> cells;
+    for (const real_next_token& t : r.reading.next) {
+        rows.push_back("\"" + llama_decode_piece(r.model->tok, r.reading.ids.back(), t.id) + "\"");
+        cells.push_back({number_text(double(t.probability), "%.4f")});
+    }
+    out += first ? "" : ",";
+    put_plain_table(out, std::string(tr("Model ", "模型 ")) + r.model->name + tr(": the next token", "：下一个词元"), rows, cols,
+                    cells);
+    rows.clear();
+    cells.clear();
+    cols = {"prev", "sink", "ind"};
+    for (const real_head_summary& h : r.reading.heads) {
+        rows.push_back(std::to_string(h.layer) + "." + std::to_string(h.head));
+        cells.push_back({number_text(double(h.prev), "%.3f"), number_text(double(h.sink), "%.3f"),
+                         h.induction < 0 ? std::string("—") : number_text(double(h.induction), "%.3f")});
+    }
+    out += ',';
+    put_plain_table(out,
+                    tr("Model: each head (layer.head) on the text — mean weight on the previous token, on the first, and "
+                       "the induction score",
+                       "模型：每个头（层.头）在这段文字上——对前一个词元、对第一个词元的平均权重，以及归纳分数"),
+                    rows, cols, cells);
+}
+
 void put_tables(std::string& out, const app& a) {
     out += "\"tables\":[";
     int budget = text_mirror_total_limit;
@@ -94,6 +129,7 @@ void put_tables(std::string& out, const app& a) {
         put_prediction_tables(out, a);
     }
     put_compare_patch_table(out, a, first);
+    put_real_model_tables(out, a, first);
     out += ']';
 }
 

@@ -87,6 +87,13 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     }
     for (const name of ['model_head_0_0', 'model_head_1_3', 'model_selected', 'model_continue'])
       assert.ok(u.widgets[name], `the window draws ${name}`);
+    // The text view (screen readers) has the window's numbers: the next token and every head's scores.
+    const tv = await page.evaluate(() => window.attn.textView());
+    const heads = tv.tables.find((t) => t.caption && t.caption.startsWith('Model: each head'));
+    assert.ok(heads, 'the text view has the heads table');
+    assert.equal(heads.rows.length, 8);
+    assert.equal(Number(heads.cells[0][0]), Number(m.heads[0].prev.toFixed(3)));
+    assert.ok(tv.tables.some((t) => t.caption === 'Model tiny.bin: the next token'), 'and the next token');
 
     // Another text: typed into the box, read on Enter; a repeat gives an induction score.
     await revealInWindow(page, 'model_text');
