@@ -87,6 +87,7 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     }
     for (const name of ['model_head_0_0', 'model_head_1_3', 'model_selected', 'model_continue'])
       assert.ok(u.widgets[name], `the window draws ${name}`);
+    assert.deepEqual(u.clippedItems.filter((c) => c.window.startsWith('Model')), [], 'no text of the Model window is cut at 1280×720');
     // The text view (screen readers) has the window's numbers: the next token and every head's scores.
     const tv = await page.evaluate(() => window.attn.textView());
     const heads = tv.tables.find((t) => t.caption && t.caption.startsWith('Model: each head'));
@@ -169,6 +170,20 @@ test('a link names the model (model=name@hash): this browser keeps it, opens it 
     u = await until(third, (x) => x.widgets.model_wanted, 'the request for the file');
     assert.equal(u.realModel, null, 'no model: this browser no longer keeps it');
     assert.ok(u.link.includes(`model=tiny.bin@${hash}`), 'the link still names it');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the Model window on a phone (844×390): opened, nothing of it cut, the chooser reached', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 844, height: 390 });
+  try {
+    await click(page, 'view_menu');
+    await choose(page, 'view_model', [ckpt, tok]);
+    const u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model');
+    assert.deepEqual(u.clippedItems.filter((c) => c.window.startsWith('Model')), [], 'no text of the Model window is cut');
+    await revealInWindow(page, 'model_continue');
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
