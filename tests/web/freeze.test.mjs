@@ -89,8 +89,9 @@ test('the largest recipe opens paused with its estimate; Train keeps frames comi
 
     // Pause in the middle of a step: the next frame has the target at the step and no step in progress.
     await reveal(page, 'train_pause');
-    t = await train(page);
-    assert.ok(t.inStep && t.target === 20000, 'still in a step');
+    // A step takes seconds: the measuring above may end just as one does. Press Pause inside the next.
+    t = await framesUntil(page, (x) => x.inStep && x.target === 20000).then(() => train(page));
+    assert.ok(t.inStep && t.target === 20000, 'in a step');
     const [w] = [(await ui(page)).widgets.train_pause];
     await page.mouse.move((w[0] + w[2]) / 2, (w[1] + w[3]) / 2);
     await frames(page, 2);
