@@ -82,15 +82,6 @@ void mark_control(frame_out& out, const char* name, const char* slider_label = n
 
 namespace {
 
-int resize_callback(ImGuiInputTextCallbackData* data) {
-    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize) {
-        auto* s = static_cast<std::string*>(data->UserData);
-        s->resize(std::size_t(data->BufTextLen));
-        data->Buf = s->data();
-    }
-    return 0;
-}
-
 void section(frame_out& out, const char* title) {
     ImGui::Spacing();
     section_text(out, title);
@@ -196,7 +187,7 @@ void tokens_row(const app& a, frame_out& out, experiment& next, bool& changed) {
     ImGui::SetNextItemWidth(-FLT_MIN);
     std::string typed = a.view.text_edit;  // ImGui keeps its own copy while the box is active
     if (ImGui::InputTextWithHint("##text", tr("type a sentence (English or 中文)", "输入一句话（中文或 English）"), typed.data(),
-                                 typed.capacity() + 1, ImGuiInputTextFlags_CallbackResize, resize_callback, &typed)) {
+                                 typed.capacity() + 1, ImGuiInputTextFlags_CallbackResize, text_resize_callback, &typed)) {
         next = edit_text(next, typed);
         view_edit(a, out).text_edit = std::move(typed);
         changed = true;

@@ -19,15 +19,6 @@ namespace attn::ui {
 
 namespace {
 
-int edit_callback(ImGuiInputTextCallbackData* data) {
-    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize) {
-        auto* s = static_cast<std::string*>(data->UserData);
-        s->resize(std::size_t(data->BufTextLen));
-        data->Buf = s->data();
-    }
-    return 0;
-}
-
 // A token's piece as a label: control characters shown, not obeyed (as \n,
 // \xNN), a leading space as "·"; the special tokens' newlines (llama2.c's
 // "\n<s>\n") left out.
@@ -121,7 +112,7 @@ void text_row(const app& a, frame_out& out) {
     std::string typed = a.view.model_text_edit.empty() ? a.model.exp.text : a.view.model_text_edit;
     ImGui::SetNextItemWidth(-FLT_MIN);
     if (ImGui::InputTextWithHint("##model_text", tr("the text the model reads", "模型读的文字"), typed.data(),
-                                 typed.capacity() + 1, ImGuiInputTextFlags_CallbackResize, edit_callback, &typed))
+                                 typed.capacity() + 1, ImGuiInputTextFlags_CallbackResize, text_resize_callback, &typed))
         view_edit(a, out).model_text_edit = typed;
     mark_widget(out, "model_text");
     if (ImGui::IsItemDeactivatedAfterEdit() || (ImGui::IsItemActive() && ImGui::IsKeyPressed(ImGuiKey_Enter))) {

@@ -290,4 +290,13 @@ void key_tooltip(const key_row& k) {
         ImGui::SetTooltip("%s", tr(k.help.en, k.help.zh));
 }
 
+int text_resize_callback(ImGuiInputTextCallbackData* data) {
+    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize) {
+        auto* s = static_cast<std::string*>(data->UserData);
+        s->resize(std::size_t(data->BufTextLen));
+        data->Buf = s->data();
+    }
+    return 0;
+}
+
 }  // namespace attn::ui

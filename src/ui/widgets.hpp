@@ -37,6 +37,10 @@ void section_text(frame_out& out, const char* title);
 // a target at least 32 px tall, and a small button is a line of text high.
 bool chip_button(const char* label);
 
+// ImGui's InputText callback that grows a std::string (UserData) as text is
+// typed: pass ImGuiInputTextFlags_CallbackResize, it and &the_string.
+int text_resize_callback(ImGuiInputTextCallbackData* data);
+
 // From the cursor to the current window's visible right edge. In a window that
 // scrolls sideways a negative item width counts from the content's edge instead,
 // so items sized that way keep the content wide.

@@ -33,14 +33,23 @@ int mask_visible_keys(const experiment& e, int n, int i) {
     return n;
 }
 
+namespace {
+
+// 1 / √(mean(x²) + eps) of one row, the squares summed in double, rounded to float once.
+float rms_factor(const float* xr, int cols, double eps) {
+    double ss = 0;
+    for (int c = 0; c < cols; ++c)
+        ss += double(xr[c]) * double(xr[c]);
+    return float(1.0 / std::sqrt(ss / double(std::max(1, cols)) + eps));
+}
+
+}  // namespace
+
 void rmsnorm_rows(const float* x, float* y, float* inv, int rows, int cols) {
     for (int r = 0; r < rows; ++r) {
         const float* xr = x + std::size_t(r) * std::size_t(cols);
         float* yr = y + std::size_t(r) * std::size_t(cols);
-        double ss = 0;
-        for (int c = 0; c < cols; ++c)
-            ss += double(xr[c]) * double(xr[c]);
-        const float k = float(1.0 / std::sqrt(ss / double(std::max(1, cols)) + 1e-6));
+        const float k = rms_factor(xr, cols, 1e-6);
         if (inv)
             inv[r] = k;
         for (int c = 0; c < cols; ++c)
@@ -52,10 +61,7 @@ void rmsnorm_gain_rows(const float* x, const float* gain, float* y, int rows, in
     for (int r = 0; r < rows; ++r) {
         const float* xr = x + std::size_t(r) * std::size_t(cols);
         float* yr = y + std::size_t(r) * std::size_t(cols);
-        double ss = 0;
-        for (int c = 0; c < cols; ++c)
-            ss += double(xr[c]) * double(xr[c]);
-        const float k = float(1.0 / std::sqrt(ss / double(std::max(1, cols)) + double(eps)));
+        const float k = rms_factor(xr, cols, double(eps));
         for (int c = 0; c < cols; ++c)
             yr[c] = xr[c] * k * gain[c];
     }
