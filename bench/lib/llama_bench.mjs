@@ -54,8 +54,8 @@ export function llamaFiles(root, dir, shape, log) {
   return { model, tokenizer, bytes: fs.statSync(model).size };
 }
 
-// R3: attn_llama_memory (bench/src/llama_memory.cpp) in process, reading as attn eval
-// does and with one exact allocation, and attn eval --model itself.
+// R3: attn_llama_memory (bench/src/llama_memory.cpp) in process, the model adopting
+// the file's bytes as attn eval does and copying them, and attn eval --model itself.
 function memoryRows(build, files, log) {
   const tool = build('bench-native', 'attn_llama_memory');
   const attn = build('bench-native', 'attn', 'attn');  // the root project's CLI, built in its subfolder
@@ -65,7 +65,7 @@ function memoryRows(build, files, log) {
     if (r.status !== 0) throw new Error(`attn_llama_memory ${argv.join(' ')}: ${r.stderr}`);
     return JSON.parse(r.stdout.trim());
   };
-  const out = { file_bytes: files.bytes, cli_read: run([files.model]), exact_read: run([files.model, '--read', 'exact']) };
+  const out = { file_bytes: files.bytes, adopted: run([files.model]), copied: run([files.model, '--copy']) };
   if (fs.existsSync(attn)) {
     const argv = ['--exec', attn, 'eval', 'v=1&text=Once%20upon%20a%20time', '--model', files.model, '--tokenizer', files.tokenizer];
     out.attn_eval = run(argv);
@@ -290,10 +290,10 @@ async function benchShape({ shape, native, oursNode, chrome, torchProcess, round
     const m = memoryRows(build, files, log);
     info.memory = m;
     if (!m.error) {
-      const peak = m.attn_eval ? m.attn_eval.max_rss_bytes : m.cli_read.max_rss_bytes;
-      rows.push({ section: 'real models', workload: names.mem, shape, peer: m.attn_eval ? 'attn eval --model' : 'read + llama_checkpoint_read', env: 'native',
+      const peak = m.attn_eval ? m.attn_eval.max_rss_bytes : m.adopted.max_rss_bytes;
+      rows.push({ section: 'real models', workload: names.mem, shape, peer: m.attn_eval ? 'attn eval --model' : 'llama_file_read + llama_checkpoint_adopt', env: 'native',
         file_bytes: files.bytes, peak_rss_bytes: peak, ratio_to_file: peak / files.bytes,
-        in_process: { cli_read_peak: m.cli_read.max_rss_bytes, exact_read_peak: m.exact_read.max_rss_bytes } });
+        in_process: { adopted_peak: m.adopted.max_rss_bytes, copied_peak: m.copied.max_rss_bytes } });
       targets.push({ target: `${names.mem}: ≤ 1.2× the file (${(files.bytes / 2 ** 20).toFixed(0)} MB)`, value: `${(peak / files.bytes).toFixed(2)}× (${(peak / 2 ** 20).toFixed(0)} MB)`, met: peak / files.bytes <= 1.2 });
     }
   }
@@ -349,7 +349,7 @@ export function printLlama(r) {
   console.log('  ×faster than PyTorch: median over rounds of PyTorch\'s time / ours in that runtime (R1: PyTorch\'s pass computes the logits only). ours native ×faster: wasm rows, ours native\'s speed over that row\'s.');
   for (const x of l.rows.filter((row) => row.peak_rss_bytes !== undefined))
     console.log(`  ${x.workload}: ${x.peer} peaks at ${(x.peak_rss_bytes / 2 ** 20).toFixed(0)} MB resident for a ${(x.file_bytes / 2 ** 20).toFixed(0)} MB file: ${x.ratio_to_file.toFixed(2)}× ` +
-      `(in process: read as attn eval reads then llama_checkpoint_read ${(x.in_process.cli_read_peak / 2 ** 20).toFixed(0)} MB, with one exact allocation for the file ${(x.in_process.exact_read_peak / 2 ** 20).toFixed(0)} MB)`);
+      `(in process: the model adopting the file ${(x.in_process.adopted_peak / 2 ** 20).toFixed(0)} MB, copying it ${(x.in_process.copied_peak / 2 ** 20).toFixed(0)} MB)`);
   for (const s of l.shapes) {
     for (const [where, p] of Object.entries(s.profile || {})) {
       if (!p) continue;

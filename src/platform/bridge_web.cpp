@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "i18n.hpp"
@@ -469,11 +470,16 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_model(const char* name_a, unsigned char* a, double size_a, const char* sha_a,
                                                       const char* name_b, unsigned char* b, double size_b, const char* sha_b) {
     g_buffer.clear();
+    // Handed over: the checkpoint's buffer becomes the model's weights (no copy);
+    // whatever nobody keeps is freed when these go.
+    const auto own = [](unsigned char* p) {
+        return std::shared_ptr<const unsigned char>(p, [](const unsigned char* q) { std::free(const_cast<unsigned char*>(q)); });
+    };
+    const std::shared_ptr<const unsigned char> own_a = own(a), own_b = own(b);
     if (g_app)
-        g_buffer = attn::ui::app_open_model(*g_app, {a, a ? std::size_t(size_a) : 0, name_a ? name_a : "", sha_a ? sha_a : ""},
-                                            {b, b ? std::size_t(size_b) : 0, name_b ? name_b : "", sha_b ? sha_b : ""});
-    std::free(a);
-    std::free(b);
+        g_buffer = attn::ui::app_open_model(
+            *g_app, {a, a ? std::size_t(size_a) : 0, name_a ? name_a : "", sha_a ? sha_a : "", a ? own_a : nullptr},
+            {b, b ? std::size_t(size_b) : 0, name_b ? name_b : "", sha_b ? sha_b : "", b ? own_b : nullptr});
     return g_buffer.c_str();
 }
 

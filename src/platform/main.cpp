@@ -139,30 +139,18 @@ bool options_parse(int argc, char** argv, options& o) {
     return true;
 }
 
-// The whole file, or false with a message.
-bool read_whole_file(const std::string& path, std::vector<unsigned char>& out) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) {
-        std::fprintf(stderr, "attn_app: cannot open %s\n", path.c_str());
-        return false;
-    }
-    unsigned char buf[1 << 16];
-    std::size_t got = 0;
-    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0)
-        out.insert(out.end(), buf, buf + got);
-    std::fclose(f);
-    return true;
-}
-
 // --model and --tokenizer: the Model window opens with them; false after a message.
 bool open_model_files(attn::ui::app& app, const options& opt) {
     if (opt.model.empty())
         return true;
-    std::vector<unsigned char> model, tok;
-    if (!read_whole_file(opt.model, model) || !read_whole_file(opt.tokenizer, tok))
+    std::string why;
+    const attn::llama_file model = attn::llama_file_read(opt.model, why), tok = attn::llama_file_read(opt.tokenizer, why);
+    if (!model.bytes || !tok.bytes) {
+        std::fprintf(stderr, "attn_app: %s\n", why.c_str());
         return false;
-    const std::string why =
-        attn::ui::app_open_model(app, {model.data(), model.size(), opt.model, ""}, {tok.data(), tok.size(), opt.tokenizer, ""});
+    }
+    why = attn::ui::app_open_model(app, {model.bytes.get(), model.size, opt.model, "", model.bytes},  // the model keeps its bytes
+                                   {tok.bytes.get(), tok.size, opt.tokenizer, ""});
     if (!why.empty())
         std::fprintf(stderr, "attn_app: %s\n", why.c_str());
     return why.empty();

@@ -14,29 +14,6 @@
 namespace attn {
 namespace {
 
-// The whole file at path into out; false with a message naming the file otherwise.
-bool read_file(const std::string& path, std::vector<unsigned char>& out, std::string& error) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) {
-        error = "cannot open " + cli_terminal_safe(path);
-        return false;
-    }
-    std::vector<unsigned char> bytes;
-    unsigned char buf[1 << 16];
-    std::size_t got = 0;
-    const std::size_t cap = std::size_t(llama_limits::max_floats) * 4 + (std::size_t(1) << 20);
-    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0 && bytes.size() <= cap)
-        bytes.insert(bytes.end(), buf, buf + got);
-    const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed || bytes.size() > cap) {
-        error = cli_terminal_safe(path) + (failed ? ": a read error" : ": larger than any model this program opens (1.6 GB)");
-        return false;
-    }
-    out = std::move(bytes);
-    return true;
-}
-
 // s as a JSON string, terminal-safe: control characters and bytes that are not
 // UTF-8 as the text \xNN (cli_terminal_safe), quotes and backslashes escaped.
 std::string json_string(const std::string& s) {
@@ -55,16 +32,16 @@ bool report(const std::string& what) {
 }
 
 bool load(const cli_options& o, llama_model& m, llama_tokenizer& tok) {
-    std::vector<unsigned char> bytes;
     std::string why;
-    if (!read_file(*o.model, bytes, why))
-        return report(why);
-    if (!llama_checkpoint_read(bytes.data(), bytes.size(), m, &why))
+    llama_file file = llama_file_read(*o.model, why);  // the model keeps these bytes: no copy
+    if (!file.bytes)
+        return report(cli_terminal_safe(why));
+    if (!llama_checkpoint_adopt(std::move(file.bytes), file.size, m, &why))
         return report(cli_terminal_safe(*o.model) + ": " + why);
-    std::vector<unsigned char>().swap(bytes);  // the checkpoint's bytes go before the tokenizer's come
-    if (!read_file(*o.tokenizer, bytes, why))
-        return report(why);
-    if (!llama_tokenizer_read(bytes.data(), bytes.size(), m.config.vocab_size, tok, &why))
+    file = llama_file_read(*o.tokenizer, why);
+    if (!file.bytes)
+        return report(cli_terminal_safe(why));
+    if (!llama_tokenizer_read(file.bytes.get(), file.size, m.config.vocab_size, tok, &why))
         return report(cli_terminal_safe(*o.tokenizer) + ": " + why);
     return true;
 }

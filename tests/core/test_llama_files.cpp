@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -218,6 +219,71 @@ TEST_CASE("llama checkpoints: a truncated, long, lying or NaN-holding file is re
     bytes legacy = write_checkpoint(c0);
     std::memcpy(legacy.data() + legacy.size() - 4, &q, 4);
     CHECK(llama_checkpoint_read(legacy.data(), legacy.size(), m));
+}
+
+TEST_CASE("llama checkpoints: an adopted file is the weights (no copy), a refused one is released, a misaligned one copied") {
+    for (const llama_config& c : {shape(1, false, 12, 20, 2, 3, 1, 29, 7), shape(0, true, 16, 40, 1, 4, 2, 37, 9)}) {
+        CAPTURE(c.version);
+        const bytes b = write_checkpoint(c);
+        llama_model copied, adopted;
+        REQUIRE(llama_checkpoint_read(b.data(), b.size(), copied));
+        std::shared_ptr<unsigned char[]> own(new unsigned char[b.size()]);
+        std::memcpy(own.get(), b.data(), b.size());
+        std::shared_ptr<const unsigned char> file(own, own.get());
+        std::string why;
+        REQUIRE_MESSAGE(llama_checkpoint_adopt(file, b.size(), adopted, &why), why);
+        const std::size_t start = c.version == 1 ? 256 : 28;
+        CHECK(static_cast<const void*>(adopted.weights.data()) == static_cast<const void*>(own.get() + start));
+        CHECK(own.use_count() == 3);  // own, file, and the model's weights
+        REQUIRE(adopted.weights.size() == copied.weights.size());
+        CHECK(std::memcmp(adopted.weights.data(), copied.weights.data(), copied.weights.size() * 4) == 0);
+        CHECK(std::memcmp(adopted.at(adopted.layers[0].w2), copied.at(copied.layers[0].w2), copied.layers[0].w2.size * 4) == 0);
+        const llama_model shared = adopted;  // a copy shares the bytes
+        CHECK(shared.weights.data() == adopted.weights.data());
+        adopted = llama_model{};
+        CHECK(own.use_count() == 3);
+    }
+    const llama_config c = shape(1, true, 12, 20, 1, 3, 3, 29, 7);
+    bytes b = write_checkpoint(c);
+    // Refused (a NaN): the model stays empty and lets the file go.
+    std::shared_ptr<unsigned char[]> bad(new unsigned char[b.size()]);
+    std::memcpy(bad.get(), b.data(), b.size());
+    const float q = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(bad.get() + 256, &q, 4);
+    llama_model m;
+    std::string why;
+    CHECK_FALSE(llama_checkpoint_adopt(std::shared_ptr<const unsigned char>(bad, bad.get()), b.size(), m, &why));
+    CHECK(why.find("NaN") != std::string::npos);
+    CHECK(m.weights.empty());
+    CHECK(bad.use_count() == 1);
+    // One byte off a float's alignment: read by copying, the same floats.
+    std::shared_ptr<unsigned char[]> odd(new unsigned char[b.size() + 1]);
+    std::memcpy(odd.get() + 1, b.data(), b.size());
+    REQUIRE(llama_checkpoint_adopt(std::shared_ptr<const unsigned char>(odd, odd.get() + 1), b.size(), m, &why));
+    CHECK(odd.use_count() == 1);
+    llama_model copied;
+    REQUIRE(llama_checkpoint_read(b.data(), b.size(), copied));
+    CHECK(std::memcmp(m.weights.data(), copied.weights.data(), copied.weights.size() * 4) == 0);
+}
+
+TEST_CASE("llama files: read whole, exactly; a missing file named") {
+    const bytes b = write_checkpoint(shape(1, true, 12, 20, 1, 3, 3, 29, 7));
+    const std::string path = "llama_file_read_test.bin";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f);
+    std::fwrite(b.data(), 1, b.size(), f);
+    std::fclose(f);
+    std::string why;
+    const llama_file got = llama_file_read(path, why);
+    std::remove(path.c_str());
+    REQUIRE_MESSAGE(got.bytes, why);
+    REQUIRE(got.size == b.size());
+    CHECK(std::memcmp(got.bytes.get(), b.data(), b.size()) == 0);
+    llama_model m;
+    CHECK(llama_checkpoint_adopt(got.bytes, got.size, m));
+    const llama_file none = llama_file_read("no such directory/no such file.bin", why);
+    CHECK_FALSE(none.bytes);
+    CHECK(why == "cannot open no such directory/no such file.bin");
 }
 
 namespace {

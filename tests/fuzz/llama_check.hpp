@@ -14,6 +14,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -40,6 +42,17 @@ inline std::string llama_checkpoint_fuzz_check(std::string_view input, bool* val
     }
     if (!header_ok)
         return "the checkpoint was read but its header was refused: " + why_header;
+    // Adopting a copy of the bytes (as attn eval and the page do) gives the same floats, read in place.
+    std::shared_ptr<unsigned char[]> own(new unsigned char[input.size()]);
+    std::memcpy(own.get(), b, input.size());
+    llama_model adopted;
+    if (!llama_checkpoint_adopt(std::shared_ptr<const unsigned char>(own, own.get()), input.size(), adopted, &why))
+        return "read by copying but not adopted: " + why;
+    if (adopted.weights.size() != m.weights.size() ||
+        std::memcmp(adopted.weights.data(), m.weights.data(), m.weights.size() * sizeof(float)) != 0 ||
+        reinterpret_cast<const unsigned char*>(adopted.weights.data()) < own.get() ||
+        reinterpret_cast<const unsigned char*>(adopted.weights.data() + adopted.weights.size()) > own.get() + input.size())
+        return "the adopted model's weights differ from the copied ones or lie outside the file";
     const auto inside = [&m](const llama_tensor& t) {
         if (t.offset + t.size > m.weights.size())
             return false;

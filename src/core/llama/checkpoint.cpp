@@ -1,6 +1,8 @@
 #include "llama/checkpoint.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -192,7 +194,13 @@ bool llama_checkpoint_header(const unsigned char* bytes, std::size_t size, llama
     return true;
 }
 
-bool llama_checkpoint_read(const unsigned char* bytes, std::size_t size, llama_model& out, std::string* error) {
+namespace {
+
+// The header checked, then the weights taken from `bytes` where they lie (keeping
+// `owner`) or, without an owner or aligned floats, copied into one buffer
+// (allocated once, after every check, not zero-filled first).
+bool read_checkpoint(const unsigned char* bytes, std::size_t size, std::shared_ptr<const void> owner, llama_model& out,
+                     std::string* error) {
     out = llama_model{};
     llama_config c;
     if (!llama_checkpoint_header(bytes, size, c, error))
@@ -200,13 +208,58 @@ bool llama_checkpoint_read(const unsigned char* bytes, std::size_t size, llama_m
     llama_model m;
     m.config = c;
     const std::size_t floats = std::size_t(weight_floats(c));
-    m.weights.resize(floats);
-    std::memcpy(m.weights.data(), bytes + header_bytes(c), floats * sizeof(float));
+    const unsigned char* first = bytes + header_bytes(c);
+    if (owner && reinterpret_cast<std::uintptr_t>(first) % alignof(float) == 0) {
+        m.weights = {std::move(owner), reinterpret_cast<const float*>(first), floats};
+    } else {
+        std::shared_ptr<float[]> own(new float[floats]);
+        std::memcpy(own.get(), first, floats * sizeof(float));
+        m.weights = {std::shared_ptr<const void>(own, own.get()), own.get(), floats};
+    }
     place_tensors(m);
     if (const std::string bad = non_finite(m); !bad.empty())
         return fail(error, bad);
     out = std::move(m);
     return true;
+}
+
+}  // namespace
+
+bool llama_checkpoint_read(const unsigned char* bytes, std::size_t size, llama_model& out, std::string* error) {
+    return read_checkpoint(bytes, size, nullptr, out, error);
+}
+
+bool llama_checkpoint_adopt(std::shared_ptr<const unsigned char> file, std::size_t size, llama_model& out, std::string* error) {
+    const unsigned char* bytes = file.get();
+    return read_checkpoint(bytes, size, std::move(file), out, error);
+}
+
+}  // namespace attn
+
+namespace attn {
+
+llama_file llama_file_read(const std::string& path, std::string& error) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+        error = "cannot open " + path;
+        return {};
+    }
+    const std::int64_t cap = llama_limits::max_floats * 4 + (std::int64_t(1) << 20);
+    std::int64_t size = -1;
+    if (std::fseek(f, 0, SEEK_END) == 0)
+        size = std::int64_t(std::ftell(f));
+    llama_file out;
+    if (size < 0 || size > cap || std::fseek(f, 0, SEEK_SET) != 0) {
+        error = path + (size > cap ? ": larger than any model this program opens (1.6 GB)" : ": not a file that can be read");
+    } else {
+        std::shared_ptr<unsigned char[]> bytes(new unsigned char[std::size_t(size) + 1]);  // + 1: an empty file too
+        if (std::fread(bytes.get(), 1, std::size_t(size), f) != std::size_t(size) || std::fgetc(f) != EOF)
+            error = path + ": a read error (or the file changed while it was read)";
+        else
+            out = {std::shared_ptr<const unsigned char>(bytes, bytes.get()), std::size_t(size)};
+    }
+    std::fclose(f);
+    return out;
 }
 
 }  // namespace attn

@@ -1,6 +1,8 @@
 // llama2.c checkpoints: the header checked against limits and against the
 // file's length before anything is allocated, then the fp32 tensors read into
-// one buffer with every weight's place in it. Versions 0 (legacy: seven int32
+// one buffer with every weight's place in it — the model's own copy, or the
+// file's bytes themselves when the caller hands them over (llama_checkpoint_adopt:
+// no copy, the file's size in memory and no more). Versions 0 (legacy: seven int32
 // fields, a negative vocab_size for an unshared classifier, the tensors in
 // run.c's order, then two RoPE tables we skip) and 1 (magic "ak42", version,
 // the seven fields, a shared-classifier byte, padded to 256 bytes, the tensors
@@ -8,7 +10,8 @@
 //
 //   llama_model m;
 //   std::string why;
-//   if (!llama_checkpoint_read(bytes, size, m, &why)) report(why);
+//   if (!llama_checkpoint_read(bytes, size, m, &why)) report(why);      // copies the weights
+//   if (!llama_checkpoint_adopt(std::move(file), size, m, &why)) ...   // keeps the file's bytes
 //   const float* wq0 = m.at(m.layers[0].wq);   // (n_heads·head_size, dim) row-major
 //
 // Shapes follow PyTorch's nn.Linear: a projection's weight is (out, in),
@@ -17,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,9 +58,22 @@ struct llama_layer_tensors {
     llama_tensor rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3;
 };
 
+// The floats every tensor lives in, in the file's order: a buffer the model
+// allocated, or the file's bytes it adopted; `owner` keeps either alive (a
+// model copied shares them: weights are never written after loading).
+struct llama_weights {
+    std::shared_ptr<const void> owner;
+    const float* floats = nullptr;
+    std::size_t count = 0;
+    const float* data() const { return floats; }
+    std::size_t size() const { return count; }
+    bool empty() const { return count == 0; }
+    float operator[](std::size_t i) const { return floats[i]; }
+};
+
 struct llama_model {
     llama_config config;
-    std::vector<float> weights;                           // every tensor, in the file's order
+    llama_weights weights;
     llama_tensor token_embedding, rms_final, classifier;  // classifier = token_embedding when shared
     std::vector<llama_layer_tensors> layers;
     const float* at(const llama_tensor& t) const { return weights.data() + t.offset; }
@@ -73,6 +90,23 @@ bool llama_checkpoint_header(const unsigned char* bytes, std::size_t size, llama
 // weight that is NaN or ±∞ is refused with the tensor's name and index. On
 // failure out is left empty.
 bool llama_checkpoint_read(const unsigned char* bytes, std::size_t size, llama_model& out, std::string* error = nullptr);
+
+// The same checks, but the model keeps `file` (size bytes) and reads its weights
+// where they lie (version 1's start at byte 256, version 0's at 28): memory for
+// the file alone. A file whose weights are not 4-byte aligned in memory is
+// copied instead. On failure out is left empty and `file` released.
+bool llama_checkpoint_adopt(std::shared_ptr<const unsigned char> file, std::size_t size, llama_model& out,
+                            std::string* error = nullptr);
+
+// A whole file, as the command line and the native app open a checkpoint or a
+// tokenizer: one allocation of the file's size, read in place, ready for
+// llama_checkpoint_adopt. Null with a message naming the file when it cannot be
+// opened or read, or is larger than any checkpoint llama_limits allows.
+struct llama_file {
+    std::shared_ptr<const unsigned char> bytes;
+    std::size_t size = 0;
+};
+llama_file llama_file_read(const std::string& path, std::string& error);
 
 // The bytes a checkpoint of this config holds (header, tensors, v0's RoPE
 // tables): what the header is checked against, and what a writer writes.

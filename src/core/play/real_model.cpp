@@ -73,7 +73,9 @@ std::optional<std::string> real_model_open(const real_model_file& a, const real_
     const real_model_file& tokf = b_first ? a : b;
     real_model m;
     std::string why;
-    if (!llama_checkpoint_read(ckpt.bytes, ckpt.size, m.model, &why))
+    const bool read = ckpt.owner && ckpt.owner.get() == ckpt.bytes ? llama_checkpoint_adopt(ckpt.owner, ckpt.size, m.model, &why)
+                                                                   : llama_checkpoint_read(ckpt.bytes, ckpt.size, m.model, &why);
+    if (!read)
         return ckpt.name + ": " + why;
     if (auto bad = read_tokenizer(tokf, m.model.config.vocab_size, m.tok))
         return bad;

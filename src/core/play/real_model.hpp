@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llama/checkpoint.hpp"
@@ -26,12 +27,19 @@
 
 namespace attn {
 
-// A file's bytes as the page hands them over (not owned).
+// A file's bytes as the page hands them over: borrowed, or, with `owner` set,
+// handed over (the checkpoint's are then the model's weights, not copied).
 struct real_model_file {
     const unsigned char* bytes = nullptr;
     std::size_t size = 0;
     std::string name;
-    std::string sha256;  // its SHA-256 in hex, when the page computed it ("" otherwise)
+    std::string sha256;                          // its SHA-256 in hex, when the page computed it ("" otherwise)
+    std::shared_ptr<const unsigned char> owner;  // when set, owner.get() == bytes
+
+    real_model_file() = default;
+    real_model_file(const unsigned char* b, std::size_t n, std::string file_name, std::string sha = "",
+                    std::shared_ptr<const unsigned char> own = nullptr)
+        : bytes(b), size(n), name(std::move(file_name)), sha256(std::move(sha)), owner(std::move(own)) {}
 };
 
 struct real_model {
