@@ -277,6 +277,10 @@ def check_generation(attn, path, tok, spec):
     got = [summary_ids(r.stdout) for r in runs]
     check(got[0] and got[0] == got[1] and (got[0] != got[2] or not shared),
           f"{name}: the same seed generates the same tokens, another seed others ({got})")
+    # The link's view.temperature, view.top_p, view.gen_seed sample as the options do (the page's Continue on that link).
+    linked = run(attn, ["eval", link("Once upon a") + "&view.temperature=3&view.top_p=0.99&view.gen_seed=7", "--model", path,
+                        "--tokenizer", tok, "--generate", "16"])
+    check(summary_ids(linked.stdout) == got[0], f"{name}: the link's sampling keys generate as the options ({linked.stdout!r})")
 
 
 def check_refusals(attn, folder, good, tok):

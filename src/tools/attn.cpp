@@ -9,7 +9,9 @@
 //   attn eval '<link>' --model FILE --tokenizer FILE [--json …]
 //        [--generate N [--temperature T] [--top-p P] [--seed S]]
 //                                 the link's text through a llama2.c checkpoint (eval_model.hpp),
-//                                 or N tokens generated after it through the KV cache
+//                                 or N tokens generated after it through the KV cache (sampled
+//                                 as the link's view.temperature, view.top_p, view.gen_seed say
+//                                 unless the options say otherwise: the page's Continue)
 //   attn check '<link>'           report every problem; exit 1 if any
 //   attn circuits '<recipe>' [--json] [--row N] [--corrupt swap|row:N|none] [--weights]
 //                                 train the recipe to its named step and read held-out row N
@@ -87,7 +89,7 @@ std::string json_number(double x, const char* format = "%.9g") {
 // The link's experiment into out; false with its problems on stderr. `as_page`:
 // also what the page would refuse (session_state_problems: a recipe's text, the
 // pinned A, the page's memory for both), so `attn check` says what the page does.
-bool parse_link_or_report(const char* link, attn::experiment& out, bool as_page = false) {
+bool parse_link_or_report(const char* link, attn::experiment& out, bool as_page = false, attn::link_view* view = nullptr) {
     auto r = attn::link_parse(link);
     if (r.value && as_page)
         r.errors = attn::session_state_problems({*r.value, r.pin});
@@ -97,6 +99,8 @@ bool parse_link_or_report(const char* link, attn::experiment& out, bool as_page 
         return false;
     }
     out = *r.value;
+    if (view)
+        *view = r.view;
     return true;
 }
 
@@ -353,7 +357,8 @@ int run_command(int argc, char** argv) {
         return 0;
     }
     attn::experiment e;
-    if (!parse_link_or_report(o.link.c_str(), e, o.command == attn::cli_command::check))
+    attn::link_view view;
+    if (!parse_link_or_report(o.link.c_str(), e, o.command == attn::cli_command::check, &view))
         return 1;
     switch (o.command) {
         case attn::cli_command::check:
@@ -371,7 +376,7 @@ int run_command(int argc, char** argv) {
         return 2;
     }
     if (o.model)
-        return attn::eval_model(e, o);
+        return attn::eval_model(e, view, o);
     if (e.train.task != attn::train_task::none)
         return eval_trained(e, o);
     if (o.json) {

@@ -39,9 +39,11 @@ struct cli_options {
     std::optional<std::string> model, tokenizer;
     // eval --model … --generate N [--temperature T] [--top-p P] [--seed S]: N tokens
     // after the text through the KV cache (llama/generate.hpp), printed as text.
+    // Not given: the link's view.temperature, view.top_p, view.gen_seed (as the
+    // page's Continue reads them).
     int generate = 0;
-    float temperature = 1.0f, top_p = 0.9f;
-    std::uint64_t seed = 1;
+    std::optional<float> temperature, top_p;
+    std::optional<std::uint64_t> seed;
 };
 
 inline constexpr int cli_generate_max = 32768;

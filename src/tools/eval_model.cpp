@@ -112,8 +112,10 @@ void print_summary(const cli_options& o, const llama_model& m, const llama_token
 
 // The text and each generated token's text as run.c prints it (terminal-safe),
 // the ids, then a line saying how many and why it stopped.
-int generate(const cli_options& o, const llama_model& m, const llama_tokenizer& tok, const std::vector<int>& prompt) {
-    const llama_sampling s{o.temperature, o.top_p, o.seed};
+int generate(const cli_options& o, const link_view& v, const llama_model& m, const llama_tokenizer& tok,
+             const std::vector<int>& prompt) {
+    const llama_sampling s{o.temperature.value_or(v.temperature), o.top_p.value_or(v.top_p),
+                           o.seed.value_or(std::uint64_t(v.gen_seed))};
     const std::vector<int> all = llama_generate(m, prompt, o.generate, s);
     std::string text;
     for (std::size_t i = 1; i < all.size(); ++i)
@@ -133,7 +135,7 @@ int generate(const cli_options& o, const llama_model& m, const llama_tokenizer& 
 
 }  // namespace
 
-int eval_model(const experiment& e, const cli_options& o) {
+int eval_model(const experiment& e, const link_view& v, const cli_options& o) {
     llama_model m;
     llama_tokenizer tok;
     experiment le;
@@ -151,7 +153,7 @@ int eval_model(const experiment& e, const cli_options& o) {
             return 1;
         }
     if (o.generate > 0)
-        return generate(o, m, tok, ids);
+        return generate(o, v, m, tok, ids);
     trace_json_select sel;
     if (o.json && !selection(o, le, sel))
         return 1;

@@ -4,16 +4,19 @@
 // (llama/forward.hpp) printed: a summary (the model's shape, the tokens, the
 // next-token predictions after the last) or, with --json, the trace as
 // trace_json.hpp writes it, logits and the SwiGLU parts included. The link's
-// ablations and masked edges apply to the model's heads.
+// ablations and masked edges apply to the model's heads; with --generate, its
+// view.temperature, view.top_p and view.gen_seed sample unless the options say
+// otherwise (the same tokens as the page's Continue on that link).
 #pragma once
 
 #include "cli_options.hpp"
 #include "spec/experiment.hpp"
+#include "spec/values.hpp"
 
 namespace attn {
 
 // Exit codes as attn's: 0 ok, 1 a file or the text the model cannot take
 // (the message on stderr names which and why).
-int eval_model(const experiment& e, const cli_options& o);
+int eval_model(const experiment& e, const link_view& v, const cli_options& o);
 
 }  // namespace attn

@@ -80,6 +80,8 @@ void show_link_view(app& a, const link_view& v, bool lesson_only) {
     if (!lesson_only) {
         a.options = v;
         a.options.lesson = a.options.stage = a.options.row = -1;
+        a.view.model_sampling = {v.temperature, v.top_p, std::uint64_t(v.gen_seed)};
+        a.view.model_steps = v.gen_tokens;
         if (!v.model.empty())  // a link that reads a real model: its window
             a.view.model_open = true;
     }
@@ -138,6 +140,8 @@ link_view app_view(const app& a) {
     const int default_row = in_lesson ? int(tokenize(a.model.exp.text).size()) - 1 : 0;
     v.stage = a.view.current != opens_on ? int(a.view.current) : -1;
     v.row = a.view.sel_row != default_row ? a.view.sel_row : -1;
+    v.temperature = a.view.model_sampling.temperature, v.top_p = a.view.model_sampling.top_p;
+    v.gen_seed = int(a.view.model_sampling.seed), v.gen_tokens = a.view.model_steps;
     return v;
 }
 

@@ -114,8 +114,10 @@ struct view_state {
     bool model_open = false;
     std::string model_text_edit;
     int model_layer = 0, model_head = 0;
-    llama_sampling model_sampling{0.8f, 0.9f, 1};
-    int model_steps = 40;
+    // Continue's sampling and length: the link's view.temperature, view.top_p,
+    // view.gen_seed and view.gen_tokens (app_view writes them, a link sets them).
+    llama_sampling model_sampling{link_view{}.temperature, link_view{}.top_p, std::uint64_t(link_view{}.gen_seed)};
+    int model_steps = link_view{}.gen_tokens;
 };
 
 // A real model opened from its files (play/real_model.hpp), what it reads and

@@ -13,6 +13,7 @@
 #include "imgui.h"
 #include "panels.hpp"
 #include "play/edit.hpp"
+#include "spec/keys.hpp"
 #include "widgets.hpp"
 
 namespace attn::ui {
@@ -153,23 +154,28 @@ void generation(const app& a, frame_out& out) {
     llama_sampling s = a.view.model_sampling;
     int steps = a.view.model_steps;
     bool changed = false;
+    // The ranges are the link keys' (view.temperature's control: 0 to 2 of the 0 to 100 a link may say).
+    const key_row &kt = key_of("view.temperature"), &kp = key_of("view.top_p"), &kn = key_of("view.gen_tokens");
     ImGui::SetNextItemWidth(font * 7.0f);
-    changed |= ImGui::SliderFloat(tr("temperature", "温度"), &s.temperature, 0.0f, 2.0f, "%.2f");
+    changed |= ImGui::SliderFloat(tr("temperature", "温度"), &s.temperature, float(kt.control.lo), float(kt.control.hi), "%.2f",
+                                  ImGuiSliderFlags_AlwaysClamp);  // typed in too: the link reads it back
     mark_widget(out, "model_temperature");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(font * 7.0f);
-    changed |= ImGui::SliderFloat(tr("top-p", "top-p"), &s.top_p, 0.0f, 1.0f, "%.2f");
+    changed |=
+        ImGui::SliderFloat(tr("top-p", "top-p"), &s.top_p, float(kp.lo), float(kp.hi), "%.2f", ImGuiSliderFlags_AlwaysClamp);
     mark_widget(out, "model_top_p");
     ImGui::SetNextItemWidth(font * 7.0f);
     int seed = int(s.seed);
     if (ImGui::InputInt(tr("seed", "种子"), &seed)) {
-        s.seed = std::uint64_t(std::max(0, seed));
+        const key_row& ks = key_of("view.gen_seed");
+        s.seed = std::uint64_t(std::clamp(seed, int(ks.lo), int(ks.hi)));
         changed = true;
     }
     mark_widget(out, "model_seed");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(font * 7.0f);
-    changed |= ImGui::SliderInt(tr("tokens", "个词元"), &steps, 1, 256);
+    changed |= ImGui::SliderInt(tr("tokens", "个词元"), &steps, int(kn.lo), int(kn.hi), "%d", ImGuiSliderFlags_AlwaysClamp);
     mark_widget(out, "model_steps");
     if (changed) {
         view_state& v = view_edit(a, out);

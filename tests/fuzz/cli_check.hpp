@@ -83,9 +83,16 @@ inline std::vector<std::string> cli_fuzz_write(const cli_options& o) {
         a.insert(a.end(), {"--every", std::to_string(o.every)});
     if (o.model) {
         char t[32], p[32];
-        std::snprintf(t, sizeof t, "%.9g", double(o.temperature));
-        std::snprintf(p, sizeof p, "%.9g", double(o.top_p));
-        a.insert(a.end(), {"--temperature", t, "--top-p", p, "--seed", std::to_string(o.seed)});
+        if (o.temperature) {
+            std::snprintf(t, sizeof t, "%.9g", double(*o.temperature));
+            a.insert(a.end(), {"--temperature", t});
+        }
+        if (o.top_p) {
+            std::snprintf(p, sizeof p, "%.9g", double(*o.top_p));
+            a.insert(a.end(), {"--top-p", p});
+        }
+        if (o.seed)
+            a.insert(a.end(), {"--seed", std::to_string(*o.seed)});
         if (o.generate > 0)
             a.insert(a.end(), {"--generate", std::to_string(o.generate)});
     }
@@ -159,10 +166,11 @@ inline std::string cli_fuzz_check_options(const cli_options& o, const std::vecto
         return "--model accepted without --tokenizer, or the other way round";
     if ((o.model && o.model->empty()) || (o.tokenizer && o.tokenizer->empty()))
         return "an empty file name accepted";
-    if (o.generate < 0 || o.generate > cli_generate_max || !(o.temperature >= 0.0f && o.temperature <= 100.0f) ||
-        !(o.top_p >= 0.0f && o.top_p <= 1.0f))
+    if (o.generate < 0 || o.generate > cli_generate_max ||
+        (o.temperature && !(*o.temperature >= 0.0f && *o.temperature <= 100.0f)) ||
+        (o.top_p && !(*o.top_p >= 0.0f && *o.top_p <= 1.0f)))
         return "a generation setting accepted out of range";
-    if (!o.model && (o.generate != 0 || o.temperature != 1.0f || o.top_p != 0.9f || o.seed != 1))
+    if (!o.model && (o.generate != 0 || o.temperature || o.top_p || o.seed))
         return "a generation setting accepted without --model";
     if (o.generate > 0 && o.json)
         return "--generate accepted with --json";

@@ -147,6 +147,13 @@ test('a link names the model (model=name@hash): this browser keeps it, opens it 
     let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.realModel.kept === 1, 'the model, kept');
     assert.equal(u.realModel.key, `tiny.bin@${hash}`);
     await page.waitForFunction((h) => location.hash.includes('&model=tiny.bin@' + h), hash, { timeout: 5000 });
+    // Continue's seed typed in the window: the link carries it (view.gen_seed), so the other tab samples alike.
+    await revealInWindow(page, 'model_seed');
+    await click(page, 'model_seed', 0.1);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('7');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.hash.includes('view.gen_seed=7'), null, { timeout: 5000 });
     const link = await page.evaluate(() => location.hash.slice(1));
     const first = await generate(page);
 
@@ -158,7 +165,7 @@ test('a link names the model (model=name@hash): this browser keeps it, opens it 
     assert.equal(u.realModel.key, `tiny.bin@${hash}`);
     assert.equal(u.realModel.open, true, 'the link opens the Model window');
     assert.deepEqual(u.realModel.ids, first.ids.slice(0, first.prompt), 'the same text, the same tokens');
-    assert.deepEqual((await generate(other)).ids, first.ids, 'the same seed generates the same tokens');
+    assert.deepEqual((await generate(other)).ids, first.ids, 'the link\'s seed generates the same tokens');
 
     // Removed from the browser: the link now asks for the file by its name.
     await revealInWindow(other, `model_kept_remove_tiny.bin@${hash}`);

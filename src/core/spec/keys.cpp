@@ -645,6 +645,22 @@ std::vector<key_row> view_rows() {
                           "dark"),
         choice<&v::poster>("view.poster", flag_choices,
                            {"1: click to run; nothing loads until Run.", "1：点击运行；点“运行”之前什么都不加载。"}, "1"),
+        number<&v::temperature>("view.temperature", 0, 100, {0, 2, 0, false, "%.2f"},
+                                {"A real model's Continue: the softmax's temperature (0: the likeliest token each time).",
+                                 "真实模型的“续写”：softmax 的温度（0：每次取最可能的词元）。"},
+                                "1"),
+        number<&v::top_p>("view.top_p", 0, 1, {0, 1, 0, false, "%.2f"},
+                          {"A real model's Continue: sample among the likeliest tokens whose probabilities sum to this "
+                           "(0 or 1: all of them).",
+                           "真实模型的“续写”：只在概率之和达到该值的最可能词元中抽样（0 或 1：全部）。"},
+                          "0.95"),
+        whole<&v::gen_seed>("view.gen_seed", 0, 999999, {0, 999999, 1},
+                            {"A real model's Continue: the sampling's seed (the same seed, the same text).",
+                             "真实模型的“续写”：抽样的种子（种子相同，文本相同）。"},
+                            "42"),
+        whole<&v::gen_tokens>("view.gen_tokens", 1, 256, {1, 256},
+                              {"A real model's Continue: how many tokens it generates.", "真实模型的“续写”：生成多少个词元。"},
+                              "100"),
     };
 }
 

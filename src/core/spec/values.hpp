@@ -171,6 +171,12 @@ struct link_view {
     // model=<file name>@<the first 16 hex digits of its SHA-256>: the real model the
     // link reads (link_model_problem says the form); the weights never travel in it.
     std::string model;
+    // The Model window's "Continue", sampled as llama2.c samples: a shared link
+    // generates the same text.
+    float temperature = 0.8f;  // 0: the likeliest token each time
+    float top_p = 0.9f;        // nucleus sampling; 0 or 1: the whole distribution
+    int gen_seed = 1;
+    int gen_tokens = 40;
 
     bool hides(view_panel p) const { return hide[std::size_t(p)]; }
     bool operator==(const link_view&) const = default;
