@@ -575,9 +575,9 @@
       return M.ccall('attn_hook_open_model', 'string',
         ['string', 'number', 'number', 'string', 'string', 'number', 'number', 'string'], args);
     },
-    // Hashes both, hands them over, and keeps them when the app opened them.
+    // Hashes both (unless hashed already), hands them over, and keeps them when the app opened them.
     openAndKeep(files) {
-      return Promise.all(files.map((f) => this.sha256(f.bytes))).then((shas) => {
+      return Promise.all(files.map((f) => (f.sha !== undefined ? f.sha : this.sha256(f.bytes)))).then((shas) => {
         files.forEach((f, i) => { f.sha = shas[i]; });
         const why = this.hand(files);
         if (why) return why;
@@ -599,12 +599,69 @@
           { name: m.tokenizer, bytes: new Uint8Array(m.tok), sha: '' }]);
       }).catch((e) => String(e));
     },
-    // After the first frame: the kept list to the app, and the link's model= opened when kept.
+    // One address of the link's (model_url=, tokenizer_url=: percent-encoded, relative to the
+    // page or http(s)) read whole, each step told to the app as `label`'s progress.
+    fetchBytes(value, label, tell) {
+      const url = new URL(decodeURIComponent(value), document.baseURI);
+      if (!/^https?:$/.test(url.protocol)) return Promise.reject(new Error(url.href + ' is not an http(s) address'));
+      return fetch(url.href, { credentials: 'same-origin' }).catch(() => {
+        throw new Error('could not fetch ' + url.href + ' (offline, or its host does not let this page read it: CORS)');
+      }).then((r) => {
+        if (!r.ok) throw new Error(url.href + ': HTTP ' + r.status + ' ' + r.statusText);
+        const total = Number(r.headers.get('Content-Length')) || 0;
+        if (!r.body) return r.arrayBuffer().then((b) => new Uint8Array(b));
+        const reader = r.body.getReader();
+        let out = new Uint8Array(total || (1 << 20)), got = 0, told = 0;
+        const pump = () => reader.read().then(({ done, value: part }) => {
+          if (done) { tell(label, got, total); return out.subarray(0, got); }
+          if (got + part.length > out.length) {  // no length said, or a wrong one: grow
+            const grown = new Uint8Array(Math.max(out.length * 2, got + part.length));
+            grown.set(out.subarray(0, got));
+            out = grown;
+          }
+          out.set(part, got);
+          got += part.length;
+          if (got - told >= (1 << 18)) { told = got; tell(label, got, total); }
+          return pump();
+        });
+        return pump();
+      });
+    },
+    // The link's model_url= and tokenizer_url= (a host's copies of the model it names):
+    // both fetched with their progress shown, the checkpoint's SHA-256 checked against
+    // model=, then opened and kept as chosen files are. '' or why not (also shown).
+    fetchNamed(w) {
+      const M = window.Module;
+      const tell = (file, got, total, error) => M.ccall('attn_hook_model_fetch', null,
+        ['string', 'number', 'number', 'string'], [file, got, total, error || '']);
+      const at = w.key.lastIndexOf('@');
+      const name = w.key.slice(0, at), want = w.key.slice(at + 1);
+      const tokName = decodeURIComponent(w.tokenizerUrl).split(/[/?#]/).filter(Boolean).pop() || 'tokenizer.bin';
+      tell(name, 0, 0);
+      return this.fetchBytes(w.url, name, tell)
+        .then((ckpt) => this.sha256(ckpt).then((sha) => {
+          if (!sha) throw new Error('this page cannot check the file\'s SHA-256 here (the browser gives crypto.subtle to https and localhost only)');
+          if (sha.slice(0, 16) !== want) throw new Error('the file at ' + decodeURIComponent(w.url) + ' is not the model the link names: its SHA-256 starts ' + sha.slice(0, 16) + ', the link says ' + want);
+          tell(tokName, 0, 0);
+          return this.fetchBytes(w.tokenizerUrl, tokName, tell).then((tok) => {
+            tell('', 0, 0);
+            return this.openAndKeep([{ name, bytes: ckpt, sha }, { name: tokName, bytes: tok }]);
+          });
+        }))
+        .catch((e) => { const why = String((e && e.message) || e); tell('', 0, 0, why); return why; });
+    },
+    // After the first frame: the kept list to the app, then the model the link names
+    // opened from this browser's store, or else fetched from the link's addresses.
     start() {
       if (!window.Module || !window.Module.ccall) return;
       this.tell().then(() => {
-        const m = /(?:^|[#&])model=([^&]+)/.exec(window.location.hash);
-        if (m) return this.openKept(decodeURIComponent(m[1]));
+        const w = JSON.parse(window.Module.ccall('attn_hook_ui_state', 'string', [], [])).wantedModel;
+        if (!w) return undefined;
+        return this.run('readonly', (s) => s.get(w.key)).catch(() => undefined).then((kept) => {
+          if (kept) return this.openKept(w.key);
+          if (w.url) return this.fetchNamed(w);
+          return undefined;
+        });
       }).catch(() => undefined);
     },
   };

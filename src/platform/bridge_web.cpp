@@ -154,7 +154,7 @@ std::string compare_patch_json(const attn::ui::app& a) {
 std::string real_model_json(const attn::ui::app& a) {
     const attn::ui::model_state& r = a.real;
     if (!r.model)
-        return r.error.empty() && r.kept.empty()
+        return r.error.empty() && r.kept.empty() && r.fetch.file.empty()
                    ? "null"
                    : "{\"error\":" + attn::json_string(r.error) + ",\"kept\":" + std::to_string(r.kept.size()) + "}";
     const attn::llama_config& c = r.model->model.config;
@@ -194,6 +194,21 @@ std::string real_model_json(const attn::ui::app& a) {
     out += "],\"prompt\":" + std::to_string(r.gen.prompt) + ",\"done\":" + (r.gen.done ? "true" : "false") +
            ",\"stopped\":" + attn::json_string(r.gen.stopped) + ",\"text\":" + attn::json_string(r.gen.text) + "}}";
     return out;
+}
+
+// ,"wantedModel": the model the link names and has not opened, with where a host
+// keeps it (the shell fetches it from there), or null; ,"modelFetch": that fetch
+// under way ({received, total, file}, file "" when none runs).
+std::string wanted_model_json(const attn::ui::app& a) {
+    const std::string wanted = attn::ui::app_wanted_model(a);
+    std::string out = ",\"wantedModel\":";
+    out += wanted.empty() ? std::string("null")
+                          : "{\"key\":" + attn::json_string(wanted) + ",\"url\":" + attn::json_string(a.options.model_url) +
+                                ",\"tokenizerUrl\":" + attn::json_string(a.options.tokenizer_url) + "}";
+    char fetch[160];
+    std::snprintf(fetch, sizeof fetch, ",\"modelFetch\":{\"received\":%.0f,\"total\":%.0f,\"file\":", a.real.fetch.received,
+                  a.real.fetch.total);
+    return out + fetch + attn::json_string(a.real.fetch.file) + "}";
 }
 
 // `clipped`: how many text items their window cut this frame, and the first
@@ -425,6 +440,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     }
     g_buffer += ",\"prediction\":" + prediction_json(a);
     g_buffer += ",\"realModel\":" + real_model_json(a);
+    g_buffer += wanted_model_json(a);
     g_buffer += ",\"train\":" + train_json(a, true) + "}";
     return g_buffer.c_str();
 }
@@ -481,6 +497,13 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_model(const char* name_a, unsign
             *g_app, {a, a ? std::size_t(size_a) : 0, name_a ? name_a : "", sha_a ? sha_a : "", a ? own_a : nullptr},
             {b, b ? std::size_t(size_b) : 0, name_b ? name_b : "", sha_b ? sha_b : "", b ? own_b : nullptr});
     return g_buffer.c_str();
+}
+
+// The fetch of the link's model_url= / tokenizer_url= (web/shell.js): each step, then
+// file "" when it ended, with the error when it failed (ui::app_model_fetch).
+EMSCRIPTEN_KEEPALIVE void attn_hook_model_fetch(const char* file, double received, double total, const char* error) {
+    if (g_app)
+        attn::ui::app_model_fetch(*g_app, file ? file : "", received, total, error ? error : "");
 }
 
 // The models the page keeps (IndexedDB), one per line: key, name, tokenizer, bytes (tabs between).

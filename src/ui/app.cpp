@@ -175,10 +175,27 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
     a.real = model_state{};
     a.real.model = std::move(m);
     a.real.kept = std::move(kept);
-    a.options.model = link_model_ref(a.real.model->name, a.real.model->sha256);  // the link names it (never its weights)
+    const std::string key = link_model_ref(a.real.model->name, a.real.model->sha256);
+    if (key != a.options.model)  // the addresses a link named were another model's
+        a.options.model_url.clear(), a.options.tokenizer_url.clear();
+    a.options.model = key;  // the link names it (never its weights)
     a.view.model_open = true;
     a.view.model_layer = a.view.model_head = 0;
     return "";
+}
+
+void app_model_fetch(app& a, std::string_view file, double received, double total, std::string_view error) {
+    a.real.fetch = {std::string(file), received, total};
+    if (!error.empty())
+        a.real.error = std::string(error);
+    else if (!file.empty())
+        a.real.error.clear();
+    a.view.model_open = true;
+}
+
+std::string app_wanted_model(const app& a) {
+    const bool open = a.real.model && link_model_ref(a.real.model->name, a.real.model->sha256) == a.options.model;
+    return open ? "" : a.options.model;
 }
 
 void app_set_kept_models(app& a, std::string_view lines) {

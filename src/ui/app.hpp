@@ -137,6 +137,13 @@ struct model_state {
         double bytes = 0;  // both files
     };
     std::vector<stored> kept;
+    // The page fetching the link's model_url= and tokenizer_url= (web/shell.js
+    // tells each step): which file, bytes so far and in all (0: not said).
+    struct fetch_state {
+        std::string file;  // "" when no fetch runs
+        double received = 0, total = 0;
+    };
+    fetch_state fetch;
 };
 
 // What the frame drew, for tests, help and the page: the lists are rebuilt every
@@ -301,6 +308,15 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
 // The page's list of kept models, one per line: key, name, tokenizer name and
 // bytes, separated by tabs (web/shell.js). Lines that do not parse are skipped.
 void app_set_kept_models(app& a, std::string_view lines);
+
+// The page's fetch of the link's model_url= / tokenizer_url=: `file` being
+// fetched, `received` of `total` bytes (0: unknown); `file` "" when it ended,
+// `error` (shown, kept in a.real.error) when it failed.
+void app_model_fetch(app& a, std::string_view file, double received, double total, std::string_view error);
+
+// The model the link names but the page has not opened (its key, "" when
+// none): the page fetches it from the link's addresses or asks for the file.
+std::string app_wanted_model(const app& a);
 
 // The Model window's share of a frame (app_draw, before anything draws): the
 // text read again when it changed, then generation for up to `seconds`.

@@ -74,7 +74,15 @@ void no_model(const app& a, frame_out& out) {
                        "stories260K), both at once. The files stay on this computer: nothing is uploaded or downloaded.",
                        "打开一个 llama2.c 模型：同时选择它的权重文件（.bin）和分词器（tokenizer.bin，stories260K 用 "
                        "tok512.bin）。文件留在这台电脑上：不上传，也不下载。"));
-    if (!a.options.model.empty()) {  // a link that reads a model this browser does not keep
+    const model_state::fetch_state& f = a.real.fetch;
+    if (!f.file.empty()) {  // the link's model_url=: the page fetches it
+        textf(out, tr("Fetching %s from the address the link names…", "正在从链接给出的地址获取 %s…"), f.file.c_str());
+        char said[64];
+        std::snprintf(said, sizeof said, "%s / %s", megabytes(std::size_t(f.received)).c_str(),
+                      f.total > 0 ? megabytes(std::size_t(f.total)).c_str() : "?");
+        ImGui::ProgressBar(f.total > 0 ? float(f.received / f.total) : 0.0f, ImVec2(-FLT_MIN, 0), said);
+        mark_widget(out, "model_fetch");
+    } else if (!a.options.model.empty()) {  // a link that reads a model this browser does not keep
         const std::size_t at = a.options.model.rfind('@');
         textf(out,
               tr("This link reads %s (SHA-256 %s…): open that file and its tokenizer.",

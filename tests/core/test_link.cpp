@@ -685,3 +685,35 @@ TEST_CASE("link: model=<file name>@<16 hex digits> names a real model; it round-
     CHECK(twice.errors[0] == "model is given twice");
     CHECK(link_parse("v=1&text=a&model=" + std::string(129, 'x') + "@0123456789abcdef").errors.size() == 1);
 }
+
+TEST_CASE("link: model_url= and tokenizer_url= say where a host keeps the files; with model=, both, http(s) or a path") {
+    const std::string m = "v=1&text=Once&model=stories15M.bin@0123456789abcdef";
+    const link_parse_result r =
+        link_parse(m + "&model_url=https://models.example.org/s/stories15M.bin&tokenizer_url=models/tokenizer%20v2.bin");
+    REQUIRE(r.errors.empty());
+    CHECK(r.view.model_url == "https://models.example.org/s/stories15M.bin");
+    CHECK(r.view.tokenizer_url == "models/tokenizer%20v2.bin");
+    const std::string again = link_encode(*r.value, r.view);
+    CHECK(again.find("&model_url=https://models.example.org/s/stories15M.bin&tokenizer_url=models/tokenizer%20v2.bin") !=
+          std::string::npos);
+    CHECK(link_parse(again).view == r.view);
+    CHECK(link_parse(m + "&model_url=HTTP://x/a.bin&tokenizer_url=/t.bin?v=2:3").errors.empty());
+    const auto one = [&](const std::string& extra) {
+        const link_parse_result b = link_parse(m + extra);
+        return b.errors.size() == 1 ? b.errors[0] : "(" + std::to_string(b.errors.size()) + " errors)";
+    };
+    CHECK(one("&model_url=javascript:alert(1)&tokenizer_url=t.bin") ==
+          "model_url='javascript:alert(1)' is not an http:// or https:// address or a path on this site");
+    CHECK(one("&model_url=a.bin&tokenizer_url=data:,x") ==
+          "tokenizer_url='data:,x' is not an http:// or https:// address or a path on this site");
+    CHECK(one("&model_url=a b.bin&tokenizer_url=t.bin").find("holds a character") != std::string::npos);
+    CHECK(one("&model_url=a\"x.bin&tokenizer_url=t.bin").find("holds a character") != std::string::npos);
+    CHECK(one("&model_url=&tokenizer_url=t.bin") == "model_url= must be an address of 1 to 2048 characters");
+    CHECK(one("&model_url=" + std::string(2049, 'a') + "&tokenizer_url=t.bin") ==
+          "model_url= must be an address of 1 to 2048 characters");
+    CHECK(one("&model_url=a.bin") == "model_url and tokenizer_url go together: the checkpoint's address and its tokenizer's");
+    CHECK(one("&model_url=a.bin&model_url=b.bin&tokenizer_url=t.bin") == "model_url is given twice");
+    CHECK(link_parse("v=1&text=a&model_url=a.bin&tokenizer_url=t.bin").errors ==
+          std::vector<std::string>{"model_url needs model=<file name>@<16 hex digits>: the page checks the fetched file's "
+                                   "SHA-256 against it"});
+}

@@ -196,3 +196,63 @@ test('the Model window on a phone (844×390): opened, nothing of it cut, the cho
     await context.close();
   }
 });
+
+// A host names where it keeps the files (model_url=, tokenizer_url=): the page
+// fetches them (each step shown), checks the checkpoint's SHA-256 against
+// model=, opens and keeps the model; a file that is not the one named, or a
+// fetch that fails, is said in the window and nothing opens.
+test('a link with model_url= and tokenizer_url=: fetched with progress, hash checked, opened and kept; a wrong file or a 404 said', async () => {
+  const bytes = fs.readFileSync(ckpt), tokBytes = fs.readFileSync(tok);
+  const hash = crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const host = 'https://models.example.test/';
+  const held = {};  // the test answers each file when it has seen the page wait for it
+  const hold = (name) => { let release; const p = new Promise((r) => { release = r; }); held[name] = { p, release }; };
+  hold('tiny.bin');
+  hold('tokenizer.bin');
+  const asked = [];
+  const prepare = (page) => page.route(host + '**', async (route) => {
+    const name = new URL(route.request().url()).pathname.split('/').pop();
+    asked.push(name);
+    if (held[name]) await held[name].p;
+    const body = name === 'tiny.bin' ? bytes : name === 'tokenizer.bin' ? tokBytes : null;
+    await route.fulfill(body ? { status: 200, body, headers: { 'Access-Control-Allow-Origin': '*', 'Content-Length': String(body.length) } }
+      : { status: 404, body: 'no', headers: { 'Access-Control-Allow-Origin': '*' } });
+  });
+  const link = (key, file) => `#v=1&text=Once%20upon%20a%20time&model=${key}` +
+    `&model_url=${encodeURIComponent(host + file)}&tokenizer_url=${encodeURIComponent(host + 'tok/tokenizer.bin')}`;
+  const ours = (problems) => problems.filter((p) => !p.startsWith('foreign request: ' + host));
+  let { page, context, problems } = await openPage(suite.browser, suite.server.url + link(`tiny.bin@${hash}`, 'tiny.bin'), { prepare });
+  try {
+    let u = await until(page, (x) => x.modelFetch.file === 'tiny.bin' && x.widgets.model_fetch, 'the checkpoint\'s fetch shown');
+    assert.equal(u.wantedModel.key, `tiny.bin@${hash}`);
+    held['tiny.bin'].release();
+    u = await until(page, (x) => x.modelFetch.file === 'tokenizer.bin' && x.widgets.model_fetch, 'the tokenizer\'s fetch shown');
+    held['tokenizer.bin'].release();
+    u = await until(page, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0 && x.realModel.kept === 1, 'the fetched model, opened and kept');
+    assert.equal(u.realModel.key, `tiny.bin@${hash}`);
+    assert.equal(u.realModel.bytes, bytes.length);
+    assert.equal(u.wantedModel, null);
+    assert.equal(u.modelFetch.file, '', 'the fetch ended');
+    assert.deepEqual(asked, ['tiny.bin', 'tokenizer.bin'], 'each file fetched once, the checkpoint first');
+    assert.ok(u.link.includes('model_url=') && u.link.includes(`model=tiny.bin@${hash}`), 'the link keeps where the files are');
+    assert.deepEqual(ours(problems), []);
+    await context.close();
+
+    // A file that is not the model the link names (its hash differs): refused, said, nothing opened.
+    ({ page, context, problems } = await openPage(suite.browser, suite.server.url + link('tiny.bin@0123456789abcdef', 'tiny.bin'), { prepare }));
+    u = await until(page, (x) => x.realModel && x.realModel.error, 'the refusal');
+    assert.match(u.realModel.error, new RegExp(`is not the model the link names: its SHA-256 starts ${hash}, the link says 0123456789abcdef`));
+    assert.equal(u.realModel.bytes, undefined, 'no model opened');
+    assert.ok(u.widgets.model_wanted, 'the window still asks for the file');
+    assert.deepEqual(ours(problems), []);
+    await context.close();
+
+    // A fetch that fails (404): said, with the address.
+    ({ page, context, problems } = await openPage(suite.browser, suite.server.url + link(`tiny.bin@${hash}`, 'missing.bin'), { prepare }));
+    u = await until(page, (x) => x.realModel && x.realModel.error, 'the failed fetch');
+    assert.match(u.realModel.error, /missing\.bin: HTTP 404/);
+    assert.deepEqual(ours(problems).filter((p) => !/404/.test(p)), []);
+  } finally {
+    await context.close();
+  }
+});

@@ -542,6 +542,8 @@ std::string view_to_text(const link_view& v) {
                 s += "&" + std::string(k.name) + "=" + value;
     if (!v.model.empty())
         s += "&model=" + v.model;
+    if (!v.model_url.empty())
+        s += "&model_url=" + v.model_url + "&tokenizer_url=" + v.tokenizer_url;
     return s;
 }
 
@@ -677,6 +679,29 @@ std::optional<std::string> link_model_problem(std::string_view value) {
     return std::nullopt;
 }
 
+std::optional<std::string> link_url_problem(std::string_view key, std::string_view value) {
+    const auto url_char = [](char c) {
+        return c > ' ' && c < 127 && c != '&' && c != '#' && c != '"' && c != '\'' && c != '<' && c != '>' && c != '\\' &&
+               c != '`';
+    };
+    const std::string head = std::string(key) + "=";
+    if (value.empty() || value.size() > link_limits::max_url)
+        return head + " must be an address of 1 to " + std::to_string(link_limits::max_url) + " characters";
+    if (!std::all_of(value.begin(), value.end(), url_char))
+        return head + quoted(value.substr(0, 80)) +
+               " holds a character an address in a link cannot (percent-encode spaces, '&', '#' and quotes)";
+    // A scheme is what precedes the first ':' when no '/', '?' comes before it.
+    const std::size_t colon = value.find(':'), cut = value.find_first_of("/?");
+    if (colon != std::string_view::npos && (cut == std::string_view::npos || colon < cut)) {
+        std::string scheme(value.substr(0, colon));
+        for (char& c : scheme)
+            c = char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        if (scheme != "http" && scheme != "https")
+            return head + quoted(value.substr(0, 80)) + " is not an http:// or https:// address or a path on this site";
+    }
+    return std::nullopt;
+}
+
 std::string link_shorten(std::string text) {
     if (text.size() > link_limits::compress_above && text.size() <= link_limits::max_payload_bytes) {
         std::string z = "z=" + link_base64url_encode(link_compress(text));
@@ -721,6 +746,49 @@ std::optional<experiment> link_parse_pin(std::string_view value, std::vector<std
     return parsed.value;
 }
 
+namespace {
+
+struct model_keys_seen {
+    bool model_url = false, tokenizer_url = false;
+};
+
+// model=, model_url=, tokenizer_url= into v (false: pair is none of them).
+bool model_pair(std::string_view pair, link_view& v, model_keys_seen& seen, std::vector<std::string>& errors) {
+    if (pair.substr(0, 6) == "model=") {
+        if (!v.model.empty())
+            errors.push_back("model is given twice");
+        else if (auto problem = link_model_problem(pair.substr(6)))
+            errors.push_back(*problem);
+        else
+            v.model = std::string(pair.substr(6));
+        return true;
+    }
+    const bool ckpt = pair.substr(0, 10) == "model_url=";
+    if (!ckpt && pair.substr(0, 14) != "tokenizer_url=")
+        return false;
+    const std::string_view key = ckpt ? "model_url" : "tokenizer_url", value = pair.substr(key.size() + 1);
+    bool& given = ckpt ? seen.model_url : seen.tokenizer_url;
+    if (given)
+        errors.push_back(std::string(key) + " is given twice");
+    else if (auto problem = link_url_problem(key, value))
+        errors.push_back(*problem);
+    else
+        (ckpt ? v.model_url : v.tokenizer_url) = std::string(value);
+    given = true;
+    return true;
+}
+
+void model_pairs_check(const link_view& v, const model_keys_seen& seen, std::vector<std::string>& errors) {
+    if (seen.model_url != seen.tokenizer_url)
+        errors.push_back("model_url and tokenizer_url go together: the checkpoint's address and its tokenizer's");
+    else if (!v.model_url.empty() && v.model.empty())
+        errors.push_back(
+            "model_url needs model=<file name>@<16 hex digits>: the page checks the fetched file's SHA-256 "
+            "against it");
+}
+
+}  // namespace
+
 link_parts link_split(std::string_view link) {
     link_parts r;
     auto& errors = r.errors;
@@ -739,7 +807,7 @@ link_parts link_split(std::string_view link) {
         link.remove_suffix(1);
     if (const std::size_t hash = link.find('#'); hash != std::string_view::npos) {
         link.remove_prefix(hash + 1);
-    } else if (link.find("://") != std::string_view::npos) {
+    } else if (link.find("://") < link.find_first_of("=&")) {  // a whole address (not one a key holds: model_url=)
         errors.push_back("this address has no '#' part: copy the whole link, including what follows '#'");
         return r;
     }
@@ -748,18 +816,13 @@ link_parts link_split(std::string_view link) {
     std::vector<std::string_view> experiment_pairs;
     std::optional<std::string_view> compressed;
     bool compressed_twice = false;
+    model_keys_seen model_seen;
     for (const auto pair : split(link, '&')) {
         if (pair.empty())
             continue;
         if (pair.substr(0, 5) == "view.") {
             parse_view_pair(pair, r.view, view_seen, errors);
-        } else if (pair.substr(0, 6) == "model=") {
-            if (!r.view.model.empty())
-                errors.push_back("model is given twice");
-            else if (auto problem = link_model_problem(pair.substr(6)))
-                errors.push_back(*problem);
-            else
-                r.view.model = std::string(pair.substr(6));
+        } else if (model_pair(pair, r.view, model_seen, errors)) {
         } else if (pair.substr(0, 4) == "pin=") {
             r.pin_twice |= r.pin.has_value();
             r.pin = pair.substr(4);
@@ -771,6 +834,7 @@ link_parts link_split(std::string_view link) {
         }
     }
 
+    model_pairs_check(r.view, model_seen, errors);
     if (compressed_twice) {
         errors.push_back("z is given twice");
     } else if (compressed && !experiment_pairs.empty()) {

@@ -94,6 +94,7 @@ struct link_limits {
     static constexpr std::size_t max_link_bytes = 65536;     // a whole link, URL prefix included
     static constexpr std::size_t max_payload_bytes = 32768;  // the decompressed z= payload
     static constexpr std::size_t max_model_name = 128;       // model=<name>@…: the file name's bytes
+    static constexpr std::size_t max_url = 2048;             // model_url=, tokenizer_url=: the address's bytes
 };
 
 // Panels a link can hide (view.hide=controls,code), link_view: values.hpp;
@@ -125,6 +126,13 @@ std::optional<std::string> link_model_problem(std::string_view value);
 // every other character as '_', cut to max_model_name, '@', the first 16 hex
 // digits of sha256 (lowercase). "" when sha256 has fewer than 16 digits.
 std::string link_model_ref(std::string_view file_name, std::string_view sha256);
+
+// Why `value` (after "model_url=" or "tokenizer_url=", `key`) is not an address
+// the page may fetch a model from: http:// or https://, or a path relative to the
+// page (no other scheme); at most link_limits::max_url bytes of URL characters,
+// percent-encoded as in any link (no space, '&', '#', quote or control
+// character). nullopt when it is.
+std::optional<std::string> link_url_problem(std::string_view key, std::string_view value);
 
 // The experiment of a text form, from `base`; the text form carries scale's
 // number only for a custom scale (never the base's), and an omitted `trained`

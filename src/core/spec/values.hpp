@@ -171,6 +171,11 @@ struct link_view {
     // model=<file name>@<the first 16 hex digits of its SHA-256>: the real model the
     // link reads (link_model_problem says the form); the weights never travel in it.
     std::string model;
+    // model_url=, tokenizer_url= (with model=, both or neither): where a host
+    // keeps the two files, fetched when the link is opened in a browser that
+    // does not keep the model, the checkpoint's SHA-256 checked against model=.
+    // As written in the link (percent-encoded; link_url_problem says the form).
+    std::string model_url, tokenizer_url;
     // The Model window's "Continue", sampled as llama2.c samples: a shared link
     // generates the same text.
     float temperature = 0.8f;  // 0: the likeliest token each time
