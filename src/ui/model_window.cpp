@@ -156,6 +156,43 @@ void next_tokens(const app& a, frame_out& out) {
     }
 }
 
+// The selected head's attention at each sampled step, a row added as each token
+// arrives (the core keeps the decoder's weights: real_generation_attention).
+void generated_attention(const app& a, frame_out& out) {
+    const real_model_generation& g = a.real.gen;
+    const matrix w = real_generation_attention(*a.real.model, g, a.view.model_layer, a.view.model_head);
+    if (w.rows == 0)
+        return;
+    textf(out,
+          tr("As each token arrived: layer %d head %d, the query that chose it (down) over every token before (across)",
+             "每个词元到来时：第 %d 层第 %d 个头，选出它的那个查询（行）对之前每个词元（列）的权重"),
+          a.view.model_layer, a.view.model_head);
+    const llama_tokenizer& tok = a.real.model->tok;
+    std::vector<std::string> cols, rows;
+    for (int j = 0; j < w.cols; ++j)
+        cols.push_back(piece_label(tok.pieces[std::size_t(g.ids[std::size_t(j)])], g.ids[std::size_t(j)]));
+    for (const int p : g.query_pos) {  // "query → the token it chose" (BOS, which ends the text, is not kept)
+        const std::size_t next = std::size_t(p) + 1;
+        const int id = next < g.ids.size() ? g.ids[next] : llama_bos;
+        rows.push_back(cols[std::size_t(p)] + " \xE2\x86\x92 " + piece_label(tok.pieces[std::size_t(id)], id));
+    }
+    heatmap_options opt;
+    opt.fixed_range = true;
+    opt.lo = 0, opt.hi = 1;
+    opt.show_values = false;
+    opt.hover_value = true;
+    opt.row_labels = &rows;
+    opt.col_labels = &cols;
+    const float font = ImGui::GetFontSize();
+    // At most 1.5 em a cell, the width over the tokens, and about 12 em tall in all (the text above stays in sight).
+    opt.cell =
+        std::max(1.0f, std::min({font * 1.5f, (visible_width() - font * 8.0f) / float(w.cols), font * 12.0f / float(w.rows)}));
+    opt.max_height = 1e6f;
+    const heatmap_result res = heatmap_draw(*a.heatmaps, "model_generated", w, opt);
+    out.widgets.push_back({"model_generated", res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
+    out.maps.push_back({"model_generated", res.cells, res.labelled, "↓ step   → key"});
+}
+
 void generation(const app& a, frame_out& out) {
     section_text(out, tr("Continue the text", "续写"));
     const float font = ImGui::GetFontSize();
@@ -205,6 +242,7 @@ void generation(const app& a, frame_out& out) {
     ImGui::PushTextWrapPos(0.0f);
     textf(out, "%s", (a.real.reading.decoded + g.text).c_str());
     ImGui::PopTextWrapPos();
+    generated_attention(a, out);
 }
 
 // Every head as a small map of its weights on the text, with its scores; a

@@ -132,6 +132,30 @@ TEST_CASE("real model: generation a token a call gives llama_generate's tokens; 
         if (g.stopped.empty())
             CHECK(int(g.ids.size()) - g.prompt == 12);
     }
+    // Each sampled step's attention, kept as its token arrives: the traced pass's rows over the same tokens.
+    real_model_generation g;
+    real_model_generate_start(m, r.ids, {1.0f, 0.9f, 5}, 8, g);
+    CHECK(real_generation_attention(m, g, 0, 0).rows == 0);
+    while (real_model_generate_step(m, g)) {
+    }
+    // The last prompt token's step, then each fed one's; the last token chosen is not fed (BOS is not kept).
+    const bool bos = g.stopped == "bos";
+    REQUIRE(g.query_pos.size() == g.ids.size() - std::size_t(g.prompt) + (bos ? 1 : 0));
+    CHECK(g.query_pos.front() == g.prompt - 1);
+    const std::vector<int> fed(g.ids.begin(), g.ids.end() - (bos ? 0 : 1));
+    const trace t = llama_forward(m.model, fed, llama_experiment(m.model.config), {}, &m.tok);
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 4; ++h) {
+            const matrix a = real_generation_attention(m, g, l, h);
+            REQUIRE(a.rows == int(g.query_pos.size()));
+            REQUIRE(a.cols == g.query_pos.back() + 1);
+            const matrix& w = t.layers[std::size_t(l)].heads[std::size_t(h)].weights;
+            for (int s = 0; s < a.rows; ++s)
+                for (int j = 0; j < a.cols; ++j)
+                    CHECK(a(s, j) == doctest::Approx(w(g.query_pos[std::size_t(s)], j)).epsilon(1e-5));
+        }
+    CHECK(real_generation_attention(m, g, 2, 0).rows == 0);  // no layer 2
+
     real_model_generation all;
     real_model_generate_start(m, r.ids, {1.5f, 0.0f, 3}, 1000, all);
     while (real_model_generate_step(m, all)) {

@@ -118,6 +118,13 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     assert.deepEqual(first.ids.slice(0, first.prompt), u.realModel.ids, 'after the prompt');
     const again = await generate(page);
     assert.deepEqual(again.ids, first.ids, 'the same seed, the same tokens');
+    // Each token's attention as it arrived: the selected head's map, a row per sampled step over every token before.
+    await revealInWindow(page, 'model_generated');
+    const steps = first.ids.length - first.prompt + (first.stopped === 'bos' ? 1 : 0);
+    const lastQuery = first.prompt - 1 + steps - 1;
+    const drawn = (await ui(page)).maps.find((m) => m.name === 'model_generated');
+    assert.ok(drawn, 'the generated tokens\' attention is drawn');
+    assert.equal(drawn.cells, steps * (lastQuery + 1), 'a row per step, a column per token up to the last query');
 
     // A corrupted checkpoint is refused with a message naming it; the open model stays.
     const bytes = fs.readFileSync(ckpt);

@@ -55,6 +55,18 @@ void top_next(const real_model& m, real_model_reading& r) {
     }
 }
 
+// The step just taken: its query's weights, every head, kept for the page.
+void record_attention(const real_model& m, real_model_generation& g) {
+    const llama_config& c = m.model.config;
+    const int p = g.decoder->pos - 1;
+    g.query_pos.push_back(p);
+    g.at.push_back(g.attention.size());
+    for (int lh = 0; lh < c.n_layers * c.n_heads; ++lh) {
+        const float* w = g.decoder->attention.data() + std::size_t(lh) * std::size_t(c.seq_len);
+        g.attention.insert(g.attention.end(), w, w + p + 1);
+    }
+}
+
 }  // namespace
 
 std::size_t real_model::parameters() const {
@@ -128,6 +140,7 @@ bool real_model_generate_step(const real_model& m, real_model_generation& g) {
         g.stopped = "context";
         return false;
     }
+    record_attention(m, g);
     const int next = llama_sample(z, m.model.config.vocab_size, g.sampling, g.g);
     if (next == llama_bos) {
         g.done = true;
@@ -138,6 +151,23 @@ bool real_model_generate_step(const real_model& m, real_model_generation& g) {
     g.ids.push_back(next);
     g.done = int(g.ids.size()) - g.prompt >= g.target;
     return !g.done;
+}
+
+}  // namespace attn
+
+namespace attn {
+
+matrix real_generation_attention(const real_model& m, const real_model_generation& g, int layer, int head) {
+    const llama_config& c = m.model.config;
+    if (g.query_pos.empty() || layer < 0 || layer >= c.n_layers || head < 0 || head >= c.n_heads)
+        return {};
+    matrix out(int(g.query_pos.size()), g.query_pos.back() + 1);
+    for (std::size_t s = 0; s < g.query_pos.size(); ++s) {
+        const std::size_t n = std::size_t(g.query_pos[s]) + 1;
+        const float* w = g.attention.data() + g.at[s] + (std::size_t(layer) * std::size_t(c.n_heads) + std::size_t(head)) * n;
+        std::copy(w, w + n, out.row(int(s)));
+    }
+    return out;
 }
 
 }  // namespace attn

@@ -100,6 +100,12 @@ struct real_model_generation {
     bool done = true;
     std::string stopped;  // why it stopped: "", "bos", "context"
     std::string text;     // everything generated, decoded
+    // Each sampled step's attention, as the token it chose arrives: the query at
+    // position query_pos[s] (the last prompt token's, then each generated one's)
+    // over keys 0 … query_pos[s], every head (layer by layer), from attention[at[s]].
+    std::vector<int> query_pos;
+    std::vector<std::size_t> at;
+    std::vector<float> attention;
 };
 
 // A generation from the prompt ids (already read): the cache made, nothing fed yet.
@@ -108,5 +114,10 @@ void real_model_generate_start(const real_model& m, const std::vector<int>& prom
 // Feeds what is pending (the prompt, one token per call after the first) and
 // samples the next token; false once done. Each call costs one token's pass.
 bool real_model_generate_step(const real_model& m, real_model_generation& g);
+
+// One head's attention over the generation's sampled steps: a row per step (its
+// query over keys 0 … the last step's position; keys after its own are 0).
+// Empty before the first sampled step.
+matrix real_generation_attention(const real_model& m, const real_model_generation& g, int layer, int head);
 
 }  // namespace attn
