@@ -75,6 +75,7 @@ TEST_CASE("llama forward: a step through the KV cache gives the traced pass's lo
                 }
         }
         CHECK(d.cache_bytes_read(16) == std::size_t(s.layers) * 2 * 17 * std::size_t(s.kv * (s.dim / s.heads)) * 4);
+        CHECK(llama_cache_bytes_per_token(m.config) * 17 == d.cache_bytes_read(16));
     }
 }
 

@@ -125,6 +125,13 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     const drawn = (await ui(page)).maps.find((m) => m.name === 'model_generated');
     assert.ok(drawn, 'the generated tokens\' attention is drawn');
     assert.equal(drawn.cells, steps * (lastQuery + 1), 'a row per step, a column per token up to the last query');
+    // The KV cache on this model's shape (GQA: 4 query heads over 2 K/V heads) and what the last step read.
+    const { config: cfg, gen: { cache } } = (await ui(page)).realModel;
+    assert.equal(cache.perToken, 2 * cfg.layers * cfg.kvHeads * (cfg.dim / cfg.heads) * 4);
+    assert.equal(cache.perTokenMha, 2 * cfg.layers * cfg.dim * 4);
+    assert.equal(cache.perTokenMha, 2 * cache.perToken, 'the tiny model shares each K/V head between two query heads');
+    assert.equal(cache.lastStepRead, cache.perToken * (lastQuery + 1));
+    assert.ok((await ui(page)).widgets.model_cache, 'the window says it');
 
     // A corrupted checkpoint is refused with a message naming it; the open model stays.
     const bytes = fs.readFileSync(ckpt);

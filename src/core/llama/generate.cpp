@@ -144,9 +144,12 @@ const float* llama_decoder::step(int token) {
     return logits.data();
 }
 
+std::size_t llama_cache_bytes_per_token(const llama_config& c) {
+    return std::size_t(c.n_layers) * 2 * std::size_t(c.kv_dim()) * sizeof(float);
+}
+
 std::size_t llama_decoder::cache_bytes_read(int p) const {
-    const llama_config& c = model->config;
-    return std::size_t(c.n_layers) * 2 * std::size_t(p + 1) * std::size_t(c.kv_dim()) * sizeof(float);
+    return std::size_t(p + 1) * llama_cache_bytes_per_token(model->config);
 }
 
 int llama_sample(const float* logits, int vocab, const llama_sampling& s, rng& g) {

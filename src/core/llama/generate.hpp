@@ -45,6 +45,11 @@ struct llama_decoder {
     std::size_t cache_bytes_read(int p) const;
 };
 
+// Bytes the KV cache keeps per token: K and V, every layer, kv_heads × head_size
+// floats each (L5's arithmetic on this model's shape; GQA divides it by
+// n_heads / n_kv_heads against MHA).
+std::size_t llama_cache_bytes_per_token(const llama_config& c);
+
 struct llama_sampling {
     float temperature = 1.0f;  // 0: argmax (greedy); else > 0
     float top_p = 0.9f;        // in (0, 1): nucleus sampling; 0 or ≥ 1: the whole distribution
