@@ -192,10 +192,8 @@ std::string real_model_json(const attn::ui::app& a) {
     for (std::size_t i = 0; i < r.gen.ids.size(); ++i)
         out += (i ? "," : "") + std::to_string(r.gen.ids[i]);
     // The KV cache (as the window says it): bytes a token adds, with MHA's, and what the last step read.
-    attn::llama_config mha = c;
-    mha.n_kv_heads = c.n_heads;
     std::snprintf(buf, sizeof buf, "],\"cache\":{\"perToken\":%zu,\"perTokenMha\":%zu,\"lastStepRead\":%zu}",
-                  attn::llama_cache_bytes_per_token(c), attn::llama_cache_bytes_per_token(mha),
+                  attn::llama_cache_bytes_per_token(c), attn::llama_cache_bytes_per_token_mha(c),
                   r.gen.decoder && r.gen.decoder->pos > 0 ? r.gen.decoder->cache_bytes_read(r.gen.decoder->pos - 1) : 0);
     out += buf;
     out += ",\"prompt\":" + std::to_string(r.gen.prompt) + ",\"done\":" + (r.gen.done ? "true" : "false") +

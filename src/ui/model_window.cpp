@@ -65,9 +65,7 @@ std::string byte_size(std::size_t bytes) {
 // MHA), and what the last generated step read.
 void cache_line(const app& a, frame_out& out) {
     const llama_config& c = a.real.model->model.config;
-    llama_config mha = c;
-    mha.n_kv_heads = c.n_heads;
-    const std::size_t per = llama_cache_bytes_per_token(c), per_mha = llama_cache_bytes_per_token(mha);
+    const std::size_t per = llama_cache_bytes_per_token(c), per_mha = llama_cache_bytes_per_token_mha(c);
     textf(out,
           tr("KV cache: 2 (K, V) × %d layers × %d K/V heads × %d dims × 4 B = %s a token",
              "KV 缓存：2（K、V）× %d 层 × %d 个 K/V 头 × %d 维 × 4 B = 每个词元 %s"),

@@ -234,10 +234,6 @@ bool llama_checkpoint_adopt(std::shared_ptr<const unsigned char> file, std::size
     return read_checkpoint(bytes, size, std::move(file), out, error);
 }
 
-}  // namespace attn
-
-namespace attn {
-
 llama_file llama_file_read(const std::string& path, std::string& error) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) {

@@ -148,6 +148,12 @@ std::size_t llama_cache_bytes_per_token(const llama_config& c) {
     return std::size_t(c.n_layers) * 2 * std::size_t(c.kv_dim()) * sizeof(float);
 }
 
+std::size_t llama_cache_bytes_per_token_mha(const llama_config& c) {
+    llama_config mha = c;
+    mha.n_kv_heads = c.n_heads;
+    return llama_cache_bytes_per_token(mha);
+}
+
 std::size_t llama_decoder::cache_bytes_read(int p) const {
     return std::size_t(p + 1) * llama_cache_bytes_per_token(model->config);
 }

@@ -49,6 +49,8 @@ struct llama_decoder {
 // floats each (L5's arithmetic on this model's shape; GQA divides it by
 // n_heads / n_kv_heads against MHA).
 std::size_t llama_cache_bytes_per_token(const llama_config& c);
+// The same for this shape with a K/V head per query head (MHA), to compare.
+std::size_t llama_cache_bytes_per_token_mha(const llama_config& c);
 
 struct llama_sampling {
     float temperature = 1.0f;  // 0: argmax (greedy); else > 0

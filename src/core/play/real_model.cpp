@@ -153,10 +153,6 @@ bool real_model_generate_step(const real_model& m, real_model_generation& g) {
     return !g.done;
 }
 
-}  // namespace attn
-
-namespace attn {
-
 matrix real_generation_attention(const real_model& m, const real_model_generation& g, int layer, int head) {
     const llama_config& c = m.model.config;
     if (g.query_pos.empty() || layer < 0 || layer >= c.n_layers || head < 0 || head >= c.n_heads)
