@@ -66,12 +66,12 @@ std::string byte_size(std::size_t bytes) {
 void cache_line(const app& a, frame_out& out) {
     const llama_config& c = a.real.model->model.config;
     const std::size_t per = llama_cache_bytes_per_token(c), per_mha = llama_cache_bytes_per_token_mha(c);
+    ImGui::PushTextWrapPos(0.0f);  // wrapped: a phone's window is narrow
     textf(out,
           tr("KV cache: 2 (K, V) × %d layers × %d K/V heads × %d dims × 4 B = %s a token",
              "KV 缓存：2（K、V）× %d 层 × %d 个 K/V 头 × %d 维 × 4 B = 每个词元 %s"),
           c.n_layers, c.n_kv_heads, c.head_size(), byte_size(per).c_str());
     mark_widget(out, "model_cache");
-    ImGui::SameLine();
     if (per_mha == per)
         text_disabled(out, "%s", tr("(MHA: each query head keeps its own K and V)", "（MHA：每个查询头有自己的 K 和 V）"));
     else
@@ -82,6 +82,7 @@ void cache_line(const app& a, frame_out& out) {
     if (g.decoder && g.decoder->pos > 0)
         text_disabled(out, tr("the last step read %s of it (%d tokens)", "最后一步从中读取了 %s（%d 个词元）"),
                       byte_size(g.decoder->cache_bytes_read(g.decoder->pos - 1)).c_str(), g.decoder->pos);
+    ImGui::PopTextWrapPos();
 }
 
 // The models this browser keeps: each with Open and Remove.
