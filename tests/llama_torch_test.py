@@ -20,6 +20,7 @@ checked too. Exit status 1 when a check fails.
 import json
 import math
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -219,6 +220,71 @@ def summary_decoded(stdout):
     return None
 
 
+def parse_lens(stdout):
+    """The summary's logit lens rows and direct logit attribution (attn eval, llama/lens.hpp)."""
+    lens, dla = [], {"heads": []}
+    for line in stdout.splitlines():
+        m = re.match(r'^logit lens at the last token, for id (\d+):$', line)
+        if m:
+            dla["target"] = int(m.group(1))
+        m = re.match(r'^\s+(embedding|layer) (\d+): top (\d+) ".*" p (\S+), target p (\S+) rank (\d+)$', line)
+        if m:
+            lens.append((int(m.group(3)), float(m.group(4)), float(m.group(5)), int(m.group(6))))
+        m = re.match(r'^direct logit attribution of id \d+: logit (\S+) = sum (\S+) \(1/rms (\S+)\)$', line)
+        if m:
+            dla["logit"], dla["sum"], dla["inv_rms"] = (float(v) for v in m.groups())
+        m = re.match(r'^\s+embedding (\S+)$', line)
+        if m:
+            dla["embedding"] = float(m.group(1))
+        m = re.match(r'^\s+layer \d+ heads (.*) ffn (\S+)$', line)
+        if m:
+            dla["heads"].append(([float(v) for v in m.group(1).split()], float(m.group(2))))
+    return lens, dla
+
+
+def check_lens(name, stdout, w, ref, ids, heads):
+    """The logit lens (each residual through the final RMSNorm with its own scale) and the direct logit attribution
+    (the final residual's parts through the final norm's scale of this pass) of the likeliest next token, against
+    the reference pass's float64 numbers."""
+    lens, dla = parse_lens(stdout)
+    t = {k: torch.tensor(v, dtype=torch.float64) for k, v in w.items()}
+    wcls, g = t.get("wcls", t["token_embedding"]), t["rms_final"]
+    last = len(ids) - 1
+    target = int(torch.argmax(ref["logits"][last]))
+    rows = [ref["x0"][last]] + [layer["output"][last] for layer in ref["layers"]]
+    want = []
+    for x in rows:
+        p = torch.softmax(rmsnorm(x, g) @ wcls.T, -1)
+        top = int(torch.argmax(p))
+        want.append((top, float(p[top]), float(p[target]), int((p > p[target]).sum())))
+    ok = len(lens) == len(want) and dla.get("target") == target
+    worst = 0.0
+    for (ct, cp, cq, cr), (rt, rp, rq, rr) in zip(lens, want):
+        ok = ok and ct == rt and cr == rr
+        worst = max(worst, abs(cp - rp), abs(cq - rq))
+    check(ok and worst <= 1e-4, f"{name}: the logit lens of id {target}: tops and ranks equal, probabilities within 1e-4 "
+          f"(worst {worst:.1e})")
+    final = ref["layers"][-1]["output"][last]
+    inv = float(torch.rsqrt((final * final).mean() + 1e-5))
+    u = g * wcls[target]
+    d = final.shape[0]
+    hs = d // heads
+    parts = [inv * float(ref["x0"][last] @ u)]
+    for l, layer in enumerate(ref["layers"]):
+        wo = t["wo"][l]
+        parts += [inv * float((layer["heads"][h]["out"][last] @ wo[:, h * hs:(h + 1) * hs].T) @ u) for h in range(heads)]
+        parts.append(inv * float(layer["ffn_out"][last] @ u))
+    core = [dla.get("embedding", float("nan"))]
+    for hv, fv in dla["heads"]:
+        core += hv + [fv]
+    scale = max(1.0, max(abs(v) for v in parts))
+    err = max((abs(a - b) for a, b in zip(core, parts)), default=float("inf")) / scale if len(core) == len(parts) else float("inf")
+    logit = float(ref["logits"][last][target])
+    check(err <= 1e-4 and abs(dla.get("inv_rms", 0) - inv) <= 1e-4 * inv and abs(dla.get("sum", 0) - logit) <= 1e-4 * scale,
+          f"{name}: the direct logit attribution of id {target} (parts within {err:.1e} of the scale {scale:.3g}, "
+          f"summing to the logit {logit:.4g})")
+
+
 def check_model(attn, folder, spec, tokenizer_of):
     name, version, shared, d, f, L, h, kvh, T = spec
     V = len(llama_files.test_vocabulary()[0]) + 7  # a few pads past the test vocabulary
@@ -235,6 +301,7 @@ def check_model(attn, folder, spec, tokenizer_of):
         check(p.returncode == 0 and summary_ids(p.stdout) == ids,
               f"{name}: the core's ids for {text!r} are the Python tokenizer's ({summary_ids(p.stdout)} vs {ids}) {p.stderr}")
         check(summary_decoded(p.stdout) == text, f"{name}: the core decodes {text!r} back ({summary_decoded(p.stdout)!r})")
+        check_lens(f"{name} on {text!r}", p.stdout, w, forward(w, ids, h, kvh), ids, h)
         p = run(attn, ["eval", link(text), "--model", path, "--tokenizer", tok, "--json"])
         if p.returncode != 0:
             check(False, f"{name}: attn eval --json failed: {p.stderr}")

@@ -9,6 +9,7 @@
 
 #include "llama/forward.hpp"
 #include "llama/generate.hpp"
+#include "llama/lens.hpp"
 #include "model/trace_json.hpp"
 
 namespace attn {
@@ -76,6 +77,26 @@ bool selection(const cli_options& o, const experiment& e, trace_json_select& sel
     return err ? report(*err) : true;
 }
 
+// The logit lens and the direct logit attribution of the likeliest token at the
+// last position (llama/lens.hpp), a line each, in words a script can read.
+void print_lens(const llama_model& m, const llama_tokenizer& tok, const std::vector<int>& ids, const trace& t, int target) {
+    const int last = int(ids.size()) - 1;
+    std::printf("logit lens at the last token, for id %d:\n", target);
+    for (const llama_lens_row& r : llama_logit_lens(m, t, last, target))
+        std::printf("  %s %d: top %d %s p %.6g, target p %.6g rank %d\n", r.layer < 0 ? "embedding" : "layer",
+                    r.layer < 0 ? 0 : r.layer, r.top, json_string(llama_decode_piece(tok, ids.back(), r.top)).c_str(),
+                    double(r.top_probability), double(r.target_probability), r.target_rank);
+    const llama_attribution a = llama_direct_logit_attribution(m, t, last, target);
+    std::printf("direct logit attribution of id %d: logit %.6g = sum %.6g (1/rms %.6g)\n  embedding %.6g\n", target,
+                double(a.logit), a.sum(), double(a.inv_rms), double(a.embedding));
+    for (int l = 0; l < m.config.n_layers; ++l) {
+        std::printf("  layer %d heads", l);
+        for (int h = 0; h < m.config.n_heads; ++h)
+            std::printf(" %.6g", double(a.heads[std::size_t(l * m.config.n_heads + h)]));
+        std::printf(" ffn %.6g\n", double(a.ffn[std::size_t(l)]));
+    }
+}
+
 void print_summary(const cli_options& o, const llama_model& m, const llama_tokenizer& tok, const std::vector<int>& ids,
                    const trace& t) {
     const llama_config& c = m.config;
@@ -108,6 +129,7 @@ void print_summary(const cli_options& o, const llama_model& m, const llama_token
         std::printf("  %6.2f%%  %d \"%s\"  (logit %.4g)\n", 100.0 * std::exp(double(z[v]) - double(mx)) / sum, v,
                     cli_terminal_safe(llama_decode_piece(tok, ids.back(), v)).c_str(), double(z[v]));
     }
+    print_lens(m, tok, ids, t, order[0]);
 }
 
 // The text and each generated token's text as run.c prints it (terminal-safe),

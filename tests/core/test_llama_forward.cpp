@@ -2,10 +2,12 @@
 // on checkpoints with random weights written here: the KV-cache step gives the
 // traced pass's logits and attention row by row, a prefix's rows do not see
 // what follows, every kernel set agrees, and sampling is llama2.c's (argmax at
-// temperature 0, the same seed the same tokens, the nucleus respected). The
+// temperature 0, the same seed the same tokens, the nucleus respected); the
+// logit lens and the direct logit attribution (llama/lens.hpp) by hand. The
 // numbers themselves are checked against PyTorch by tests/llama_torch_test.py.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "compare.hpp"
 #include "llama/forward.hpp"
 #include "llama/generate.hpp"
+#include "llama/lens.hpp"
 #include "llama_test_files.hpp"
 #include "test_util.hpp"
 
@@ -161,4 +164,66 @@ TEST_CASE("llama sampling: argmax at temperature 0, the same seed the same token
         best = z[i] > z[best] ? i : best;
     if (best != llama_bos)
         CHECK(greedy[4] == best);
+}
+
+TEST_CASE("llama lens: the last layer's row is the model's prediction; each row is its own residual through the final norm") {
+    const llama_model m = random_model(32, 64, 3, 4, 2, 40, 16, false, 21);
+    const std::vector<int> ids = some_ids(12, 40, 4);
+    const trace t = llama_forward(m, ids, llama_experiment(m.config), trace_options::lean());
+    for (const int pos : {0, 5, 11}) {
+        const float* z = t.logits.row(pos);
+        const int top = int(std::max_element(z, z + 40) - z);
+        const int target = (top + 7) % 40;
+        const std::vector<llama_lens_row> lens = llama_logit_lens(m, t, pos, target);
+        REQUIRE(lens.size() == 4);
+        CHECK(lens.front().layer == -1);
+        CHECK(lens.back().layer == 2);
+        CHECK(lens.back().top == top);
+        int rank = 0;
+        for (int v = 0; v < 40; ++v)
+            rank += z[v] > z[target];
+        CHECK(lens.back().target_rank == rank);
+        // Each row by hand: rms of that residual (not the final one's), the gain, the classifier, softmax.
+        for (const llama_lens_row& r : lens) {
+            const matrix& x = r.layer < 0 ? t.x0 : t.layers[std::size_t(r.layer)].output;
+            double ms = 0;
+            for (int i = 0; i < 32; ++i)
+                ms += double(x(pos, i)) * x(pos, i);
+            const double inv = 1.0 / std::sqrt(ms / 32 + 1e-5);
+            std::vector<double> logit(40);
+            for (int v = 0; v < 40; ++v)
+                for (int i = 0; i < 32; ++i)
+                    logit[std::size_t(v)] +=
+                        double(x(pos, i)) * inv * m.at(m.rms_final)[i] * m.at(m.classifier)[std::size_t(v) * 32 + std::size_t(i)];
+            const auto best = std::max_element(logit.begin(), logit.end());
+            double sum = 0;
+            for (const double l : logit)
+                sum += std::exp(l - *best);
+            CHECK(r.top == int(best - logit.begin()));
+            CHECK(r.top_probability == doctest::Approx(1.0 / sum).epsilon(1e-4));
+            CHECK(r.target_probability == doctest::Approx(std::exp(logit[std::size_t(target)] - *best) / sum).epsilon(1e-4));
+        }
+    }
+}
+
+TEST_CASE("llama direct logit attribution: the parts sum to the logit; a zeroed head's part is 0; the scale is this pass's") {
+    const llama_model m = random_model(32, 64, 2, 4, 4, 30, 16, true, 17);
+    const std::vector<int> ids = some_ids(9, 30, 3);
+    experiment e = llama_experiment(m.config);
+    e.ablate.push_back({1, 3});
+    const trace t = llama_forward(m, ids, e, trace_options::lean());
+    for (const int pos : {0, 8})
+        for (const int target : {0, 11, 29}) {
+            const llama_attribution a = llama_direct_logit_attribution(m, t, pos, target);
+            CHECK(a.logit == t.logits(pos, target));
+            REQUIRE(a.heads.size() == 8);
+            REQUIRE(a.ffn.size() == 2);
+            CHECK(a.heads[1 * 4 + 3] == 0.0f);
+            double scale = std::abs(a.embedding);
+            for (const float v : a.heads)
+                scale = std::max(scale, double(std::abs(v)));
+            CHECK(std::abs(a.sum() - double(a.logit)) <= 1e-5 * std::max(1.0, scale));
+            // The scale divides the final residual's row: with it, the final norm's output is the trace's.
+            CHECK(t.output(pos, 5) * a.inv_rms * m.at(m.rms_final)[5] == doctest::Approx(t.final_normed(pos, 5)).epsilon(1e-5));
+        }
 }

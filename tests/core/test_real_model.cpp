@@ -99,6 +99,13 @@ TEST_CASE("real model: the text read, each head's scores from its weights, the f
         CHECK(r.next[i].logit == r.tr.logits(n - 1, r.next[i].id));
     }
     CHECK(total <= 1.0 + 1e-6);
+    // The lens and the attribution are of the likeliest token at the last position.
+    REQUIRE(r.lens.size() == 3);
+    CHECK(r.lens.back().top == r.next[0].id);
+    CHECK(r.lens.back().target_rank == 0);
+    CHECK(r.attribution.target == r.next[0].id);
+    CHECK(r.attribution.pos == n - 1);
+    CHECK(r.attribution.sum() == doctest::Approx(r.next[0].logit).epsilon(1e-4));
     real_model_reading once;
     real_model_read(m, "Once upon", once);
     for (const real_head_summary& h : once.heads)
@@ -111,6 +118,40 @@ TEST_CASE("real model: the text read, each head's scores from its weights, the f
     real_model_read(m, long_text, cut);
     CHECK(cut.cut);
     CHECK(cut.ids.size() == 48);  // the context
+}
+
+TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; zeroing changes nothing it cannot") {
+    const files f = make_files();
+    real_model m;
+    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
+    real_model_reading r;
+    real_model_read(m, "Once upon a time Once upon", r);
+    const int n = int(r.ids.size());
+    real_head_effect fx;
+    real_model_zero_head(m, r, 1, 2, fx);
+    CHECK(fx.layer == 1);
+    CHECK(fx.head == 2);
+    experiment e = llama_experiment(m.model.config);
+    e.ablate.push_back({1, 2});
+    const trace t = llama_forward(m.model, r.ids, e);
+    REQUIRE(fx.next.size() == 5);
+    CHECK(fx.next[0].logit == t.logits(n - 1, fx.next[0].id));
+    for (std::size_t i = 1; i < fx.next.size(); ++i)
+        CHECK(fx.next[i].logit <= fx.next[i - 1].logit);
+    REQUIRE(fx.reading_ids_probability.size() == r.next.size());
+    double mx = t.logits(n - 1, 0), sum = 0;
+    for (int v = 0; v < m.model.config.vocab_size; ++v)
+        mx = std::max(mx, double(t.logits(n - 1, v)));
+    for (int v = 0; v < m.model.config.vocab_size; ++v)
+        sum += std::exp(double(t.logits(n - 1, v)) - mx);
+    for (std::size_t i = 0; i < r.next.size(); ++i)
+        CHECK(fx.reading_ids_probability[i] ==
+              doctest::Approx(std::exp(double(t.logits(n - 1, r.next[i].id)) - mx) / sum).epsilon(1e-4));
+    CHECK(fx.kl > 0.0f);
+    // Zeroing a head the model lacks computes nothing.
+    real_model_zero_head(m, r, 5, 0, fx);
+    CHECK(fx.layer == -1);
+    CHECK(fx.next.empty());
 }
 
 TEST_CASE("real model: generation a token a call gives llama_generate's tokens; it stops at the count or the context") {

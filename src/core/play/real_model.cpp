@@ -36,9 +36,8 @@ void summarise_heads(real_model_reading& r) {
         }
 }
 
-void top_next(const real_model& m, real_model_reading& r) {
-    const int V = m.model.config.vocab_size;
-    const float* z = r.tr.logits.row(r.tr.logits.rows - 1);
+// The five likeliest of a logits row, as probabilities.
+std::vector<real_next_token> top_five(const float* z, int V) {
     std::vector<int> order(std::size_t(V), 0);
     std::iota(order.begin(), order.end(), 0);
     const int top = std::min(5, V);
@@ -48,11 +47,27 @@ void top_next(const real_model& m, real_model_reading& r) {
     double sum = 0;
     for (int v = 0; v < V; ++v)
         sum += std::exp(double(z[v]) - mx);
-    r.next.clear();
+    std::vector<real_next_token> out;
     for (int i = 0; i < top; ++i) {
         const int v = order[std::size_t(i)];
-        r.next.push_back({v, float(std::exp(double(z[v]) - mx) / sum), z[v]});
+        out.push_back({v, float(std::exp(double(z[v]) - mx) / sum), z[v]});
     }
+    return out;
+}
+
+// log softmax of a logits row, in doubles.
+std::vector<double> log_softmax(const float* z, int V) {
+    double mx = z[0];
+    for (int v = 1; v < V; ++v)
+        mx = std::max(mx, double(z[v]));
+    double sum = 0;
+    for (int v = 0; v < V; ++v)
+        sum += std::exp(double(z[v]) - mx);
+    const double lse = mx + std::log(sum);
+    std::vector<double> out(static_cast<std::size_t>(V));
+    for (int v = 0; v < V; ++v)
+        out[std::size_t(v)] = double(z[v]) - lse;
+    return out;
 }
 
 // The step just taken: its query's weights, every head, kept for the page.
@@ -112,7 +127,30 @@ void real_model_read(const real_model& m, const std::string& text, real_model_re
         out.decoded += llama_decode_piece(m.tok, out.ids[i - 1], out.ids[i]);
     out.tr = llama_forward(m.model, out.ids, llama_experiment(m.model.config), {}, &m.tok);
     summarise_heads(out);
-    top_next(m, out);
+    const int last = int(out.ids.size()) - 1;
+    out.next = top_five(out.tr.logits.row(last), m.model.config.vocab_size);
+    out.lens = llama_logit_lens(m.model, out.tr, last, out.next[0].id);
+    out.attribution = llama_direct_logit_attribution(m.model, out.tr, last, out.next[0].id);
+}
+
+void real_model_zero_head(const real_model& m, const real_model_reading& r, int layer, int head, real_head_effect& out) {
+    const llama_config& c = m.model.config;
+    out = real_head_effect{};
+    if (r.ids.empty() || layer < 0 || layer >= c.n_layers || head < 0 || head >= c.n_heads)
+        return;
+    experiment e = llama_experiment(c);
+    e.ablate.push_back({layer, head});
+    const trace t = llama_forward(m.model, r.ids, e, trace_options::lean());
+    const int last = int(r.ids.size()) - 1, V = c.vocab_size;
+    out.layer = layer, out.head = head;
+    out.next = top_five(t.logits.row(last), V);
+    const std::vector<double> with = log_softmax(r.tr.logits.row(last), V), without = log_softmax(t.logits.row(last), V);
+    double kl = 0;
+    for (int v = 0; v < V; ++v)
+        kl += std::exp(with[std::size_t(v)]) * (with[std::size_t(v)] - without[std::size_t(v)]);
+    out.kl = float(std::max(0.0, kl));
+    for (const real_next_token& n : r.next)
+        out.reading_ids_probability.push_back(float(std::exp(without[std::size_t(n.id)])));
 }
 
 void real_model_generate_start(const real_model& m, const std::vector<int>& prompt, const llama_sampling& s, int steps,

@@ -22,6 +22,7 @@
 
 #include "llama/checkpoint.hpp"
 #include "llama/generate.hpp"
+#include "llama/lens.hpp"
 #include "llama/tokenizer.hpp"
 #include "model/forward.hpp"
 
@@ -84,10 +85,28 @@ struct real_model_reading {
     std::vector<real_head_summary> heads;  // layer by layer, head by head
     std::vector<real_next_token> next;     // after the last token, the five likeliest
     std::string decoded;                   // the ids decoded back (what run.c prints)
+    // At the last token, for the likeliest next token (next[0]): what each
+    // layer's residual would predict, and who writes that token's logit
+    // (llama/lens.hpp; the final norm's scale from this very pass).
+    std::vector<llama_lens_row> lens;
+    llama_attribution attribution;
 };
 
 // Encodes text with BOS (run.c's rule), runs the pass, and measures.
 void real_model_read(const real_model& m, const std::string& text, real_model_reading& out);
+
+// One head zeroed (its output all zeros, every later layer recomputed) and the
+// next token after the last as the model then predicts it, beside the reading's.
+struct real_head_effect {
+    int layer = -1, head = -1;                   // -1: none computed
+    std::vector<real_next_token> next;           // the five likeliest without the head
+    std::vector<float> reading_ids_probability;  // the reading's five (r.next's ids) without the head, in that order
+    float kl = 0;                                // KL(with ‖ without) over the whole vocabulary, in nats
+};
+
+// The effect of zeroing (layer, head) on the reading r of m (made by
+// real_model_read). One pass over r's tokens: the page shows a frame saying so first.
+void real_model_zero_head(const real_model& m, const real_model_reading& r, int layer, int head, real_head_effect& out);
 
 struct real_model_generation {
     std::unique_ptr<llama_decoder> decoder;  // the KV cache

@@ -1,0 +1,102 @@
+#include "llama/lens.hpp"
+
+#include <cmath>
+
+#include "kernels/kernels.hpp"
+#include "llama/forward.hpp"
+#include "model/rules.hpp"
+
+namespace attn {
+
+namespace {
+
+// g_final ⊙ W_cls[target]: what a residual row is dotted with to give target's logit, before the norm's scale.
+std::vector<double> readout(const llama_model& m, int target) {
+    const int d = m.config.dim;
+    const float* g = m.at(m.rms_final);
+    const float* w = m.at(m.classifier) + std::size_t(target) * std::size_t(d);
+    std::vector<double> u(static_cast<std::size_t>(d));
+    for (int i = 0; i < d; ++i)
+        u[std::size_t(i)] = double(g[i]) * double(w[i]);
+    return u;
+}
+
+double dot(const float* x, const std::vector<double>& u) {
+    double s = 0;
+    for (std::size_t i = 0; i < u.size(); ++i)
+        s += double(x[i]) * u[i];
+    return s;
+}
+
+}  // namespace
+
+double llama_attribution::sum() const {
+    double s = embedding;
+    for (const float v : heads)
+        s += v;
+    for (const float v : ffn)
+        s += v;
+    return s;
+}
+
+std::vector<llama_lens_row> llama_logit_lens(const llama_model& m, const trace& t, int pos, int target) {
+    const llama_config& c = m.config;
+    const int rows = c.n_layers + 1, d = c.dim, V = c.vocab_size;
+    matrix resid(rows, d), normed(rows, d), logits(rows, V);
+    for (int r = 0; r < rows; ++r) {
+        const matrix& from = r == 0 ? t.x0 : t.layers[std::size_t(r - 1)].output;
+        std::copy(from.row(pos), from.row(pos) + d, resid.row(r));
+    }
+    rmsnorm_gain_rows(resid.data.data(), m.at(m.rms_final), normed.data.data(), rows, d, llama_norm_eps);
+    kernel_matmul_bt(normed.data.data(), m.at(m.classifier), logits.data.data(), rows, V, d);
+    std::vector<llama_lens_row> out;
+    for (int r = 0; r < rows; ++r) {
+        const float* z = logits.row(r);
+        int top = 0, rank = 0;
+        for (int v = 1; v < V; ++v)
+            top = z[v] > z[top] ? v : top;
+        for (int v = 0; v < V; ++v)
+            rank += z[v] > z[target] || (z[v] == z[target] && v < target);
+        double sum = 0;
+        for (int v = 0; v < V; ++v)
+            sum += std::exp(double(z[v]) - double(z[top]));
+        out.push_back({r - 1, top, float(1.0 / sum), float(std::exp(double(z[target]) - double(z[top])) / sum), rank});
+    }
+    return out;
+}
+
+llama_attribution llama_direct_logit_attribution(const llama_model& m, const trace& t, int pos, int target) {
+    const llama_config& c = m.config;
+    const int d = c.dim, hs = c.head_size();
+    llama_attribution a;
+    a.pos = pos, a.target = target;
+    a.logit = t.logits(pos, target);
+    const float* last = t.output.row(pos);
+    double ms = 0;
+    for (int i = 0; i < d; ++i)
+        ms += double(last[i]) * double(last[i]);
+    const double inv = 1.0 / std::sqrt(ms / d + double(llama_norm_eps));
+    a.inv_rms = float(inv);
+    const std::vector<double> u = readout(m, target);
+    a.embedding = float(inv * dot(t.x0.row(pos), u));
+    std::vector<double> through_wo(static_cast<std::size_t>(d));  // W_Oᵀ u: what each column of concat adds
+    for (int l = 0; l < c.n_layers; ++l) {
+        const layer_trace& lt = t.layers[std::size_t(l)];
+        const float* wo = m.at(m.layers[std::size_t(l)].wo);  // (d out, d in)
+        std::fill(through_wo.begin(), through_wo.end(), 0.0);
+        for (int i = 0; i < d; ++i)
+            for (int j = 0; j < d; ++j)
+                through_wo[std::size_t(j)] += double(wo[std::size_t(i) * std::size_t(d) + std::size_t(j)]) * u[std::size_t(i)];
+        for (int h = 0; h < c.n_heads; ++h) {
+            const float* o = lt.heads[std::size_t(h)].out.row(pos);
+            double s = 0;
+            for (int j = 0; j < hs; ++j)
+                s += double(o[j]) * through_wo[std::size_t(h * hs + j)];
+            a.heads.push_back(float(inv * s));
+        }
+        a.ffn.push_back(float(inv * dot(lt.ffn_out.row(pos), u)));
+    }
+    return a;
+}
+
+}  // namespace attn
