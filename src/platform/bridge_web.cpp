@@ -144,13 +144,50 @@ std::string compare_patch_json(const attn::ui::app& a) {
     return j + "]}";
 }
 
+template <typename T>
+std::string json_numbers(const std::vector<T>& v) {
+    std::string j = "[";
+    for (std::size_t i = 0; i < v.size(); ++i)
+        j += std::string(i ? "," : "") + json_number(double(v[i]));
+    return j + "]";
+}
+
+// ,"lens": [{layer (-1: the embedding), top, p, targetP, rank}], ,"attribution":
+// {target, logit, invRms, embedding, heads (layer by layer), ffn}, ,"zero" (the
+// selected head zeroed), ,"effect": {layer, head, next: [{id, p}], readingP, kl}
+// when it is of the selected head on this reading, else null.
+std::string real_readout_json(const attn::ui::app& a) {
+    const attn::ui::model_state& r = a.real;
+    std::string out = ",\"lens\":[";
+    char buf[200];
+    for (std::size_t i = 0; i < r.reading.lens.size(); ++i) {
+        const attn::llama_lens_row& l = r.reading.lens[i];
+        std::snprintf(buf, sizeof buf, "%s{\"layer\":%d,\"top\":%d,\"p\":%.9g,\"targetP\":%.9g,\"rank\":%d}", i ? "," : "",
+                      l.layer, l.top, double(l.top_probability), double(l.target_probability), l.target_rank);
+        out += buf;
+    }
+    const attn::llama_attribution& at = r.reading.attribution;
+    out += "],\"attribution\":{\"target\":" + std::to_string(at.target) + ",\"logit\":" + json_number(at.logit) +
+           ",\"invRms\":" + json_number(at.inv_rms) + ",\"embedding\":" + json_number(at.embedding) +
+           ",\"heads\":" + json_numbers(at.heads) + ",\"ffn\":" + json_numbers(at.ffn) + "}";
+    out += std::string(",\"zero\":") + (a.view.model_zero ? "true" : "false") + ",\"effect\":";
+    if (!attn::ui::app_model_effect_current(a))
+        return out + "null";
+    const attn::real_head_effect& fx = r.effect;
+    out += "{\"layer\":" + std::to_string(fx.layer) + ",\"head\":" + std::to_string(fx.head) + ",\"next\":[";
+    for (std::size_t i = 0; i < fx.next.size(); ++i)
+        out += std::string(i ? "," : "") + "{\"id\":" + std::to_string(fx.next[i].id) +
+               ",\"p\":" + json_number(fx.next[i].probability) + "}";
+    return out + "],\"readingP\":" + json_numbers(fx.reading_ids_probability) + ",\"kl\":" + json_number(fx.kl) + "}";
+}
+
 // The Model window's real model for tests: null when none is open (or {error,
 // kept} when files were refused or the browser keeps models), else {key (the
 // link's model= value), kept (models this browser keeps), name,
 // tokenizer, bytes, params, config: {dim, hidden, layers, heads, kvHeads, vocab,
 // seqLen, version, shared}, error, open, text, ids, decoded, cut, next: [{id, p,
 // logit}], heads: [{layer, head, kv, prev, sink, induction}], gen: {ids, prompt,
-// done, stopped, text}, layer, head}.
+// done, stopped, text}, layer, head, and real_readout_json's}.
 std::string real_model_json(const attn::ui::app& a) {
     const attn::ui::model_state& r = a.real;
     if (!r.model)
@@ -197,8 +234,8 @@ std::string real_model_json(const attn::ui::app& a) {
                   r.gen.decoder && r.gen.decoder->pos > 0 ? r.gen.decoder->cache_bytes_read(r.gen.decoder->pos - 1) : 0);
     out += buf;
     out += ",\"prompt\":" + std::to_string(r.gen.prompt) + ",\"done\":" + (r.gen.done ? "true" : "false") +
-           ",\"stopped\":" + attn::json_string(r.gen.stopped) + ",\"text\":" + attn::json_string(r.gen.text) + "}}";
-    return out;
+           ",\"stopped\":" + attn::json_string(r.gen.stopped) + ",\"text\":" + attn::json_string(r.gen.text) + "}";
+    return out + real_readout_json(a) + "}";
 }
 
 // ,"wantedModel": the model the link names and has not opened, with where a host

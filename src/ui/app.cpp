@@ -208,6 +208,11 @@ void app_set_kept_models(app& a, std::string_view lines) {
     }
 }
 
+bool app_model_effect_current(const app& a) {
+    const model_state& r = a.real;
+    return r.effect_of == r.version && r.effect.layer == a.view.model_layer && r.effect.head == a.view.model_head;
+}
+
 void app_model_update(app& a, double seconds) {
     model_state& r = a.real;
     if (!r.model)
@@ -219,6 +224,13 @@ void app_model_update(app& a, double seconds) {
         const llama_config& c = r.model->model.config;
         a.view.model_layer = std::clamp(a.view.model_layer, 0, c.n_layers - 1);
         a.view.model_head = std::clamp(a.view.model_head, 0, c.n_heads - 1);
+    }
+    if (a.view.model_zero && !app_model_effect_current(a)) {
+        if (r.effect_announced) {  // the frame before said it runs
+            real_model_zero_head(*r.model, r.reading, a.view.model_layer, a.view.model_head, r.effect);
+            r.effect_of = r.version;
+        }
+        r.effect_announced = !r.effect_announced;
     }
     const auto start = std::chrono::steady_clock::now();
     while (seconds > 0 && !r.gen.done && real_model_generate_step(*r.model, r.gen))

@@ -114,6 +114,7 @@ struct view_state {
     bool model_open = false;
     std::string model_text_edit;
     int model_layer = 0, model_head = 0;
+    bool model_zero = false;  // the selected head zeroed: its effect on the next token (model_state::effect)
     // Continue's sampling and length: the link's view.temperature, view.top_p,
     // view.gen_seed and view.gen_tokens (app_view writes them, a link sets them).
     llama_sampling model_sampling{link_view{}.temperature, link_view{}.top_p, std::uint64_t(link_view{}.gen_seed)};
@@ -128,7 +129,12 @@ struct model_state {
     std::string read_text;              // the text `reading` is of
     std::uint64_t version = 0;          // bumped when the model or the reading change (the maps' source)
     real_model_generation gen;          // "Continue": a token a frame slice through the KV cache
-    std::string error;                  // why the last files were refused ("" when they were not)
+    // The selected head zeroed (view.model_zero): its effect on the next token,
+    // of the reading of `effect_of` (a version); a frame says it runs first.
+    real_head_effect effect;
+    std::uint64_t effect_of = 0;
+    bool effect_announced = false;
+    std::string error;  // why the last files were refused ("" when they were not)
     // The models this browser keeps (the page's IndexedDB, web/shell.js), as the
     // page last told them: the window lists them to open or remove.
     struct stored {
@@ -319,8 +325,11 @@ void app_model_fetch(app& a, std::string_view file, double received, double tota
 std::string app_wanted_model(const app& a);
 
 // The Model window's share of a frame (app_draw, before anything draws): the
-// text read again when it changed, then generation for up to `seconds`.
+// text read again when it changed, the selected head zeroed when asked (the
+// frame after one that says so), then generation for up to `seconds`.
 void app_model_update(app& a, double seconds);
+// Whether model_state::effect is of the selected head on the current reading.
+bool app_model_effect_current(const app& a);
 
 // The theme that shows: a link's view.theme (an embed's host matching its page),
 // else the reader's choice in the View menu, else the system's (theme.hpp).

@@ -69,6 +69,29 @@ constexpr ImGuiWindowFlags panel_nav = ImGuiWindowFlags_NavFlattened;
 
 bool panel_hidden(const app& a, view_panel p) { return a.options.hides(p) || a.view.layout_hidden[std::size_t(p)]; }
 
+// The models this browser keeps (the page's IndexedDB): each with its size, a
+// click opens it, Remove forgets it (as the Model window's list).
+void kept_models_menu(const app& a, frame_out& out) {
+    if (a.real.kept.empty())
+        return;
+    ImGui::TextDisabled("%s", tr("Kept in this browser", "保存在这个浏览器里"));
+    for (const model_state::stored& k : a.real.kept) {
+        ImGui::PushID(k.key.c_str());
+        char label[160];
+        std::snprintf(label, sizeof label, "%s · %.1f MB", k.name.c_str(), k.bytes / 1e6);
+        if (ImGui::Selectable(label, false, 0, ImVec2(ImGui::CalcTextSize(label).x, 0))) {
+            out.model_open_kept = k.key;
+            view_edit(a, out).model_open = true;
+        }
+        mark_widget(out, ("view_kept_open_" + k.key).c_str());
+        ImGui::SameLine();
+        if (chip_button(tr("Remove", "删除")))
+            out.model_remove_kept = k.key;
+        mark_widget(out, ("view_kept_remove_" + k.key).c_str());
+        ImGui::PopID();
+    }
+}
+
 // The View menu: which panels to show. The choice is remembered between visits.
 void view_menu(const app& a, frame_out& out) {
     if (ImGui::Button(tr("View", "视图")))
@@ -113,6 +136,7 @@ void view_menu(const app& a, frame_out& out) {
                 out.share.push_back(share_action::open_model_files);
         }
         mark_widget(out, "view_model");
+        kept_models_menu(a, out);
         ImGui::EndPopup();
     }
 }

@@ -1,7 +1,10 @@
 // The Model window: a real model opened from its files (play/real_model.hpp) —
 // its shape, the text as its tokenizer cuts it, what it predicts next, text it
 // generates through the KV cache, and every head's map on the text with its
-// previous-token, first-token (sink) and induction scores. It draws the core's
+// previous-token, first-token (sink) and induction scores, the selected head
+// zeroed with its effect on the next token, who writes the predicted token's
+// logit (direct logit attribution) and what each layer would predict (the
+// logit lens). It draws the core's
 // numbers (app.real); what it changes goes through frame_out.
 #include <algorithm>
 #include <cmath>
@@ -20,9 +23,22 @@ namespace attn::ui {
 
 namespace {
 
-// A token's piece as a label: control characters shown, not obeyed (as \n,
-// \xNN), a leading space as "·"; the special tokens' newlines (llama2.c's
-// "\n<s>\n") left out.
+// Bytes in the valid UTF-8 sequence at s[i] (overlong forms not judged); 0 when
+// none starts there (a byte token's lone 0x80–0xFF, a cut sequence).
+std::size_t utf8_length(const std::string& s, std::size_t i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size())
+        return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+// A token's piece as a label: control characters and bytes that are not UTF-8
+// shown, not obeyed or replaced (as \n, \xNN), a leading space as "·"; the
+// special tokens' newlines (llama2.c's "\n<s>\n") left out.
 std::string piece_label(const std::string& piece, int id = -1) {
     if (id >= 0 && id < 3) {
         const std::size_t a = piece.find_first_not_of('\n'), b = piece.find_last_not_of('\n');
@@ -33,11 +49,15 @@ std::string piece_label(const std::string& piece, int id = -1) {
         const auto c = static_cast<unsigned char>(piece[i]);
         if (c == '\n')
             out += "\\n";
-        else if (c < 0x20 || c == 0x7F)
+        else if (c < 0x20 || c == 0x7F || utf8_length(piece, i) == 0)
             out += "\\x" + std::string(1, "0123456789ABCDEF"[c >> 4]) + "0123456789ABCDEF"[c & 15];
         else if (c == ' ' && i == 0)
             out += "\xC2\xB7";  // ·
-        else
+        else if (c >= 0x80) {   // a whole sequence
+            const std::size_t n = utf8_length(piece, i);
+            out += piece.substr(i, n);
+            i += n - 1;
+        } else
             out += char(c);
     }
     return out;
@@ -58,6 +78,17 @@ std::string byte_size(std::size_t bytes) {
         std::snprintf(buf, sizeof buf, "%.1f KB", double(bytes) / 1e3);
     else
         std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
+    return buf;
+}
+
+// A token's piece after the reading's last token, as a label.
+std::string next_piece(const app& a, int id) {
+    return piece_label(llama_decode_piece(a.real.model->tok, a.real.reading.ids.back(), id), id);
+}
+
+std::string percent(float p) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, double(p) * 100.0 < 0.05 ? "< 0.1 %%" : "%.1f %%", double(p) * 100.0);
     return buf;
 }
 
@@ -182,13 +213,9 @@ void next_tokens(const app& a, frame_out& out) {
     const real_model_reading& r = a.real.reading;
     section_text(out, tr("Next token", "下一个词元"));
     for (const real_next_token& t : r.next) {
-        const std::string piece = piece_label(llama_decode_piece(a.real.model->tok, r.ids.back(), t.id), t.id);
         ImGui::ProgressBar(t.probability, ImVec2(ImGui::GetFontSize() * 8.0f, 0), "");
         ImGui::SameLine();
-        const double percent = double(t.probability) * 100.0;
-        char share[24];
-        std::snprintf(share, sizeof share, percent < 0.05 ? "< 0.1 %%" : "%.1f %%", percent);
-        textf(out, "%7s  \"%s\"  (%s %d)", share, piece.c_str(), tr("id", "编号"), t.id);
+        textf(out, "%7s  \"%s\"  (%s %d)", percent(t.probability).c_str(), next_piece(a, t.id).c_str(), tr("id", "编号"), t.id);
     }
 }
 
@@ -335,6 +362,53 @@ void heads_overview(const app& a, frame_out& out) {
     }
 }
 
+// "Zero this head": the next token with the head's output set to zeros and
+// every later layer run again (model_state::effect), beside the reading's.
+void zero_head(const app& a, frame_out& out) {
+    bool zero = a.view.model_zero;
+    if (ImGui::Checkbox(tr("Zero this head and run the model again", "把这个头置零，再运行一次模型"), &zero))
+        view_edit(a, out).model_zero = zero;
+    mark_widget(out, "model_zero");
+    if (!zero)
+        return;
+    const real_head_effect& fx = a.real.effect;
+    if (!app_model_effect_current(a)) {
+        text_disabled(out, tr("Running the model without layer %d head %d…", "正在去掉第 %d 层第 %d 个头运行模型…"),
+                      a.view.model_layer, a.view.model_head);
+        return;
+    }
+    const real_model_reading& r = a.real.reading;
+    if (ImGui::BeginTable("model_effect", 3, ImGuiTableFlags_SizingFixedFit)) {
+        ImGui::TableSetupColumn(tr("next token", "下一个词元"));
+        ImGui::TableSetupColumn(tr("with the head", "有这个头"));
+        ImGui::TableSetupColumn(tr("without it", "没有它"));
+        ImGui::TableHeadersRow();
+        for (std::size_t i = 0; i < r.next.size() && i < fx.reading_ids_probability.size(); ++i) {
+            ImGui::TableNextColumn();
+            textf(out, "\"%s\"", next_piece(a, r.next[i].id).c_str());
+            ImGui::TableNextColumn();
+            textf(out, "%s", percent(r.next[i].probability).c_str());
+            ImGui::TableNextColumn();
+            textf(out, "%s", percent(fx.reading_ids_probability[i]).c_str());
+        }
+        ImGui::EndTable();
+    }
+    mark_widget(out, "model_effect");
+    ImGui::PushTextWrapPos(0.0f);
+    if (!fx.next.empty() && fx.next[0].id != r.next[0].id)
+        textf(out, tr("Without it the likeliest next token is \"%s\" (%s).", "没有它，最可能的下一个词元是 \"%s\"（%s）。"),
+              next_piece(a, fx.next[0].id).c_str(), percent(fx.next[0].probability).c_str());
+    else
+        textf(out, tr("Without it the likeliest next token stays \"%s\".", "没有它，最可能的下一个词元仍是 \"%s\"。"),
+              next_piece(a, r.next[0].id).c_str());
+    text_disabled(out,
+                  tr("KL divergence from the prediction with the head to the one without: %.4f nats (0: it changes nothing "
+                     "here)",
+                     "有这个头与没有它的预测之间的 KL 散度：%.4f nats（0：在这里它不起作用）"),
+                  double(fx.kl));
+    ImGui::PopTextWrapPos();
+}
+
 void selected_head(const app& a, frame_out& out) {
     const real_model_reading& r = a.real.reading;
     const int l = a.view.model_layer, h = a.view.model_head;
@@ -359,6 +433,123 @@ void selected_head(const app& a, frame_out& out) {
     const heatmap_result res = heatmap_draw(*a.heatmaps, "model_selected", ht.weights, opt);
     out.widgets.push_back({"model_selected", res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
     out.maps.push_back({"model_selected", res.cells, res.labelled, "↓ query   → key"});
+    zero_head(a, out);
+}
+
+struct attribution_part {
+    float v;
+    int layer, head;  // head −1: the layer's FFN; layer −1: the embedding
+};
+
+// The parts as rows: the name (a head's a button that selects it), a bar of its
+// size against the largest, the value.
+void attribution_table(const app& a, frame_out& out, const std::vector<attribution_part>& parts) {
+    const float widest = std::max(1e-6f, std::isfinite(parts[0].v) ? std::abs(parts[0].v) : 0.0f);
+    const float font = ImGui::GetFontSize();
+    std::vector<std::string> names;
+    float name_width = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const attribution_part& p = parts[i];
+        char name[48];
+        if (p.layer < 0)
+            std::snprintf(name, sizeof name, "%s", tr("embedding", "嵌入"));
+        else if (p.head < 0)
+            std::snprintf(name, sizeof name, "%s %d", tr("FFN", "FFN"), p.layer);
+        else
+            std::snprintf(name, sizeof name, "%s %d.%d", tr("head", "头"), p.layer, p.head);
+        names.emplace_back(name);
+        name_width = std::max(name_width, ImGui::CalcTextSize(name).x);
+    }
+    // Fixed widths: a head's name is a button (wider on a touch screen), the bars line up.
+    if (!ImGui::BeginTable("model_parts", 3, ImGuiTableFlags_SizingFixedFit))
+        return;
+    ImGui::TableSetupColumn("part", ImGuiTableColumnFlags_WidthFixed, name_width + ImGui::GetStyle().FramePadding.x * 2.0f);
+    ImGui::TableSetupColumn("bar", ImGuiTableColumnFlags_WidthFixed, font * 8.0f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("+000.000").x);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const attribution_part& p = parts[i];
+        ImGui::PushID(int(i));
+        ImGui::TableNextColumn();
+        if (p.head < 0) {
+            textf(out, "%s", names[i].c_str());
+        } else {
+            if (chip_button(names[i].c_str())) {
+                view_state& v = view_edit(a, out);
+                v.model_layer = p.layer, v.model_head = p.head;
+            }
+            mark_widget(out, ("model_part_" + std::to_string(p.layer) + "_" + std::to_string(p.head)).c_str());
+        }
+        ImGui::TableNextColumn();
+        ImGui::ProgressBar(std::isfinite(p.v) ? std::abs(p.v) / widest : 1.0f, ImVec2(-FLT_MIN, 0), "");
+        ImGui::TableNextColumn();
+        textf(out, "%+.3f", double(p.v));
+        ImGui::PopID();
+    }
+    ImGui::EndTable();
+}
+
+// Who writes the likeliest next token's logit: the embedding, each head and each
+// FFN, through the final norm's scale of this very pass (llama/lens.hpp); the
+// largest parts, a click on a head selects it.
+void attribution(const app& a, frame_out& out) {
+    const real_model_reading& r = a.real.reading;
+    const llama_attribution& at = r.attribution;
+    const int heads = a.real.model->model.config.n_heads;
+    section_text(out, tr("Who writes the prediction", "是谁写下了这个预测"));
+    ImGui::PushTextWrapPos(0.0f);
+    text_disabled(out,
+                  tr("The logit of \"%s\" (%.3f) is the sum of what the embedding, each head and each FFN add to the last "
+                     "token's residual stream, each dotted with that token's classifier row after the final RMSNorm (its "
+                     "scale 1/rms = %.4f from this pass). The largest parts:",
+                     "\"%s\" 的 logit（%.3f）是嵌入、每个头和每个 FFN 写入最后一个词元残差流的部分之和，"
+                     "每一部分经最终 RMSNorm（本次计算的缩放 1/rms = %.4f）后与该词元的分类器行做点积。最大的几项："),
+                  next_piece(a, at.target).c_str(), double(at.logit), double(at.inv_rms));
+    ImGui::PopTextWrapPos();
+    std::vector<attribution_part> parts{{at.embedding, -1, -1}};
+    for (std::size_t i = 0; i < at.heads.size(); ++i)
+        parts.push_back({at.heads[i], int(i) / heads, int(i) % heads});
+    for (std::size_t l = 0; l < at.ffn.size(); ++l)
+        parts.push_back({at.ffn[l], int(l), -1});
+    // The largest first; a NaN (an overflowed pass) counts as largest, so it shows.
+    const auto size = [](const attribution_part& p) { return std::isnan(p.v) ? INFINITY : std::abs(p.v); };
+    const std::size_t shown = std::min<std::size_t>(8, parts.size());
+    std::partial_sort(parts.begin(), parts.begin() + std::ptrdiff_t(shown), parts.end(),
+                      [&](const attribution_part& x, const attribution_part& y) { return size(x) > size(y); });
+    parts.resize(shown);
+    attribution_table(a, out, parts);
+    mark_widget(out, "model_attribution");
+}
+
+// The logit lens: what each layer's residual at the last token would predict
+// through the final RMSNorm (its own scale) and the classifier.
+void lens(const app& a, frame_out& out) {
+    const real_model_reading& r = a.real.reading;
+    section_text(out, tr("What each layer would predict (logit lens)", "每一层会预测什么（logit lens）"));
+    const std::string target = next_piece(a, r.next[0].id);
+    if (!ImGui::BeginTable("model_lens", 3, ImGuiTableFlags_SizingFixedFit))
+        return;
+    // Widths from the widest cell: a fitted column would wrap its text on the first frame and stay narrow.
+    const float font = ImGui::GetFontSize();
+    ImGui::TableSetupColumn(
+        tr("residual after", "残差流位置"), ImGuiTableColumnFlags_WidthFixed,
+        std::max(ImGui::CalcTextSize(tr("the embedding", "嵌入")).x, ImGui::CalcTextSize(tr("residual after", "残差流位置")).x) +
+            font * 0.5f);
+    ImGui::TableSetupColumn(tr("its likeliest", "它最可能的"), ImGuiTableColumnFlags_WidthFixed, font * 12.0f);
+    ImGui::TableSetupColumn(("\"" + target + "\"").c_str(), ImGuiTableColumnFlags_WidthFixed, font * 10.0f);
+    ImGui::TableHeadersRow();
+    for (const llama_lens_row& row : r.lens) {
+        ImGui::TableNextColumn();
+        if (row.layer < 0)
+            text_plain(out, tr("the embedding", "嵌入"));
+        else
+            textf(out, "%s %d", tr("layer", "层"), row.layer);
+        ImGui::TableNextColumn();
+        textf(out, "\"%s\" %s", next_piece(a, row.top).c_str(), percent(row.top_probability).c_str());
+        ImGui::TableNextColumn();
+        textf(out, "%s  (%s %d)", percent(row.target_probability).c_str(), tr("rank", "排名"), row.target_rank + 1);
+    }
+    ImGui::EndTable();
+    mark_widget(out, "model_lens");
 }
 
 }  // namespace
@@ -390,6 +581,8 @@ void panel_model(const app& a, frame_out& out) {
         generation(a, out);
         heads_overview(a, out);
         selected_head(a, out);
+        attribution(a, out);
+        lens(a, out);
     }
     kept_models(a, out);
     ImGui::End();

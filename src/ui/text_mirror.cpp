@@ -73,8 +73,43 @@ void put_plain_table(std::string& out, const std::string& caption, const std::ve
                      const std::vector<std::string>& cols, const std::vector<std::vector<std::string>>& cells);
 std::string number_text(double v, const char* format);
 
+// The Model window's direct logit attribution (every part) and logit lens.
+void put_real_readout_tables(std::string& out, const app& a) {
+    const model_state& r = a.real;
+    const llama_attribution& at = r.reading.attribution;
+    const int heads = r.model->model.config.n_heads;
+    const std::string target = "\"" + llama_decode_piece(r.model->tok, r.reading.ids.back(), at.target) + "\"";
+    std::vector<std::string> rows{tr("embedding", "嵌入")}, cols{tr("part of the logit", "logit 的部分")};
+    std::vector<std::vector<std::string>> cells{{number_text(double(at.embedding), "%.4f")}};
+    for (std::size_t i = 0; i < at.heads.size(); ++i) {
+        rows.push_back(std::string(tr("head ", "头 ")) + std::to_string(int(i) / heads) + "." + std::to_string(int(i) % heads));
+        cells.push_back({number_text(double(at.heads[i]), "%.4f")});
+    }
+    for (std::size_t l = 0; l < at.ffn.size(); ++l) {
+        rows.push_back("FFN " + std::to_string(l));
+        cells.push_back({number_text(double(at.ffn[l]), "%.4f")});
+    }
+    out += ',';
+    put_plain_table(out,
+                    std::string(tr("Model: who writes the logit of ", "模型：是谁写下了 ")) + target +
+                        tr(" (the parts sum to it)", " 的 logit（各部分之和）"),
+                    rows, cols, cells);
+    rows.clear();
+    cells.clear();
+    cols = {tr("likeliest", "最可能的"), tr("its probability", "它的概率"), target};
+    for (const llama_lens_row& l : r.reading.lens) {
+        rows.push_back(l.layer < 0 ? std::string(tr("the embedding", "嵌入"))
+                                   : std::string(tr("layer ", "层 ")) + std::to_string(l.layer));
+        cells.push_back({"\"" + llama_decode_piece(r.model->tok, r.reading.ids.back(), l.top) + "\"",
+                         number_text(double(l.top_probability), "%.4f"), number_text(double(l.target_probability), "%.4f")});
+    }
+    out += ',';
+    put_plain_table(out, tr("Model: what each layer would predict (logit lens)", "模型：每一层会预测什么（logit lens）"), rows,
+                    cols, cells);
+}
+
 // The Model window's numbers, while it is open on a model: the next token, and
-// every head's scores on the text.
+// every head's scores on the text, the attribution and the lens.
 void put_real_model_tables(std::string& out, const app& a, bool first) {
     const model_state& r = a.real;
     if (!a.view.model_open || !r.model || r.reading.ids.empty())
@@ -102,6 +137,7 @@ void put_real_model_tables(std::string& out, const app& a, bool first) {
                        "the induction score",
                        "模型：每个头（层.头）在这段文字上——对前一个词元、对第一个词元的平均权重，以及归纳分数"),
                     rows, cols, cells);
+    put_real_readout_tables(out, a);
 }
 
 void put_tables(std::string& out, const app& a) {
