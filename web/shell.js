@@ -795,6 +795,7 @@
       { id: 'L10', title: 'A shortcut, not a circuit', text: 'j a b c d e f g c d e f g', stage: 5 },
       { id: 'L11', title: 'How the induction head works', text: 'j a b c d e f g c d e f g', stage: 10 },
       { id: 'L12', title: 'Learning in context', text: 'j a b c d e f g c d e f g', stage: 5 },
+      { id: 'L13', title: 'A real model', text: 'Once upon a time there was a cat. Once upon a time', stage: 5 },
     ],
   };
   shell.posterNames = posterNames;  // what the card says: tests compare it with the app's names

@@ -1,5 +1,5 @@
 // What the lessons' views share (lesson_views.cpp defines these), and the views of
-// the circuit lessons L11 and L12 (lesson_circuit.cpp).
+// the circuit lessons L11 and L12 (lesson_circuit.cpp), and L13's (lesson_model.cpp).
 #pragma once
 
 #include <string>
@@ -80,5 +80,10 @@ std::vector<lesson_table> circuit_lesson_tables(const app& a);
 // L11's and L12's sentences for the model at its step (the text view lists them).
 lesson_claims circuit_lesson_claims(const app& a);
 lesson_claims context_lesson_claims(const app& a);
+
+// L13's card: the real model of the Model window on the lesson's text
+// (lesson_model.cpp), and its sentences (none until a model is read).
+void view_real_model(const app& a, frame_out& out);
+lesson_claims model_lesson_claims(const app& a);
 
 }  // namespace attn::ui

@@ -963,6 +963,8 @@ lesson_claims lesson_claims_of(const app& a) {
             return circuit_lesson_claims(a);
         case 11:
             return context_lesson_claims(a);
+        case 12:
+            return model_lesson_claims(a);
         default:
             return {};
     }
@@ -1048,10 +1050,11 @@ void panel_lesson(const app& a, frame_out& out) {
     const lesson& shown = list[std::size_t(a.view.lesson.index)];  // previous/next may have just moved on from l
     text_plain(out, tr(shown.try_en, shown.try_zh));
     ImGui::Separator();
-    // Each lesson's view, in lesson order (L1 … L12).
+    // Each lesson's view, in lesson order (L1 … L13).
     using view_fn = void (*)(const app&, frame_out&);
-    constexpr view_fn views[] = {view_lookup,           view_sqrt_dk, view_subspaces, view_order,    view_cost,    view_code,
-                                 view_not_explanations, view_bugs,    view_formation, view_shortcut, view_circuit, view_context};
+    constexpr view_fn views[] = {view_lookup,  view_sqrt_dk,          view_subspaces, view_order,     view_cost,
+                                 view_code,    view_not_explanations, view_bugs,      view_formation, view_shortcut,
+                                 view_circuit, view_context,          view_real_model};
     static_assert(std::size(views) == lesson_count);
     views[std::size_t(a.view.lesson.index)](a, out);
     ImGui::PopID();

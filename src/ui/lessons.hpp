@@ -1,4 +1,4 @@
-// The guided lessons L1–L12: each a preset experiment, the stage it opens on, a
+// The guided lessons L1–L13: each a preset experiment, the stage it opens on, a
 // short "what to try" in both languages, and a view of its own that shows the
 // article's claim happen on live numbers.
 #pragma once

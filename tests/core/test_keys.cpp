@@ -235,7 +235,7 @@ TEST_CASE("keys: the task list is written once, in the train key's row") {
 TEST_CASE("keys: a view key's problems keep their wording, one message each") {
     link_view v;
     CHECK(link_view_set(v, "view.lesson=99") ==
-          std::vector<std::string>{"view.lesson must be a whole number from -1 to 12, not '99'"});
+          std::vector<std::string>{"view.lesson must be a whole number from -1 to 13, not '99'"});
     CHECK(link_view_set(v, "view.lesson=0") == std::vector<std::string>{"view.lesson counts from 1 (L1), not 0"});
     CHECK(link_view_set(v, "view.theme=blue") == std::vector<std::string>{"view.theme must be light or dark, not 'blue'"});
     CHECK(link_view_set(v, "view.embed=2") == std::vector<std::string>{"view.embed must be 0 or 1, not '2'"});

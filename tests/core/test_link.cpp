@@ -418,7 +418,7 @@ TEST_CASE("link view: defaults are not written, others in a fixed order") {
 }
 
 TEST_CASE("link view: rejections, each with a message, and no value") {
-    const char* bad[] = {"v=1&view.lesson=13",
+    const char* bad[] = {"v=1&view.lesson=14",
                          "v=1&view.lesson=0",
                          "v=1&view.lesson=-2",
                          "v=1&view.stage=11",

@@ -154,6 +154,49 @@ TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; 
     CHECK(fx.next.empty());
 }
 
+TEST_CASE("real model: L13's findings pass two bars (the threshold and twice uniform attention); induction needs a repeat") {
+    const files f = make_files();
+    real_model m;
+    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
+    real_model_reading r;
+    real_model_read(m, "Once upon a time Once upon a time", r);
+    const int n = int(r.ids.size());
+    double u = 0;
+    for (int i = 1; i < n; ++i)
+        u += 1.0 / (i + 1);
+    // The scores by hand: head 0 a sink, head 1 a previous-token head, head 5 an
+    // induction head; head 2 just under each bar; the rest flat.
+    for (real_head_summary& h : r.heads)
+        h.sink = h.prev = 0.1f, h.induction = 0.05f;
+    r.heads[0].sink = 0.9f;
+    r.heads[3].sink = 0.6f;
+    r.heads[1].prev = 0.7f;
+    r.heads[5].induction = 0.45f;
+    r.heads[2].sink = 0.49f, r.heads[2].prev = 0.39f, r.heads[2].induction = 0.29f;
+    real_model_findings k = real_model_find(m, r);
+    CHECK(k.heads == 8);
+    CHECK(k.uniform == doctest::Approx(u / (n - 1)));
+    CHECK(k.uniform < 0.25f);                 // so the fixed thresholds are the bars here
+    CHECK(k.sink == std::vector<int>{0, 3});  // strongest first
+    CHECK(k.previous == std::vector<int>{1});
+    CHECK(k.repeats);
+    CHECK(k.induction == std::vector<int>{5});
+    CHECK(k.group == 2);
+    CHECK(k.cache_per_token == llama_cache_bytes_per_token(m.model.config));
+    CHECK(k.cache_per_token_mha == 2 * k.cache_per_token);
+    // A short text: uniform attention gives the first token a lot, and the bar rises with it.
+    real_model_reading shortr = r;
+    shortr.ids.resize(2);  // one query over two keys: uniform gives 0.5 each
+    for (real_head_summary& h : shortr.heads)
+        h.sink = 0.9f, h.prev = 0.9f;
+    shortr.heads[4].sink = 1.0f;
+    k = real_model_find(m, shortr);
+    CHECK(k.uniform == doctest::Approx(0.5));
+    CHECK(k.sink == std::vector<int>{4});  // only ≥ 2 × 0.5
+    CHECK_FALSE(k.repeats);
+    CHECK(k.induction.empty());
+}
+
 TEST_CASE("real model: generation a token a call gives llama_generate's tokens; it stops at the count or the context") {
     const files f = make_files();
     real_model m;

@@ -104,7 +104,7 @@ TEST_CASE("view keys: a stage the experiment lacks and malformed values are erro
     CHECK(joined(r.errors).find("block=full") != std::string::npos);
     CHECK(link_parse("v=1&block=full&view.stage=9").value.has_value());
     CHECK(link_parse("v=1&block=attn_res&view.stage=9").value.has_value());
-    for (const char* bad : {"view.stage=x", "view.stage=11", "view.stage=1.5", "view.stage= 3", "view.lesson=0", "view.lesson=13",
+    for (const char* bad : {"view.stage=x", "view.stage=11", "view.stage=1.5", "view.stage= 3", "view.lesson=0", "view.lesson=14",
                             "view.lesson=two", "view.bogus=1"}) {
         INFO(bad);
         link_view v;

@@ -316,9 +316,9 @@ bool in_code(const std::string& word) {
 
 std::vector<std::string> english_words(const std::string& text, const std::vector<std::string>& tokens) {
     static const std::vector<std::string> notation = {
-        "softmax", "Softmax", "argmax", "MHA",    "MQA",   "GQA",    "RoPE",           "FFN",   "NaN",
-        "inf",     "relu",    "exp",    "max",    "norm",  "std",    "numpy",          "FLOPs", "GFLOPs",
-        "fp16",    "fp32",    "bf16",   "tokens", "logit", "kernel", "FlashAttention",
+        "softmax", "Softmax", "argmax", "MHA",    "MQA",   "GQA",    "RoPE",           "FFN",     "NaN",
+        "inf",     "relu",    "exp",    "max",    "norm",  "std",    "numpy",          "FLOPs",   "GFLOPs",
+        "fp16",    "fp32",    "bf16",   "tokens", "logit", "kernel", "FlashAttention", "RMSNorm", "SwiGLU",
         "English",  // the button that switches to English
     };
     std::vector<std::string> seen, found;

@@ -461,7 +461,7 @@ test("the poster's lesson titles, sentences and stage names are the app's", asyn
     const fresh = await page.evaluate(() => ({ doc: window.attn.textView(), experiment: window.attn.experiment() }));
     assert.equal(names.defaultStage, fresh.doc.stage.index);
     assert.equal(names.defaultText, sentence(fresh.experiment));
-    assert.equal(names.lessons.length, 12);
+    assert.equal(names.lessons.length, 13);
     for (let i = 0; i < names.lessons.length; ++i) {
       const { doc, experiment } = await open('v=1&view.lesson=' + (i + 1));
       const mine = names.lessons[i];

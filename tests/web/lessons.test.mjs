@@ -169,12 +169,17 @@ test('L8 bugs: mask after softmax, no max-subtraction in fp16, no W_O — each a
   assert.deepEqual(problems, []);
 });
 
-test('the guided path: next goes through L1 → L12, each opening its preset', async () => {
+test('the guided path: next goes through L1 → L13, each opening its preset', async () => {
   await openLesson(1);
-  for (let i = 2; i <= 12; i++) {
+  for (let i = 2; i <= 13; i++) {
     await click(page, 'lesson_next');
     assert.equal((await ui(page)).lesson, i - 1);
   }
+  // L13 without a model asks for one.
+  assert.ok((await ui(page)).widgets.l13_open, 'L13 offers to open a model');
+  assert.equal((await numbers()).model_open, 0);
+  await click(page, 'lesson_previous');
+  assert.equal((await ui(page)).lesson, 11);
   // L11 and L12 started training L9's model: back to step 0, so L9 opens untrained as a newcomer's would.
   await reveal(page, 'train_reset');
   await click(page, 'train_reset');

@@ -156,6 +156,120 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
   }
 });
 
+// Why the model predicts what it does, on the model a person just opened: the
+// logit lens (each layer's residual through the final norm), the parts of the
+// predicted token's logit (embedding, heads, FFNs: they sum to it), a part's
+// head selected by a click, and that head zeroed with its effect on the next token.
+test('the Model window reads the prediction: logit lens, direct logit attribution, a head zeroed and its effect', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
+  try {
+    await click(page, 'view_menu');
+    await choose(page, 'view_model', [ckpt, tok]);
+    let m = (await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model')).realModel;
+    const top = m.next[0];
+    assert.equal(m.lens.length, m.config.layers + 1, 'the embedding and each layer');
+    assert.equal(m.lens[0].layer, -1);
+    assert.equal(m.lens.at(-1).top, top.id, 'the last layer\'s lens is the model\'s prediction');
+    assert.equal(m.lens.at(-1).rank, 0);
+    assert.ok(Math.abs(m.lens.at(-1).p - top.p) < 1e-4, 'with its probability');
+    const at = m.attribution;
+    assert.equal(at.target, top.id);
+    assert.equal(at.heads.length, m.config.layers * m.config.heads);
+    assert.equal(at.ffn.length, m.config.layers);
+    const sum = at.embedding + at.heads.reduce((a, b) => a + b, 0) + at.ffn.reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(sum - top.logit) < 1e-3 * Math.max(1, Math.abs(top.logit)), `the parts (${sum}) sum to the logit (${top.logit})`);
+    await revealInWindow(page, 'model_lens');
+    await revealInWindow(page, 'model_attribution');
+    // The text view (screen readers) has every part and every layer's lens.
+    const tv = await page.evaluate(() => window.attn.textView());
+    const parts = tv.tables.find((t) => t.caption && t.caption.startsWith('Model: who writes the logit'));
+    assert.ok(parts, 'the text view has the attribution');
+    assert.equal(parts.rows.length, 1 + at.heads.length + at.ffn.length, 'the embedding, every head, every FFN');
+    assert.equal(Number(parts.cells[1][0]), Number(at.heads[0].toFixed(4)));
+    const lensTable = tv.tables.find((t) => t.caption && t.caption.includes('logit lens'));
+    assert.ok(lensTable && lensTable.rows.length === m.lens.length, 'and the lens');
+    // The largest head's part, clicked, selects that head.
+    let best = 0;
+    for (let i = 1; i < at.heads.length; i++) if (Math.abs(at.heads[i]) > Math.abs(at.heads[best])) best = i;
+    const [bl, bh] = [Math.floor(best / m.config.heads), best % m.config.heads];
+    await revealInWindow(page, `model_part_${bl}_${bh}`);
+    await click(page, `model_part_${bl}_${bh}`);
+    m = (await until(page, (x) => x.realModel.layer === bl && x.realModel.head === bh, 'the part\'s head selected')).realModel;
+    assert.equal(m.effect, null, 'nothing zeroed yet');
+    // Zeroed: the model runs again without it, and the window says what changed.
+    await revealInWindow(page, 'model_zero');
+    await click(page, 'model_zero');
+    m = (await until(page, (x) => x.realModel.effect !== null, 'the zeroed head\'s effect')).realModel;
+    assert.equal(m.zero, true);
+    assert.deepEqual([m.effect.layer, m.effect.head], [bl, bh], 'of the selected head');
+    assert.equal(m.effect.next.length, 5);
+    assert.equal(m.effect.readingP.length, 5, 'the five tokens predicted with the head, without it');
+    assert.ok(m.effect.kl > 0, 'the largest head\'s write matters: the prediction moves');
+    assert.ok(m.effect.readingP[0] !== top.p, 'the predicted token\'s probability changes');
+    await revealInWindow(page, 'model_effect');
+    // Another head selected: its own effect, recomputed.
+    await revealInWindow(page, 'model_head_0_0');
+    await click(page, 'model_head_0_0');
+    m = (await until(page, (x) => x.realModel.effect && x.realModel.effect.layer === 0 && x.realModel.effect.head === 0,
+      'the effect of head 0.0')).realModel;
+    await frames(page, 4);
+    const settled = await ui(page);
+    assert.deepEqual(settled.clippedItems.filter((c) => c.window.startsWith('Model')), [], 'no text of the Model window is cut');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// L13 as a newcomer meets it: the lesson asks for a model, reads the one opened
+// on its own text, and says what it finds — each sentence the core's finding,
+// with the hedge when the model lacks it — and its buttons open the Model window
+// on the heads it names.
+test('L13 a real model: asks for one, then says its shape, GQA and the heads it finds on the lesson\'s text', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=13', { width: 1280, height: 720 });
+  try {
+    let u = await ui(page);
+    assert.equal(u.lesson, 12);
+    assert.equal(u.numbers.model_open, 0, 'no model yet');
+    assert.ok(u.widgets.l13_open, 'the card offers to open one');
+    await choose(page, 'l13_open', [ckpt, tok]);
+    u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.numbers.model_open === 1, 'the lesson reading the model');
+    const n = u.numbers, m = u.realModel;
+    assert.equal(m.text, 'Once upon a time there was a cat. Once upon a time', 'the lesson\'s text, read by the model');
+    assert.equal(n.heads, m.config.layers * m.config.heads);
+    assert.equal(n.group, m.config.heads / m.config.kvHeads);
+    assert.equal(n.repeats, 1, 'the text repeats');
+    // The counts are the heads' own scores over both bars (the threshold, twice uniform attention).
+    const bar = (t) => Math.max(t, 2 * n.uniform);
+    assert.equal(n.sink_heads, m.heads.filter((h) => h.sink >= bar(0.5)).length);
+    assert.equal(n.previous_heads, m.heads.filter((h) => h.prev >= bar(0.4)).length);
+    assert.equal(n.induction_heads, m.heads.filter((h) => h.induction >= bar(0.3)).length);
+    const doc = await page.evaluate(() => window.attn.textView());
+    const lines = doc.lesson.lines.join('\n');
+    assert.match(lines, /tiny\.bin: 2 layers of 4 heads/);
+    assert.match(lines, /GQA: every 2 query heads share one K\/V head/);
+    assert.match(lines, n.sink_heads ? /put most of their weight on the first token/ : /No head puts half its weight on the first token/);
+    assert.match(lines, n.induction_heads ? /attend to the token after an earlier copy/ : /No head reaches an induction score/);
+    await frames(page, 4);
+    assert.deepEqual((await ui(page)).clippedItems, [], 'no text of the card is cut');
+    // Its buttons: the Model window, on the strongest head a finding names.
+    const found = ['l13_sink', 'l13_previous', 'l13_induction'].find((w) => u.widgets[w]);
+    if (found) {
+      await click(page, found);
+      u = await until(page, (x) => x.realModel.open, 'the Model window');
+      const score = { l13_sink: 'sink', l13_previous: 'prev', l13_induction: 'induction' }[found];
+      const best = m.heads.reduce((a, b) => (b[score] > a[score] ? b : a));
+      assert.deepEqual([u.realModel.layer, u.realModel.head], [best.layer, best.head], 'the strongest head of ' + found);
+    } else {
+      await click(page, 'l13_window');
+      await until(page, (x) => x.realModel.open, 'the Model window');
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('a link names the model (model=name@hash): this browser keeps it, opens it again, generates the same; removed, the link asks for the file', async () => {
   const hash = crypto.createHash('sha256').update(fs.readFileSync(ckpt)).digest('hex').slice(0, 16);
   const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
@@ -174,6 +288,11 @@ test('a link names the model (model=name@hash): this browser keeps it, opens it 
     await page.waitForFunction(() => location.hash.includes('view.gen_seed=7'), null, { timeout: 5000 });
     const link = await page.evaluate(() => location.hash.slice(1));
     const first = await generate(page);
+    // The View menu lists the kept model too (with its size): a click opens it, the window with it.
+    await click(page, 'view_menu');
+    assert.ok((await ui(page)).widgets[`view_kept_remove_tiny.bin@${hash}`], 'the menu offers to remove it');
+    await click(page, `view_kept_open_tiny.bin@${hash}`);
+    await until(page, (x) => x.realModel.open && x.realModel.key === `tiny.bin@${hash}`, 'the model opened from the View menu');
 
     // The same link in another tab of this browser: the model opens from the store, reads the same, generates the same.
     const other = await context.newPage();

@@ -92,7 +92,7 @@ test('the poster card names L9 and L10 with their own sentence and stage; a view
     const appErrors = (await page.evaluate(() => window.attn.errors())).split('\n').filter((l) => l);
     for (const e of card.errors) assert.ok(appErrors.includes(e), `the app's errors ${JSON.stringify(appErrors)} include ${e}`);
     // And a lesson or stage out of range: the app's words too.
-    const cases = [['v=1&view.lesson=13&view.poster=1', "view.lesson must be a whole number from -1 to 12, not '13'"],
+    const cases = [['v=1&view.lesson=14&view.poster=1', "view.lesson must be a whole number from -1 to 13, not '14'"],
       ['v=1&view.lesson=0&view.poster=1', 'view.lesson counts from 1 (L1), not 0'],
       ['v=1&view.stage=x&view.poster=1', "view.stage must be a whole number from -1 to 10, not 'x'"]];
     for (const [link, said] of cases)

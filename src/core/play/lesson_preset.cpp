@@ -27,6 +27,9 @@ constexpr lesson_preset presets[lesson_count] = {
     // this page has no run of it yet (a kept run at its end is found at once).
     {"L11", recipe_lesson_induction, stage::output},
     {"L12", recipe_lesson_induction, stage::weights},
+    // L13 reads a real model (the Model window's) on a text that repeats; the
+    // pipeline shows this text in the playground's own small model meanwhile.
+    {"L13", "v=1&text=Once%20upon%20a%20time%20there%20was%20a%20cat.%20Once%20upon%20a%20time&mask=causal", stage::weights},
 };
 
 }  // namespace

@@ -15,16 +15,16 @@
 
 namespace attn {
 
-inline constexpr int lesson_count = 12;  // L1 … L12
+inline constexpr int lesson_count = 13;  // L1 … L13
 
 struct lesson_preset {
-    const char* id;         // "L1" … "L12"
+    const char* id;         // "L1" … "L13"
     std::string_view text;  // experiment text
     stage opens_on;
     bool untrained = false;  // a recipe opened at step 0 (trained=0): the person presses Train
 };
 
-// Lessons count from 1, as their names L1 … L12 do. nullptr outside 1 … lesson_count.
+// Lessons count from 1, as their names L1 … L13 do. nullptr outside 1 … lesson_count.
 const lesson_preset* lesson_preset_find(int lesson);
 
 // The experiment lesson `lesson` (1-based) opens on; the default experiment

@@ -153,6 +153,46 @@ void real_model_zero_head(const real_model& m, const real_model_reading& r, int 
         out.reading_ids_probability.push_back(float(std::exp(without[std::size_t(n.id)])));
 }
 
+namespace {
+
+// The heads whose score passes both bars, strongest first (ties by index).
+std::vector<int> heads_over(const std::vector<real_head_summary>& heads, float real_head_summary::*score, float threshold,
+                            float uniform) {
+    std::vector<int> out;
+    for (std::size_t i = 0; i < heads.size(); ++i) {
+        const float v = heads[i].*score;
+        if (v >= threshold && v >= 2.0f * uniform)
+            out.push_back(int(i));
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [&](int a, int b) { return heads[std::size_t(a)].*score > heads[std::size_t(b)].*score; });
+    return out;
+}
+
+}  // namespace
+
+real_model_findings real_model_find(const real_model& m, const real_model_reading& r) {
+    const llama_config& c = m.model.config;
+    real_model_findings f;
+    f.heads = int(r.heads.size());
+    f.group = c.n_heads / std::max(1, c.n_kv_heads);
+    f.cache_per_token = llama_cache_bytes_per_token(c);
+    f.cache_per_token_mha = llama_cache_bytes_per_token_mha(c);
+    const int n = int(r.ids.size());
+    double u = 0;
+    for (int i = 1; i < n; ++i)
+        u += 1.0 / double(i + 1);
+    f.uniform = n > 1 ? float(u / double(n - 1)) : 1.0f;
+    for (int i = 1; i < n && !f.repeats; ++i)
+        for (int j = 1; j < i && !f.repeats; ++j)
+            f.repeats = r.ids[std::size_t(i)] == r.ids[std::size_t(j)];
+    f.sink = heads_over(r.heads, &real_head_summary::sink, real_sink_threshold, f.uniform);
+    f.previous = heads_over(r.heads, &real_head_summary::prev, real_previous_threshold, f.uniform);
+    if (f.repeats)
+        f.induction = heads_over(r.heads, &real_head_summary::induction, real_induction_threshold, f.uniform);
+    return f;
+}
+
 void real_model_generate_start(const real_model& m, const std::vector<int>& prompt, const llama_sampling& s, int steps,
                                real_model_generation& g) {
     g = real_model_generation{};

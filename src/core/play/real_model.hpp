@@ -108,6 +108,25 @@ struct real_head_effect {
 // real_model_read). One pass over r's tokens: the page shows a frame saying so first.
 void real_model_zero_head(const real_model& m, const real_model_reading& r, int layer, int head, real_head_effect& out);
 
+// What L13 says about a model on its text, each found here from the reading and
+// said only when the reading supports it. A head counts as a sink, previous-token
+// or induction head when its mean weight there is at least the threshold and at
+// least twice what uniform attention over the same causal rows would give
+// (`uniform`: on a short text even a blind head puts much weight on the first
+// token); induction needs a token that repeats.
+inline constexpr float real_sink_threshold = 0.5f, real_previous_threshold = 0.4f, real_induction_threshold = 0.3f;
+
+struct real_model_findings {
+    int heads = 0;      // query heads in all
+    float uniform = 0;  // uniform attention's weight on one given earlier key, averaged over queries 1 … n−1
+    std::vector<int> sink, previous, induction;                // indices into reading.heads, strongest first
+    bool repeats = false;                                      // a token (after BOS) occurs twice: induction can be measured
+    int group = 1;                                             // query heads per K/V head (1: MHA)
+    std::size_t cache_per_token = 0, cache_per_token_mha = 0;  // KV-cache bytes a token adds, and with MHA
+};
+
+real_model_findings real_model_find(const real_model& m, const real_model_reading& r);
+
 struct real_model_generation {
     std::unique_ptr<llama_decoder> decoder;  // the KV cache
     rng g{1};

@@ -188,7 +188,7 @@ struct link_view {
 };
 
 struct link_view_limits {
-    static constexpr int max_lesson = 12;  // lessons count from 1, as their names L1..L12 do
+    static constexpr int max_lesson = 13;  // lessons count from 1, as their names L1..L13 do
     static constexpr int max_stage = 10;
 };
 
