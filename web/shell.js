@@ -604,7 +604,9 @@
     fetchBytes(value, label, tell) {
       const url = new URL(decodeURIComponent(value), document.baseURI);
       if (!/^https?:$/.test(url.protocol)) return Promise.reject(new Error(url.href + ' is not an http(s) address'));
-      return fetch(url.href, { credentials: 'same-origin' }).catch(() => {
+      const signal = this.abort ? this.abort.signal : undefined;
+      return fetch(url.href, { credentials: 'same-origin', signal }).catch(() => {
+        if (signal && signal.aborted) throw new Error('stopped');
         throw new Error('could not fetch ' + url.href + ' (offline, or its host does not let this page read it: CORS)');
       }).then((r) => {
         if (!r.ok) throw new Error(url.href + ': HTTP ' + r.status + ' ' + r.statusText);
@@ -612,7 +614,9 @@
         if (!r.body) return r.arrayBuffer().then((b) => new Uint8Array(b));
         const reader = r.body.getReader();
         let out = new Uint8Array(total || (1 << 20)), got = 0, told = 0;
-        const pump = () => reader.read().then(({ done, value: part }) => {
+        const pump = () => reader.read().catch((e) => {
+          throw signal && signal.aborted ? new Error('stopped') : e;
+        }).then(({ done, value: part }) => {
           if (done) { tell(label, got, total); return out.subarray(0, got); }
           if (got + part.length > out.length) {  // no length said, or a wrong one: grow
             const grown = new Uint8Array(Math.max(out.length * 2, got + part.length));
@@ -638,6 +642,7 @@
       const name = w.key.slice(0, at), want = w.key.slice(at + 1);
       const tokName = decodeURIComponent(w.tokenizerUrl).split(/[/?#]/).filter(Boolean).pop() || 'tokenizer.bin';
       tell(name, 0, 0);
+      this.abort = typeof AbortController === 'function' ? new AbortController() : null;
       return this.fetchBytes(w.url, name, tell)
         .then((ckpt) => this.sha256(ckpt).then((sha) => {
           if (!sha) throw new Error('this page cannot check the file\'s SHA-256 here (the browser gives crypto.subtle to https and localhost only)');
@@ -648,21 +653,37 @@
             return this.openAndKeep([{ name, bytes: ckpt, sha }, { name: tokName, bytes: tok }]);
           });
         }))
-        .catch((e) => { const why = String((e && e.message) || e); tell('', 0, 0, why); return why; });
+        .catch((e) => {
+          let why = String((e && e.message) || e);
+          if (why === 'stopped') why = 'stopped fetching ' + name + ': open the files yourself, or reload the link to fetch them again';
+          tell('', 0, 0, why);
+          return why;
+        })
+        .finally(() => { this.abort = null; });
+    },
+    // The Model window's Stop while the link's files arrive.
+    stop() {
+      if (this.abort) this.abort.abort();
     },
     // After the first frame: the kept list to the app, then the model the link names
     // opened from this browser's store, or else fetched from the link's addresses.
     start() {
       if (!window.Module || !window.Module.ccall) return;
-      this.tell().then(() => {
-        const w = JSON.parse(window.Module.ccall('attn_hook_ui_state', 'string', [], [])).wantedModel;
-        if (!w) return undefined;
-        return this.run('readonly', (s) => s.get(w.key)).catch(() => undefined).then((kept) => {
-          if (kept) return this.openKept(w.key);
-          if (w.url) return this.fetchNamed(w);
-          return undefined;
-        });
-      }).catch(() => undefined);
+      this.tell().then(() => this.follow()).catch(() => undefined);
+    },
+    // The model the app's link names and has not opened: from this browser's store,
+    // or fetched from the link's addresses — at start and after a link changes
+    // (a pasted link, back, a host's attn:set). One at a time.
+    follow() {
+      if (!window.Module || !window.Module.ccall || this.following) return Promise.resolve();
+      const w = JSON.parse(window.Module.ccall('attn_hook_ui_state', 'string', [], [])).wantedModel;
+      if (!w) return Promise.resolve();
+      this.following = w.key;
+      return this.run('readonly', (s) => s.get(w.key)).catch(() => undefined).then((kept) => {
+        if (kept) return this.openKept(w.key);
+        if (w.url) return this.fetchNamed(w);
+        return undefined;
+      }).catch(() => undefined).finally(() => { this.following = null; });
     },
   };
   shell.models = models;
@@ -697,6 +718,7 @@
       try { problems = hostSetExperiment(m.link); } catch (e) { problems = String(e && e.message || e); }
       const errors = String(problems || '').split('\n').filter((line) => line.trim() !== '');
       if (errors.length) error(...errors);
+      else models.follow();  // a model the new link names
       return;  // success shows up as attn:changed once the app publishes the new link
     }
     error('unknown message type ' + JSON.stringify(m.type.slice(0, 40)));
@@ -731,6 +753,7 @@
     try { shown = window.attn.ui().link; } catch (e) { /* keep the last published */ }
     if (link === shown) return;
     window.attn.openLink(link === '' ? 'v=1' : link);  // no hash: the default experiment
+    models.follow();  // a model the new link names
   }
   // (registered below [Poster], whose state it reads)
 

@@ -44,6 +44,9 @@ void bridge_toggle_text_view();
 // (web/shell.js); the files arrive through attn_hook_open_model. Natively: none
 // (attn_app --model FILE --tokenizer FILE opens them).
 void bridge_open_model_files();
+// Stops the page's fetch of the link's model_url= and tokenizer_url= (web/shell.js
+// models.stop); the page tells the app it stopped. Natively: none.
+void bridge_stop_model_fetch();
 // Opens ("open") or removes ("remove") the model the page keeps under `key`
 // (name@hash, IndexedDB); the page then tells the app its list again. Natively: none.
 void bridge_kept_model(const char* action, const std::string& key);

@@ -742,6 +742,13 @@ void bridge_open_model_files() {
     });
 }
 
+void bridge_stop_model_fetch() {
+    EM_ASM({
+        if (window.attnShell && window.attnShell.models)
+            window.attnShell.models.stop();
+    });
+}
+
 void bridge_kept_model(const char* action, const std::string& key) {
     EM_ASM(
         {
@@ -881,6 +888,7 @@ void bridge_publish_text_view(ui::app&) {}
 void bridge_report_training(const ui::app&) {}
 void bridge_toggle_text_view() {}
 void bridge_open_model_files() {}
+void bridge_stop_model_fetch() {}
 void bridge_kept_model(const char*, const std::string&) {}
 bool bridge_prefers_light() { return false; }
 bool bridge_touch_screen() { return false; }

@@ -149,6 +149,9 @@ void no_model(const app& a, frame_out& out) {
                       f.total > 0 ? megabytes(std::size_t(f.total)).c_str() : "?");
         ImGui::ProgressBar(f.total > 0 ? float(f.received / f.total) : 0.0f, ImVec2(-FLT_MIN, 0), said);
         mark_widget(out, "model_fetch");
+        if (ImGui::Button(tr("Stop", "停止")))
+            out.share.push_back(share_action::stop_model_fetch);
+        mark_widget(out, "model_fetch_stop");
     } else if (!a.options.model.empty()) {  // a link that reads a model this browser does not keep
         const std::size_t at = a.options.model.rfind('@');
         textf(out,

@@ -355,7 +355,7 @@ test('a link with model_url= and tokenizer_url=: fetched with progress, hash che
     if (held[name]) await held[name].p;
     const body = name === 'tiny.bin' ? bytes : name === 'tokenizer.bin' ? tokBytes : null;
     await route.fulfill(body ? { status: 200, body, headers: { 'Access-Control-Allow-Origin': '*', 'Content-Length': String(body.length) } }
-      : { status: 404, body: 'no', headers: { 'Access-Control-Allow-Origin': '*' } });
+      : { status: 404, body: 'no', headers: { 'Access-Control-Allow-Origin': '*' } }).catch(() => {});  // a stopped fetch is gone
   });
   const link = (key, file) => `#v=1&text=Once%20upon%20a%20time&model=${key}` +
     `&model_url=${encodeURIComponent(host + file)}&tokenizer_url=${encodeURIComponent(host + 'tok/tokenizer.bin')}`;
@@ -392,6 +392,22 @@ test('a link with model_url= and tokenizer_url=: fetched with progress, hash che
     u = await until(page, (x) => x.realModel && x.realModel.error && x.widgets.model_wanted, 'the failed fetch');
     assert.match(u.realModel.error, /missing\.bin: HTTP 404/);
     assert.deepEqual(ours(problems).filter((p) => !/404/.test(p)), []);
+    await context.close();
+
+    // A link that arrives after the page opened (pasted: hashchange) is fetched too, without a reload;
+    // Stop ends the fetch, says so, and opens nothing.
+    hold('tiny.bin');
+    ({ page, context, problems } = await openPage(suite.browser, suite.server.url, { prepare }));
+    asked.length = 0;
+    await page.evaluate((h) => { location.hash = h; }, link(`tiny.bin@${hash}`, 'tiny.bin'));
+    u = await until(page, (x) => x.modelFetch.file === 'tiny.bin' && x.widgets.model_fetch_stop, 'the pasted link\'s fetch shown');
+    assert.deepEqual(asked, ['tiny.bin']);
+    await click(page, 'model_fetch_stop');
+    u = await until(page, (x) => x.realModel && x.realModel.error && x.modelFetch.file === '', 'the stop');
+    assert.match(u.realModel.error, /^stopped fetching tiny\.bin/);
+    assert.equal(u.realModel.bytes, undefined, 'nothing opened');
+    held['tiny.bin'].release();
+    assert.deepEqual(ours(problems), []);
   } finally {
     await context.close();
   }
