@@ -229,9 +229,9 @@ std::string real_model_json(const attn::ui::app& a) {
     for (std::size_t i = 0; i < r.gen.ids.size(); ++i)
         out += (i ? "," : "") + std::to_string(r.gen.ids[i]);
     // The KV cache (as the window says it): bytes a token adds, with MHA's, and what the last step read.
-    std::snprintf(buf, sizeof buf, "],\"cache\":{\"perToken\":%zu,\"perTokenMha\":%zu,\"lastStepRead\":%zu}",
-                  attn::llama_cache_bytes_per_token(c), attn::llama_cache_bytes_per_token_mha(c),
-                  r.gen.decoder && r.gen.decoder->pos > 0 ? r.gen.decoder->cache_bytes_read(r.gen.decoder->pos - 1) : 0);
+    const attn::real_cache_measure cache = attn::real_model_cache(*r.model, r.gen);
+    std::snprintf(buf, sizeof buf, "],\"cache\":{\"perToken\":%zu,\"perTokenMha\":%zu,\"context\":%zu,\"lastStepRead\":%zu}",
+                  cache.per_token, cache.per_token_mha, cache.context, cache.last_step_read);
     out += buf;
     out += ",\"prompt\":" + std::to_string(r.gen.prompt) + ",\"done\":" + (r.gen.done ? "true" : "false") +
            ",\"stopped\":" + attn::json_string(r.gen.stopped) + ",\"text\":" + attn::json_string(r.gen.text) + "}";

@@ -50,7 +50,8 @@ std::string head_list(const real_model_reading& r, const std::vector<int>& heads
     return s;
 }
 
-void shape_claims(const real_model& m, const real_model_findings& k, std::vector<claim_line>& c) {
+void shape_claims(const real_model& m, const real_model_findings& k, const real_cache_measure& cache,
+                  std::vector<claim_line>& c) {
     const llama_config& cf = m.model.config;
     c.push_back(claim(claim_style::plain,
                       tr("%s: %d layers of %d heads (head size %d), RMSNorm, RoPE and a SwiGLU FFN — the attention of "
@@ -63,12 +64,12 @@ void shape_claims(const real_model& m, const real_model_findings& k, std::vector
                           tr("GQA: every %d query heads share one K/V head, so the KV cache grows by %s a token instead of "
                              "MHA's %s.",
                              "GQA：每 %d 个查询头共用一个 K/V 头，所以 KV 缓存每个词元增长 %s，而不是 MHA 的 %s。"),
-                          k.group, bytes_text(k.cache_per_token).c_str(), bytes_text(k.cache_per_token_mha).c_str()));
+                          k.group, bytes_text(cache.per_token).c_str(), bytes_text(cache.per_token_mha).c_str()));
     else
         c.push_back(claim(claim_style::plain,
                           tr("MHA: each head keeps its own K and V, %s of KV cache a token (GQA would share them).",
                              "MHA：每个头有自己的 K 和 V，KV 缓存每个词元 %s（GQA 会让几个头共用）。"),
-                          bytes_text(k.cache_per_token).c_str()));
+                          bytes_text(cache.per_token).c_str()));
 }
 
 void head_claims(const real_model_reading& r, const real_model_findings& k, std::vector<claim_line>& c) {
@@ -137,7 +138,7 @@ lesson_claims model_lesson_claims(const app& a) {
     if (!model_read(a))
         return c;
     const real_model_findings k = real_model_find(*a.real.model, a.real.reading);
-    shape_claims(*a.real.model, k, c.claims);
+    shape_claims(*a.real.model, k, real_model_cache(*a.real.model, a.real.gen), c.claims);
     head_claims(a.real.reading, k, c.claims);
     return c;
 }

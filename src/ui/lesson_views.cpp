@@ -558,6 +558,18 @@ void decode_panel(const app& a, frame_out& out) {
     number(out, "bytes_gqa", m.bytes_gqa);
     number(out, "bytes_mqa", m.bytes_mqa);
     number(out, "bytes_read_step", m.bytes_read_step);
+    if (!a.real.model)
+        return;
+    // The same arithmetic on the real model the Model window has open: its own K/V heads, its context.
+    textf(out,
+          tr("On %s (the Model window's model; Continue there decodes through this cache):",
+             "在 %s 上（模型窗口里的模型；在那里“续写”就是通过这个缓存解码）："),
+          a.real.model->name.c_str());
+    real_cache_lines(a, out, "l5_real_cache");
+    const real_cache_measure r = real_model_cache(*a.real.model, a.real.gen);
+    number(out, "real_per_token", double(r.per_token));
+    number(out, "real_per_token_mha", double(r.per_token_mha));
+    number(out, "real_last_step_read", double(r.last_step_read));
 }
 
 void view_cost(const app& a, frame_out& out) {

@@ -92,30 +92,6 @@ std::string percent(float p) {
     return buf;
 }
 
-// L5's KV-cache arithmetic on this model: what a token adds (its GQA against
-// MHA), and what the last generated step read.
-void cache_line(const app& a, frame_out& out) {
-    const llama_config& c = a.real.model->model.config;
-    const std::size_t per = llama_cache_bytes_per_token(c), per_mha = llama_cache_bytes_per_token_mha(c);
-    ImGui::PushTextWrapPos(0.0f);  // wrapped: a phone's window is narrow
-    textf(out,
-          tr("KV cache: 2 (K, V) × %d layers × %d K/V heads × %d dims × 4 B = %s a token",
-             "KV 缓存：2（K、V）× %d 层 × %d 个 K/V 头 × %d 维 × 4 B = 每个词元 %s"),
-          c.n_layers, c.n_kv_heads, c.head_size(), byte_size(per).c_str());
-    mark_widget(out, "model_cache");
-    if (per_mha == per)
-        text_disabled(out, "%s", tr("(MHA: each query head keeps its own K and V)", "（MHA：每个查询头有自己的 K 和 V）"));
-    else
-        text_disabled(
-            out, tr("(MHA would keep %s: %d query heads share each K/V head)", "（MHA 需要 %s：每 %d 个查询头共用一个 K/V 头）"),
-            byte_size(per_mha).c_str(), c.n_heads / c.n_kv_heads);
-    const real_model_generation& g = a.real.gen;
-    if (g.decoder && g.decoder->pos > 0)
-        text_disabled(out, tr("the last step read %s of it (%d tokens)", "最后一步从中读取了 %s（%d 个词元）"),
-                      byte_size(g.decoder->cache_bytes_read(g.decoder->pos - 1)).c_str(), g.decoder->pos);
-    ImGui::PopTextWrapPos();
-}
-
 // The models this browser keeps: each with Open and Remove.
 void kept_models(const app& a, frame_out& out) {
     if (a.real.kept.empty())
@@ -293,7 +269,7 @@ void generation(const app& a, frame_out& out) {
         v.model_sampling = s;
         v.model_steps = steps;
     }
-    cache_line(a, out);
+    real_cache_lines(a, out, "model_cache");
     const real_model_generation& g = a.real.gen;
     if (g.done ? ImGui::Button(tr("Continue", "续写")) : ImGui::Button(tr("Stop", "停止")))
         (g.done ? out.model_generate : out.model_stop) = true;
@@ -556,6 +532,29 @@ void lens(const app& a, frame_out& out) {
 }
 
 }  // namespace
+
+void real_cache_lines(const app& a, frame_out& out, const char* name) {
+    const llama_config& c = a.real.model->model.config;
+    const real_cache_measure m = real_model_cache(*a.real.model, a.real.gen);
+    ImGui::PushTextWrapPos(0.0f);  // wrapped: a phone's window is narrow
+    textf(out,
+          tr("KV cache: 2 (K, V) × %d layers × %d K/V heads × %d dims × 4 B = %s a token",
+             "KV 缓存：2（K、V）× %d 层 × %d 个 K/V 头 × %d 维 × 4 B = 每个词元 %s"),
+          c.n_layers, c.n_kv_heads, c.head_size(), byte_size(m.per_token).c_str());
+    mark_widget(out, name);
+    if (m.per_token_mha == m.per_token)
+        text_disabled(out, "%s", tr("(MHA: each query head keeps its own K and V)", "（MHA：每个查询头有自己的 K 和 V）"));
+    else
+        text_disabled(
+            out, tr("(MHA would keep %s: %d query heads share each K/V head)", "（MHA 需要 %s：每 %d 个查询头共用一个 K/V 头）"),
+            byte_size(m.per_token_mha).c_str(), c.n_heads / c.n_kv_heads);
+    text_disabled(out, tr("a whole context of %d tokens: %s (MHA %s)", "整个上下文（%d 个词元）：%s（MHA %s）"), c.seq_len,
+                  byte_size(m.context).c_str(), byte_size(m.context_mha).c_str());
+    if (m.last_step_tokens > 0)
+        text_disabled(out, tr("the last step read %s of it (%d tokens)", "最后一步从中读取了 %s（%d 个词元）"),
+                      byte_size(m.last_step_read).c_str(), m.last_step_tokens);
+    ImGui::PopTextWrapPos();
+}
 
 void panel_model(const app& a, frame_out& out) {
     const ImGuiViewport* vp = ImGui::GetMainViewport();

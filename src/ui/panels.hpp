@@ -46,7 +46,11 @@ void panel_impact(const app& a, frame_out& out);     // inspector.cpp: output be
 void panel_code(const app& a, frame_out& out);       // inspector.cpp: the article's numpy code, current lines lit
 void panel_help(const app& a, frame_out& out);       // inspector.cpp: keyboard shortcuts and how to use it
 void panel_model(const app& a, frame_out& out);      // model_window.cpp: a real model opened from its files
-void panel_start(const app& a, frame_out& out);      // inspector.cpp: the first visit's start card: three ways in
+// L5's KV-cache arithmetic on the open real model (a.real.model set): bytes a
+// token adds (its K/V heads and MHA's), a whole context's, the last step's read;
+// the first line is the widget `name`.
+void real_cache_lines(const app& a, frame_out& out, const char* name);
+void panel_start(const app& a, frame_out& out);  // inspector.cpp: the first visit's start card: three ways in
 
 void share_menu(const app& a, frame_out& out);  // share.cpp: the top bar's Share menu (copy link / embed code, exports)
 float share_menu_width();                       // its button's width, for right-aligning the top bar

@@ -182,8 +182,6 @@ TEST_CASE("real model: L13's findings pass two bars (the threshold and twice uni
     CHECK(k.repeats);
     CHECK(k.induction == std::vector<int>{5});
     CHECK(k.group == 2);
-    CHECK(k.cache_per_token == llama_cache_bytes_per_token(m.model.config));
-    CHECK(k.cache_per_token_mha == 2 * k.cache_per_token);
     // A short text: uniform attention gives the first token a lot, and the bar rises with it.
     real_model_reading shortr = r;
     shortr.ids.resize(2);  // one query over two keys: uniform gives 0.5 each
@@ -239,6 +237,15 @@ TEST_CASE("real model: generation a token a call gives llama_generate's tokens; 
                     CHECK(a(s, j) == doctest::Approx(w(g.query_pos[std::size_t(s)], j)).epsilon(1e-5));
         }
     CHECK(real_generation_attention(m, g, 2, 0).rows == 0);  // no layer 2
+    // L5's arithmetic on this shape (2 layers, 2 K/V heads of 8 dims, context 48), and the last step's read.
+    const real_cache_measure cache = real_model_cache(m, g);
+    CHECK(cache.per_token == 2u * 2 * 2 * 8 * 4);
+    CHECK(cache.per_token_mha == 2u * 2 * 4 * 8 * 4);
+    CHECK(cache.context == cache.per_token * 48);
+    CHECK(cache.context_mha == cache.per_token_mha * 48);
+    CHECK(cache.last_step_tokens == g.query_pos.back() + 1);
+    CHECK(cache.last_step_read == cache.per_token * std::size_t(cache.last_step_tokens));
+    CHECK(real_model_cache(m, real_model_generation{}).last_step_read == 0);
 
     real_model_generation all;
     real_model_generate_start(m, r.ids, {1.5f, 0.0f, 3}, 1000, all);

@@ -136,6 +136,14 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     assert.equal(cache.perTokenMha, 2 * cache.perToken, 'the tiny model shares each K/V head between two query heads');
     assert.equal(cache.lastStepRead, cache.perToken * (lastQuery + 1));
     assert.ok((await ui(page)).widgets.model_cache, 'the window says it');
+    assert.equal(cache.context, cache.perToken * cfg.seqLen, 'and a whole context\'s');
+    // L5's decode view says the same of this model's cache, beside its own small experiment's.
+    assert.equal(await page.evaluate(() => window.attn.openLink('v=1&view.lesson=5')), '');
+    const l5 = await until(page, (x) => x.lesson === 4 && x.numbers.real_per_token !== undefined, 'L5 over the open model');
+    assert.equal(l5.numbers.real_per_token, cache.perToken);
+    assert.equal(l5.numbers.real_per_token_mha, cache.perTokenMha);
+    assert.equal(l5.numbers.real_last_step_read, cache.lastStepRead, 'the last Continue step\'s read');
+    assert.ok(l5.widgets.l5_real_cache, 'the lesson draws it');
 
     // A corrupted checkpoint is refused with a message naming it; the open model stays.
     const bytes = fs.readFileSync(ckpt);

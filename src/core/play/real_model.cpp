@@ -176,8 +176,6 @@ real_model_findings real_model_find(const real_model& m, const real_model_readin
     real_model_findings f;
     f.heads = int(r.heads.size());
     f.group = c.n_heads / std::max(1, c.n_kv_heads);
-    f.cache_per_token = llama_cache_bytes_per_token(c);
-    f.cache_per_token_mha = llama_cache_bytes_per_token_mha(c);
     const int n = int(r.ids.size());
     double u = 0;
     for (int i = 1; i < n; ++i)
@@ -229,6 +227,20 @@ bool real_model_generate_step(const real_model& m, real_model_generation& g) {
     g.ids.push_back(next);
     g.done = int(g.ids.size()) - g.prompt >= g.target;
     return !g.done;
+}
+
+real_cache_measure real_model_cache(const real_model& m, const real_model_generation& g) {
+    const llama_config& c = m.model.config;
+    real_cache_measure r;
+    r.per_token = llama_cache_bytes_per_token(c);
+    r.per_token_mha = llama_cache_bytes_per_token_mha(c);
+    r.context = r.per_token * std::size_t(c.seq_len);
+    r.context_mha = r.per_token_mha * std::size_t(c.seq_len);
+    if (g.decoder && g.decoder->pos > 0) {
+        r.last_step_tokens = g.decoder->pos;
+        r.last_step_read = g.decoder->cache_bytes_read(g.decoder->pos - 1);
+    }
+    return r;
 }
 
 matrix real_generation_attention(const real_model& m, const real_model_generation& g, int layer, int head) {

@@ -119,10 +119,9 @@ inline constexpr float real_sink_threshold = 0.5f, real_previous_threshold = 0.4
 struct real_model_findings {
     int heads = 0;      // query heads in all
     float uniform = 0;  // uniform attention's weight on one given earlier key, averaged over queries 1 … n−1
-    std::vector<int> sink, previous, induction;                // indices into reading.heads, strongest first
-    bool repeats = false;                                      // a token (after BOS) occurs twice: induction can be measured
-    int group = 1;                                             // query heads per K/V head (1: MHA)
-    std::size_t cache_per_token = 0, cache_per_token_mha = 0;  // KV-cache bytes a token adds, and with MHA
+    std::vector<int> sink, previous, induction;  // indices into reading.heads, strongest first
+    bool repeats = false;                        // a token (after BOS) occurs twice: induction can be measured
+    int group = 1;                               // query heads per K/V head (1: MHA)
 };
 
 real_model_findings real_model_find(const real_model& m, const real_model_reading& r);
@@ -152,6 +151,17 @@ void real_model_generate_start(const real_model& m, const std::vector<int>& prom
 // Feeds what is pending (the prompt, one token per call after the first) and
 // samples the next token; false once done. Each call costs one token's pass.
 bool real_model_generate_step(const real_model& m, real_model_generation& g);
+
+// L5's KV-cache arithmetic on the model: the bytes of K and V a token adds (with
+// its K/V heads, and with MHA's, one per query head), a whole context's, and what
+// the generation's last step read (0 before a step).
+struct real_cache_measure {
+    std::size_t per_token = 0, per_token_mha = 0;
+    std::size_t context = 0, context_mha = 0;  // seq_len tokens
+    std::size_t last_step_read = 0;
+    int last_step_tokens = 0;  // the tokens in the cache at that step
+};
+real_cache_measure real_model_cache(const real_model& m, const real_model_generation& g);
 
 // One head's attention over the generation's sampled steps: a row per step (its
 // query over keys 0 … the last step's position; keys after its own are 0).
