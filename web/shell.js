@@ -649,13 +649,15 @@
           if (sha.slice(0, 16) !== want) throw new Error('the file at ' + decodeURIComponent(w.url) + ' is not the model the link names: its SHA-256 starts ' + sha.slice(0, 16) + ', the link says ' + want);
           tell(tokName, 0, 0);
           return this.fetchBytes(w.tokenizerUrl, tokName, tell).then((tok) => {
+            const still = this.wanted();
+            if (!still || still.key !== w.key) throw new Error('stopped');  // the link moved on meanwhile
             tell('', 0, 0);
             return this.openAndKeep([{ name, bytes: ckpt, sha }, { name: tokName, bytes: tok }]);
           });
         }))
         .catch((e) => {
           let why = String((e && e.message) || e);
-          if (why === 'stopped') why = 'stopped fetching ' + name + ': open the files yourself, or reload the link to fetch them again';
+          if (why === 'stopped') why = this.again ? '' : 'stopped fetching ' + name + ': open the files yourself, or reload the link to fetch them again';
           tell('', 0, 0, why);
           return why;
         })
@@ -674,16 +676,29 @@
     // The model the app's link names and has not opened: from this browser's store,
     // or fetched from the link's addresses — at start and after a link changes
     // (a pasted link, back, a host's attn:set). One at a time.
+    // A link that names another model (or none) while one is fetched stops that
+    // fetch, and the new one follows when it has ended.
     follow() {
-      if (!window.Module || !window.Module.ccall || this.following) return Promise.resolve();
-      const w = JSON.parse(window.Module.ccall('attn_hook_ui_state', 'string', [], [])).wantedModel;
+      if (!window.Module || !window.Module.ccall) return Promise.resolve();
+      const w = this.wanted();
+      if (this.following) {
+        if (!w || w.key !== this.following) { this.again = true; this.stop(); }
+        return Promise.resolve();
+      }
       if (!w) return Promise.resolve();
       this.following = w.key;
       return this.run('readonly', (s) => s.get(w.key)).catch(() => undefined).then((kept) => {
         if (kept) return this.openKept(w.key);
         if (w.url) return this.fetchNamed(w);
         return undefined;
-      }).catch(() => undefined).finally(() => { this.following = null; });
+      }).catch(() => undefined).finally(() => {
+        this.following = null;
+        if (this.again) { this.again = false; this.follow(); }
+      });
+    },
+    // The model the app's link names and has not opened ({key, url, tokenizerUrl}), or null.
+    wanted() {
+      return JSON.parse(window.Module.ccall('attn_hook_ui_state', 'string', [], [])).wantedModel;
     },
   };
   shell.models = models;

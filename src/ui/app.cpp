@@ -58,6 +58,15 @@ void app_init(app& a, const experiment& e) {
 
 namespace {
 
+// The real model a link names and where a host keeps it (model=, model_url=,
+// tokenizer_url=): the Model window opens on it (the page fetches or finds it).
+void adopt_model(app& a, const link_view& v) {
+    a.options.model = v.model;
+    a.options.model_url = v.model_url;
+    a.options.tokenizer_url = v.tokenizer_url;
+    a.view.model_open = true;
+}
+
 // What an accepted link asks to show: its lesson (from 1; its stage and last row
 // unless the link names them), stage, row and options. `lesson_only`: a lesson
 // button, which keeps the options of the link the page opened with.
@@ -110,6 +119,8 @@ bool app_change(app& a, const change& c, link_scope scope) {
     a.view.text_edit = a.model.exp.text;
     if (r.view && scope != link_scope::experiment)
         show_link_view(a, *r.view, scope == link_scope::lesson);
+    else if (r.view && !r.view->model.empty())  // a host's link (attn:set) that names a model: its files too
+        adopt_model(a, *r.view);
     a.experiment_changed = true;
     return true;
 }
@@ -213,6 +224,11 @@ bool app_model_effect_current(const app& a) {
     return r.effect_of == r.version && r.effect.layer == a.view.model_layer && r.effect.head == a.view.model_head;
 }
 
+bool app_model_stages_current(const app& a) {
+    const model_state& r = a.real;
+    return r.stages_of == r.version && r.stages_layer == a.view.model_layer && r.stages_head == a.view.model_head;
+}
+
 void app_model_update(app& a, double seconds) {
     model_state& r = a.real;
     if (!r.model)
@@ -225,7 +241,14 @@ void app_model_update(app& a, double seconds) {
         a.view.model_layer = std::clamp(a.view.model_layer, 0, c.n_layers - 1);
         a.view.model_head = std::clamp(a.view.model_head, 0, c.n_heads - 1);
     }
-    if (a.view.model_zero && !app_model_effect_current(a)) {
+    if (a.view.model_stage != 3 && !app_model_stages_current(a)) {  // one layer's attention: at once
+        r.stages = real_head_stages(*r.model, r.reading, a.view.model_layer, a.view.model_head);
+        r.stages_of = r.version, r.stages_layer = a.view.model_layer, r.stages_head = a.view.model_head;
+        ++r.stages_made;
+    }
+    if (!a.view.model_zero || !a.view.model_open)
+        r.effect_announced = false;  // the next zeroing says it runs again
+    else if (!app_model_effect_current(a)) {
         if (r.effect_announced) {  // the frame before said it runs
             real_model_zero_head(*r.model, r.reading, a.view.model_layer, a.view.model_head, r.effect);
             r.effect_of = r.version;

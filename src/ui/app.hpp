@@ -116,6 +116,7 @@ struct view_state {
     std::string model_text_edit;
     int model_layer = 0, model_head = 0;
     bool model_zero = false;  // the selected head zeroed: its effect on the next token (model_state::effect)
+    int model_stage = 3;      // the selected head's map: 0 Q·Kᵀ, 1 scaled, 2 masked, 3 softmax weights
     // Continue's sampling and length: the link's view.temperature, view.top_p,
     // view.gen_seed and view.gen_tokens (app_view writes them, a link sets them).
     llama_sampling model_sampling{link_view{}.temperature, link_view{}.top_p, std::uint64_t(link_view{}.gen_seed)};
@@ -135,6 +136,11 @@ struct model_state {
     real_head_effect effect;
     std::uint64_t effect_of = 0;
     bool effect_announced = false;
+    // The selected head's stages (view.model_stage other than the weights), of
+    // the reading of `stages_of` (a version) and that head.
+    head_trace stages;
+    std::uint64_t stages_of = 0, stages_made = 0;  // stages_made: bumped with each (the maps' source)
+    int stages_layer = -1, stages_head = -1;
     std::string error;  // why the last files were refused ("" when they were not)
     // The models this browser keeps (the page's IndexedDB, web/shell.js), as the
     // page last told them: the window lists them to open or remove.
@@ -331,6 +337,8 @@ std::string app_wanted_model(const app& a);
 void app_model_update(app& a, double seconds);
 // Whether model_state::effect is of the selected head on the current reading.
 bool app_model_effect_current(const app& a);
+// Whether model_state::stages are the selected head's on the current reading.
+bool app_model_stages_current(const app& a);
 
 // The theme that shows: a link's view.theme (an embed's host matching its page),
 // else the reader's choice in the View menu, else the system's (theme.hpp).

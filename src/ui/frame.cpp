@@ -77,9 +77,8 @@ void kept_models_menu(const app& a, frame_out& out) {
     ImGui::TextDisabled("%s", tr("Kept in this browser", "保存在这个浏览器里"));
     for (const model_state::stored& k : a.real.kept) {
         ImGui::PushID(k.key.c_str());
-        char label[160];
-        std::snprintf(label, sizeof label, "%s · %.1f MB", k.name.c_str(), k.bytes / 1e6);
-        if (ImGui::Selectable(label, false, 0, ImVec2(ImGui::CalcTextSize(label).x, 0))) {
+        const std::string label = k.name + " · " + megabytes(std::size_t(k.bytes));
+        if (ImGui::Selectable(label.c_str(), false, 0, ImVec2(ImGui::CalcTextSize(label.c_str()).x, 0))) {
             out.model_open_kept = k.key;
             view_edit(a, out).model_open = true;
         }

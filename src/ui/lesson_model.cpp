@@ -18,15 +18,6 @@ namespace {
 
 using namespace lesson_parts;
 
-std::string bytes_text(std::size_t b) {
-    char buf[32];
-    if (b < 10000)
-        std::snprintf(buf, sizeof buf, "%zu B", b);
-    else
-        std::snprintf(buf, sizeof buf, "%.1f KB", double(b) / 1e3);
-    return buf;
-}
-
 // 48.6 K, 15.2 M: a parameter count.
 std::string count_text(std::size_t n) {
     char buf[32];
@@ -64,55 +55,58 @@ void shape_claims(const real_model& m, const real_model_findings& k, const real_
                           tr("GQA: every %d query heads share one K/V head, so the KV cache grows by %s a token instead of "
                              "MHA's %s.",
                              "GQA：每 %d 个查询头共用一个 K/V 头，所以 KV 缓存每个词元增长 %s，而不是 MHA 的 %s。"),
-                          k.group, bytes_text(cache.per_token).c_str(), bytes_text(cache.per_token_mha).c_str()));
+                          k.group, byte_size(cache.per_token).c_str(), byte_size(cache.per_token_mha).c_str()));
     else
         c.push_back(claim(claim_style::plain,
                           tr("MHA: each head keeps its own K and V, %s of KV cache a token (GQA would share them).",
                              "MHA：每个头有自己的 K 和 V，KV 缓存每个词元 %s（GQA 会让几个头共用）。"),
-                          bytes_text(cache.per_token).c_str()));
+                          byte_size(cache.per_token).c_str()));
 }
 
 void head_claims(const real_model_reading& r, const real_model_findings& k, std::vector<claim_line>& c) {
     const double uniform = double(k.uniform) * 100.0;
     if (!k.sink.empty())
         c.push_back(claim(claim_style::highlight,
-                          tr("%zu of %d heads put most of their weight on the first token, a sink that carries little "
-                             "(L7): %s; uniform attention over this text would give it %.0f %%.",
-                             "%zu/%d 个头把大部分权重放在第一个词元上，这是一个几乎不携带内容的沉淀（L7）：%s；"
+                          tr("Heads that put at least %.2f of their weight on the first token, a sink that carries little "
+                             "(L7): %zu of %d — %s; uniform attention over this text would give it %.0f %%.",
+                             "把至少 %.2f 的权重放在第一个词元上的头——一个几乎不携带内容的沉淀（L7）：%zu/%d 个——%s；"
                              "在这段文字上均匀的注意力只会给它 %.0f %%。"),
-                          k.sink.size(), k.heads, head_list(r, k.sink, &real_head_summary::sink).c_str(), uniform));
+                          double(k.sink_bar), k.sink.size(), k.heads, head_list(r, k.sink, &real_head_summary::sink).c_str(),
+                          uniform));
     else
-        c.push_back(claim(claim_style::muted, "%s",
-                          tr("No head puts half its weight on the first token of this text.",
-                             "在这段文字上，没有一个头把一半的权重放在第一个词元上。")));
+        c.push_back(claim(claim_style::muted,
+                          tr("No head puts %.2f of its weight on the first token of this text.",
+                             "在这段文字上，没有一个头把 %.2f 的权重放在第一个词元上。"),
+                          double(k.sink_bar)));
     if (!k.previous.empty())
         c.push_back(claim(claim_style::highlight,
-                          tr("%zu heads look at the previous token (mean weight ≥ %.1f): %s — the first half of L9's "
-                             "induction circuit.",
-                             "%zu 个头看前一个词元（平均权重 ≥ %.1f）：%s——这正是 L9 归纳回路的前一半。"),
-                          k.previous.size(), double(real_previous_threshold),
-                          head_list(r, k.previous, &real_head_summary::prev).c_str()));
+                          tr("Heads that look at the previous token (mean weight ≥ %.2f): %zu — %s — the first half of "
+                             "L9's induction circuit.",
+                             "看前一个词元的头（平均权重 ≥ %.2f）：%zu 个——%s——这正是 L9 归纳回路的前一半。"),
+                          double(k.previous_bar), k.previous.size(), head_list(r, k.previous, &real_head_summary::prev).c_str()));
     else
-        c.push_back(
-            claim(claim_style::muted, "%s",
-                  tr("No head looks mostly at the previous token on this text.", "在这段文字上，没有一个头主要看前一个词元。")));
+        c.push_back(claim(claim_style::muted,
+                          tr("No head gives the previous token a mean weight of %.2f on this text.",
+                             "在这段文字上，没有一个头给前一个词元 %.2f 的平均权重。"),
+                          double(k.previous_bar)));
     if (!k.repeats)
         c.push_back(claim(claim_style::muted, "%s",
-                          tr("No token repeats in this text, so induction cannot show: type a text that repeats.",
-                             "这段文字里没有重复的词元，归纳无从显现：输入一段会重复的文字。")));
+                          tr("No token of this text occurs again after a gap, so induction cannot show: type a text "
+                             "that repeats.",
+                             "这段文字里没有隔开重复出现的词元，归纳无从显现：输入一段会重复的文字。")));
     else if (!k.induction.empty())
         c.push_back(claim(claim_style::highlight,
-                          tr("%zu heads attend to the token after an earlier copy of the current one (induction ≥ %.1f): "
-                             "%s.",
-                             "%zu 个头关注当前词元上一次出现之后的那个词元（归纳得分 ≥ %.1f）：%s。"),
-                          k.induction.size(), double(real_induction_threshold),
+                          tr("Heads that attend to the token after an earlier copy of the current one (induction ≥ "
+                             "%.2f): %zu — %s.",
+                             "关注当前词元上一次出现之后那个词元的头（归纳得分 ≥ %.2f）：%zu 个——%s。"),
+                          double(k.induction_bar), k.induction.size(),
                           head_list(r, k.induction, &real_head_summary::induction).c_str()));
     else
         c.push_back(claim(claim_style::muted,
-                          tr("No head reaches an induction score of %.1f on this text: this model may lack an induction "
+                          tr("No head reaches an induction score of %.2f on this text: this model may lack an induction "
                              "head, or need a longer repeat.",
-                             "在这段文字上没有一个头的归纳得分达到 %.1f：这个模型也许没有归纳头，或者需要更长的重复。"),
-                          double(real_induction_threshold)));
+                             "在这段文字上没有一个头的归纳得分达到 %.2f：这个模型也许没有归纳头，或者需要更长的重复。"),
+                          double(k.induction_bar)));
 }
 
 // Opens the Model window on head index i of the reading (a finding's strongest).
@@ -131,16 +125,17 @@ void look_button(const app& a, frame_out& out, const char* label, const char* na
     mark_widget(out, name);
 }
 
-}  // namespace
-
-lesson_claims model_lesson_claims(const app& a) {
+lesson_claims claims_of(const app& a, const real_model_findings& k) {
     lesson_claims c;
-    if (!model_read(a))
-        return c;
-    const real_model_findings k = real_model_find(*a.real.model, a.real.reading);
     shape_claims(*a.real.model, k, real_model_cache(*a.real.model, a.real.gen), c.claims);
     head_claims(a.real.reading, k, c.claims);
     return c;
+}
+
+}  // namespace
+
+lesson_claims model_lesson_claims(const app& a) {
+    return model_read(a) ? claims_of(a, real_model_find(*a.real.model, a.real.reading)) : lesson_claims{};
 }
 
 void view_real_model(const app& a, frame_out& out) {
@@ -158,8 +153,8 @@ void view_real_model(const app& a, frame_out& out) {
         number(out, "model_open", 0);
         return;
     }
-    draw_claims(out, model_lesson_claims(a).claims);
     const real_model_findings k = real_model_find(*a.real.model, a.real.reading);
+    draw_claims(out, claims_of(a, k).claims);
     if (ImGui::Button(tr("Model window", "模型窗口")))
         view_edit(a, out).model_open = true;
     mark_widget(out, "l13_window");
@@ -174,6 +169,9 @@ void view_real_model(const app& a, frame_out& out) {
     number(out, "repeats", k.repeats);
     number(out, "group", k.group);
     number(out, "uniform", k.uniform);
+    number(out, "sink_bar", k.sink_bar);
+    number(out, "previous_bar", k.previous_bar);
+    number(out, "induction_bar", k.induction_bar);
 }
 
 }  // namespace attn::ui

@@ -94,11 +94,11 @@ const lesson lesson_list[] = {
      "再打开马尔可夫任务：每一行都有自己的随机规则，模型从均匀分布，到一元统计，再到它正在读的这一行的二元统计。"},
     {"L13", "A real model", "真实的模型", "real model", "真实模型",
      "Open a small llama2.c model (stories15M, say): the same attention at scale — RMSNorm, RoPE, SwiGLU, and K/V heads "
-     "shared between query heads (GQA). On your own text its heads show a first-token sink, previous-token heads and, "
-     "where the text repeats, induction heads; each claim below is computed on the model you opened. In the Model "
+     "shared between query heads (GQA). On your own text its heads may show a first-token sink, previous-token heads "
+     "and, where the text repeats, induction heads; each claim below is computed on the model you opened. In the Model "
      "window zero a head and watch the next token, and generate text a token at a time through the KV cache.",
      "打开一个小的 llama2.c 模型（比如 stories15M）：同样的注意力，只是规模更大——RMSNorm、RoPE、SwiGLU，"
-     "以及由几个查询头共用的 K/V 头（GQA）。在你自己的文字上，它的头会表现出第一个词元的沉淀、看前一个词元的头，"
+     "以及由几个查询头共用的 K/V 头（GQA）。在你自己的文字上，它的头可能会表现出第一个词元的沉淀、看前一个词元的头，"
      "文字重复时还有归纳头；下面的每一句都是在你打开的模型上算出来的。在模型窗口里把一个头置零，看下一个词元怎么变，"
      "再通过 KV 缓存一个词元一个词元地生成文字。"},
 };

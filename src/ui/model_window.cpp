@@ -63,24 +63,6 @@ std::string piece_label(const std::string& piece, int id = -1) {
     return out;
 }
 
-std::string megabytes(std::size_t bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
-    return buf;
-}
-
-// bytes as B, KB or MB (1000s), for the KV cache's small and large sizes alike.
-std::string byte_size(std::size_t bytes) {
-    char buf[32];
-    if (bytes < 10000)
-        std::snprintf(buf, sizeof buf, "%zu B", bytes);
-    else if (bytes < 10000000)
-        std::snprintf(buf, sizeof buf, "%.1f KB", double(bytes) / 1e3);
-    else
-        std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
-    return buf;
-}
-
 // A token's piece after the reading's last token, as a label.
 std::string next_piece(const app& a, int id) {
     return piece_label(llama_decode_piece(a.real.model->tok, a.real.reading.ids.back(), id), id);
@@ -112,23 +94,30 @@ void kept_models(const app& a, frame_out& out) {
     }
 }
 
+// The link's model_url= being fetched by the page (each file's progress, and a
+// Stop); false when no fetch runs.
+bool fetch_progress(const app& a, frame_out& out) {
+    const model_state::fetch_state& f = a.real.fetch;
+    if (f.file.empty())
+        return false;
+    textf(out, tr("Fetching %s from the address the link names…", "正在从链接给出的地址获取 %s…"), f.file.c_str());
+    char said[64];
+    std::snprintf(said, sizeof said, "%s / %s", megabytes(std::size_t(f.received)).c_str(),
+                  f.total > 0 ? megabytes(std::size_t(f.total)).c_str() : "?");
+    ImGui::ProgressBar(f.total > 0 ? float(f.received / f.total) : 0.0f, ImVec2(-FLT_MIN, 0), said);
+    mark_widget(out, "model_fetch");
+    if (ImGui::Button(tr("Stop", "停止")))
+        out.share.push_back(share_action::stop_model_fetch);
+    mark_widget(out, "model_fetch_stop");
+    return true;
+}
+
 void no_model(const app& a, frame_out& out) {
     text_plain(out, tr("Open a llama2.c model: its checkpoint (.bin) and its tokenizer (tokenizer.bin, or tok512.bin for "
                        "stories260K), both at once. The files stay on this computer: nothing is uploaded or downloaded.",
                        "打开一个 llama2.c 模型：同时选择它的权重文件（.bin）和分词器（tokenizer.bin，stories260K 用 "
                        "tok512.bin）。文件留在这台电脑上：不上传，也不下载。"));
-    const model_state::fetch_state& f = a.real.fetch;
-    if (!f.file.empty()) {  // the link's model_url=: the page fetches it
-        textf(out, tr("Fetching %s from the address the link names…", "正在从链接给出的地址获取 %s…"), f.file.c_str());
-        char said[64];
-        std::snprintf(said, sizeof said, "%s / %s", megabytes(std::size_t(f.received)).c_str(),
-                      f.total > 0 ? megabytes(std::size_t(f.total)).c_str() : "?");
-        ImGui::ProgressBar(f.total > 0 ? float(f.received / f.total) : 0.0f, ImVec2(-FLT_MIN, 0), said);
-        mark_widget(out, "model_fetch");
-        if (ImGui::Button(tr("Stop", "停止")))
-            out.share.push_back(share_action::stop_model_fetch);
-        mark_widget(out, "model_fetch_stop");
-    } else if (!a.options.model.empty()) {  // a link that reads a model this browser does not keep
+    if (!fetch_progress(a, out) && !a.options.model.empty()) {  // a link that reads a model this browser does not keep
         const std::size_t at = a.options.model.rfind('@');
         textf(out,
               tr("This link reads %s (SHA-256 %s…): open that file and its tokenizer.",
@@ -381,11 +370,28 @@ void zero_head(const app& a, frame_out& out) {
         textf(out, tr("Without it the likeliest next token stays \"%s\".", "没有它，最可能的下一个词元仍是 \"%s\"。"),
               next_piece(a, r.next[0].id).c_str());
     text_disabled(out,
-                  tr("KL divergence from the prediction with the head to the one without: %.4f nats (0: it changes nothing "
+                  tr("KL(with the head ‖ without it) of the next-token predictions: %.4f nats (0: it changes nothing "
                      "here)",
                      "有这个头与没有它的预测之间的 KL 散度：%.4f nats（0：在这里它不起作用）"),
                   double(fx.kl));
     ImGui::PopTextWrapPos();
+}
+
+// The stage chips over the selected head's map: Q·Kᵀ, scaled, masked, softmax.
+void stage_chips(const app& a, frame_out& out) {
+    const char* names[4] = {"Q·Kᵀ", tr("scaled /√d_k", "缩放 /√d_k"), tr("masked", "掩码后"), "softmax"};
+    for (int s = 0; s < 4; ++s) {
+        if (s)
+            ImGui::SameLine();
+        const bool on = a.view.model_stage == s;
+        if (on)
+            ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+        if (chip_button(names[s]))
+            view_edit(a, out).model_stage = s;
+        if (on)
+            ImGui::PopStyleColor();
+        mark_widget(out, ("model_stage_" + std::to_string(s)).c_str());
+    }
 }
 
 void selected_head(const app& a, frame_out& out) {
@@ -394,12 +400,22 @@ void selected_head(const app& a, frame_out& out) {
     if (l >= int(r.tr.layers.size()) || h >= int(r.tr.layers[std::size_t(l)].heads.size()))
         return;
     const head_trace& ht = r.tr.layers[std::size_t(l)].heads[std::size_t(h)];
+    // The weights are the reading's; an earlier stage is recomputed for this head (model_state::stages).
+    const int stage = app_model_stages_current(a) ? a.view.model_stage : 3;
+    const head_trace& st = stage == 3 ? ht : a.real.stages;
+    const matrix* shown[4] = {&st.scores, &st.scaled, &st.masked, &st.weights};
+    const char* what[4] = {tr("Q·Kᵀ, queries down, keys across", "Q·Kᵀ：行是查询，列是键"), tr("Q·Kᵀ / √d_k", "Q·Kᵀ / √d_k"),
+                           tr("after the causal mask (−∞: a later key)", "因果掩码之后（−∞：后面的键）"),
+                           tr("softmax weights, queries down, keys across", "softmax 权重：行是查询，列是键")};
     textf(out, "%s %d · %s %d (%s %d) — %s", tr("layer", "层"), l, tr("head", "头"), h, tr("K/V head", "K/V 头"), ht.kv_group,
-          tr("softmax weights, queries down, keys across", "softmax 权重：行是查询，列是键"));
+          what[stage]);
+    stage_chips(a, out);
     heatmap_options opt;
-    opt.source = {&a.real, a.real.version};
-    opt.fixed_range = true;
+    opt.source = stage == 3 ? heatmap_source{&a.real, a.real.version} : heatmap_source{&a.real.stages, a.real.stages_made};
+    opt.fixed_range = stage == 3;
     opt.lo = 0, opt.hi = 1;
+    opt.map = stage == 3 ? colormap::sequential : colormap::diverging;
+    opt.masked_from = stage == 2 ? &st.masked : nullptr;  // the hidden keys drawn as masked, not as −∞
     opt.show_values = r.ids.size() <= 24;
     opt.hover_value = true;
     opt.row_labels = opt.col_labels = &r.tr.tokens;
@@ -409,7 +425,7 @@ void selected_head(const app& a, frame_out& out) {
     opt.cell =
         std::max(1.0f, std::min(font * 2.5f, (visible_width() - font * 5.0f) / float(std::max<std::size_t>(1, r.ids.size()))));
     opt.max_height = 1e6f;
-    const heatmap_result res = heatmap_draw(*a.heatmaps, "model_selected", ht.weights, opt);
+    const heatmap_result res = heatmap_draw(*a.heatmaps, "model_selected", *shown[stage], opt);
     out.widgets.push_back({"model_selected", res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
     out.maps.push_back({"model_selected", res.cells, res.labelled, "↓ query   → key"});
     zero_head(a, out);
@@ -574,6 +590,7 @@ void panel_model(const app& a, frame_out& out) {
         return;
     }
     model_card(a, out);
+    fetch_progress(a, out);  // a link that names another model, arriving now
     if (ImGui::Button(tr("Open other files…", "打开其他文件…")))
         out.share.push_back(share_action::open_model_files);
     mark_widget(out, "model_choose");

@@ -220,6 +220,23 @@ bool chip_button(const char* label) {
     return (ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_IsTouchScreen) ? ImGui::Button(label) : ImGui::SmallButton(label);
 }
 
+std::string megabytes(std::size_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
+    return buf;
+}
+
+std::string byte_size(std::size_t bytes) {
+    char buf[32];
+    if (bytes < 10000)
+        std::snprintf(buf, sizeof buf, "%zu B", bytes);
+    else if (bytes < 10000000)
+        std::snprintf(buf, sizeof buf, "%.1f KB", double(bytes) / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
+    return buf;
+}
+
 float visible_width() {
     const ImGuiWindow* w = ImGui::GetCurrentWindow();
     return w->InnerRect.Max.x - w->WindowPadding.x - ImGui::GetCursorScreenPos().x;

@@ -46,6 +46,11 @@ int text_resize_callback(ImGuiInputTextCallbackData* data);
 // so items sized that way keep the content wide.
 float visible_width();
 
+// A size for people: "%.1f MB" (a file), and B, KB or MB by size (1000s; a KV
+// cache's small and large sizes alike).
+std::string megabytes(std::size_t bytes);
+std::string byte_size(std::size_t bytes);
+
 // s with '\n' where a line of `width` pixels (the current font) must end: at a
 // space, or between characters where one side is CJK, never before closing
 // punctuation, never inside a number ("0.002", "1,234"). A word longer than the

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llama/forward.hpp"
@@ -120,6 +121,27 @@ TEST_CASE("real model: the text read, each head's scores from its weights, the f
     CHECK(cut.ids.size() == 48);  // the context
 }
 
+TEST_CASE("real model: a head's stages, recomputed for the window, are the pass's own") {
+    const files f = make_files();
+    real_model m;
+    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
+    real_model_reading r;
+    real_model_read(m, "Once upon a time", r);
+    const trace full = llama_forward(m.model, r.ids, llama_experiment(m.model.config));
+    for (const auto& [l, h] : {std::pair{0, 0}, std::pair{1, 3}}) {
+        const head_trace s = real_head_stages(m, r, l, h);
+        const head_trace& want = full.layers[std::size_t(l)].heads[std::size_t(h)];
+        CHECK(s.kv_group == want.kv_group);
+        for (const auto& [got, expect] : {std::pair{&s.scores, &want.scores}, std::pair{&s.scaled, &want.scaled},
+                                          std::pair{&s.masked, &want.masked}, std::pair{&s.weights, &want.weights}}) {
+            REQUIRE(got->rows == int(r.ids.size()));
+            CHECK(got->data == expect->data);  // bit for bit: the same kernels on the same rows
+        }
+    }
+    CHECK(real_head_stages(m, r, 2, 0).scores.empty());
+    CHECK(real_head_stages(m, r, 0, 4).scores.empty());
+}
+
 TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; zeroing changes nothing it cannot") {
     const files f = make_files();
     real_model m;
@@ -176,7 +198,12 @@ TEST_CASE("real model: L13's findings pass two bars (the threshold and twice uni
     real_model_findings k = real_model_find(m, r);
     CHECK(k.heads == 8);
     CHECK(k.uniform == doctest::Approx(u / (n - 1)));
-    CHECK(k.uniform < 0.25f);                 // so the fixed thresholds are the bars here
+    CHECK(k.uniform < 0.25f);  // so the fixed thresholds are the bars here
+    CHECK(k.uniform_induction > 0.0f);
+    CHECK(k.uniform_induction < k.uniform);  // the induction rows come late in the text
+    CHECK(k.sink_bar == 0.5f);
+    CHECK(k.previous_bar == 0.4f);
+    CHECK(k.induction_bar == doctest::Approx(std::max(0.3f, 2.0f * k.uniform_induction)));
     CHECK(k.sink == std::vector<int>{0, 3});  // strongest first
     CHECK(k.previous == std::vector<int>{1});
     CHECK(k.repeats);
@@ -193,6 +220,12 @@ TEST_CASE("real model: L13's findings pass two bars (the threshold and twice uni
     CHECK(k.sink == std::vector<int>{4});  // only ≥ 2 × 0.5
     CHECK_FALSE(k.repeats);
     CHECK(k.induction.empty());
+    // A token repeated right after itself has no induction row (head_scores::add's rule): nothing measured.
+    real_model_reading adjacent = r;
+    adjacent.ids = {1, 300, 300};
+    CHECK_FALSE(real_model_find(m, adjacent).repeats);
+    adjacent.ids = {1, 300, 301, 300};
+    CHECK(real_model_find(m, adjacent).repeats);
 }
 
 TEST_CASE("real model: generation a token a call gives llama_generate's tokens; it stops at the count or the context") {

@@ -111,6 +111,21 @@ TEST_CASE("a control's change waits for the next frame, then recomputes once") {
     CHECK(a.model.version == version + 1);  // nothing queued: nothing recomputed
 }
 
+TEST_CASE("a host's link (attn:set, link_scope::experiment) that names a model asks for it and its files") {
+    ui::app a;
+    ui::app_init(a, experiment{});
+    const std::string key = "x.bin@0123456789abcdef";
+    REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b&model=" + key + "&model_url=m%2Fx.bin&tokenizer_url=m%2Ft.bin"),
+                           ui::link_scope::experiment));
+    CHECK(ui::app_wanted_model(a) == key);  // the page's shell fetches it (models.follow)
+    CHECK_FALSE(a.options.model_url.empty());
+    CHECK_FALSE(a.options.tokenizer_url.empty());
+    CHECK(a.view.model_open);
+    REQUIRE(ui::app_change(a, change::open("v=1&text=c%20d"), ui::link_scope::experiment));
+    CHECK(ui::app_wanted_model(a) == key);  // a link without model= changes the experiment alone
+    CHECK(a.model.exp.text == "c d");
+}
+
 TEST_CASE("every lesson view draws frame after frame while its experiment changes under it") {
     headless_imgui imgui;
     ui::app a;

@@ -48,7 +48,8 @@ std::vector<llama_lens_row> llama_logit_lens(const llama_model& m, const trace& 
         std::copy(from.row(pos), from.row(pos) + d, resid.row(r));
     }
     rmsnorm_gain_rows(resid.data.data(), m.at(m.rms_final), normed.data.data(), rows, d, llama_norm_eps);
-    kernel_matmul_bt(normed.data.data(), m.at(m.classifier), logits.data.data(), rows, V, d);
+    kernel_matmul_bt(normed.data.data(), m.at(m.classifier), logits.data.data(), rows - 1, V, d);
+    std::copy(t.logits.row(pos), t.logits.row(pos) + V, logits.row(rows - 1));  // the model's own: its kernels, its ties
     std::vector<llama_lens_row> out;
     for (int r = 0; r < rows; ++r) {
         const float* z = logits.row(r);

@@ -148,22 +148,19 @@ void real_model_zero_head(const real_model& m, const real_model_reading& r, int 
     double kl = 0;
     for (int v = 0; v < V; ++v)
         kl += std::exp(with[std::size_t(v)]) * (with[std::size_t(v)] - without[std::size_t(v)]);
-    out.kl = float(std::max(0.0, kl));
+    out.kl = std::isnan(kl) ? float(kl) : float(std::max(0.0, kl));  // NaN (an overflowed pass) shown as such
     for (const real_next_token& n : r.next)
         out.reading_ids_probability.push_back(float(std::exp(without[std::size_t(n.id)])));
 }
 
 namespace {
 
-// The heads whose score passes both bars, strongest first (ties by index).
-std::vector<int> heads_over(const std::vector<real_head_summary>& heads, float real_head_summary::*score, float threshold,
-                            float uniform) {
+// The heads whose score reaches the bar, strongest first (ties by index).
+std::vector<int> heads_over(const std::vector<real_head_summary>& heads, float real_head_summary::*score, float bar) {
     std::vector<int> out;
-    for (std::size_t i = 0; i < heads.size(); ++i) {
-        const float v = heads[i].*score;
-        if (v >= threshold && v >= 2.0f * uniform)
+    for (std::size_t i = 0; i < heads.size(); ++i)
+        if (heads[i].*score >= bar)
             out.push_back(int(i));
-    }
     std::stable_sort(out.begin(), out.end(),
                      [&](int a, int b) { return heads[std::size_t(a)].*score > heads[std::size_t(b)].*score; });
     return out;
@@ -177,17 +174,28 @@ real_model_findings real_model_find(const real_model& m, const real_model_readin
     f.heads = int(r.heads.size());
     f.group = c.n_heads / std::max(1, c.n_kv_heads);
     const int n = int(r.ids.size());
-    double u = 0;
-    for (int i = 1; i < n; ++i)
+    double u = 0, ui = 0;
+    int rows_induction = 0;
+    for (int i = 1; i < n; ++i) {
         u += 1.0 / double(i + 1);
+        int j = i - 1;  // head_scores::add's rule: the last earlier copy, not the token just before
+        while (j >= 0 && r.ids[std::size_t(j)] != r.ids[std::size_t(i)])
+            --j;
+        if (j >= 0 && j + 1 < i) {
+            ui += 1.0 / double(i + 1);
+            ++rows_induction;
+        }
+    }
     f.uniform = n > 1 ? float(u / double(n - 1)) : 1.0f;
-    for (int i = 1; i < n && !f.repeats; ++i)
-        for (int j = 1; j < i && !f.repeats; ++j)
-            f.repeats = r.ids[std::size_t(i)] == r.ids[std::size_t(j)];
-    f.sink = heads_over(r.heads, &real_head_summary::sink, real_sink_threshold, f.uniform);
-    f.previous = heads_over(r.heads, &real_head_summary::prev, real_previous_threshold, f.uniform);
+    f.uniform_induction = rows_induction ? float(ui / rows_induction) : 0.0f;
+    f.repeats = rows_induction > 0;
+    f.sink_bar = std::max(real_sink_threshold, 2.0f * f.uniform);
+    f.previous_bar = std::max(real_previous_threshold, 2.0f * f.uniform);
+    f.induction_bar = std::max(real_induction_threshold, 2.0f * f.uniform_induction);
+    f.sink = heads_over(r.heads, &real_head_summary::sink, f.sink_bar);
+    f.previous = heads_over(r.heads, &real_head_summary::prev, f.previous_bar);
     if (f.repeats)
-        f.induction = heads_over(r.heads, &real_head_summary::induction, real_induction_threshold, f.uniform);
+        f.induction = heads_over(r.heads, &real_head_summary::induction, f.induction_bar);
     return f;
 }
 
@@ -227,6 +235,19 @@ bool real_model_generate_step(const real_model& m, real_model_generation& g) {
     g.ids.push_back(next);
     g.done = int(g.ids.size()) - g.prompt >= g.target;
     return !g.done;
+}
+
+head_trace real_head_stages(const real_model& m, const real_model_reading& r, int layer, int head) {
+    const llama_config& c = m.model.config;
+    if (layer < 0 || layer >= int(r.tr.layers.size()) || head < 0 || head >= c.n_heads)
+        return {};
+    const layer_trace& kept = r.tr.layers[std::size_t(layer)];
+    layer_trace lt;
+    lt.q = kept.q, lt.q_rot = kept.q_rot, lt.k_rot = kept.k_rot, lt.v = kept.v;
+    trace_options opt;
+    opt.keep_head_matrices = [layer, head](int l, int h) { return l == layer && h == head; };
+    forward_heads(llama_experiment(c), layer, lt, opt);
+    return std::move(lt.heads[std::size_t(head)]);
 }
 
 real_cache_measure real_model_cache(const real_model& m, const real_model_generation& g) {

@@ -110,18 +110,21 @@ void real_model_zero_head(const real_model& m, const real_model_reading& r, int 
 
 // What L13 says about a model on its text, each found here from the reading and
 // said only when the reading supports it. A head counts as a sink, previous-token
-// or induction head when its mean weight there is at least the threshold and at
-// least twice what uniform attention over the same causal rows would give
-// (`uniform`: on a short text even a blind head puts much weight on the first
-// token); induction needs a token that repeats.
+// or induction head when its mean weight there reaches the bar: the threshold,
+// or twice what uniform attention over the same rows would give when that is
+// more (on a short text even a blind head puts much weight on the first token;
+// the induction rows are the queries whose token occurred before, not just
+// before them, as train_diagnostics scores them). Induction needs such a row.
 inline constexpr float real_sink_threshold = 0.5f, real_previous_threshold = 0.4f, real_induction_threshold = 0.3f;
 
 struct real_model_findings {
-    int heads = 0;      // query heads in all
-    float uniform = 0;  // uniform attention's weight on one given earlier key, averaged over queries 1 … n−1
-    std::vector<int> sink, previous, induction;  // indices into reading.heads, strongest first
-    bool repeats = false;                        // a token (after BOS) occurs twice: induction can be measured
-    int group = 1;                               // query heads per K/V head (1: MHA)
+    int heads = 0;                // query heads in all
+    float uniform = 0;            // uniform attention's weight on one earlier key, over queries 1 … n−1
+    float uniform_induction = 0;  // the same over the induction rows (0 when none)
+    float sink_bar = 0, previous_bar = 0, induction_bar = 0;  // the bars used
+    std::vector<int> sink, previous, induction;               // indices into reading.heads, strongest first
+    bool repeats = false;                                     // an induction row exists: induction can be measured
+    int group = 1;                                            // query heads per K/V head (1: MHA)
 };
 
 real_model_findings real_model_find(const real_model& m, const real_model_reading& r);
@@ -151,6 +154,12 @@ void real_model_generate_start(const real_model& m, const std::vector<int>& prom
 // Feeds what is pending (the prompt, one token per call after the first) and
 // samples the next token; false once done. Each call costs one token's pass.
 bool real_model_generate_step(const real_model& m, real_model_generation& g);
+
+// One head's stages on the reading (whose heads keep their weights only): Q·Kᵀ,
+// scaled, masked and the weights, recomputed by model/forward's forward_heads from
+// the layer's kept q_rot, k_rot and v under the model's experiment — the pass's
+// own numbers. An empty head_trace for a head the model lacks.
+head_trace real_head_stages(const real_model& m, const real_model_reading& r, int layer, int head);
 
 // L5's KV-cache arithmetic on the model: the bytes of K and V a token adds (with
 // its K/V heads, and with MHA's, one per query head), a whole context's, and what
