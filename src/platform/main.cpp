@@ -13,7 +13,7 @@
 //   --frames N          render N frames, then exit (for tests under Xvfb)
 //   --screenshot FILE   with --frames: save the last frame as a PNG
 //   --size WxH          window size in pixels (native)
-//   --lesson N          open lesson N (1-12): the link's view.lesson=N
+//   --lesson N          open lesson N (1-13): the link's view.lesson=N
 //   --stage N           open pipeline stage N (0-10): the link's view.stage=N
 //   --lang en|zh        interface language
 //   --model FILE --tokenizer FILE  natively: open a llama2.c checkpoint and its

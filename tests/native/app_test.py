@@ -144,7 +144,7 @@ class NativeAppTest(unittest.TestCase):
     def test_every_stage_and_lesson_renders(self):
         # Each pipeline stage (with the residual + FFN block on) and each lesson.
         runs = [["--stage", str(s), "--experiment", "v=1&layers=2&block=full&heads=4&d_model=16"] for s in range(11)]
-        runs += [["--lesson", str(l)] for l in range(1, 13)]
+        runs += [["--lesson", str(l)] for l in range(1, 14)]
         for args in runs:
             shot = os.path.join(OUT, "native-%s.png" % "-".join(a for a in args[:2]).strip("-"))
             p = xvfb(["--frames", "3", "--screenshot", shot, *args])
@@ -232,7 +232,7 @@ class NativeAppTest(unittest.TestCase):
         p = subprocess.run([APP, "--bogus"], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2)
         self.assertIn("unknown", p.stderr)
-        for bad in (["--lesson", "13"], ["--stage", "11"], ["--lang", "fr"]):
+        for bad in (["--lesson", "14"], ["--stage", "11"], ["--lang", "fr"]):
             p = subprocess.run([APP, *bad], capture_output=True, text=True, timeout=30)
             self.assertEqual(p.returncode, 2, bad)
         # Malformed numbers are not read as 0: each is named, with what was wrong,
