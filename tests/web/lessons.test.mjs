@@ -15,7 +15,14 @@ browserSuite(async (suite) => {
 async function openLesson(n) {
   await reveal(page, 'lesson' + n);  // a test before may have left the panel scrolled down
   await click(page, 'lesson' + n);
-  const state = await ui(page);
+  // Until the lesson is open and its view has measured (a click under load can land a frame or two late);
+  // L11 and L12 measure only once L9's model is trained, which their tests wait for.
+  const ready = (s) => s.lesson === n - 1 && (n >= 11 || Object.keys(s.numbers || {}).length > 0);
+  let state = await ui(page);
+  for (let i = 0; i < 200 && !ready(state); i++) {
+    await frames(page, 1);
+    state = await ui(page);
+  }
   assert.equal(state.lesson, n - 1);
   return state;
 }
@@ -75,21 +82,21 @@ test('L4 order: without positions a reversed sentence gives the same outputs; Ro
   let n = await numbers();
   assert.ok(n.reverse_output_diff < 1e-4, 'outputs move with their tokens: ' + n.reverse_output_diff);
   assert.ok(n.reverse_weight_diff < 1e-5);
-  // The numbers once the clicked choice is the experiment's (a click under load may land a frame late).
-  const after = async (re) => {
-    for (let i = 0; i < 200 && !re.test(await experiment(page)); i++) await frames(page, 1);
+  // The numbers once the clicked choice is the experiment's. A click under load may land frames
+  // late, or (seen with the machine building beside the test) not at all: a person clicks again.
+  const choose = async (name, re, fx = 0.5) => {
+    for (let attempt = 0; attempt < 3 && !re.test(await experiment(page)); attempt++) {
+      await click(page, name, fx);
+      for (let i = 0; i < 100 && !re.test(await experiment(page)); i++) await frames(page, 1);
+    }
     assert.match(await experiment(page), re);
     await frames(page, 2);
     return numbers();
   };
-  await click(page, 'l4_pos1');
-  assert.ok((await after(/pos=sin/)).reverse_output_diff > 1e-3, 'sinusoidal positions break it');
-  await click(page, 'l4_pos2');
-  n = await after(/pos=rope/);
+  assert.ok((await choose('l4_pos1', /pos=sin/)).reverse_output_diff > 1e-3, 'sinusoidal positions break it');
+  n = await choose('l4_pos2', /pos=rope/);
   assert.ok(n.reverse_output_diff > 1e-3, 'RoPE breaks it');
-  await click(page, 'l4_shift', 0.7);
-  n = await numbers();
-  assert.match(await experiment(page), /pos_offset=[1-9]/);
+  n = await choose('l4_shift', /pos_offset=[1-9]/, 0.7);
   assert.ok(n.rope_q_moved > 1e-3, 'q turned');
   assert.ok(n.rope_score_shift_diff < 1e-4, 'the score did not: ' + n.rope_score_shift_diff);
 });
