@@ -153,9 +153,10 @@ std::string json_numbers(const std::vector<T>& v) {
 }
 
 // ,"lens": [{layer (-1: the embedding), top, p, targetP, rank}], ,"attribution":
-// {target, logit, invRms, embedding, heads (layer by layer), ffn}, ,"zero" (the
-// selected head zeroed), ,"effect": {layer, head, next: [{id, p}], readingP, kl}
-// when it is of the selected head on this reading, else null.
+// {target, logit, invRms, embedding, heads (layer by layer), ffn}, ,"changes":
+// {ablate: [[layer, head]], edges: [[layer, head, query, key]], problems}, ,"effect":
+// {layer, head, next: [{id, p}], readingP, kl, keylessRows} when it is of the changes
+// and the selected head on this reading, else null.
 std::string real_readout_json(const attn::ui::app& a) {
     const attn::ui::model_state& r = a.real;
     std::string out = ",\"lens\":[";
@@ -170,15 +171,31 @@ std::string real_readout_json(const attn::ui::app& a) {
     out += "],\"attribution\":{\"target\":" + std::to_string(at.target) + ",\"logit\":" + json_number(at.logit) +
            ",\"invRms\":" + json_number(at.inv_rms) + ",\"embedding\":" + json_number(at.embedding) +
            ",\"heads\":" + json_numbers(at.heads) + ",\"ffn\":" + json_numbers(at.ffn) + "}";
-    out += std::string(",\"zero\":") + (a.view.model_zero ? "true" : "false") + ",\"effect\":";
-    if (!attn::ui::app_model_effect_current(a))
+    const attn::real_interventions& iv = a.view.model_changes;
+    out += ",\"changes\":{\"ablate\":[";
+    for (std::size_t i = 0; i < iv.ablate.size(); ++i)
+        out +=
+            std::string(i ? "," : "") + "[" + std::to_string(iv.ablate[i].layer) + "," + std::to_string(iv.ablate[i].head) + "]";
+    out += "],\"edges\":[";
+    for (std::size_t i = 0; i < iv.edges.size(); ++i) {
+        const attn::masked_edge& e = iv.edges[i];
+        std::snprintf(buf, sizeof buf, "%s[%d,%d,%d,%d]", i ? "," : "", e.layer, e.head, e.query, e.key);
+        out += buf;
+    }
+    out += "],\"problems\":[";
+    const std::vector<std::string> problems = attn::ui::app_model_changes_problems(a);
+    for (std::size_t i = 0; i < problems.size(); ++i)
+        out += std::string(i ? "," : "") + attn::json_string(problems[i]);
+    out += "]},\"effect\":";
+    if (iv.empty() || !attn::ui::app_model_effect_current(a))
         return out + "null";
-    const attn::real_head_effect& fx = r.effect;
+    const attn::real_effect& fx = r.effect;
     out += "{\"layer\":" + std::to_string(fx.layer) + ",\"head\":" + std::to_string(fx.head) + ",\"next\":[";
     for (std::size_t i = 0; i < fx.next.size(); ++i)
         out += std::string(i ? "," : "") + "{\"id\":" + std::to_string(fx.next[i].id) +
                ",\"p\":" + json_number(fx.next[i].probability) + "}";
-    return out + "],\"readingP\":" + json_numbers(fx.reading_ids_probability) + ",\"kl\":" + json_number(fx.kl) + "}";
+    return out + "],\"readingP\":" + json_numbers(fx.reading_ids_probability) + ",\"kl\":" + json_number(fx.kl) +
+           ",\"keylessRows\":" + std::to_string(fx.keyless_rows) + "}";
 }
 
 // The Model window's real model for tests: null when none is open (or {error,

@@ -91,6 +91,8 @@ void show_link_view(app& a, const link_view& v, bool lesson_only) {
         a.options.lesson = a.options.stage = a.options.row = -1;
         a.view.model_sampling = {v.temperature, v.top_p, std::uint64_t(v.gen_seed)};
         a.view.model_steps = v.gen_tokens;
+        a.view.model_layer = v.model_layer, a.view.model_head = v.model_head;
+        a.view.model_changes = {v.model_ablate, v.model_edges};
         if (!v.model.empty())  // a link that reads a real model: its window
             a.view.model_open = true;
     }
@@ -153,6 +155,8 @@ link_view app_view(const app& a) {
     v.row = a.view.sel_row != default_row ? a.view.sel_row : -1;
     v.temperature = a.view.model_sampling.temperature, v.top_p = a.view.model_sampling.top_p;
     v.gen_seed = int(a.view.model_sampling.seed), v.gen_tokens = a.view.model_steps;
+    v.model_layer = a.view.model_layer, v.model_head = a.view.model_head;
+    v.model_ablate = a.view.model_changes.ablate, v.model_edges = a.view.model_changes.edges;
     return v;
 }
 
@@ -187,11 +191,13 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
     a.real.model = std::move(m);
     a.real.kept = std::move(kept);
     const std::string key = link_model_ref(a.real.model->name, a.real.model->sha256);
-    if (key != a.options.model)  // the addresses a link named were another model's
+    if (key != a.options.model) {  // the link named another model: its addresses, head and changes were that one's
         a.options.model_url.clear(), a.options.tokenizer_url.clear();
+        a.view.model_layer = a.view.model_head = 0;
+        a.view.model_changes = {};
+    }
     a.options.model = key;  // the link names it (never its weights)
     a.view.model_open = true;
-    a.view.model_layer = a.view.model_head = 0;
     return "";
 }
 
@@ -221,7 +227,14 @@ void app_set_kept_models(app& a, std::string_view lines) {
 
 bool app_model_effect_current(const app& a) {
     const model_state& r = a.real;
-    return r.effect_of == r.version && r.effect.layer == a.view.model_layer && r.effect.head == a.view.model_head;
+    return r.effect_of == r.version && r.effect.made && r.effect.of == a.view.model_changes &&
+           r.effect.layer == a.view.model_layer && r.effect.head == a.view.model_head;
+}
+
+std::vector<std::string> app_model_changes_problems(const app& a) {
+    if (!a.real.model || a.real.reading.ids.empty())
+        return {};
+    return real_interventions_problems(*a.real.model, a.real.reading, a.view.model_changes);
 }
 
 bool app_model_stages_current(const app& a) {
@@ -246,12 +259,13 @@ void app_model_update(app& a, double seconds) {
         r.stages_of = r.version, r.stages_layer = a.view.model_layer, r.stages_head = a.view.model_head;
         ++r.stages_made;
     }
-    if (!a.view.model_zero || !a.view.model_open)
-        r.effect_announced = false;  // the next zeroing says it runs again
+    if (a.view.model_changes.empty() || !a.view.model_open || !app_model_changes_problems(a).empty())
+        r.effect_announced = false;  // the next change says it runs again
     else if (!app_model_effect_current(a)) {
         if (r.effect_announced) {  // the frame before said it runs
-            real_model_zero_head(*r.model, r.reading, a.view.model_layer, a.view.model_head, r.effect);
+            real_model_intervene(*r.model, r.reading, a.view.model_changes, a.view.model_layer, a.view.model_head, r.effect);
             r.effect_of = r.version;
+            ++r.effect_made;
         }
         r.effect_announced = !r.effect_announced;
     }

@@ -115,8 +115,10 @@ struct view_state {
     bool model_open = false;
     std::string model_text_edit;
     int model_layer = 0, model_head = 0;
-    bool model_zero = false;  // the selected head zeroed: its effect on the next token (model_state::effect)
-    int model_stage = 3;      // the selected head's map: 0 Q·Kᵀ, 1 scaled, 2 masked, 3 softmax weights
+    // Heads zeroed and edges masked in the model's pass (view.model_ablate,
+    // view.model_edges): their effect on the next token (model_state::effect).
+    real_interventions model_changes;
+    int model_stage = 3;  // the selected head's map: 0 Q·Kᵀ, 1 scaled, 2 masked, 3 softmax weights
     // Continue's sampling and length: the link's view.temperature, view.top_p,
     // view.gen_seed and view.gen_tokens (app_view writes them, a link sets them).
     llama_sampling model_sampling{link_view{}.temperature, link_view{}.top_p, std::uint64_t(link_view{}.gen_seed)};
@@ -131,10 +133,11 @@ struct model_state {
     std::string read_text;              // the text `reading` is of
     std::uint64_t version = 0;          // bumped when the model or the reading change (the maps' source)
     real_model_generation gen;          // "Continue": a token a frame slice through the KV cache
-    // The selected head zeroed (view.model_zero): its effect on the next token,
-    // of the reading of `effect_of` (a version); a frame says it runs first.
-    real_head_effect effect;
-    std::uint64_t effect_of = 0;
+    // The changes (view_state::model_changes): their effect on the next token and
+    // the selected head's stages under them, of the reading of `effect_of` (a
+    // version); a frame says it runs first. effect_made: bumped with each (the maps' source).
+    real_effect effect;
+    std::uint64_t effect_of = 0, effect_made = 0;
     bool effect_announced = false;
     // The selected head's stages (view.model_stage other than the weights), of
     // the reading of `stages_of` (a version) and that head.
@@ -335,8 +338,10 @@ std::string app_wanted_model(const app& a);
 // text read again when it changed, the selected head zeroed when asked (the
 // frame after one that says so), then generation for up to `seconds`.
 void app_model_update(app& a, double seconds);
-// Whether model_state::effect is of the selected head on the current reading.
+// Whether model_state::effect is of the view's changes and selected head on the current reading.
 bool app_model_effect_current(const app& a);
+// Why the view's changes cannot run on the open model's reading (none: they can).
+std::vector<std::string> app_model_changes_problems(const app& a);
 // Whether model_state::stages are the selected head's on the current reading.
 bool app_model_stages_current(const app& a);
 

@@ -1,8 +1,8 @@
 // The Model window: a real model opened from its files (play/real_model.hpp) —
 // its shape, the text as its tokenizer cuts it, what it predicts next, text it
 // generates through the KV cache, and every head's map on the text with its
-// previous-token, first-token (sink) and induction scores, the selected head
-// zeroed with its effect on the next token, who writes the predicted token's
+// previous-token, first-token (sink) and induction scores, heads zeroed and
+// edges masked with their effect on the next token, who writes the predicted token's
 // logit (direct logit attribution) and what each layer would predict (the
 // logit lens). It draws the core's
 // numbers (app.real); what it changes goes through frame_out.
@@ -17,6 +17,7 @@
 #include "panels.hpp"
 #include "play/edit.hpp"
 #include "spec/keys.hpp"
+#include "theme.hpp"
 #include "widgets.hpp"
 
 namespace attn::ui {
@@ -312,6 +313,8 @@ void heads_overview(const app& a, frame_out& out) {
             ImGui::PushID(h.layer * 1000 + h.head);
             const matrix& w = r.tr.layers[std::size_t(h.layer)].heads[std::size_t(h.head)].weights;
             const std::string name = "model_head_" + std::to_string(h.layer) + "_" + std::to_string(h.head);
+            const auto& zeroed = a.view.model_changes.ablate;
+            opt.veiled = std::find(zeroed.begin(), zeroed.end(), ablated_head{h.layer, h.head}) != zeroed.end();
             const heatmap_result res = heatmap_draw(*a.heatmaps, name.c_str(), w, opt);
             if (res.clicked_row >= 0) {
                 view_state& v = view_edit(a, out);
@@ -330,26 +333,14 @@ void heads_overview(const app& a, frame_out& out) {
     }
 }
 
-// "Zero this head": the next token with the head's output set to zeros and
-// every later layer run again (model_state::effect), beside the reading's.
-void zero_head(const app& a, frame_out& out) {
-    bool zero = a.view.model_zero;
-    if (ImGui::Checkbox(tr("Zero this head and run the model again", "把这个头置零，再运行一次模型"), &zero))
-        view_edit(a, out).model_zero = zero;
-    mark_widget(out, "model_zero");
-    if (!zero)
-        return;
-    const real_head_effect& fx = a.real.effect;
-    if (!app_model_effect_current(a)) {
-        text_disabled(out, tr("Running the model without layer %d head %d…", "正在去掉第 %d 层第 %d 个头运行模型…"),
-                      a.view.model_layer, a.view.model_head);
-        return;
-    }
+// The next token with the changes, beside the reading's.
+void effect_table(const app& a, frame_out& out) {
+    const real_effect& fx = a.real.effect;
     const real_model_reading& r = a.real.reading;
     if (ImGui::BeginTable("model_effect", 3, ImGuiTableFlags_SizingFixedFit)) {
         ImGui::TableSetupColumn(tr("next token", "下一个词元"));
-        ImGui::TableSetupColumn(tr("with the head", "有这个头"));
-        ImGui::TableSetupColumn(tr("without it", "没有它"));
+        ImGui::TableSetupColumn(tr("the model", "原模型"));
+        ImGui::TableSetupColumn(tr("with the changes", "改动之后"));
         ImGui::TableHeadersRow();
         for (std::size_t i = 0; i < r.next.size() && i < fx.reading_ids_probability.size(); ++i) {
             ImGui::TableNextColumn();
@@ -364,17 +355,65 @@ void zero_head(const app& a, frame_out& out) {
     mark_widget(out, "model_effect");
     ImGui::PushTextWrapPos(0.0f);
     if (!fx.next.empty() && fx.next[0].id != r.next[0].id)
-        textf(out, tr("Without it the likeliest next token is \"%s\" (%s).", "没有它，最可能的下一个词元是 \"%s\"（%s）。"),
+        textf(out,
+              tr("With the changes the likeliest next token is \"%s\" (%s).", "改动之后，最可能的下一个词元是 \"%s\"（%s）。"),
               next_piece(a, fx.next[0].id).c_str(), percent(fx.next[0].probability).c_str());
     else
-        textf(out, tr("Without it the likeliest next token stays \"%s\".", "没有它，最可能的下一个词元仍是 \"%s\"。"),
+        textf(out, tr("With the changes the likeliest next token stays \"%s\".", "改动之后，最可能的下一个词元仍是 \"%s\"。"),
               next_piece(a, r.next[0].id).c_str());
     text_disabled(out,
-                  tr("KL(with the head ‖ without it) of the next-token predictions: %.4f nats (0: it changes nothing "
+                  tr("KL(the model ‖ with the changes) of the next-token predictions: %.4f nats (0: they change nothing "
                      "here)",
-                     "有这个头与没有它的预测之间的 KL 散度：%.4f nats（0：在这里它不起作用）"),
+                     "原模型与改动之后的预测之间的 KL 散度：%.4f nats（0：在这里它们不起作用）"),
                   double(fx.kl));
+    if (fx.keyless_rows > 0)
+        text_disabled(out,
+                      tr("%d query row(s) have every key masked: their head writes nothing there.",
+                         "%d 个查询行的所有键都被屏蔽：它们的头在那里什么都不写。"),
+                      fx.keyless_rows);
     ImGui::PopTextWrapPos();
+}
+
+// "Zero this head", what is changed (with Clear), and its effect on the next
+// token: every later layer run again (model_state::effect), beside the reading's.
+void model_changes(const app& a, frame_out& out) {
+    const real_interventions& iv = a.view.model_changes;
+    const ablated_head selected{a.view.model_layer, a.view.model_head};
+    bool zero = std::find(iv.ablate.begin(), iv.ablate.end(), selected) != iv.ablate.end();
+    ImGui::BeginDisabled(a.options.readonly);
+    if (ImGui::Checkbox(tr("Zero this head and run the model again", "把这个头置零，再运行一次模型"), &zero))
+        view_edit(a, out).model_changes = real_toggle_head(iv, selected);
+    mark_widget(out, "model_zero");
+    ImGui::EndDisabled();
+    if (iv.empty()) {
+        text_disabled(out, "%s",
+                      tr("A click on a cell of the softmax map masks that edge (the query no longer reads that key).",
+                         "点击 softmax 图中的一个格子即屏蔽那条边（该查询不再读取那个键）。"));
+        return;
+    }
+    textf(out, "%s: %s", tr("Changed", "已改动"), real_changes_text(iv).c_str());
+    ImGui::SameLine();
+    ImGui::BeginDisabled(a.options.readonly);
+    if (chip_button(tr("Clear", "清除")))
+        view_edit(a, out).model_changes = {};
+    mark_widget(out, "model_changes_clear");
+    ImGui::EndDisabled();
+    if (const std::vector<std::string> problems = app_model_changes_problems(a); !problems.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        for (const std::string& p : problems)
+            text_colored(out, theme_bad(), "%s", p.c_str());
+        text_disabled(out, "%s",
+                      tr("These changes do not fit this model or text: nothing is run until they are cleared.",
+                         "这些改动与这个模型或这段文字不符：清除之前不会运行。"));
+        ImGui::PopTextWrapPos();
+        mark_widget(out, "model_changes_problems");
+        return;
+    }
+    if (!app_model_effect_current(a)) {
+        text_disabled(out, "%s", tr("Running the model with the changes…", "正在带着这些改动运行模型…"));
+        return;
+    }
+    effect_table(a, out);
 }
 
 // The stage chips over the selected head's map: Q·Kᵀ, scaled, masked, softmax.
@@ -400,22 +439,27 @@ void selected_head(const app& a, frame_out& out) {
     if (l >= int(r.tr.layers.size()) || h >= int(r.tr.layers[std::size_t(l)].heads.size()))
         return;
     const head_trace& ht = r.tr.layers[std::size_t(l)].heads[std::size_t(h)];
-    // The weights are the reading's; an earlier stage is recomputed for this head (model_state::stages).
-    const int stage = app_model_stages_current(a) ? a.view.model_stage : 3;
-    const head_trace& st = stage == 3 ? ht : a.real.stages;
+    // With changes, the head as the changed pass ran it (model_state::effect); else the
+    // weights are the reading's and an earlier stage is recomputed for it (model_state::stages).
+    const bool changed = !a.view.model_changes.empty() && app_model_effect_current(a);
+    const int stage = changed || app_model_stages_current(a) ? a.view.model_stage : 3;
+    const head_trace& st = changed ? a.real.effect.head_stages : stage == 3 ? ht : a.real.stages;
     const matrix* shown[4] = {&st.scores, &st.scaled, &st.masked, &st.weights};
     const char* what[4] = {tr("Q·Kᵀ, queries down, keys across", "Q·Kᵀ：行是查询，列是键"), tr("Q·Kᵀ / √d_k", "Q·Kᵀ / √d_k"),
                            tr("after the causal mask (−∞: a later key)", "因果掩码之后（−∞：后面的键）"),
                            tr("softmax weights, queries down, keys across", "softmax 权重：行是查询，列是键")};
-    textf(out, "%s %d · %s %d (%s %d) — %s", tr("layer", "层"), l, tr("head", "头"), h, tr("K/V head", "K/V 头"), ht.kv_group,
-          what[stage]);
+    textf(out, "%s %d · %s %d (%s %d) — %s%s", tr("layer", "层"), l, tr("head", "头"), h, tr("K/V head", "K/V 头"), ht.kv_group,
+          what[stage], changed ? tr(", with the changes", "，改动之后") : "");
     stage_chips(a, out);
     heatmap_options opt;
-    opt.source = stage == 3 ? heatmap_source{&a.real, a.real.version} : heatmap_source{&a.real.stages, a.real.stages_made};
+    opt.source = changed      ? heatmap_source{&a.real.effect, a.real.effect_made}
+                 : stage == 3 ? heatmap_source{&a.real, a.real.version}
+                              : heatmap_source{&a.real.stages, a.real.stages_made};
     opt.fixed_range = stage == 3;
     opt.lo = 0, opt.hi = 1;
     opt.map = stage == 3 ? colormap::sequential : colormap::diverging;
-    opt.masked_from = stage == 2 ? &st.masked : nullptr;  // the hidden keys drawn as masked, not as −∞
+    // The hidden keys (and masked edges) drawn as masked, not as −∞ or 0.
+    opt.masked_from = stage == 2 || (changed && stage == 3) ? &st.masked : nullptr;
     opt.show_values = r.ids.size() <= 24;
     opt.hover_value = true;
     opt.row_labels = opt.col_labels = &r.tr.tokens;
@@ -428,7 +472,11 @@ void selected_head(const app& a, frame_out& out) {
     const heatmap_result res = heatmap_draw(*a.heatmaps, "model_selected", *shown[stage], opt);
     out.widgets.push_back({"model_selected", res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
     out.maps.push_back({"model_selected", res.cells, res.labelled, "↓ query   → key"});
-    zero_head(a, out);
+    // A click on a softmax cell masks (or unmasks) that edge; a later key is hidden already.
+    if (res.clicked_row >= 0 && stage == 3 && res.clicked_col <= res.clicked_row && !a.options.readonly)
+        view_edit(a, out).model_changes =
+            real_toggle_edge(a.view.model_changes, masked_edge{l, h, res.clicked_row, res.clicked_col});
+    model_changes(a, out);
 }
 
 struct attribution_part {
@@ -548,6 +596,18 @@ void lens(const app& a, frame_out& out) {
 }
 
 }  // namespace
+
+std::string real_changes_text(const real_interventions& iv) {
+    std::string s;
+    for (const ablated_head& h : iv.ablate)
+        s += (s.empty() ? tr("zeroed ", "置零 ") : ", ") + std::to_string(h.layer) + "." + std::to_string(h.head);
+    if (!iv.edges.empty()) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, tr("masked %zu edge(s)", "屏蔽 %zu 条边"), iv.edges.size());
+        s += (s.empty() ? "" : " \xC2\xB7 ") + std::string(buf);
+    }
+    return s;
+}
 
 void real_cache_lines(const app& a, frame_out& out, const char* name) {
     const llama_config& c = a.real.model->model.config;

@@ -106,6 +106,22 @@ void put_real_readout_tables(std::string& out, const app& a) {
     out += ',';
     put_plain_table(out, tr("Model: what each layer would predict (logit lens)", "模型：每一层会预测什么（logit lens）"), rows,
                     cols, cells);
+    if (a.view.model_changes.empty() || !app_model_effect_current(a))
+        return;
+    rows.clear();
+    cells.clear();
+    cols = {tr("the model", "原模型"), tr("with the changes", "改动之后")};
+    for (std::size_t i = 0; i < r.reading.next.size() && i < r.effect.reading_ids_probability.size(); ++i) {
+        rows.push_back("\"" + llama_decode_piece(r.model->tok, r.reading.ids.back(), r.reading.next[i].id) + "\"");
+        cells.push_back({number_text(double(r.reading.next[i].probability), "%.4f"),
+                         number_text(double(r.effect.reading_ids_probability[i]), "%.4f")});
+    }
+    out += ',';
+    put_plain_table(out,
+                    std::string(tr("Model: the next token with the changes (", "模型：改动之后的下一个词元（")) +
+                        real_changes_text(a.view.model_changes) + tr("; KL ", "；KL ") +
+                        number_text(double(r.effect.kl), "%.4f") + ")",
+                    rows, cols, cells);
 }
 
 // The Model window's numbers, while it is open on a model: the next token, and

@@ -245,8 +245,26 @@ TEST_CASE("keys: a view key's problems keep their wording, one message each") {
     CHECK(link_view_set(v, "view.bogus=1") ==
           std::vector<std::string>{"unknown view option 'view.bogus' (view.lesson, view.stage, view.row, view.hide, "
                                    "view.readonly, view.embed, view.theme, view.poster, view.temperature, view.top_p, "
-                                   "view.gen_seed, view.gen_tokens)"});
+                                   "view.gen_seed, view.gen_tokens, view.model_head, view.model_ablate, view.model_edges)"});
     CHECK(link_view_set(v, "view.top_p=1.5") == std::vector<std::string>{"view.top_p must be between 0 and 1, not 1.5"});
     CHECK(link_view_set(v, "view.gen_tokens=0") ==
           std::vector<std::string>{"view.gen_tokens must be a whole number from 1 to 256, not '0'"});
+    CHECK(link_view_set(v, "view.model_head=2") ==
+          std::vector<std::string>{"view.model_head must be layer.head (two whole numbers), not '2'"});
+    CHECK(link_view_set(v, "view.model_edges=1.2.3") ==
+          std::vector<std::string>{"view.model_edges item '1.2.3' is not of the form layer.head.query.key"});
+}
+
+TEST_CASE("keys: a real model's selected head, zeroed heads and masked edges travel in the link") {
+    link_view v;
+    CHECK(link_view_set(v, "view.model_head=3.5").empty());
+    CHECK(link_view_set(v, "view.model_ablate=0.1,2.3").empty());
+    CHECK(link_view_set(v, "view.model_edges=1.2.7.3,1.2.7.4").empty());
+    CHECK(v.model_layer == 3);
+    CHECK(v.model_head == 5);
+    CHECK(v.model_ablate == std::vector<ablated_head>{{0, 1}, {2, 3}});
+    CHECK(v.model_edges == std::vector<masked_edge>{{1, 2, 7, 3}, {1, 2, 7, 4}});
+    const std::string text = link_view_to_text(v);
+    CHECK(text == "&view.model_head=3.5&view.model_ablate=0.1,2.3&view.model_edges=1.2.7.3,1.2.7.4");
+    CHECK(link_view_to_text(link_view{}).empty());  // the defaults are not written
 }

@@ -149,8 +149,9 @@ TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; 
     real_model_reading r;
     real_model_read(m, "Once upon a time Once upon", r);
     const int n = int(r.ids.size());
-    real_head_effect fx;
-    real_model_zero_head(m, r, 1, 2, fx);
+    real_effect fx;
+    real_model_intervene(m, r, {{{1, 2}}, {}}, 1, 2, fx);
+    CHECK(fx.made);
     CHECK(fx.layer == 1);
     CHECK(fx.head == 2);
     experiment e = llama_experiment(m.model.config);
@@ -170,10 +171,58 @@ TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; 
         CHECK(fx.reading_ids_probability[i] ==
               doctest::Approx(std::exp(double(t.logits(n - 1, r.next[i].id)) - mx) / sum).epsilon(1e-4));
     CHECK(fx.kl > 0.0f);
-    // Zeroing a head the model lacks computes nothing.
-    real_model_zero_head(m, r, 5, 0, fx);
-    CHECK(fx.layer == -1);
+    CHECK(fx.head_stages.weights.data.empty() == false);  // the zeroed head's own stages, as the pass ran them
+    // A head the model lacks, or a key after its query, computes nothing and says why.
+    real_model_intervene(m, r, {{{5, 0}}, {}}, 0, 0, fx);
+    CHECK_FALSE(fx.made);
     CHECK(fx.next.empty());
+    const auto problems = real_interventions_problems(m, r, {{{5, 0}, {0, 9}, {1, 1}, {1, 1}}, {{0, 0, 1, 2}, {0, 0, n, 0}}});
+    REQUIRE(problems.size() == 5);
+    CHECK(problems[0] == "zeroed head 5.0: the model has layers 0 to 1");
+    CHECK(problems[1].find("heads 0 to 3") != std::string::npos);
+    CHECK(problems[2] == "zeroed head 1.1: it is named twice");
+    CHECK(problems[3].find("after the query") != std::string::npos);
+    CHECK(problems[4].find("tokens 0 to " + std::to_string(n - 1)) != std::string::npos);
+}
+
+TEST_CASE("real model: masked edges change the head's weights and the prediction as the experiment's edges= do") {
+    const files f = make_files();
+    real_model m;
+    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
+    real_model_reading r;
+    real_model_read(m, "Once upon a time Once upon", r);
+    const int n = int(r.ids.size());
+    REQUIRE(n >= 4);
+    // Query n-1 of layer 0 head 3 no longer reads keys 0 and 1; query 1 reads no key at all.
+    real_interventions iv;
+    iv = real_toggle_edge(iv, {0, 3, n - 1, 0});
+    iv = real_toggle_edge(iv, {0, 3, n - 1, 1});
+    iv = real_toggle_edge(iv, {0, 3, 1, 0});
+    iv = real_toggle_edge(iv, {0, 3, 1, 1});
+    iv = real_toggle_head(iv, {1, 2});
+    CHECK(iv.edges.size() == 4);
+    CHECK(real_toggle_edge(iv, {0, 3, 1, 1}).edges.size() == 3);  // a second click unmasks
+    CHECK(real_toggle_head(iv, {1, 2}).ablate.empty());
+    CHECK(real_interventions_problems(m, r, iv).empty());
+    real_effect fx;
+    real_model_intervene(m, r, iv, 0, 3, fx);
+    REQUIRE(fx.made);
+    CHECK(fx.of == iv);
+    CHECK(fx.keyless_rows == 1);
+    experiment e = llama_experiment(m.model.config);
+    e.ablate = iv.ablate, e.edges = iv.edges;
+    const trace t = llama_forward(m.model, r.ids, e);
+    const head_trace& want = t.layers[0].heads[3];
+    CHECK(fx.head_stages.weights.data == want.weights.data);  // bit for bit the pass's
+    CHECK(fx.head_stages.weights(n - 1, 0) == 0.0f);
+    CHECK(fx.head_stages.weights(1, 0) == 0.0f);
+    CHECK(fx.head_stages.weights(1, 1) == 0.0f);  // no key left: the head writes nothing for query 1
+    double row = 0;
+    for (int k = 0; k < n; ++k)
+        row += fx.head_stages.weights(n - 1, k);
+    CHECK(row == doctest::Approx(1.0).epsilon(1e-5));  // the keys left share the whole weight
+    CHECK(fx.next[0].logit == t.logits(n - 1, fx.next[0].id));
+    CHECK(fx.kl > 0.0f);
 }
 
 TEST_CASE("real model: L13's findings pass two bars (the threshold and twice uniform attention); induction needs a repeat") {

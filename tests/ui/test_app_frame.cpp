@@ -21,6 +21,7 @@
 #include "heatmap_gpu.hpp"
 #include "i18n.hpp"
 #include "lesson_views.hpp"
+#include "llama_test_files.hpp"
 #include "panels.hpp"
 #include "play/edit.hpp"
 #include "share.hpp"
@@ -124,6 +125,45 @@ TEST_CASE("a host's link (attn:set, link_scope::experiment) that names a model a
     REQUIRE(ui::app_change(a, change::open("v=1&text=c%20d"), ui::link_scope::experiment));
     CHECK(ui::app_wanted_model(a) == key);  // a link without model= changes the experiment alone
     CHECK(a.model.exp.text == "c d");
+}
+
+TEST_CASE("a link holds a real model's selected head and changes; they run once it opens, and only when they fit") {
+    ui::app a;
+    ui::app_init(a, experiment{});
+    const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b"});
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 264, 48, true), 3);
+    const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"}, t{tok.data(), tok.size(), "t.bin"};
+    const std::string changes = "&view.model_head=1.2&view.model_ablate=0.1&view.model_edges=1.2.3.0,1.2.3.1";
+    REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b&model=x.bin@0123456789abcdef" + changes)));
+    CHECK(a.view.model_layer == 1);
+    CHECK(a.view.model_head == 2);
+    CHECK(a.view.model_changes.ablate == std::vector<ablated_head>{{0, 1}});
+    CHECK(a.view.model_changes.edges.size() == 2);
+    CHECK(ui::app_open_model(a, x, t).empty());  // the model the link names: its head and changes stay
+    CHECK(a.view.model_changes.edges.size() == 2);
+    ui::app_model_update(a, 0);
+    CHECK_FALSE(ui::app_model_effect_current(a));  // this frame says it runs
+    ui::app_model_update(a, 0);
+    REQUIRE(ui::app_model_effect_current(a));
+    CHECK(a.real.effect.of == a.view.model_changes);
+    CHECK(a.real.effect.layer == 1);
+    CHECK(a.real.effect.head == 2);
+    CHECK(a.real.effect.head_stages.weights(3, 0) == 0.0f);  // the masked edges, as the pass ran them
+    CHECK(a.real.effect.head_stages.weights(3, 1) == 0.0f);
+    CHECK(ui::app_link(a).find(changes) != std::string::npos);
+    // Changes that do not fit the model are said, and nothing runs.
+    a.view.model_changes.ablate = {{7, 0}};
+    const auto problems = ui::app_model_changes_problems(a);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0] == "zeroed head 7.0: the model has layers 0 to 1");
+    ui::app_model_update(a, 0);
+    ui::app_model_update(a, 0);
+    CHECK_FALSE(ui::app_model_effect_current(a));
+    // Another model: the head and the changes were the first one's.
+    const real_model_file y{ckpt.data(), ckpt.size(), "y.bin", "fedcba9876543210"};
+    CHECK(ui::app_open_model(a, y, t).empty());
+    CHECK(a.view.model_changes.empty());
+    CHECK(a.view.model_layer == 0);
 }
 
 TEST_CASE("every lesson view draws frame after frame while its experiment changes under it") {

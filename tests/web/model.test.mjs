@@ -220,7 +220,7 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     await revealInWindow(page, 'model_zero');
     await click(page, 'model_zero');
     m = (await until(page, (x) => x.realModel.effect !== null, 'the zeroed head\'s effect')).realModel;
-    assert.equal(m.zero, true);
+    assert.deepEqual(m.changes.ablate, [[bl, bh]]);
     assert.deepEqual([m.effect.layer, m.effect.head], [bl, bh], 'of the selected head');
     assert.equal(m.effect.next.length, 5);
     assert.equal(m.effect.readingP.length, 5, 'the five tokens predicted with the head, without it');
@@ -232,6 +232,23 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     await click(page, 'model_head_0_0');
     m = (await until(page, (x) => x.realModel.effect && x.realModel.effect.layer === 0 && x.realModel.effect.head === 0,
       'the effect of head 0.0')).realModel;
+    await page.waitForFunction((h) => location.hash.includes('view.model_ablate=' + h), `${bl}.${bh}`, { timeout: 5000 });
+    // A click on a softmax cell masks that edge: the changed pass runs, the head's row
+    // shares its weight among the keys left, and the link holds the edge.
+    await revealInWindow(page, 'model_selected');
+    await click(page, 'model_selected', 0.5 / n, (n - 0.5) / n);  // query n−1, key 0
+    m = (await until(page, (x) => x.realModel.changes.edges.length === 1 && x.realModel.effect !== null, 'the masked edge\'s effect')).realModel;
+    assert.deepEqual(m.changes.edges[0], [0, 0, n - 1, 0]);
+    assert.deepEqual(m.changes.ablate, [[bl, bh]], 'the zeroed head stays zeroed');
+    assert.deepEqual(m.changes.problems, []);
+    assert.equal(await cellsOf(), n * (n + 1) / 2 - 1, 'the masked edge drawn as masked, beside the causal mask\'s');
+    await page.waitForFunction((e) => location.hash.includes('view.model_edges=' + e), `0.0.${n - 1}.0`, { timeout: 5000 });
+    const tv2 = await page.evaluate(() => window.attn.textView());
+    assert.ok(tv2.tables.find((t) => t.caption && t.caption.startsWith('Model: the next token with the changes')), 'the text view says the effect');
+    await revealInWindow(page, 'model_changes_clear');
+    await click(page, 'model_changes_clear');
+    m = (await until(page, (x) => x.realModel.changes.edges.length === 0 && x.realModel.changes.ablate.length === 0, 'the changes cleared')).realModel;
+    assert.equal(m.effect, null, 'nothing changed: no effect');
     await frames(page, 4);
     const settled = await ui(page);
     assert.deepEqual(settled.clippedItems.filter((c) => c.window.startsWith('Model')), [], 'no text of the Model window is cut');
@@ -318,10 +335,16 @@ test('a link names the model (model=name@hash): this browser keeps it, opens it 
 
     // The same link in another tab of this browser: the model opens from the store, reads the same, generates the same.
     const other = await context.newPage();
-    await other.goto(suite.server.url + '#' + link);
+    // With a head zeroed and an edge masked: they run as soon as the model opens.
+    await other.goto(suite.server.url + '#' + link.replace('&model=', '&view.model_head=1.1&view.model_ablate=0.1&view.model_edges=1.1.2.0&model='));
     await other.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
     u = await until(other, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0, 'the kept model, opened by the link');
     assert.equal(u.realModel.key, `tiny.bin@${hash}`);
+    u = await until(other, (x) => x.realModel.effect !== null, 'the link\'s changes run');
+    assert.deepEqual([u.realModel.layer, u.realModel.head], [1, 1], 'the link\'s selected head');
+    assert.deepEqual(u.realModel.changes.ablate, [[0, 1]]);
+    assert.deepEqual(u.realModel.changes.edges, [[1, 1, 2, 0]]);
+    assert.ok(Number.isFinite(u.realModel.effect.kl) && u.realModel.effect.kl >= 0);
     assert.equal(u.realModel.open, true, 'the link opens the Model window');
     assert.deepEqual(u.realModel.ids, first.ids.slice(0, first.prompt), 'the same text, the same tokens');
     assert.deepEqual((await generate(other)).ids, first.ids, 'the link\'s seed generates the same tokens');

@@ -133,16 +133,113 @@ void real_model_read(const real_model& m, const std::string& text, real_model_re
     out.attribution = llama_direct_logit_attribution(m.model, out.tr, last, out.next[0].id);
 }
 
-void real_model_zero_head(const real_model& m, const real_model_reading& r, int layer, int head, real_head_effect& out) {
+namespace {
+
+template <class T>
+std::vector<T> toggled(std::vector<T> list, const T& item) {
+    const auto at = std::find(list.begin(), list.end(), item);
+    if (at == list.end())
+        list.push_back(item);
+    else
+        list.erase(at);
+    return list;
+}
+
+std::string item_name(const ablated_head& h) { return std::to_string(h.layer) + "." + std::to_string(h.head); }
+std::string item_name(const masked_edge& e) {
+    return std::to_string(e.layer) + "." + std::to_string(e.head) + "." + std::to_string(e.query) + "." + std::to_string(e.key);
+}
+
+template <class T>
+bool twice(const std::vector<T>& list, std::size_t i) {
+    return std::find(list.begin(), list.begin() + std::ptrdiff_t(i), list[i]) != list.begin() + std::ptrdiff_t(i);
+}
+
+// Query rows of a head whose every key (0 … query) is masked.
+int keyless_rows(const std::vector<masked_edge>& edges) {
+    std::vector<masked_edge> rows;  // key unused
+    int out = 0;
+    for (const masked_edge& e : edges) {
+        const masked_edge row{e.layer, e.head, e.query, 0};
+        if (std::find(rows.begin(), rows.end(), row) != rows.end())
+            continue;
+        rows.push_back(row);
+        const auto hidden = std::count_if(edges.begin(), edges.end(), [&](const masked_edge& x) {
+            return x.layer == e.layer && x.head == e.head && x.query == e.query;
+        });
+        out += hidden == e.query + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+real_interventions real_toggle_head(const real_interventions& iv, const ablated_head& h) {
+    real_interventions out = iv;
+    out.ablate = toggled(iv.ablate, h);
+    return out;
+}
+
+real_interventions real_toggle_edge(const real_interventions& iv, const masked_edge& e) {
+    real_interventions out = iv;
+    out.edges = toggled(iv.edges, e);
+    return out;
+}
+
+std::vector<std::string> real_interventions_problems(const real_model& m, const real_model_reading& r,
+                                                     const real_interventions& iv) {
     const llama_config& c = m.model.config;
-    out = real_head_effect{};
-    if (r.ids.empty() || layer < 0 || layer >= c.n_layers || head < 0 || head >= c.n_heads)
+    const int n = int(r.ids.size());
+    std::vector<std::string> out;
+    const auto head_problem = [&](int layer, int head) -> std::string {
+        if (layer < 0 || layer >= c.n_layers)
+            return "the model has layers 0 to " + std::to_string(c.n_layers - 1);
+        if (head < 0 || head >= c.n_heads)
+            return "its layers have heads 0 to " + std::to_string(c.n_heads - 1);
+        return "";
+    };
+    for (std::size_t i = 0; i < iv.ablate.size(); ++i) {
+        const ablated_head& h = iv.ablate[i];
+        std::string why = head_problem(h.layer, h.head);
+        if (why.empty() && twice(iv.ablate, i))
+            why = "it is named twice";
+        if (!why.empty())
+            out.push_back("zeroed head " + item_name(h) + ": " + why);
+    }
+    for (std::size_t i = 0; i < iv.edges.size(); ++i) {
+        const masked_edge& e = iv.edges[i];
+        std::string why = head_problem(e.layer, e.head);
+        if (why.empty() && (e.query < 0 || e.query >= n || e.key < 0 || e.key >= n))
+            why = "the text has tokens 0 to " + std::to_string(n - 1);
+        else if (why.empty() && e.key > e.query)
+            why = "the key comes after the query, which the causal mask hides already";
+        else if (why.empty() && twice(iv.edges, i))
+            why = "it is named twice";
+        if (!why.empty())
+            out.push_back("masked edge " + item_name(e) + ": " + why);
+    }
+    return out;
+}
+
+void real_model_intervene(const real_model& m, const real_model_reading& r, const real_interventions& iv, int layer, int head,
+                          real_effect& out) {
+    const llama_config& c = m.model.config;
+    out = real_effect{};
+    if (r.ids.empty() || !real_interventions_problems(m, r, iv).empty())
         return;
     experiment e = llama_experiment(c);
-    e.ablate.push_back({layer, head});
-    const trace t = llama_forward(m.model, r.ids, e, trace_options::lean());
+    e.ablate = iv.ablate;
+    e.edges = iv.edges;
+    trace_options opt = trace_options::lean();
+    opt.keep_head_matrices = [layer, head](int l, int h) { return l == layer && h == head; };
+    trace t = llama_forward(m.model, r.ids, e, opt);
     const int last = int(r.ids.size()) - 1, V = c.vocab_size;
+    out.made = true;
+    out.of = iv;
     out.layer = layer, out.head = head;
+    if (layer >= 0 && layer < c.n_layers && head >= 0 && head < c.n_heads)
+        out.head_stages = std::move(t.layers[std::size_t(layer)].heads[std::size_t(head)]);
+    out.keyless_rows = keyless_rows(iv.edges);
     out.next = top_five(t.logits.row(last), V);
     const std::vector<double> with = log_softmax(r.tr.logits.row(last), V), without = log_softmax(t.logits.row(last), V);
     double kl = 0;

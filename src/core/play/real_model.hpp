@@ -95,18 +95,46 @@ struct real_model_reading {
 // Encodes text with BOS (run.c's rule), runs the pass, and measures.
 void real_model_read(const real_model& m, const std::string& text, real_model_reading& out);
 
-// One head zeroed (its output all zeros, every later layer recomputed) and the
-// next token after the last as the model then predicts it, beside the reading's.
-struct real_head_effect {
-    int layer = -1, head = -1;                   // -1: none computed
-    std::vector<real_next_token> next;           // the five likeliest without the head
-    std::vector<float> reading_ids_probability;  // the reading's five (r.next's ids) without the head, in that order
-    float kl = 0;                                // KL(with ‖ without) over the whole vocabulary, in nats
+// What a person changes in a real model's pass, as the toy experiment's ablate=
+// and edges= (spec/values.hpp): heads zeroed (their output all zeros) and
+// attention edges masked (query i of a head no longer reads key j: the row's
+// softmax runs over the keys left). The link holds them (view.model_ablate,
+// view.model_edges).
+struct real_interventions {
+    std::vector<ablated_head> ablate;
+    std::vector<masked_edge> edges;
+    bool empty() const { return ablate.empty() && edges.empty(); }
+    bool operator==(const real_interventions&) const = default;
 };
 
-// The effect of zeroing (layer, head) on the reading r of m (made by
-// real_model_read). One pass over r's tokens: the page shows a frame saying so first.
-void real_model_zero_head(const real_model& m, const real_model_reading& r, int layer, int head, real_head_effect& out);
+// iv with the item added, or taken out when it is there.
+real_interventions real_toggle_head(const real_interventions& iv, const ablated_head& h);
+real_interventions real_toggle_edge(const real_interventions& iv, const masked_edge& e);
+
+// Why iv cannot run on m over the reading r: a head the model lacks, a query or
+// key past the text's tokens, a key after its query (the causal mask hides it
+// already), an item twice. One message each; empty when it can.
+std::vector<std::string> real_interventions_problems(const real_model& m, const real_model_reading& r,
+                                                     const real_interventions& iv);
+
+// The pass with the interventions (every later layer recomputed) and the next
+// token after the last as the model then predicts it, beside the reading's.
+struct real_effect {
+    bool made = false;
+    real_interventions of;                       // what it was computed with
+    int layer = -1, head = -1;                   // the head kept whole in `head_stages`
+    std::vector<real_next_token> next;           // the five likeliest with the changes
+    std::vector<float> reading_ids_probability;  // the reading's five (r.next's ids) with the changes, in that order
+    float kl = 0;                                // KL(unchanged ‖ changed) over the whole vocabulary, in nats
+    int keyless_rows = 0;                        // query rows of a head whose every key is masked: it writes nothing there
+    head_trace head_stages;                      // (layer, head)'s four stages in the changed pass
+};
+
+// The effect of iv (real_interventions_problems empty) on the reading r of m (made
+// by real_model_read), keeping (layer, head)'s stages. One pass over r's tokens:
+// the page shows a frame saying so first.
+void real_model_intervene(const real_model& m, const real_model_reading& r, const real_interventions& iv, int layer, int head,
+                          real_effect& out);
 
 // What L13 says about a model on its text, each found here from the reading and
 // said only when the reading supports it. A head counts as a sink, previous-token

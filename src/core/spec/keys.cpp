@@ -371,6 +371,23 @@ std::string read_edits(key_values x, std::string_view v) {
 }
 std::string write_edits(key_const_values x) { return write_list(x.e->edits, edit_text); }
 
+std::string read_model_edges(key_values x, std::string_view v) {
+    return read_list(x.view->model_edges, v, parse_edge, "layer.head.query.key");
+}
+std::string write_model_edges(key_const_values x) { return write_list(x.view->model_edges, edge_text); }
+std::string read_model_ablate(key_values x, std::string_view v) {
+    return read_list(x.view->model_ablate, v, parse_ablated, "layer.head");
+}
+std::string write_model_ablate(key_const_values x) { return write_list(x.view->model_ablate, ablated_text); }
+std::string read_model_head(key_values x, std::string_view v) {
+    const auto h = parse_ablated(v);
+    if (!h)
+        return "must be layer.head (two whole numbers), not " + quoted(v);
+    x.view->model_layer = h->layer, x.view->model_head = h->head;
+    return "";
+}
+std::string write_model_head(key_const_values x) { return ablated_text({x.view->model_layer, x.view->model_head}); }
+
 std::string check_trained(key_const_values x) {
     const int n = x.train->trained;
     return n == train_settings::trained_all || (n >= 0 && n <= train_limits::max_steps)
@@ -661,6 +678,19 @@ std::vector<key_row> view_rows() {
         whole<&v::gen_tokens>("view.gen_tokens", 1, 256, {1, 256},
                               {"A real model's Continue: how many tokens it generates.", "真实模型的“续写”：生成多少个词元。"},
                               "100"),
+        other("view.model_head", key_part::view,
+              {"A real model's selected head, layer.head: the Model window shows it large.",
+               "真实模型中选中的头，layer.head：模型窗口把它放大显示。"},
+              "2.1", read_model_head, write_model_head),
+        other("view.model_ablate", key_part::view,
+              {"A real model's zeroed heads, layer.head: the model runs again without them.",
+               "真实模型中置零的头，layer.head：模型去掉它们再运行一次。"},
+              "0.3,2.1", read_model_ablate, write_model_ablate),
+        other("view.model_edges", key_part::view,
+              {"A real model's masked attention edges, layer.head.query.key: a click on a cell of the selected head's "
+               "softmax map masks it.",
+               "真实模型中被屏蔽的注意力边，layer.head.query.key：点击选中头的 softmax 图中的格子即可屏蔽它。"},
+              "2.1.7.3", read_model_edges, write_model_edges),
     };
 }
 

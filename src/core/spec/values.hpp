@@ -182,6 +182,13 @@ struct link_view {
     float top_p = 0.9f;        // nucleus sampling; 0 or 1: the whole distribution
     int gen_seed = 1;
     int gen_tokens = 40;
+    // The Model window's selected head (view.model_head=layer.head) and what the
+    // person changed in the model's pass, as the experiment's ablate= and edges=
+    // change the toy's: heads zeroed (view.model_ablate) and attention edges
+    // masked (view.model_edges). Checked against the model when it is open.
+    int model_layer = 0, model_head = 0;
+    std::vector<ablated_head> model_ablate;
+    std::vector<masked_edge> model_edges;
 
     bool hides(view_panel p) const { return hide[std::size_t(p)]; }
     bool operator==(const link_view&) const = default;
