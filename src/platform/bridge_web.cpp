@@ -343,6 +343,15 @@ std::string drawn_json() {
     return out + "]}";
 }
 
+// ,"pipeline": what the stages draw — the experiment, or a real model's layer
+// (app_pipeline): {real, layer, heads, tokens}.
+std::string pipeline_json(const attn::ui::app& a) {
+    const attn::ui::pipeline_shown shown = attn::ui::app_pipeline(a);
+    return std::string(",\"pipeline\":{\"real\":") + (shown.real ? "true" : "false") +
+           ",\"layer\":" + std::to_string(shown.layer) + ",\"heads\":" + std::to_string(shown.exp->heads) +
+           ",\"tokens\":" + std::to_string(shown.tr->tokens.size()) + "}";
+}
+
 }  // namespace
 
 extern "C" {
@@ -458,6 +467,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     }
     g_buffer += "},\"link\":\"" + attn::ui::app_link(a) + "\"";  // a link is URL-safe ASCII: no escaping needed
     g_buffer += std::string(",\"embed\":") + (a.options.embed ? "true" : "false");
+    g_buffer += pipeline_json(a);
     g_buffer += std::string(",\"readonly\":") + (a.options.readonly ? "true" : "false");
     g_buffer +=
         std::string(",\"keyboard\":") + ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? "true" : "false");

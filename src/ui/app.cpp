@@ -15,6 +15,7 @@
 #include "base/tokenize.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
+#include "llama/forward.hpp"
 #include "play/lesson_preset.hpp"
 #include "spec/link_codec.hpp"
 
@@ -93,6 +94,7 @@ void show_link_view(app& a, const link_view& v, bool lesson_only) {
         a.view.model_steps = v.gen_tokens;
         a.view.model_layer = v.model_layer, a.view.model_head = v.model_head;
         a.view.model_changes = {v.model_ablate, v.model_edges};
+        a.view.model_pipeline = v.model_pipeline;
         if (!v.model.empty())  // a link that reads a real model: its window
             a.view.model_open = true;
     }
@@ -157,6 +159,7 @@ link_view app_view(const app& a) {
     v.gen_seed = int(a.view.model_sampling.seed), v.gen_tokens = a.view.model_steps;
     v.model_layer = a.view.model_layer, v.model_head = a.view.model_head;
     v.model_ablate = a.view.model_changes.ablate, v.model_edges = a.view.model_changes.edges;
+    v.model_pipeline = a.view.model_pipeline;
     return v;
 }
 
@@ -190,11 +193,13 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
     a.real = model_state{};
     a.real.model = std::move(m);
     a.real.kept = std::move(kept);
+    a.real.exp = llama_experiment(a.real.model->model.config);
     const std::string key = link_model_ref(a.real.model->name, a.real.model->sha256);
     if (key != a.options.model) {  // the link named another model: its addresses, head and changes were that one's
         a.options.model_url.clear(), a.options.tokenizer_url.clear();
         a.view.model_layer = a.view.model_head = 0;
         a.view.model_changes = {};
+        a.view.model_pipeline = false;
     }
     a.options.model = key;  // the link names it (never its weights)
     a.view.model_open = true;
@@ -253,6 +258,10 @@ void app_model_update(app& a, double seconds) {
         const llama_config& c = r.model->model.config;
         a.view.model_layer = std::clamp(a.view.model_layer, 0, c.n_layers - 1);
         a.view.model_head = std::clamp(a.view.model_head, 0, c.n_heads - 1);
+    }
+    if (a.view.model_pipeline && r.reading.whole_layer != a.view.model_layer) {  // the pipeline's layer, every stage
+        real_model_open_layer(*r.model, r.reading, a.view.model_layer);
+        ++r.pipeline_made;
     }
     if (a.view.model_stage != 3 && !app_model_stages_current(a)) {  // one layer's attention: at once
         r.stages = real_head_stages(*r.model, r.reading, a.view.model_layer, a.view.model_head);

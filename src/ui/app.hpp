@@ -118,6 +118,9 @@ struct view_state {
     // Heads zeroed and edges masked in the model's pass (view.model_ablate,
     // view.model_edges): their effect on the next token (model_state::effect).
     real_interventions model_changes;
+    // The pipeline shows the open real model's reading at model_layer instead of
+    // the experiment (view.model_pipeline; app_pipeline in panels.hpp).
+    bool model_pipeline = false;
     int model_stage = 3;  // the selected head's map: 0 Q·Kᵀ, 1 scaled, 2 masked, 3 softmax weights
     // Continue's sampling and length: the link's view.temperature, view.top_p,
     // view.gen_seed and view.gen_tokens (app_view writes them, a link sets them).
@@ -144,6 +147,11 @@ struct model_state {
     head_trace stages;
     std::uint64_t stages_of = 0, stages_made = 0;  // stages_made: bumped with each (the maps' source)
     int stages_layer = -1, stages_head = -1;
+    // The experiment its heads run under (llama_experiment): the pipeline's stages
+    // read its shape when they show the model; pipeline_made is bumped each time
+    // a layer is made whole for them (the maps' source).
+    experiment exp;
+    std::uint64_t pipeline_made = 0;
     std::string error;  // why the last files were refused ("" when they were not)
     // The models this browser keeps (the page's IndexedDB, web/shell.js), as the
     // page last told them: the window lists them to open or remove.

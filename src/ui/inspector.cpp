@@ -50,22 +50,25 @@ std::string projection_line(const app& a, const stage_matrix& sm, int i, int j, 
     const char which = sm.label[0];
     if (which != 'Q' && which != 'K' && which != 'V')
         return {};
-    const trace& t = a.model.tr;
-    const layer_trace& lt = t.layers[std::size_t(a.view.layer)];
-    const layer_weights& lw = t.params.layers[std::size_t(a.view.layer)];
+    const pipeline_shown p = app_pipeline(a);
+    const trace& t = *p.tr;
+    const layer_trace& lt = t.layers[std::size_t(p.layer)];
+    if (std::size_t(p.layer) >= t.params.layers.size())
+        return {};
+    const layer_weights& lw = t.params.layers[std::size_t(p.layer)];
     const matrix& w = which == 'Q' ? lw.w_q : which == 'K' ? lw.w_k : lw.w_v;
     const matrix& before = which == 'Q' ? lt.q : which == 'K' ? lt.k : lt.v;
     std::string line = std::string(sm.label) + "(i,c) = Σ_k x(i,k)·W(k,c) = " +
                        dot_terms(lt.normed.row(i), 1, w.data.data() + j, w.cols, w.rows, before(i, j));
-    if (a.model.exp.pos == positional::rope && which != 'V')
-        line += tr("\nthen rotated by RoPE for position ", "\n再按 RoPE 旋转，位置 ") +
-                std::to_string(a.model.exp.pos_offset + i) + " → " + fmt(v);
+    if (p.exp->pos == positional::rope && which != 'V')
+        line += tr("\nthen rotated by RoPE for position ", "\n再按 RoPE 旋转，位置 ") + std::to_string(p.exp->pos_offset + i) +
+                " → " + fmt(v);
     return line;
 }
 
 // The softmax of row i at key j, the row's sum and entropy, and what clicking does.
 std::string weights_line(const app& a, const head_trace& ht, int i, int j, float v) {
-    const auto& tokens = a.model.tr.tokens;
+    const auto& tokens = app_pipeline(a).tr->tokens;
     float mx = -INFINITY;
     for (int k = 0; k < ht.masked.cols; ++k)
         mx = std::max(mx, ht.masked(i, k));
@@ -81,10 +84,11 @@ std::string weights_line(const app& a, const head_trace& ht, int i, int j, float
 // The formula of the cell's stage with its live values (lines split by '\n'); empty
 // for a stage without one.
 std::string stage_line(const app& a, const cell_ref& c, const stage_matrix& sm, float v) {
-    const trace& t = a.model.tr;
-    const layer_trace& lt = t.layers[std::size_t(a.view.layer)];
+    const pipeline_shown p = app_pipeline(a);
+    const trace& t = *p.tr;
+    const layer_trace& lt = t.layers[std::size_t(p.layer)];
     const head_trace& ht = lt.heads[std::size_t(c.head)];
-    const int i = c.row, j = c.col, dk = experiment_d_k(a.model.exp);
+    const int i = c.row, j = c.col, dk = experiment_d_k(*p.exp);
     switch (c.at) {
         case stage::embeddings:
             if (sm.label[0] == 'X' && !t.positions.empty())
@@ -96,7 +100,7 @@ std::string stage_line(const app& a, const cell_ref& c, const stage_matrix& sm, 
             return "q_i·k_j = " + dot_terms(ht.q.row(i), 1, ht.k.row(j), 1, dk, v) + "\n\"" + t.tokens[std::size_t(i)] +
                    "\" → \"" + t.tokens[std::size_t(j)] + "\"";
         case stage::scaled:  // the scale the forward pass used, from the experiment (model/rules.hpp)
-            return fmt(ht.scores(i, j)) + " × " + fmt(experiment_score_scale(a.model.exp)) + " = " + fmt(v);
+            return fmt(ht.scores(i, j)) + " × " + fmt(experiment_score_scale(*p.exp)) + " = " + fmt(v);
         case stage::masked:
             return std::isinf(v) && v < 0 ? tr("hidden: key j may not be seen from query i", "被屏蔽：查询 i 看不到键 j")
                                           : tr("visible: the scaled score passes through", "可见：缩放后的分数原样通过");
@@ -108,10 +112,10 @@ std::string stage_line(const app& a, const cell_ref& c, const stage_matrix& sm, 
             return tr("from head ", "来自头 ") + std::to_string(j / dk) + tr(", column ", "，第 ") + std::to_string(j % dk) +
                    tr("", " 列");
         case stage::output_proj:
-            if (sm.label[0] == 'A')
+            if (sm.label[0] == 'A' && std::size_t(p.layer) < t.params.layers.size())
                 return "Σ_k O(i,k)·W_O(k,c) = " + dot_terms(lt.concat.row(i), 1,
-                                                            t.params.layers[std::size_t(a.view.layer)].w_o.data.data() + j,
-                                                            a.model.exp.d_model, a.model.exp.d_model, v);
+                                                            t.params.layers[std::size_t(p.layer)].w_o.data.data() + j,
+                                                            p.exp->d_model, p.exp->d_model, v);
             return {};
         default:
             return {};
@@ -120,7 +124,10 @@ std::string stage_line(const app& a, const cell_ref& c, const stage_matrix& sm, 
 
 std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
     std::vector<std::string> out;
-    const auto mats = stage_matrices(c.at, a.model.tr, a.view.layer, c.head);
+    const pipeline_shown p = app_pipeline(a);
+    if (c.head < 0 || c.head >= int(p.tr->layers[std::size_t(p.layer)].heads.size()))
+        return out;  // a cell of another model's layer (the pipeline switched)
+    const auto mats = stage_matrices(c.at, *p.tr, p.layer, c.head);
     if (c.matrix < 0 || c.matrix >= int(mats.size()))
         return out;
     const stage_matrix& sm = mats[std::size_t(c.matrix)];
@@ -131,7 +138,7 @@ std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
         out.push_back(std::string(tr("head", "头")) + " " + std::to_string(c.head));
     out.push_back(std::string(sm.label) + "(" + std::to_string(c.row) + ", " + std::to_string(c.col) + ") = " + fmt(v));
     std::string line = stage_line(a, c, sm, v);
-    if (c.at == stage::output) {  // a trained model's prediction at this row, in words
+    if (c.at == stage::output && !p.real) {  // a trained model's prediction at this row, in words
         const std::string story = prediction_story(a.model.prediction, a.view.layer, c.row);
         line += (line.empty() || story.empty() ? "" : "\n") + story;
     }
@@ -149,12 +156,13 @@ void explain_cell(const app& a, frame_out& out, const cell_ref& c) {
         return;
     for (const std::string& line : lines)
         text_plain(out, line.c_str());
-    const auto mats = stage_matrices(c.at, a.model.tr, a.view.layer, c.head);
+    const pipeline_shown p = app_pipeline(a);
+    const auto mats = stage_matrices(c.at, *p.tr, p.layer, c.head);
     const stage_matrix& sm = mats[std::size_t(c.matrix)];
     const int i = c.row, j = c.col;
     const float v = (*sm.m)(i, j);
 
-    if (sm.editable && !a.options.readonly && c.at == a.view.selected.at && c.row == a.view.selected.row &&
+    if (sm.editable && !p.real && !a.options.readonly && c.at == a.view.selected.at && c.row == a.view.selected.row &&
         c.col == a.view.selected.col && c.matrix == a.view.selected.matrix) {
         // Editing a generated number: drag or type; it becomes an edit in the experiment.
         float x = v;
@@ -179,11 +187,12 @@ const intervention_effect& app_effect(const app& a) {
 
 void panel_inspector(const app& a, frame_out& out) {
     section_text(out, tr("Inspector", "检查器"));
-    text_plain(out, stage_formula(a.view.current));
+    const pipeline_shown p = app_pipeline(a);
+    text_plain(out, p.real ? stage_formula_llama(a.view.current) : stage_formula(a.view.current));
     const cell_ref& c = a.view.hovered.valid() ? a.view.hovered : a.view.selected;
     if (c.valid() && c.at == a.view.current)
         explain_cell(a, out, c);
-    else if (const std::string story = a.view.current == stage::output
+    else if (const std::string story = a.view.current == stage::output && !p.real
                                            ? prediction_story(a.model.prediction, a.view.layer, a.view.sel_row)
                                            : std::string();
              !story.empty())
@@ -191,7 +200,7 @@ void panel_inspector(const app& a, frame_out& out) {
     else
         text_disabled(out, "%s",
                       tr("Hover or click a cell to see how it is computed.", "悬停或点击一个格子，查看它是怎么算出来的。"));
-    const trace& t = a.model.tr;
+    const trace& t = *p.tr;
     if (t.nan_count || t.inf_count)
         text_colored(out, theme_nonfinite(), "%s: %d NaN, %d ±∞", tr("non-finite values", "非有限值"), t.nan_count, t.inf_count);
 }
@@ -199,7 +208,7 @@ void panel_inspector(const app& a, frame_out& out) {
 // [SECTION] impact
 
 void panel_impact(const app& a, frame_out& out) {
-    if (!a.model.has_baseline)
+    if (!a.model.has_baseline || app_pipeline(a).real)  // a real model's changes: the Model window's effect
         return;
     section_text(out, tr("Effect of the interventions", "干预的效果"));
     const intervention_effect& effect = app_effect(a);

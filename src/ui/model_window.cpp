@@ -451,6 +451,15 @@ void selected_head(const app& a, frame_out& out) {
     textf(out, "%s %d · %s %d (%s %d) — %s%s", tr("layer", "层"), l, tr("head", "头"), h, tr("K/V head", "K/V 头"), ht.kv_group,
           what[stage], changed ? tr(", with the changes", "，改动之后") : "");
     stage_chips(a, out);
+    ImGui::SameLine();
+    if (chip_button(tr("Open this layer in the pipeline", "在流水线中打开这一层"))) {
+        view_state& v = view_edit(a, out);  // every stage of it, the inspector on any cell
+        v.model_pipeline = true;
+        v.model_open = false;
+        v.current = stage::weights;
+        v.selected = v.hovered = cell_ref{};
+    }
+    mark_widget(out, "model_pipeline_open");
     heatmap_options opt;
     opt.source = changed      ? heatmap_source{&a.real.effect, a.real.effect_made}
                  : stage == 3 ? heatmap_source{&a.real, a.real.version}

@@ -19,10 +19,11 @@ namespace attn::ui {
 namespace {
 
 void stepper(const app& a, frame_out& out) {
+    const experiment& e = *app_pipeline(a).exp;
     ImGui::BeginDisabled(int(a.view.current) == 0);
     if (ImGui::ArrowButton("prev", ImGuiDir_Left)) {
         int s = int(a.view.current) - 1;
-        while (s > 0 && !stage_applies(stage(s), a.model.exp))
+        while (s > 0 && !stage_applies(stage(s), e))
             --s;
         view_edit(a, out).current = stage(s);
     }
@@ -30,7 +31,7 @@ void stepper(const app& a, frame_out& out) {
     ImGui::EndDisabled();
     ImGui::SameLine();
     for (int s = 0; s < stage_count; ++s) {
-        if (!stage_applies(stage(s), a.model.exp))
+        if (!stage_applies(stage(s), e))
             continue;
         ImGui::PushID(s);
         const bool on = a.view.current == stage(s);
@@ -51,7 +52,7 @@ void stepper(const app& a, frame_out& out) {
     ImGui::BeginDisabled(int(a.view.current) == stage_count - 1);
     if (ImGui::ArrowButton("next", ImGuiDir_Right)) {
         int s = int(a.view.current) + 1;
-        while (s < stage_count - 1 && !stage_applies(stage(s), a.model.exp))
+        while (s < stage_count - 1 && !stage_applies(stage(s), e))
             ++s;
         view_edit(a, out).current = stage(s);
     }
@@ -67,6 +68,15 @@ const std::vector<std::string>& index_labels(int n) {
     return labels;
 }
 
+// Whether head `head` of the shown layer is zeroed: the experiment's trace says so;
+// a real model's zeroed heads are the Model window's changes.
+bool head_zeroed(const app& a, const pipeline_shown& p, int head) {
+    if (!p.real)
+        return p.tr->layers[std::size_t(p.layer)].heads[std::size_t(head)].ablated;
+    const auto& z = a.view.model_changes.ablate;
+    return std::find(z.begin(), z.end(), ablated_head{p.layer, head}) != z.end();
+}
+
 // A map is drawn at its full height, never in a scrolling area of its own inside the
 // scrolling panel (the panel scrolls instead: a lesson's maps sit whole under its
 // card), unless it is taller than two screens (thousands of tokens: then it scrolls
@@ -79,11 +89,12 @@ float map_max_height(const app& a, int rows, float cell) {
 
 void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index, int head, float cell,
                  const std::vector<std::string>& feature_rows) {
-    const auto& tokens = a.model.tr.tokens;
+    const pipeline_shown p = app_pipeline(a);
+    const auto& tokens = p.tr->tokens;
     const bool token_rows = stage_matrix_token_rows(sm, int(tokens.size()));
     heatmap_options opt;
     opt.map = sm.signed_values ? colormap::diverging : colormap::sequential;
-    opt.source = heatmap_source_of(a, a.model.tr);
+    opt.source = p.source;
     opt.cell = cell;
     opt.row_labels = token_rows ? &tokens : &feature_rows;
     opt.col_labels = sm.token_cols ? &tokens : &index_labels(sm.m->cols);
@@ -100,9 +111,8 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
         opt.lo = shared->lo;
         opt.hi = shared->hi;
     }
-    opt.veiled = head >= 0 && stage_per_head(a.view.current) &&
-                 a.model.tr.layers[std::size_t(a.view.layer)].heads[std::size_t(head)].ablated;
-    if (token_rows)
+    opt.veiled = head >= 0 && stage_per_head(a.view.current) && head_zeroed(a, p, head);
+    if (token_rows && !p.real)  // the selected token is the experiment's
         opt.highlight_row = a.view.sel_row;
     const cell_ref& focus = a.view.hovered.valid() ? a.view.hovered : a.view.selected;
     if (focus.valid() && focus.at == a.view.current && focus.matrix == index && focus.head == head)
@@ -136,16 +146,20 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     // The keys moved the cursor: that cell is selected, as a click would (without pressing it).
     if (r.moved_row >= 0) {
         view_edit(a, out).selected = cell_ref{a.view.current, index, head, r.moved_row, r.moved_col};
-        if (token_rows)
+        if (token_rows && !p.real)
             view_edit(a, out).sel_row = r.moved_row;
     }
     if (r.clicked_row >= 0) {
         view_edit(a, out).selected = cell_ref{a.view.current, index, head, r.clicked_row, r.clicked_col};
-        if (token_rows)
+        if (token_rows && !p.real)
             view_edit(a, out).sel_row = r.clicked_row;
-        // A click on a softmax cell masks (or unmasks) that one edge.
-        if (a.view.current == stage::weights && !a.options.readonly)
-            request_experiment(out, edit_toggle_edge(a.model.exp, masked_edge{a.view.layer, head, r.clicked_row, r.clicked_col}));
+        // A click on a softmax cell masks (or unmasks) that one edge (a real model's: a
+        // key it may see; its change is the Model window's).
+        const masked_edge edge{p.layer, head, r.clicked_row, r.clicked_col};
+        if (a.view.current == stage::weights && !a.options.readonly && !p.real)
+            request_experiment(out, edit_toggle_edge(a.model.exp, edge));
+        else if (a.view.current == stage::weights && !a.options.readonly && edge.key <= edge.query)
+            view_edit(a, out).model_changes = real_toggle_edge(a.view.model_changes, edge);
     }
 }
 
@@ -166,12 +180,15 @@ void scale_switch(const app& a, frame_out& out) {
 }
 
 // What the pipeline's memos are keyed by besides the experiment's version.
-std::uint64_t stage_layer_key(const app& a) { return std::uint64_t(a.view.current) * 64 + std::uint64_t(a.view.layer); }
+std::uint64_t stage_layer_key(const app& a) {
+    return std::uint64_t(a.view.current) * 1024 + std::uint64_t(app_pipeline(a).layer);
+}
 
 // The cell edge at which the current stage's widest number fits.
 float value_cell(const app& a) {
-    const int chars = a.memo.widest_value.get(
-        a.model.version, stage_layer_key(a), [&a] { return stage_widest_value_chars(a.view.current, a.model.tr, a.view.layer); });
+    const pipeline_shown p = app_pipeline(a);
+    const int chars = a.memo.widest_value.get(p.version, stage_layer_key(a),
+                                              [&a, &p] { return stage_widest_value_chars(a.view.current, *p.tr, p.layer); });
     return heatmap_value_cell(chars);
 }
 
@@ -202,32 +219,35 @@ void intervened_effect(const app& a, frame_out& out, int head, bool zeroed) {
 // One head's header ("head 1", its KV group, "zero") and its maps; a zeroed head's
 // maps are dimmed and struck through (draw_matrix), since nothing of them reaches the output.
 void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vector<std::string>& feature_rows) {
+    const pipeline_shown p = app_pipeline(a);
     ImGui::BeginGroup();
     ImGui::PushID(hi);
-    const head_trace& ht = a.model.tr.layers[std::size_t(a.view.layer)].heads[std::size_t(hi)];
+    const head_trace& ht = p.tr->layers[std::size_t(p.layer)].heads[std::size_t(hi)];
     textf(out, "%s %d", tr("head", "头"), hi);
-    if (a.model.exp.kv_heads != a.model.exp.heads) {
+    if (p.exp->kv_heads != p.exp->heads) {
         ImGui::SameLine();
         text_disabled(out, "(kv %d)", ht.kv_group);
     }
     ImGui::SameLine();
-    bool zero = ht.ablated;
+    bool zero = head_zeroed(a, p, hi);
     ImGui::BeginDisabled(a.options.readonly);
     const bool zero_clicked = ImGui::Checkbox(tr("zero", "置零"), &zero);
     ImGui::EndDisabled();
-    if (zero_clicked)
-        request_experiment(out, edit_toggle_ablation(a.model.exp, ablated_head{a.view.layer, hi}));
+    if (zero_clicked && p.real)
+        view_edit(a, out).model_changes = real_toggle_head(a.view.model_changes, ablated_head{p.layer, hi});
+    else if (zero_clicked)
+        request_experiment(out, edit_toggle_ablation(a.model.exp, ablated_head{p.layer, hi}));
     char name[24];
     std::snprintf(name, sizeof name, "zero_head%d", hi);
     mark_widget(out, name);
-    const auto& edges = a.model.exp.edges;
+    const auto& edges = p.real ? a.view.model_changes.edges : a.model.exp.edges;
     const bool edge_masked =
-        std::any_of(edges.begin(), edges.end(), [&](const masked_edge& m) { return edge_in_head(m, a.view.layer, hi); });
-    if ((ht.ablated || edge_masked) && a.model.has_baseline) {  // on the header's line, so the heads' maps stay aligned
+        std::any_of(edges.begin(), edges.end(), [&](const masked_edge& m) { return edge_in_head(m, p.layer, hi); });
+    if (!p.real && (ht.ablated || edge_masked) && a.model.has_baseline) {  // on the header's line: the maps stay aligned
         ImGui::SameLine();
         intervened_effect(a, out, hi, ht.ablated);
     }
-    const auto mats = stage_matrices(a.view.current, a.model.tr, a.view.layer, hi);
+    const auto mats = stage_matrices(a.view.current, *p.tr, p.layer, hi);
     for (std::size_t k = 0; k < mats.size(); ++k) {
         draw_matrix(a, out, mats[k], int(k), hi, cell, feature_rows);
         std::snprintf(name, sizeof name, "map_head%d", hi);
@@ -374,7 +394,21 @@ void compare_maps(const app& a, frame_out& out) {
 
 }  // namespace
 
+pipeline_shown app_pipeline(const app& a) {
+    pipeline_shown p;
+    const model_state& r = a.real;
+    if (a.view.model_pipeline && r.model && !r.reading.ids.empty() && r.reading.whole_layer == a.view.model_layer) {
+        p.tr = &r.reading.tr, p.exp = &r.exp, p.layer = a.view.model_layer, p.real = true;
+        p.version = (std::uint64_t(1) << 63) | r.pipeline_made;
+    } else
+        p.tr = &a.model.tr, p.exp = &a.model.exp, p.layer = a.view.layer, p.version = a.model.version;
+    p.source = heatmap_source_of(a, *p.tr);
+    return p;
+}
+
 heatmap_source heatmap_source_of(const app& a, const trace& t) {
+    if (&t == &a.real.reading.tr)
+        return {&t, a.real.pipeline_made};
     if (&t == &a.model.pin_tr)
         return {&t, a.model.pin_version};
     if (&t == &a.model.tr || &t == &a.model.baseline)
@@ -440,41 +474,82 @@ std::string compare_summary_text(const compare_result& c) {
 std::optional<heatmap_range> app_shared_range(const app& a) {
     if (a.view.per_map_scale)
         return std::nullopt;
-    return a.memo.shared_range.get(a.model.version, stage_layer_key(a),
-                                   [&a] { return stage_shared_range(a.view.current, a.model.tr, a.view.layer); });
+    const pipeline_shown p = app_pipeline(a);
+    return a.memo.shared_range.get(p.version, stage_layer_key(a),
+                                   [&a, &p] { return stage_shared_range(a.view.current, *p.tr, p.layer); });
 }
 
+namespace {
+
+// While the pipeline shows a real model: which, the layer, and the way back.
+void real_banner(const app& a, frame_out& out) {
+    const llama_config& c = a.real.model->model.config;
+    ImGui::PushTextWrapPos(0.0f);
+    textf(out,
+          tr("The pipeline shows the model %s on its text: layer %d of %d, %d heads (RMSNorm, RoPE, SwiGLU: the stages "
+             "are its own numbers).",
+             "流水线显示模型 %s 在它的文字上：第 %d 层（共 %d 层），%d 个头（RMSNorm、RoPE、SwiGLU：各阶段都是它自己的数）。"),
+          a.real.model->name.c_str(), a.view.model_layer, c.n_layers, c.n_heads);
+    ImGui::PopTextWrapPos();
+    mark_widget(out, "pipeline_model");
+    if (chip_button(tr("Back to the experiment", "回到实验"))) {
+        view_state& v = view_edit(a, out);
+        v.model_pipeline = false;
+        v.selected = v.hovered = cell_ref{};  // the model's cells
+    }
+    mark_widget(out, "pipeline_model_back");
+    ImGui::SameLine();
+    if (chip_button(tr("Model window", "模型窗口")))
+        view_edit(a, out).model_open = true;
+    mark_widget(out, "pipeline_model_window");
+}
+
+// The layer slider: the experiment's, or the real model's (its selected head's layer).
+void layer_slider(const app& a, frame_out& out, const pipeline_shown& p) {
+    if (p.exp->layers <= 1)
+        return;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
+    int layer = p.layer;
+    if (ImGui::SliderInt(tr("layer", "层"), &layer, 0, p.exp->layers - 1)) {
+        view_state& v = view_edit(a, out);
+        (p.real ? v.model_layer : v.layer) = layer;
+        v.selected = v.hovered = cell_ref{};  // a cell of another layer
+    }
+    mark_slider(out, "layer", tr("layer", "层"));
+}
+
+}  // namespace
+
 void panel_pipeline(const app& a, frame_out& out) {
+    const pipeline_shown p = app_pipeline(a);
+    if (p.real)
+        real_banner(a, out);
     if (!a.options.hides(view_panel::stepper))
         stepper(a, out);
-    if (a.model.exp.layers > 1) {
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
-        int layer = a.view.layer;
-        if (ImGui::SliderInt(tr("layer", "层"), &layer, 0, a.model.exp.layers - 1))
-            view_edit(a, out).layer = layer;
-        mark_slider(out, "layer", tr("layer", "层"));
-    }
+    layer_slider(a, out, p);
     text_plain(out, stage_explain(a.view.current));
-    text_disabled(out, "%s", stage_formula(a.view.current));
+    text_disabled(out, "%s", p.real ? stage_formula_llama(a.view.current) : stage_formula(a.view.current));
     scale_switch(a, out);
-    pin_bar(a, out);
+    if (!p.real)
+        pin_bar(a, out);
     ImGui::Separator();
-    if (a.model.pin && a.view.compare_shown) {
+    if (!p.real && a.model.pin && a.view.compare_shown) {
         compare_patch_view(a, out);
         compare_maps(a, out);
         return;
     }
 
-    const int n = int(a.model.tr.tokens.size());
-    const int h = a.model.exp.heads;
+    const int n = int(p.tr->tokens.size());
+    const int h = p.exp->heads;
     const float font = ImGui::GetFontSize();
     const float avail = ImGui::GetContentRegionAvail().x;
     view_edit(a, out).hovered = cell_ref{};  // unless a map says otherwise below
-    const std::vector<std::string>& feature_rows = index_labels(std::max(experiment_ffn_width(a.model.exp), n));
+    const int features = std::max({experiment_ffn_width(*p.exp), n, p.real ? a.real.model->model.config.hidden_dim : 0});
+    const std::vector<std::string>& feature_rows = index_labels(features);
 
     if (stage_per_head(a.view.current)) {
         // Heads side by side, each map sized so that all fit when they can.
-        const int cols = a.view.current == stage::weighted_sum ? experiment_d_k(a.model.exp) : n;
+        const int cols = a.view.current == stage::weighted_sum ? experiment_d_k(*p.exp) : n;
         // Room per head beside its grid: row labels, the row sums of softmax maps.
         const float extra = font * (a.view.current == stage::weights ? 9.0f : 6.0f);
         // As many heads per row as fit with cells that hold their numbers; the rest wrap.
@@ -490,7 +565,7 @@ void panel_pipeline(const app& a, frame_out& out) {
         return;
     }
 
-    const auto mats = stage_matrices(a.view.current, a.model.tr, a.view.layer, 0);
+    const auto mats = stage_matrices(a.view.current, *p.tr, p.layer, 0);
     // Two columns when the stage shows several matrices (W_q beside W_k, …) and
     // their numbers still fit; else one below the other.
     int widest_cols = 1;
@@ -503,9 +578,10 @@ void panel_pipeline(const app& a, frame_out& out) {
         const stage_matrix& sm = mats[k];
         const float cell =
             std::clamp((column - font * 4.0f) / float(sm.m->cols), font * 0.6f, std::max(font * 2.4f, value_cell(a)));
+        const bool editable = sm.editable && !p.real;  // a real model's weights are its file's
         ImGui::BeginGroup();
-        textf(out, "%s  (%d × %d)%s", sm.label, sm.m->rows, sm.m->cols, sm.editable ? "  ✎" : "");
-        if (sm.editable && ImGui::IsItemHovered())
+        textf(out, "%s  (%d × %d)%s", sm.label, sm.m->rows, sm.m->cols, editable ? "  ✎" : "");
+        if (editable && ImGui::IsItemHovered())
             ImGui::SetTooltip("%s", tr("Editable: click a cell, then drag or type its value in the inspector.",
                                        "可编辑：点击格子，然后在检查器里拖动或输入它的值。"));
         draw_matrix(a, out, sm, int(k), 0, cell, feature_rows);
@@ -516,7 +592,7 @@ void panel_pipeline(const app& a, frame_out& out) {
         if (two && k % 2 == 0 && k + 1 < mats.size() && ImGui::GetItemRectSize().x * 2 <= avail)
             ImGui::SameLine();
     }
-    if (a.view.current == stage::output)
+    if (a.view.current == stage::output && !p.real)
         prediction_view(a, out);
 }
 

@@ -131,8 +131,9 @@ float svg_map(std::string& out, const stage_matrix& sm, const std::string& title
 
 export_file share_export_svg(const app& a) {
     export_file f{std::string("attn-") + stage_slug(a.view.current) + ".svg", "image/svg+xml", {}};
-    const auto& tokens = a.model.tr.tokens;
-    const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
+    const pipeline_shown p = app_pipeline(a);  // what the pipeline shows: the experiment or a real model's layer
+    const auto& tokens = p.tr->tokens;
+    const int heads = stage_per_head(a.view.current) ? p.exp->heads : 1;
     std::string body;
     float y = 8.0f, width = 320.0f;
     // In L11 and L12, the lesson's maps (as the page draws them) instead of the stage's.
@@ -146,13 +147,13 @@ export_file share_export_svg(const app& a) {
         width = std::max(width, svg_label_w + float(lm.m->cols) * svg_cell + 240.0f);
     }
     for (int h = 0; h < heads && lesson.empty(); ++h) {
-        for (const stage_matrix& sm : stage_matrices(a.view.current, a.model.tr, a.view.layer, h)) {
+        for (const stage_matrix& sm : stage_matrices(a.view.current, *p.tr, p.layer, h)) {
             if (!sm.m || long(sm.m->rows) * long(sm.m->cols) > share_svg_cell_limit)
                 continue;
             std::string title = std::string(stage_name(a.view.current)) + " — " + sm.label;
             if (stage_per_head(a.view.current))
                 title += ", " + std::string(tr("head ", "头 ")) + std::to_string(h);
-            title += ", " + std::string(tr("layer ", "层 ")) + std::to_string(a.view.layer);
+            title += ", " + std::string(tr("layer ", "层 ")) + std::to_string(p.layer);
             y += svg_map(body, sm, title, stage_matrix_row_labels(sm, tokens), stage_matrix_col_labels(sm, tokens), y) + 16.0f;
             width = std::max(width, svg_label_w + float(sm.m->cols) * svg_cell + 240.0f);
         }
@@ -170,10 +171,11 @@ export_file share_export_svg(const app& a) {
 
 export_file share_export_csv(const app& a) {
     export_file f{std::string("attn-") + stage_slug(a.view.current) + ".csv", "text/csv", {}};
-    const auto& tokens = a.model.tr.tokens;
-    const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
+    const pipeline_shown p = app_pipeline(a);
+    const auto& tokens = p.tr->tokens;
+    const int heads = stage_per_head(a.view.current) ? p.exp->heads : 1;
     for (int h = 0; h < heads; ++h) {
-        for (const stage_matrix& sm : stage_matrices(a.view.current, a.model.tr, a.view.layer, h)) {
+        for (const stage_matrix& sm : stage_matrices(a.view.current, *p.tr, p.layer, h)) {
             if (!sm.m)
                 continue;
             // The same labels the heatmap draws (pipeline.cpp).
@@ -181,7 +183,7 @@ export_file share_export_csv(const app& a) {
             if (!f.bytes.empty())
                 f.bytes += "\n";
             char title[64];
-            std::snprintf(title, sizeof title, "# %s layer %d head %d: ", stage_slug(a.view.current), a.view.layer, h);
+            std::snprintf(title, sizeof title, "# %s layer %d head %d: ", stage_slug(a.view.current), p.layer, h);
             f.bytes += title + std::string(sm.label) + "\n";
             f.bytes += matrix_to_csv(*sm.m, token_rows ? &tokens : nullptr, sm.token_cols ? &tokens : nullptr);
         }

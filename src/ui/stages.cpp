@@ -124,6 +124,14 @@ constexpr stage_row stage_table[] = {
      false, {-1, -1},
      [](const stage_source& s, matrix_list& out) {
          out.push_back({"r = x + A", &s.lt.residual});
+         if (s.lt.ffn_gate.size()) {  // a llama block: SwiGLU
+             out.push_back(weight("W_1", s.w.w_1, edit_target::w_1));
+             out.push_back(weight("W_3", s.w.w_3, edit_target::w_1));
+             out.push_back({"silu(norm(r)·W_1) ⊙ norm(r)·W_3", &s.lt.ffn_hidden});
+             out.push_back(weight("W_2", s.w.w_2, edit_target::w_2));
+             out.push_back({"y", &s.lt.output});
+             return;
+         }
          if (s.w.w_1.size() == 0)  // block=attn_res: y = r
              return;
          out.push_back(weight("W_1", s.w.w_1, edit_target::w_1));
@@ -158,6 +166,18 @@ const stage_row& row_of(stage s) {
 
 const char* stage_name(stage s) { return tr(row_of(s).name_en, row_of(s).name_zh); }
 const char* stage_formula(stage s) { return row_of(s).formula; }
+const char* stage_formula_llama(stage s) {
+    switch (s) {
+        case stage::embeddings:
+            return "X = E[tokens]   (no positions here: RoPE turns Q and K)";
+        case stage::projections:
+            return "Q = RMSNorm(x)·W_q   K = RMSNorm(x)·W_k   V = RMSNorm(x)·W_v   (+ RoPE on Q, K)";
+        case stage::block:
+            return "r = x + A;   y = r + (silu(RMSNorm(r)·W_1) ⊙ RMSNorm(r)·W_3)·W_2";
+        default:
+            return stage_formula(s);
+    }
+}
 const char* stage_explain(stage s) { return tr(row_of(s).explain_en, row_of(s).explain_zh); }
 bool stage_per_head(stage s) { return row_of(s).per_head; }
 std::pair<int, int> stage_code_lines(stage s) { return row_of(s).code; }
@@ -165,8 +185,11 @@ std::pair<int, int> stage_code_lines(stage s) { return row_of(s).code; }
 std::vector<stage_matrix> stage_matrices(stage s, const trace& t, int layer, int head) {
     const layer_trace& lt = t.layers[std::size_t(layer)];
     matrix_list out;
+    static const layer_weights none;  // a real model's layers other than the one made whole (play/real_model.hpp)
+    const layer_weights& w = std::size_t(layer) < t.params.layers.size() ? t.params.layers[std::size_t(layer)] : none;
     if (const auto maps = row_of(s).maps)
-        maps({t, lt, t.params.layers[std::size_t(layer)], lt.heads[std::size_t(head)], layer}, out);
+        maps({t, lt, w, lt.heads[std::size_t(head)], layer}, out);
+    std::erase_if(out, [](const stage_matrix& sm) { return sm.m->size() == 0; });  // a weight such a layer lacks
     return out;
 }
 

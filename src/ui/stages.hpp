@@ -21,6 +21,9 @@ using attn::stage_count;
 
 const char* stage_name(stage s);     // in the current language
 const char* stage_formula(stage s);  // plain-text formula
+// The same for a llama block (a real model in the pipeline): RMSNorm before the
+// projections, RoPE on Q and K, the SwiGLU FFN.
+const char* stage_formula_llama(stage s);
 const char* stage_explain(stage s);  // one or two sentences, current language
 bool stage_per_head(stage s);        // drawn once per head
 

@@ -35,7 +35,7 @@ void put_strings(std::string& out, const std::vector<std::string>& list) {
 // what is left of the stage's cell allowance.
 void put_table(std::string& out, const app& a, const stage_matrix& sm, const std::string& caption, int& budget) {
     const matrix& m = *sm.m;
-    const auto& tokens = a.model.tr.tokens;
+    const auto& tokens = app_pipeline(a).tr->tokens;
     char shape[64];
     std::snprintf(shape, sizeof shape, " (%d × %d)", m.rows, m.cols);
     out += "{\"caption\":";
@@ -160,9 +160,10 @@ void put_tables(std::string& out, const app& a) {
     out += "\"tables\":[";
     int budget = text_mirror_total_limit;
     bool first = true;
-    const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
+    const pipeline_shown p = app_pipeline(a);
+    const int heads = stage_per_head(a.view.current) ? p.exp->heads : 1;
     for (int h = 0; h < heads; ++h) {
-        const auto mats = stage_matrices(a.view.current, a.model.tr, a.view.layer, h);
+        const auto mats = stage_matrices(a.view.current, *p.tr, p.layer, h);
         for (const stage_matrix& sm : mats) {
             if (!first)
                 out += ',';
@@ -170,13 +171,13 @@ void put_tables(std::string& out, const app& a) {
             std::string caption = sm.label;
             if (stage_per_head(a.view.current)) {
                 caption += std::string(", ") + tr("head ", "头 ") + std::to_string(h);
-                if (a.model.tr.layers[std::size_t(a.view.layer)].heads[std::size_t(h)].ablated)
+                if (p.tr->layers[std::size_t(p.layer)].heads[std::size_t(h)].ablated)
                     caption += tr(" (zeroed)", "（已置零）");
             }
             put_table(out, a, sm, caption, budget);
         }
     }
-    if (a.view.current == stage::output && a.model.prediction.n > 0) {
+    if (a.view.current == stage::output && a.model.prediction.n > 0 && !p.real) {
         out += ',';
         put_prediction_tables(out, a);
     }
@@ -398,7 +399,10 @@ std::string summary(app& a) {
     const int index = int(a.view.current);
     std::string s = std::string(tr("Stage ", "阶段 ")) + std::to_string(index + 1) + tr(" of ", " / ") +
                     std::to_string(stage_count) + ": " + stage_name(a.view.current) + ".";
-    if (a.model.exp.layers > 1)
+    if (const pipeline_shown p = app_pipeline(a); p.real)
+        s += std::string(" ") + tr("The pipeline shows the model ", "流水线显示模型 ") + a.real.model->name +
+             tr(", layer ", "，层 ") + std::to_string(p.layer) + ".";
+    else if (a.model.exp.layers > 1)
         s += std::string(" ") + tr("Layer ", "层 ") + std::to_string(a.view.layer) + ".";
     if (a.view.lesson.index >= 0 && a.view.lesson.index < int(lessons().size())) {
         const lesson& l = lessons()[std::size_t(a.view.lesson.index)];
@@ -472,14 +476,15 @@ std::string text_mirror_json(app& a) {
     put_string(out, stage_formula(a.view.current));
     out += ",\"explain\":";
     put_string(out, stage_explain(a.view.current));
-    out += "},\"layer\":" + std::to_string(a.view.layer) + ",\"layers\":" + std::to_string(a.model.exp.layers) + ",";
+    const pipeline_shown p = app_pipeline(a);
+    out += "},\"layer\":" + std::to_string(p.layer) + ",\"layers\":" + std::to_string(p.exp->layers) + ",";
     put_tables(out, a);
     out += ",\"inspector\":";
     const bool cell = a.view.selected.valid() && a.view.selected.at == a.view.current;
     std::vector<std::string> inspector;  // as the panel: the selected cell, else the output stage's prediction
     if (cell)
         inspector = cell_explanation(a, a.view.selected);
-    else if (a.view.current == stage::output)
+    else if (a.view.current == stage::output && !p.real)
         if (std::string story = prediction_story(a.model.prediction, a.view.layer, a.view.sel_row); !story.empty())
             inspector.push_back(std::move(story));
     put_strings(out, inspector);

@@ -142,6 +142,44 @@ TEST_CASE("real model: a head's stages, recomputed for the window, are the pass'
     CHECK(real_head_stages(m, r, 0, 4).scores.empty());
 }
 
+TEST_CASE("real model: a layer made whole for the pipeline holds every head's stages and the layer's weights as (in, out)") {
+    const files f = make_files();
+    real_model m;
+    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
+    real_model_reading r;
+    real_model_read(m, "Once upon a time Once upon", r);
+    const llama_config& c = m.model.config;
+    CHECK(r.whole_layer == -1);
+    const std::vector<float> weights_before = r.tr.layers[1].heads[3].weights.data;
+    real_model_open_layer(m, r, 1);
+    CHECK(r.whole_layer == 1);
+    for (int h = 0; h < c.n_heads; ++h) {
+        const head_trace& ht = r.tr.layers[1].heads[std::size_t(h)];
+        const head_trace want = real_head_stages(m, r, 1, h);
+        CHECK(ht.scores.data == want.scores.data);
+        CHECK(ht.masked.data == want.masked.data);
+        CHECK(ht.weights.data == want.weights.data);
+    }
+    CHECK(r.tr.layers[1].heads[3].weights.data == weights_before);  // the pass's own weights, bit for bit
+    REQUIRE(r.tr.params.layers.size() == std::size_t(c.n_layers));
+    const layer_weights& w = r.tr.params.layers[1];
+    const llama_layer_tensors& t = m.model.layers[1];
+    CHECK(w.w_q.rows == c.dim);
+    CHECK(w.w_k.cols == c.kv_dim());
+    CHECK(w.w_q(3, 5) == m.model.at(t.wq)[5 * c.dim + 3]);  // (in, out) from the file's (out, in)
+    CHECK(w.w_2(7, 2) == m.model.at(t.w2)[2 * c.hidden_dim + 7]);
+    CHECK(w.w_3(1, 9) == m.model.at(t.w3)[9 * c.dim + 1]);
+    CHECK(r.tr.params.embeddings.data == r.tr.x0.data);
+    // Another layer: the first goes back to its weights alone.
+    real_model_open_layer(m, r, 0);
+    CHECK(r.whole_layer == 0);
+    CHECK(r.tr.layers[1].heads[0].scores.empty());
+    CHECK(r.tr.params.layers[1].w_q.empty());
+    CHECK_FALSE(r.tr.layers[0].heads[0].scores.empty());
+    real_model_open_layer(m, r, 7);  // a layer the model lacks: nothing changes
+    CHECK(r.whole_layer == 0);
+}
+
 TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; zeroing changes nothing it cannot") {
     const files f = make_files();
     real_model m;

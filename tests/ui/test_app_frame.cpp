@@ -26,6 +26,7 @@
 #include "play/edit.hpp"
 #include "share.hpp"
 #include "stages.hpp"
+#include "text_mirror.hpp"
 
 using namespace attn;
 
@@ -164,6 +165,63 @@ TEST_CASE("a link holds a real model's selected head and changes; they run once 
     CHECK(ui::app_open_model(a, y, t).empty());
     CHECK(a.view.model_changes.empty());
     CHECK(a.view.model_layer == 0);
+}
+
+TEST_CASE("the pipeline shows a real model's layer: every stage draws its own numbers, the inspector explains them") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b"});
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 264, 48, true), 3);
+    const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"}, t{tok.data(), tok.size(), "t.bin"};
+    REQUIRE(ui::app_change(
+        a, change::open("v=1&text=a%20b%20a%20b&model=x.bin@0123456789abcdef&view.model_pipeline=1&view.model_head=1.0")));
+    CHECK(a.view.model_pipeline);
+    frame(a);
+    CHECK_FALSE(ui::app_pipeline(a).real);  // no model yet: the experiment
+    REQUIRE(ui::app_open_model(a, x, t).empty());
+    a.view.model_open = false;  // the pipeline, not the window over it
+    frame(a);
+    const ui::pipeline_shown p = ui::app_pipeline(a);
+    REQUIRE(p.real);
+    CHECK(p.layer == 1);
+    CHECK(p.exp->heads == 4);
+    CHECK(p.exp->kv_heads == 2);
+    CHECK(p.tr->tokens.size() == 5);  // BOS and the four tokens
+    for (int s = 0; s < stage_count; ++s) {
+        INFO("stage " << s);
+        a.view.current = stage(s);
+        frame(a);
+        CHECK(find_widget(a, "pipeline_model"));
+        CHECK_FALSE(a.reports.maps.empty());
+        for (const auto& m : a.reports.maps)
+            CHECK(m.cells > 0);
+        if (ui::stage_per_head(stage(s)))
+            CHECK(find_widget(a, "grid_head3"));
+    }
+    // The block stage is the llama's: SwiGLU's gate and up, beside the residual.
+    const auto block = ui::stage_matrices(stage::block, *p.tr, p.layer, 0);
+    REQUIRE(block.size() == 6);
+    CHECK(std::string(block[2].label) == "W_3");
+    // The inspector: a score as q·k over the head's 8 columns, Q as the sum of RMSNorm(x)·W_q, then RoPE.
+    const auto score = ui::cell_explanation(a, ui::cell_ref{stage::scores, 0, 2, 3, 1});
+    REQUIRE(score.size() >= 3);
+    CHECK(score[2].find("q_i·k_j = ") == 0);
+    const auto q = ui::cell_explanation(a, ui::cell_ref{stage::projections, 3, 0, 2, 5});
+    REQUIRE(q.size() >= 3);
+    CHECK(q[0].find("Q(2, 5) = ") == 0);
+    CHECK(q[1].find("Σ_k x(i,k)·W(k,c)") != std::string::npos);
+    CHECK(q[2].find("RoPE") != std::string::npos);
+    CHECK(ui::cell_explanation(a, ui::cell_ref{stage::scores, 0, 9, 3, 1}).empty());  // a head it lacks: nothing
+    a.view.current = stage::weights;
+    frame(a);
+    CHECK(ui::text_mirror_json(a).find("The pipeline shows the model x.bin, layer 1.") != std::string::npos);
+    CHECK(ui::app_link(a).find("view.model_pipeline=1") != std::string::npos);
+    CHECK(ui::share_export_csv(a).bytes.find("layer 1 head 3: P") != std::string::npos);  // the export is what it shows
+    a.view.model_pipeline = false;
+    frame(a);
+    CHECK_FALSE(ui::app_pipeline(a).real);
+    CHECK(ui::app_pipeline(a).tr == &a.model.tr);
 }
 
 TEST_CASE("every lesson view draws frame after frame while its experiment changes under it") {

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openPage, browserSuite, root } from './harness.mjs';
-import { frames, ui, click } from './person.mjs';
+import { frames, ui, click, revealCells } from './person.mjs';
 
 const suite = browserSuite();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-model-'));
@@ -252,6 +252,64 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     await frames(page, 4);
     const settled = await ui(page);
     assert.deepEqual(settled.clippedItems.filter((c) => c.window.startsWith('Model')), [], 'no text of the Model window is cut');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// "Open this layer in the pipeline": the stepper, every head's maps and the
+// inspector on the model's own numbers; a softmax cell clicked there masks that
+// edge of the model (the Model window's change), and the way back is one button.
+test('a real model\'s layer in the pipeline: every stage, the inspector on its cells, an edge masked there, and back', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
+  try {
+    await click(page, 'view_menu');
+    await choose(page, 'view_model', [ckpt, tok]);
+    let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model');
+    const n = u.realModel.ids.length, heads = u.realModel.config.heads;
+    assert.equal(u.pipeline.real, false, 'the pipeline shows the experiment until asked');
+    await revealInWindow(page, 'model_head_1_2');
+    await click(page, 'model_head_1_2');
+    await revealInWindow(page, 'model_pipeline_open');
+    await click(page, 'model_pipeline_open');
+    u = await until(page, (x) => x.pipeline.real && !x.realModel.open, 'the pipeline on the model');
+    assert.deepEqual([u.pipeline.layer, u.pipeline.heads, u.pipeline.tokens], [1, heads, n]);
+    assert.ok(u.widgets.pipeline_model, 'the pipeline says which model it shows');
+    await page.waitForFunction(() => location.hash.includes('view.model_pipeline=1'), null, { timeout: 5000 });
+    // Every head's softmax map over the model's tokens, the hidden keys drawn as masked.
+    const grid = (x, name) => x.maps.find((mp) => mp.name === name);
+    assert.equal(grid(u, 'grid_head0').cells, n * (n + 1) / 2);
+    assert.ok(u.widgets[`grid_head${heads - 1}`], 'every head');
+    // The scores stage: q·k for a clicked cell, in the inspector.
+    await click(page, 'stage2');
+    u = await until(page, (x) => x.stage === 2 && grid(x, 'grid_head2'), 'the scores');
+    assert.equal(grid(u, 'grid_head2').cells, n * n);
+    await revealCells(page, 'grid_head2');
+    await click(page, 'grid_head2', 0.5 / n, (n - 0.5) / n);
+    let inspector = (await page.evaluate(() => window.attn.textView())).inspector.join(' ');
+    assert.match(inspector, /q_i·k_j = /, 'the inspector explains the model\'s score');
+    // Softmax: a click masks that edge of the model, with its effect computed.
+    await click(page, 'stage5');
+    await until(page, (x) => x.stage === 5 && grid(x, 'grid_head1'), 'the softmax maps');
+    await revealCells(page, 'grid_head1');
+    await click(page, 'grid_head1', 0.5 / n, (n - 0.5) / n);
+    u = await until(page, (x) => x.realModel.changes.edges.length === 1, 'the masked edge');
+    assert.deepEqual(u.realModel.changes.edges[0], [1, 1, n - 1, 0]);
+    await page.waitForFunction((e) => location.hash.includes('view.model_edges=' + e), `1.1.${n - 1}.0`, { timeout: 5000 });
+    inspector = (await page.evaluate(() => window.attn.textView())).inspector.join(' ');
+    assert.match(inspector, /exp\(/, 'the inspector explains the weight');
+    // The Model window, from the pipeline: the edge's effect on the next token; its button comes back.
+    await click(page, 'pipeline_model_window');
+    u = await until(page, (x) => x.realModel.open && x.realModel.effect !== null, 'the Model window with the edge\'s effect');
+    assert.ok(u.realModel.effect.kl >= 0);
+    await revealInWindow(page, 'model_pipeline_open');
+    await click(page, 'model_pipeline_open');
+    await until(page, (x) => x.pipeline.real && !x.realModel.open, 'the pipeline again');
+    // Back to the experiment: the toy's maps again.
+    await click(page, 'pipeline_model_back');
+    u = await until(page, (x) => !x.pipeline.real, 'the experiment again');
+    assert.equal(u.pipeline.tokens, (await page.evaluate(() => window.attn.trace())).tokens.length);
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

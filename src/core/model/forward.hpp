@@ -62,6 +62,7 @@ struct layer_weights {
     matrix w_o;       // (d, d)
     matrix w_1;       // (d, f)   block = full only
     matrix w_2;       // (f, d)   block = full only
+    matrix w_3;       // (d, f)   a llama block's SwiGLU up projection (empty for ours)
 };
 
 // The parameters an experiment's seed generates (after its edits are applied).

@@ -347,6 +347,49 @@ head_trace real_head_stages(const real_model& m, const real_model_reading& r, in
     return std::move(lt.heads[std::size_t(head)]);
 }
 
+namespace {
+
+// A checkpoint's (out, in) projection as the pipeline's (in, out) matrix.
+matrix transposed(const real_model& m, const llama_tensor& t, int out_dim, int in_dim) {
+    matrix w(in_dim, out_dim);
+    const float* src = m.model.at(t);
+    for (int o = 0; o < out_dim; ++o)
+        for (int i = 0; i < in_dim; ++i)
+            w(i, o) = src[std::size_t(o) * std::size_t(in_dim) + std::size_t(i)];
+    return w;
+}
+
+}  // namespace
+
+void real_model_open_layer(const real_model& m, real_model_reading& r, int layer) {
+    const llama_config& c = m.model.config;
+    if (layer < 0 || layer >= int(r.tr.layers.size()) || layer >= c.n_layers || layer == r.whole_layer)
+        return;
+    if (r.whole_layer >= 0) {  // back to the weights alone
+        for (head_trace& ht : r.tr.layers[std::size_t(r.whole_layer)].heads)
+            for (matrix* mm : {&ht.scores, &ht.scaled, &ht.masked})
+                *mm = matrix{};
+        r.tr.params.layers[std::size_t(r.whole_layer)] = layer_weights{};
+    }
+    layer_trace& lt = r.tr.layers[std::size_t(layer)];
+    std::vector<head_trace> kept = std::move(lt.heads);
+    forward_heads(llama_experiment(c), layer, lt, {});
+    for (std::size_t h = 0; h < lt.heads.size() && h < kept.size(); ++h)
+        lt.heads[h].ablated = kept[h].ablated;
+    r.tr.params.layers.resize(std::size_t(c.n_layers));
+    const llama_layer_tensors& t = m.model.layers[std::size_t(layer)];
+    layer_weights& w = r.tr.params.layers[std::size_t(layer)];
+    w.w_q = transposed(m, t.wq, c.dim, c.dim);
+    w.w_k = transposed(m, t.wk, c.kv_dim(), c.dim);
+    w.w_v = transposed(m, t.wv, c.kv_dim(), c.dim);
+    w.w_o = transposed(m, t.wo, c.dim, c.dim);
+    w.w_1 = transposed(m, t.w1, c.hidden_dim, c.dim);
+    w.w_3 = transposed(m, t.w3, c.hidden_dim, c.dim);
+    w.w_2 = transposed(m, t.w2, c.dim, c.hidden_dim);
+    r.tr.params.embeddings = r.tr.x0;
+    r.whole_layer = layer;
+}
+
 real_cache_measure real_model_cache(const real_model& m, const real_model_generation& g) {
     const llama_config& c = m.model.config;
     real_cache_measure r;

@@ -90,6 +90,7 @@ struct real_model_reading {
     // (llama/lens.hpp; the final norm's scale from this very pass).
     std::vector<llama_lens_row> lens;
     llama_attribution attribution;
+    int whole_layer = -1;  // the layer real_model_open_layer made whole (-1: none)
 };
 
 // Encodes text with BOS (run.c's rule), runs the pass, and measures.
@@ -188,6 +189,16 @@ bool real_model_generate_step(const real_model& m, real_model_generation& g);
 // the layer's kept q_rot, k_rot and v under the model's experiment — the pass's
 // own numbers. An empty head_trace for a head the model lacks.
 head_trace real_head_stages(const real_model& m, const real_model_reading& r, int layer, int head);
+
+// The reading's `layer` made whole for the pipeline, which draws a real model's
+// layer as it draws ours (model/stage.hpp's stages from the same trace): every
+// head's Q·Kᵀ, scaled and masked, recomputed by forward_heads from the layer's
+// kept q_rot, k_rot and v (the weights are the pass's, bit for bit), and the
+// layer's weights as the pipeline reads a toy's, (in, out) — W_q, W_k, W_v, W_O,
+// W_1 (SwiGLU's gate), W_3 (its up), W_2 — copied from the checkpoint's (out, in)
+// for this layer alone, and E as the tokens' embedding rows (x0). The layer made
+// whole before goes back to the weights alone. A layer the model lacks: nothing.
+void real_model_open_layer(const real_model& m, real_model_reading& r, int layer);
 
 // L5's KV-cache arithmetic on the model: the bytes of K and V a token adds (with
 // its K/V heads, and with MHA's, one per query head), a whole context's, and what

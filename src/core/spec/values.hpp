@@ -189,6 +189,7 @@ struct link_view {
     int model_layer = 0, model_head = 0;
     std::vector<ablated_head> model_ablate;
     std::vector<masked_edge> model_edges;
+    bool model_pipeline = false;  // view.model_pipeline=1: the pipeline shows that model at its layer
 
     bool hides(view_panel p) const { return hide[std::size_t(p)]; }
     bool operator==(const link_view&) const = default;
