@@ -412,6 +412,15 @@ void panel_controls(const app& a, frame_out& out) {
     ImGui::PushItemWidth(std::max(visible_width() - label_w, ImGui::GetFontSize() * 4.0f));
     section(out, tr("Input", "输入"));
     tokens_row(a, out, next, changed);
+    if (app_pipeline(a).real) {  // the text is shared; the rest below is the experiment's, not the model's
+        ImGui::PushTextWrapPos(0.0f);
+        text_disabled(out,
+                      tr("The pipeline shows the model %s on this text; the settings below are the experiment's.",
+                         "流水线显示模型 %s 在这段文字上；下面的设置属于实验。"),
+                      a.real.model->name.c_str());
+        ImGui::PopTextWrapPos();
+        mark_widget(out, "controls_model_note");
+    }
     model_section(out, next, changed, label_w);
     section(out, tr("Attention", "注意力"));
     mask_and_positions(a, out, next, changed);

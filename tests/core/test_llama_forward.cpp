@@ -100,6 +100,11 @@ TEST_CASE("llama forward: a prefix's rows are the whole pass's (causal), on ever
     CHECK(lt.k.cols == 16);  // 2 K/V heads of 8
     CHECK(whole.final_normed.cols == 32);
     CHECK(whole.tokens[0] == "#1");
+    llama_tokenizer tok;  // run.c's special pieces hold newlines: labels trim them
+    for (int v = 0; v < 40; ++v)
+        tok.pieces.push_back(v == 1 ? "\n<s>\n" : v == 7 ? " a\nb" : "p" + std::to_string(v));
+    const trace labelled = llama_forward(m, {1, 7, 3}, llama_experiment(m.config), trace_options::lean(), &tok);
+    CHECK(labelled.tokens == std::vector<std::string>{"<s>", " a\nb", "p3"});
     test::each_kernel_set([&] {
         const trace t = llama_forward(m, ids, llama_experiment(m.config));
         CHECK(mismatches(t.logits.data, whole.logits.data, relative(1e-5), "logits", {"this set", "the first"}) == 0);

@@ -193,6 +193,7 @@ TEST_CASE("the pipeline shows a real model's layer: every stage draws its own nu
         a.view.current = stage(s);
         frame(a);
         CHECK(find_widget(a, "pipeline_model"));
+        CHECK(find_widget(a, "controls_model_note"));  // the controls say they are the experiment's
         CHECK_FALSE(a.reports.maps.empty());
         for (const auto& m : a.reports.maps)
             CHECK(m.cells > 0);

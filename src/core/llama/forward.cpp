@@ -12,6 +12,13 @@ namespace attn {
 
 namespace {
 
+// A piece as a row label: the special tokens' surrounding newlines ("\n<s>\n")
+// trimmed, so that labels and the inspector's sentences stay on one line.
+std::string token_label(const std::string& piece) {
+    const std::size_t a = piece.find_first_not_of('\n'), b = piece.find_last_not_of('\n');
+    return a == std::string::npos ? piece : piece.substr(a, b - a + 1);
+}
+
 // wᵀ (in, out) of w (out, in), in 32 × 32 blocks (both sides stay in the cache).
 void transpose(const float* w, int out, int in, std::vector<float>& wt) {
     constexpr int b = 32;
@@ -152,7 +159,7 @@ trace llama_forward(const llama_model& m, const std::vector<int>& ids, const exp
     const int n = int(ids.size());
     trace t;
     for (const int id : ids)
-        t.tokens.push_back(tok ? tok->pieces[std::size_t(id)] : "#" + std::to_string(id));
+        t.tokens.push_back(tok ? token_label(tok->pieces[std::size_t(id)]) : "#" + std::to_string(id));
     t.x0 = matrix(n, c.dim);
     for (int i = 0; i < n; ++i) {
         const float* row = m.at(m.token_embedding) + std::size_t(ids[std::size_t(i)]) * std::size_t(c.dim);

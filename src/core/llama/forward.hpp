@@ -51,7 +51,8 @@ std::optional<std::string> llama_tokens_problem(const llama_config& c, const std
 
 // The pass over ids (llama_tokens_problem(m.config, ids) empty), the heads under
 // e (llama_experiment(m.config) with interventions, or that alone). The trace's
-// tokens are the ids' pieces when a tokenizer is given (byte tokens as <0xNN>),
+// tokens are the ids' pieces when a tokenizer is given (byte tokens as <0xNN>,
+// the special tokens' surrounding newlines trimmed: "<s>"),
 // else "#id". params stays empty (the weights are m's); nan_count and inf_count
 // count every matrix stored once, as forward.hpp says, plus the llama stages.
 trace llama_forward(const llama_model& m, const std::vector<int>& ids, const experiment& e, const trace_options& opt = {},
