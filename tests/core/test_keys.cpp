@@ -245,7 +245,8 @@ TEST_CASE("keys: a view key's problems keep their wording, one message each") {
     CHECK(link_view_set(v, "view.bogus=1") ==
           std::vector<std::string>{"unknown view option 'view.bogus' (view.lesson, view.stage, view.row, view.hide, "
                                    "view.readonly, view.embed, view.theme, view.poster, view.temperature, view.top_p, "
-                                   "view.gen_seed, view.gen_tokens, view.model_head, view.model_ablate, view.model_edges)"});
+                                   "view.gen_seed, view.gen_tokens, view.model_head, view.model_pipeline, view.model_ablate, "
+                                   "view.model_edges)"});
     CHECK(link_view_set(v, "view.top_p=1.5") == std::vector<std::string>{"view.top_p must be between 0 and 1, not 1.5"});
     CHECK(link_view_set(v, "view.gen_tokens=0") ==
           std::vector<std::string>{"view.gen_tokens must be a whole number from 1 to 256, not '0'"});
