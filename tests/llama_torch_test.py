@@ -307,7 +307,9 @@ def check_model(attn, folder, spec, tokenizer_of):
             check(False, f"{name}: attn eval --json failed: {p.stderr}")
             continue
         core = json.loads(p.stdout)
-        check(core["tokens"] == [pieces[i] for i in ids], f"{name}: the trace's tokens are the pieces of the ids")
+        # the labels: each piece, the special tokens' surrounding newlines ("\n<s>\n") trimmed
+        check(core["tokens"] == [pieces[i].strip("\n") or pieces[i] for i in ids],
+              f"{name}: the trace's tokens are the pieces of the ids")
         compare_trace(f"{name} on {text!r}", core, forward(w, ids, h, kvh))
     # Interventions of the link apply to the model's heads: head 1 of the last layer ablated, an edge masked
     # (the link names the model's shape so that its checks, made on the link's own words, pass).
