@@ -125,6 +125,26 @@ void look_button(const app& a, frame_out& out, const char* label, const char* na
     mark_widget(out, name);
 }
 
+// Shows the layer of the strongest finding (induction, else previous-token, else
+// sink; else the selected head's) in the pipeline under the card: every head of
+// it at the softmax stage, that head among them.
+void pipeline_button(const app& a, frame_out& out, const real_model_findings& k) {
+    const std::vector<int>& found = !k.induction.empty() ? k.induction : !k.previous.empty() ? k.previous : k.sink;
+    const int layer = found.empty() ? a.view.model_layer : a.real.reading.heads[std::size_t(found[0])].layer;
+    const int head = found.empty() ? a.view.model_head : a.real.reading.heads[std::size_t(found[0])].head;
+    char text[96];
+    std::snprintf(text, sizeof text, tr("Layer %d in the pipeline below", "在下方流水线中看第 %d 层"), layer);
+    if (ImGui::Button(text)) {
+        view_state& v = view_edit(a, out);
+        v.model_pipeline = true;
+        v.model_open = false;
+        v.model_layer = layer, v.model_head = head;
+        v.current = stage::weights;
+        v.selected = v.hovered = cell_ref{};
+    }
+    mark_widget(out, "l13_pipeline");
+}
+
 lesson_claims claims_of(const app& a, const real_model_findings& k) {
     lesson_claims c;
     shape_claims(*a.real.model, k, real_model_cache(*a.real.model, a.real.gen), c.claims);
@@ -161,6 +181,7 @@ void view_real_model(const app& a, frame_out& out) {
     look_button(a, out, tr("the sink", "沉淀"), "l13_sink", k.sink);
     look_button(a, out, tr("previous token", "前一个词元"), "l13_previous", k.previous);
     look_button(a, out, tr("induction", "归纳"), "l13_induction", k.induction);
+    pipeline_button(a, out, k);
     number(out, "model_open", 1);
     number(out, "heads", k.heads);
     number(out, "sink_heads", double(k.sink.size()));

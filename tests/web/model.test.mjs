@@ -349,6 +349,12 @@ test('L13 a real model: asks for one, then says its shape, GQA and the heads it 
     assert.match(lines, new RegExp(n.induction_heads ? `earlier copy of the current one \\(induction ≥ ${bar(n.induction_bar)}\\)` : `No head reaches an induction score of ${bar(n.induction_bar)}`));
     await frames(page, 4);
     assert.deepEqual((await ui(page)).clippedItems, [], 'no text of the card is cut');
+    // "Layer L in the pipeline below": the lesson's model in the pipeline under its card.
+    await click(page, 'l13_pipeline');
+    const shown = await until(page, (x) => x.pipeline.real, 'the model in the pipeline');
+    assert.equal(shown.stage, 5, 'at the softmax stage');
+    assert.equal(shown.lesson, 12, 'the lesson stays open');
+    assert.deepEqual([shown.pipeline.layer, shown.pipeline.heads], [shown.realModel.layer, m.config.heads]);
     // Its buttons: the Model window, on the strongest head a finding names.
     const found = ['l13_sink', 'l13_previous', 'l13_induction'].find((w) => u.widgets[w]);
     if (found) {
