@@ -36,10 +36,11 @@ void handle_keys(app& a) {
         return;
     const bool ctrl = io.KeyCtrl || io.KeySuper;
     auto step = [&a](int dir) {
+        const experiment& shown = *app_pipeline(a).exp;  // the experiment's stages, or the real model's
         int s = int(a.view.current);
         do {
             s = std::clamp(s + dir, 0, stage_count - 1);
-        } while (!stage_applies(stage(s), a.model.exp) && s > 0 && s < stage_count - 1);
+        } while (!stage_applies(stage(s), shown) && s > 0 && s < stage_count - 1);
         a.view.current = stage(s);
     };
     if (ImGui::IsKeyPressed(ImGuiKey_RightArrow))
@@ -59,8 +60,12 @@ void handle_keys(app& a) {
         a.view.show_help = !a.view.show_help;
     if (!ctrl && ImGui::IsKeyPressed(ImGuiKey_L))
         app_toggle_language(a);
-    if (ImGui::IsKeyPressed(ImGuiKey_Escape))
-        a.view.show_help = false;
+    if (ImGui::IsKeyPressed(ImGuiKey_Escape)) {  // the help, else the Model window
+        if (a.view.show_help)
+            a.view.show_help = false;
+        else
+            a.view.model_open = false;
+    }
 }
 
 // The panels are one keyboard-navigation space with the top bar: Tab walks

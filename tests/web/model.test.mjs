@@ -349,7 +349,10 @@ test('L13 a real model: asks for one, then says its shape, GQA and the heads it 
     assert.match(lines, new RegExp(n.induction_heads ? `earlier copy of the current one \\(induction ≥ ${bar(n.induction_bar)}\\)` : `No head reaches an induction score of ${bar(n.induction_bar)}`));
     await frames(page, 4);
     assert.deepEqual((await ui(page)).clippedItems, [], 'no text of the card is cut');
-    // "Layer L in the pipeline below": the lesson's model in the pipeline under its card.
+    // "Layer L in the pipeline below": the lesson's model in the pipeline under its card
+    // (Escape closes the Model window over it first).
+    await page.keyboard.press('Escape');
+    await until(page, (x) => !x.realModel.open, 'the Model window closed by Escape');
     await click(page, 'l13_pipeline');
     const shown = await until(page, (x) => x.pipeline.real, 'the model in the pipeline');
     assert.equal(shown.stage, 5, 'at the softmax stage');
