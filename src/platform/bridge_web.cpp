@@ -155,8 +155,8 @@ std::string json_numbers(const std::vector<T>& v) {
 // ,"lens": [{layer (-1: the embedding), top, p, targetP, rank}], ,"attribution":
 // {target, logit, invRms, embedding, heads (layer by layer), ffn}, ,"changes":
 // {ablate: [[layer, head]], edges: [[layer, head, query, key]], problems}, ,"effect":
-// {layer, head, next: [{id, p}], readingP, kl, keylessRows} when it is of the changes
-// and the selected head on this reading, else null.
+// {layer (the one kept whole), next: [{id, p}], readingP, kl, keylessRows} when it is
+// of the changes and the selected layer on this reading, else null.
 std::string real_readout_json(const attn::ui::app& a) {
     const attn::ui::model_state& r = a.real;
     std::string out = ",\"lens\":[";
@@ -190,7 +190,7 @@ std::string real_readout_json(const attn::ui::app& a) {
     if (iv.empty() || !attn::ui::app_model_effect_current(a))
         return out + "null";
     const attn::real_effect& fx = r.effect;
-    out += "{\"layer\":" + std::to_string(fx.layer) + ",\"head\":" + std::to_string(fx.head) + ",\"next\":[";
+    out += "{\"layer\":" + std::to_string(fx.layer) + ",\"next\":[";
     for (std::size_t i = 0; i < fx.next.size(); ++i)
         out += std::string(i ? "," : "") + "{\"id\":" + std::to_string(fx.next[i].id) +
                ",\"p\":" + json_number(fx.next[i].probability) + "}";

@@ -23,11 +23,12 @@ namespace attn::ui {
 
 namespace {
 
-// Whether c still names a cell of the shown stage in the (new) trace.
+// Whether c still names a cell of the shown stage in the (new) trace the pipeline shows.
 bool cell_exists(const app& a, const cell_ref& c) {
-    if (!c.valid() || c.at != a.view.current || c.head >= (stage_per_head(c.at) ? a.model.exp.heads : 1))
+    const pipeline_shown p = app_pipeline(a);
+    if (!c.valid() || c.at != a.view.current || c.head >= (stage_per_head(c.at) ? p.exp->heads : 1))
         return false;
-    const auto mats = stage_matrices(c.at, a.model.tr, a.view.layer, c.head);
+    const auto mats = stage_matrices(c.at, *p.tr, p.layer, c.head);
     return c.matrix < int(mats.size()) && c.row < mats[std::size_t(c.matrix)].m->rows &&
            c.col < mats[std::size_t(c.matrix)].m->cols;
 }
@@ -41,7 +42,9 @@ void app_sync(app& a) {
     const int n = int(a.model.tr.tokens.size());
     a.view.sel_row = std::clamp(a.view.sel_row, 0, n - 1);
     a.view.layer = std::clamp(a.view.layer, 0, a.model.exp.layers - 1);
-    if (!stage_applies(a.view.current, a.model.exp))
+    // The stage stays one the pipeline has: the experiment's, or the real model's it shows (every stage).
+    const bool model_shown = a.view.model_pipeline && a.real.model;
+    if (!stage_applies(a.view.current, model_shown ? a.real.exp : a.model.exp))
         a.view.current = stage::output;
     // The selected cell stays where it still exists: a press on a map (a masked
     // edge, by click or by Enter) leaves the keyboard's cell where it was.
@@ -190,9 +193,14 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
         return *why;
     }
     std::vector<model_state::stored> kept = std::move(a.real.kept);  // the browser's store does not change with it
+    // The maps' sources count on: a new model's first maps are never keyed as the last one's.
+    const std::uint64_t version = a.real.version + 1, effect_made = a.real.effect_made + 1, stages_made = a.real.stages_made + 1,
+                        pipeline_made = a.real.pipeline_made + 1;
     a.real = model_state{};
     a.real.model = std::move(m);
     a.real.kept = std::move(kept);
+    a.real.version = version, a.real.effect_made = effect_made;
+    a.real.stages_made = stages_made, a.real.pipeline_made = pipeline_made;
     a.real.exp = llama_experiment(a.real.model->model.config);
     const std::string key = link_model_ref(a.real.model->name, a.real.model->sha256);
     if (key != a.options.model) {  // the link named another model: its addresses, head and changes were that one's
@@ -233,7 +241,7 @@ void app_set_kept_models(app& a, std::string_view lines) {
 bool app_model_effect_current(const app& a) {
     const model_state& r = a.real;
     return r.effect_of == r.version && r.effect.made && r.effect.of == a.view.model_changes &&
-           r.effect.layer == a.view.model_layer && r.effect.head == a.view.model_head;
+           r.effect.layer == a.view.model_layer;
 }
 
 std::vector<std::string> app_model_changes_problems(const app& a) {
@@ -255,10 +263,10 @@ void app_model_update(app& a, double seconds) {
         real_model_read(*r.model, a.model.exp.text, r.reading);
         r.read_text = a.model.exp.text;
         ++r.version;
-        const llama_config& c = r.model->model.config;
-        a.view.model_layer = std::clamp(a.view.model_layer, 0, c.n_layers - 1);
-        a.view.model_head = std::clamp(a.view.model_head, 0, c.n_heads - 1);
     }
+    const llama_config& c = r.model->model.config;  // a link's head may be past this model's: the nearest it has
+    a.view.model_layer = std::clamp(a.view.model_layer, 0, c.n_layers - 1);
+    a.view.model_head = std::clamp(a.view.model_head, 0, c.n_heads - 1);
     if (a.view.model_pipeline && r.reading.whole_layer != a.view.model_layer) {  // the pipeline's layer, every stage
         real_model_open_layer(*r.model, r.reading, a.view.model_layer);
         ++r.pipeline_made;
@@ -268,11 +276,13 @@ void app_model_update(app& a, double seconds) {
         r.stages_of = r.version, r.stages_layer = a.view.model_layer, r.stages_head = a.view.model_head;
         ++r.stages_made;
     }
-    if (a.view.model_changes.empty() || !a.view.model_open || !app_model_changes_problems(a).empty())
+    // The changes run while the window or the pipeline shows the model.
+    const bool shown = a.view.model_open || a.view.model_pipeline;
+    if (a.view.model_changes.empty() || !shown || !app_model_changes_problems(a).empty())
         r.effect_announced = false;  // the next change says it runs again
     else if (!app_model_effect_current(a)) {
         if (r.effect_announced) {  // the frame before said it runs
-            real_model_intervene(*r.model, r.reading, a.view.model_changes, a.view.model_layer, a.view.model_head, r.effect);
+            real_model_intervene(*r.model, r.reading, a.view.model_changes, a.view.model_layer, r.effect);
             r.effect_of = r.version;
             ++r.effect_made;
         }

@@ -346,8 +346,25 @@ std::string app_wanted_model(const app& a);
 // text read again when it changed, the selected head zeroed when asked (the
 // frame after one that says so), then generation for up to `seconds`.
 void app_model_update(app& a, double seconds);
-// Whether model_state::effect is of the view's changes and selected head on the current reading.
+// Whether model_state::effect is of the view's changes and layer on the current reading.
 bool app_model_effect_current(const app& a);
+
+// What the pipeline, the inspector and the text view show: the experiment's trace
+// at view.layer, or — while view.model_pipeline is on and the open real model's
+// reading has view.model_layer made whole (app_model_update) — that reading at
+// that layer under the model's experiment (llama_experiment), or with changes,
+// once they ran, the changed pass (model_state::effect.tr). `version` keys
+// what is computed from it; `real` says which (a real model's weights are not
+// edited, its changes are view.model_changes). Its maps' source: heatmap_source_of(a, *tr).
+struct pipeline_shown {
+    const trace* tr = nullptr;
+    const experiment* exp = nullptr;
+    int layer = 0;
+    bool real = false;
+    std::uint64_t version = 0;
+};
+pipeline_shown app_pipeline(const app& a);  // pipeline.cpp
+
 // Why the view's changes cannot run on the open model's reading (none: they can).
 std::vector<std::string> app_model_changes_problems(const app& a);
 // Whether model_state::stages are the selected head's on the current reading.

@@ -313,8 +313,7 @@ void heads_overview(const app& a, frame_out& out) {
             ImGui::PushID(h.layer * 1000 + h.head);
             const matrix& w = r.tr.layers[std::size_t(h.layer)].heads[std::size_t(h.head)].weights;
             const std::string name = "model_head_" + std::to_string(h.layer) + "_" + std::to_string(h.head);
-            const auto& zeroed = a.view.model_changes.ablate;
-            opt.veiled = std::find(zeroed.begin(), zeroed.end(), ablated_head{h.layer, h.head}) != zeroed.end();
+            opt.veiled = a.view.model_changes.zeroes(h.layer, h.head);
             const heatmap_result res = heatmap_draw(*a.heatmaps, name.c_str(), w, opt);
             if (res.clicked_row >= 0) {
                 view_state& v = view_edit(a, out);
@@ -379,7 +378,7 @@ void effect_table(const app& a, frame_out& out) {
 void model_changes(const app& a, frame_out& out) {
     const real_interventions& iv = a.view.model_changes;
     const ablated_head selected{a.view.model_layer, a.view.model_head};
-    bool zero = std::find(iv.ablate.begin(), iv.ablate.end(), selected) != iv.ablate.end();
+    bool zero = iv.zeroes(selected.layer, selected.head);
     ImGui::BeginDisabled(a.options.readonly);
     if (ImGui::Checkbox(tr("Zero this head and run the model again", "把这个头置零，再运行一次模型"), &zero))
         view_edit(a, out).model_changes = real_toggle_head(iv, selected);
@@ -443,7 +442,9 @@ void selected_head(const app& a, frame_out& out) {
     // weights are the reading's and an earlier stage is recomputed for it (model_state::stages).
     const bool changed = !a.view.model_changes.empty() && app_model_effect_current(a);
     const int stage = changed || app_model_stages_current(a) ? a.view.model_stage : 3;
-    const head_trace& st = changed ? a.real.effect.head_stages : stage == 3 ? ht : a.real.stages;
+    const head_trace& st = changed      ? a.real.effect.tr.layers[std::size_t(l)].heads[std::size_t(h)]
+                           : stage == 3 ? ht
+                                        : a.real.stages;
     const matrix* shown[4] = {&st.scores, &st.scaled, &st.masked, &st.weights};
     const char* what[4] = {tr("Q·Kᵀ, queries down, keys across", "Q·Kᵀ：行是查询，列是键"), tr("Q·Kᵀ / √d_k", "Q·Kᵀ / √d_k"),
                            tr("after the causal mask (−∞: a later key)", "因果掩码之后（−∞：后面的键）"),
@@ -481,8 +482,8 @@ void selected_head(const app& a, frame_out& out) {
     const heatmap_result res = heatmap_draw(*a.heatmaps, "model_selected", *shown[stage], opt);
     out.widgets.push_back({"model_selected", res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
     out.maps.push_back({"model_selected", res.cells, res.labelled, "↓ query   → key"});
-    // A click on a softmax cell masks (or unmasks) that edge; a later key is hidden already.
-    if (res.clicked_row >= 0 && stage == 3 && res.clicked_col <= res.clicked_row && !a.options.readonly)
+    // A click on a softmax cell masks (or unmasks) that edge (a later key: hidden already, nothing changes).
+    if (res.clicked_row >= 0 && stage == 3 && !a.options.readonly)
         view_edit(a, out).model_changes =
             real_toggle_edge(a.view.model_changes, masked_edge{l, h, res.clicked_row, res.clicked_col});
     model_changes(a, out);

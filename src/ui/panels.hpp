@@ -27,22 +27,7 @@ struct control_help {
 };
 const control_help* control_help_of(std::string_view name);
 void panel_pipeline(const app& a, frame_out& out);  // pipeline.cpp: stage stepper and the stage's matrices
-// What the pipeline, the inspector and the text view show: the experiment's trace
-// at view.layer, or — while view.model_pipeline is on and the open real model's
-// reading has view.model_layer made whole (app_model_update) — that reading at
-// that layer under the model's experiment (llama_experiment). `version` keys
-// what is computed from it; `real` says which (a real model's weights are not
-// edited, its changes are view.model_changes).
-struct pipeline_shown {
-    const trace* tr = nullptr;
-    const experiment* exp = nullptr;
-    int layer = 0;
-    bool real = false;
-    std::uint64_t version = 0;
-    heatmap_source source;
-};
-pipeline_shown app_pipeline(const app& a);
-void panel_train(const app& a, frame_out& out);  // train_panel.cpp: a recipe's run, its curves and heads
+void panel_train(const app& a, frame_out& out);     // train_panel.cpp: a recipe's run, its curves and heads
 // prediction_view.cpp: at the output stage of a trained recipe, the model's next-token
 // prediction after the selected token and the logit lens (nothing otherwise).
 void prediction_view(const app& a, frame_out& out);

@@ -68,13 +68,12 @@ const std::vector<std::string>& index_labels(int n) {
     return labels;
 }
 
-// Whether head `head` of the shown layer is zeroed: the experiment's trace says so;
-// a real model's zeroed heads are the Model window's changes.
+// Whether head `head` of the shown layer is zeroed, as its "zero" box says: the
+// experiment's trace, or a real model's changes (its maps are veiled once the
+// changed pass they are drawn from has it zeroed).
 bool head_zeroed(const app& a, const pipeline_shown& p, int head) {
-    if (!p.real)
-        return p.tr->layers[std::size_t(p.layer)].heads[std::size_t(head)].ablated;
-    const auto& z = a.view.model_changes.ablate;
-    return std::find(z.begin(), z.end(), ablated_head{p.layer, head}) != z.end();
+    return p.real ? a.view.model_changes.zeroes(p.layer, head)
+                  : p.tr->layers[std::size_t(p.layer)].heads[std::size_t(head)].ablated;
 }
 
 // A map is drawn at its full height, never in a scrolling area of its own inside the
@@ -94,7 +93,7 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
     const bool token_rows = stage_matrix_token_rows(sm, int(tokens.size()));
     heatmap_options opt;
     opt.map = sm.signed_values ? colormap::diverging : colormap::sequential;
-    opt.source = p.source;
+    opt.source = heatmap_source_of(a, *p.tr);
     opt.cell = cell;
     opt.row_labels = token_rows ? &tokens : &feature_rows;
     opt.col_labels = sm.token_cols ? &tokens : &index_labels(sm.m->cols);
@@ -111,7 +110,8 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
         opt.lo = shared->lo;
         opt.hi = shared->hi;
     }
-    opt.veiled = head >= 0 && stage_per_head(a.view.current) && head_zeroed(a, p, head);
+    opt.veiled =
+        head >= 0 && stage_per_head(a.view.current) && p.tr->layers[std::size_t(p.layer)].heads[std::size_t(head)].ablated;
     if (token_rows && !p.real)  // the selected token is the experiment's
         opt.highlight_row = a.view.sel_row;
     const cell_ref& focus = a.view.hovered.valid() ? a.view.hovered : a.view.selected;
@@ -153,12 +153,12 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
         view_edit(a, out).selected = cell_ref{a.view.current, index, head, r.clicked_row, r.clicked_col};
         if (token_rows && !p.real)
             view_edit(a, out).sel_row = r.clicked_row;
-        // A click on a softmax cell masks (or unmasks) that one edge (a real model's: a
-        // key it may see; its change is the Model window's).
+        // A click on a softmax cell masks (or unmasks) that one edge (a real model's
+        // change is the Model window's: view.model_changes).
         const masked_edge edge{p.layer, head, r.clicked_row, r.clicked_col};
         if (a.view.current == stage::weights && !a.options.readonly && !p.real)
             request_experiment(out, edit_toggle_edge(a.model.exp, edge));
-        else if (a.view.current == stage::weights && !a.options.readonly && edge.key <= edge.query)
+        else if (a.view.current == stage::weights && !a.options.readonly)
             view_edit(a, out).model_changes = real_toggle_edge(a.view.model_changes, edge);
     }
 }
@@ -181,7 +181,7 @@ void scale_switch(const app& a, frame_out& out) {
 
 // What the pipeline's memos are keyed by besides the experiment's version.
 std::uint64_t stage_layer_key(const app& a) {
-    return std::uint64_t(a.view.current) * 1024 + std::uint64_t(app_pipeline(a).layer);
+    return (std::uint64_t(a.view.current) << 16) | std::uint64_t(app_pipeline(a).layer);
 }
 
 // The cell edge at which the current stage's widest number fits.
@@ -397,18 +397,20 @@ void compare_maps(const app& a, frame_out& out) {
 pipeline_shown app_pipeline(const app& a) {
     pipeline_shown p;
     const model_state& r = a.real;
-    if (a.view.model_pipeline && r.model && !r.reading.ids.empty() && r.reading.whole_layer == a.view.model_layer) {
-        p.tr = &r.reading.tr, p.exp = &r.exp, p.layer = a.view.model_layer, p.real = true;
-        p.version = (std::uint64_t(1) << 63) | r.pipeline_made;
+    const bool changed = !a.view.model_changes.empty() && app_model_effect_current(a);  // the changed pass, its layer whole
+    if (a.view.model_pipeline && r.model && !r.reading.ids.empty() && (changed || r.reading.whole_layer == a.view.model_layer)) {
+        p.tr = changed ? &r.effect.tr : &r.reading.tr, p.exp = &r.exp, p.layer = a.view.model_layer, p.real = true;
+        p.version = (std::uint64_t(1) << 63) | (changed ? (std::uint64_t(1) << 62) | r.effect_made : r.pipeline_made);
     } else
         p.tr = &a.model.tr, p.exp = &a.model.exp, p.layer = a.view.layer, p.version = a.model.version;
-    p.source = heatmap_source_of(a, *p.tr);
     return p;
 }
 
 heatmap_source heatmap_source_of(const app& a, const trace& t) {
     if (&t == &a.real.reading.tr)
         return {&t, a.real.pipeline_made};
+    if (&t == &a.real.effect.tr)
+        return {&t, a.real.effect_made};
     if (&t == &a.model.pin_tr)
         return {&t, a.model.pin_version};
     if (&t == &a.model.tr || &t == &a.model.baseline)
@@ -422,7 +424,9 @@ const compare_result& app_compare(const app& a) {
     static const compare_result none;
     if (!a.model.pin)
         return none;
-    return a.memo.compare.get(a.model.version, a.model.pin_version * 1024 + stage_layer_key(a), [&a] {
+    // The experiment's compare (never the real model's): its own stage and layer in the key.
+    const std::uint64_t key = (a.model.pin_version << 24) | (std::uint64_t(a.view.current) << 16) | std::uint64_t(a.view.layer);
+    return a.memo.compare.get(a.model.version, key, [&a] {
         compare_result pending;  // A part-way through its run: no B − A yet
         pending.mismatch = session_pin_pending(a.model);
         return pending.mismatch.what != compare_mismatch::kind::none
@@ -490,8 +494,23 @@ void real_banner(const app& a, frame_out& out) {
              "are its own numbers).",
              "流水线显示模型 %s 在它的文字上：第 %d 层（共 %d 层），%d 个头（RMSNorm、RoPE、SwiGLU：各阶段都是它自己的数）。"),
           a.real.model->name.c_str(), a.view.model_layer, c.n_layers, c.n_heads);
-    ImGui::PopTextWrapPos();
     mark_widget(out, "pipeline_model");
+    const real_interventions& iv = a.view.model_changes;
+    if (!iv.empty()) {  // what is drawn: the changed pass once it ran
+        const std::vector<std::string> problems = app_model_changes_problems(a);
+        if (!problems.empty())
+            text_colored(out, theme_bad(), "%s (%s)", problems.front().c_str(),
+                         tr("nothing runs until the changes are cleared: Model window", "清除改动之前不会运行：见模型窗口"));
+        else if (!app_model_effect_current(a))
+            text_disabled(out, "%s", tr("Running the model with the changes…", "正在带着这些改动运行模型…"));
+        else
+            textf(out,
+                  tr("Changed: %s. The maps are the changed pass; the next token moves by KL %.4f nats (Model window).",
+                     "已改动：%s。这些图是改动后的计算；下一个词元的 KL 变化为 %.4f nats（见模型窗口）。"),
+                  real_changes_text(iv).c_str(), double(a.real.effect.kl));
+        mark_widget(out, "pipeline_model_changes");
+    }
+    ImGui::PopTextWrapPos();
     if (chip_button(tr("Back to the experiment", "回到实验"))) {
         view_state& v = view_edit(a, out);
         v.model_pipeline = false;

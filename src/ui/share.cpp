@@ -295,7 +295,12 @@ void share_menu(const app& a, frame_out& out) {
     item(tr("Copy embed code", "复制嵌入代码"), "share_copy_embed", share_action::copy_embed);
     section_text(out, tr("Export", "导出"));
     item(tr("This stage's matrices (CSV)", "这一步的矩阵（CSV）"), "share_export_csv", share_action::export_csv);
-    item(tr("The whole trace (JSON)", "完整的计算过程（JSON）"), "share_export_json", share_action::export_json);
+    // The experiment's trace: while the pipeline shows a real model, say whose it is (`attn eval --model … --json` is the
+    // model's).
+    item(app_pipeline(a).real
+             ? tr("The experiment's whole trace (JSON; not the model's)", "实验的完整计算过程（JSON；不是模型的）")
+             : tr("The whole trace (JSON)", "完整的计算过程（JSON）"),
+         "share_export_json", share_action::export_json);
     item(tr("The picture (PNG)", "图片（PNG）"), "share_export_png", share_action::export_png);
     item(tr("This stage's maps (SVG, vector)", "这一步的热力图（SVG 矢量图）"), "share_export_svg", share_action::export_svg);
     ImGui::EndPopup();

@@ -440,9 +440,18 @@ std::string summary(app& a) {
         s += " " + std::to_string(e.ablate.size()) + tr(" head(s) zeroed.", " 个头已置零。");
     if (!e.edges.empty())
         s += " " + std::to_string(e.edges.size()) + tr(" edge(s) masked.", " 条边已屏蔽。");
-    const std::string effect = effect_line(a);
+    const pipeline_shown p = app_pipeline(a);
+    const std::string effect = p.real ? std::string() : effect_line(a);  // the experiment's Δy: not what is shown
     if (!effect.empty())
         s += " " + effect + ".";
+    if (p.real && !a.view.model_changes.empty()) {  // the model's changes, what they do, or why they do not run
+        const std::vector<std::string> problems = app_model_changes_problems(a);
+        s += " " + std::string(tr("The model's changes: ", "模型的改动：")) + real_changes_text(a.view.model_changes) + ".";
+        if (!problems.empty())
+            s += " " + std::string(tr("They do not run: ", "它们不会运行：")) + problems.front() + ".";
+        else if (app_model_effect_current(a))
+            s += " KL " + number_text(double(a.real.effect.kl), "%.4f") + " nats.";
+    }
     if (a.model.tr.nan_count || a.model.tr.inf_count)
         s += " " + std::to_string(a.model.tr.nan_count) + " NaN, " + std::to_string(a.model.tr.inf_count) +
              tr(" infinite values.", " 个无穷值。");
@@ -473,7 +482,7 @@ std::string text_mirror_json(app& a) {
            ",\"name\":";
     put_string(out, stage_name(a.view.current));
     out += ",\"formula\":";
-    put_string(out, stage_formula(a.view.current));
+    put_string(out, app_pipeline(a).real ? stage_formula_llama(a.view.current) : stage_formula(a.view.current));
     out += ",\"explain\":";
     put_string(out, stage_explain(a.view.current));
     const pipeline_shown p = app_pipeline(a);
@@ -489,7 +498,7 @@ std::string text_mirror_json(app& a) {
             inspector.push_back(std::move(story));
     put_strings(out, inspector);
     out += ",\"effect\":";
-    put_string(out, effect_line(a));
+    put_string(out, p.real ? std::string() : effect_line(a));
     out += ",\"lesson\":";
     put_lesson(out, a);
     out += ",\"errors\":";

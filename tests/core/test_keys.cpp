@@ -268,4 +268,8 @@ TEST_CASE("keys: a real model's selected head, zeroed heads and masked edges tra
     const std::string text = link_view_to_text(v);
     CHECK(text == "&view.model_head=3.5&view.model_ablate=0.1,2.3&view.model_edges=1.2.7.3,1.2.7.4");
     CHECK(link_view_to_text(link_view{}).empty());  // the defaults are not written
+    link_view w;
+    CHECK(link_view_set(w, "view.model_pipeline=1").empty());
+    CHECK(w.model_pipeline);
+    CHECK(link_view_to_text(w) == "&view.model_pipeline=1");
 }

@@ -188,10 +188,9 @@ TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; 
     real_model_read(m, "Once upon a time Once upon", r);
     const int n = int(r.ids.size());
     real_effect fx;
-    real_model_intervene(m, r, {{{1, 2}}, {}}, 1, 2, fx);
+    real_model_intervene(m, r, {{{1, 2}}, {}}, 1, fx);
     CHECK(fx.made);
     CHECK(fx.layer == 1);
-    CHECK(fx.head == 2);
     experiment e = llama_experiment(m.model.config);
     e.ablate.push_back({1, 2});
     const trace t = llama_forward(m.model, r.ids, e);
@@ -209,9 +208,12 @@ TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; 
         CHECK(fx.reading_ids_probability[i] ==
               doctest::Approx(std::exp(double(t.logits(n - 1, r.next[i].id)) - mx) / sum).epsilon(1e-4));
     CHECK(fx.kl > 0.0f);
-    CHECK(fx.head_stages.weights.data.empty() == false);  // the zeroed head's own stages, as the pass ran them
+    CHECK(fx.tr.layers[1].heads[2].ablated);  // the changed pass, its layer 1 whole
+    CHECK_FALSE(fx.tr.layers[1].heads[0].scores.empty());
+    CHECK(fx.tr.layers[0].heads[0].scores.empty());
+    CHECK(fx.tr.params.layers[1].w_q.rows == m.model.config.dim);  // the layer's weights, for the pipeline
     // A head the model lacks, or a key after its query, computes nothing and says why.
-    real_model_intervene(m, r, {{{5, 0}}, {}}, 0, 0, fx);
+    real_model_intervene(m, r, {{{5, 0}}, {}}, 0, fx);
     CHECK_FALSE(fx.made);
     CHECK(fx.next.empty());
     const auto problems = real_interventions_problems(m, r, {{{5, 0}, {0, 9}, {1, 1}, {1, 1}}, {{0, 0, 1, 2}, {0, 0, n, 0}}});
@@ -241,9 +243,12 @@ TEST_CASE("real model: masked edges change the head's weights and the prediction
     CHECK(iv.edges.size() == 4);
     CHECK(real_toggle_edge(iv, {0, 3, 1, 1}).edges.size() == 3);  // a second click unmasks
     CHECK(real_toggle_head(iv, {1, 2}).ablate.empty());
+    CHECK(real_toggle_edge(iv, {0, 3, 1, 2}) == iv);  // a key after its query: hidden already, nothing to mask
+    CHECK(iv.zeroes(1, 2));
+    CHECK_FALSE(iv.zeroes(0, 3));
     CHECK(real_interventions_problems(m, r, iv).empty());
     real_effect fx;
-    real_model_intervene(m, r, iv, 0, 3, fx);
+    real_model_intervene(m, r, iv, 0, fx);
     REQUIRE(fx.made);
     CHECK(fx.of == iv);
     CHECK(fx.keyless_rows == 1);
@@ -251,13 +256,15 @@ TEST_CASE("real model: masked edges change the head's weights and the prediction
     e.ablate = iv.ablate, e.edges = iv.edges;
     const trace t = llama_forward(m.model, r.ids, e);
     const head_trace& want = t.layers[0].heads[3];
-    CHECK(fx.head_stages.weights.data == want.weights.data);  // bit for bit the pass's
-    CHECK(fx.head_stages.weights(n - 1, 0) == 0.0f);
-    CHECK(fx.head_stages.weights(1, 0) == 0.0f);
-    CHECK(fx.head_stages.weights(1, 1) == 0.0f);  // no key left: the head writes nothing for query 1
+    const head_trace& got = fx.tr.layers[0].heads[3];
+    CHECK(got.weights.data == want.weights.data);  // bit for bit the pass's
+    CHECK(got.weights(n - 1, 0) == 0.0f);
+    CHECK(got.masked(n - 1, 0) == -INFINITY);  // drawn as masked
+    CHECK(got.weights(1, 0) == 0.0f);
+    CHECK(got.weights(1, 1) == 0.0f);  // no key left: the head writes nothing for query 1
     double row = 0;
     for (int k = 0; k < n; ++k)
-        row += fx.head_stages.weights(n - 1, k);
+        row += got.weights(n - 1, k);
     CHECK(row == doctest::Approx(1.0).epsilon(1e-5));  // the keys left share the whole weight
     CHECK(fx.next[0].logit == t.logits(n - 1, fx.next[0].id));
     CHECK(fx.kl > 0.0f);

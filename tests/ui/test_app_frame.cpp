@@ -148,9 +148,15 @@ TEST_CASE("a link holds a real model's selected head and changes; they run once 
     REQUIRE(ui::app_model_effect_current(a));
     CHECK(a.real.effect.of == a.view.model_changes);
     CHECK(a.real.effect.layer == 1);
-    CHECK(a.real.effect.head == 2);
-    CHECK(a.real.effect.head_stages.weights(3, 0) == 0.0f);  // the masked edges, as the pass ran them
-    CHECK(a.real.effect.head_stages.weights(3, 1) == 0.0f);
+    CHECK(a.real.effect.tr.layers[1].heads[2].weights(3, 0) == 0.0f);  // the masked edges, as the pass ran them
+    CHECK(a.real.effect.tr.layers[1].heads[2].weights(3, 1) == 0.0f);
+    CHECK(a.real.effect.tr.layers[0].heads[1].ablated);
+    const std::uint64_t made = a.real.effect_made;
+    a.view.model_head = 0;  // another head of the same layer: no new pass
+    ui::app_model_update(a, 0);
+    CHECK(ui::app_model_effect_current(a));
+    CHECK(a.real.effect_made == made);
+    a.view.model_head = 2;
     CHECK(ui::app_link(a).find(changes) != std::string::npos);
     // Changes that do not fit the model are said, and nothing runs.
     a.view.model_changes.ablate = {{7, 0}};
@@ -159,7 +165,13 @@ TEST_CASE("a link holds a real model's selected head and changes; they run once 
     CHECK(problems[0] == "zeroed head 7.0: the model has layers 0 to 1");
     ui::app_model_update(a, 0);
     ui::app_model_update(a, 0);
-    CHECK_FALSE(ui::app_model_effect_current(a));
+    CHECK_FALSE(a.real.effect_announced);  // nothing announced, nothing run
+    CHECK(a.real.effect_made == made);
+    // A link's head past the model, applied with the model open: the nearest it has.
+    REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b&model=x.bin@0123456789abcdef&view.model_head=9.9")));
+    ui::app_model_update(a, 0);
+    CHECK(a.view.model_layer == 1);
+    CHECK(a.view.model_head == 3);
     // Another model: the head and the changes were the first one's.
     const real_model_file y{ckpt.data(), ckpt.size(), "y.bin", "fedcba9876543210"};
     CHECK(ui::app_open_model(a, y, t).empty());
@@ -219,6 +231,37 @@ TEST_CASE("the pipeline shows a real model's layer: every stage draws its own nu
     CHECK(ui::text_mirror_json(a).find("The pipeline shows the model x.bin, layer 1.") != std::string::npos);
     CHECK(ui::app_link(a).find("view.model_pipeline=1") != std::string::npos);
     CHECK(ui::share_export_csv(a).bytes.find("layer 1 head 3: P") != std::string::npos);  // the export is what it shows
+    // A masked edge and a zeroed head: the pipeline draws the changed pass (the edge masked, the head veiled).
+    const std::uint64_t before = a.real.pipeline_made;
+    a.view.model_changes = {{{1, 2}}, {{1, 0, 3, 0}}};
+    frame(a);
+    frame(a);
+    REQUIRE(ui::app_model_effect_current(a));
+    CHECK(ui::app_pipeline(a).tr == &a.real.effect.tr);
+    const auto cells = [&](const char* name) {
+        for (const auto& m : a.reports.maps)
+            if (m.name == name)
+                return m.cells;
+        return -1;
+    };
+    CHECK(cells("grid_head0") == 5 * 6 / 2 - 1);  // the causal mask's hidden keys, and the masked edge
+    CHECK(cells("grid_head1") == 5 * 6 / 2);
+    CHECK(ui::app_pipeline(a).tr->layers[1].heads[2].ablated);
+    CHECK(find_widget(a, "pipeline_model_changes"));
+    CHECK(a.real.pipeline_made == before);  // the reading's layer is not made again
+    // A text edit while on the model's block stage (the experiment has none): the stage stays.
+    a.view.current = stage::block;
+    experiment next = a.model.exp;
+    next.text = "a b a b a";
+    REQUIRE(a.model.exp.block != block_kind::full);
+    ui::app_request(a, change::set(next));
+    frame(a);
+    frame(a);
+    frame(a);
+    CHECK(a.view.current == stage::block);
+    CHECK(ui::app_pipeline(a).tr->tokens.size() == 6);
+    a.view.current = stage::weights;
+    a.view.model_changes = {};
     a.view.model_pipeline = false;
     frame(a);
     CHECK_FALSE(ui::app_pipeline(a).real);

@@ -221,17 +221,17 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     await click(page, 'model_zero');
     m = (await until(page, (x) => x.realModel.effect !== null, 'the zeroed head\'s effect')).realModel;
     assert.deepEqual(m.changes.ablate, [[bl, bh]]);
-    assert.deepEqual([m.effect.layer, m.effect.head], [bl, bh], 'of the selected head');
+    assert.equal(m.effect.layer, bl, 'the selected head\'s layer kept whole');
     assert.equal(m.effect.next.length, 5);
     assert.equal(m.effect.readingP.length, 5, 'the five tokens predicted with the head, without it');
     assert.ok(m.effect.kl > 0, 'the largest head\'s write matters: the prediction moves');
     assert.ok(m.effect.readingP[0] !== top.p, 'the predicted token\'s probability changes');
     await revealInWindow(page, 'model_effect');
-    // Another head selected: its own effect, recomputed.
+    // A head of another layer selected: the changes run again with that layer kept whole.
     await revealInWindow(page, 'model_head_0_0');
     await click(page, 'model_head_0_0');
-    m = (await until(page, (x) => x.realModel.effect && x.realModel.effect.layer === 0 && x.realModel.effect.head === 0,
-      'the effect of head 0.0')).realModel;
+    m = (await until(page, (x) => x.realModel.effect && x.realModel.effect.layer === 0 && x.realModel.head === 0,
+      'the changes run again with layer 0 kept whole')).realModel;
     await page.waitForFunction((h) => location.hash.includes('view.model_ablate=' + h), `${bl}.${bh}`, { timeout: 5000 });
     // A click on a softmax cell masks that edge: the changed pass runs, the head's row
     // shares its weight among the keys left, and the link holds the edge.
@@ -289,13 +289,18 @@ test('a real model\'s layer in the pipeline: every stage, the inspector on its c
     await click(page, 'grid_head2', 0.5 / n, (n - 0.5) / n);
     let inspector = (await page.evaluate(() => window.attn.textView())).inspector.join(' ');
     assert.match(inspector, /q_i·k_j = /, 'the inspector explains the model\'s score');
-    // Softmax: a click masks that edge of the model, with its effect computed.
+    // Softmax: a click masks that edge of the model; the pipeline draws the changed pass.
     await click(page, 'stage5');
     await until(page, (x) => x.stage === 5 && grid(x, 'grid_head1'), 'the softmax maps');
     await revealCells(page, 'grid_head1');
     await click(page, 'grid_head1', 0.5 / n, (n - 0.5) / n);
-    u = await until(page, (x) => x.realModel.changes.edges.length === 1, 'the masked edge');
+    u = await until(page, (x) => x.realModel.changes.edges.length === 1 && x.realModel.effect !== null, 'the masked edge\'s pass');
     assert.deepEqual(u.realModel.changes.edges[0], [1, 1, n - 1, 0]);
+    assert.equal(u.realModel.open, false, 'run for the pipeline, the window closed');
+    await frames(page, 2);
+    u = await ui(page);
+    assert.equal(grid(u, 'grid_head1').cells, n * (n + 1) / 2 - 1, 'the maps are the changed pass: the edge drawn as masked');
+    assert.ok(u.widgets.pipeline_model_changes, 'the line over the stages says the change');
     await page.waitForFunction((e) => location.hash.includes('view.model_edges=' + e), `1.1.${n - 1}.0`, { timeout: 5000 });
     inspector = (await page.evaluate(() => window.attn.textView())).inspector.join(' ');
     assert.match(inspector, /exp\(/, 'the inspector explains the weight');

@@ -40,7 +40,8 @@ link_parse_result link_parse(std::string_view link) {
                 errors.push_back("view.row " + std::to_string(view.row) + " is past the last token (the text has " +
                                  std::to_string(n) + ")");
         }
-        if (parsed.value && view.stage >= 0 && !stage_applies(stage(view.stage), *parsed.value))
+        // A real model's pipeline (view.model_pipeline) has every stage: the model's block is a full one.
+        if (parsed.value && view.stage >= 0 && !view.model_pipeline && !stage_applies(stage(view.stage), *parsed.value))
             errors.push_back("view.stage " + std::to_string(view.stage) + ": " +
                              stage_missing_reason(stage(view.stage), *parsed.value));
         if (parts.pin_twice)

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "llama/forward.hpp"
+#include "spec/keys.hpp"
 #include "train/train_diagnostics.hpp"
 
 namespace attn {
@@ -145,11 +146,6 @@ std::vector<T> toggled(std::vector<T> list, const T& item) {
     return list;
 }
 
-std::string item_name(const ablated_head& h) { return std::to_string(h.layer) + "." + std::to_string(h.head); }
-std::string item_name(const masked_edge& e) {
-    return std::to_string(e.layer) + "." + std::to_string(e.head) + "." + std::to_string(e.query) + "." + std::to_string(e.key);
-}
-
 template <class T>
 bool twice(const std::vector<T>& list, std::size_t i) {
     return std::find(list.begin(), list.begin() + std::ptrdiff_t(i), list[i]) != list.begin() + std::ptrdiff_t(i);
@@ -182,8 +178,13 @@ real_interventions real_toggle_head(const real_interventions& iv, const ablated_
 
 real_interventions real_toggle_edge(const real_interventions& iv, const masked_edge& e) {
     real_interventions out = iv;
-    out.edges = toggled(iv.edges, e);
+    if (e.key <= e.query)
+        out.edges = toggled(iv.edges, e);
     return out;
+}
+
+bool real_interventions::zeroes(int layer, int head) const {
+    return std::find(ablate.begin(), ablate.end(), ablated_head{layer, head}) != ablate.end();
 }
 
 std::vector<std::string> real_interventions_problems(const real_model& m, const real_model_reading& r,
@@ -204,7 +205,7 @@ std::vector<std::string> real_interventions_problems(const real_model& m, const 
         if (why.empty() && twice(iv.ablate, i))
             why = "it is named twice";
         if (!why.empty())
-            out.push_back("zeroed head " + item_name(h) + ": " + why);
+            out.push_back("zeroed head " + ablated_head_text(h) + ": " + why);
     }
     for (std::size_t i = 0; i < iv.edges.size(); ++i) {
         const masked_edge& e = iv.edges[i];
@@ -216,12 +217,43 @@ std::vector<std::string> real_interventions_problems(const real_model& m, const 
         else if (why.empty() && twice(iv.edges, i))
             why = "it is named twice";
         if (!why.empty())
-            out.push_back("masked edge " + item_name(e) + ": " + why);
+            out.push_back("masked edge " + masked_edge_text(e) + ": " + why);
     }
     return out;
 }
 
-void real_model_intervene(const real_model& m, const real_model_reading& r, const real_interventions& iv, int layer, int head,
+namespace {
+
+// A checkpoint's (out, in) projection as the pipeline's (in, out) matrix.
+matrix transposed(const real_model& m, const llama_tensor& t, int out_dim, int in_dim) {
+    matrix w(in_dim, out_dim);
+    const float* src = m.model.at(t);
+    for (int o = 0; o < out_dim; ++o)
+        for (int i = 0; i < in_dim; ++i)
+            w(i, o) = src[std::size_t(o) * std::size_t(in_dim) + std::size_t(i)];
+    return w;
+}
+
+// Layer `layer`'s weights as the pipeline reads a toy's, into tr.params (the other
+// layers' left empty), and E as the tokens' embedding rows.
+void put_layer_weights(const real_model& m, trace& tr, int layer) {
+    const llama_config& c = m.model.config;
+    tr.params.layers.assign(std::size_t(c.n_layers), layer_weights{});
+    const llama_layer_tensors& t = m.model.layers[std::size_t(layer)];
+    layer_weights& w = tr.params.layers[std::size_t(layer)];
+    w.w_q = transposed(m, t.wq, c.dim, c.dim);
+    w.w_k = transposed(m, t.wk, c.kv_dim(), c.dim);
+    w.w_v = transposed(m, t.wv, c.kv_dim(), c.dim);
+    w.w_o = transposed(m, t.wo, c.dim, c.dim);
+    w.w_1 = transposed(m, t.w1, c.hidden_dim, c.dim);
+    w.w_3 = transposed(m, t.w3, c.hidden_dim, c.dim);
+    w.w_2 = transposed(m, t.w2, c.dim, c.hidden_dim);
+    tr.params.embeddings = tr.x0;
+}
+
+}  // namespace
+
+void real_model_intervene(const real_model& m, const real_model_reading& r, const real_interventions& iv, int layer,
                           real_effect& out) {
     const llama_config& c = m.model.config;
     out = real_effect{};
@@ -231,17 +263,18 @@ void real_model_intervene(const real_model& m, const real_model_reading& r, cons
     e.ablate = iv.ablate;
     e.edges = iv.edges;
     trace_options opt = trace_options::lean();
-    opt.keep_head_matrices = [layer, head](int l, int h) { return l == layer && h == head; };
-    trace t = llama_forward(m.model, r.ids, e, opt);
+    opt.keep_head_matrices = [layer](int l, int) { return l == layer; };
+    out.tr = llama_forward(m.model, r.ids, e, opt, &m.tok);
     const int last = int(r.ids.size()) - 1, V = c.vocab_size;
     out.made = true;
     out.of = iv;
-    out.layer = layer, out.head = head;
-    if (layer >= 0 && layer < c.n_layers && head >= 0 && head < c.n_heads)
-        out.head_stages = std::move(t.layers[std::size_t(layer)].heads[std::size_t(head)]);
+    if (layer >= 0 && layer < c.n_layers) {
+        out.layer = layer;
+        put_layer_weights(m, out.tr, layer);
+    }
     out.keyless_rows = keyless_rows(iv.edges);
-    out.next = top_five(t.logits.row(last), V);
-    const std::vector<double> with = log_softmax(r.tr.logits.row(last), V), without = log_softmax(t.logits.row(last), V);
+    out.next = top_five(out.tr.logits.row(last), V);
+    const std::vector<double> with = log_softmax(r.tr.logits.row(last), V), without = log_softmax(out.tr.logits.row(last), V);
     double kl = 0;
     for (int v = 0; v < V; ++v)
         kl += std::exp(with[std::size_t(v)]) * (with[std::size_t(v)] - without[std::size_t(v)]);
@@ -347,46 +380,16 @@ head_trace real_head_stages(const real_model& m, const real_model_reading& r, in
     return std::move(lt.heads[std::size_t(head)]);
 }
 
-namespace {
-
-// A checkpoint's (out, in) projection as the pipeline's (in, out) matrix.
-matrix transposed(const real_model& m, const llama_tensor& t, int out_dim, int in_dim) {
-    matrix w(in_dim, out_dim);
-    const float* src = m.model.at(t);
-    for (int o = 0; o < out_dim; ++o)
-        for (int i = 0; i < in_dim; ++i)
-            w(i, o) = src[std::size_t(o) * std::size_t(in_dim) + std::size_t(i)];
-    return w;
-}
-
-}  // namespace
-
 void real_model_open_layer(const real_model& m, real_model_reading& r, int layer) {
     const llama_config& c = m.model.config;
     if (layer < 0 || layer >= int(r.tr.layers.size()) || layer >= c.n_layers || layer == r.whole_layer)
         return;
-    if (r.whole_layer >= 0) {  // back to the weights alone
+    if (r.whole_layer >= 0)  // back to the weights alone
         for (head_trace& ht : r.tr.layers[std::size_t(r.whole_layer)].heads)
             for (matrix* mm : {&ht.scores, &ht.scaled, &ht.masked})
                 *mm = matrix{};
-        r.tr.params.layers[std::size_t(r.whole_layer)] = layer_weights{};
-    }
-    layer_trace& lt = r.tr.layers[std::size_t(layer)];
-    std::vector<head_trace> kept = std::move(lt.heads);
-    forward_heads(llama_experiment(c), layer, lt, {});
-    for (std::size_t h = 0; h < lt.heads.size() && h < kept.size(); ++h)
-        lt.heads[h].ablated = kept[h].ablated;
-    r.tr.params.layers.resize(std::size_t(c.n_layers));
-    const llama_layer_tensors& t = m.model.layers[std::size_t(layer)];
-    layer_weights& w = r.tr.params.layers[std::size_t(layer)];
-    w.w_q = transposed(m, t.wq, c.dim, c.dim);
-    w.w_k = transposed(m, t.wk, c.kv_dim(), c.dim);
-    w.w_v = transposed(m, t.wv, c.kv_dim(), c.dim);
-    w.w_o = transposed(m, t.wo, c.dim, c.dim);
-    w.w_1 = transposed(m, t.w1, c.hidden_dim, c.dim);
-    w.w_3 = transposed(m, t.w3, c.hidden_dim, c.dim);
-    w.w_2 = transposed(m, t.w2, c.dim, c.hidden_dim);
-    r.tr.params.embeddings = r.tr.x0;
+    forward_heads(llama_experiment(c), layer, r.tr.layers[std::size_t(layer)], {});
+    put_layer_weights(m, r.tr, layer);
     r.whole_layer = layer;
 }
 

@@ -105,10 +105,12 @@ struct real_interventions {
     std::vector<ablated_head> ablate;
     std::vector<masked_edge> edges;
     bool empty() const { return ablate.empty() && edges.empty(); }
+    bool zeroes(int layer, int head) const;  // whether ablate names (layer, head)
     bool operator==(const real_interventions&) const = default;
 };
 
-// iv with the item added, or taken out when it is there.
+// iv with the item added, or taken out when it is there. An edge whose key comes
+// after its query (the causal mask hides it already) leaves iv as it is.
 real_interventions real_toggle_head(const real_interventions& iv, const ablated_head& h);
 real_interventions real_toggle_edge(const real_interventions& iv, const masked_edge& e);
 
@@ -123,18 +125,21 @@ std::vector<std::string> real_interventions_problems(const real_model& m, const 
 struct real_effect {
     bool made = false;
     real_interventions of;                       // what it was computed with
-    int layer = -1, head = -1;                   // the head kept whole in `head_stages`
+    int layer = -1;                              // the layer kept whole in `tr`
     std::vector<real_next_token> next;           // the five likeliest with the changes
     std::vector<float> reading_ids_probability;  // the reading's five (r.next's ids) with the changes, in that order
     float kl = 0;                                // KL(unchanged ‖ changed) over the whole vocabulary, in nats
     int keyless_rows = 0;                        // query rows of a head whose every key is masked: it writes nothing there
-    head_trace head_stages;                      // (layer, head)'s four stages in the changed pass
+    // The changed pass: its heads keep their matrices in `layer` alone, whose
+    // weights are in params as real_model_open_layer puts them (the pipeline and
+    // the Model window draw that layer of it).
+    trace tr;
 };
 
 // The effect of iv (real_interventions_problems empty) on the reading r of m (made
-// by real_model_read), keeping (layer, head)'s stages. One pass over r's tokens:
-// the page shows a frame saying so first.
-void real_model_intervene(const real_model& m, const real_model_reading& r, const real_interventions& iv, int layer, int head,
+// by real_model_read), keeping `layer` whole. One pass over r's tokens: the page
+// shows a frame saying so first.
+void real_model_intervene(const real_model& m, const real_model_reading& r, const real_interventions& iv, int layer,
                           real_effect& out);
 
 // What L13 says about a model on its text, each found here from the reading and

@@ -872,5 +872,7 @@ const char* edit_target_name(edit_target t) { return name_in(target_choices, int
 const char* weight_init_name(weight_init w) { return name_in(weights_choices, int(w)); }
 const char* train_task_name(train_task t) { return name_in(task_choices, int(t)); }
 const char* view_panel_name(view_panel p) { return name_in(panel_choices, int(p)); }
+std::string masked_edge_text(const masked_edge& m) { return edge_text(m); }
+std::string ablated_head_text(const ablated_head& a) { return ablated_text(a); }
 
 }  // namespace attn

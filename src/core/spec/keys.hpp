@@ -133,5 +133,8 @@ const char* edit_target_name(edit_target t);
 const char* weight_init_name(weight_init w);
 const char* train_task_name(train_task t);
 const char* view_panel_name(view_panel p);
+// A list item as a link writes it: "layer.head.query.key", "layer.head".
+std::string masked_edge_text(const masked_edge& m);
+std::string ablated_head_text(const ablated_head& a);
 
 }  // namespace attn
