@@ -203,8 +203,9 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
     a.real.stages_made = stages_made, a.real.pipeline_made = pipeline_made;
     a.real.exp = llama_experiment(a.real.model->model.config);
     const std::string key = link_model_ref(a.real.model->name, a.real.model->sha256);
-    if (key != a.options.model) {  // the link named another model: its addresses, head and changes were that one's
+    if (key != a.options.model)  // the addresses a link named were another model's
         a.options.model_url.clear(), a.options.tokenizer_url.clear();
+    if (!a.options.model.empty() && key != a.options.model) {  // so were its head and changes (a link naming none keeps them)
         a.view.model_layer = a.view.model_head = 0;
         a.view.model_changes = {};
         a.view.model_pipeline = false;

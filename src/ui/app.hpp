@@ -121,7 +121,8 @@ struct view_state {
     // The pipeline shows the open real model's reading at model_layer instead of
     // the experiment (view.model_pipeline; app_pipeline in panels.hpp).
     bool model_pipeline = false;
-    int model_stage = 3;  // the selected head's map: 0 Q·Kᵀ, 1 scaled, 2 masked, 3 softmax weights
+    bool scroll_to_pipeline = false;  // once: the panel scrolls to the pipeline (it opened under a lesson's card)
+    int model_stage = 3;              // the selected head's map: 0 Q·Kᵀ, 1 scaled, 2 masked, 3 softmax weights
     // Continue's sampling and length: the link's view.temperature, view.top_p,
     // view.gen_seed and view.gen_tokens (app_view writes them, a link sets them).
     llama_sampling model_sampling{link_view{}.temperature, link_view{}.top_p, std::uint64_t(link_view{}.gen_seed)};

@@ -141,6 +141,7 @@ void pipeline_button(const app& a, frame_out& out, const real_model_findings& k)
         v.model_layer = layer, v.model_head = head;
         v.current = stage::weights;
         v.selected = v.hovered = cell_ref{};
+        v.scroll_to_pipeline = true;
     }
     mark_widget(out, "l13_pipeline");
 }

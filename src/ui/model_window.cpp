@@ -361,9 +361,9 @@ void effect_table(const app& a, frame_out& out) {
         textf(out, tr("With the changes the likeliest next token stays \"%s\".", "改动之后，最可能的下一个词元仍是 \"%s\"。"),
               next_piece(a, r.next[0].id).c_str());
     text_disabled(out,
-                  tr("KL(the model ‖ with the changes) of the next-token predictions: %.4f nats (0: they change nothing "
+                  tr("KL(the model ‖ with the changes) of the next-token predictions: %.3g nats (0: they change nothing "
                      "here)",
-                     "原模型与改动之后的预测之间的 KL 散度：%.4f nats（0：在这里它们不起作用）"),
+                     "原模型与改动之后的预测之间的 KL 散度：%.3g nats（0：在这里它们不起作用）"),
                   double(fx.kl));
     if (fx.keyless_rows > 0)
         text_disabled(out,
@@ -459,6 +459,7 @@ void selected_head(const app& a, frame_out& out) {
         v.model_open = false;
         v.current = stage::weights;
         v.selected = v.hovered = cell_ref{};
+        v.scroll_to_pipeline = true;
     }
     mark_widget(out, "model_pipeline_open");
     heatmap_options opt;

@@ -487,6 +487,10 @@ namespace {
 
 // While the pipeline shows a real model: which, the layer, and the way back.
 void real_banner(const app& a, frame_out& out) {
+    if (a.view.scroll_to_pipeline) {  // opened from a lesson's card above: the pipeline comes into view
+        ImGui::SetScrollHereY(0.0f);
+        view_edit(a, out).scroll_to_pipeline = false;
+    }
     const llama_config& c = a.real.model->model.config;
     ImGui::PushTextWrapPos(0.0f);
     textf(out,
@@ -505,8 +509,8 @@ void real_banner(const app& a, frame_out& out) {
             text_disabled(out, "%s", tr("Running the model with the changes…", "正在带着这些改动运行模型…"));
         else
             textf(out,
-                  tr("Changed: %s. The maps are the changed pass; the next token moves by KL %.4f nats (Model window).",
-                     "已改动：%s。这些图是改动后的计算；下一个词元的 KL 变化为 %.4f nats（见模型窗口）。"),
+                  tr("Changed: %s. The maps are the changed pass; the next token moves by KL %.3g nats (Model window).",
+                     "已改动：%s。这些图是改动后的计算；下一个词元的 KL 变化为 %.3g nats（见模型窗口）。"),
                   real_changes_text(iv).c_str(), double(a.real.effect.kl));
         mark_widget(out, "pipeline_model_changes");
     }

@@ -120,7 +120,7 @@ void put_real_readout_tables(std::string& out, const app& a) {
     put_plain_table(out,
                     std::string(tr("Model: the next token with the changes (", "模型：改动之后的下一个词元（")) +
                         real_changes_text(a.view.model_changes) + tr("; KL ", "；KL ") +
-                        number_text(double(r.effect.kl), "%.4f") + ")",
+                        number_text(double(r.effect.kl), "%.3g") + ")",
                     rows, cols, cells);
 }
 
@@ -450,7 +450,7 @@ std::string summary(app& a) {
         if (!problems.empty())
             s += " " + std::string(tr("They do not run: ", "它们不会运行：")) + problems.front() + ".";
         else if (app_model_effect_current(a))
-            s += " KL " + number_text(double(a.real.effect.kl), "%.4f") + " nats.";
+            s += " KL " + number_text(double(a.real.effect.kl), "%.3g") + " nats.";
     }
     if (a.model.tr.nan_count || a.model.tr.inf_count)
         s += " " + std::to_string(a.model.tr.nan_count) + " NaN, " + std::to_string(a.model.tr.inf_count) +

@@ -363,6 +363,9 @@ test('L13 a real model: asks for one, then says its shape, GQA and the heads it 
     assert.equal(shown.stage, 5, 'at the softmax stage');
     assert.equal(shown.lesson, 12, 'the lesson stays open');
     assert.deepEqual([shown.pipeline.layer, shown.pipeline.heads], [shown.realModel.layer, m.config.heads]);
+    await frames(page, 4);
+    const line = (await ui(page)).widgets.pipeline_model;
+    assert.ok(line && line[1] >= 0 && line[3] <= 720, 'the panel scrolled to the pipeline under the card: ' + JSON.stringify(line));
     // Its buttons: the Model window, on the strongest head a finding names.
     const found = ['l13_sink', 'l13_previous', 'l13_induction'].find((w) => u.widgets[w]);
     if (found) {
