@@ -36,6 +36,20 @@ files make_files() {
     return f;
 }
 
+// The test model opened and its reading of `text`.
+struct opened_model {
+    files f;
+    real_model m;
+    real_model_reading r;
+};
+
+opened_model opened(const std::string& text) {
+    opened_model o{make_files(), {}, {}};
+    REQUIRE_FALSE(real_model_open(o.f.a(), o.f.b(), o.m));
+    real_model_read(o.m, text, o.r);
+    return o;
+}
+
 }  // namespace
 
 TEST_CASE("real model: opened in either order, refused with the file's name, its size and parameters") {
@@ -70,11 +84,7 @@ TEST_CASE("real model: opened in either order, refused with the file's name, its
 }
 
 TEST_CASE("real model: the text read, each head's scores from its weights, the five likeliest next tokens") {
-    const files f = make_files();
-    real_model m;
-    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
-    real_model_reading r;
-    real_model_read(m, "Once upon a time Once upon a time", r);
+    auto [f, m, r] = opened("Once upon a time Once upon a time");
     CHECK(r.decoded == "Once upon a time Once upon a time");
     CHECK(r.ids.front() == llama_bos);
     const int n = int(r.ids.size());
@@ -122,11 +132,7 @@ TEST_CASE("real model: the text read, each head's scores from its weights, the f
 }
 
 TEST_CASE("real model: a head's stages, recomputed for the window, are the pass's own") {
-    const files f = make_files();
-    real_model m;
-    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
-    real_model_reading r;
-    real_model_read(m, "Once upon a time", r);
+    auto [f, m, r] = opened("Once upon a time");
     const trace full = llama_forward(m.model, r.ids, llama_experiment(m.model.config));
     for (const auto& [l, h] : {std::pair{0, 0}, std::pair{1, 3}}) {
         const head_trace s = real_head_stages(m, r, l, h);
@@ -143,11 +149,7 @@ TEST_CASE("real model: a head's stages, recomputed for the window, are the pass'
 }
 
 TEST_CASE("real model: a layer made whole for the pipeline holds every head's stages and the layer's weights as (in, out)") {
-    const files f = make_files();
-    real_model m;
-    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
-    real_model_reading r;
-    real_model_read(m, "Once upon a time Once upon", r);
+    auto [f, m, r] = opened("Once upon a time Once upon");
     const llama_config& c = m.model.config;
     CHECK(r.whole_layer == -1);
     const std::vector<float> weights_before = r.tr.layers[1].heads[3].weights.data;
@@ -181,11 +183,7 @@ TEST_CASE("real model: a layer made whole for the pipeline holds every head's st
 }
 
 TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; zeroing changes nothing it cannot") {
-    const files f = make_files();
-    real_model m;
-    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
-    real_model_reading r;
-    real_model_read(m, "Once upon a time Once upon", r);
+    auto [f, m, r] = opened("Once upon a time Once upon");
     const int n = int(r.ids.size());
     real_effect fx;
     real_model_intervene(m, r, {{{1, 2}}, {}}, 1, fx);
@@ -226,11 +224,7 @@ TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; 
 }
 
 TEST_CASE("real model: masked edges change the head's weights and the prediction as the experiment's edges= do") {
-    const files f = make_files();
-    real_model m;
-    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
-    real_model_reading r;
-    real_model_read(m, "Once upon a time Once upon", r);
+    auto [f, m, r] = opened("Once upon a time Once upon");
     const int n = int(r.ids.size());
     REQUIRE(n >= 4);
     // Query n-1 of layer 0 head 3 no longer reads keys 0 and 1; query 1 reads no key at all.
@@ -271,11 +265,7 @@ TEST_CASE("real model: masked edges change the head's weights and the prediction
 }
 
 TEST_CASE("real model: L13's findings pass two bars (the threshold and twice uniform attention); induction needs a repeat") {
-    const files f = make_files();
-    real_model m;
-    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
-    real_model_reading r;
-    real_model_read(m, "Once upon a time Once upon a time", r);
+    auto [f, m, r] = opened("Once upon a time Once upon a time");
     const int n = int(r.ids.size());
     double u = 0;
     for (int i = 1; i < n; ++i)
@@ -323,11 +313,7 @@ TEST_CASE("real model: L13's findings pass two bars (the threshold and twice uni
 }
 
 TEST_CASE("real model: generation a token a call gives llama_generate's tokens; it stops at the count or the context") {
-    const files f = make_files();
-    real_model m;
-    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
-    real_model_reading r;
-    real_model_read(m, "Once upon a", r);
+    auto [f, m, r] = opened("Once upon a");
     for (const float temperature : {0.0f, 1.0f, 2.5f}) {
         const llama_sampling s{temperature, 0.9f, 77};
         real_model_generation g;

@@ -103,29 +103,15 @@ experiment edit_shuffle_tokens(const experiment& e, const std::vector<std::strin
     return next;
 }
 
-namespace {
-
-// Adds x to v, or removes it if v has it.
-template <class T>
-void toggle(std::vector<T>& v, const T& x) {
-    const auto it = std::find(v.begin(), v.end(), x);
-    if (it != v.end())
-        v.erase(it);
-    else
-        v.push_back(x);
-}
-
-}  // namespace
-
 experiment edit_toggle_edge(const experiment& e, const masked_edge& edge) {
     experiment next = e;
-    toggle(next.edges, edge);
+    edit_toggle_item(next.edges, edge);
     return next;
 }
 
 experiment edit_toggle_ablation(const experiment& e, const ablated_head& head) {
     experiment next = e;
-    toggle(next.ablate, head);
+    edit_toggle_item(next.ablate, head);
     return next;
 }
 

@@ -3,6 +3,7 @@
 // controls call these and hand the result to the one change path (session.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,6 +11,17 @@
 #include "spec/experiment.hpp"
 
 namespace attn {
+
+// Adds x to v, or removes it if v has it: an intervention list's click (the
+// experiment's here, a real model's in real_model.cpp).
+template <class T>
+void edit_toggle_item(std::vector<T>& v, const T& x) {
+    const auto it = std::find(v.begin(), v.end(), x);
+    if (it != v.end())
+        v.erase(it);
+    else
+        v.push_back(x);
+}
 
 // The largest divisor of n that is at most cap (1 at least).
 int divisor_at_most(int n, int cap);

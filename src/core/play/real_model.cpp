@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "llama/forward.hpp"
+#include "play/edit.hpp"
 #include "spec/keys.hpp"
 #include "train/train_diagnostics.hpp"
 
@@ -137,16 +138,6 @@ void real_model_read(const real_model& m, const std::string& text, real_model_re
 namespace {
 
 template <class T>
-std::vector<T> toggled(std::vector<T> list, const T& item) {
-    const auto at = std::find(list.begin(), list.end(), item);
-    if (at == list.end())
-        list.push_back(item);
-    else
-        list.erase(at);
-    return list;
-}
-
-template <class T>
 bool twice(const std::vector<T>& list, std::size_t i) {
     return std::find(list.begin(), list.begin() + std::ptrdiff_t(i), list[i]) != list.begin() + std::ptrdiff_t(i);
 }
@@ -172,14 +163,14 @@ int keyless_rows(const std::vector<masked_edge>& edges) {
 
 real_interventions real_toggle_head(const real_interventions& iv, const ablated_head& h) {
     real_interventions out = iv;
-    out.ablate = toggled(iv.ablate, h);
+    edit_toggle_item(out.ablate, h);
     return out;
 }
 
 real_interventions real_toggle_edge(const real_interventions& iv, const masked_edge& e) {
     real_interventions out = iv;
     if (e.key <= e.query)
-        out.edges = toggled(iv.edges, e);
+        edit_toggle_item(out.edges, e);
     return out;
 }
 
