@@ -19,17 +19,6 @@ std::string token_label(const std::string& piece) {
     return a == std::string::npos ? piece : piece.substr(a, b - a + 1);
 }
 
-// wᵀ (in, out) of w (out, in), in 32 × 32 blocks (both sides stay in the cache).
-void transpose(const float* w, int out, int in, std::vector<float>& wt) {
-    constexpr int b = 32;
-    wt.resize(std::size_t(out) * std::size_t(in));
-    for (int r0 = 0; r0 < out; r0 += b)
-        for (int c0 = 0; c0 < in; c0 += b)
-            for (int r = r0; r < std::min(out, r0 + b); ++r)
-                for (int c = c0; c < std::min(in, c0 + b); ++c)
-                    wt[std::size_t(c) * std::size_t(out) + std::size_t(r)] = w[std::size_t(r) * std::size_t(in) + std::size_t(c)];
-}
-
 // x(n, in)·wᵀ for w (out, in) in the model's buffer. Many rows: through a
 // transposed copy and kernel_matmul, whose packed tiles run ~4× the products of
 // kernel_matmul_bt's wide-row path natively (docs/benchmarks.md, R1); the copy
@@ -43,7 +32,7 @@ matrix project(const matrix& x, const llama_model& m, const llama_tensor& w, int
         return y;
     }
     static thread_local std::vector<float> wt;
-    transpose(m.at(w), out, x.cols, wt);
+    llama_transpose(m.at(w), out, x.cols, wt);
     kernel_matmul(x.data.data(), wt.data(), y.data.data(), x.rows, x.cols, out);
     if (wt.capacity() > (std::size_t(64) << 20) / sizeof(float))
         std::vector<float>().swap(wt);  // a classifier's copy (32000 × 768: 98 MB) is not kept between passes
@@ -123,6 +112,16 @@ layer_trace run_layer(const llama_model& m, const experiment& e, int layer, cons
 }
 
 }  // namespace
+
+void llama_transpose(const float* w, int out, int in, std::vector<float>& wt) {
+    constexpr int b = 32;
+    wt.resize(std::size_t(out) * std::size_t(in));
+    for (int r0 = 0; r0 < out; r0 += b)
+        for (int c0 = 0; c0 < in; c0 += b)
+            for (int r = r0; r < std::min(out, r0 + b); ++r)
+                for (int c = c0; c < std::min(in, c0 + b); ++c)
+                    wt[std::size_t(c) * std::size_t(out) + std::size_t(r)] = w[std::size_t(r) * std::size_t(in) + std::size_t(c)];
+}
 
 experiment llama_experiment(const llama_config& c) {
     experiment e;

@@ -49,6 +49,10 @@ experiment llama_experiment(const llama_config& c);
 // id outside [0, vocab_size). nullopt when they can.
 std::optional<std::string> llama_tokens_problem(const llama_config& c, const std::vector<int>& ids);
 
+// wᵀ (in, out) of a checkpoint's w (out, in) into wt, in 32 × 32 blocks (both
+// sides stay in the cache): the pass's many-row products, the pipeline's weights.
+void llama_transpose(const float* w, int out, int in, std::vector<float>& wt);
+
 // The pass over ids (llama_tokens_problem(m.config, ids) empty), the heads under
 // e (llama_experiment(m.config) with interventions, or that alone). The trace's
 // tokens are the ids' pieces when a tokenizer is given (byte tokens as <0xNN>,

@@ -218,10 +218,7 @@ namespace {
 // A checkpoint's (out, in) projection as the pipeline's (in, out) matrix.
 matrix transposed(const real_model& m, const llama_tensor& t, int out_dim, int in_dim) {
     matrix w(in_dim, out_dim);
-    const float* src = m.model.at(t);
-    for (int o = 0; o < out_dim; ++o)
-        for (int i = 0; i < in_dim; ++i)
-            w(i, o) = src[std::size_t(o) * std::size_t(in_dim) + std::size_t(i)];
+    llama_transpose(m.model.at(t), out_dim, in_dim, w.data);
     return w;
 }
 
