@@ -293,8 +293,10 @@ async function trainingBench(native, oursNode, chrome) {
     dumps.set(t.id, JSON.parse(out));
   }
   const withTorch = !args.includes('--no-torch');
-  const torch = withTorch && lineProcess('/usr/bin/python3', [path.join(benchDir, 'torch_peer.py'), '--serve'],
-    { ...process.env, OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' });
+  const torchOn = (n) => lineProcess('/usr/bin/python3', [path.join(benchDir, 'torch_peer.py'), '--serve', String(n)],
+    { ...process.env, OMP_NUM_THREADS: String(n), MKL_NUM_THREADS: String(n), OPENBLAS_NUM_THREADS: String(n) });
+  const torch = withTorch && torchOn(1);
+  const torch2 = withTorch && torchOn(2);
   log('tfjs (wasm backend) in Node');
   const tf = await tfjsWasmNode(benchDir);
   const tfjs = new Map();
@@ -303,6 +305,10 @@ async function trainingBench(native, oursNode, chrome) {
     { name: 'ours native', env: 'native', run: async (t, reps) => Number(await native.proc.ask(`train_run ${t.id} ${reps}`)),
       losses: async (t) => JSON.parse(await native.proc.ask(`train_losses ${t.id} ${trainCheckSteps}`)),
       prepare: async (t) => { await native.proc.ask(`train_run ${t.id} ${trainCheckSteps}`); } },
+    // The same run on two threads: the same bits (tested), so the same losses.
+    { name: 'ours native 2t', env: 'native', run: async (t, reps) => Number(await native.proc.ask(`train_run ${t.id} ${reps} 2`)),
+      losses: async (t) => JSON.parse(await native.proc.ask(`train_losses ${t.id} ${trainCheckSteps}`)),
+      prepare: async () => {} },
     { name: 'ours wasm Node', env: 'node', run: async (t, reps) => oursNode.trainRun(t.id, reps),
       prepare: async (t) => { oursNode.trainRun(t.id, trainCheckSteps); }, losses: async (t) => oursNode.trainLosses(t.id, trainCheckSteps) },
     { name: 'PyTorch eager 1t', env: 'native', run: async (t, reps) => Number(await torch.ask(`run ${t.id} ${reps}`)),
@@ -312,6 +318,13 @@ async function trainingBench(native, oursNode, chrome) {
         t.torchLosses = r.losses;
       },
       losses: async (t) => t.torchLosses },
+    { name: 'PyTorch eager 2t', env: 'native', run: async (t, reps) => Number(await torch2.ask(`run ${t.id} ${reps}`)),
+      prepare: async (t) => {
+        const r = JSON.parse(await torch2.ask(`prepare ${t.id} ${t.file}`));
+        info.torch2 = { version: r.torch, threads: r.threads };
+        t.torch2Losses = r.losses;
+      },
+      losses: async (t) => t.torch2Losses },
     { name: 'tfjs-wasm Node', env: 'node', run: async (t, reps) => {
       const tr = tfjs.get(t.id);
       const t0 = performance.now();
@@ -328,7 +341,7 @@ async function trainingBench(native, oursNode, chrome) {
     },
     losses: async (t) => tfjs.get(t.id).losses },
   ];
-  if (!withTorch) peers = peers.filter((p) => p.name !== 'PyTorch eager 1t');
+  if (!withTorch) peers = peers.filter((p) => !p.name.startsWith('PyTorch eager'));
   if (chrome) {
     peers.push({ name: 'ours wasm Chromium', env: 'chromium', run: (t, reps) => chrome.trainRun(t.id, reps),
       prepare: (t) => chrome.trainRun(t.id, trainCheckSteps), losses: (t) => chrome.trainLosses(t.id, trainCheckSteps) });
@@ -373,6 +386,7 @@ async function trainingBench(native, oursNode, chrome) {
     log(`  training round ${r + 1}/${rounds} done`);
   }
   if (torch) torch.stop();
+  if (torch2) torch2.stop();
 
   // ratio: median over rounds of (peer's time / ours in the same runtime): how many times faster ours is.
   const oursFor = { native: 'ours native', node: 'ours wasm Node', chromium: 'ours wasm Chromium' };
@@ -410,6 +424,9 @@ async function trainingBench(native, oursNode, chrome) {
     goal(t, 'ours wasm Node', 'PyTorch eager 1t', 2);
     goal(t, 'ours wasm Chromium', 'PyTorch eager 1t', 2);
     goal(t, 'ours native', 'PyTorch eager 1t', 4);
+    goal(t, 'ours native 2t', 'PyTorch eager 1t', 4);
+    goal(t, 'ours native 2t', 'PyTorch eager 2t', 2);
+    goal(t, 'ours native 2t', 'ours native', 1.7);  // issue 34: two threads ≥ 1.7× one
     goal(t, 'ours wasm Node', 'tfjs-wasm Node', 10);
     goal(t, 'ours wasm Chromium', 'tfjs-wasm Chromium', 10);
   }

@@ -138,12 +138,12 @@ def check(dump):
     }
 
 
-def serve():
-    """The timing peer of bench/run.mjs, one answer line per command line:
+def serve(threads=1):
+    """The timing peer of bench/run.mjs (on `threads` threads: --serve [N]), one answer line per command line:
     prepare ID DUMP.json -> {"torch":…, "loss_max_rel":…} after repeating the dump's steps
     run ID REPS          -> seconds per step (more steps on the dump's batches, its last learning rate)
     quit"""
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     runs = {}
     for line in sys.stdin:
         cmd = line.split()
@@ -172,7 +172,7 @@ def serve():
 
 def main(argv):
     if argv[:1] == ["--serve"]:
-        return serve()
+        return serve(int(argv[1]) if len(argv) > 1 else 1)
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2

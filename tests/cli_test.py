@@ -214,6 +214,13 @@ class CliTest(unittest.TestCase):
             self.assertIn(key, t["heads"][0])
         self.assertRegex(t["weights_hash"], "^[0-9a-f]{16}$")
         self.assertEqual(json.loads(run("train", recipe, "--json").stdout)["weights_hash"], t["weights_hash"])
+        for n in ("1", "2", "3"):  # the same bits on any number of threads (every core by default)
+            p = run("train", recipe, "--json", "--threads", n)
+            self.assertEqual(json.loads(p.stdout)["weights_hash"], t["weights_hash"], n)
+        for bad in ("0", "65", "x"):
+            p = run("train", recipe, "--threads", bad)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("--threads needs a whole number from 1 to 64", p.stderr)
         text = run("train", recipe, "--every", "20")
         self.assertEqual(text.returncode, 0)
         self.assertIn("held-out", text.stdout)

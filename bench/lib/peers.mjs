@@ -28,7 +28,7 @@ export async function oursWasm(createAttnBench, wasmBinary) {
       return m.HEAPF32.slice(p, p + count);
     },
     // Training workloads (T1, T2): steps of the core's trainer; seconds per step.
-    trainRun(id, reps) { return m._bench_train_run(id, reps); },
+    trainRun(id, reps, threads = 1) { return m._bench_train_run(id, reps, threads); },
     trainLosses(id, n) { return Array.from({ length: n }, (_, s) => m._bench_train_loss(id, s)); },
     // T3 without drawing: the L9 recipe from scratch to held-out accuracy 0.9.
     learn() {

@@ -8,7 +8,7 @@
 //   bandwidth SECONDS BYTES -> {"arch":…, "bytes":…, "bandwidth":…} read bandwidth over a buffer of BYTES
 //   arch NAME            -> "ok" once the core uses that kernel set, else "error: …"
 //   train_describe       -> [{"id":…,"name":…,"recipe":…}] the training workloads (T1, T2)
-//   train_run ID REPS    -> seconds per training step (bench_train_run)
+//   train_run ID REPS [THREADS] -> seconds per training step (bench_train_run) on THREADS threads (1)
 //   train_losses ID N    -> the losses of the first N steps taken, as a JSON array
 //   train_learn          -> {"seconds":…,"step":…} T3: the L9 recipe from scratch until held-out accuracy ≥ 0.9
 //   circuits             -> {"read":…,"timeline":…,"timeline32":…,"first":…} C1, C2 (seconds; bench_circuits)
@@ -94,10 +94,12 @@ int main() {
                        "\",\"recipe\":\"" + bench_train_recipe(id) + "\"}";
             std::cout << out << "]" << std::endl;
         } else if (cmd == "train_run") {
-            int id = 0, reps = 1;
+            int id = 0, reps = 1, threads = 1;
             in >> id >> reps;
+            if (!(in >> threads))
+                threads = 1;
             char buf[64];
-            std::snprintf(buf, sizeof buf, "%.9g", bench_train_run(id, reps));
+            std::snprintf(buf, sizeof buf, "%.9g", bench_train_run(id, reps, threads));
             std::cout << buf << std::endl;
         } else if (cmd == "train_learn") {
             int step = -1;

@@ -63,9 +63,10 @@ void bench_train_prepare(int id) {
     w.taken = 0;
 }
 
-double bench_train_run(int id, int reps) {
+double bench_train_run(int id, int reps, int threads) {
     auto& w = train_workloads()[std::size_t(id)];
     bench_train_prepare(id);
+    w.run->threads = threads;  // the same bits for any count: one run serves every thread count
     const auto t0 = std::chrono::steady_clock::now();
     for (int r = 0; r < reps; ++r) {
         if (!attn::train_step(*w.run))

@@ -62,11 +62,11 @@ int bench_use_arch(const char* name);
 extern "C" {
 int bench_train_count();
 const char* bench_train_name(int id);
-const char* bench_train_recipe(int id);    // the recipe as attn_train_dump and peers take it
-void bench_train_prepare(int id);          // train_init (idempotent)
-double bench_train_run(int id, int reps);  // reps steps; seconds per step
-float bench_train_loss(int id, int step);  // the loss of a step taken (curve[step]); NaN if not taken
-int bench_train_steps(int id);             // steps taken since prepare
+const char* bench_train_recipe(int id);                     // the recipe as attn_train_dump and peers take it
+void bench_train_prepare(int id);                           // train_init (idempotent)
+double bench_train_run(int id, int reps, int threads = 1);  // reps steps on `threads` threads; seconds per step
+float bench_train_loss(int id, int step);                   // the loss of a step taken (curve[step]); NaN if not taken
+int bench_train_steps(int id);                              // steps taken since prepare
 // T3, time to learn: seconds from a fresh start of the L9 recipe until its held-out
 // accuracy, measured at the snapshots the page keeps (with every head's scores, as
 // the page's trainer measures them), first reaches 0.9; that snapshot's step in

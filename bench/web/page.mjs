@@ -89,7 +89,7 @@ async function init() {
     llamaLogits: () => Array.from(ours.llamaLogits()),
     llamaGenerate: (steps) => ours.llamaGenerate(steps),
     llamaCacheBytes: (steps) => ours.llamaCacheBytes(steps),
-    trainRun: (id, reps) => ours.trainRun(id, reps),
+    trainRun: (id, reps, threads = 1) => ours.trainRun(id, reps, threads),
     trainLosses: (id, n) => ours.trainLosses(id, n),
     // tfjs on the dump run.mjs wrote (/data/<name>.train.json): its losses on the dump's steps, then timed steps.
     tfjsPrepare: async (id, name) => {

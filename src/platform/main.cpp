@@ -18,6 +18,9 @@
 //   --lang en|zh        interface language
 //   --model FILE --tokenizer FILE  natively: open a llama2.c checkpoint and its
 //                       tokenizer in the Model window (a refused file exits with status 1)
+//   --threads N         the threads training uses (default: every core; the same
+//                       weights for any count)
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +39,7 @@
 #include <GLFW/glfw3.h>
 
 #include "app.hpp"
+#include "base/threads.hpp"
 #include "bridge.hpp"
 #include "fonts.hpp"
 #include "frame.hpp"
@@ -63,7 +67,20 @@ struct options {
     bool print_link = false;
     std::vector<attn::ui::share_action> exports;
     std::string model, tokenizer;  // --model, --tokenizer
+    int threads = 0;               // --threads; 0: every core
 };
+
+// --threads N: 1 … threads_max, else false after a message.
+bool threads_parse(const char* text, int& threads) {
+    char* end = nullptr;
+    const long n = std::strtol(text, &end, 10);
+    if (const std::string why = attn::threads_problem(*end || end == text ? 0 : int(std::clamp(n, -1L, 1000L))); !why.empty()) {
+        std::fprintf(stderr, "attn_app: --threads: %s\n", why.c_str());
+        return false;
+    }
+    threads = int(n);
+    return true;
+}
 
 bool options_parse(int argc, char** argv, options& o) {
     for (int i = 1; i < argc; ++i) {
@@ -119,13 +136,16 @@ bool options_parse(int argc, char** argv, options& o) {
                 std::fprintf(stderr, "attn_app: --size expects WxH, e.g. 1280x720\n");
                 return false;
             }
+        } else if (arg == "--threads" && has_value) {
+            if (!threads_parse(argv[++i], o.threads))
+                return false;
         } else if ((arg == "--model" || arg == "--tokenizer") && has_value) {
             (arg == "--model" ? o.model : o.tokenizer) = argv[++i];
         } else if (arg == "--help" || arg == "-h") {
             std::printf(
                 "usage: attn_app [--experiment LINK] [--lesson N] [--stage N] [--lang en|zh] [--frames N [--screenshot "
                 "FILE.png] [--export csv,json,png,svg]] [--size WxH] [--print-link] [--model FILE.bin --tokenizer "
-                "tokenizer.bin]\n");
+                "tokenizer.bin] [--threads N]\n");
             std::exit(0);
         } else {
             std::fprintf(stderr, "attn_app: unknown or incomplete option '%s' (try --help)\n", arg.c_str());
@@ -270,6 +290,7 @@ std::string start_link(const options& opt) {
 remembered app_start(attn::ui::app& app, const options& opt) {
     remembered kept;
     attn::ui::app_init(app, attn::experiment{});
+    app.model.threads = opt.threads > 0 ? opt.threads : attn::threads_available();  // 1 in a build without threads
     const std::string link = start_link(opt);
     if (!link.empty() && !attn::ui::app_open_link(app, link, false)) {
         for (const auto& e : app.errors)

@@ -5,7 +5,10 @@
 //                                            only those parts of the JSON (trace_json.hpp);
 //                                            the JSON is streamed, and heads whose (n, n)
 //                                            matrices are not printed are not kept
-//   attn train '<link>' [--json] [--every N]  train a recipe; print the curve, head scores, ablation table
+//   attn train '<link>' [--json] [--every N] [--threads N]
+//                                 train a recipe; print the curve, head scores, ablation table.
+//                                 Training uses every core unless --threads says; the weights
+//                                 are the same bits for any count (train.hpp)
 //   attn eval '<link>' --model FILE --tokenizer FILE [--json …]
 //        [--generate N [--temperature T] [--top-p P] [--seed S]]
 //                                 the link's text through a llama2.c checkpoint (eval_model.hpp),
@@ -13,7 +16,7 @@
 //                                 as the link's view.temperature, view.top_p, view.gen_seed say
 //                                 unless the options say otherwise: the page's Continue)
 //   attn check '<link>'           report every problem; exit 1 if any
-//   attn circuits '<recipe>' [--json] [--row N] [--corrupt swap|row:N|none] [--weights]
+//   attn circuits '<recipe>' [--json] [--row N] [--corrupt swap|row:N|none] [--weights] [--threads N]
 //                                 train the recipe to its named step and read held-out row N
 //                                 (default 0) through it: predictions, logit attribution, logit
 //                                 lens, path expansion, composition, weight-only circuits,
@@ -45,6 +48,7 @@
 #include <string_view>
 
 #include "base/text_util.hpp"
+#include "base/threads.hpp"
 #include "base/tokenize.hpp"
 #include "circuits/circuits_json.hpp"
 #include "cli_options.hpp"
@@ -67,8 +71,8 @@ int usage() {
                  "       attn eval '<link>' --model FILE.bin --tokenizer tokenizer.bin [--json ...]\n"
                  "                  [--generate N [--temperature T] [--top-p P] [--seed S]]\n"
                  "       attn check '<link>'\n"
-                 "       attn train '<link>' [--json] [--every N]\n"
-                 "       attn circuits '<recipe>' [--json] [--row N] [--corrupt swap|row:N|none] [--weights]\n"
+                 "       attn train '<link>' [--json] [--every N] [--threads N]\n"
+                 "       attn circuits '<recipe>' [--json] [--row N] [--corrupt swap|row:N|none] [--weights] [--threads N]\n"
                  "       attn arch\n"
                  "example: attn eval 'v=1&text=the%%20cat%%20sat&heads=2' --json\n");
     return 2;
@@ -169,11 +173,16 @@ void print_train_text(const attn::experiment& e, const attn::train_run& run, con
     std::printf("weights_hash %s\n", attn::train_weights_hash(run).c_str());
 }
 
-// e's recipe set up to train (train_init), or nothing after printing why not.
+// The threads training uses: --threads N, else every core.
+int train_threads = 1;
+
+// e's recipe set up to train (train_init) on train_threads threads, or nothing after printing why not.
 std::optional<attn::train_run> init_or_report(const attn::experiment& e) {
     auto init = attn::train_init(e);
     for (const auto& m : init.errors)
         std::fprintf(stderr, "attn: %s\n", m.c_str());
+    if (init.run)
+        init.run->threads = train_threads;
     return std::move(init.run);
 }
 
@@ -356,6 +365,10 @@ int run_command(int argc, char** argv) {
         std::printf("%s\n", attn::kernel_arch_name());
         return 0;
     }
+    train_threads = o.threads > 0 ? o.threads : attn::threads_available();
+    if (o.threads > attn::threads_available())
+        std::fprintf(stderr, "attn: %d threads on %d cores: the same weights, more slowly than %d\n", o.threads,
+                     attn::threads_available(), attn::threads_available());
     attn::experiment e;
     attn::link_view view;
     if (!parse_link_or_report(o.link.c_str(), e, o.command == attn::cli_command::check, &view))

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/threads.hpp"
 #include "spec/experiment.hpp"
 #include "train/train.hpp"
 
@@ -119,10 +120,23 @@ cli_parse_result parse_eval(const args& a, cli_options& o) {
     return {o, "", -1, false};
 }
 
-// argv[3..] of `attn train`: --json, --every N.
+// --threads N at argv[i]: sets o.threads and steps over N, or says why not.
+std::optional<cli_parse_result> parse_threads(const args& a, int& i, cli_options& o) {
+    const std::optional<int> n = i + 1 < a.argc ? whole_in(a.at(i + 1), 1, threads_max) : std::nullopt;
+    if (!n)
+        return refuse("--threads needs a whole number from 1 to " + std::to_string(threads_max) + a.not_this(i + 1), i, false);
+    o.threads = *n;
+    ++i;
+    return std::nullopt;
+}
+
+// argv[3..] of `attn train`: --json, --every N, --threads N.
 cli_parse_result parse_train(const args& a, cli_options& o) {
     for (int i = 3; i < a.argc; ++i) {
-        if (a.at(i) == "--json") {
+        if (a.at(i) == "--threads") {
+            if (auto bad = parse_threads(a, i, o))
+                return *bad;
+        } else if (a.at(i) == "--json") {
             o.json = true;
         } else if (a.at(i) == "--every") {
             const std::optional<int> n = i + 1 < a.argc ? whole_in(a.at(i + 1), 1, cli_every_max) : std::nullopt;
@@ -153,12 +167,15 @@ std::optional<circuits_corrupt> parse_corrupt(const args& a, int i) {
     return c;
 }
 
-// argv[3..] of `attn circuits`: --json, --row N, --corrupt …, --weights (implies --json).
+// argv[3..] of `attn circuits`: --json, --row N, --corrupt …, --weights (implies --json), --threads N.
 cli_parse_result parse_circuits(const args& a, cli_options& o) {
     const std::string last = std::to_string(train_eval_rows - 1);
     for (int i = 3; i < a.argc; ++i) {
         const std::string_view s = a.at(i);
-        if (s == "--json") {
+        if (s == "--threads") {
+            if (auto bad = parse_threads(a, i, o))
+                return *bad;
+        } else if (s == "--json") {
             o.json = true;
         } else if (s == "--weights") {
             o.json = o.weights = true;

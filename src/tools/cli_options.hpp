@@ -30,6 +30,7 @@ struct cli_options {
     // eval --json's selection as given, checked against the experiment later (trace_json.hpp).
     std::optional<std::string> stages, layers, heads;
     int every = 50;            // train --every N: print every N-th step of the curve
+    int threads = 0;           // train, circuits --threads N (1 … threads_max); 0: every core (threads_available)
     int row = 0;               // circuits --row N: the held-out row read
     circuits_corrupt corrupt;  // circuits --corrupt swap | none | row:N
     bool weights = false;      // circuits --weights: the trained weights in the JSON

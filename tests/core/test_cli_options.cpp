@@ -26,6 +26,10 @@ TEST_CASE("cli options: each command's options, and a refusal naming the option"
     r = parse({"train", "v=1", "--every", "10", "--json"});
     REQUIRE(r.value);
     CHECK((r.value->every == 10 && r.value->json));
+    CHECK(r.value->threads == 0);  // every core
+    r = parse({"circuits", "v=1", "--threads", "3"});
+    REQUIRE(r.value);
+    CHECK(r.value->threads == 3);
     r = parse({"eval", "v=1", "--json", "--heads", "0,3"});
     REQUIRE(r.value);
     CHECK(r.value->heads == std::optional<std::string>("0,3"));
@@ -42,6 +46,9 @@ TEST_CASE("cli options: each command's options, and a refusal naming the option"
              {{"circuits", "v=1", "--corrupt", "\x1b[2J"}, "not '\\x1B[2J'", false},
              {{"circuits", "v=1", "--bogus"}, "circuits does not take '--bogus'", true},
              {{"train", "v=1", "--every", "0"}, "--every needs a whole number from 1 to 1000000, not '0'", true},
+             {{"train", "v=1", "--threads", "0"}, "--threads needs a whole number from 1 to 64, not '0'", false},
+             {{"train", "v=1", "--threads"}, "--threads needs", false},
+             {{"eval", "v=1", "--threads", "2"}, "eval does not take '--threads'", true},
              {{"eval", "v=1", "--stages", "weights"}, "--stages selects parts of the JSON: it needs --json", true},
              {{"check", "v=1", "--json"}, "check takes a link alone", true},
              {{"frobnicate", "v=1"}, "unknown command 'frobnicate'", true},

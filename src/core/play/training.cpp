@@ -12,10 +12,10 @@ double session_train(session& s, double slice) {
     trainer& t = s.train;
     trainer_sync(t, s.exp, &s.kept, &s.pin_train);
     const auto start = std::chrono::steady_clock::now();
-    trainer_advance(t, slice);
+    trainer_advance(t, slice, s.threads);
     if (trainer_done(t) && s.pin) {  // then a pinned recipe of B's shape, retrained to its step beside it
         trainer_sync(s.pin_train, session_pin_training(s), &s.kept, &s.train);
-        trainer_advance(s.pin_train, slice);
+        trainer_advance(s.pin_train, slice, s.threads);
     }
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

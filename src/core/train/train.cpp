@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "base/random.hpp"
+#include "base/threads.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/train_kernels.hpp"
 #include "model/rules.hpp"
@@ -577,14 +578,26 @@ void row_backward_embed(row_ctx& c, const int* tokens) {
 
 // --- [SECTION] steps, AdamW, snapshots, evaluation ------------------------------
 
+// Group k's first row; group k holds rows [group_begin(k), group_begin(k + 1)).
+int group_begin(const train_run& r, int k) { return k * r.B / r.groups; }
+
+int group_of(const train_run& r, int b) {
+    int k = 0;
+    while (group_begin(r, k + 1) <= b)
+        ++k;
+    return k;
+}
+
+// Row b's activations; its group's scratch and gradient buffer.
 row_ctx context(train_run& r, int b) {
+    const int k = group_of(r, b);
     return row_ctx{r,
                    r.slots,
                    r.scratch_slots,
                    r.acts.data() + std::size_t(b) * r.slots.total,
-                   r.scratch.data(),
+                   r.scratch.data() + std::size_t(k) * r.scratch_slots.total,
                    r.params.data(),
-                   r.grads.data()};
+                   k == 0 ? r.grads.data() : r.group_grads.data() + std::size_t(k - 1) * r.layout.total};
 }
 
 float learning_rate(const train_settings& t, int step) {
@@ -614,52 +627,62 @@ void fill_batch(train_run& r) {
     }
 }
 
+int group_count(const experiment& e) { return std::min(e.train.batch, train_groups); }
+
 std::size_t run_bytes(const experiment& e, std::size_t params, std::size_t row, std::size_t scratch, int snapshots) {
-    const std::size_t T = std::size_t(e.train.seq);
-    return sizeof(float) * (5 * params + std::size_t(e.train.batch) * row + scratch + 3 * params * std::size_t(snapshots)) +
+    const std::size_t T = std::size_t(e.train.seq), G = std::size_t(group_count(e));
+    return sizeof(float) *
+               ((4 + G) * params + std::size_t(e.train.batch) * row + G * scratch + 3 * params * std::size_t(snapshots)) +
            (sizeof(int) * 2 + 1) * T * std::size_t(e.train.batch + train_eval_rows) + T * T;
 }
 
 // --- [SECTION] a step in pieces ------------------------------------------------
 //
 // A step is: begin (the batch, zeroed gradients, transposed weights), then for
-// each row b < B: layer 0..L-1 forward, logits + loss + W_u's backward, layer
-// L-1..0 backward (the last with the embedding gradients), then the update.
-// Each row's backward adds into r.grads, and what one piece leaves for the next
-// (the row's activations, dx in scratch, the running sums in r.cursor) is not
-// touched by anything else, so cutting a step between pieces and going on later
-// gives the same bits as a step at once.
+// each group's rows b in order: layer 0..L-1 forward, logits + loss + W_u's
+// backward, layer L-1..0 backward (the last with the embedding gradients); then
+// the groups' gradients and sums are added in group order, then the update.
+// Each row's backward adds into its group's gradients, and what one piece leaves
+// for the next of its group (the row's activations, dx in the group's scratch,
+// the group's sums in r.cursor) is touched by nothing else, so cutting a step
+// between pieces, or running the groups on several threads, gives the same bits
+// as a step at once on one.
 
 void step_begin(train_run& r) {
     fill_batch(r);
-    std::fill(r.grads.begin(), r.grads.end(), 0.0f);
-    transpose_weights(r);
+    transpose_weights(r);  // each group zeroes its gradients in its first piece, on its thread
     train_cursor& k = r.cursor;
     k = train_cursor{};
     for (unsigned char c : r.counted)
         k.total += c;
     k.weight = 1.0f / float(std::max(k.total, 1));
-    k.phase = train_cursor::forward;
+    k.phase = train_cursor::rows;
+    for (int g = 0; g < r.groups; ++g) {
+        k.group[g].row = group_begin(r, g);
+        k.group[g].phase = k.group[g].row < group_begin(r, g + 1) ? train_group_cursor::forward : train_group_cursor::done;
+    }
 }
 
-// One layer (or the logits) of the cursor's row, forward or backward.
-void step_row_piece(train_run& r) {
-    train_cursor& k = r.cursor;
+// One layer (or the logits) of group g's next row, forward or backward.
+void step_group_piece(train_run& r, int g) {
+    train_group_cursor& k = r.cursor.group[g];
     row_ctx c = context(r, k.row);
     const std::size_t o = std::size_t(k.row * r.T);
-    if (k.phase == train_cursor::forward) {
+    if (k.phase == train_group_cursor::forward) {
+        if (k.layer == 0 && k.row == group_begin(r, g))
+            std::fill(c.gr, c.gr + r.layout.total, 0.0f);
         if (k.layer == 0)
             row_embed(c, r.tokens.data() + o);
         layer_forward(c, k.layer, nullptr);
         if (++k.layer == r.L)
-            k.phase = train_cursor::logits;
+            k.phase = train_group_cursor::logits;
         return;
     }
-    if (k.phase == train_cursor::logits) {
+    if (k.phase == train_group_cursor::logits) {
         row_logits(c);
-        row_loss(c, r.targets.data() + o, r.counted.data() + o, k.weight, k.loss, k.correct);
+        row_loss(c, r.targets.data() + o, r.counted.data() + o, r.cursor.weight, k.loss, k.correct);
         row_backward_logits(c);
-        k.phase = train_cursor::backward;
+        k.phase = train_group_cursor::backward;
         k.layer = r.L - 1;
         return;
     }
@@ -671,7 +694,60 @@ void step_row_piece(train_run& r) {
     row_backward_embed(c, r.tokens.data() + o);
     ++k.row;
     k.layer = 0;
-    k.phase = k.row < r.B ? train_cursor::forward : train_cursor::update;
+    k.phase = k.row < group_begin(r, g + 1) ? train_group_cursor::forward : train_group_cursor::done;
+}
+
+// Items of parallel_for over n floats: chunks of this many.
+constexpr int chunk_floats = 1 << 16;  // a smaller model is one chunk, on the caller
+int chunks(std::size_t n) { return int((n + chunk_floats - 1) / chunk_floats); }
+
+// The groups done: their gradients added into group 0's (r.grads) and their sums
+// into the cursor's, in group order; each chunk's sum of squared gradients (in
+// order) into r.chunk_squares, for the norm.
+void step_reduce(train_run& r) {
+    const std::size_t n = r.layout.total;
+    parallel_for(chunks(n), r.threads, [&r, n](int c) {
+        const std::size_t lo = std::size_t(c) * chunk_floats, hi = std::min(n, lo + chunk_floats);
+        for (int g = 1; g < r.groups; ++g) {
+            const float* src = r.group_grads.data() + std::size_t(g - 1) * n;
+            for (std::size_t i = lo; i < hi; ++i)
+                r.grads[i] += src[i];
+        }
+        double ss = 0;
+        for (std::size_t i = lo; i < hi; ++i)
+            ss += double(r.grads[i]) * double(r.grads[i]);
+        r.chunk_squares[std::size_t(c)] = ss;
+    });
+    train_cursor& k = r.cursor;
+    for (int g = 0; g < r.groups; ++g) {
+        k.loss += k.group[g].loss;
+        k.correct += k.group[g].correct;
+    }
+    k.phase = train_cursor::update;
+}
+
+// The rows' next piece: one layer of the first unfinished group's row on one
+// thread; every group to its end across the threads on several.
+void step_rows_piece(train_run& r) {
+    train_cursor& k = r.cursor;
+    if (r.threads > 1) {
+        parallel_for(r.groups, r.threads, [&r](int g) {
+            while (r.cursor.group[g].phase != train_group_cursor::done)
+                step_group_piece(r, g);
+        });
+        step_reduce(r);
+        return;
+    }
+    int g = 0;
+    while (g < r.groups && k.group[g].phase == train_group_cursor::done)
+        ++g;
+    if (g < r.groups)
+        step_group_piece(r, g);
+    g = 0;
+    while (g < r.groups && k.group[g].phase == train_group_cursor::done)
+        ++g;
+    if (g == r.groups)
+        step_reduce(r);
 }
 
 void stop_not_finite(train_run& r, const train_point& pt) {
@@ -701,8 +777,8 @@ bool step_update(train_run& r) {
     pt.acc = float(k.correct / double(std::max(k.total, 1)));
     pt.loss = float(k.loss / double(std::max(k.total, 1)));
     double ss = 0;
-    for (float g : r.grads)
-        ss += double(g) * double(g);
+    for (double c : r.chunk_squares)  // chunk by chunk, in order (step_reduce)
+        ss += c;
     pt.grad_norm = float(std::sqrt(ss));
     if (!std::isfinite(pt.loss) || !std::isfinite(pt.grad_norm)) {
         stop_not_finite(r, pt);
@@ -720,7 +796,12 @@ bool step_update(train_run& r) {
     s.beta1 = 0.9f, s.beta2 = 0.99f, s.eps = 1e-8f;
     s.step_size = float(double(pt.lr) / (1.0 - std::pow(double(s.beta1), double(next))));
     s.bc2_sqrt = float(std::sqrt(1.0 - std::pow(double(s.beta2), double(next))));
-    kernel_adamw(r.params.data(), r.grads.data(), r.adam_m.data(), r.adam_v.data(), int(r.params.size()), s);
+    const std::size_t n = r.params.size();
+    parallel_for(chunks(n), r.threads, [&r, &s, n](int c) {  // element by element: any split gives the same bits
+        const std::size_t lo = std::size_t(c) * chunk_floats;
+        kernel_adamw(r.params.data() + lo, r.grads.data() + lo, r.adam_m.data() + lo, r.adam_v.data() + lo,
+                     int(std::min(n - lo, std::size_t(chunk_floats))), s);
+    });
     r.step = next;
     r.curve.push_back(pt);
     if (r.step % r.snapshot_every == 0 || r.step == t.steps)
@@ -739,6 +820,7 @@ train_run plan_run(const experiment& e, int& count) {
     r.layout = param_layout(e, r.V, r.T);
     r.slots = row_layout(r);
     r.scratch_slots = scratch_layout(r);
+    r.groups = group_count(e);
     r.snapshot_every = std::max(1, (t.steps + train_limits::max_snapshots - 3) / (train_limits::max_snapshots - 2));
     count = t.steps / r.snapshot_every + 1 + (t.steps % r.snapshot_every ? 1 : 0);
     const std::size_t per_snapshot = 3 * sizeof(float) * r.layout.total;
@@ -779,11 +861,13 @@ train_init_result train_init(const experiment& e) {
     }
     r.params.assign(r.layout.total, 0.0f);
     r.grads.assign(r.layout.total, 0.0f);
+    r.group_grads.assign(std::size_t(r.groups - 1) * r.layout.total, 0.0f);
+    r.chunk_squares.assign(std::size_t(chunks(r.layout.total)), 0.0);
     r.params_t.assign(r.layout.total, 0.0f);
     r.adam_m.assign(r.layout.total, 0.0f);
     r.adam_v.assign(r.layout.total, 0.0f);
     r.acts.assign(std::size_t(r.B) * r.slots.total, 0.0f);
-    r.scratch.assign(r.scratch_slots.total, 0.0f);
+    r.scratch.assign(std::size_t(r.groups) * r.scratch_slots.total, 0.0f);
     r.tokens.assign(std::size_t(r.B * r.T), 0);
     r.targets.assign(r.tokens.size(), 0);
     r.counted.assign(r.tokens.size(), 0);
@@ -812,7 +896,7 @@ train_init_result train_init(const experiment& e) {
 float train_loss_and_grad(train_run& r) {
     step_begin(r);
     while (r.cursor.phase != train_cursor::update)
-        step_row_piece(r);
+        step_rows_piece(r);
     const float loss = float(r.cursor.loss / double(std::max(r.cursor.total, 1)));
     r.cursor = train_cursor{};
     return loss;
@@ -830,7 +914,7 @@ train_piece train_step_piece(train_run& r) {
         case train_cursor::update:
             return step_update(r) ? train_piece::step : train_piece::none;
         default:
-            step_row_piece(r);
+            step_rows_piece(r);
             return train_piece::partial;
     }
 }

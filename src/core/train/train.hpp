@@ -21,7 +21,9 @@
 // bit-identical weights at every step; every wasm engine runs the same
 // instructions (simd128 without relaxed ops), so Node and Chromium agree to the
 // bit. Native kernel sets (sse2, avx2 + FMA, avx512f) differ in the last bits;
-// their loss curves agree to a tolerance the tests state.
+// their loss curves agree to a tolerance the tests state. The thread count never
+// changes a bit: rows are summed in fixed groups (train_groups), each group in
+// row order, the groups in order.
 #pragma once
 
 #include <cstddef>
@@ -94,14 +96,29 @@ struct train_scratch_slots {
     std::size_t dx, dnormed, dtmp, dconcat, dhead, datt, dscores, dq, dk, dv, dQ, dK, dV, dhid, dlogits, total;
 };
 
-// Where the step in progress stands (train_step_piece): the phase, the row and
-// layer of the next piece, and the sums so far. Idle between steps.
-struct train_cursor {
-    enum phase_kind { idle, forward, logits, backward, update } phase = idle;
-    int row = 0, layer = 0;
-    int total = 0;        // counted positions of the batch
-    float weight = 0.0f;  // 1 / total: each position's share of the loss
+// A batch's rows are cut into train_groups groups (fewer when B is smaller): rows
+// [k·B/G, (k+1)·B/G) form group k. Each group sums its rows' gradients in row
+// order into its own buffer, and the update adds the groups in order 0, 1, …:
+// the groups are the work a thread takes, so the weights are the same bits for
+// any thread count (1, 2, 3, 8 …) and for a step taken in pieces.
+inline constexpr int train_groups = 8;
+
+// Where one group of the step in progress stands: the row and layer of its next
+// piece, and its sums so far.
+struct train_group_cursor {
+    enum phase_kind { forward, logits, backward, done } phase = forward;
+    int row = 0, layer = 0;  // row: the batch row (absolute)
     double loss = 0.0, correct = 0.0;
+};
+
+// Where the step in progress stands (train_step_piece): the phase, each group's
+// cursor, the batch's counted positions. Idle between steps.
+struct train_cursor {
+    enum phase_kind { idle, rows, update } phase = idle;
+    int total = 0;                     // counted positions of the batch
+    float weight = 0.0f;               // 1 / total: each position's share of the loss
+    double loss = 0.0, correct = 0.0;  // the groups' sums, added in order when the rows are done
+    train_group_cursor group[train_groups];
 };
 
 struct train_run {
@@ -109,6 +126,13 @@ struct train_run {
     int B = 0, T = 0, V = 0, d = 0, h = 0, g = 0, dk = 0, f = 0, L = 0;
     train_layout layout;
     std::vector<float> params, grads, adam_m, adam_v;
+    // Groups 1 … groups−1's gradients, (groups − 1) × params (group 0's are `grads`).
+    std::vector<float> group_grads;
+    int groups = 1;
+    std::vector<double> chunk_squares;  // the squared gradients summed per 2^16 parameters, for the norm
+    // The threads train_step uses (base/threads.hpp; not part of the recipe: every
+    // count gives the same bits). 1 unless the caller sets it.
+    int threads = 1;
     // Each weight matrix transposed at the same offset, refreshed before each
     // batch where the kernels would otherwise transpose it for every row
     // (kernel_matmul_bt_transposes): the backward's dY·Wᵀ reads it.
@@ -134,7 +158,7 @@ struct train_run {
     train_row_slots slots;
     train_scratch_slots scratch_slots{};
     std::vector<float> acts;     // (B, slots.total) what backward reads
-    std::vector<float> scratch;  // gradients of one row's activations
+    std::vector<float> scratch;  // gradients of one row's activations, one slice per group
 };
 
 struct train_init_result {
@@ -158,7 +182,8 @@ bool train_step(train_run& run);
 // A step in pieces, each about one layer of one row (forward or backward), so
 // that a page can draw between them: begin (the batch, zeroed gradients), then
 // per row L forward pieces, the logits and loss, L backward pieces, then the
-// update. `step` when that piece completed a step, `none` when the run is
+// update. With run.threads > 1 the rows' pieces are one piece: every group's
+// rows run to their end, the groups across the threads. `step` when that piece completed a step, `none` when the run is
 // finished or stopped (as train_step's false), else `partial`. Pieces give the
 // bits of whole steps (tested); train_step is pieces until a step completes.
 // The weights change only in the update piece, so abandoning a step in

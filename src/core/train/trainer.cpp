@@ -254,10 +254,11 @@ bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept, const tr
     return changed;
 }
 
-bool trainer_advance(trainer& t, double seconds) {
+bool trainer_advance(trainer& t, double seconds, int threads) {
     if (!t.run)
         return false;
     train_run& r = *t.run;
+    r.threads = threads;
     bool changed = false;
     // Going back works on a stopped run too: every kept snapshot was taken before
     // the loss stopped being finite, and training on from one repeats the run.

@@ -124,8 +124,9 @@ bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept = nullptr
 // whole step and whole measures (the tests' way of walking a run). A target at
 // or before the run's step abandons the step in progress (Pause acts at once);
 // one before restores the latest snapshot at or before it first, stopped run or
-// not. True when the weights changed.
-bool trainer_advance(trainer& t, double seconds);
+// not. Steps run on `threads` threads (the same bits for any count: train.hpp).
+// True when the weights changed.
+bool trainer_advance(trainer& t, double seconds, int threads = 1);
 
 // Steps until the target is reached (or training stopped).
 void trainer_finish(trainer& t);

@@ -1,0 +1,116 @@
+#include "base/threads.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace attn {
+
+namespace {
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+constexpr bool have_threads = false;
+#else
+constexpr bool have_threads = true;
+#endif
+
+thread_local bool inside_item = false;
+
+// Workers started on first use and kept; each job names how many of them take
+// part (the first `helpers`), and the caller waits until every one has left it.
+struct pool {
+    std::mutex m;
+    std::condition_variable wake, idle;
+    std::vector<std::thread> workers;
+    void (*call)(void*, int) = nullptr;
+    void* fn = nullptr;
+    int n = 0, helpers = 0, busy = 0;
+    std::atomic<int> next{0};
+    std::uint64_t job = 0;
+    bool quit = false;
+
+    void take() {
+        inside_item = true;
+        for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1))
+            call(fn, i);
+        inside_item = false;
+    }
+
+    void work(int index) {
+        std::uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(m);
+        for (;;) {
+            wake.wait(lock, [&] { return quit || (job != seen && index < helpers); });
+            if (quit)
+                return;
+            seen = job;
+            lock.unlock();
+            take();
+            lock.lock();
+            if (--busy == 0)
+                idle.notify_one();
+        }
+    }
+
+    void run(int items, int threads, void (*c)(void*, int), void* f) {
+        const int h = std::min(threads, items) - 1;
+        while (int(workers.size()) < h) {
+            const int index = int(workers.size());
+            workers.emplace_back([this, index] { work(index); });
+        }
+        {
+            std::lock_guard<std::mutex> lock(m);
+            call = c, fn = f, n = items, helpers = h, busy = h;
+            next.store(0);
+            ++job;
+        }
+        wake.notify_all();
+        take();
+        std::unique_lock<std::mutex> lock(m);
+        idle.wait(lock, [&] { return busy == 0; });
+    }
+
+    ~pool() {
+        {
+            std::lock_guard<std::mutex> lock(m);
+            quit = true;
+        }
+        wake.notify_all();
+        for (std::thread& t : workers)
+            t.join();
+    }
+};
+
+}  // namespace
+
+int threads_available() {
+    if (!have_threads)
+        return 1;
+    return std::clamp(int(std::thread::hardware_concurrency()), 1, threads_max);
+}
+
+std::string threads_problem(int n) {
+    if (n < 1)
+        return "threads must be at least 1, not " + std::to_string(n);
+    if (n > threads_max)
+        return "threads must be at most " + std::to_string(threads_max) + ", not " + std::to_string(n);
+    return "";
+}
+
+void parallel_for_call(int n, int threads, void (*call)(void*, int), void* fn) {
+    if (!have_threads || threads <= 1 || n <= 1 || inside_item) {
+        for (int i = 0; i < n; ++i)
+            call(fn, i);
+        return;
+    }
+    static std::mutex one_job;  // callers on different threads take turns
+    static pool p;
+    std::lock_guard<std::mutex> lock(one_job);
+    p.run(n, std::min(threads, threads_max), call, fn);
+}
+
+}  // namespace attn

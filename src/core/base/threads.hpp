@@ -1,0 +1,41 @@
+// Work split across the cores: one pool of worker threads for the whole program.
+//
+// parallel_for(n, threads, fn) calls fn(0) … fn(n−1), each exactly once, on up to
+// `threads` threads (the caller is one of them) and returns when all are done.
+// Items run in any order on any thread, so an item must not depend on another
+// and must write only its own memory: whoever calls decides the work of each item
+// and reduces the items' results in a fixed order afterwards, which is what makes
+// the bits the same for every thread count (train.cpp's row groups).
+//
+// Where the build has no threads (wasm without pthreads) every call runs its items
+// in order on the caller. A call from inside an item also runs inline.
+#pragma once
+
+#include <string>
+#include <type_traits>
+
+namespace attn {
+
+// The threads this machine offers: std::thread::hardware_concurrency (at least 1),
+// 1 where the build has no threads.
+int threads_available();
+
+// The largest thread count a caller may ask for (more is clamped).
+inline constexpr int threads_max = 64;
+
+// "" when n threads may be asked for here, else why not (0 or fewer, more than
+// threads_max). More than threads_available() is allowed (oversubscribed) and
+// says nothing: the bits do not depend on it.
+std::string threads_problem(int n);
+
+// fn(item) for item in [0, n). fn is called through a pointer: nothing is
+// allocated (a warm training step allocates nothing, tested).
+void parallel_for_call(int n, int threads, void (*call)(void* fn, int item), void* fn);
+template <class F>
+void parallel_for(int n, int threads, F&& fn) {
+    using f = std::remove_reference_t<F>;
+    parallel_for_call(
+        n, threads, [](void* p, int item) { (*static_cast<f*>(p))(item); }, const_cast<void*>(static_cast<const void*>(&fn)));
+}
+
+}  // namespace attn
