@@ -5,6 +5,7 @@
     python3 serve.py --port 9000      # another port
     python3 serve.py --host 0.0.0.0   # listen on another address (explicitly)
     python3 serve.py --no-build       # serve build/web/site as it is
+    python3 serve.py --no-isolation   # without COOP/COEP: the page runs its single-threaded build
 
 Serves only the files inside the built site folder: no directory listings, no
 path that leads outside it (.., encoded or not, or symlinks), the right MIME
@@ -15,6 +16,12 @@ IDLE_TIMEOUT seconds, or takes longer than REQUEST_DEADLINE to send its request
 line and headers (a client trickling bytes), is dropped; at most MAX_THREADS
 connections are served at once (more are answered 503 and closed, without a
 thread); a malformed request line gets 400 and HTTP/0.9 requests are refused.
+
+Every response says Cross-Origin-Opener-Policy: same-origin and
+Cross-Origin-Embedder-Policy: require-corp, which makes the page cross-origin
+isolated: the browser then gives it SharedArrayBuffer, and web/shell.js loads
+the threaded build (attn-mt.*, training on every core). A host that cannot send
+these headers serves the single-threaded build (attn.*), with the same bits.
 """
 import argparse
 import collections
@@ -69,7 +76,7 @@ def newest_mtime(paths):
 
 
 def site_is_stale():
-    outputs = [os.path.join(SITE, f) for f in ("attn.js", "attn.wasm", "index.html")]
+    outputs = [os.path.join(SITE, f) for f in ("attn.js", "attn.wasm", "attn-mt.js", "attn-mt.wasm", "index.html")]
     if not all(os.path.isfile(o) for o in outputs):
         return True
     sources = [os.path.join(ROOT, d) for d in SOURCE_DIRS + SOURCE_FILES]
@@ -88,8 +95,13 @@ def build():
         return
     env = dict(os.environ)
     env["NODE_PATH"] = "/usr/share/nodejs" + (os.pathsep + env["NODE_PATH"] if env.get("NODE_PATH") else "")
+    jobs = str(os.cpu_count() or 2)
+    # The threaded build first: it writes attn-mt.* into the site, whose build id
+    # (the offline cache's name) the web preset's attn_site then computes over both.
+    run(["cmake", "--preset", "web-threads"], env)
+    run(["cmake", "--build", "--preset", "web-threads", "--target", "attn_app", "-j", jobs], env)
     run(["cmake", "--preset", "web"], env)
-    run(["cmake", "--build", "--preset", "web", "--target", "attn_site", "-j", str(os.cpu_count() or 2)], env)
+    run(["cmake", "--build", "--preset", "web", "--target", "attn_site", "-j", jobs], env)
 
 
 def accepts_gzip(header):
@@ -148,6 +160,7 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
     timeout = IDLE_TIMEOUT  # also the socket timeout of every write
     default_request_version = "HTTP/1.0"  # errors before the version is read still get a status line
     request_deadline = REQUEST_DEADLINE
+    isolate = True  # COOP + COEP on every response (the module docstring)
     # The compressed bodies, one per file (a rebuilt file replaces its entry), the
     # least recently served dropped first beyond GZIP_CACHE_BYTES.
     _gzip_cache = collections.OrderedDict()  # path -> (mtime, size, gzip bytes)
@@ -241,6 +254,12 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
             self.send_header("Vary", "Accept-Encoding")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("X-Content-Type-Options", "nosniff")
+        if self.isolate:
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+            # Its files may be loaded from another origin: an embed in a sandboxed
+            # frame (an opaque origin) still loads its shell and says what is wrong.
+            self.send_header("Cross-Origin-Resource-Policy", "cross-origin")
         self.end_headers()
         if not head_only:
             self.wfile.write(body)
@@ -284,9 +303,10 @@ class BoundedServer(http.server.ThreadingHTTPServer):
             self.slots.release()
 
 
-def make_server(host, port, site, idle_timeout=IDLE_TIMEOUT, request_deadline=REQUEST_DEADLINE, max_threads=MAX_THREADS):
+def make_server(host, port, site, idle_timeout=IDLE_TIMEOUT, request_deadline=REQUEST_DEADLINE, max_threads=MAX_THREADS,
+                isolate=True):
     handler = type("BoundSiteHandler", (SiteHandler,),
-                   {"site": site, "timeout": idle_timeout, "request_deadline": request_deadline})
+                   {"site": site, "timeout": idle_timeout, "request_deadline": request_deadline, "isolate": isolate})
     server_class = type("BoundServer", (BoundedServer,), {"max_threads": max_threads})
     return server_class((host, port), handler)
 
@@ -296,6 +316,8 @@ def main(argv=None):
     ap.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     ap.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     ap.add_argument("--no-build", action="store_true", help="serve build/web/site as it is")
+    ap.add_argument("--no-isolation", action="store_true",
+                    help="leave out COOP/COEP: the page is not cross-origin isolated and runs its single-threaded build")
     ap.add_argument("--site", default=SITE, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
@@ -309,7 +331,7 @@ def main(argv=None):
         print("serve.py: no built site in %s; run without --no-build first." % args.site, file=sys.stderr)
         return 1
     try:
-        server = make_server(args.host, args.port, args.site)
+        server = make_server(args.host, args.port, args.site, isolate=not args.no_isolation)
     except OSError as e:
         print("serve.py: cannot listen on %s:%d: %s" % (args.host, args.port, e.strerror), file=sys.stderr)
         return 1

@@ -153,6 +153,7 @@ function startPageServer() {
     ['/tfjs/', path.join(benchDir, 'node_modules', '@tensorflow', 'tfjs', 'dist')],
     ['/tfjs-wasm/', path.join(benchDir, 'node_modules', '@tensorflow', 'tfjs-backend-wasm', 'dist')],
     ['/ours/', build('bench-web')],
+    ['/ours-mt/', build('bench-web-threads')],
     ['/data/', dataDir],
     ['/lib/', path.join(benchDir, 'lib')],
     ['/web/', path.join(benchDir, 'web')],
@@ -209,6 +210,7 @@ async function chromiumPeers(browser) {
   const error = await page.evaluate(() => window.benchError);
   if (error) throw new Error('benchmark page: ' + error);
   const isolated = await page.evaluate(() => window.bench.crossOriginIsolated());
+  const threaded = await page.evaluate(() => window.bench.threaded());  // build/bench-web-threads loaded
   const make = (peer, name, supports) => ({
     name, env: 'chromium', supports,
     prepare: (w) => page.evaluate(([p, id]) => window.bench.prepare(p, id), [peer, w.id]),
@@ -227,6 +229,13 @@ async function chromiumPeers(browser) {
     ort: makeOrt('ort', 'ort-web Chromium', (w) => Boolean(w.model)),
     ortFused: makeOrt('ortFused', 'ort-web Chromium fused', (w) => Boolean(w.fused)),
     circuits: () => page.evaluate(() => window.bench.circuits()),
+    threaded,
+    llamaMt: {
+      llamaLoad: (model, tokenizer, n) => page.evaluate(([m, t, k]) => window.bench.llamaLoadMt(m, t, k), [model, tokenizer, n]),
+      llamaForward: (lean, reps) => page.evaluate(([l, r]) => window.bench.llamaForwardMt(l, r), [lean, reps]),
+      llamaLogits: () => page.evaluate(() => window.bench.llamaLogitsMt()),
+      llamaGenerate: (steps) => page.evaluate((s) => window.bench.llamaGenerateMt(s, 2), steps),
+    },
     llama: {
       llamaLoad: (model, tokenizer, n) => page.evaluate(([m, t, k]) => window.bench.llamaLoad(m, t, k), [model, tokenizer, n]),
       llamaForward: (lean, reps) => page.evaluate(([l, r]) => window.bench.llamaForward(l, r), [lean, reps]),
@@ -234,8 +243,11 @@ async function chromiumPeers(browser) {
       llamaGenerate: (steps) => page.evaluate((s) => window.bench.llamaGenerate(s), steps),
     },
     train: {
+      threaded,
       trainRun: (id, reps) => page.evaluate(([i, r]) => window.bench.trainRun(i, r), [id, reps]),
       trainLosses: (id, n) => page.evaluate(([i, k]) => window.bench.trainLosses(i, k), [id, n]),
+      trainRunMt: (id, reps, threads) => page.evaluate(([i, r, n]) => window.bench.trainRunMt(i, r, n), [id, reps, threads]),
+      trainLossesMt: (id, n) => page.evaluate(([i, k]) => window.bench.trainLossesMt(i, k), [id, n]),
       tfjsPrepare: (id, name) => page.evaluate(([i, n]) => window.bench.tfjsPrepare(i, n), [id, name]),
       tfjsRun: (id, reps) => page.evaluate(([i, r]) => window.bench.tfjsRun(i, r), [id, reps]),
     },
@@ -273,11 +285,23 @@ function shuffle(xs, seed) {
 const trainCheckSteps = 20;
 const trainTolerance = 1e-4;
 
+// The threaded wasm build under Node (build/bench-web-threads: pthreads, 7
+// workers started with it), loaded once, or null when it was not built.
+let threadedNode;
+async function oursNodeThreads() {
+  if (threadedNode !== undefined) return threadedNode;
+  const js = build('bench-web-threads', 'attn_bench.js');
+  threadedNode = fs.existsSync(js) ? await oursWasm(require(js), fs.readFileSync(build('bench-web-threads', 'attn_bench.wasm'))) : null;
+  return threadedNode;
+}
+
 // T1, T2: ours natively and in wasm under Node (and in Chromium when given),
 // PyTorch eager and tfjs-wasm in Node, each checked on its first steps' losses,
 // then timed in interleaved rounds. Returns rows, targets and checks.
 async function trainingBench(native, oursNode, chrome) {
   const list = JSON.parse(await native.proc.ask('train_describe'));
+  const mt = await oursNodeThreads();
+  if (!mt) log('  no build/bench-web-threads: the threaded wasm rows are left out');
   const dumps = new Map();
   for (const t of list) {
     t.short = t.name.split(' ')[0];
@@ -311,6 +335,12 @@ async function trainingBench(native, oursNode, chrome) {
       prepare: async () => {} },
     { name: 'ours wasm Node', env: 'node', run: async (t, reps) => oursNode.trainRun(t.id, reps),
       prepare: async (t) => { oursNode.trainRun(t.id, trainCheckSteps); }, losses: async (t) => oursNode.trainLosses(t.id, trainCheckSteps) },
+    // The threaded build on 2 threads (the cores here), and on 4 and 8 (oversubscribed):
+    // one run, the same bits at every count (tested), so one loss check.
+    ...(mt ? [2, 4, 8].map((n) => ({
+      name: `ours wasm Node ${n}t`, env: 'node', run: async (t, reps) => mt.trainRun(t.id, reps, n),
+      prepare: async (t) => { if (n === 2) mt.trainRun(t.id, trainCheckSteps, n); }, losses: async (t) => mt.trainLosses(t.id, trainCheckSteps),
+    })) : []),
     { name: 'PyTorch eager 1t', env: 'native', run: async (t, reps) => Number(await torch.ask(`run ${t.id} ${reps}`)),
       prepare: async (t) => {
         const r = JSON.parse(await torch.ask(`prepare ${t.id} ${t.file}`));
@@ -345,6 +375,9 @@ async function trainingBench(native, oursNode, chrome) {
   if (chrome) {
     peers.push({ name: 'ours wasm Chromium', env: 'chromium', run: (t, reps) => chrome.trainRun(t.id, reps),
       prepare: (t) => chrome.trainRun(t.id, trainCheckSteps), losses: (t) => chrome.trainLosses(t.id, trainCheckSteps) });
+    if (chrome.threaded)
+      peers.push({ name: 'ours wasm Chromium 2t', env: 'chromium', run: (t, reps) => chrome.trainRunMt(t.id, reps, 2),
+        prepare: (t) => chrome.trainRunMt(t.id, trainCheckSteps, 2), losses: (t) => chrome.trainLossesMt(t.id, trainCheckSteps) });
     peers.push({ name: 'tfjs-wasm Chromium', env: 'chromium', run: (t, reps) => chrome.tfjsRun(t.id, reps),
       prepare: async (t) => {
         const r = await chrome.tfjsPrepare(t.id, t.short);
@@ -427,6 +460,12 @@ async function trainingBench(native, oursNode, chrome) {
     goal(t, 'ours native 2t', 'PyTorch eager 1t', 4);
     goal(t, 'ours native 2t', 'PyTorch eager 2t', 2);
     goal(t, 'ours native 2t', 'ours native', 1.7);  // issue 34: two threads ≥ 1.7× one
+    goal(t, 'ours wasm Node 2t', 'ours wasm Node', 1.7);
+    goal(t, 'ours wasm Node 2t', 'PyTorch eager 1t', 1.5);
+    goal(t, 'ours wasm Node 2t', 'PyTorch eager 2t', 1);
+    goal(t, 'ours wasm Chromium 2t', 'ours wasm Chromium', 1.7);
+    goal(t, 'ours wasm Chromium 2t', 'PyTorch eager 1t', 1.5);
+    goal(t, 'ours wasm Chromium 2t', 'PyTorch eager 2t', 1);
     goal(t, 'ours wasm Node', 'tfjs-wasm Node', 10);
     goal(t, 'ours wasm Chromium', 'tfjs-wasm Chromium', 10);
   }
@@ -585,7 +624,8 @@ function printCircuits(r) {
 // 110M shape unless given); bandwidth: the read probes over 256 MB, {native, node, chromium}.
 async function realModels(native, oursNode, chrome, bandwidth) {
   return llamaBench({
-    shapes: llamaShapes, native, oursNode, chrome: chrome && chrome.llama, bandwidth,
+    shapes: llamaShapes, native, oursNode, oursNodeMt: await oursNodeThreads(),
+    chrome: chrome && { ...chrome.llama, mt: chrome.threaded ? chrome.llamaMt : null }, bandwidth,
     torchProcess: args.includes('--no-torch') ? null : torchLlamaProcess(lineProcess, benchDir),
     rounds: Number(opt('--llama-rounds', rounds)), explicitRounds: args.includes('--llama-rounds'), dataDir, build, root, log, want: wantLlama,
   });
@@ -1074,4 +1114,4 @@ function printTraining(r) {
     t.checks.map((c) => `${c.peer} ${c.workload} ${c.lossMaxRel.toExponential(1)}`).join(', '));
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });  // exit: the threaded module's workers keep Node alive

@@ -63,6 +63,9 @@ fi
 log "building build/bench-web (wasm simd128)"
 cmake -S bench -B build/bench-web -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/bench-web -j"$jobs" >/dev/null
+log "building build/bench-web-threads (wasm simd128, pthreads: the page's threaded build)"
+cmake -S bench -B build/bench-web-threads -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release -DATTN_THREADS=ON >/dev/null
+cmake --build build/bench-web-threads -j"$jobs" >/dev/null
 args=("$@")
 if [[ " $* " != *" --no-torch "* && " $* " != *" --llama-only "* ]]; then
   # Training: PyTorch repeats our first 50 steps of the induction lesson recipe from the

@@ -4,7 +4,8 @@
 #      article's numpy code, serve.py, clang-format, the native app under Xvfb;
 #   2. the core tests and the headless UI frames again under AddressSanitizer +
 #      UndefinedBehaviorSanitizer;
-#   3. the web build: the same core tests compiled to wasm (SIMD) under Node;
+#   3. the web builds: the same core tests compiled to wasm (SIMD) under Node, and
+#      the threaded build's (pthreads) thread pool and training hashes on threads;
 #   4. the real page in headless Chromium (playwright-core).
 # Stage 2 (build and tests) runs in the background at the lowest CPU priority
 # from the start, on whatever core the other stages leave idle (the single-
@@ -115,10 +116,14 @@ if [ $quick = 1 ]; then
 fi
 
 if [ $quick = 0 ] || [ ${#web_tests[@]} -gt 0 ]; then
-  stage "web build and the core tests in wasm (Node)"
+  stage "web builds (threaded, then single-threaded) and the core tests in wasm (Node)"
+  # The threaded build first: its attn-mt.* go into the site, whose build id the web preset computes.
+  cmake --preset web-threads >/dev/null
+  cmake --build --preset web-threads -j "$jobs"
   cmake --preset web >/dev/null
   cmake --build --preset web -j "$jobs"
   if [ $quick = 0 ]; then
+    ctest --preset web-threads -j "$jobs"
     ctest --preset web -j "$jobs"
   fi
 

@@ -69,6 +69,28 @@ class ServeTest(unittest.TestCase):
         self.assertEqual(r.status, 200)
         self.assertTrue(r.getheader("Content-Type").startswith("text/javascript"))
 
+    def test_cross_origin_isolation_headers(self):
+        # The page is cross-origin isolated (the threaded build runs) unless --no-isolation.
+        for path in ("/", "/attn.wasm", "/sub/a.js"):
+            r, _ = self.get(path)
+            self.assertEqual(r.getheader("Cross-Origin-Opener-Policy"), "same-origin")
+            self.assertEqual(r.getheader("Cross-Origin-Embedder-Policy"), "require-corp")
+            self.assertEqual(r.getheader("Cross-Origin-Resource-Policy"), "cross-origin")
+        plain = serve.make_server("127.0.0.1", 0, self.site, isolate=False)
+        threading.Thread(target=plain.serve_forever, daemon=True).start()
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", plain.server_address[1], timeout=5)
+            conn.request("GET", "/")
+            r = conn.getresponse()
+            r.read()
+            conn.close()
+            self.assertEqual(r.status, 200)
+            self.assertIsNone(r.getheader("Cross-Origin-Opener-Policy"))
+            self.assertIsNone(r.getheader("Cross-Origin-Embedder-Policy"))
+        finally:
+            plain.shutdown()
+            plain.server_close()
+
     def test_head(self):
         r, body = self.get("/attn.wasm", method="HEAD")
         self.assertEqual(r.status, 200)

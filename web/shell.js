@@ -1027,6 +1027,17 @@
   // [Start] Checks the browser, downloads the app and starts it: at once, or, for a
   // poster (view.poster=1), when the reader presses Run. attn.wasm, attn.data and
   // attn.js download side by side, and attn.wasm compiles while it downloads.
+  //
+  // Two builds of the same code, with the same bits: where the page is
+  // cross-origin isolated (serve.py's COOP/COEP headers) the browser shares memory
+  // with workers, and the threaded build (attn-mt.*) trains on every core, at
+  // most 8, its workers started before main(); elsewhere (an embed in a page that
+  // is not isolated, a host without the headers) the single-threaded attn.*.
+  // A visitor downloads one of them.
+  const cores = Math.max(1, Math.min(8, Number(navigator.hardwareConcurrency) || 1));
+  const threaded = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' && cores > 1;
+  const appName = threaded ? 'attn-mt' : 'attn';
+  shell.build = threaded ? 'threads' : 'single';
   function startApp() {
     const missing = missingWasm();
     if (missing.length) {
@@ -1038,8 +1049,8 @@
     // branch is counted for the progress bar. Behind gzip, Content-Length counts the
     // compressed bytes and the body yields the decoded ones: no fraction is known then.
     function fetchAndCompileWasm(signal) {
-      return fetch('attn.wasm', { signal }).then((response) => {
-        if (!response.ok) throw new Error('attn.wasm: HTTP ' + response.status);
+      return fetch(appName + '.wasm', { signal }).then((response) => {
+        if (!response.ok) throw new Error(appName + '.wasm: HTTP ' + response.status);
         if (!response.body || typeof WebAssembly.compileStreaming !== 'function')
           return response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
         const encoding = response.headers.get('Content-Encoding');
@@ -1069,7 +1080,7 @@
     const preload = document.createElement('link');
     preload.rel = 'preload';
     preload.as = 'script';
-    preload.href = 'attn.js';
+    preload.href = appName + '.js';
     document.head.appendChild(preload);
 
     const missingGL = missingWebGL();
@@ -1081,6 +1092,7 @@
     }
     const Module = {
       canvas: document.getElementById('canvas'),
+      attnWorkers: threaded ? cores - 1 : 0,  // the threaded build's PTHREAD_POOL_SIZE (CMakeLists.txt)
       arguments: hash ? ['--experiment', hash] : [],  // refreshed in onRuntimeInitialized
       // Right after main() (before any frame or message): how the app words the
       // poster's link, unless the link had problems (the app then shows another).
@@ -1159,8 +1171,8 @@
     dataPackage.then((bytes) => {
       Module.getPreloadedPackage = () => bytes;
       const script = document.createElement('script');
-      script.src = 'attn.js';
-      script.onerror = () => fatal('The playground could not load', ['attn.js failed to download. Reload the page to try again.']);
+      script.src = appName + '.js';
+      script.onerror = () => fatal('The playground could not load', [appName + '.js failed to download. Reload the page to try again.']);
       document.body.appendChild(script);
     }).catch(failed);
   }

@@ -24,8 +24,14 @@ try {
 const CACHE_PREFIX = 'attn-site-';
 const CACHE = CACHE_PREFIX + buildId;
 
+// The build this origin's pages load, by web/shell.js's rule: the threaded one
+// where they are cross-origin isolated, and then so is this worker (the host's
+// COOP/COEP headers are on sw.js too), on more than one core.
+const cores = Math.max(1, Math.min(8, Number(navigator.hardwareConcurrency) || 1));
+const APP = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' && cores > 1
+  ? ['attn-mt.js', 'attn-mt.wasm', 'attn-mt.worker.js'] : ['attn.js', 'attn.wasm'];
 // What the first load needs, plus the blog; assets/ui-cjk.ttf is cached when fetched.
-const REQUIRED = ['./', 'index.html', 'shell.js', 'shell.css', 'attn.js', 'attn.wasm', 'attn.data', 'favicon.svg'];
+const REQUIRED = ['./', 'index.html', 'shell.js', 'shell.css', ...APP, 'attn.data', 'favicon.svg'];
 const OPTIONAL = ['blog.html'];
 const MAX_ENTRIES = 32;
 

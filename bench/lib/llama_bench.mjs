@@ -78,7 +78,7 @@ function memoryRows(build, files, log) {
 
 // The peers of R1 and R2 for one shape: { name, env, load(), forward(lean, reps),
 // logits(), generate(steps) → {seconds, ids}, cacheBytes(steps) }.
-function peersFor({ native, oursNode, chrome, torch, files, dataDir }) {
+function peersFor({ native, oursNode, oursNodeMt, chrome, torch, files, dataDir }) {
   const peers = [];
   const rel = path.relative(path.join(dataDir, 'llama'), files.model);
   peers.push({
@@ -94,6 +94,11 @@ function peersFor({ native, oursNode, chrome, torch, files, dataDir }) {
     cacheBytes: async (steps) => Number(await native.proc.ask(`llama_cache_bytes ${steps}`)),
     profile: async (reps) => JSON.parse(await native.proc.ask(`llama_profile ${reps}`)),
   });
+  peers.push({  // the same loaded model, generating on the 2 cores here
+    name: 'ours native 2t', env: 'native', genOnly: true,
+    load: async () => ({}),
+    generate: async (steps) => JSON.parse(await native.proc.ask(`llama_generate ${steps} 2`)),
+  });
   peers.push({
     name: 'ours wasm Node', env: 'node',
     load: async () => oursNode.llamaLoad(fs.readFileSync(files.model), fs.readFileSync(files.tokenizer), llamaForwardTokens),
@@ -102,6 +107,24 @@ function peersFor({ native, oursNode, chrome, torch, files, dataDir }) {
     generate: async (steps) => oursNode.llamaGenerate(steps),
     profile: async (reps) => oursNode.llamaProfile(reps),
   });
+  if (oursNodeMt) {  // the threaded build (build/bench-web-threads) on this machine's 2 cores
+    peers.push({
+      name: 'ours wasm Node 2t', env: 'node',
+      load: async () => oursNodeMt.llamaLoad(fs.readFileSync(files.model), fs.readFileSync(files.tokenizer), llamaForwardTokens),
+      forward: async (lean, reps) => oursNodeMt.llamaForward(lean, reps),
+      logits: async () => oursNodeMt.llamaLogits(),
+      generate: async (steps) => oursNodeMt.llamaGenerate(steps, 2),
+    });
+  }
+  if (chrome && chrome.mt) {  // the threaded build in the page, on 2 threads
+    peers.push({
+      name: 'ours wasm Chromium 2t', env: 'chromium',
+      load: () => chrome.mt.llamaLoad(rel, 'tokenizer.bin', llamaForwardTokens),
+      forward: (lean, reps) => chrome.mt.llamaForward(lean, reps),
+      logits: async () => Float32Array.from(await chrome.mt.llamaLogits()),
+      generate: (steps) => chrome.mt.llamaGenerate(steps),
+    });
+  }
   if (chrome) {
     peers.push({
       name: 'ours wasm Chromium', env: 'chromium',
@@ -143,7 +166,7 @@ function shuffle(xs, seed) {
 }
 
 // One shape's R1 and R2 (rows of `want`ed workloads), then R3.
-async function benchShape({ shape, native, oursNode, chrome, torchProcess, rounds, explicitRounds, dataDir, build, root, log, want, bandwidth }) {
+async function benchShape({ shape, native, oursNode, oursNodeMt, chrome, torchProcess, rounds, explicitRounds, dataDir, build, root, log, want, bandwidth }) {
   const files = llamaFiles(root, path.join(dataDir, 'llama'), shape, log);
   const names = {
     lean: `R1 forward ${llamaForwardTokens} tokens ${shape}, lean trace`,
@@ -156,7 +179,7 @@ async function benchShape({ shape, native, oursNode, chrome, torchProcess, round
   const doForward = want(names.lean) || want(names.full), doGen = want(names.gen);
   if (doForward || doGen) {
     const torch = torchProcess ? torchProcess() : null;
-    const peers = peersFor({ native, oursNode, chrome, torch, files, dataDir });
+    const peers = peersFor({ native, oursNode, oursNodeMt, chrome, torch, files, dataDir });
     const nat = peers[0];
     const loaded = await nat.load();
     if (loaded.error) throw new Error(`${files.model}: ${loaded.error}`);
@@ -175,7 +198,7 @@ async function benchShape({ shape, native, oursNode, chrome, torchProcess, round
     const ok = new Set();
     let want1 = null, wantIds = null;
     for (const p of active) {
-      if (doForward) {
+      if (doForward && !p.genOnly) {
         for (const lean of p.torch ? [true] : [true, false]) {
           await p.forward(lean, 1);
           const got = await p.logits();
@@ -225,7 +248,7 @@ async function benchShape({ shape, native, oursNode, chrome, torchProcess, round
       node: bandwidth.node, chromium: bandwidth.chromium,
     };
     info.bandwidth = { step_weight_bytes: stepBytes, mean_cache_bytes: cache, probes };
-    info.profile = { native: await nat.profile(20), node: await peers[1].profile(5) };
+    info.profile = { native: await nat.profile(20), node: await peers.find((p) => p.name === 'ours wasm Node').profile(5) };
 
     // Rows: ratio = median over rounds of (PyTorch time / ours in the given runtime).
     const ratio = (oursKey, peerKey) => {
@@ -278,12 +301,14 @@ async function benchShape({ shape, native, oursNode, chrome, torchProcess, round
       const r = lean || leanNode;
       targets.push({ target: `${names.lean}: ${r.peer} ≤ 1 s`, value: `${r.median_ms.toFixed(0)} ms` + (lean && leanNode ? ` (Node ${leanNode.median_ms.toFixed(0)} ms)` : ''), met: r.median_ms <= 1000 });
     }
-    for (const who of ['ours wasm Node', 'ours wasm Chromium']) {
+    for (const who of ['ours wasm Node', 'ours wasm Node 2t', 'ours wasm Chromium', 'ours wasm Chromium 2t']) {
       const r = find(names.gen, who);
       if (r && r.ratio_vs_torch) targets.push({ target: `${names.gen}: ${who} ≥ 2× PyTorch eager 1t tokens/s`, value: `${r.ratio_vs_torch.toFixed(2)}× (${r.tokens_per_s.toFixed(0)} tokens/s)`, met: r.ratio_vs_torch >= 2 });
     }
-    const g = find(names.gen, 'ours native');
-    if (g) targets.push({ target: `${names.gen}: ours native ≥ 60 % of the memory-bandwidth bound (${(stepBytes / 1e6).toFixed(1)} MB of weights per token / the native read probe over 256 MB)`, value: `${(100 * g.fraction_of_bandwidth).toFixed(1)} % (${g.ms_per_token.toFixed(2)} ms/token, bound ${g.bound_ms_per_token.toFixed(2)} ms)`, met: g.fraction_of_bandwidth >= 0.6 });
+    for (const who of ['ours native', 'ours native 2t']) {
+      const g = find(names.gen, who);
+      if (g) targets.push({ target: `${names.gen}: ${who} ≥ 60 % of the memory-bandwidth bound (${(stepBytes / 1e6).toFixed(1)} MB of weights per token / the native read probe over 256 MB)`, value: `${(100 * g.fraction_of_bandwidth).toFixed(1)} % (${g.ms_per_token.toFixed(2)} ms/token, bound ${g.bound_ms_per_token.toFixed(2)} ms)`, met: g.fraction_of_bandwidth >= 0.6 });
+    }
   }
   if (want(names.mem)) {
     log(`  ${shape}: R3, peak resident memory of opening the file`);

@@ -63,8 +63,8 @@ export async function oursWasm(createAttnBench, wasmBinary) {
       const p = m._bench_llama_logits() >> 2;
       return m.HEAPF32.slice(p, p + m._bench_llama_logits_size());
     },
-    llamaGenerate(steps) {
-      const seconds = m._bench_llama_generate(steps);
+    llamaGenerate(steps, threads = 1) {
+      const seconds = m._bench_llama_generate(steps, threads);
       const p = m._bench_llama_generated() >> 2;
       return { seconds, prompt_seconds: m._bench_llama_prompt_seconds(), ids: Array.from(m.HEAP32.slice(p, p + m._bench_llama_generated_count())) };
     },

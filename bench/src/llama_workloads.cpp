@@ -123,9 +123,10 @@ double bench_llama_forward(int lean, int reps) {
 const float* bench_llama_logits() { return state().last_logits.data(); }
 int bench_llama_logits_size() { return int(state().last_logits.size()); }
 
-double bench_llama_generate(int steps) {
+double bench_llama_generate(int steps, int threads) {
     llama_state& s = state();
     attn::llama_decoder& d = *s.decoder;
+    d.threads = std::max(1, threads);
     const attn::llama_config& c = s.model.config;
     const attn::llama_sampling greedy{0.0f, 0.0f, 1};
     attn::rng g(greedy.seed);

@@ -142,9 +142,11 @@ int main() {
             write_floats(file, bench_llama_logits(), bench_llama_logits_size());
             std::cout << "ok" << std::endl;
         } else if (cmd == "llama_generate") {
-            int steps = 128;
+            int steps = 128, threads = 1;
             in >> steps;
-            const double seconds = bench_llama_generate(steps);  // before bench_llama_prompt_seconds
+            if (!(in >> threads))
+                threads = 1;
+            const double seconds = bench_llama_generate(steps, threads);  // before bench_llama_prompt_seconds
             char buf[128];
             std::snprintf(buf, sizeof buf, "{\"seconds\":%.9g,\"prompt_seconds\":%.9g,\"ids\":[", seconds,
                           bench_llama_prompt_seconds());

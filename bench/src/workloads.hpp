@@ -100,7 +100,7 @@ const float* bench_llama_logits();
 int bench_llama_logits_size();
 // R2: the prompt, then `steps` greedy tokens; seconds per generated token (the
 // prompt's time in bench_llama_prompt_seconds); the tokens in bench_llama_generated.
-double bench_llama_generate(int steps);
+double bench_llama_generate(int steps, int threads = 1);  // on `threads` threads (the same tokens)
 int bench_llama_generated_count();
 const int* bench_llama_generated();
 double bench_llama_prompt_seconds();

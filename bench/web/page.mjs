@@ -44,6 +44,8 @@ async function init() {
   ort.env.wasm.wasmPaths = '/ort/';
   ort.env.wasm.proxy = false;
   const ours = await oursWasm(window.createAttnBench, await bytes('/ours/attn_bench.wasm'));
+  // The threaded build (build/bench-web-threads; this page is cross-origin isolated), when built.
+  const oursMt = window.createAttnBenchMt ? await oursWasm(window.createAttnBenchMt, await bytes('/ours-mt/attn_bench.wasm')) : null;
   const workloads = await (await fetch('/data/workloads.json')).json();
   // The operator chain (w.model, /data/models/<id>.onnx) and the fused operators
   // (w.fused: one graph per way of writing it, /data/models/<id>.<op>.onnx), on the
@@ -91,6 +93,15 @@ async function init() {
     llamaCacheBytes: (steps) => ours.llamaCacheBytes(steps),
     trainRun: (id, reps, threads = 1) => ours.trainRun(id, reps, threads),
     trainLosses: (id, n) => ours.trainLosses(id, n),
+    // The threaded build: null when it was not built.
+    threaded: () => Boolean(oursMt),
+    trainRunMt: (id, reps, threads) => oursMt.trainRun(id, reps, threads),
+    trainLossesMt: (id, n) => oursMt.trainLosses(id, n),
+    llamaLoadMt: async (model, tokenizer, forwardTokens) =>
+      oursMt.llamaLoad(await bytes(`/data/llama/${model}`), await bytes(`/data/llama/${tokenizer}`), forwardTokens),
+    llamaForwardMt: (lean, reps) => oursMt.llamaForward(lean, reps),
+    llamaLogitsMt: () => Array.from(oursMt.llamaLogits()),
+    llamaGenerateMt: (steps, threads) => oursMt.llamaGenerate(steps, threads),
     // tfjs on the dump run.mjs wrote (/data/<name>.train.json): its losses on the dump's steps, then timed steps.
     tfjsPrepare: async (id, name) => {
       const tf = await (tfReady ||= tfjsWasm());

@@ -113,7 +113,8 @@ std::string train_json(const attn::ui::app& a, bool heads) {
          ",\"long\":" + (attn::train_is_long(a.model.exp) ? "true" : "false") + "}";
     // Between frames: a step begun and not finished, a held-out measure under way (trainer_advance's pieces).
     j += std::string(",\"inStep\":") + (t.run && attn::train_step_in_progress(*t.run) ? "true" : "false") +
-         ",\"measuring\":" + (t.measuring_step >= 0 ? "true" : "false");
+         ",\"measuring\":" + (t.measuring_step >= 0 ? "true" : "false") +
+         ",\"threads\":" + std::to_string(a.model.threads);  // what steps run on (the threaded build: the cores, ≤ 8)
     if (heads) {
         j += ",\"measuredStep\":" + std::to_string(t.measured_step) + ",\"heads\":" + heads_json(t.now);
         j += ",\"kept\":[";  // the measures at each snapshot the run reached
@@ -418,6 +419,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_train_hash(const char* recipe, int st
         g_buffer = "error: " + (init.errors.empty() ? std::string("?") : init.errors.front());
         return g_buffer.c_str();
     }
+    init.run->threads = g_app ? g_app->model.threads : 1;  // as the page trains: the same bits on any count
     attn::train_run_named(*init.run);
     g_buffer = init.run->error.empty() ? attn::train_weights_hash(*init.run) : "error: " + init.run->error;
     return g_buffer.c_str();

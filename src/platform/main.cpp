@@ -54,6 +54,7 @@
 #include "share.hpp"
 #include "theme.hpp"
 #include "touch.hpp"
+#include "train/train.hpp"
 
 namespace {
 
@@ -290,7 +291,8 @@ std::string start_link(const options& opt) {
 remembered app_start(attn::ui::app& app, const options& opt) {
     remembered kept;
     attn::ui::app_init(app, attn::experiment{});
-    app.model.threads = opt.threads > 0 ? opt.threads : attn::threads_available();  // 1 in a build without threads
+    // Every core, at most train_groups (a step has no more parts); 1 in a build without threads.
+    app.model.threads = opt.threads > 0 ? opt.threads : std::min(attn::threads_available(), attn::train_groups);
     const std::string link = start_link(opt);
     if (!link.empty() && !attn::ui::app_open_link(app, link, false)) {
         for (const auto& e : app.errors)

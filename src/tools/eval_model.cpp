@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/threads.hpp"
 #include "llama/forward.hpp"
 #include "llama/generate.hpp"
 #include "llama/lens.hpp"
@@ -138,7 +139,7 @@ int generate(const cli_options& o, const link_view& v, const llama_model& m, con
              const std::vector<int>& prompt) {
     const llama_sampling s{o.temperature.value_or(v.temperature), o.top_p.value_or(v.top_p),
                            o.seed.value_or(std::uint64_t(v.gen_seed))};
-    const std::vector<int> all = llama_generate(m, prompt, o.generate, s);
+    const std::vector<int> all = llama_generate(m, prompt, o.generate, s, threads_available());  // the same tokens on any count
     std::string text;
     for (std::size_t i = 1; i < all.size(); ++i)
         text += llama_decode_piece(tok, all[i - 1], all[i]);

@@ -301,7 +301,8 @@ void frame_apply(app& a, frame_out& out) {
     if (out.view)
         a.view = std::move(*out.view);
     if (out.model_generate && a.real.model)  // from the prompt the window shows, with the settings just set
-        real_model_generate_start(*a.real.model, a.real.reading.ids, a.view.model_sampling, a.view.model_steps, a.real.gen);
+        real_model_generate_start(*a.real.model, a.real.reading.ids, a.view.model_sampling, a.view.model_steps, a.real.gen,
+                                  a.model.threads);
     if (out.model_stop)
         a.real.gen.done = true;
     if (!out.model_open_kept.empty())

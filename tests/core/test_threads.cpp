@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "base/threads.hpp"
+#include "llama/checkpoint.hpp"
+#include "llama/generate.hpp"
+#include "llama_test_files.hpp"
 #include "spec/experiment.hpp"
 #include "train/train.hpp"
 
@@ -69,6 +72,22 @@ TEST_CASE(
             CHECK(r.curve.back().loss == one.curve.back().loss);
             CHECK(r.curve.back().grad_norm == one.curve.back().grad_norm);
         }
+        for (int threads : {2, 3}) {  // in pieces (the page's trainer): a few groups side by side, a few pieces each
+            train_run r = run_of(link);
+            r.threads = threads;
+            r.threaded_pieces = 3;
+            for (const std::string& h : hashes) {
+                int pieces = 0;
+                train_piece p = train_piece::partial;
+                while (p == train_piece::partial) {
+                    p = train_step_piece(r);
+                    ++pieces;
+                }
+                REQUIRE(p == train_piece::step);
+                CHECK(pieces > 3);
+                CHECK(train_weights_hash(r) == h);
+            }
+        }
         train_run mixed = run_of(link);  // a step begun a piece at a time on one thread, finished on three
         for (int i = 0; i < 4; ++i)
             REQUIRE(train_step_piece(mixed) == train_piece::partial);
@@ -76,4 +95,28 @@ TEST_CASE(
         REQUIRE(train_step(mixed));
         CHECK(train_weights_hash(mixed) == hashes[0]);
     }
+}
+
+TEST_CASE("generation through the KV cache: the same logits, bits and tokens on 1, 2 and 3 threads") {
+    // Rows past one block of 64 and not a multiple of any SIMD width (hidden 200,
+    // vocab 301), GQA: every product split, every head in parallel.
+    const test::llama_bytes b = test::llama_test_checkpoint(test::llama_test_config(96, 200, 2, 6, 2, 301, 32, false), 5);
+    llama_model m;
+    std::string why;
+    REQUIRE_MESSAGE(llama_checkpoint_read(b.data(), b.size(), m, &why), why);
+    llama_decoder one(m), two(m), three(m);
+    two.threads = 2;
+    three.threads = 3;
+    for (int token : {1, 17, 250, 3, 300, 42}) {
+        const float* a = one.step(token);
+        const std::vector<float> want(a, a + 301);
+        for (llama_decoder* d : {&two, &three}) {
+            const float* z = d->step(token);
+            CHECK(std::vector<float>(z, z + 301) == want);
+            CHECK(d->attention == one.attention);
+        }
+    }
+    const llama_sampling s{0.9f, 0.9f, 7};
+    const std::vector<int> tokens = llama_generate(m, {1, 5, 9}, 20, s);
+    CHECK(llama_generate(m, {1, 5, 9}, 20, s, 3) == tokens);
 }

@@ -425,6 +425,6 @@ TEST_CASE("recipe keys: written only with a task, round trips, plain rejections"
     const auto init = train_init(big);
     REQUIRE(init.errors.size() == 1);
     // The exact bytes, so that "needs 512 MB; the limit is 512 MB" can never be read.
-    CHECK(init.errors[0].find("the limit is 536870912 bytes (512 MB)") != std::string::npos);
-    CHECK(init.errors[0].find("needs 536870912 bytes") == std::string::npos);
+    CHECK(init.errors[0].find("the limit is 671088640 bytes (640 MB)") != std::string::npos);
+    CHECK(init.errors[0].find("needs 671088640 bytes") == std::string::npos);
 }

@@ -379,15 +379,24 @@ constexpr const char* recorded_hash_step20 = "e7029b4ce1579506";
 // hash (tests/web/train.test.mjs), through the Train panel's trainer.
 constexpr const char* recorded_hash_step120 = "c0f65bbc7e852427";
 
+// On one thread and on three (the same bits: train.hpp; the threaded wasm build,
+// preset web-threads, runs these on real threads).
 static std::string lesson_hash_after(int steps) {
     const auto parsed = experiment_parse(recipe_lesson_induction);
     REQUIRE(parsed.value);
     experiment e = *parsed.value;
     e.train.steps = steps;
-    auto init = train_init(e);
-    REQUIRE(init.run);
-    train_run_all(*init.run);
-    return train_weights_hash(*init.run);
+    std::string hash;
+    for (int threads : {1, 3}) {
+        auto init = train_init(e);
+        REQUIRE(init.run);
+        init.run->threads = threads;
+        train_run_all(*init.run);
+        if (threads > 1)
+            CHECK(train_weights_hash(*init.run) == hash);
+        hash = train_weights_hash(*init.run);
+    }
+    return hash;
 }
 
 TEST_CASE("the induction lesson's initial weights have the recorded hash in every build") {

@@ -570,6 +570,8 @@ TEST_CASE("the cost of a step from the shape: at the largest recipe no piece is 
     // What the page decides with: the largest runs for hours, so it opens paused; the moderate one trains.
     CHECK(train_seconds(big.step) > 1.0);
     CHECK(train_is_long(recipe_of(largest_link)));
+    CHECK(train_run_bytes(recipe_of(largest_link)) <=
+          train_run_max_bytes);  // its links open (tests/web/freeze.test.mjs trains it)
     CHECK(!train_is_long(recipe_of(moderate_link)));
     CHECK(!train_is_long(full_recipe(40)));
     // The count matches the code: a layer forward of the moderate shape, by hand.

@@ -236,7 +236,7 @@ test('a link that arrives while the page loads (pasted, Back) is the one opened:
     // attn.wasm is held back until the links below have arrived: the page is still loading.
     let release;
     const held = new Promise((resolve) => { release = resolve; });
-    await page.route('**/attn.wasm', async (route) => { await held; await route.continue(); });
+    await page.route(/\/attn(-mt)?\.wasm$/, async (route) => { await held; await route.continue(); });
     await page.goto(suite.server.url + '#v=1&text=loaded%20first&heads=2');
     await page.evaluate(() => { location.hash = '#v=1&text=pasted%20while%20loading&heads=4'; });
     await page.evaluate(() => { location.hash = '#v=1&text=pasted%20again&heads=1'; });

@@ -33,6 +33,9 @@ after(async () => {
   if (site) fs.rmSync(site, { recursive: true, force: true });
 });
 
+// The app files of the build the page runs (web/shell.js: attn-mt.* where it is cross-origin isolated).
+const appBuild = async (page) => ((await page.evaluate(() => window.attnShell.build)) === 'threads'
+  ? ['/attn-mt.js', '/attn-mt.wasm', '/attn-mt.worker.js'] : ['/attn.js', '/attn.wasm']);
 const up = (page) => page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
 const cachedPaths = (page) => page.evaluate(async () => {
   const names = (await caches.keys()).filter((n) => n.startsWith('attn-site-'));
@@ -58,7 +61,7 @@ test('after one visit the playground opens and computes offline; a new build rep
     await page.waitForFunction(() => !!navigator.serviceWorker.controller && window.attnShell.fonts['ui-cjk.ttf'] === 'loaded', null, { timeout: 30000 });
     const cached = await cachedPaths(page);
     assert.deepEqual(Object.keys(cached), ['attn-site-' + buildId]);
-    for (const f of ['/', '/index.html', '/shell.js', '/shell.css', '/attn.js', '/attn.wasm', '/attn.data', '/favicon.svg', '/blog.html', '/assets/ui-cjk.ttf'])
+    for (const f of ['/', '/index.html', '/shell.js', '/shell.css', ...await appBuild(page), '/attn.data', '/favicon.svg', '/blog.html', '/assets/ui-cjk.ttf'])
       assert.ok(cached['attn-site-' + buildId].includes(f), 'cached: ' + f);
 
     await context.setOffline(true);
@@ -137,7 +140,7 @@ test('sw.js keeps one entry per path: ?query variants add nothing, a fetch with 
     const bounded = await settled();
     assert.ok(bounded.length <= 32, `at most 32 entries, found ${bounded.length}`);
     const paths = await entries();
-    for (const f of ['/', '/index.html', '/shell.js', '/shell.css', '/attn.js', '/attn.wasm', '/attn.data', '/favicon.svg'])
+    for (const f of ['/', '/index.html', '/shell.js', '/shell.css', ...await appBuild(page), '/attn.data', '/favicon.svg'])
       assert.ok(paths.includes(f), 'still cached: ' + f);
     assert.ok(paths.includes('/extra-39.txt'), 'the newest file is kept');
     assert.deepEqual(problems, []);

@@ -178,4 +178,5 @@ export function posterCard(f) {
 }
 
 // The app's own files among requested URLs: what a poster must not load before Run.
-export const appFiles = (urls) => urls.filter((u) => /\/attn\.(wasm|js|data)(\?|$)/.test(u));
+// The app's three files, of either build (attn.* or the threaded attn-mt.*: web/shell.js).
+export const appFiles = (urls) => urls.filter((u) => /\/attn(-mt)?\.(wasm|js|data)(\?|$)/.test(u));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/threads.hpp"
 #include "kernels/kernels.hpp"
 #include "llama/forward.hpp"
 #include "llama/tokenizer.hpp"
@@ -13,9 +14,21 @@ namespace attn {
 
 namespace {
 
-// y(out) = W(out, in)·x(in) for a weight in the model's buffer.
-void matvec(const llama_model& m, const llama_tensor& w, const float* x, float* y, int out, int in) {
-    kernel_matmul_bt(x, m.at(w), y, 1, out, in);
+// y(out) = W(out, in)·x(in) for a weight in the model's buffer; on several
+// threads in blocks of matvec_rows rows. A row's sum does not depend on the block
+// that holds it (the kernel takes W rows at a time from the block's start, and
+// 64 is a multiple of every W), so any thread count gives the same bits (tested).
+constexpr int matvec_rows = 64;
+void matvec(const llama_decoder& d, const llama_tensor& w, const float* x, float* y, int out, int in) {
+    const float* b = d.model->at(w);
+    if (d.threads <= 1) {
+        kernel_matmul_bt(x, b, y, 1, out, in);
+        return;
+    }
+    parallel_for((out + matvec_rows - 1) / matvec_rows, d.threads, [&](int i) {
+        const int r0 = i * matvec_rows;
+        kernel_matmul_bt(x, b + std::size_t(r0) * std::size_t(in), y + r0, 1, std::min(matvec_rows, out - r0), in);
+    });
 }
 
 // One head's attention at position pos of layer l: weights over keys 0..pos
@@ -52,23 +65,22 @@ void layer_step(llama_decoder& d, int l) {
     float* k = d.key_cache.data() + row;
     float* v = d.value_cache.data() + row;
     rmsnorm_gain_rows(d.x.data(), m.at(w.rms_att), d.xb.data(), 1, dim, llama_norm_eps);
-    matvec(m, w.wq, d.xb.data(), d.q.data(), dim, dim);
-    matvec(m, w.wk, d.xb.data(), k, kv_dim, dim);
-    matvec(m, w.wv, d.xb.data(), v, kv_dim, dim);
+    matvec(d, w.wq, d.xb.data(), d.q.data(), dim, dim);
+    matvec(d, w.wk, d.xb.data(), k, kv_dim, dim);
+    matvec(d, w.wv, d.xb.data(), v, kv_dim, dim);
     for (int c0 = 0; c0 < dim; c0 += hs)
         rope_rotate(d.q.data() + c0, 1, hs, d.pos, llama_rope_base);
     for (int c0 = 0; c0 < kv_dim; c0 += hs)
         rope_rotate(k + c0, 1, hs, d.pos, llama_rope_base);
-    for (int h = 0; h < c.n_heads; ++h)
-        attend(d, l, h, d.xb.data() + std::size_t(h) * std::size_t(hs));
-    matvec(m, w.wo, d.xb.data(), d.xb2.data(), dim, dim);
+    parallel_for(c.n_heads, d.threads, [&d, l, hs](int h) { attend(d, l, h, d.xb.data() + std::size_t(h) * std::size_t(hs)); });
+    matvec(d, w.wo, d.xb.data(), d.xb2.data(), dim, dim);
     for (int i = 0; i < dim; ++i)
         d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
     rmsnorm_gain_rows(d.x.data(), m.at(w.rms_ffn), d.xb.data(), 1, dim, llama_norm_eps);
-    matvec(m, w.w1, d.xb.data(), d.hb.data(), c.hidden_dim, dim);
-    matvec(m, w.w3, d.xb.data(), d.hb2.data(), c.hidden_dim, dim);
+    matvec(d, w.w1, d.xb.data(), d.hb.data(), c.hidden_dim, dim);
+    matvec(d, w.w3, d.xb.data(), d.hb2.data(), c.hidden_dim, dim);
     kernel_swiglu(d.hb.data(), d.hb2.data(), d.hb.data(), c.hidden_dim);
-    matvec(m, w.w2, d.hb.data(), d.xb2.data(), dim, c.hidden_dim);
+    matvec(d, w.w2, d.hb.data(), d.xb2.data(), dim, c.hidden_dim);
     for (int i = 0; i < dim; ++i)
         d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
 }
@@ -139,7 +151,7 @@ const float* llama_decoder::step(int token) {
     for (int l = 0; l < c.n_layers; ++l)
         layer_step(*this, l);
     rmsnorm_gain_rows(x.data(), m.at(m.rms_final), x.data(), 1, c.dim, llama_norm_eps);
-    matvec(m, m.classifier, x.data(), logits.data(), c.vocab_size, c.dim);
+    matvec(*this, m.classifier, x.data(), logits.data(), c.vocab_size, c.dim);
     ++pos;
     return logits.data();
 }
@@ -182,8 +194,10 @@ int llama_sample(const float* logits, int vocab, const llama_sampling& s, rng& g
     return vocab - 1;  // rounding
 }
 
-std::vector<int> llama_generate(const llama_model& m, const std::vector<int>& prompt, int steps, const llama_sampling& s) {
+std::vector<int> llama_generate(const llama_model& m, const std::vector<int>& prompt, int steps, const llama_sampling& s,
+                                int threads) {
     llama_decoder d(m);
+    d.threads = threads;
     rng g(s.seed);
     std::vector<int> out = prompt;
     const float* logits = nullptr;

@@ -33,6 +33,9 @@ struct llama_decoder {
     std::vector<float> attention;               // (layers, heads, seq_len) the last step's weights, pos + 1 used per head
     std::vector<float> logits;                  // (vocab) the last step's
     std::vector<float> x, xb, xb2, q, hb, hb2;  // scratch of one position
+    // The threads a step's products (rows in blocks) and heads run on
+    // (base/threads.hpp): the same bits for any count.
+    int threads = 1;
 
     // Feeds `token` (in [0, vocab)) at position pos (< seq_len) and returns the
     // logits of the next token. The caller checks both (llama_tokens_problem).
@@ -69,6 +72,7 @@ int llama_sample(const float* logits, int vocab, const llama_sampling& s, rng& g
 // (stopping early at BOS, which llama2.c's models emit to end a story, or at
 // seq_len): prompt followed by the tokens generated. The prompt must pass
 // llama_tokens_problem.
-std::vector<int> llama_generate(const llama_model& m, const std::vector<int>& prompt, int steps, const llama_sampling& s);
+std::vector<int> llama_generate(const llama_model& m, const std::vector<int>& prompt, int steps, const llama_sampling& s,
+                                int threads = 1);
 
 }  // namespace attn

@@ -318,9 +318,10 @@ real_model_findings real_model_find(const real_model& m, const real_model_readin
 }
 
 void real_model_generate_start(const real_model& m, const std::vector<int>& prompt, const llama_sampling& s, int steps,
-                               real_model_generation& g) {
+                               real_model_generation& g, int threads) {
     g = real_model_generation{};
     g.decoder = std::make_unique<llama_decoder>(m.model);
+    g.decoder->threads = threads;
     g.g = rng(s.seed);
     g.sampling = s;
     g.ids = prompt;

@@ -182,9 +182,10 @@ struct real_model_generation {
     std::vector<float> attention;
 };
 
-// A generation from the prompt ids (already read): the cache made, nothing fed yet.
+// A generation from the prompt ids (already read): the cache made, nothing fed
+// yet; its steps on `threads` threads (the same tokens for any count).
 void real_model_generate_start(const real_model& m, const std::vector<int>& prompt, const llama_sampling& s, int steps,
-                               real_model_generation& g);
+                               real_model_generation& g, int threads = 1);
 // Feeds what is pending (the prompt, one token per call after the first) and
 // samples the next token; false once done. Each call costs one token's pass.
 bool real_model_generate_step(const real_model& m, real_model_generation& g);

@@ -726,28 +726,35 @@ void step_reduce(train_run& r) {
     k.phase = train_cursor::update;
 }
 
+bool group_done(const train_run& r, int g) { return r.cursor.group[g].phase == train_group_cursor::done; }
+
 // The rows' next piece: one layer of the first unfinished group's row on one
-// thread; every group to its end across the threads on several.
+// thread; on several, the first `threads` unfinished groups side by side, each
+// r.threaded_pieces pieces (about a millisecond of work: a frame's share stays
+// fine-grained and the threads' hand-offs few).
 void step_rows_piece(train_run& r) {
-    train_cursor& k = r.cursor;
-    if (r.threads > 1) {
-        parallel_for(r.groups, r.threads, [&r](int g) {
-            while (r.cursor.group[g].phase != train_group_cursor::done)
-                step_group_piece(r, g);
-        });
-        step_reduce(r);
-        return;
-    }
-    int g = 0;
-    while (g < r.groups && k.group[g].phase == train_group_cursor::done)
-        ++g;
-    if (g < r.groups)
-        step_group_piece(r, g);
-    g = 0;
-    while (g < r.groups && k.group[g].phase == train_group_cursor::done)
-        ++g;
-    if (g == r.groups)
-        step_reduce(r);
+    int chosen[train_groups], n = 0;
+    for (int g = 0; g < r.groups && n < std::max(1, r.threads); ++g)
+        if (!group_done(r, g))
+            chosen[n++] = g;
+    const int each = r.threads > 1 ? r.threaded_pieces : 1;
+    parallel_for(n, r.threads, [&r, &chosen, each](int i) {
+        for (int j = 0; j < each && !group_done(r, chosen[i]); ++j)
+            step_group_piece(r, chosen[i]);
+    });
+    for (int g = 0; g < r.groups; ++g)
+        if (!group_done(r, g))
+            return;
+    step_reduce(r);
+}
+
+// Every group to its end, across the threads: a whole step's rows at once.
+void step_rows_all(train_run& r) {
+    parallel_for(r.groups, r.threads, [&r](int g) {
+        while (!group_done(r, g))
+            step_group_piece(r, g);
+    });
+    step_reduce(r);
 }
 
 void stop_not_finite(train_run& r, const train_point& pt) {
@@ -821,6 +828,9 @@ train_run plan_run(const experiment& e, int& count) {
     r.slots = row_layout(r);
     r.scratch_slots = scratch_layout(r);
     r.groups = group_count(e);
+    // About 1 ms of work at the page's rate per group and threaded piece.
+    r.threaded_pieces =
+        int(std::clamp(std::ceil(1e-3 * train_flops_per_second / std::max(1.0, train_estimate(e).piece)), 1.0, 1e4));
     r.snapshot_every = std::max(1, (t.steps + train_limits::max_snapshots - 3) / (train_limits::max_snapshots - 2));
     count = t.steps / r.snapshot_every + 1 + (t.steps % r.snapshot_every ? 1 : 0);
     const std::size_t per_snapshot = 3 * sizeof(float) * r.layout.total;
@@ -921,8 +931,11 @@ train_piece train_step_piece(train_run& r) {
 
 bool train_step(train_run& r) {
     train_piece p = train_step_piece(r);
-    while (p == train_piece::partial)
+    while (p == train_piece::partial) {
+        if (r.threads > 1 && r.cursor.phase == train_cursor::rows)
+            step_rows_all(r);  // the same bits as pieces, with the fewest hand-offs
         p = train_step_piece(r);
+    }
     return p == train_piece::step;
 }
 

@@ -133,6 +133,7 @@ struct train_run {
     // The threads train_step uses (base/threads.hpp; not part of the recipe: every
     // count gives the same bits). 1 unless the caller sets it.
     int threads = 1;
+    int threaded_pieces = 1;  // pieces each group takes per threaded train_step_piece (about 1 ms of work)
     // Each weight matrix transposed at the same offset, refreshed before each
     // batch where the kernels would otherwise transpose it for every row
     // (kernel_matmul_bt_transposes): the backward's dY·Wᵀ reads it.
@@ -172,7 +173,10 @@ train_init_result train_init(const experiment& e);
 // The bytes train_init would take for e's run (at most train_run_max_bytes, or it
 // refuses), computed without allocating; 0 when e has no recipe or is not valid.
 std::size_t train_run_bytes(const experiment& e);
-inline constexpr std::size_t train_run_max_bytes = std::size_t(512) << 20;  // parameters, moments, activations, snapshots
+// Parameters, moments, the row groups' gradients (train_groups), activations,
+// snapshots. 640 MB: the groups' gradients made the largest shape's run with
+// batch=31 (the largest under the earlier 512 MB) 601 MB, and its links still open.
+inline constexpr std::size_t train_run_max_bytes = std::size_t(640) << 20;
 
 // One AdamW step on the next batch. False when the run is finished (step == steps)
 // or stopped: a loss that is not finite leaves the weights as they were and sets
@@ -182,8 +186,9 @@ bool train_step(train_run& run);
 // A step in pieces, each about one layer of one row (forward or backward), so
 // that a page can draw between them: begin (the batch, zeroed gradients), then
 // per row L forward pieces, the logits and loss, L backward pieces, then the
-// update. With run.threads > 1 the rows' pieces are one piece: every group's
-// rows run to their end, the groups across the threads. `step` when that piece completed a step, `none` when the run is
+// update. With run.threads > 1 a piece runs that many groups side by side, each
+// a few pieces (about a millisecond of work: threaded_pieces); train_step runs
+// every group to its end at once. `step` when that piece completed a step, `none` when the run is
 // finished or stopped (as train_step's false), else `partial`. Pieces give the
 // bits of whole steps (tested); train_step is pieces until a step completes.
 // The weights change only in the update piece, so abandoning a step in

@@ -1,0 +1,77 @@
+// The page's two builds: served with COOP/COEP (serve.py's default) the page is
+// cross-origin isolated, web/shell.js loads the threaded build (attn-mt.*) and
+// training runs on every core (at most 8); served without them it loads the
+// single-threaded attn.*. Both train the induction lesson to the weights Node
+// records (tests/core/test_train_learning.cpp), bit for bit.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root, openPage, startServer, launchBrowser } from './harness.mjs';
+import { frames, ui } from './person.mjs';
+
+let isolated, plain, browser;
+before(async () => {
+  [isolated, plain] = await Promise.all([startServer(), startServer(['--no-isolation'])]);
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  isolated?.stop();
+  plain?.stop();
+});
+
+function lessonRecipe() {
+  const src = fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8');
+  return src.match(/recipe_lesson_induction =\s*"([^"]+)"/)[1];
+}
+function recordedHashes() {
+  const src = fs.readFileSync(path.join(root, 'tests', 'core', 'test_train_learning.cpp'), 'utf8');
+  return { step20: src.match(/recorded_hash_step20 = "([0-9a-f]{16})"/)[1], step120: src.match(/recorded_hash_step120 = "([0-9a-f]{16})"/)[1] };
+}
+
+// Opens the lesson's recipe at trained=120 and trains it in the page, frame by
+// frame; returns what the page reports, the app files it fetched and the frames drawn.
+async function trainInPage(server) {
+  const { page, problems } = await openPage(browser, `${server.url}#${lessonRecipe()}&trained=120`);
+  const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()));
+  const start = await page.evaluate(() => { window.__drawn = 0; const tick = () => { window.__drawn++; requestAnimationFrame(tick); }; requestAnimationFrame(tick); return 0; });
+  let t;
+  for (let i = 0; i < 20000; i++) {
+    t = (await ui(page)).train;
+    assert.equal(t.error, '');
+    if (t.done) break;
+    await frames(page, 1);
+  }
+  const drawn = (await page.evaluate(() => window.__drawn)) - start;
+  const shell = await page.evaluate(() => ({ build: window.attnShell.build, isolated: self.crossOriginIsolated, cores: navigator.hardwareConcurrency }));
+  const hash20 = await page.evaluate((r) => window.attn.trainHash(r, 20), lessonRecipe());
+  return { page, problems, t, fetched, drawn, shell, hash20 };
+}
+
+test('isolated: the threaded build trains on every core to the weights Node records; the page draws meanwhile', async () => {
+  const r = await trainInPage(isolated);
+  assert.equal(r.shell.isolated, true, 'serve.py sends COOP and COEP');
+  assert.equal(r.shell.build, 'threads');
+  assert.ok(r.fetched.includes('attn-mt.wasm') && !r.fetched.includes('attn.wasm'), `one build downloaded: ${r.fetched.join(' ')}`);
+  assert.equal(r.t.threads, Math.min(8, r.shell.cores), 'training uses every core (at most 8)');
+  assert.ok(r.t.threads >= 2, 'this machine has two cores');
+  assert.equal(r.t.step, 120);
+  assert.equal(r.t.hash, recordedHashes().step120, 'the same bits as one thread under Node');
+  assert.equal(r.hash20, recordedHashes().step20);
+  assert.ok(r.drawn >= 10, `${r.drawn} frames drawn while training`);
+  assert.deepEqual(r.problems, []);
+  await r.page.close();
+});
+
+test('not isolated: the single-threaded build, one thread, the same weights', async () => {
+  const r = await trainInPage(plain);
+  assert.equal(r.shell.isolated, false);
+  assert.equal(r.shell.build, 'single');
+  assert.ok(r.fetched.includes('attn.wasm') && !r.fetched.includes('attn-mt.wasm'), `one build downloaded: ${r.fetched.join(' ')}`);
+  assert.equal(r.t.threads, 1);
+  assert.equal(r.t.hash, recordedHashes().step120);
+  assert.equal(r.hash20, recordedHashes().step20);
+  assert.deepEqual(r.problems, []);
+  await r.page.close();
+});
