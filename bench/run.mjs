@@ -29,7 +29,7 @@
 // [SECTION] T3: time to learn, natively and through the page's own training loop
 // [SECTION] real models: R1-R3 (bench/lib/llama_bench.mjs)
 // [SECTION] report: table, targets, JSON
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -83,6 +83,7 @@ function lineProcess(cmd, argv, env) {
       return new Promise((resolve, reject) => { waiting.push({ resolve, reject }); proc.stdin.write(line + '\n'); });
     },
     stop() { proc.stdin.end('quit\n'); },
+    pid: proc.pid,
   };
 }
 
@@ -244,6 +245,7 @@ async function chromiumPeers(browser) {
     },
     train: {
       threaded,
+      pid: process.pid,  // Chromium is a child of this process: its processes are among our descendants
       trainRun: (id, reps) => page.evaluate(([i, r]) => window.bench.trainRun(i, r), [id, reps]),
       trainLosses: (id, n) => page.evaluate(([i, k]) => window.bench.trainLosses(i, k), [id, n]),
       trainRunMt: (id, reps, threads) => page.evaluate(([i, r, n]) => window.bench.trainRunMt(i, r, n), [id, reps, threads]),
@@ -284,6 +286,27 @@ function shuffle(xs, seed) {
 // agree with ours natively (the dump's) to `trainTolerance` relative.
 const trainCheckSteps = 20;
 const trainTolerance = 1e-4;
+
+// Threads and cores. bench/run.sh pins the benchmark to one core (steadier
+// figures); a row on n threads gets the first min(n, cores) cores for its run:
+// every thread of the processes it uses (pids, and all their descendants: a
+// browser's renderer) is moved there, and back to the one core after. The wasm
+// workers, Chromium's and PyTorch's threads are threads of those processes.
+const pinnedCpu = ((process.env.ATTN_BENCH_PINNED || '').match(/-c (\d+)$/) || [])[1];
+function descendants(pid) {
+  let kids = [];
+  try { kids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split(/\s+/).filter(Boolean).map(Number); } catch (e) { /* none */ }
+  return [pid, ...kids.flatMap(descendants)];
+}
+function setCores(pids, n) {
+  if (pinnedCpu === undefined) return;
+  const list = n > 1 ? `0-${Math.min(n, os.cpus().length) - 1}` : pinnedCpu;
+  for (const pid of pids.flatMap(descendants)) spawnSync('taskset', ['-a', '-p', '-c', list, String(pid)], { stdio: 'ignore' });
+}
+async function onCores(pids, n, f) {
+  setCores(pids, n);
+  try { return await f(); } finally { setCores(pids, 1); }
+}
 
 // The threaded wasm build under Node (build/bench-web-threads: pthreads, 7
 // workers started with it), loaded once, or null when it was not built.
@@ -330,7 +353,8 @@ async function trainingBench(native, oursNode, chrome) {
       losses: async (t) => JSON.parse(await native.proc.ask(`train_losses ${t.id} ${trainCheckSteps}`)),
       prepare: async (t) => { await native.proc.ask(`train_run ${t.id} ${trainCheckSteps}`); } },
     // The same run on two threads: the same bits (tested), so the same losses.
-    { name: 'ours native 2t', env: 'native', run: async (t, reps) => Number(await native.proc.ask(`train_run ${t.id} ${reps} 2`)),
+    { name: 'ours native 2t', env: 'native',
+      run: (t, reps) => onCores([native.proc.pid], 2, async () => Number(await native.proc.ask(`train_run ${t.id} ${reps} 2`))),
       losses: async (t) => JSON.parse(await native.proc.ask(`train_losses ${t.id} ${trainCheckSteps}`)),
       prepare: async () => {} },
     { name: 'ours wasm Node', env: 'node', run: async (t, reps) => oursNode.trainRun(t.id, reps),
@@ -338,7 +362,7 @@ async function trainingBench(native, oursNode, chrome) {
     // The threaded build on 2 threads (the cores here), and on 4 and 8 (oversubscribed):
     // one run, the same bits at every count (tested), so one loss check.
     ...(mt ? [2, 4, 8].map((n) => ({
-      name: `ours wasm Node ${n}t`, env: 'node', run: async (t, reps) => mt.trainRun(t.id, reps, n),
+      name: `ours wasm Node ${n}t`, env: 'node', run: (t, reps) => onCores([process.pid], n, async () => mt.trainRun(t.id, reps, n)),
       prepare: async (t) => { if (n === 2) mt.trainRun(t.id, trainCheckSteps, n); }, losses: async (t) => mt.trainLosses(t.id, trainCheckSteps),
     })) : []),
     { name: 'PyTorch eager 1t', env: 'native', run: async (t, reps) => Number(await torch.ask(`run ${t.id} ${reps}`)),
@@ -348,7 +372,7 @@ async function trainingBench(native, oursNode, chrome) {
         t.torchLosses = r.losses;
       },
       losses: async (t) => t.torchLosses },
-    { name: 'PyTorch eager 2t', env: 'native', run: async (t, reps) => Number(await torch2.ask(`run ${t.id} ${reps}`)),
+    { name: 'PyTorch eager 2t', env: 'native', run: (t, reps) => onCores([torch2.pid], 2, async () => Number(await torch2.ask(`run ${t.id} ${reps}`))),
       prepare: async (t) => {
         const r = JSON.parse(await torch2.ask(`prepare ${t.id} ${t.file}`));
         info.torch2 = { version: r.torch, threads: r.threads };
@@ -376,7 +400,7 @@ async function trainingBench(native, oursNode, chrome) {
     peers.push({ name: 'ours wasm Chromium', env: 'chromium', run: (t, reps) => chrome.trainRun(t.id, reps),
       prepare: (t) => chrome.trainRun(t.id, trainCheckSteps), losses: (t) => chrome.trainLosses(t.id, trainCheckSteps) });
     if (chrome.threaded)
-      peers.push({ name: 'ours wasm Chromium 2t', env: 'chromium', run: (t, reps) => chrome.trainRunMt(t.id, reps, 2),
+      peers.push({ name: 'ours wasm Chromium 2t', env: 'chromium', run: (t, reps) => onCores([chrome.pid], 2, () => chrome.trainRunMt(t.id, reps, 2)),
         prepare: (t) => chrome.trainRunMt(t.id, trainCheckSteps, 2), losses: (t) => chrome.trainLossesMt(t.id, trainCheckSteps) });
     peers.push({ name: 'tfjs-wasm Chromium', env: 'chromium', run: (t, reps) => chrome.tfjsRun(t.id, reps),
       prepare: async (t) => {
@@ -625,7 +649,9 @@ function printCircuits(r) {
 async function realModels(native, oursNode, chrome, bandwidth) {
   return llamaBench({
     shapes: llamaShapes, native, oursNode, oursNodeMt: await oursNodeThreads(),
-    chrome: chrome && { ...chrome.llama, mt: chrome.threaded ? chrome.llamaMt : null }, bandwidth,
+    chrome: chrome && { ...chrome.llama, mt: chrome.threaded ? chrome.llamaMt : null, pid: chrome.train.pid }, bandwidth,
+    // The 2-thread rows on 2 cores (the rest stays pinned to one).
+    twoCores: (pid, f) => onCores([pid], 2, f),
     torchProcess: args.includes('--no-torch') ? null : torchLlamaProcess(lineProcess, benchDir),
     rounds: Number(opt('--llama-rounds', rounds)), explicitRounds: args.includes('--llama-rounds'), dataDir, build, root, log, want: wantLlama,
   });

@@ -447,11 +447,11 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     char buf[256];
     std::snprintf(buf, sizeof buf,
                   "{\"stage\":%d,\"layer\":%d,\"sel_row\":%d,\"language\":\"%s\",\"help\":%s,\"undo\":%zu,\"redo\":%zu,"
-                  "\"selected\":[%d,%d,%d,%d],\"version\":%llu,\"widgets\":{",
+                  "\"selected\":[%d,%d,%d,%d],\"version\":%llu,\"threads\":%d,\"widgets\":{",
                   int(a.view.current), a.view.layer, a.view.sel_row,
                   attn::ui::ui_language() == attn::ui::language::zh ? "zh" : "en", a.view.show_help ? "true" : "false",
                   a.model.undo.size(), a.model.redo.size(), a.view.selected.matrix, a.view.selected.head, a.view.selected.row,
-                  a.view.selected.col, static_cast<unsigned long long>(a.model.version));
+                  a.view.selected.col, static_cast<unsigned long long>(a.model.version), a.model.threads);
     g_buffer = buf;
     bool first = true;
     for (const auto& w : a.reports.widgets) {

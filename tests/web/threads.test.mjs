@@ -44,9 +44,10 @@ async function trainInPage(server) {
     await frames(page, 1);
   }
   const drawn = (await page.evaluate(() => window.__drawn)) - start;
+  const threads = (await ui(page)).threads;  // the page's own, with or without a recipe
   const shell = await page.evaluate(() => ({ build: window.attnShell.build, isolated: self.crossOriginIsolated, cores: navigator.hardwareConcurrency }));
   const hash20 = await page.evaluate((r) => window.attn.trainHash(r, 20), lessonRecipe());
-  return { page, problems, t, fetched, drawn, shell, hash20 };
+  return { page, problems, t, fetched, drawn, shell, hash20, threads };
 }
 
 test('isolated: the threaded build trains on every core to the weights Node records; the page draws meanwhile', async () => {
@@ -55,6 +56,7 @@ test('isolated: the threaded build trains on every core to the weights Node reco
   assert.equal(r.shell.build, 'threads');
   assert.ok(r.fetched.includes('attn-mt.wasm') && !r.fetched.includes('attn.wasm'), `one build downloaded: ${r.fetched.join(' ')}`);
   assert.equal(r.t.threads, Math.min(8, r.shell.cores), 'training uses every core (at most 8)');
+  assert.equal(r.threads, r.t.threads);
   assert.ok(r.t.threads >= 2, 'this machine has two cores');
   assert.equal(r.t.step, 120);
   assert.equal(r.t.hash, recordedHashes().step120, 'the same bits as one thread under Node');
@@ -70,6 +72,7 @@ test('not isolated: the single-threaded build, one thread, the same weights', as
   assert.equal(r.shell.build, 'single');
   assert.ok(r.fetched.includes('attn.wasm') && !r.fetched.includes('attn-mt.wasm'), `one build downloaded: ${r.fetched.join(' ')}`);
   assert.equal(r.t.threads, 1);
+  assert.equal(r.threads, 1);
   assert.equal(r.t.hash, recordedHashes().step120);
   assert.equal(r.hash20, recordedHashes().step20);
   assert.deepEqual(r.problems, []);
