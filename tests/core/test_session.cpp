@@ -558,6 +558,16 @@ TEST_CASE("pin: a pinned recipe's run counts, as train_init will take it") {
     MESSAGE("counted " << run << " bytes, held " << trainer_bytes(t));
     CHECK(double(trainer_bytes(t)) >= 0.9 * double(run));
     CHECK(double(trainer_bytes(t)) <= 1.25 * double(run));
+    // A run whose parameters weigh most (few snapshots, short rows): the row groups'
+    // gradients (train_groups of them) are counted on both sides.
+    const experiment wide = parsed("v=1&d_model=128&heads=4&layers=4&block=full&train=induction&steps=2&batch=8&seq=8");
+    trainer w;
+    trainer_sync(w, wide);
+    REQUIRE(w.run);
+    REQUIRE(w.run->groups == 8);
+    MESSAGE("counted " << train_run_bytes(wide) << " bytes, held " << trainer_bytes(w));
+    CHECK(double(trainer_bytes(w)) >= 0.9 * double(train_run_bytes(wide)));
+    CHECK(double(trainer_bytes(w)) <= 1.25 * double(train_run_bytes(wide)));
 }
 
 TEST_CASE("pin: a pinned recipe of another shape than B is not trained, nor its run made; of B's shape it is") {

@@ -24,8 +24,11 @@ int threads_available();
 inline constexpr int threads_max = 64;
 
 // "" when n threads may be asked for here, else why not (0 or fewer, more than
-// threads_max). More than threads_available() is allowed (oversubscribed) and
-// says nothing: the bits do not depend on it.
+// threads_max). Natively, more than threads_available() is allowed
+// (oversubscribed) and says nothing: the bits do not depend on it. In the
+// threaded wasm build a thread past the workers started with the page
+// (PTHREAD_POOL_SIZE) cannot be made and aborts: the page asks for at most that
+// many plus its own (src/platform/main.cpp, web/shell.js).
 std::string threads_problem(int n);
 
 // fn(item) for item in [0, n). fn is called through a pointer: nothing is

@@ -126,7 +126,7 @@ struct session {
     // weights at its current step. session_update syncs it with exp; the page
     // advances it a slice per frame, and each slice bumps `version`.
     trainer train;
-    int threads = 1;  // the threads training steps use (the same bits for any count); the native app sets every core
+    int threads = 1;  // the threads training and generation use (the same bits for any count); the app sets every core (≤ 8)
     std::uint64_t traced_weights = 0;      // the train.weights_version the version belongs to
     trainer pin_train;                     // pin's run when A has a recipe: A is traced at its own step
     std::uint64_t pin_traced_weights = 0;  // the pin_train.weights_version the pin_version belongs to

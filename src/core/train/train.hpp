@@ -184,7 +184,7 @@ inline constexpr std::size_t train_run_max_bytes = std::size_t(640) << 20;
 bool train_step(train_run& run);
 
 // A step in pieces, each about one layer of one row (forward or backward), so
-// that a page can draw between them: begin (the batch, zeroed gradients), then
+// that a page can draw between them: begin (the batch; each group zeroes its gradients in its first piece), then
 // per row L forward pieces, the logits and loss, L backward pieces, then the
 // update. With run.threads > 1 a piece runs that many groups side by side, each
 // a few pieces (about a millisecond of work: threaded_pieces); train_step runs

@@ -50,7 +50,8 @@ std::size_t run_bytes(const train_run& r) {
                     vector_bytes(r.params_t) + vector_bytes(r.curve) + vector_bytes(r.snapshots) + vector_bytes(r.tokens) +
                     vector_bytes(r.targets) + vector_bytes(r.counted) + vector_bytes(r.hidden) + vector_bytes(r.rope_cos) +
                     vector_bytes(r.rope_sin) + vector_bytes(r.positions) + vector_bytes(r.eval_tokens) +
-                    vector_bytes(r.eval_targets) + vector_bytes(r.eval_counted) + vector_bytes(r.acts) + vector_bytes(r.scratch);
+                    vector_bytes(r.eval_targets) + vector_bytes(r.eval_counted) + vector_bytes(r.acts) + vector_bytes(r.scratch) +
+                    vector_bytes(r.group_grads) + vector_bytes(r.chunk_squares);
     for (const train_snapshot& s : r.snapshots)
         n += vector_bytes(s.params) + vector_bytes(s.adam_m) + vector_bytes(s.adam_v);
     return n;
