@@ -40,7 +40,11 @@ function pathKey(url) {
   const u = new URL(url, self.location.href);
   return u.origin + u.pathname;
 }
-const requiredKeys = () => new Set(REQUIRED.map(pathKey));
+// Never dropped to make room: the first load's files, of either build (a page of
+// this origin that is isolated while this worker is not, or the reverse, loads
+// the other build, which is then cached as it is fetched and kept).
+const BOTH = ['attn.js', 'attn.wasm', 'attn-mt.js', 'attn-mt.wasm', 'attn-mt.worker.js'];
+const requiredKeys = () => new Set([...REQUIRED, ...BOTH].map(pathKey));
 
 // One put at a time, so parallel responses cannot together pass the bound.
 let keeping = Promise.resolve();
