@@ -728,18 +728,15 @@ void step_reduce(train_run& r) {
 
 bool group_done(const train_run& r, int g) { return r.cursor.group[g].phase == train_group_cursor::done; }
 
-// The rows' next piece: one layer of the first unfinished group's row on one
-// thread; on several, the first `threads` unfinished groups side by side, each
-// r.threaded_pieces pieces (about a millisecond of work: a frame's share stays
-// fine-grained and the threads' hand-offs few).
-void step_rows_piece(train_run& r) {
+// The first `at_once` unfinished groups side by side across the threads, each
+// up to `pieces` pieces; the groups' sums once every group is done.
+void step_groups(train_run& r, int at_once, int pieces) {
     int chosen[train_groups], n = 0;
-    for (int g = 0; g < r.groups && n < std::max(1, r.threads); ++g)
+    for (int g = 0; g < r.groups && n < at_once; ++g)
         if (!group_done(r, g))
             chosen[n++] = g;
-    const int each = r.threads > 1 ? r.threaded_pieces : 1;
-    parallel_for(n, r.threads, [&r, &chosen, each](int i) {
-        for (int j = 0; j < each && !group_done(r, chosen[i]); ++j)
+    parallel_for(n, r.threads, [&r, &chosen, pieces](int i) {
+        for (int j = 0; j < pieces && !group_done(r, chosen[i]); ++j)
             step_group_piece(r, chosen[i]);
     });
     for (int g = 0; g < r.groups; ++g)
@@ -748,14 +745,19 @@ void step_rows_piece(train_run& r) {
     step_reduce(r);
 }
 
-// Every group to its end, across the threads: a whole step's rows at once.
-void step_rows_all(train_run& r) {
-    parallel_for(r.groups, r.threads, [&r](int g) {
-        while (!group_done(r, g))
-            step_group_piece(r, g);
-    });
-    step_reduce(r);
+// The rows' next piece: one layer of the first unfinished group's row on one
+// thread; on several, `threads` groups side by side, r.threaded_pieces pieces
+// each (about a millisecond of work: a frame's share stays fine-grained and the
+// threads' hand-offs few).
+void step_rows_piece(train_run& r) {
+    if (r.threads > 1)
+        step_groups(r, r.threads, r.threaded_pieces);
+    else
+        step_groups(r, 1, 1);
 }
+
+// Every group to its end, across the threads: a whole step's rows at once.
+void step_rows_all(train_run& r) { step_groups(r, r.groups, std::numeric_limits<int>::max()); }
 
 void stop_not_finite(train_run& r, const train_point& pt) {
     const train_settings& t = r.e.train;
