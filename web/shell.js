@@ -1092,7 +1092,7 @@
     }
     const Module = {
       canvas: document.getElementById('canvas'),
-      attnWorkers: threaded ? cores - 1 : 0,  // the threaded build's PTHREAD_POOL_SIZE (CMakeLists.txt)
+      attnWorkers: threaded ? cores : 0,  // the threaded build's PTHREAD_POOL_SIZE: the pool's cores − 1 and training's own (CMakeLists.txt)
       arguments: hash ? ['--experiment', hash] : [],  // refreshed in onRuntimeInitialized
       // Right after main() (before any frame or message): how the app words the
       // poster's link, unless the link had problems (the app then shows another).

@@ -111,8 +111,10 @@ std::string train_json(const attn::ui::app& a, bool heads) {
     j += ",\"estimate\":{\"stepSeconds\":" + json_number(float(attn::train_seconds(cost.step))) +
          ",\"runSeconds\":" + json_number(float(attn::train_seconds(cost.run))) +
          ",\"long\":" + (attn::train_is_long(a.model.exp) ? "true" : "false") + "}";
-    // Between frames: a step begun and not finished, a held-out measure under way (trainer_advance's pieces).
-    j += std::string(",\"inStep\":") + (t.run && attn::train_step_in_progress(*t.run) ? "true" : "false") +
+    // Between frames: a step begun and not finished (or steps going on beside the drawing: trainer_launch), a
+    // held-out measure under way (trainer_advance's pieces).
+    const bool in_step = t.run && (t.job.busy() || attn::train_step_in_progress(*t.run));
+    j += std::string(",\"inStep\":") + (in_step ? "true" : "false") +
          ",\"measuring\":" + (t.measuring_step >= 0 ? "true" : "false") +
          ",\"threads\":" + std::to_string(a.model.threads);  // what steps run on (the threaded build: the cores, ≤ 8)
     if (heads) {

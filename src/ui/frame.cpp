@@ -258,6 +258,9 @@ void app_update(app& a) {
     if (!a.reports.reading)
         session_measure_trained(a.model, slice);
     app_model_update(a, a.view.model_open ? train_pace::measuring * 2 : 0.0);
+    // Nothing reads the run past here but its shape: its steps go on beside the
+    // drawing until the next frame takes them in (training.hpp).
+    session_train_launch(a.model);
     a.reports.widgets.clear();
     a.reports.maps.clear();
     a.reports.clipped.clear();

@@ -10,8 +10,12 @@
 #include "llama/checkpoint.hpp"
 #include "llama/generate.hpp"
 #include "llama_test_files.hpp"
+#include "play/session.hpp"
+#include "play/training.hpp"
 #include "spec/experiment.hpp"
+#include "spec/recipe.hpp"
 #include "train/train.hpp"
+#include "train/trainer.hpp"
 
 using namespace attn;
 
@@ -119,4 +123,120 @@ TEST_CASE("generation through the KV cache: the same logits, bits and tokens on 
     const llama_sampling s{0.9f, 0.9f, 7};
     const std::vector<int> tokens = llama_generate(m, {1, 5, 9}, 20, s);
     CHECK(llama_generate(m, {1, 5, 9}, 20, s, 3) == tokens);
+}
+
+TEST_CASE("background_job: fn runs beside the caller until stop(); copying or moving a busy job stops it first") {
+    background_job job;
+    CHECK(!job.busy());
+    std::atomic<int> spins{0};
+    job.start([&spins](const std::atomic<bool>& stop) {
+        while (!stop.load())
+            spins.fetch_add(1);
+    });
+    CHECK(job.busy());
+    if (threads_background()) {
+        while (spins.load() == 0) {  // it runs while the caller goes on
+        }
+        CHECK(!job.finished());
+    }
+    const background_job copy = job;  // a copy waits for it: what fn writes is nobody else's
+    CHECK(!job.busy());
+    CHECK(!copy.busy());
+    int ran = 0;
+    job.start([&ran](const std::atomic<bool>&) { ran = 1; });
+    background_job moved = std::move(job);
+    CHECK(ran == 1);
+    CHECK(!job.busy());
+    CHECK(!moved.busy());
+}
+
+namespace {
+
+experiment apart_recipe(int steps) {
+    const experiment_parse_result p = experiment_parse(recipe_lesson_induction);
+    REQUIRE(p.value);
+    experiment e = *p.value;
+    e.train.steps = steps;
+    e.train.trained = train_settings::trained_all;
+    return e;
+}
+
+// Frames as the page runs them training apart: take the job's steps in, trace,
+// launch again, and draw (here: read what the panel reads) while it runs.
+int frames_apart(session& s, int& launched) {
+    int frames = 0;
+    while (!trainer_done(s.train) && frames < 1000000) {
+        session_train(s, 0.002);
+        session_update(s);
+        session_train_launch(s);
+        launched += s.train.job.busy() ? 1 : 0;
+        CHECK(trainer_step(s.train) == int(s.train.curve.size()));
+        ++frames;
+    }
+    return frames;
+}
+
+}  // namespace
+
+TEST_CASE("training apart: a job beside the frames gives the bits, the curve and the measures of training in them") {
+    const experiment e = apart_recipe(90);
+    session here;
+    REQUIRE(session_apply(here, change::set(e)).accepted);
+    session_update(here);
+    trainer_finish(here.train);
+    session_update(here);
+    REQUIRE(trainer_step(here.train) == 90);
+
+    session s;
+    s.threads = 3;
+    CHECK(session_trains_apart(s) == threads_background());
+    REQUIRE(session_apply(s, change::set(e)).accepted);
+    session_update(s);
+    int launched = 0;
+    frames_apart(s, launched);
+    CHECK((launched > 0) == threads_background());
+    REQUIRE(trainer_step(s.train) == 90);
+    CHECK(!s.train.job.busy());
+    CHECK(train_weights_hash(*s.train.run) == train_weights_hash(*here.train.run));
+    REQUIRE(s.train.curve.size() == here.train.curve.size());
+    for (std::size_t i = 0; i < s.train.curve.size(); ++i) {
+        CAPTURE(i);
+        CHECK(s.train.curve[i].loss == here.train.curve[i].loss);
+        CHECK(s.train.smooth[i] == here.train.smooth[i]);
+    }
+    REQUIRE(s.train.marks.size() == here.train.marks.size());
+    for (std::size_t i = 0; i < s.train.marks.size(); ++i) {
+        CHECK(s.train.marks[i].step == here.train.marks[i].step);
+        CHECK(s.train.marks[i].held_out.loss == here.train.marks[i].held_out.loss);
+    }
+    CHECK(s.train.now.held_out.acc == here.train.now.held_out.acc);
+    CHECK(s.train.measured_step == 90);
+    session_update(s);
+    CHECK(s.tr.output.data == here.tr.output.data);
+}
+
+TEST_CASE("training apart: a change while the job runs takes its steps in first; Pause lands where training straight goes") {
+    experiment e = apart_recipe(200);
+    session s;
+    s.threads = 2;
+    REQUIRE(session_apply(s, change::set(e)).accepted);
+    session_update(s);
+    for (int frame = 0; frame < 3 || trainer_step(s.train) == 0 || (threads_background() && !s.train.job.busy()); ++frame) {
+        session_train(s, 0.002);
+        session_update(s);
+        session_train_launch(s);
+    }
+    const int shown = trainer_step(s.train);  // what the panel shows as Pause is pressed, the job out
+    e.train.trained = shown;
+    REQUIRE(session_apply(s, change::set(e)).accepted);
+    CHECK(!s.train.job.busy());
+    int launched = 0;
+    frames_apart(s, launched);
+    CHECK(trainer_step(s.train) == shown);
+    CHECK(launched == 0);  // at its target: nothing to step
+    session here;
+    REQUIRE(session_apply(here, change::set(e)).accepted);
+    session_update(here);
+    trainer_finish(here.train);
+    CHECK(train_weights_hash(*s.train.run) == train_weights_hash(*here.train.run));
 }

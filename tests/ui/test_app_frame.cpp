@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "base/threads.hpp"
 #include "frame.hpp"
 #include "heatmap.hpp"
 #include "heatmap_gpu.hpp"
@@ -25,8 +26,10 @@
 #include "panels.hpp"
 #include "play/edit.hpp"
 #include "share.hpp"
+#include "spec/recipe.hpp"
 #include "stages.hpp"
 #include "text_mirror.hpp"
+#include "train/trainer.hpp"
 
 using namespace attn;
 
@@ -974,4 +977,32 @@ TEST_CASE("wrapped text ends its lines at spaces, never inside a number") {
     CHECK(lines.find("\n。") == std::string::npos);
     CHECK(lines.find("0.\n") == std::string::npos);
     ImGui::EndFrame();
+}
+
+TEST_CASE(
+    "training apart: the frames draw the lesson while the steps run beside them; the run ends with the bits of training here") {
+    headless_imgui imgui;
+    const experiment_parse_result p = experiment_parse(recipe_lesson_induction);
+    REQUIRE(p.value);
+    experiment e = *p.value;
+    e.train.steps = 60;
+    e.train.trained = train_settings::trained_all;
+    ui::app a;
+    ui::app_init(a, e);
+    a.model.threads = 2;
+    a.view.lesson.index = 8;  // L9, drawn from the run as it trains
+    int frames = 0, apart = 0;
+    while (!trainer_done(a.model.train) && frames < 100000) {
+        frame(a);
+        apart += a.model.train.job.busy() ? 1 : 0;  // steps going on while the next frame is drawn
+        ++frames;
+    }
+    CHECK((apart > 0) == threads_background());
+    REQUIRE(trainer_step(a.model.train) == 60);
+    train_init_result straight = train_init(e);
+    REQUIRE(straight.run);
+    train_run_all(*straight.run);
+    CHECK(train_weights_hash(*a.model.train.run) == train_weights_hash(*straight.run));
+    frame(a);
+    CHECK(a.model.tr.output.data.size() > 0);
 }

@@ -113,4 +113,57 @@ void parallel_for_call(int n, int threads, void (*call)(void*, int), void* fn) {
     p.run(n, std::min(threads, threads_max), call, fn);
 }
 
+bool threads_background() { return have_threads; }
+
+struct background_job::state {
+    std::atomic<bool> stop{false}, finished{false};
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    std::thread thread;
+};
+
+background_job::background_job() = default;
+background_job::background_job(const background_job& o) { o.stop(); }
+background_job::background_job(background_job&& o) noexcept { o.stop(); }
+background_job& background_job::operator=(const background_job& o) {
+    stop();
+    o.stop();
+    return *this;
+}
+background_job& background_job::operator=(background_job&& o) noexcept {
+    stop();
+    o.stop();
+    return *this;
+}
+background_job::~background_job() { stop(); }
+
+void background_job::start(std::function<void(const std::atomic<bool>& stop)> fn) {
+    stop();
+    state_ = std::make_unique<state>();
+    state* s = state_.get();
+    if (!have_threads) {
+        fn(s->stop);
+        s->finished = true;
+        return;
+    }
+    s->thread = std::thread([s, fn = std::move(fn)] {
+        fn(s->stop);
+        s->finished.store(true, std::memory_order_release);
+    });
+}
+
+void background_job::stop() const {
+    if (!state_)
+        return;
+    state_->stop.store(true, std::memory_order_relaxed);
+    if (state_->thread.joinable())
+        state_->thread.join();
+    state_.reset();
+}
+
+bool background_job::finished() const { return state_ && state_->finished.load(std::memory_order_acquire); }
+
+double background_job::seconds() const {
+    return state_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - state_->started).count() : 0.0;
+}
+
 }  // namespace attn

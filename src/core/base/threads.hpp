@@ -11,6 +11,10 @@
 // in order on the caller. A call from inside an item also runs inline.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -27,8 +31,9 @@ inline constexpr int threads_max = 64;
 // threads_max). Natively, more than threads_available() is allowed
 // (oversubscribed) and says nothing: the bits do not depend on it. In the
 // threaded wasm build a thread past the workers started with the page
-// (PTHREAD_POOL_SIZE) cannot be made and aborts: the page asks for at most that
-// many plus its own (src/platform/main.cpp, web/shell.js).
+// (PTHREAD_POOL_SIZE) cannot be made and aborts: the page starts one per core
+// (at most 8), for the pool's n − 1 and a background_job (src/platform/main.cpp,
+// web/shell.js).
 std::string threads_problem(int n);
 
 // fn(item) for item in [0, n). fn is called through a pointer: nothing is
@@ -40,5 +45,37 @@ void parallel_for(int n, int threads, F&& fn) {
     parallel_for_call(
         n, threads, [](void* p, int item) { (*static_cast<f*>(p))(item); }, const_cast<void*>(static_cast<const void*>(&fn)));
 }
+
+// Whether work can run on a thread of its own beside the caller (background_job):
+// false where the build has no threads.
+bool threads_background();
+
+// One piece of work on a thread of its own, beside the caller (the page's
+// training beside its drawing, trainer.hpp): start(fn) runs fn(stop) there, fn
+// returning soon after `stop` turns true; stop() asks for that and waits. It may
+// use the pool (parallel_for) like any caller. busy() from start until stop():
+// what fn writes belongs to it until then. Copying gives an idle job; copying,
+// moving, assigning or destroying a busy one stops it first, so an owner whose
+// members fn writes declares its job before them (and stops it in its own
+// destructor). Where the build has no threads start runs fn on the caller.
+class background_job {
+  public:
+    background_job();
+    background_job(const background_job& o);
+    background_job(background_job&& o) noexcept;
+    background_job& operator=(const background_job& o);
+    background_job& operator=(background_job&& o) noexcept;
+    ~background_job();
+
+    void start(std::function<void(const std::atomic<bool>& stop)> fn);
+    void stop() const;
+    bool busy() const { return state_ != nullptr; }
+    bool finished() const;   // busy, and fn has returned
+    double seconds() const;  // since start (0 when idle)
+
+  private:
+    struct state;
+    mutable std::unique_ptr<state> state_;
+};
 
 }  // namespace attn

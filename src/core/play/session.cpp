@@ -112,6 +112,10 @@ change_result step_history(session& s, std::vector<session_state>& from, std::ve
 }  // namespace
 
 change_result session_apply(session& s, const change& c) {
+    // Training apart (training.hpp): its steps so far are taken in, and the runs
+    // are the session's until the next launch.
+    trainer_collect(s.train);
+    trainer_collect(s.pin_train);
     switch (c.what) {
         case change::kind::set:
             return set_state(s, {c.next, s.pin}, c.record, c.time);

@@ -4,20 +4,48 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/threads.hpp"
 #include "play/measure_training.hpp"
 
 namespace attn {
 
+namespace {
+
+// Steps here, or (apart) only what the job leaves: its steps taken in when a
+// post is due, then the measures.
+void advance(trainer& t, double slice, int threads, bool apart) {
+    if (!apart) {
+        trainer_advance(t, slice, threads);
+        return;
+    }
+    if (t.job.busy() && (t.job.finished() || t.job.seconds() >= train_pace::post))
+        trainer_collect(t);
+    if (!t.job.busy())
+        trainer_advance(t, slice, threads, false);
+}
+
+}  // namespace
+
 double session_train(session& s, double slice) {
     trainer& t = s.train;
+    const bool apart = session_trains_apart(s);
     trainer_sync(t, s.exp, &s.kept, &s.pin_train);
     const auto start = std::chrono::steady_clock::now();
-    trainer_advance(t, slice, s.threads);
+    advance(t, slice, s.threads, apart);
     if (trainer_done(t) && s.pin) {  // then a pinned recipe of B's shape, retrained to its step beside it
         trainer_sync(s.pin_train, session_pin_training(s), &s.kept, &s.train);
-        trainer_advance(s.pin_train, slice, s.threads);
+        advance(s.pin_train, slice, s.threads, apart);
     }
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool session_trains_apart(const session& s) { return s.threads > 1 && threads_background(); }
+
+void session_train_launch(session& s) {
+    if (!session_trains_apart(s))
+        return;
+    if (!trainer_launch(s.train, s.threads) && trainer_done(s.train) && s.pin)
+        trainer_launch(s.pin_train, s.threads);
 }
 
 void train_pace_update(train_pace& p, double frame_interval, double trained_seconds, double target) {

@@ -17,6 +17,9 @@ struct train_pace {
     // page keeps drawing at ~30 frames/s or more while it reads (L11's circuit after
     // each move of the snapshot slider), instead of training's 20.
     static constexpr double measuring = 0.004;
+    // Training apart (session_trains_apart): how often the job's steps are taken
+    // in and drawn, at most (a frame that comes later takes them then).
+    static constexpr double post = 0.050;
     double slice = 0.010;
     double interval = 0;  // the recent frame interval, smoothed (0: none yet)
     double drawing = 0;   // the recent frame interval less its training, smoothed
@@ -35,8 +38,18 @@ void train_pace_update(train_pace& p, double frame_interval, double trained_seco
 
 // About `slice` seconds of training: the trainer follows the experiment and takes
 // steps; once it is at its step, a pinned recipe of B's shape is retrained beside
-// it. Returns the seconds it took.
+// it. Returns the seconds it took. Training apart, it takes no step itself: it
+// takes in the job's steps (every train_pace::post seconds at most) and measures.
 double session_train(session& s, double slice);
+
+// Training off the drawing thread (trainer_launch): with more than one thread
+// in a build that has them, the steps run on a thread of their own and the pool,
+// launched by session_train_launch once the frame's reading of the run is over
+// (the trace, the measures) and taken in by the next frames' session_train. A
+// change (session_apply) takes the job's steps in first: the run is the
+// session's again until the next launch.
+bool session_trains_apart(const session& s);
+void session_train_launch(session& s);
 
 // The measures of the trained model at its step (the task effect of the ablated
 // heads, the every-head ablation table, L10's shortcut), each taking held-out

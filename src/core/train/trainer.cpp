@@ -58,13 +58,15 @@ std::size_t run_bytes(const train_run& r) {
 }
 
 // A run kept for this key, ready to go on from its step (a copy of twin's, or the store's).
-std::optional<trainer> kept_run(const std::string& key, trainer_store* kept, const trainer* twin) {
-    if (twin && twin->run && trainer_store_key(twin->key) == key)
+std::optional<trainer> kept_run(const std::string& key, trainer_store* kept, trainer* twin) {
+    if (twin && twin->run && trainer_store_key(twin->key) == key) {
+        trainer_collect(*twin);  // its job's steps in its curve before the copy
         return *twin;
+    }
     return kept ? trainer_store_take(*kept, key) : std::nullopt;
 }
 
-void start_run(trainer& t, const experiment& key, trainer_store* kept, const trainer* twin) {
+void start_run(trainer& t, const experiment& key, trainer_store* kept, trainer* twin) {
     const std::uint64_t version = t.weights_version;
     const bool had_run = t.run.has_value();
     if (kept && had_run)
@@ -165,12 +167,12 @@ void measure_piece(trainer& t) {
         finish_measure(t);
 }
 
-// After a step: the curve, and the snapshot's mark to measure.
+// After a step (or a job's steps): the curve, and the snapshot's mark to measure.
 void record_step(trainer& t) {
     train_run& r = *t.run;
-    if (std::size_t(r.step) > t.curve.size()) {
-        t.curve.push_back(r.curve.back());
-        const int span = train_loss_ema_span(r.e.train.steps);
+    const int span = train_loss_ema_span(r.e.train.steps);
+    while (std::size_t(r.step) > t.curve.size() && t.curve.size() < r.curve.size()) {  // every step a job took
+        t.curve.push_back(r.curve[t.curve.size()]);
         t.smooth.push_back(
             train_loss_ema_next(t.smooth.empty() ? 0.0f : t.smooth.back(), t.curve.back().loss, span, t.smooth.empty()));
     }
@@ -242,12 +244,16 @@ const trainer* trainer_store_find(const trainer_store& s, const std::string& key
     return nullptr;
 }
 
-bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept, const trainer* twin) {
+bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept, trainer* twin) {
     bool changed = false;
-    if (experiment k = trainer_key(e); !(k == t.key) || !t.synced) {
+    experiment k = trainer_key(e);
+    const bool moved = !(k == t.key) || !t.synced;
+    if (t.job.busy() && (moved || std::min(e.train.trained_steps(), e.train.steps) != t.target))
+        changed = trainer_collect(t);  // the job stepped toward the target it had
+    if (moved) {
         const std::uint64_t before = t.weights_version;
         start_run(t, k, kept, twin);
-        changed = t.weights_version != before;
+        changed = changed || t.weights_version != before;
     }
     t.target = t.run ? std::min(e.train.trained_steps(), e.train.steps) : 0;
     if (changed && t.run)
@@ -255,12 +261,12 @@ bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept, const tr
     return changed;
 }
 
-bool trainer_advance(trainer& t, double seconds, int threads) {
+bool trainer_advance(trainer& t, double seconds, int threads, bool steps_here) {
+    bool changed = trainer_collect(t);
     if (!t.run)
-        return false;
+        return changed;
     train_run& r = *t.run;
     r.threads = threads;
-    bool changed = false;
     // Going back works on a stopped run too: every kept snapshot was taken before
     // the loss stopped being finite, and training on from one repeats the run.
     if (r.step > t.target) {
@@ -298,7 +304,7 @@ bool trainer_advance(trainer& t, double seconds, int threads) {
             }
             break;
         }
-        if (between && (whole ? steps > 0 : time_up()))
+        if ((between && (whole ? steps > 0 : time_up())) || !steps_here)
             break;
         const train_piece p = train_step_piece(r);
         ++pieces;
@@ -326,21 +332,91 @@ bool trainer_advance(trainer& t, double seconds, int threads) {
     return changed;
 }
 
+namespace {
+
+// The job of trainer_launch: steps to the target, each snapshot's measure the
+// first time the run reaches it (as trainer_advance would do before the next
+// step), into `marks`. A measure cut short by `stop` is left to the caller.
+void step_apart(train_run& r, int target, int marked, std::vector<trainer_mark>& marks, const std::atomic<bool>& stop) {
+    while (r.step < target && !stop.load(std::memory_order_relaxed)) {
+        const train_piece p = train_step_piece(r);
+        if (p == train_piece::none)
+            return;
+        const int i = r.snapshots_taken - 1;
+        if (p != train_piece::step || i != marked || r.snapshots[std::size_t(i)].step != r.step)
+            continue;
+        train_scored_job m;
+        while (!m.eval.done()) {
+            if (stop.load(std::memory_order_relaxed))
+                return;
+            train_scored_piece(r, m);
+        }
+        marks.push_back(trainer_mark{r.step, m.eval.result(), std::move(m.heads)});
+        ++marked;
+    }
+}
+
+}  // namespace
+
+bool trainer_launch(trainer& t, int threads) {
+    if (!threads_background() || t.job.busy() || !t.run || t.measuring_step >= 0)
+        return false;
+    train_run& r = *t.run;
+    if (!r.error.empty() || r.step >= t.target)
+        return false;
+    r.threads = threads;
+    // The pool's workers are started from here, not from the job: in wasm only
+    // the page's thread starts them (a job waiting for a worker that thread has
+    // yet to start would wait on a page waiting for the job).
+    parallel_for(threads, threads, [](int) {});
+    t.job_step = r.step;
+    t.job_marks.clear();
+    const int target = t.target, marked = int(t.marks.size());
+    t.job.start([&r, &marks = t.job_marks, target, marked](const std::atomic<bool>& stop) {
+        step_apart(r, target, marked, marks, stop);
+    });
+    return true;
+}
+
+bool trainer_collect(trainer& t) {
+    if (!t.job.busy())
+        return false;
+    t.job.stop();
+    train_run& r = *t.run;
+    const bool changed = r.step != t.job_step || !r.error.empty();
+    if (!r.error.empty())
+        t.error = r.error;
+    for (trainer_mark& m : t.job_marks)
+        t.marks.push_back(std::move(m));
+    t.job_marks.clear();
+    record_step(t);  // the curve; a snapshot's measure the job did not finish starts here
+    if (!changed)
+        return false;
+    ++t.weights_version;
+    // As trainer_advance leaves it: the probe at a step between the snapshots
+    // (or the snapshot's mark as `now`); at the target, a stop or a measure to
+    // finish, trainer_advance's measures next.
+    if (!train_step_in_progress(r) && t.measuring_step < 0 && r.step != t.target && r.error.empty())
+        measure_now(t);
+    return true;
+}
+
 void trainer_finish(trainer& t) {
     while (!trainer_done(t))
         if (!trainer_advance(t, 1e9))
             break;
 }
 
+// While a job is out, the run is its: these answer from the launch (trainer_launch).
 bool trainer_done(const trainer& t) {
-    return !t.run || ((!t.run->error.empty() || t.run->step == t.target) && t.measuring_step < 0);
+    return !t.run || (!t.job.busy() && (!t.run->error.empty() || t.run->step == t.target) && t.measuring_step < 0);
 }
 
-bool trainer_training(const trainer& t) { return t.run && t.run->error.empty() && t.run->step != t.target; }
+bool trainer_training(const trainer& t) { return t.run && (t.job.busy() || (t.run->error.empty() && t.run->step != t.target)); }
 
-bool trainer_stopped(const trainer& t) { return t.run && !t.run->error.empty(); }
+bool trainer_stopped(const trainer& t) { return t.run && !t.job.busy() && !t.run->error.empty(); }
 
-int trainer_step(const trainer& t) { return t.run ? t.run->step : 0; }
+int trainer_step(const trainer& t) { return !t.run ? 0 : t.job.busy() ? t.job_step : t.run->step; }
 
 std::vector<int> trainer_snapshot_steps(const trainer& t) {
     std::vector<int> steps;
@@ -394,6 +470,7 @@ int trainer_phase_step(const trainer& t) {
 }
 
 train_eval_result trainer_task_with_ablated(trainer& t, const std::vector<ablated_head>& heads) {
+    trainer_collect(t);
     if (!t.run)
         return {};
     std::vector<head_override> chain(heads.size());

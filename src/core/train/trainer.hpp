@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "base/threads.hpp"
 #include "spec/experiment.hpp"
 #include "train/train.hpp"
 #include "train/train_diagnostics.hpp"
@@ -53,6 +54,12 @@ struct trainer_mark {
 };
 
 struct trainer {
+    // The run's steps on another thread (trainer_launch) until trainer_collect:
+    // the run is the job's meanwhile. First of the members, so that copying or
+    // moving a trainer stops its job before the run is touched.
+    background_job job;
+    int job_step = 0;                              // the run's step when the job started: trainer_step meanwhile
+    std::vector<trainer_mark> job_marks;           // the job's: the snapshots' measures it took, for trainer_collect
     std::optional<train_run> run;                  // none: no recipe, or an invalid one (error says why)
     experiment key;                                // the experiment the run is for, with only what training reads (trainer_key)
     std::string error;                             // why there is no run, or why training stopped (a NaN loss)
@@ -73,6 +80,13 @@ struct trainer {
     train_scored_job measuring;
     int measuring_step = -1, measuring_mark = -1;
     bool synced = false;  // key has been set by trainer_sync
+
+    trainer() = default;
+    trainer(const trainer&) = default;
+    trainer(trainer&&) = default;
+    trainer& operator=(const trainer&) = default;
+    trainer& operator=(trainer&&) = default;
+    ~trainer() { job.stop(); }  // before the run it writes goes
 };
 
 // e with only what training reads: the model, the recipe (without `trained`).
@@ -114,7 +128,7 @@ const trainer* trainer_store_find(const trainer_store& s, const std::string& key
 // from e. Cheap when nothing changed. True when the weights changed. With `kept`,
 // the run being left goes into it, and e's run comes from `twin` when that is
 // e's run (a copy: A and B of one recipe), else from `kept` when it holds one.
-bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept = nullptr, const trainer* twin = nullptr);
+bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept = nullptr, trainer* twin = nullptr);
 
 // Steps toward the target for about `seconds`, then measures the model where it
 // stopped. The clock is read between pieces (train_step_piece, one row of a
@@ -126,7 +140,26 @@ bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept = nullptr
 // one before restores the latest snapshot at or before it first, stopped run or
 // not. Steps run on `threads` threads (the same bits for any count: train.hpp).
 // True when the weights changed.
-bool trainer_advance(trainer& t, double seconds, int threads = 1);
+// With steps = false it takes no step (nor a piece of one): only the measures
+// and what happens at the target, while trainer_launch's job does the steps.
+bool trainer_advance(trainer& t, double seconds, int threads = 1, bool steps = true);
+
+// Training off the drawing thread: steps toward the target on a thread of its
+// own (and `threads` of the pool, the same bits for any count) while the caller
+// goes on, with the held-out measure of each snapshot it reaches for the first
+// time; it stops by itself at the target or where the loss stops being finite.
+// Only the run and job_marks are written there: the caller may read everything
+// else of t and the run's shape (T, L, h, e), and
+// trainer_step, trainer_done, trainer_training and trainer_stopped answer as at
+// the launch (the run's step then, training). False when there is nothing to
+// step, a measure is due (trainer_advance does it), a job is already out, or the
+// build has no threads.
+bool trainer_launch(trainer& t, int threads);
+
+// Stops the job (within a piece of a step, about a millisecond) and takes in
+// what it did as trainer_advance would have: the curve, a snapshot's measure to
+// do, the probe, an error. True when the weights changed. Nothing without a job.
+bool trainer_collect(trainer& t);
 
 // Steps until the target is reached (or training stopped).
 void trainer_finish(trainer& t);
