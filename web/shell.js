@@ -1035,10 +1035,26 @@
   // is not isolated, a host without the headers) the single-threaded attn.*.
   // A visitor downloads one of them.
   const cores = Math.max(1, Math.min(8, Number(navigator.hardwareConcurrency) || 1));
-  const threaded = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' && cores > 1;
-  const appName = threaded ? 'attn-mt' : 'attn';
+  let threaded = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' && cores > 1;
+  let appName = threaded ? 'attn-mt' : 'attn';
   shell.build = threaded ? 'threads' : 'single';
+  // The threaded build that cannot start (a host without attn-mt.*, a browser
+  // that shares memory but cannot compile or run its threads): the
+  // single-threaded one instead, once, before main() ran. shell.fallback says why.
+  let attempt = 0, mainStarted = false;
+  function fallBack(err) {
+    if (!threaded || mainStarted) return false;
+    shell.fallback = String((err && err.message) || err);
+    console.warn('The threaded build did not start (' + shell.fallback + '): the single-threaded one instead.');
+    threaded = false;
+    appName = 'attn';
+    shell.build = 'single';
+    startApp();
+    return true;
+  }
   function startApp() {
+    const mine = ++attempt;
+    const stale = () => mine !== attempt;  // a failure of an attempt given up already
     const missing = missingWasm();
     if (missing.length) {
       refuse(missing);
@@ -1071,7 +1087,9 @@
     }
     const downloads = new AbortController();  // stopped if the browser turns out unable
     const wasmModule = fetchAndCompileWasm(downloads.signal);
-    wasmModule.catch(() => {});  // reported where it is awaited
+    // Reported where it is awaited; the threaded build's falls back at once.
+    const threadedAttempt = threaded;
+    wasmModule.catch((err) => (threadedAttempt ? failed(err) : undefined));
     const dataPackage = fetch('attn.data', { signal: downloads.signal }).then((response) => {
       if (!response.ok) throw new Error('attn.data: HTTP ' + response.status);
       return response.arrayBuffer();
@@ -1111,8 +1129,9 @@
       },
       // Right after a frame is drawn, while its pixels are still readable.
       postMainLoop() { if (posterLink !== null) capturePoster(Module.canvas); },
-      onAbort: (what) => fatal('The playground stopped', [String(what)]),
+      onAbort: (what) => stale() || fallBack(what) || fatal('The playground stopped', [String(what)]),
       onRuntimeInitialized() {
+        mainStarted = true;
         progress(1, 'Starting…');
         // main() reads these arguments next, in this task: the link in the address bar
         // now, so one pasted (or gone back to) while the app downloaded is the one it
@@ -1160,7 +1179,8 @@
       return addListener.call(this, type, listener, options);
     };
 
-    const failed = (err) => fatal('The playground could not load', [String((err && err.message) || err), 'Reload the page to try again.']);
+    const failed = (err) => stale() || fallBack(err) ||
+      fatal('The playground could not load', [String((err && err.message) || err), 'Reload the page to try again.']);
     // Emscripten's hook: instantiate the module compiled above.
     Module.instantiateWasm = (imports, receiveInstance) => {
       wasmModule.then((module) => WebAssembly.instantiate(module, imports).then((instance) => receiveInstance(instance, module)))
@@ -1169,10 +1189,13 @@
     };
     // attn.js asks for its data package when it runs: handed the bytes fetched above.
     dataPackage.then((bytes) => {
+      if (stale()) return;
       Module.getPreloadedPackage = () => bytes;
       const script = document.createElement('script');
       script.src = appName + '.js';
-      script.onerror = () => fatal('The playground could not load', [appName + '.js failed to download. Reload the page to try again.']);
+      const name = appName;
+      script.onerror = () => stale() || fallBack(name + '.js failed to download') ||
+        fatal('The playground could not load', [name + '.js failed to download. Reload the page to try again.']);
       document.body.appendChild(script);
     }).catch(failed);
   }

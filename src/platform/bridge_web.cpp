@@ -22,6 +22,7 @@
 #include "fonts.hpp"
 #include "model/trace_json.hpp"
 #include "panels.hpp"
+#include "play/training.hpp"
 #include "text_mirror.hpp"
 #include "train/task.hpp"
 #include "train/train.hpp"
@@ -116,7 +117,8 @@ std::string train_json(const attn::ui::app& a, bool heads) {
     const bool in_step = t.run && (t.job.busy() || attn::train_step_in_progress(*t.run));
     j += std::string(",\"inStep\":") + (in_step ? "true" : "false") +
          ",\"measuring\":" + (t.measuring_step >= 0 ? "true" : "false") +
-         ",\"threads\":" + std::to_string(a.model.threads);  // what steps run on (the threaded build: the cores, ≤ 8)
+         ",\"threads\":" + std::to_string(a.model.threads) +  // what steps run on (the threaded build: the cores, ≤ 8)
+         ",\"apart\":" + (attn::session_trains_apart(a.model) ? "true" : "false");  // beside the drawing (training.hpp)
     if (heads) {
         j += ",\"measuredStep\":" + std::to_string(t.measured_step) + ",\"heads\":" + heads_json(t.now);
         j += ",\"kept\":[";  // the measures at each snapshot the run reached

@@ -13,6 +13,7 @@
 #include "imgui.h"
 #include "panels.hpp"
 #include "play/edit.hpp"
+#include "play/training.hpp"
 #include "stages.hpp"
 #include "theme.hpp"
 #include "train/task.hpp"
@@ -72,10 +73,16 @@ std::string duration_text(double seconds) {
 // What the recipe costs from its shape (train_estimate, at the page's usual
 // speed): before Train, so that a run of hours is started knowingly. A long
 // recipe opens paused (session.cpp) and says so here.
+// Then what it runs on: the threads, and whether beside the drawing
+// (session_trains_apart) or in the drawing's frames (a page that is not
+// cross-origin isolated, a build without threads).
 void estimate_line(const app& a, frame_out& out, const trainer& t) {
     const train_cost c = train_estimate(a.model.exp);
-    text_disabled(out, "%s %s · %s %s", tr("estimated: a step", "估计：每步"), duration_text(train_seconds(c.step)).c_str(),
-                  tr("the whole run", "整个训练"), duration_text(train_seconds(c.run)).c_str());
+    const std::string runs_on = session_trains_apart(a.model) ? std::string(tr("on ", "")) + std::to_string(a.model.threads) +
+                                                                    tr(" threads beside the drawing", " 个线程，与绘制并行")
+                                                              : tr("on the drawing's thread", "在绘制所在的线程上");
+    text_disabled(out, "%s %s · %s %s · %s", tr("estimated: a step", "估计：每步"), duration_text(train_seconds(c.step)).c_str(),
+                  tr("the whole run", "整个训练"), duration_text(train_seconds(c.run)).c_str(), runs_on.c_str());
     mark_widget(out, "train_estimate");
     if (train_is_long(a.model.exp) && trainer_step(t) == 0 && t.target == 0)
         text_disabled(out, "%s",

@@ -2,7 +2,9 @@
 // cross-origin isolated, web/shell.js loads the threaded build (attn-mt.*) and
 // training runs on every core (at most 8); served without them it loads the
 // single-threaded attn.*. Both train the induction lesson to the weights Node
-// records (tests/core/test_train_learning.cpp), bit for bit.
+// records (tests/core/test_train_learning.cpp), bit for bit: the threaded one
+// beside the drawing (the steps on a thread of their own, training.hpp), the
+// other in the drawing's frames.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -36,18 +38,19 @@ async function trainInPage(server) {
   const { page, problems } = await openPage(browser, `${server.url}#${lessonRecipe()}&trained=120`);
   const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()));
   const start = await page.evaluate(() => { window.__drawn = 0; const tick = () => { window.__drawn++; requestAnimationFrame(tick); }; requestAnimationFrame(tick); return 0; });
-  let t;
+  let t, besideFrames = 0;
   for (let i = 0; i < 20000; i++) {
     t = (await ui(page)).train;
     assert.equal(t.error, '');
     if (t.done) break;
+    besideFrames += t.inStep ? 1 : 0;  // a frame drawn with steps under way (apart: beside it)
     await frames(page, 1);
   }
   const drawn = (await page.evaluate(() => window.__drawn)) - start;
   const threads = (await ui(page)).threads;  // the page's own, with or without a recipe
   const shell = await page.evaluate(() => ({ build: window.attnShell.build, isolated: self.crossOriginIsolated, cores: navigator.hardwareConcurrency }));
   const hash20 = await page.evaluate((r) => window.attn.trainHash(r, 20), lessonRecipe());
-  return { page, problems, t, fetched, drawn, shell, hash20, threads };
+  return { page, problems, t, fetched, drawn, shell, hash20, threads, besideFrames };
 }
 
 test('isolated: the threaded build trains on every core to the weights Node records; the page draws meanwhile', async () => {
@@ -58,10 +61,12 @@ test('isolated: the threaded build trains on every core to the weights Node reco
   assert.equal(r.t.threads, Math.min(8, r.shell.cores), 'training uses every core (at most 8)');
   assert.equal(r.threads, r.t.threads);
   assert.ok(r.t.threads >= 2, 'this machine has two cores');
+  assert.equal(r.t.apart, true, 'the steps run beside the drawing');
   assert.equal(r.t.step, 120);
   assert.equal(r.t.hash, recordedHashes().step120, 'the same bits as one thread under Node');
   assert.equal(r.hash20, recordedHashes().step20);
-  assert.ok(r.drawn >= 10, `${r.drawn} frames drawn while training`);
+  assert.ok(r.drawn >= 3, `${r.drawn} frames drawn while training`);
+  assert.ok(r.besideFrames >= 1, `${r.besideFrames} frames drawn while the steps went on beside them`);
   assert.deepEqual(r.problems, []);
   await r.page.close();
 });
@@ -72,9 +77,34 @@ test('not isolated: the single-threaded build, one thread, the same weights', as
   assert.equal(r.shell.build, 'single');
   assert.ok(r.fetched.includes('attn.wasm') && !r.fetched.includes('attn-mt.wasm'), `one build downloaded: ${r.fetched.join(' ')}`);
   assert.equal(r.t.threads, 1);
+  assert.equal(r.t.apart, false, 'in the frames');
   assert.equal(r.threads, 1);
   assert.equal(r.t.hash, recordedHashes().step120);
   assert.equal(r.hash20, recordedHashes().step20);
   assert.deepEqual(r.problems, []);
   await r.page.close();
+});
+
+test('isolated, but the threaded build cannot start (its wasm missing on the host): the single-threaded one runs instead', async () => {
+  const { page, problems, context } = await openPage(browser, `${isolated.url}#${lessonRecipe()}&trained=20`, {
+    prepare: (p) => p.route('**/attn-mt.wasm', (route) => route.fulfill({ status: 404, body: 'not here' })),
+  });
+  try {
+    const shell = await page.evaluate(() => ({ build: window.attnShell.build, fallback: window.attnShell.fallback, isolated: self.crossOriginIsolated }));
+    assert.equal(shell.isolated, true);
+    assert.equal(shell.build, 'single');
+    assert.match(shell.fallback, /attn-mt\.wasm: HTTP 404/);
+    let t;
+    for (let i = 0; i < 20000; i++) {
+      t = (await ui(page)).train;
+      if (t.done) break;
+      await frames(page, 1);
+    }
+    assert.equal(t.threads, 1);
+    assert.equal(t.apart, false);
+    assert.equal(t.hash, recordedHashes().step20);
+    assert.deepEqual(problems.filter((p) => !/404/.test(p)), [], 'nothing wrong but the missing file');
+  } finally {
+    await context.close();
+  }
 });
