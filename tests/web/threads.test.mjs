@@ -32,12 +32,13 @@ function recordedHashes() {
   return { step20: src.match(/recorded_hash_step20 = "([0-9a-f]{16})"/)[1], step120: src.match(/recorded_hash_step120 = "([0-9a-f]{16})"/)[1] };
 }
 
-// Opens the lesson's recipe at trained=120 and trains it in the page, frame by
-// frame; returns what the page reports, the app files it fetched and the frames drawn.
+// Opens the lesson's recipe untrained, then asks for step 120 and trains it in
+// the page, frame by frame, watched from its first frame; returns what the page reports, the app files it fetched and the frames drawn.
 async function trainInPage(server) {
-  const { page, problems } = await openPage(browser, `${server.url}#${lessonRecipe()}&trained=120`);
+  const { page, problems } = await openPage(browser, `${server.url}#${lessonRecipe()}&trained=0`);
   const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()));
   const start = await page.evaluate(() => { window.__drawn = 0; const tick = () => { window.__drawn++; requestAnimationFrame(tick); }; requestAnimationFrame(tick); return 0; });
+  assert.equal(await page.evaluate((r) => window.attn.setExperiment(r + '&trained=120'), lessonRecipe()), '');
   let t, besideFrames = 0;
   for (let i = 0; i < 20000; i++) {
     t = (await ui(page)).train;
@@ -65,6 +66,7 @@ test('isolated: the threaded build trains on every core to the weights Node reco
   assert.equal(r.t.step, 120);
   assert.equal(r.t.hash, recordedHashes().step120, 'the same bits as one thread under Node');
   assert.equal(r.hash20, recordedHashes().step20);
+  console.log(`threaded: ${r.drawn} frames drawn while training, ${r.besideFrames} read with steps under way beside them`);
   assert.ok(r.drawn >= 3, `${r.drawn} frames drawn while training`);
   assert.ok(r.besideFrames >= 1, `${r.besideFrames} frames drawn while the steps went on beside them`);
   assert.deepEqual(r.problems, []);
