@@ -1041,7 +1041,10 @@
   // The threaded build that cannot start (a host without attn-mt.*, a browser
   // that shares memory but cannot compile or run its threads): the
   // single-threaded one instead, once, before main() ran. shell.fallback says why.
-  let attempt = 0, mainStarted = false;
+  // An app script once added runs whatever follows, and reads the global Module
+  // when it does: the next attempt waits for it (appScript), so that it runs
+  // with its own attempt's Module, whose failures are then stale.
+  let attempt = 0, mainStarted = false, appScript = null;
   function fallBack(err) {
     if (!threaded || mainStarted) return false;
     shell.fallback = String((err && err.message) || err);
@@ -1049,7 +1052,8 @@
     threaded = false;
     appName = 'attn';
     shell.build = 'single';
-    startApp();
+    ++attempt;
+    (appScript || Promise.resolve()).then(startApp);
     return true;
   }
   function startApp() {
@@ -1194,6 +1198,10 @@
       const script = document.createElement('script');
       script.src = appName + '.js';
       const name = appName;
+      appScript = new Promise((resolve) => {
+        script.addEventListener('load', resolve);
+        script.addEventListener('error', resolve);
+      });
       script.onerror = () => stale() || fallBack(name + '.js failed to download') ||
         fatal('The playground could not load', [name + '.js failed to download. Reload the page to try again.']);
       document.body.appendChild(script);

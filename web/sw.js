@@ -8,7 +8,8 @@
 // named after the build (build-id.js, written into the site by CMake from a
 // hash of its files): a new build installs a new worker, which fills a new cache
 // with the whole site and deletes the old one. Only GET requests to this origin
-// are touched; the worker itself never requests another host.
+// are touched; the worker itself never requests another host. It adds COOP and
+// COEP where the host does not send them (withIsolation).
 //
 // One entry per path: a URL's ?query (index.html?host=…, attn.wasm?junk) is not
 // another file of the site, so the cache keys every response by its path alone,
@@ -91,18 +92,38 @@ function isCacheable(url) {
   return !path.endsWith('/sw.js') && !path.endsWith('/build-id.js');
 }
 
+// A host that cannot send COOP and COEP (a static host: README, "Hosting it"):
+// the worker adds them to this origin's responses it answers, so that from the
+// next load on (the first one was not yet the worker's) the page is
+// cross-origin isolated and runs the threaded build. A response that has its
+// own COEP keeps its headers; one the browser followed a redirect for is left
+// as it is (a response made here would lose where it came from).
+function withIsolation(response) {
+  if (!response || response.status === 0 || response.redirected || response.headers.has('Cross-Origin-Embedder-Policy'))
+    return response;
+  try {
+    const headers = new Headers(response.headers);
+    headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+    headers.set('Cross-Origin-Embedder-Policy', 'require-corp');
+    headers.set('Cross-Origin-Resource-Policy', 'same-origin');
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  } catch (e) {
+    return response;
+  }
+}
+
 async function networkFirst(request) {
   const cache = await caches.open(CACHE);
   try {
     const response = await fetch(request);
     if (response.ok && response.status === 200 && response.type === 'basic')
       keep(cache, request, response.clone()).catch(() => {});
-    return response;
+    return withIsolation(response);
   } catch (err) {
     const navigate = request.mode === 'navigate';
     const hit = (await cache.match(pathKey(request.url))) ||
       (navigate && new URL(request.url).pathname.endsWith('/') ? await cache.match('index.html') : undefined);
-    if (hit) return hit;
+    if (hit) return withIsolation(hit);
     throw err;
   }
 }

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, openPage, startServer, launchBrowser } from './harness.mjs';
+import { root, openPage, appShown, startServer, launchBrowser } from './harness.mjs';
 import { frames, ui } from './person.mjs';
 
 let isolated, plain, browser;
@@ -88,9 +88,17 @@ test('not isolated: the single-threaded build, one thread, the same weights', as
 });
 
 test('isolated, but the threaded build cannot start (its wasm missing on the host): the single-threaded one runs instead', async () => {
-  const { page, problems, context } = await openPage(browser, `${isolated.url}#${lessonRecipe()}&trained=20`, {
-    prepare: (p) => p.route('**/attn-mt.wasm', (route) => route.fulfill({ status: 404, body: 'not here' })),
-  });
+  // The 404 comes once attn-mt.js has run (the harder order: its script already
+  // reads the global Module when the shell gives the threaded build up).
+  const prepare = (p) => {
+    const ran = new Promise((resolve) => p.on('requestfinished', (r) => { if (r.url().endsWith('/attn-mt.js')) resolve(); }));
+    return p.route('**/attn-mt.wasm', async (route) => {
+      await ran;
+      await p.waitForFunction(() => typeof PThread !== 'undefined');
+      await route.fulfill({ status: 404, body: 'not here' });
+    });
+  };
+  const { page, problems, context } = await openPage(browser, `${isolated.url}#${lessonRecipe()}&trained=20`, { prepare });
   try {
     const shell = await page.evaluate(() => ({ build: window.attnShell.build, fallback: window.attnShell.fallback, isolated: self.crossOriginIsolated }));
     assert.equal(shell.isolated, true);
@@ -106,6 +114,31 @@ test('isolated, but the threaded build cannot start (its wasm missing on the hos
     assert.equal(t.apart, false);
     assert.equal(t.hash, recordedHashes().step20);
     assert.deepEqual(problems.filter((p) => !/404/.test(p)), [], 'nothing wrong but the missing file');
+  } finally {
+    await context.close();
+  }
+});
+
+test('a host without COOP/COEP: the first load runs single-threaded; the service worker adds them, and the next load runs threaded', async () => {
+  const { page, problems, context } = await openPage(browser, `${plain.url}#${lessonRecipe()}&trained=20`);
+  try {
+    let shell = await page.evaluate(() => ({ build: window.attnShell.build, isolated: self.crossOriginIsolated }));
+    assert.deepEqual(shell, { build: 'single', isolated: false }, 'the first load is not the worker\'s');
+    await page.waitForFunction(() => navigator.serviceWorker && navigator.serviceWorker.controller, null, { timeout: 30000 });
+    await page.reload();
+    await appShown(page);
+    shell = await page.evaluate(() => ({ build: window.attnShell.build, isolated: self.crossOriginIsolated }));
+    assert.deepEqual(shell, { build: 'threads', isolated: true }, 'the worker\'s headers isolate the page');
+    let t;
+    for (let i = 0; i < 20000; i++) {
+      t = (await ui(page)).train;
+      if (t.done) break;
+      await frames(page, 1);
+    }
+    assert.ok(t.threads >= 2);
+    assert.equal(t.apart, true);
+    assert.equal(t.hash, recordedHashes().step20);
+    assert.deepEqual(problems, []);
   } finally {
     await context.close();
   }
