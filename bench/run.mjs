@@ -574,8 +574,8 @@ async function pageCost(loads = 5) {
 // The L9 recipe from a fresh start until its held-out accuracy, measured at each
 // kept snapshot, first reaches 0.9: natively through the page's trainer without the
 // drawing (three runs), the same in wasm under Node (what the page's training
-// would take if it had all of the page's time), and in Chromium through the page's own loop (a slice of
-// steps per frame, drawing all along) at a laptop's and a phone's viewport. The
+// would take if it had all of the page's time), and in Chromium through the page's own loop (the
+// threaded build, served isolated: the steps beside the drawing) at a laptop's and a phone's viewport. The
 // page runs on every core, as a person's browser would, not on the one core the
 // rest of the benchmark is pinned to: Chromium is started through taskset.
 async function timeToLearn(native, oursNode, withPage) {
@@ -598,11 +598,12 @@ async function timeToLearn(native, oursNode, withPage) {
     try {
       for (const size of [[1280, 720], [844, 390]]) {
         const r = await trainInPage(browser, url, lessonRecipe(root), size, { idle: false, untilLearned: true });
-        rows.push({ workload, peer: `ours page Chromium ${r.viewport}`, env: 'chromium', median_ms: r.learned_ms, step: r.learned_step,
+        rows.push({ workload, peer: `ours page Chromium ${r.viewport} (${r.build}, ${r.threads}t${r.apart ? ', beside the drawing' : ''})`,
+          env: 'chromium', median_ms: r.learned_ms, step: r.learned_step,
           fps_while_training: r.fps, frame_median_ms: r.frame_median_ms, frame_p90_ms: r.frame_p90_ms, ratio: null, runs: 1 });
-        targets.push({ target: `T3 in Chromium at ${r.viewport}, the page drawing all along: < 5 s`,
-          value: r.learned_ms === null ? 'never' : `${(r.learned_ms / 1000).toFixed(1)} s at ${r.fps} frames/s`,
-          met: r.learned_ms !== null && r.learned_ms < 5000 });
+        targets.push({ target: `T3 in Chromium at ${r.viewport}: ≤ 2.5 s while the page draws ≥ 20 frames/s`,
+          value: r.learned_ms === null ? 'never' : `${(r.learned_ms / 1000).toFixed(1)} s at ${r.fps} frames/s (${r.build} build, ${r.threads} threads)`,
+          met: r.learned_ms !== null && r.learned_ms <= 2500 && r.fps >= 20 });
       }
     } finally {
       await browser.close();

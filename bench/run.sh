@@ -77,8 +77,13 @@ if [[ " $* " != *" --no-torch "* && " $* " != *" --llama-only "* ]]; then
     log "the training reference check FAILED (see above)"
 fi
 if [[ " $* " != *" --no-page "* && " $* " != *" --train-only "* && " $* " != *" --llama-only "* ]]; then
-  log "building build/bench-site (the playground, for the page cost)"
-  if ! { cmake -S . -B build/bench-site -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF >/dev/null &&
+  # Both builds, as serve.py's site holds them: the threaded attn-mt.* first (into
+  # bench-site's site folder), then the site with attn.*; served isolated, the page runs threaded.
+  log "building build/bench-site (the playground, for the page cost and T3)"
+  if ! { cmake -S . -B build/bench-site-threads -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF \
+           -DATTN_THREADS=ON -DATTN_SITE_DIR="$PWD/build/bench-site/site" >/dev/null &&
+         cmake --build build/bench-site-threads -j"$jobs" --target attn_app >/dev/null &&
+         cmake -S . -B build/bench-site -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF >/dev/null &&
          cmake --build build/bench-site -j"$jobs" --target attn_site >/dev/null; }; then
     log "the playground did not build: no page cost this run"
     args+=(--no-page)

@@ -27,7 +27,8 @@ try {
   for (const size of sizes) {
     const r = { workload: 'L9 recipe trained in the page (Chromium)', ...await trainInPage(browser, server.url, lessonRecipe(root), size) };
     rows.push(r);
-    console.log(`L9 recipe in Chromium at ${r.viewport} (idle ${r.idle_fps} frames/s): ${r.steps} steps in ` +
+    console.log(`L9 recipe in Chromium at ${r.viewport}, ${r.build} build on ${r.threads} thread(s)${r.apart ? ' beside the drawing' : ''} ` +
+      `(idle ${r.idle_fps} frames/s): ${r.steps} steps in ` +
       `${(r.total_ms / 1000).toFixed(1)} s (${r.steps_per_second} steps/s) at ${r.fps} frames/s ` +
       `(frame median ${r.frame_median_ms} ms, p90 ${r.frame_p90_ms} ms); held-out accuracy ≥ 0.9 first at step ` +
       `${r.learned_step}, ${r.learned_ms === null ? '—' : (r.learned_ms / 1000).toFixed(1) + ' s'}`);

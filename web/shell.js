@@ -1059,6 +1059,24 @@
   function startApp() {
     const mine = ++attempt;
     const stale = () => mine !== attempt;  // a failure of an attempt given up already
+    const failed = (err) => stale() || fallBack(err) ||
+      fatal('The playground could not load', [String((err && err.message) || err), 'Reload the page to try again.']);
+    // The threaded script may throw where it runs, not abort: a shared memory
+    // the browser refuses to make, a worker that cannot start. Until main()
+    // runs, that is the threaded build failing too.
+    if (threaded) {
+      const name = appName + '.js';
+      const onError = (event) => {
+        if (mainStarted || stale()) {
+          window.removeEventListener('error', onError);
+          return;
+        }
+        if (!String(event.filename || '').endsWith(name)) return;
+        window.removeEventListener('error', onError);
+        failed(event.error || event.message);
+      };
+      window.addEventListener('error', onError);
+    }
     const missing = missingWasm();
     if (missing.length) {
       refuse(missing);
@@ -1183,8 +1201,6 @@
       return addListener.call(this, type, listener, options);
     };
 
-    const failed = (err) => stale() || fallBack(err) ||
-      fatal('The playground could not load', [String((err && err.message) || err), 'Reload the page to try again.']);
     // Emscripten's hook: instantiate the module compiled above.
     Module.instantiateWasm = (imports, receiveInstance) => {
       wasmModule.then((module) => WebAssembly.instantiate(module, imports).then((instance) => receiveInstance(instance, module)))

@@ -1,5 +1,6 @@
-// Training in the page: the L9 recipe trained by the playground's own loop (a
-// slice of steps per frame) in headless Chromium, as a person's link would. Used
+// Training in the page: the L9 recipe trained by the playground's own loop in
+// headless Chromium, as a person's link would (the threaded build, served
+// isolated: the steps beside the drawing; else a slice of steps per frame). Used
 // by bench/train_page.mjs (three viewports, to the last step) and by
 // bench/run.mjs (T3: until the held-out accuracy first reaches 0.9).
 import fs from 'node:fs';
@@ -59,10 +60,15 @@ export async function trainInPage(browser, siteUrl, recipe, [width, height], { i
       };
       requestAnimationFrame(tick);
     }), [recipe, untilLearned]);
+    const runsOn = await page.evaluate(() => ({ build: window.attnShell.build, threads: window.attn.ui().train.threads,
+      apart: window.attn.ui().train.apart }));
     const s = [...result.intervals].sort((a, b) => a - b);
     const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
     return {
       viewport: `${width}x${height}`,
+      build: runsOn.build,
+      threads: runsOn.threads,
+      apart: runsOn.apart,
       idle_fps: idleRate === null ? null : +idleRate.toFixed(1),
       steps: result.steps,
       total_ms: Math.round(result.ms),

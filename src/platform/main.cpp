@@ -55,6 +55,7 @@
 #include "theme.hpp"
 #include "touch.hpp"
 #include "train/train.hpp"
+#include "train/trainer.hpp"
 
 namespace {
 
@@ -608,6 +609,10 @@ int main(int argc, char** argv) {
     }
     g_frame = [] { return frame_run(loop); };
     run_main_loop();
+    // Training beside the drawing stops here, while everything it uses is alive
+    // (the statics go in reverse order of their making after main returns).
+    attn::trainer_collect(app.model.train);
+    attn::trainer_collect(app.model.pin_train);
     if (opt.print_link)
         std::printf("%s\n", attn::ui::app_link(app).c_str());
 

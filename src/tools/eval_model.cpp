@@ -180,7 +180,9 @@ int eval_model(const experiment& e, const link_view& v, const cli_options& o) {
     trace_json_select sel;
     if (o.json && !selection(o, le, sel))
         return 1;
-    const trace t = llama_forward(m, ids, le, o.json ? sel.options() : trace_options::lean(), &tok);
+    trace_options opt = o.json ? sel.options() : trace_options::lean();
+    opt.threads = threads_available();  // the heads side by side: the same bits
+    const trace t = llama_forward(m, ids, le, opt, &tok);
     if (!o.json) {
         print_summary(o, m, tok, ids, t);
         return 0;

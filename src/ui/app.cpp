@@ -192,6 +192,7 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
         a.view.model_open = true;
         return *why;
     }
+    m->threads = a.model.threads;
     std::vector<model_state::stored> kept = std::move(a.real.kept);  // the browser's store does not change with it
     // The maps' sources count on: a new model's first maps are never keyed as the last one's.
     const std::uint64_t version = a.real.version + 1, effect_made = a.real.effect_made + 1, stages_made = a.real.stages_made + 1,

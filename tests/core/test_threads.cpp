@@ -8,8 +8,10 @@
 
 #include "base/threads.hpp"
 #include "llama/checkpoint.hpp"
+#include "llama/forward.hpp"
 #include "llama/generate.hpp"
 #include "llama_test_files.hpp"
+#include "model/forward.hpp"
 #include "play/session.hpp"
 #include "play/training.hpp"
 #include "spec/experiment.hpp"
@@ -123,6 +125,62 @@ TEST_CASE("generation through the KV cache: the same logits, bits and tokens on 
     const llama_sampling s{0.9f, 0.9f, 7};
     const std::vector<int> tokens = llama_generate(m, {1, 5, 9}, 20, s);
     CHECK(llama_generate(m, {1, 5, 9}, 20, s, 3) == tokens);
+}
+
+namespace {
+
+void check_same_trace(const trace& a, const trace& b) {
+    REQUIRE(a.layers.size() == b.layers.size());
+    for (std::size_t l = 0; l < a.layers.size(); ++l) {
+        CAPTURE(l);
+        const layer_trace &x = a.layers[l], &y = b.layers[l];
+        CHECK(x.concat.data == y.concat.data);
+        CHECK(x.output.data == y.output.data);
+        REQUIRE(x.heads.size() == y.heads.size());
+        for (std::size_t h = 0; h < x.heads.size(); ++h) {
+            CAPTURE(h);
+            CHECK(x.heads[h].weights.data == y.heads[h].weights.data);
+            CHECK(x.heads[h].scores.data == y.heads[h].scores.data);
+            CHECK(x.heads[h].out.data == y.heads[h].out.data);
+            CHECK(x.heads[h].row_entropies == y.heads[h].row_entropies);
+        }
+    }
+    CHECK(a.output.data == b.output.data);
+    CHECK(a.logits.data == b.logits.data);
+}
+
+}  // namespace
+
+TEST_CASE("the traced pass with a layer's heads side by side: every head's matrices the same bits on 1, 2 and 3 threads") {
+    experiment e;
+    e.text = "the cat sat on the mat and the dog sat on the log while the bird sang to the cat and the dog";
+    e.d_model = 48;
+    e.heads = 6;
+    e.kv_heads = 3;
+    e.layers = 2;
+    e.block = block_kind::full;
+    e.pos = positional::rope;
+    e.ablate = {{1, 2}};
+    for (const bool lean : {false, true}) {
+        CAPTURE(lean);
+        trace_options opt = lean ? trace_options::lean() : trace_options{};
+        const trace one = forward(e, opt);
+        for (int threads : {2, 3}) {
+            opt.threads = threads;
+            check_same_trace(forward(e, opt), one);
+        }
+    }
+    // A real model's pass (GQA, RoPE, SwiGLU) likewise.
+    const test::llama_bytes b = test::llama_test_checkpoint(test::llama_test_config(96, 200, 2, 6, 2, 301, 32, false), 5);
+    llama_model m;
+    std::string why;
+    REQUIRE_MESSAGE(llama_checkpoint_read(b.data(), b.size(), m, &why), why);
+    const std::vector<int> ids = {1, 17, 250, 3, 300, 42, 17, 250, 3, 9, 12, 200};
+    const experiment le = llama_experiment(m.config);
+    trace_options opt;
+    const trace one = llama_forward(m, ids, le, opt);
+    opt.threads = 3;
+    check_same_trace(llama_forward(m, ids, le, opt), one);
 }
 
 TEST_CASE("background_job: fn runs beside the caller until stop(); copying or moving a busy job stops it first") {

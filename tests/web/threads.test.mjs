@@ -87,37 +87,52 @@ test('not isolated: the single-threaded build, one thread, the same weights', as
   await r.page.close();
 });
 
-test('isolated, but the threaded build cannot start (its wasm missing on the host): the single-threaded one runs instead', async () => {
-  // The 404 comes once attn-mt.js has run (the harder order: its script already
-  // reads the global Module when the shell gives the threaded build up).
-  const prepare = (p) => {
-    const ran = new Promise((resolve) => p.on('requestfinished', (r) => { if (r.url().endsWith('/attn-mt.js')) resolve(); }));
-    return p.route('**/attn-mt.wasm', async (route) => {
-      await ran;
-      await p.waitForFunction(() => typeof PThread !== 'undefined');
-      await route.fulfill({ status: 404, body: 'not here' });
-    });
-  };
-  const { page, problems, context } = await openPage(browser, `${isolated.url}#${lessonRecipe()}&trained=20`, { prepare });
-  try {
-    const shell = await page.evaluate(() => ({ build: window.attnShell.build, fallback: window.attnShell.fallback, isolated: self.crossOriginIsolated }));
-    assert.equal(shell.isolated, true);
-    assert.equal(shell.build, 'single');
-    assert.match(shell.fallback, /attn-mt\.wasm: HTTP 404/);
-    let t;
-    for (let i = 0; i < 20000; i++) {
-      t = (await ui(page)).train;
-      if (t.done) break;
-      await frames(page, 1);
+// Two ways the threaded build fails before main(): its wasm missing on the host,
+// the 404 coming once attn-mt.js has run (the harder order: its script already
+// reads the global Module when the shell gives it up); its script throwing where
+// it runs (a shared memory the browser refuses to make, as on a small phone).
+const failures = {
+  'its wasm missing on the host': {
+    expect: /attn-mt\.wasm: HTTP 404/,
+    prepare: (p) => {
+      const ran = new Promise((resolve) => p.on('requestfinished', (r) => { if (r.url().endsWith('/attn-mt.js')) resolve(); }));
+      return p.route('**/attn-mt.wasm', async (route) => {
+        await ran;
+        await p.waitForFunction(() => typeof PThread !== 'undefined');
+        await route.fulfill({ status: 404, body: 'not here' });
+      });
+    },
+  },
+  'its script refused a shared memory': {
+    expect: /could not allocate memory/,
+    prepare: (p) => p.route('**/attn-mt.js', (route) => route.fulfill({
+      status: 200, contentType: 'text/javascript', body: 'throw new RangeError("WebAssembly.Memory(): could not allocate memory");',
+    })),
+  },
+};
+for (const [how, { expect, prepare }] of Object.entries(failures)) {
+  test(`isolated, but the threaded build cannot start (${how}): the single-threaded one runs instead`, async () => {
+    const { page, problems, context } = await openPage(browser, `${isolated.url}#${lessonRecipe()}&trained=20`, { prepare });
+    try {
+      const shell = await page.evaluate(() => ({ build: window.attnShell.build, fallback: window.attnShell.fallback, isolated: self.crossOriginIsolated }));
+      assert.equal(shell.isolated, true);
+      assert.equal(shell.build, 'single');
+      assert.match(shell.fallback, expect);
+      let t;
+      for (let i = 0; i < 20000; i++) {
+        t = (await ui(page)).train;
+        if (t.done) break;
+        await frames(page, 1);
+      }
+      assert.equal(t.threads, 1);
+      assert.equal(t.apart, false);
+      assert.equal(t.hash, recordedHashes().step20);
+      assert.deepEqual(problems.filter((x) => !/404|could not allocate memory/.test(x)), [], 'nothing wrong but the failure made');
+    } finally {
+      await context.close();
     }
-    assert.equal(t.threads, 1);
-    assert.equal(t.apart, false);
-    assert.equal(t.hash, recordedHashes().step20);
-    assert.deepEqual(problems.filter((p) => !/404/.test(p)), [], 'nothing wrong but the missing file');
-  } finally {
-    await context.close();
-  }
-});
+  });
+}
 
 test('a host without COOP/COEP: the first load runs single-threaded; the service worker adds them, and the next load runs threaded', async () => {
   const { page, problems, context } = await openPage(browser, `${plain.url}#${lessonRecipe()}&trained=20`);

@@ -20,8 +20,9 @@ constexpr bool have_threads = true;
 
 thread_local bool inside_item = false;
 
-// Workers started on first use and kept; each job names how many of them take
-// part (the first `helpers`), and the caller waits until every one has left it.
+// Workers started on first use and kept for the program's life (never joined:
+// the process ends them); each job names how many of them take part (the first
+// `helpers`), and the caller waits until every one has left it.
 struct pool {
     std::mutex m;
     std::condition_variable wake, idle;
@@ -31,7 +32,6 @@ struct pool {
     int n = 0, helpers = 0, busy = 0;
     std::atomic<int> next{0};
     std::uint64_t job = 0;
-    bool quit = false;
 
     void take() {
         inside_item = true;
@@ -44,9 +44,7 @@ struct pool {
         std::uint64_t seen = 0;
         std::unique_lock<std::mutex> lock(m);
         for (;;) {
-            wake.wait(lock, [&] { return quit || (job != seen && index < helpers); });
-            if (quit)
-                return;
+            wake.wait(lock, [&] { return job != seen && index < helpers; });
             seen = job;
             lock.unlock();
             take();
@@ -73,16 +71,6 @@ struct pool {
         std::unique_lock<std::mutex> lock(m);
         idle.wait(lock, [&] { return busy == 0; });
     }
-
-    ~pool() {
-        {
-            std::lock_guard<std::mutex> lock(m);
-            quit = true;
-        }
-        wake.notify_all();
-        for (std::thread& t : workers)
-            t.join();
-    }
 };
 
 }  // namespace
@@ -107,8 +95,10 @@ void parallel_for_call(int n, int threads, void (*call)(void*, int), void* fn) {
             call(fn, i);
         return;
     }
-    static std::mutex one_job;  // callers on different threads take turns
-    static pool p;
+    // Made once and never destroyed: a caller on another thread (a
+    // background_job) may still use them while the statics go at exit.
+    static std::mutex& one_job = *new std::mutex;  // callers on different threads take turns
+    static pool& p = *new pool;
     std::lock_guard<std::mutex> lock(one_job);
     p.run(n, std::min(threads, threads_max), call, fn);
 }

@@ -7,6 +7,7 @@
 #include "base/measure.hpp"
 #include "base/precision.hpp"
 #include "base/random.hpp"
+#include "base/threads.hpp"
 #include "base/tokenize.hpp"
 #include "kernels/kernels.hpp"
 #include "model/rope.hpp"
@@ -497,10 +498,10 @@ matrix forward_patched_layer(const experiment& e, const trace& t, const head_pat
 void forward_heads(const experiment& e, int layer, layer_trace& lt, const trace_options& opt) {
     const stepper st{e.prec};
     lt.concat = matrix(lt.q_rot.rows, e.d_model);
-    lt.heads.clear();
-    lt.heads.reserve(std::size_t(e.heads));
-    for (int hi = 0; hi < e.heads; ++hi)
-        lt.heads.push_back(run_head(e, layer, hi, lt, st, opt));
+    lt.heads.assign(std::size_t(e.heads), head_trace{});
+    const bool side_by_side = !opt.keep_head_matrices || lt.q_rot.rows <= heads_side_by_side_tokens;
+    parallel_for(e.heads, side_by_side ? opt.threads : 1,
+                 [&](int hi) { lt.heads[std::size_t(hi)] = run_head(e, layer, hi, lt, st, opt); });
 }
 
 trace forward(const experiment& e, const trace_options& opt) {

@@ -143,12 +143,20 @@ struct head_patch {
 // weights: 16 MB per head at 1024 tokens) are most of a trace; a head whose
 // matrices are not kept computes them, takes its row sums, entropies and out,
 // and drops them (empty matrices), so memory stays bounded by one head's.
+inline constexpr int heads_side_by_side_tokens = 256;
 struct trace_options {
     // (layer, head) → keep that head's (n, n) matrices. Empty: keep all.
     std::function<bool(int layer, int head)> keep_head_matrices;
     // A head whose output is replaced (above). None (the default): the pass is
     // the plain one, bit for bit.
     head_patch patch;
+    // The heads of a layer side by side on this many threads (base/threads):
+    // each head writes only its own trace and columns, so the bits are the same
+    // for any count. More than one only where it costs no memory: every head's
+    // matrices kept (the trace holds them anyway), or at most
+    // heads_side_by_side_tokens tokens (a head's working (n, n) matrices are
+    // then 1 MB at most a thread).
+    int threads = 1;
     static trace_options lean() {
         trace_options o;
         o.keep_head_matrices = [](int, int) { return false; };

@@ -409,9 +409,9 @@ bool circuit_study_patch_cell(trainer& t, circuit_study& study, circuit_cell cel
     study.cell_probs.clear();
     if (!cell.valid())
         return true;
-    if (!t.run || study.step != t.run->step || study.weights_version != t.weights_version || !study.patch_problem.empty() ||
-        !study.corruption.found)
-        return false;
+    if (!t.run || !trainer_done(t) || study.step != t.run->step || study.weights_version != t.weights_version ||
+        !study.patch_problem.empty() || !study.corruption.found)
+        return false;  // (not done: steps may be going on beside the drawing, the run theirs)
     const train_run& run = *t.run;
     if (study.patched)
         return patch_cell(run, study, cell);

@@ -127,7 +127,9 @@ void real_model_read(const real_model& m, const std::string& text, real_model_re
     }
     for (std::size_t i = 1; i < out.ids.size(); ++i)
         out.decoded += llama_decode_piece(m.tok, out.ids[i - 1], out.ids[i]);
-    out.tr = llama_forward(m.model, out.ids, llama_experiment(m.model.config), {}, &m.tok);
+    trace_options all;
+    all.threads = m.threads;
+    out.tr = llama_forward(m.model, out.ids, llama_experiment(m.model.config), all, &m.tok);
     summarise_heads(out);
     const int last = int(out.ids.size()) - 1;
     out.next = top_five(out.tr.logits.row(last), m.model.config.vocab_size);
@@ -252,6 +254,7 @@ void real_model_intervene(const real_model& m, const real_model_reading& r, cons
     e.edges = iv.edges;
     trace_options opt = trace_options::lean();
     opt.keep_head_matrices = [layer](int l, int) { return l == layer; };
+    opt.threads = m.threads;
     out.tr = llama_forward(m.model, r.ids, e, opt, &m.tok);
     const int last = int(r.ids.size()) - 1, V = c.vocab_size;
     out.made = true;
@@ -365,6 +368,7 @@ head_trace real_head_stages(const real_model& m, const real_model_reading& r, in
     lt.q = kept.q, lt.q_rot = kept.q_rot, lt.k_rot = kept.k_rot, lt.v = kept.v;
     trace_options opt;
     opt.keep_head_matrices = [layer, head](int l, int h) { return l == layer && h == head; };
+    opt.threads = m.threads;
     forward_heads(llama_experiment(c), layer, lt, opt);
     return std::move(lt.heads[std::size_t(head)]);
 }

@@ -50,6 +50,7 @@ struct real_model {
     std::string sha256;          // the checkpoint's, as the page gave it ("" unknown)
     llama_model model;
     llama_tokenizer tok;
+    int threads = 1;                 // the traced passes' heads side by side (trace_options::threads; the same bits)
     std::size_t parameters() const;  // weights, without the legacy RoPE tables
 };
 

@@ -213,15 +213,17 @@ namespace {
 
 // e's trace: with the trained weights at t's step when e has a recipe
 // (recipe_validate made sure its tokens are the task's symbols).
-trace trace_model(const experiment& e, const trainer& t) {
+trace trace_model(const experiment& e, const trainer& t, int threads) {
+    trace_options opt;
+    opt.threads = threads;
     if (!t.run)
-        return forward(e);
+        return forward(e, opt);
     const std::vector<std::string> tokens = tokenize(e.text);
     std::optional<model_weights> w = train_weights_for(*t.run, tokens);  // the run's experiment has no edits
     if (!w)
-        return forward(e);
+        return forward(e, opt);
     model_apply_edits(*w, e.edits);
-    return forward_with(e, tokens, *w);
+    return forward_with(e, tokens, *w, opt);
 }
 
 }  // namespace
@@ -236,7 +238,7 @@ bool session_update(session& s) {
     if (s.pin_traced_version != s.pin_version) {
         s.pin_tr = trace{};
         if (s.pin)
-            s.pin_tr = trace_model(*s.pin, s.pin_train);
+            s.pin_tr = trace_model(*s.pin, s.pin_train, s.threads);
         s.pin_traced_version = s.pin_version;
         changed = true;
     }
@@ -251,10 +253,13 @@ bool session_update(session& s) {
     // for): the peak forward.hpp's experiment_peak_bytes bounds.
     s.tr = trace{};
     s.baseline = trace{};
-    s.tr = trace_model(s.exp, s.train);
+    s.tr = trace_model(s.exp, s.train, s.threads);
     s.has_baseline = !s.exp.ablate.empty() || !s.exp.edges.empty();
-    if (s.has_baseline)
-        s.baseline = forward_with(experiment_without_interventions(s.exp), s.tr.tokens, s.tr.params, trace_options::lean());
+    if (s.has_baseline) {
+        trace_options lean = trace_options::lean();
+        lean.threads = s.threads;
+        s.baseline = forward_with(experiment_without_interventions(s.exp), s.tr.tokens, s.tr.params, lean);
+    }
     s.prediction.n = 0;
     if (s.train.run)
         circuits_predict(*s.train.run, s.tr, s.prediction);
