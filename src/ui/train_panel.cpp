@@ -78,9 +78,12 @@ std::string duration_text(double seconds) {
 // cross-origin isolated, a build without threads).
 void estimate_line(const app& a, frame_out& out, const trainer& t) {
     const train_cost c = train_estimate(a.model.exp);
-    const std::string runs_on = session_trains_apart(a.model) ? std::string(tr("on ", "")) + std::to_string(a.model.threads) +
-                                                                    tr(" threads beside the drawing", " 个线程，与绘制并行")
-                                                              : tr("on the drawing's thread", "在绘制所在的线程上");
+    const int n = session_train_threads(a.model);
+    const std::string runs_on =
+        !session_trains_apart(a.model)
+            ? tr("on the drawing's thread", "在绘制所在的线程上")
+            : tr("on ", "") + std::to_string(n) +
+                  tr(n == 1 ? " thread beside the drawing" : " threads beside the drawing", " 个线程，与绘制并行");
     text_disabled(out, "%s %s · %s %s · %s", tr("estimated: a step", "估计：每步"), duration_text(train_seconds(c.step)).c_str(),
                   tr("the whole run", "整个训练"), duration_text(train_seconds(c.run)).c_str(), runs_on.c_str());
     mark_widget(out, "train_estimate");

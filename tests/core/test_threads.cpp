@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/threads.hpp"
@@ -38,6 +39,34 @@ TEST_CASE("parallel_for: every item exactly once, for any thread count; a call i
     CHECK(threads_problem(threads_max).empty());
     CHECK(threads_problem(0) == "threads must be at least 1, not 0");
     CHECK(threads_problem(threads_max + 1).find("at most") != std::string::npos);
+}
+
+TEST_CASE("parallel_for: a call while another thread's call has the pool runs its items inline, without waiting") {
+    if (!threads_background())
+        return;
+    std::atomic<bool> holding{false}, release{false};
+    parallel_for(2, 2, [](int) {});  // the worker started here (in wasm only the main thread starts them)
+    background_job job;              // its call holds the pool until released
+    job.start([&](const std::atomic<bool>&) {
+        parallel_for(2, 2, [&](int) {
+            holding.store(true);
+            while (!release.load()) {
+            }
+        });
+    });
+    while (!holding.load()) {
+    }
+    const std::thread::id caller = std::this_thread::get_id();
+    std::vector<int> order;
+    bool here = true;
+    parallel_for(5, 2, [&](int i) {  // would wait for the release if it waited for the pool
+        order.push_back(i);
+        here = here && std::this_thread::get_id() == caller;
+    });
+    release.store(true);
+    job.stop();
+    CHECK(order == std::vector<int>{0, 1, 2, 3, 4});
+    CHECK(here);
 }
 
 namespace {
@@ -228,6 +257,8 @@ int frames_apart(session& s, int& launched) {
         session_update(s);
         session_train_launch(s);
         launched += s.train.job.busy() ? 1 : 0;
+        if (s.train.job.busy())
+            CHECK(s.train.run->threads == session_train_threads(s));  // (the job only reads it)
         CHECK(trainer_step(s.train) == int(s.train.curve.size()));
         ++frames;
     }
@@ -248,6 +279,7 @@ TEST_CASE("training apart: a job beside the frames gives the bits, the curve and
     session s;
     s.threads = 3;
     CHECK(session_trains_apart(s) == threads_background());
+    CHECK(session_train_threads(s) == (threads_background() ? 2 : 3));  // apart, one is the drawing's
     REQUIRE(session_apply(s, change::set(e)).accepted);
     session_update(s);
     int launched = 0;

@@ -97,9 +97,14 @@ void parallel_for_call(int n, int threads, void (*call)(void*, int), void* fn) {
     }
     // Made once and never destroyed: a caller on another thread (a
     // background_job) may still use them while the statics go at exit.
-    static std::mutex& one_job = *new std::mutex;  // callers on different threads take turns
+    static std::mutex& one_job = *new std::mutex;  // one caller at a time has the pool
     static pool& p = *new pool;
-    std::lock_guard<std::mutex> lock(one_job);
+    std::unique_lock<std::mutex> lock(one_job, std::try_to_lock);
+    if (!lock.owns_lock()) {  // another thread's call has it: the items here, in order
+        for (int i = 0; i < n; ++i)
+            call(fn, i);
+        return;
+    }
     p.run(n, std::min(threads, threads_max), call, fn);
 }
 

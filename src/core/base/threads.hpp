@@ -8,7 +8,9 @@
 // the bits the same for every thread count (train.cpp's row groups).
 //
 // Where the build has no threads (wasm without pthreads) every call runs its items
-// in order on the caller. A call from inside an item also runs inline.
+// in order on the caller. A call from inside an item also runs inline, and so
+// does a call made while another thread's call has the pool (a frame's traced
+// pass while a background_job trains): it never waits behind that call.
 #pragma once
 
 #include <atomic>

@@ -41,11 +41,14 @@ double session_train(session& s, double slice) {
 
 bool session_trains_apart(const session& s) { return s.threads > 1 && threads_background(); }
 
+int session_train_threads(const session& s) { return session_trains_apart(s) ? s.threads - 1 : s.threads; }
+
 void session_train_launch(session& s) {
     if (!session_trains_apart(s))
         return;
-    if (!trainer_launch(s.train, s.threads) && trainer_done(s.train) && s.pin)
-        trainer_launch(s.pin_train, s.threads);
+    const int threads = session_train_threads(s);
+    if (!trainer_launch(s.train, threads) && trainer_done(s.train) && s.pin)
+        trainer_launch(s.pin_train, threads);
 }
 
 void train_pace_update(train_pace& p, double frame_interval, double trained_seconds, double target) {

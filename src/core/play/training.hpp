@@ -50,6 +50,10 @@ double session_train(session& s, double slice);
 // session's again until the next launch.
 bool session_trains_apart(const session& s);
 void session_train_launch(session& s);
+// The threads the steps run on: apart, all but one, which is the drawing's (on
+// two cores the drawing keeps one whole core: the frames' rate does not depend
+// on the recipe's size); in the frames, all of them.
+int session_train_threads(const session& s);
 
 // The measures of the trained model at its step (the task effect of the ablated
 // heads, the every-head ablation table, L10's shortcut), each taking held-out
