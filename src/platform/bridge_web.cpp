@@ -116,8 +116,8 @@ std::string train_json(const attn::ui::app& a, bool heads) {
     // held-out measure under way (trainer_advance's pieces).
     const bool in_step = t.run && (t.job.busy() || attn::train_step_in_progress(*t.run));
     j += std::string(",\"inStep\":") + (in_step ? "true" : "false") +
-         ",\"measuring\":" + (t.measuring_step >= 0 ? "true" : "false") +
-         ",\"threads\":" + std::to_string(a.model.threads) +  // what steps run on (the threaded build: the cores, ≤ 8)
+         ",\"measuring\":" + (t.measuring_step >= 0 ? "true" : "false") + ",\"threads\":" +
+         std::to_string(attn::session_train_threads(a.model)) +  // what the steps run on (apart: all but the drawing's)
          ",\"apart\":" + (attn::session_trains_apart(a.model) ? "true" : "false");  // beside the drawing (training.hpp)
     if (heads) {
         j += ",\"measuredStep\":" + std::to_string(t.measured_step) + ",\"heads\":" + heads_json(t.now);

@@ -305,6 +305,44 @@ TEST_CASE("training apart: a job beside the frames gives the bits, the curve and
     CHECK(s.tr.output.data == here.tr.output.data);
 }
 
+TEST_CASE("training apart: a job stopped anywhere, in a step or in a snapshot's measure, goes on from there at the next launch") {
+    if (!threads_background())
+        return;
+    const experiment e = apart_recipe(60);
+    trainer straight;
+    trainer_sync(straight, e);
+    trainer_finish(straight);
+    trainer t;
+    trainer_sync(t, e);
+    int collects = 0, measures_cut = 0;
+    for (int i = 0; !trainer_done(t) && i < 100000; ++i) {
+        trainer_advance(t, 1e-6, 1, false);  // as the frames do between posts: a piece of a measure at most
+        if (!trainer_launch(t, 1 + i % 2))
+            continue;
+        const double run = 1e-4 * (1 + i % 7);  // stops at many different points of the run
+        while (t.job.busy() && !t.job.finished() && t.job.seconds() < run) {
+        }
+        trainer_collect(t);
+        ++collects;
+        measures_cut += t.measuring_step >= 0 && t.measuring.eval.row > 0 ? 1 : 0;  // left partway, for the next job
+    }
+    REQUIRE(trainer_done(t));
+    CHECK(collects > 10);
+    CHECK(measures_cut > 0);
+    CHECK(train_weights_hash(*t.run) == train_weights_hash(*straight.run));
+    REQUIRE(t.marks.size() == straight.marks.size());
+    for (std::size_t i = 0; i < t.marks.size(); ++i) {
+        CAPTURE(i);
+        CHECK(t.marks[i].step == straight.marks[i].step);
+        CHECK(t.marks[i].held_out.loss == straight.marks[i].held_out.loss);
+        CHECK(t.marks[i].held_out.acc == straight.marks[i].held_out.acc);
+        REQUIRE(t.marks[i].heads.size() == straight.marks[i].heads.size());
+        for (std::size_t h = 0; h < t.marks[i].heads.size(); ++h)
+            CHECK(t.marks[i].heads[h].induction == straight.marks[i].heads[h].induction);
+    }
+    CHECK(t.now.held_out.loss == straight.now.held_out.loss);
+}
+
 TEST_CASE("training apart: a change while the job runs takes its steps in first; Pause lands where training straight goes") {
     experiment e = apart_recipe(200);
     session s;

@@ -12,7 +12,8 @@ namespace attn {
 namespace {
 
 // Steps here, or (apart) only what the job leaves: its steps taken in when a
-// post is due, then the measures.
+// post is due, then the measures (the one at the target; a snapshot's goes on
+// in the next job).
 void advance(trainer& t, double slice, int threads, bool apart) {
     if (!apart) {
         trainer_advance(t, slice, threads);
@@ -20,8 +21,8 @@ void advance(trainer& t, double slice, int threads, bool apart) {
     }
     if (t.job.busy() && (t.job.finished() || t.job.seconds() >= train_pace::post))
         trainer_collect(t);
-    if (!t.job.busy())
-        trainer_advance(t, slice, threads, false);
+    if (!t.job.busy())  // while steps remain a snapshot's measure is the next job's: a piece of it here
+        trainer_advance(t, trainer_training(t) ? 1e-6 : slice, threads, false);
 }
 
 }  // namespace

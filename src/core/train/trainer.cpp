@@ -36,7 +36,8 @@ void start_measure(trainer& t, int mark) {
 void mark_snapshot(trainer& t) {
     train_run& r = *t.run;
     const int i = r.snapshots_taken - 1;
-    if (i >= 0 && r.snapshots[std::size_t(i)].step == r.step && int(t.marks.size()) == i)
+    if (i >= 0 && r.snapshots[std::size_t(i)].step == r.step && int(t.marks.size()) == i &&
+        !(t.measuring_step == r.step && t.measuring_mark == i))  // (begun by a job: it goes on)
         start_measure(t, i);
 }
 
@@ -334,36 +335,47 @@ bool trainer_advance(trainer& t, double seconds, int threads, bool steps_here) {
 
 namespace {
 
-// The job of trainer_launch: steps to the target, each snapshot's measure the
-// first time the run reaches it (as trainer_advance would do before the next
-// step), into `marks`. A measure cut short by `stop` is left to the caller.
-void step_apart(train_run& r, int target, int marked, std::vector<trainer_mark>& marks, const std::atomic<bool>& stop) {
-    while (r.step < target && !stop.load(std::memory_order_relaxed)) {
+// The job of trainer_launch: the snapshot's measure left unfinished (`measuring`
+// is its step), then steps to the target, each snapshot's measure the first time
+// the run reaches it (as trainer_advance would do before the next step), into
+// `marks`. `measuring` says where a stop left a measure in `m`.
+void step_apart(train_run& r, int target, int marked, train_scored_job& m, int& measuring, std::vector<trainer_mark>& marks,
+                const std::atomic<bool>& stop) {
+    for (;;) {
+        if (measuring >= 0) {
+            while (!m.eval.done()) {
+                if (stop.load(std::memory_order_relaxed))
+                    return;
+                train_scored_piece(r, m);
+            }
+            marks.push_back(trainer_mark{r.step, m.eval.result(), std::move(m.heads)});
+            m = train_scored_job{};
+            measuring = -1;
+            ++marked;
+        }
+        if (r.step >= target || stop.load(std::memory_order_relaxed))
+            return;
         const train_piece p = train_step_piece(r);
         if (p == train_piece::none)
             return;
         const int i = r.snapshots_taken - 1;
-        if (p != train_piece::step || i != marked || r.snapshots[std::size_t(i)].step != r.step)
-            continue;
-        train_scored_job m;
-        while (!m.eval.done()) {
-            if (stop.load(std::memory_order_relaxed))
-                return;
-            train_scored_piece(r, m);
+        if (p == train_piece::step && i == marked && r.snapshots[std::size_t(i)].step == r.step) {
+            m = train_scored_job{};
+            measuring = r.step;
         }
-        marks.push_back(trainer_mark{r.step, m.eval.result(), std::move(m.heads)});
-        ++marked;
     }
 }
 
 }  // namespace
 
 bool trainer_launch(trainer& t, int threads) {
-    if (!threads_background() || t.job.busy() || !t.run || t.measuring_step >= 0)
+    if (!threads_background() || t.job.busy() || !t.run)
         return false;
     train_run& r = *t.run;
     if (!r.error.empty() || r.step >= t.target)
         return false;
+    if (t.measuring_step >= 0 && (t.measuring_mark != int(t.marks.size()) || t.measuring_step != r.step))
+        return false;  // (not a measure the job takes over: the frames finish it)
     r.threads = threads;
     // The pool's workers are started from here, not from the job: in wasm only
     // the page's thread starts them (a job waiting for a worker that thread has
@@ -371,10 +383,10 @@ bool trainer_launch(trainer& t, int threads) {
     parallel_for(threads, threads, [](int) {});
     t.job_step = r.step;
     t.job_marks.clear();
-    const int target = t.target, marked = int(t.marks.size());
-    t.job.start([&r, &marks = t.job_marks, target, marked](const std::atomic<bool>& stop) {
-        step_apart(r, target, marked, marks, stop);
-    });
+    t.job_measuring = t.measuring_step;
+    const int target = t.target, marked = int(t.marks.size());  // the snapshot measured next
+    t.job.start([&r, &m = t.measuring, &measuring = t.job_measuring, &marks = t.job_marks, target,
+                 marked](const std::atomic<bool>& stop) { step_apart(r, target, marked, m, measuring, marks, stop); });
     return true;
 }
 
@@ -383,22 +395,25 @@ bool trainer_collect(trainer& t) {
         return false;
     t.job.stop();
     train_run& r = *t.run;
-    const bool changed = r.step != t.job_step || !r.error.empty();
+    const bool changed = r.step != t.job_step || !r.error.empty(), measured = !t.job_marks.empty();
     if (!r.error.empty())
         t.error = r.error;
     for (trainer_mark& m : t.job_marks)
         t.marks.push_back(std::move(m));
     t.job_marks.clear();
-    record_step(t);  // the curve; a snapshot's measure the job did not finish starts here
-    if (!changed)
+    // A measure the job was stopped in goes on where it was (the next launch, or trainer_advance).
+    t.measuring_step = t.job_measuring;
+    t.measuring_mark = t.job_measuring >= 0 ? int(t.marks.size()) : -1;
+    record_step(t);  // the curve
+    if (!changed && !measured)
         return false;
-    ++t.weights_version;
+    ++t.weights_version;  // the weights, or only the measures (as finish_measure)
     // As trainer_advance leaves it: the probe at a step between the snapshots
     // (or the snapshot's mark as `now`); at the target, a stop or a measure to
     // finish, trainer_advance's measures next.
     if (!train_step_in_progress(r) && t.measuring_step < 0 && r.step != t.target && r.error.empty())
         measure_now(t);
-    return true;
+    return changed;
 }
 
 void trainer_finish(trainer& t) {

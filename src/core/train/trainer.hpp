@@ -60,6 +60,7 @@ struct trainer {
     background_job job;
     int job_step = 0;                              // the run's step when the job started: trainer_step meanwhile
     std::vector<trainer_mark> job_marks;           // the job's: the snapshots' measures it took, for trainer_collect
+    int job_measuring = -1;                        // the job's: the step whose measure (in `measuring`) it left unfinished
     std::optional<train_run> run;                  // none: no recipe, or an invalid one (error says why)
     experiment key;                                // the experiment the run is for, with only what training reads (trainer_key)
     std::string error;                             // why there is no run, or why training stopped (a NaN loss)
@@ -148,12 +149,14 @@ bool trainer_advance(trainer& t, double seconds, int threads = 1, bool steps = t
 // own (and `threads` of the pool, the same bits for any count) while the caller
 // goes on, with the held-out measure of each snapshot it reaches for the first
 // time; it stops by itself at the target or where the loss stops being finite.
-// Only the run and job_marks are written there: the caller may read everything
-// else of t and the run's shape (T, L, h, e), and
+// A snapshot's measure begun here (or by an earlier job) is the job's to finish
+// first; one it is stopped in goes on at the next launch (or in trainer_advance).
+// Only the run, `measuring` and the job_ members are written there: the caller
+// may read everything else of t and the run's shape (T, L, h, e), and
 // trainer_step, trainer_done, trainer_training and trainer_stopped answer as at
 // the launch (the run's step then, training). False when there is nothing to
-// step, a measure is due (trainer_advance does it), a job is already out, or the
-// build has no threads.
+// step, the measure at the target is due (trainer_advance does it), a job is
+// already out, or the build has no threads.
 bool trainer_launch(trainer& t, int threads);
 
 // Stops the job (within a piece of a step, about a millisecond) and takes in
