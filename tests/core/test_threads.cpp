@@ -45,8 +45,8 @@ TEST_CASE("parallel_for: a call while another thread's call has the pool runs it
     if (!threads_background())
         return;
     std::atomic<bool> holding{false}, release{false};
-    parallel_for(2, 2, [](int) {});  // the worker started here (in wasm only the main thread starts them)
-    background_job job;              // its call holds the pool until released
+    threads_start(2);    // the worker started here (in wasm only the main thread starts them)
+    background_job job;  // its call holds the pool until released
     job.start([&](const std::atomic<bool>&) {
         parallel_for(2, 2, [&](int) {
             holding.store(true);

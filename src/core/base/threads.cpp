@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -22,16 +23,22 @@ thread_local bool inside_item = false;
 
 // Workers started on first use and kept for the program's life (never joined:
 // the process ends them); each job names how many of them take part (the first
-// `helpers`), and the caller waits until every one has left it.
+// `helpers`), and the caller waits until every one has left it. A worker that
+// has left a job looks for the next one for a moment (`linger`) before it
+// sleeps, and so does a caller for its helpers: the jobs of a training step come
+// microseconds apart, and a sleeping thread's wake-up costs more than that
+// (tens of µs natively, more between wasm workers) — a late helper leaves the
+// caller one group more to do.
 struct pool {
+    static constexpr std::chrono::microseconds linger{200};
     std::mutex m;
     std::condition_variable wake, idle;
     std::vector<std::thread> workers;
     void (*call)(void*, int) = nullptr;
     void* fn = nullptr;
-    int n = 0, helpers = 0, busy = 0;
-    std::atomic<int> next{0};
-    std::uint64_t job = 0;
+    int n = 0, helpers = 0;
+    std::atomic<int> next{0}, busy{0};
+    std::atomic<std::uint64_t> job{0};
 
     void take() {
         inside_item = true;
@@ -40,38 +47,67 @@ struct pool {
         inside_item = false;
     }
 
+    template <class Ready>
+    static void spin(Ready ready) {
+        const auto until = std::chrono::steady_clock::now() + linger;
+        for (int i = 0; !ready(); ++i)
+            if (i % 64 == 63 && std::chrono::steady_clock::now() >= until)
+                return;
+    }
+
     void work(int index) {
         std::uint64_t seen = 0;
-        std::unique_lock<std::mutex> lock(m);
         for (;;) {
-            wake.wait(lock, [&] { return job != seen && index < helpers; });
-            seen = job;
+            spin([&] { return job.load(std::memory_order_acquire) != seen; });
+            std::unique_lock<std::mutex> lock(m);
+            wake.wait(lock, [&] { return job.load(std::memory_order_relaxed) != seen; });
+            seen = job.load(std::memory_order_relaxed);
+            if (index >= helpers)
+                continue;  // not one of this job's
             lock.unlock();
             take();
-            lock.lock();
-            if (--busy == 0)
+            if (busy.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                lock.lock();  // (the caller checks busy under m before it sleeps)
                 idle.notify_one();
+            }
+        }
+    }
+
+    void grow(int h) {
+        while (int(workers.size()) < h) {
+            const int index = int(workers.size());
+            workers.emplace_back([this, index] { work(index); });
         }
     }
 
     void run(int items, int threads, void (*c)(void*, int), void* f) {
         const int h = std::min(threads, items) - 1;
-        while (int(workers.size()) < h) {
-            const int index = int(workers.size());
-            workers.emplace_back([this, index] { work(index); });
-        }
+        grow(h);
         {
             std::lock_guard<std::mutex> lock(m);
-            call = c, fn = f, n = items, helpers = h, busy = h;
-            next.store(0);
-            ++job;
+            call = c, fn = f, n = items, helpers = h;
+            busy.store(h, std::memory_order_relaxed);
+            next.store(0, std::memory_order_relaxed);
+            job.fetch_add(1, std::memory_order_release);
         }
         wake.notify_all();
         take();
+        spin([&] { return busy.load(std::memory_order_acquire) == 0; });
         std::unique_lock<std::mutex> lock(m);
-        idle.wait(lock, [&] { return busy == 0; });
+        idle.wait(lock, [&] { return busy.load(std::memory_order_acquire) == 0; });
     }
 };
+
+// Made once and never destroyed: a caller on another thread (a background_job)
+// may still use them while the statics go at exit.
+struct shared_pool {
+    std::mutex one_job;  // one caller at a time has the pool
+    pool p;
+};
+shared_pool& the_pool() {
+    static shared_pool& s = *new shared_pool;
+    return s;
+}
 
 }  // namespace
 
@@ -95,17 +131,22 @@ void parallel_for_call(int n, int threads, void (*call)(void*, int), void* fn) {
             call(fn, i);
         return;
     }
-    // Made once and never destroyed: a caller on another thread (a
-    // background_job) may still use them while the statics go at exit.
-    static std::mutex& one_job = *new std::mutex;  // one caller at a time has the pool
-    static pool& p = *new pool;
-    std::unique_lock<std::mutex> lock(one_job, std::try_to_lock);
+    shared_pool& s = the_pool();
+    std::unique_lock<std::mutex> lock(s.one_job, std::try_to_lock);
     if (!lock.owns_lock()) {  // another thread's call has it: the items here, in order
         for (int i = 0; i < n; ++i)
             call(fn, i);
         return;
     }
-    p.run(n, std::min(threads, threads_max), call, fn);
+    s.p.run(n, std::min(threads, threads_max), call, fn);
+}
+
+void threads_start(int threads) {
+    if (!have_threads || threads <= 1)
+        return;
+    shared_pool& s = the_pool();
+    std::lock_guard<std::mutex> lock(s.one_job);
+    s.p.grow(std::min(threads, threads_max) - 1);
 }
 
 bool threads_background() { return have_threads; }

@@ -52,6 +52,12 @@ void parallel_for(int n, int threads, F&& fn) {
 // false where the build has no threads.
 bool threads_background();
 
+// Starts the pool's workers a call on `threads` threads would use, now, on the
+// caller's thread (nothing where they run or the build has none). In wasm only
+// the page's thread may start them without waiting on itself: call this there
+// before a background_job uses the pool.
+void threads_start(int threads);
+
 // One piece of work on a thread of its own, beside the caller (the page's
 // training beside its drawing, trainer.hpp): start(fn) runs fn(stop) there, fn
 // returning soon after `stop` turns true; stop() asks for that and waits. It may

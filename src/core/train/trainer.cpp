@@ -380,7 +380,7 @@ bool trainer_launch(trainer& t, int threads) {
     // The pool's workers are started from here, not from the job: in wasm only
     // the page's thread starts them (a job waiting for a worker that thread has
     // yet to start would wait on a page waiting for the job).
-    parallel_for(threads, threads, [](int) {});
+    threads_start(threads);
     t.job_step = r.step;
     t.job_marks.clear();
     t.job_measuring = t.measuring_step;
