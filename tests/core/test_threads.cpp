@@ -41,6 +41,28 @@ TEST_CASE("parallel_for: every item exactly once, for any thread count; a call i
     CHECK(threads_problem(threads_max + 1).find("at most") != std::string::npos);
 }
 
+TEST_CASE("parallel_for: calls back to back from two threads, on 1 to 8 threads each, run every item exactly once") {
+    threads_start(8);  // (in wasm only the main thread starts workers)
+    const auto calls = [](int salt) {
+        bool ok = true;
+        for (int c = 0; c < 300; ++c) {
+            const int n = 1 + (c * 7 + salt) % 23, threads = 1 + (c + salt) % 8;
+            std::vector<std::atomic<int>> seen(static_cast<std::size_t>(n));
+            parallel_for(n, threads, [&seen](int i) { seen[std::size_t(i)].fetch_add(1); });
+            for (const auto& x : seen)
+                ok = ok && x.load() == 1;
+        }
+        return ok;
+    };
+    std::atomic<bool> other_ok{false};
+    background_job job;
+    job.start([&](const std::atomic<bool>&) { other_ok = calls(3); });
+    const bool here_ok = calls(0);
+    job.stop();
+    CHECK(here_ok);
+    CHECK(other_ok.load());
+}
+
 TEST_CASE("parallel_for: a call while another thread's call has the pool runs its items inline, without waiting") {
     if (!threads_background())
         return;

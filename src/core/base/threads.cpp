@@ -55,15 +55,15 @@ struct pool {
                 return;
     }
 
+    // Only a worker that took part in a job lingers after it, and only until the
+    // next job appears: one not among that job's helpers sleeps until one it is.
     void work(int index) {
         std::uint64_t seen = 0;
         for (;;) {
             spin([&] { return job.load(std::memory_order_acquire) != seen; });
             std::unique_lock<std::mutex> lock(m);
-            wake.wait(lock, [&] { return job.load(std::memory_order_relaxed) != seen; });
+            wake.wait(lock, [&] { return job.load(std::memory_order_relaxed) != seen && index < helpers; });
             seen = job.load(std::memory_order_relaxed);
-            if (index >= helpers)
-                continue;  // not one of this job's
             lock.unlock();
             take();
             if (busy.fetch_sub(1, std::memory_order_acq_rel) == 1) {

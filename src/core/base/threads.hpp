@@ -10,7 +10,8 @@
 // Where the build has no threads (wasm without pthreads) every call runs its items
 // in order on the caller. A call from inside an item also runs inline, and so
 // does a call made while another thread's call has the pool (a frame's traced
-// pass while a background_job trains): it never waits behind that call.
+// pass while a background_job trains): it never waits behind that call (the
+// other thread's next calls then run inline until this one is done).
 #pragma once
 
 #include <atomic>

@@ -278,8 +278,8 @@ bool trainer_advance(trainer& t, double seconds, int threads, bool steps_here) {
     }
     if (r.step >= t.target)
         train_step_abandon(r);  // Pause, Step back: the partial step goes, the weights never had it
-    if (t.measuring_step >= 0 && t.measuring_step != r.step)
-        t.measuring_step = t.measuring_mark = -1;  // a measure of weights no longer there
+    if (t.measuring_step >= 0 && (t.measuring_step != r.step || train_step_in_progress(r)))
+        t.measuring_step = t.measuring_mark = -1;  // a measure of weights no longer there (or of a job stopped uncollected)
     const bool whole = seconds <= 0.0;
     const auto start = std::chrono::steady_clock::now();
     int pieces = 0;  // at least one per call
@@ -374,7 +374,8 @@ bool trainer_launch(trainer& t, int threads) {
     train_run& r = *t.run;
     if (!r.error.empty() || r.step >= t.target)
         return false;
-    if (t.measuring_step >= 0 && (t.measuring_mark != int(t.marks.size()) || t.measuring_step != r.step))
+    if (t.measuring_step >= 0 &&
+        (t.measuring_mark != int(t.marks.size()) || t.measuring_step != r.step || train_step_in_progress(r)))
         return false;  // (not a measure the job takes over: the frames finish it)
     r.threads = threads;
     // The pool's workers are started from here, not from the job: in wasm only
