@@ -206,6 +206,8 @@ TEST_CASE("kernel products equal their twins on attention-sized shapes (register
                                                 {12, 129, 96},
                                                 {4, 2048, 64},
                                                 {1, 2048, 64},
+                                                // decoding's y = W·x: one row against many, d not a multiple of a batch
+                                                {1, 97, 301},
                                                 {70, 513, 37},
                                                 {9, 64, 2048},
                                                 // training's heads, narrower than a wide batch: d_k = 12 and 24
