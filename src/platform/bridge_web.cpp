@@ -98,12 +98,14 @@ std::string train_json(const attn::ui::app& a, bool heads) {
     // is not done: it says stopped, and the error says where and why.
     const bool stopped = attn::trainer_stopped(t);
     const bool done = attn::trainer_done(t) && !stopped;
+    // null until a measure is done (trainer_measured), as the panel shows none
+    const auto held_out = [&](float v) { return attn::trainer_measured(t) ? json_number(v) : std::string("null"); };
     const attn::train_point last =
         step > 0 && std::size_t(step) <= t.curve.size() ? t.curve[std::size_t(step - 1)] : attn::train_point{};
     std::string j = "{\"step\":" + std::to_string(step) + ",\"target\":" + std::to_string(t.target) +
                     ",\"steps\":" + std::to_string(a.model.exp.train.steps) + ",\"loss\":" + json_number(last.loss) +
-                    ",\"accuracy\":" + json_number(last.acc) + ",\"heldOutLoss\":" + json_number(t.now.held_out.loss) +
-                    ",\"heldOutAccuracy\":" + json_number(t.now.held_out.acc) + ",\"done\":" + (done ? "true" : "false") +
+                    ",\"accuracy\":" + json_number(last.acc) + ",\"heldOutLoss\":" + held_out(t.now.held_out.loss) +
+                    ",\"heldOutAccuracy\":" + held_out(t.now.held_out.acc) + ",\"done\":" + (done ? "true" : "false") +
                     ",\"stopped\":" + (stopped ? "true" : "false") +
                     ",\"hash\":" + (done && t.run ? "\"" + attn::train_weights_hash(*t.run) + "\"" : std::string("null")) +
                     ",\"phase\":" + std::to_string(attn::trainer_phase_step(t)) + ",\"marks\":" + std::to_string(t.marks.size()) +

@@ -347,10 +347,18 @@ void curve_legend(frame_out& out, const trainer& t) {
         ImGui::SameLine();
         text_colored(out, acc_c, "— %s %s", tr("train accuracy", "训练准确率"), number_text(p.acc * 100.0f, "%.1f%%").c_str());
     }
-    text_colored(out, loss_c, "● %s %s", tr("held-out loss", "留出集损失"), number_text(t.now.held_out.loss, "%.4f").c_str());
-    ImGui::SameLine();
-    text_colored(out, acc_c, "○ %s %s", tr("held-out accuracy", "留出集准确率"),
-                 number_text(t.now.held_out.acc * 100.0f, "%.1f%%").c_str());
+    if (!trainer_measured(t)) {  // the first measure not yet done: no number to show
+        text_disabled(out, "● ○ %s", tr("held-out loss and accuracy: measuring…", "留出集损失与准确率：测量中…"));
+    } else {
+        text_colored(out, loss_c, "● %s %s", tr("held-out loss", "留出集损失"), number_text(t.now.held_out.loss, "%.4f").c_str());
+        ImGui::SameLine();
+        text_colored(out, acc_c, "○ %s %s", tr("held-out accuracy", "留出集准确率"),
+                     number_text(t.now.held_out.acc * 100.0f, "%.1f%%").c_str());
+        if (t.now.step != step) {  // while training: the latest snapshot's (the dots), not this step's
+            ImGui::SameLine();
+            text_disabled(out, "(%s %d%s)", tr("at step", "第"), t.now.step, tr("", " 步的"));
+        }
+    }
     text_disabled(out, "%s %d%s", tr("the solid line: step", "实线：第"), step, tr("", " 步"));
 }
 

@@ -155,8 +155,9 @@ TEST_CASE(
 }
 
 TEST_CASE("generation through the KV cache: the same logits, bits and tokens on 1, 2 and 3 threads") {
-    // Rows past one block of 64 and not a multiple of any SIMD width (hidden 200,
-    // vocab 301), GQA: every product split, every head in parallel.
+    // Rows not a multiple of the threads' 16-row alignment or of any SIMD width
+    // (dim 96 on 3 threads, hidden 200, vocab 301), GQA: every product split,
+    // every head in parallel.
     const test::llama_bytes b = test::llama_test_checkpoint(test::llama_test_config(96, 200, 2, 6, 2, 301, 32, false), 5);
     llama_model m;
     std::string why;
@@ -336,9 +337,10 @@ TEST_CASE("training apart: a job stopped anywhere, in a step or in a snapshot's 
     trainer_finish(straight);
     trainer t;
     trainer_sync(t, e);
-    int collects = 0, measures_cut = 0;
+    int collects = 0, measures_cut = 0, inside_steps = 0;
     for (int i = 0; !trainer_done(t) && i < 100000; ++i) {
         trainer_advance(t, 1e-6, 1, false);  // as the frames do between posts: a piece of a measure at most
+        const int launched_at = t.run->step;
         if (!trainer_launch(t, 1 + i % 2))
             continue;
         const double run = 1e-4 * (1 + i % 7);  // stops at many different points of the run
@@ -347,7 +349,20 @@ TEST_CASE("training apart: a job stopped anywhere, in a step or in a snapshot's 
         trainer_collect(t);
         ++collects;
         measures_cut += t.measuring_step >= 0 && t.measuring.eval.row > 0 ? 1 : 0;  // left partway, for the next job
+        // What the panel shows after a post, mostly inside a step: the latest mark as `now`
+        // (never the zeros of no measure), the probe of a step this job ended.
+        inside_steps += train_step_in_progress(*t.run) ? 1 : 0;
+        {
+            const int m = std::min(int(t.marks.size()), t.run->snapshots_taken) - 1;
+            if (m >= 0 && t.measured_step != t.run->step) {
+                CHECK(t.now.step == t.marks[std::size_t(m)].step);
+                CHECK(t.now.held_out.loss == t.marks[std::size_t(m)].held_out.loss);
+            }
+        }
+        if (t.run->step > launched_at)
+            CHECK(t.probe_step > launched_at);
     }
+    CHECK(inside_steps > 0);
     REQUIRE(trainer_done(t));
     CHECK(collects > 10);
     CHECK(measures_cut > 0);

@@ -39,19 +39,26 @@ async function trainInPage(server) {
   const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()));
   const start = await page.evaluate(() => { window.__drawn = 0; const tick = () => { window.__drawn++; requestAnimationFrame(tick); }; requestAnimationFrame(tick); return 0; });
   assert.equal(await page.evaluate((r) => window.attn.setExperiment(r + '&trained=120'), lessonRecipe()), '');
-  let t, besideFrames = 0;
+  let t, besideFrames = 0, measuredBeside = 0;
   for (let i = 0; i < 20000; i++) {
     t = (await ui(page)).train;
     assert.equal(t.error, '');
     if (t.done) break;
     besideFrames += t.inStep ? 1 : 0;  // a frame drawn with steps under way (apart: beside it)
+    // The held-out figures while it trains: the latest snapshot's, never a 0 for a measure not taken.
+    if (t.marks > 0) {
+      assert.ok(t.heldOutLoss > 0 && t.heldOutAccuracy !== null, `step ${t.step}: held-out ${t.heldOutLoss}, ${t.heldOutAccuracy}`);
+      measuredBeside += t.inStep && t.step > 0 ? 1 : 0;
+    } else {
+      assert.equal(t.heldOutLoss, null, 'no measure yet: no number');
+    }
     await frames(page, 1);
   }
   const drawn = (await page.evaluate(() => window.__drawn)) - start;
   const threads = (await ui(page)).threads;  // the page's own, with or without a recipe
   const shell = await page.evaluate(() => ({ build: window.attnShell.build, isolated: self.crossOriginIsolated, cores: navigator.hardwareConcurrency }));
   const hash20 = await page.evaluate((r) => window.attn.trainHash(r, 20), lessonRecipe());
-  return { page, problems, t, fetched, drawn, shell, hash20, threads, besideFrames };
+  return { page, problems, t, fetched, drawn, shell, hash20, threads, besideFrames, measuredBeside };
 }
 
 test('isolated: the threaded build trains on every core to the weights Node records; the page draws meanwhile', async () => {
@@ -66,9 +73,11 @@ test('isolated: the threaded build trains on every core to the weights Node reco
   assert.equal(r.t.step, 120);
   assert.equal(r.t.hash, recordedHashes().step120, 'the same bits as one thread under Node');
   assert.equal(r.hash20, recordedHashes().step20);
-  console.log(`threaded: ${r.drawn} frames drawn while training, ${r.besideFrames} read with steps under way beside them`);
+  console.log(`threaded: ${r.drawn} frames drawn while training, ${r.besideFrames} read with steps under way beside them, ` +
+    `${r.measuredBeside} of them with held-out figures`);
   assert.ok(r.drawn >= 3, `${r.drawn} frames drawn while training`);
   assert.ok(r.besideFrames >= 1, `${r.besideFrames} frames drawn while the steps went on beside them`);
+  assert.ok(r.measuredBeside >= 1, `${r.measuredBeside} frames read the held-out figures with steps under way`);
   assert.deepEqual(r.problems, []);
   await r.page.close();
 });

@@ -11,18 +11,25 @@ namespace attn {
 namespace {
 
 // The probe row's attention (L, h, T, T) at the run's current step.
-void measure_probe(trainer& t) {
-    train_run& r = *t.run;
-    train_forward_rows(r, t.probe_tokens.data(), 1);
+// Every head's attention on the probe row at the run's step (between steps: the
+// pass uses the rows' buffers a step in progress holds).
+void take_probe(train_run& r, const std::vector<int>& tokens, std::vector<matrix>& probe) {
+    train_forward_rows(r, tokens.data(), 1);
     const std::size_t per_head = std::size_t(r.T * r.T);
-    t.probe.resize(std::size_t(r.L * r.h));
+    probe.resize(std::size_t(r.L * r.h));
     for (int l = 0; l < r.L; ++l)
         for (int i = 0; i < r.h; ++i) {
             const float* att = train_attention(r, 0, l) + per_head * std::size_t(i);
-            matrix& m = t.probe[std::size_t(l * r.h + i)];
-            m = matrix(r.T, r.T);
+            matrix& m = probe[std::size_t(l * r.h + i)];
+            if (m.rows != r.T || m.cols != r.T)
+                m = matrix(r.T, r.T);
             std::copy(att, att + per_head, m.data.begin());
         }
+}
+
+void measure_probe(trainer& t) {
+    take_probe(*t.run, t.probe_tokens, t.probe);
+    t.probe_step = t.run->step;
 }
 
 void start_measure(trainer& t, int mark) {
@@ -335,22 +342,26 @@ bool trainer_advance(trainer& t, double seconds, int threads, bool steps_here) {
 
 namespace {
 
-// The job of trainer_launch: the snapshot's measure left unfinished (`measuring`
-// is its step), then steps to the target, each snapshot's measure the first time
-// the run reaches it (as trainer_advance would do before the next step), into
-// `marks`. `measuring` says where a stop left a measure in `m`.
-void step_apart(train_run& r, int target, int marked, train_scored_job& m, int& measuring, std::vector<trainer_mark>& marks,
-                const std::atomic<bool>& stop) {
+// The job of trainer_launch: the snapshot's measure left unfinished (out.measuring
+// is its step, m the measure), then steps to the target, each snapshot's measure
+// the first time the run reaches it (as trainer_advance would do before the next
+// step), into out.marks. At the first step's end and then every probe_every, the
+// probe (out.probe): the frames cannot take one while a step is in progress, and
+// a post mostly finds one.
+constexpr auto probe_every = std::chrono::milliseconds(20);
+void step_apart(train_run& r, int target, int marked, train_scored_job& m, const std::vector<int>& probe_tokens,
+                trainer_job_out& out, const std::atomic<bool>& stop) {
+    auto probed = std::chrono::steady_clock::time_point{};
     for (;;) {
-        if (measuring >= 0) {
+        if (out.measuring >= 0) {
             while (!m.eval.done()) {
                 if (stop.load(std::memory_order_relaxed))
                     return;
                 train_scored_piece(r, m);
             }
-            marks.push_back(trainer_mark{r.step, m.eval.result(), std::move(m.heads)});
+            out.marks.push_back(trainer_mark{r.step, m.eval.result(), std::move(m.heads)});
             m = train_scored_job{};
-            measuring = -1;
+            out.measuring = -1;
             ++marked;
         }
         if (r.step >= target || stop.load(std::memory_order_relaxed))
@@ -358,10 +369,18 @@ void step_apart(train_run& r, int target, int marked, train_scored_job& m, int& 
         const train_piece p = train_step_piece(r);
         if (p == train_piece::none)
             return;
+        if (p != train_piece::step)
+            continue;
+        const auto now = std::chrono::steady_clock::now();
+        if (out.probe_step < 0 || now - probed >= probe_every) {
+            take_probe(r, probe_tokens, out.probe);
+            out.probe_step = r.step;
+            probed = now;
+        }
         const int i = r.snapshots_taken - 1;
-        if (p == train_piece::step && i == marked && r.snapshots[std::size_t(i)].step == r.step) {
+        if (i == marked && r.snapshots[std::size_t(i)].step == r.step) {
             m = train_scored_job{};
-            measuring = r.step;
+            out.measuring = r.step;
         }
     }
 }
@@ -383,11 +402,12 @@ bool trainer_launch(trainer& t, int threads) {
     // yet to start would wait on a page waiting for the job).
     threads_start(threads);
     t.job_step = r.step;
-    t.job_marks.clear();
-    t.job_measuring = t.measuring_step;
+    t.job_out.marks.clear();
+    t.job_out.measuring = t.measuring_step;
+    t.job_out.probe_step = -1;
     const int target = t.target, marked = int(t.marks.size());  // the snapshot measured next
-    t.job.start([&r, &m = t.measuring, &measuring = t.job_measuring, &marks = t.job_marks, target,
-                 marked](const std::atomic<bool>& stop) { step_apart(r, target, marked, m, measuring, marks, stop); });
+    t.job.start([&r, &m = t.measuring, &tokens = t.probe_tokens, &out = t.job_out, target,
+                 marked](const std::atomic<bool>& stop) { step_apart(r, target, marked, m, tokens, out, stop); });
     return true;
 }
 
@@ -396,24 +416,35 @@ bool trainer_collect(trainer& t) {
         return false;
     t.job.stop();
     train_run& r = *t.run;
-    const bool changed = r.step != t.job_step || !r.error.empty(), measured = !t.job_marks.empty();
+    const bool changed = r.step != t.job_step || !r.error.empty(), measured = !t.job_out.marks.empty();
     if (!r.error.empty())
         t.error = r.error;
-    for (trainer_mark& m : t.job_marks)
+    for (trainer_mark& m : t.job_out.marks)
         t.marks.push_back(std::move(m));
-    t.job_marks.clear();
+    t.job_out.marks.clear();
     // A measure the job was stopped in goes on where it was (the next launch, or trainer_advance).
-    t.measuring_step = t.job_measuring;
-    t.measuring_mark = t.job_measuring >= 0 ? int(t.marks.size()) : -1;
+    t.measuring_step = t.job_out.measuring;
+    t.measuring_mark = t.job_out.measuring >= 0 ? int(t.marks.size()) : -1;
+    if (t.job_out.probe_step >= 0) {
+        std::swap(t.probe, t.job_out.probe);
+        t.probe_step = t.job_out.probe_step;
+    }
     record_step(t);  // the curve
     if (!changed && !measured)
         return false;
     ++t.weights_version;  // the weights, or only the measures (as finish_measure)
     // As trainer_advance leaves it: the probe at a step between the snapshots
     // (or the snapshot's mark as `now`); at the target, a stop or a measure to
-    // finish, trainer_advance's measures next.
-    if (!train_step_in_progress(r) && t.measuring_step < 0 && r.step != t.target && r.error.empty())
+    // finish, trainer_advance's measures next. Otherwise (inside a step, where a
+    // post mostly lands, or a measure) the latest mark stands for `now` until the
+    // step's own, and the probe is the job's.
+    if (!train_step_in_progress(r) && t.measuring_step < 0 && r.step != t.target && r.error.empty()) {
         measure_now(t);
+    } else if (t.measured_step != r.step) {
+        const int i = std::min(int(t.marks.size()), r.snapshots_taken) - 1;
+        if (i >= 0)
+            t.now = t.marks[std::size_t(i)];
+    }
     return changed;
 }
 
@@ -433,6 +464,8 @@ bool trainer_training(const trainer& t) { return t.run && (t.job.busy() || (t.ru
 bool trainer_stopped(const trainer& t) { return t.run && !t.job.busy() && !t.run->error.empty(); }
 
 int trainer_step(const trainer& t) { return !t.run ? 0 : t.job.busy() ? t.job_step : t.run->step; }
+
+bool trainer_measured(const trainer& t) { return t.run && (!t.marks.empty() || t.measured_step == t.run->step); }
 
 std::vector<int> trainer_snapshot_steps(const trainer& t) {
     std::vector<int> steps;

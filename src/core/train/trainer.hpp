@@ -53,14 +53,21 @@ struct trainer_mark {
     std::vector<head_scores> heads;  // L·h, layer by layer
 };
 
+// What the job of trainer_launch writes while it runs, for trainer_collect.
+struct trainer_job_out {
+    std::vector<trainer_mark> marks;  // the snapshots' measures it took
+    int measuring = -1;               // the step whose measure (in trainer::measuring) it left unfinished
+    std::vector<matrix> probe;        // the probe at a step it ended (a stop inside a step cannot take one)
+    int probe_step = -1;              // that step; -1: none taken
+};
+
 struct trainer {
     // The run's steps on another thread (trainer_launch) until trainer_collect:
     // the run is the job's meanwhile. First of the members, so that copying or
     // moving a trainer stops its job before the run is touched.
     background_job job;
     int job_step = 0;                              // the run's step when the job started: trainer_step meanwhile
-    std::vector<trainer_mark> job_marks;           // the job's: the snapshots' measures it took, for trainer_collect
-    int job_measuring = -1;                        // the job's: the step whose measure (in `measuring`) it left unfinished
+    trainer_job_out job_out;                       // the job's, until trainer_collect
     std::optional<train_run> run;                  // none: no recipe, or an invalid one (error says why)
     experiment key;                                // the experiment the run is for, with only what training reads (trainer_key)
     std::string error;                             // why there is no run, or why training stopped (a NaN loss)
@@ -75,6 +82,7 @@ struct trainer {
     std::vector<std::string> probe_symbols;        // (T) the probe's tokens as text, for labels
     std::vector<matrix> probe;                     // L·h maps (T, T): its attention at the current step
     int measured_step = -1;                        // the step `now` and `probe` belong to
+    int probe_step = -1;                           // the step `probe` shows (while training, `now` is the latest mark)
     // The held-out measure in progress, a row per piece (trainer_advance): a
     // snapshot's mark (it becomes marks[measuring_mark]) or, with -1, `now` at the
     // target. measuring_step is the step measured, -1 when nothing is.
@@ -182,6 +190,11 @@ bool trainer_stopped(const trainer& t);
 
 // The step the run's weights are at (0 without a run).
 int trainer_step(const trainer& t);
+
+// Whether `now` holds a measure: a snapshot's mark (while training the latest
+// stands for the current step) or the current step's own. Before the first is
+// done there is no held-out number to show.
+bool trainer_measured(const trainer& t);
 
 // The steps of the run's snapshots, taken or not: 0, every, 2·every, …, steps
 // (train.hpp). Empty without a run.
