@@ -751,7 +751,7 @@ void induction_claims(const formation_measure& f, std::vector<claim_line>& lines
                   tr("2. No induction head yet at step %d: the highest induction score is %.2f (layer %d · head "
                      "%d); an induction head scores at least %.1f.",
                      "2. 到第 %d 步还没有归纳头：最高的归纳得分是 %.2f（第 %d 层 · 头 %d）；归纳头的得分至少为 %.1f。"),
-                  f.step, double(f.induction_score), f.induction.layer, f.induction.head, double(claim_induction_score)));
+                  f.scores_step, double(f.induction_score), f.induction.layer, f.induction.head, double(claim_induction_score)));
     if (f.previous_shown)
         lines.push_back(claim(claim_style::plain,
                               tr("3. It reads through layer 0 · head %d, a previous-token head: score %.2f.",

@@ -274,6 +274,21 @@ TEST_CASE("the copy_offset lesson is solved by the positional shortcut, with no 
     CHECK(m.on_induction.acc < 0.3f);
 }
 
+TEST_CASE("L9's claims while it trains: the heads' scores are the latest snapshot's, and the claim names that step") {
+    trainer t;
+    trainer_sync(t, *experiment_parse(recipe_lesson_induction).value);
+    REQUIRE(t.run);
+    const int every = t.run->snapshot_every;
+    for (int i = 0; i < 100000 && (trainer_step(t) <= every || trainer_step(t) % every == 0); ++i)
+        trainer_advance(t, 1e-4);  // past the first snapshot, between two
+    const formation_measure f = measure_formation(t);
+    REQUIRE_FALSE(t.marks.empty());
+    CHECK(f.step == trainer_step(t));
+    CHECK(f.scores_step == t.marks.back().step);  // the dots of the curve; the step has none of its own yet
+    CHECK(f.scores_step < f.step);
+    CHECK(f.scores_step % every == 0);
+}
+
 TEST_CASE("L9's claims follow the model's step: scrubbed back before the drop, it has no induction head yet" *
           doctest::skip(slow_under_sanitizers)) {
     trainer t = trained(recipe_lesson_induction);

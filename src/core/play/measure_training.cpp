@@ -66,6 +66,7 @@ formation_measure measure_formation(const trainer& t) {
     if (t.now.heads.empty())
         return f;
     const int h = t.run->h, L = t.run->L;
+    f.scores_step = t.now.step;
     const auto score = [&](const trainer_mark& m, head_ref r) { return m.heads[std::size_t(r.layer * h + r.head)]; };
     for (int l = 0; l < L; ++l)
         for (int i = 0; i < h; ++i) {

@@ -42,6 +42,7 @@ struct formation_measure {
     float loss_before = 0, loss_after = 0;  // mean train loss over the window just before and after the drop
     float plateau_loss = 0;                 // median train loss over the plateau, [window, phase − window)
     float loss_now = 0;                     // median train loss over the window up to the model's step
+    int scores_step = 0;                    // the step the heads' scores are from (while training, the latest snapshot)
     head_ref induction;                     // in a layer ≥ 1
     float induction_score = 0;
     int before_step = -1, after_step = -1;  // the kept steps around the drop its score is read at
