@@ -23,7 +23,7 @@ namespace {
 constexpr int row_align = 16;
 void matvec(const llama_decoder& d, const llama_tensor& w, const float* x, float* y, int out, int in) {
     const float* b = d.model->at(w);
-    if (d.threads <= 1) {
+    if (d.threads <= 1 || out < row_align) {
         kernel_matmul_bt(x, b, y, 1, out, in);
         return;
     }
