@@ -363,6 +363,14 @@ TEST_CASE("training apart: a job stopped anywhere, in a step or in a snapshot's 
             CHECK(t.probe_step > launched_at);
     }
     CHECK(inside_steps > 0);
+    // The job's probe buffers stay for the next job: a kept run's bytes count them.
+    REQUIRE_FALSE(t.job_out.probe.empty());
+    std::size_t probe_bytes = 0;
+    for (const matrix& m : t.job_out.probe)
+        probe_bytes += m.data.capacity() * sizeof(float);
+    trainer without = t;
+    without.job_out = trainer_job_out{};
+    CHECK(trainer_bytes(t) >= trainer_bytes(without) + probe_bytes);
     REQUIRE(trainer_done(t));
     CHECK(collects > 10);
     CHECK(measures_cut > 0);

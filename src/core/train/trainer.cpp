@@ -212,6 +212,10 @@ std::size_t trainer_bytes(const trainer& t) {
         n += vector_bytes(m.heads);
     for (const matrix& m : t.probe)
         n += vector_bytes(m.data);
+    // the job's probe buffers, kept for the next job's probes (collect swaps them in)
+    n += vector_bytes(t.job_out.probe) + vector_bytes(t.job_out.marks);
+    for (const matrix& m : t.job_out.probe)
+        n += vector_bytes(m.data);
     return n + (t.run ? run_bytes(*t.run) : 0);
 }
 
