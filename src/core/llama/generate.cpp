@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "base/threads.hpp"
 #include "kernels/kernels.hpp"
@@ -14,23 +15,38 @@ namespace attn {
 
 namespace {
 
-// y(out) = W(out, in)·x(in) for a weight in the model's buffer; on several
-// threads one block of rows each, a multiple of row_align rows (stories15M's 288
-// rows on two threads: 144 each, where blocks of 64 gave one thread 192). A row's
-// sum does not depend on the block that holds it (the kernel takes W rows at a
-// time from the block's start, and 16 is a multiple of every W), so any thread
-// count gives the same bits (tested).
+// y(out) = W(out, in)·x(in) for a weight in the model's buffer.
+struct product {
+    const llama_tensor& w;
+    const float* x;
+    float* y;
+    int out, in;
+};
+
+// The products, side by side (a step's q, k and v; its w1 and w3): on several
+// threads each takes one block of rows of every product, a multiple of row_align
+// rows (stories15M's 288 rows on two threads: 144 each, where blocks of 64 gave one
+// thread 192), so a step hands work to the threads once for the lot (in wasm a
+// hand-off costs about as much as a small product's rows). A row's sum does not
+// depend on the block that holds it (the kernel takes W rows at a time from the
+// block's start, and 16 is a multiple of every W), so any thread count gives the
+// same bits (tested).
 constexpr int row_align = 16;
-void matvec(const llama_decoder& d, const llama_tensor& w, const float* x, float* y, int out, int in) {
-    const float* b = d.model->at(w);
-    if (d.threads <= 1 || out < row_align) {
-        kernel_matmul_bt(x, b, y, 1, out, in);
+void matvecs(const llama_decoder& d, std::initializer_list<product> products) {
+    const bool small = std::all_of(products.begin(), products.end(), [](const product& p) { return p.out < row_align; });
+    if (d.threads <= 1 || small) {
+        for (const product& p : products)
+            kernel_matmul_bt(p.x, d.model->at(p.w), p.y, 1, p.out, p.in);
         return;
     }
-    const int per = (out + d.threads - 1) / d.threads, rows = (per + row_align - 1) / row_align * row_align;
-    parallel_for((out + rows - 1) / rows, d.threads, [&](int i) {
-        const int r0 = i * rows;
-        kernel_matmul_bt(x, b + std::size_t(r0) * std::size_t(in), y + r0, 1, std::min(rows, out - r0), in);
+    parallel_for(d.threads, d.threads, [&d, products](int i) {
+        for (const product& p : products) {
+            const int per = (p.out + d.threads - 1) / d.threads, rows = (per + row_align - 1) / row_align * row_align;
+            const int r0 = i * rows;
+            if (r0 < p.out)
+                kernel_matmul_bt(p.x, d.model->at(p.w) + std::size_t(r0) * std::size_t(p.in), p.y + r0, 1,
+                                 std::min(rows, p.out - r0), p.in);
+        }
     });
 }
 
@@ -68,22 +84,20 @@ void layer_step(llama_decoder& d, int l) {
     float* k = d.key_cache.data() + row;
     float* v = d.value_cache.data() + row;
     rmsnorm_gain_rows(d.x.data(), m.at(w.rms_att), d.xb.data(), 1, dim, llama_norm_eps);
-    matvec(d, w.wq, d.xb.data(), d.q.data(), dim, dim);
-    matvec(d, w.wk, d.xb.data(), k, kv_dim, dim);
-    matvec(d, w.wv, d.xb.data(), v, kv_dim, dim);
+    matvecs(
+        d, {{w.wq, d.xb.data(), d.q.data(), dim, dim}, {w.wk, d.xb.data(), k, kv_dim, dim}, {w.wv, d.xb.data(), v, kv_dim, dim}});
     for (int c0 = 0; c0 < dim; c0 += hs)
         rope_rotate(d.q.data() + c0, 1, hs, d.pos, llama_rope_base);
     for (int c0 = 0; c0 < kv_dim; c0 += hs)
         rope_rotate(k + c0, 1, hs, d.pos, llama_rope_base);
     parallel_for(c.n_heads, d.threads, [&d, l, hs](int h) { attend(d, l, h, d.xb.data() + std::size_t(h) * std::size_t(hs)); });
-    matvec(d, w.wo, d.xb.data(), d.xb2.data(), dim, dim);
+    matvecs(d, {{w.wo, d.xb.data(), d.xb2.data(), dim, dim}});
     for (int i = 0; i < dim; ++i)
         d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
     rmsnorm_gain_rows(d.x.data(), m.at(w.rms_ffn), d.xb.data(), 1, dim, llama_norm_eps);
-    matvec(d, w.w1, d.xb.data(), d.hb.data(), c.hidden_dim, dim);
-    matvec(d, w.w3, d.xb.data(), d.hb2.data(), c.hidden_dim, dim);
+    matvecs(d, {{w.w1, d.xb.data(), d.hb.data(), c.hidden_dim, dim}, {w.w3, d.xb.data(), d.hb2.data(), c.hidden_dim, dim}});
     kernel_swiglu(d.hb.data(), d.hb2.data(), d.hb.data(), c.hidden_dim);
-    matvec(d, w.w2, d.hb.data(), d.xb2.data(), dim, c.hidden_dim);
+    matvecs(d, {{w.w2, d.hb.data(), d.xb2.data(), dim, c.hidden_dim}});
     for (int i = 0; i < dim; ++i)
         d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
 }
@@ -154,7 +168,7 @@ const float* llama_decoder::step(int token) {
     for (int l = 0; l < c.n_layers; ++l)
         layer_step(*this, l);
     rmsnorm_gain_rows(x.data(), m.at(m.rms_final), x.data(), 1, c.dim, llama_norm_eps);
-    matvec(*this, m.classifier, x.data(), logits.data(), c.vocab_size, c.dim);
+    matvecs(*this, {{m.classifier, x.data(), logits.data(), c.vocab_size, c.dim}});
     ++pos;
     return logits.data();
 }
