@@ -115,7 +115,7 @@ function nativeOurs(arch) {
       return readF32(path.join(dir, `${w.id}.out.f32`));
     },
     peak: async (s) => JSON.parse(await p.ask(`peak ${s}`)),
-    bandwidth: async (s, bytes) => JSON.parse(await p.ask(`bandwidth ${s} ${bytes}`)),
+    bandwidth: async (s, bytes, threads = 1) => JSON.parse(await p.ask(`bandwidth ${s} ${bytes} ${threads}`)),
     stop: () => p.stop(),
   };
 }

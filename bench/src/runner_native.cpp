@@ -5,7 +5,8 @@
 //   dump DIR             -> writes DIR/<id>.<input>.f32 and DIR/<id>.out.f32, then "ok"
 //   run ID REPS          -> seconds per run
 //   peak SECONDS         -> {"arch":…, "flops":…, "bandwidth":…} (bandwidth: read over 256 MB)
-//   bandwidth SECONDS BYTES -> {"arch":…, "bytes":…, "bandwidth":…} read bandwidth over a buffer of BYTES
+//   bandwidth SECONDS BYTES [THREADS] -> {"arch":…, "bytes":…, "threads":…, "bandwidth":…} read bandwidth over
+//                        a buffer of BYTES (on THREADS threads, each its slice; 1 unless given)
 //   arch NAME            -> "ok" once the core uses that kernel set, else "error: …"
 //   train_describe       -> [{"id":…,"name":…,"recipe":…}] the training workloads (T1, T2)
 //   train_run ID REPS [THREADS] -> seconds per training step (bench_train_run) on THREADS threads (1)
@@ -78,10 +79,13 @@ int main() {
             std::cout << buf << std::endl;
         } else if (cmd == "bandwidth") {
             double seconds = 1.0, bytes = 0;
+            int threads = 1;
             in >> seconds >> bytes;
+            if (!(in >> threads))
+                threads = 1;
             char buf[256];
-            std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"bytes\":%.0f,\"bandwidth\":%.6g}", bench_arch(), bytes,
-                          bench_read_bandwidth(seconds, bytes));
+            std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"bytes\":%.0f,\"threads\":%d,\"bandwidth\":%.6g}", bench_arch(),
+                          bytes, threads, bench_read_bandwidth_threads(seconds, bytes, threads));
             std::cout << buf << std::endl;
         } else if (cmd == "arch") {
             std::string name;

@@ -12,6 +12,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "base/random.hpp"
+#include "base/threads.hpp"
 #include "kernels/kernels.hpp"
 #include "model/decode.hpp"
 #include "model/forward.hpp"
@@ -347,26 +348,41 @@ double bench_peak_flops(double seconds) {
 #endif
 }
 
-double bench_read_bandwidth(double seconds, double bytes) {
-    // Whole 64-float blocks (one avx512f pass of read_sum's eight accumulators).
+double bench_read_bandwidth(double seconds, double bytes) { return bench_read_bandwidth_threads(seconds, bytes, 1); }
+
+double bench_read_bandwidth_threads(double seconds, double bytes, int threads) {
+    // Whole 64-float blocks (one avx512f pass of read_sum's eight accumulators);
+    // on several threads each reads its own slice of whole blocks.
     const std::size_t block = 64, count = std::max<std::size_t>(1, std::size_t(bytes / sizeof(float) / block)) * block;
+    threads = std::clamp(threads, 1, int(count / block));
     std::vector<float, xsimd::aligned_allocator<float>> buf(count);
     for (std::size_t i = 0; i < count; ++i)
         buf[i] = float(i & 1023) * 1e-3f;
     // A trial reads the buffer `passes` times, at least ~16 MB, so a small one
-    // lasts long enough for the clock; the first read (filling the caches) is not timed.
+    // lasts long enough for the clock; the first read (filling the caches and
+    // starting the threads) is not timed.
     const std::size_t passes = std::max<std::size_t>(1, (std::size_t(16) << 20) / (count * sizeof(float)));
-    sink = read_sum(buf.data(), count);
+    const std::size_t slice = count / block / std::size_t(threads) * block;
+    std::vector<float> sums(static_cast<std::size_t>(threads));
+    const auto read_all = [&] {
+        attn::parallel_for(threads, threads, [&](int t) {
+            const std::size_t lo = std::size_t(t) * slice, n = t + 1 < threads ? slice : count - lo;
+            float s = 0;
+            for (std::size_t p = 0; p < passes; ++p)
+                s += read_sum(buf.data() + lo, n);
+            sums[std::size_t(t)] = s;
+        });
+        for (const float s : sums)
+            sink = s;
+    };
+    read_all();
     double best = 0;
     const auto start = clock_type::now();
     int trials = 0;
     while (trials < 3 || seconds_since(start) < seconds) {
         ++trials;
         const auto t0 = clock_type::now();
-        float s = 0;
-        for (std::size_t p = 0; p < passes; ++p)
-            s += read_sum(buf.data(), count);
-        sink = s;
+        read_all();
         best = std::max(best, double(passes * count * sizeof(float)) / seconds_since(t0));
     }
     return best;

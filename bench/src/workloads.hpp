@@ -45,9 +45,12 @@ int bench_output_size(int workload);
 // `bytes` (a W3 case's K and V: the same working set, in whichever cache level
 // holds it) or, bench_peak_bandwidth, over 256 MB (memory: far larger than the
 // caches). Each runs for about `seconds` and returns the best of its trials.
+// bench_read_bandwidth_threads reads on `threads` threads (the core's pool), each
+// its own slice: what the cores together read (one thread where the build has none).
 double bench_peak_flops(double seconds);
 double bench_peak_bandwidth(double seconds);
 double bench_read_bandwidth(double seconds, double bytes);
+double bench_read_bandwidth_threads(double seconds, double bytes, int threads);
 const char* bench_arch();  // the kernel set in use
 // Switches the core to another of its kernel sets (attn::kernel_use_arch); 1 if it could.
 int bench_use_arch(const char* name);
