@@ -303,10 +303,18 @@ function setCores(pids, n) {
   const list = n > 1 ? `0-${Math.min(n, os.cpus().length) - 1}` : pinnedCpu;
   for (const pid of pids.flatMap(descendants)) spawnSync('taskset', ['-a', '-p', '-c', list, String(pid)], { stdio: 'ignore' });
 }
-async function onCores(pids, n, f) {
+async function onCores(pids, n, f, warm) {
   setCores(pids, n);
-  try { return await f(); } finally { setCores(pids, 1); }
+  try {
+    if (warm) await warm();
+    return await f();
+  } finally { setCores(pids, 1); }
 }
+// A training row on n cores: moved there, a quarter of its sample run untimed (its
+// threads, asleep on the one core since its last sample, wake and spread over the
+// cores: in a 20 ms sample that cost 1–3 ms), then its sample timed.
+const onCoresRun = (pids, n, run) => (t, reps) =>
+  onCores(pids, n, () => run(t, reps), () => run(t, Math.max(1, Math.ceil(reps / 4))));
 
 // The threaded wasm build under Node (build/bench-web-threads: pthreads, 7
 // workers started with it), loaded once, or null when it was not built.
@@ -354,7 +362,7 @@ async function trainingBench(native, oursNode, chrome) {
       prepare: async (t) => { await native.proc.ask(`train_run ${t.id} ${trainCheckSteps}`); } },
     // The same run on two threads: the same bits (tested), so the same losses.
     { name: 'ours native 2t', env: 'native',
-      run: (t, reps) => onCores([native.proc.pid], 2, async () => Number(await native.proc.ask(`train_run ${t.id} ${reps} 2`))),
+      run: onCoresRun([native.proc.pid], 2, async (t, reps) => Number(await native.proc.ask(`train_run ${t.id} ${reps} 2`))),
       losses: async (t) => JSON.parse(await native.proc.ask(`train_losses ${t.id} ${trainCheckSteps}`)),
       prepare: async () => {} },
     { name: 'ours wasm Node', env: 'node', run: async (t, reps) => oursNode.trainRun(t.id, reps),
@@ -362,7 +370,7 @@ async function trainingBench(native, oursNode, chrome) {
     // The threaded build on 2 threads (the cores here), and on 4 and 8 (oversubscribed):
     // one run, the same bits at every count (tested), so one loss check.
     ...(mt ? [2, 4, 8].map((n) => ({
-      name: `ours wasm Node ${n}t`, env: 'node', run: (t, reps) => onCores([process.pid], n, async () => mt.trainRun(t.id, reps, n)),
+      name: `ours wasm Node ${n}t`, env: 'node', run: onCoresRun([process.pid], n, async (t, reps) => mt.trainRun(t.id, reps, n)),
       prepare: async (t) => { if (n === 2) mt.trainRun(t.id, trainCheckSteps, n); }, losses: async (t) => mt.trainLosses(t.id, trainCheckSteps),
     })) : []),
     { name: 'PyTorch eager 1t', env: 'native', run: async (t, reps) => Number(await torch.ask(`run ${t.id} ${reps}`)),
@@ -372,7 +380,7 @@ async function trainingBench(native, oursNode, chrome) {
         t.torchLosses = r.losses;
       },
       losses: async (t) => t.torchLosses },
-    { name: 'PyTorch eager 2t', env: 'native', run: (t, reps) => onCores([torch2.pid], 2, async () => Number(await torch2.ask(`run ${t.id} ${reps}`))),
+    { name: 'PyTorch eager 2t', env: 'native', run: onCoresRun([torch2.pid], 2, async (t, reps) => Number(await torch2.ask(`run ${t.id} ${reps}`))),
       prepare: async (t) => {
         const r = JSON.parse(await torch2.ask(`prepare ${t.id} ${t.file}`));
         info.torch2 = { version: r.torch, threads: r.threads };
@@ -400,7 +408,7 @@ async function trainingBench(native, oursNode, chrome) {
     peers.push({ name: 'ours wasm Chromium', env: 'chromium', run: (t, reps) => chrome.trainRun(t.id, reps),
       prepare: (t) => chrome.trainRun(t.id, trainCheckSteps), losses: (t) => chrome.trainLosses(t.id, trainCheckSteps) });
     if (chrome.threaded)
-      peers.push({ name: 'ours wasm Chromium 2t', env: 'chromium', run: (t, reps) => onCores([chrome.pid], 2, () => chrome.trainRunMt(t.id, reps, 2)),
+      peers.push({ name: 'ours wasm Chromium 2t', env: 'chromium', run: onCoresRun([chrome.pid], 2, (t, reps) => chrome.trainRunMt(t.id, reps, 2)),
         prepare: (t) => chrome.trainRunMt(t.id, trainCheckSteps, 2), losses: (t) => chrome.trainLossesMt(t.id, trainCheckSteps) });
     peers.push({ name: 'tfjs-wasm Chromium', env: 'chromium', run: (t, reps) => chrome.tfjsRun(t.id, reps),
       prepare: async (t) => {
