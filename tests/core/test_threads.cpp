@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +23,23 @@
 #include "train/trainer.hpp"
 
 using namespace attn;
+
+TEST_CASE("parallel_for: after a call on 8 threads, a call on 2 or 3 wakes only its helpers and runs on that many") {
+    parallel_for(64, 8, [](int) {});
+    for (int threads : {2, 3, 2, 8, 2}) {
+        std::mutex m;
+        std::set<std::thread::id> ran_on;
+        std::vector<std::atomic<int>> seen(200);
+        parallel_for(200, threads, [&](int i) {
+            seen[std::size_t(i)].fetch_add(1);
+            const std::lock_guard<std::mutex> lock(m);
+            ran_on.insert(std::this_thread::get_id());
+        });
+        for (const auto& s : seen)
+            CHECK(s.load() == 1);
+        CHECK(int(ran_on.size()) <= threads);
+    }
+}
 
 TEST_CASE("parallel_for: every item exactly once, for any thread count; a call inside an item runs inline") {
     for (int threads : {1, 2, 3, 8}) {
