@@ -24,7 +24,7 @@
 
 using namespace attn;
 
-TEST_CASE("parallel_for: after a call on 8 threads, a call on 2 or 3 wakes only its helpers and runs on that many") {
+TEST_CASE("parallel_for: after a call on 8 threads, calls on 2 and 3 run every item once, on at most that many threads") {
     parallel_for(64, 8, [](int) {});
     for (int threads : {2, 3, 2, 8, 2}) {
         std::mutex m;

@@ -82,9 +82,9 @@ test('a recipe link trains in the page, frame after frame, to the weights Node c
   // Training ran between frames (beside them on the threaded page, a post every 50 ms): the page
   // drew while the step advanced. How many steps a read sees depends on the machine's speed
   // (CI saw 4 of 120 once the steps ran on their own thread, and 9 frames in all): a few values,
-  // each read on a frame of its own, are enough to say so. The frame rate is freeze.test.mjs's.
-  assert.ok(seen.size >= 3, `the step was seen at ${seen.size} values on the way`);
-  assert.ok(drawn >= seen.size, `${drawn} frames drawn while training, ${seen.size} steps seen`);
+  // each read on a frame of its own (a read waits for the next frame), are enough to say so.
+  // The frame rate is freeze.test.mjs's.
+  assert.ok(seen.size >= 3, `the step was seen at ${seen.size} values on the way (${drawn} frames drawn)`);
   assert.ok(t.heldOutLoss < t.kept[0].heldOutLoss, 'the held-out loss fell');
   assert.deepEqual(t.kept.map((k) => k.step), [0, 25, 50, 75, 100], 'the snapshots the run kept, measured');
   const u = await ui(page);
