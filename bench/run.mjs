@@ -310,11 +310,14 @@ async function onCores(pids, n, f, warm) {
     return await f();
   } finally { setCores(pids, 1); }
 }
-// A training row on n cores: moved there, a quarter of its sample run untimed (its
-// threads, asleep on the one core since its last sample, wake and spread over the
-// cores: in a 20 ms sample that cost 1–3 ms), then its sample timed.
-const onCoresRun = (pids, n, run) => (t, reps) =>
-  onCores(pids, n, () => run(t, reps), () => run(t, Math.max(1, Math.ceil(reps / 4))));
+// A training row on n cores: moved there, twice its sample run untimed, then its
+// sample timed. Its threads have slept (and the other core idled) since its last
+// sample, a second ago; for the first tens of ms after, a step on two threads runs up
+// to 1.7× slower (T1 in Node, the threaded build alone in its process: a 20 ms sample
+// after 500 ms idle took 2.8–3.6 ms a step with 5 ms of warm-up, 2.1 with 20 ms,
+// against 1.9–2.2 with no pause). Training in the page runs for seconds: the rows
+// time what it gets once under way.
+const onCoresRun = (pids, n, run) => (t, reps) => onCores(pids, n, () => run(t, reps), () => run(t, 2 * reps));
 
 // The threaded wasm build under Node (build/bench-web-threads: pthreads, 7
 // workers started with it), loaded once, or null when it was not built.
@@ -331,7 +334,10 @@ async function oursNodeThreads() {
 // then timed in interleaved rounds. Returns rows, targets and checks.
 async function trainingBench(native, oursNode, chrome) {
   const list = JSON.parse(await native.proc.ask('train_describe'));
-  const mt = await oursNodeThreads();
+  // The threaded build's rows in a process of their own (bench/threads_peer.mjs).
+  const mtDir = build('bench-web-threads');
+  const mt = fs.existsSync(path.join(mtDir, 'attn_bench.js'))
+    ? lineProcess(process.execPath, [path.join(benchDir, 'threads_peer.mjs'), mtDir], process.env) : null;
   if (!mt) log('  no build/bench-web-threads: the threaded wasm rows are left out');
   const dumps = new Map();
   for (const t of list) {
@@ -370,8 +376,10 @@ async function trainingBench(native, oursNode, chrome) {
     // The threaded build on 2 threads (the cores here), and on 4 and 8 (oversubscribed):
     // one run, the same bits at every count (tested), so one loss check.
     ...(mt ? [2, 4, 8].map((n) => ({
-      name: `ours wasm Node ${n}t`, env: 'node', run: onCoresRun([process.pid], n, async (t, reps) => mt.trainRun(t.id, reps, n)),
-      prepare: async (t) => { if (n === 2) mt.trainRun(t.id, trainCheckSteps, n); }, losses: async (t) => mt.trainLosses(t.id, trainCheckSteps),
+      name: `ours wasm Node ${n}t`, env: 'node',
+      run: onCoresRun([mt.pid], n, async (t, reps) => Number(await mt.ask(`train_run ${t.id} ${reps} ${n}`))),
+      prepare: async (t) => { if (n === 2) await mt.ask(`train_run ${t.id} ${trainCheckSteps} ${n}`); },
+      losses: async (t) => JSON.parse(await mt.ask(`train_losses ${t.id} ${trainCheckSteps}`)),
     })) : []),
     { name: 'PyTorch eager 1t', env: 'native', run: async (t, reps) => Number(await torch.ask(`run ${t.id} ${reps}`)),
       prepare: async (t) => {
@@ -452,6 +460,7 @@ async function trainingBench(native, oursNode, chrome) {
   }
   if (torch) torch.stop();
   if (torch2) torch2.stop();
+  if (mt) mt.stop();
 
   // ratio: median over rounds of (peer's time / ours in the same runtime): how many times faster ours is.
   const oursFor = { native: 'ours native', node: 'ours wasm Node', chromium: 'ours wasm Chromium' };
