@@ -669,7 +669,7 @@ async function realModels(native, oursNode, chrome, bandwidth) {
     shapes: llamaShapes, native, oursNode, oursNodeMt: await oursNodeThreads(),
     chrome: chrome && { ...chrome.llama, mt: chrome.threaded ? chrome.llamaMt : null, pid: chrome.train.pid }, bandwidth,
     // The 2-thread rows on 2 cores (the rest stays pinned to one).
-    twoCores: (pid, f) => onCores([pid], 2, f),
+    twoCores: (pid, f, warm) => onCores([pid], 2, f, warm),
     torchProcess: args.includes('--no-torch') ? null : torchLlamaProcess(lineProcess, benchDir),
     rounds: Number(opt('--llama-rounds', rounds)), explicitRounds: args.includes('--llama-rounds'), dataDir, build, root, log, want: wantLlama,
   });

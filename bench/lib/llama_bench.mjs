@@ -78,7 +78,11 @@ function memoryRows(build, files, log) {
 
 // The peers of R1 and R2 for one shape: { name, env, load(), forward(lean, reps),
 // logits(), generate(steps) → {seconds, ids}, cacheBytes(steps) }.
-function peersFor({ native, oursNode, oursNodeMt, chrome, torch, files, dataDir, twoCores = (pid, f) => f() }) {
+// A 2-thread row generates this many tokens untimed once moved to two cores: its
+// threads have slept since its last round (see onCoresRun in bench/run.mjs).
+const warmTokens = 32;
+
+function peersFor({ native, oursNode, oursNodeMt, chrome, torch, files, dataDir, twoCores = (pid, f, warm) => (warm ? warm().then(f) : f()) }) {
   const peers = [];
   const rel = path.relative(path.join(dataDir, 'llama'), files.model);
   peers.push({
@@ -97,7 +101,8 @@ function peersFor({ native, oursNode, oursNodeMt, chrome, torch, files, dataDir,
   peers.push({  // the same loaded model, generating on the 2 cores here
     name: 'ours native 2t', env: 'native', genOnly: true,
     load: async () => ({}),
-    generate: (steps) => twoCores(native.proc.pid, async () => JSON.parse(await native.proc.ask(`llama_generate ${steps} 2`))),
+    generate: (steps) => twoCores(native.proc.pid, async () => JSON.parse(await native.proc.ask(`llama_generate ${steps} 2`)),
+      async () => native.proc.ask(`llama_generate ${warmTokens} 2`)),
   });
   peers.push({
     name: 'ours wasm Node', env: 'node',
@@ -113,7 +118,7 @@ function peersFor({ native, oursNode, oursNodeMt, chrome, torch, files, dataDir,
       load: async () => oursNodeMt.llamaLoad(fs.readFileSync(files.model), fs.readFileSync(files.tokenizer), llamaForwardTokens),
       forward: async (lean, reps) => oursNodeMt.llamaForward(lean, reps),
       logits: async () => oursNodeMt.llamaLogits(),
-      generate: (steps) => twoCores(process.pid, async () => oursNodeMt.llamaGenerate(steps, 2)),
+      generate: (steps) => twoCores(process.pid, async () => oursNodeMt.llamaGenerate(steps, 2), async () => oursNodeMt.llamaGenerate(warmTokens, 2)),
     });
   }
   if (chrome && chrome.mt) {  // the threaded build in the page, on 2 threads
@@ -122,7 +127,7 @@ function peersFor({ native, oursNode, oursNodeMt, chrome, torch, files, dataDir,
       load: () => chrome.mt.llamaLoad(rel, 'tokenizer.bin', llamaForwardTokens),
       forward: (lean, reps) => chrome.mt.llamaForward(lean, reps),
       logits: async () => Float32Array.from(await chrome.mt.llamaLogits()),
-      generate: (steps) => twoCores(chrome.pid, () => chrome.mt.llamaGenerate(steps)),
+      generate: (steps) => twoCores(chrome.pid, () => chrome.mt.llamaGenerate(steps), () => chrome.mt.llamaGenerate(warmTokens)),
     });
   }
   if (chrome) {
@@ -166,7 +171,7 @@ function shuffle(xs, seed) {
 }
 
 // One shape's R1 and R2 (rows of `want`ed workloads), then R3.
-async function benchShape({ shape, native, oursNode, oursNodeMt, chrome, twoCores = (pid, f) => f(), torchProcess, rounds, explicitRounds, dataDir, build, root, log, want, bandwidth }) {
+async function benchShape({ shape, native, oursNode, oursNodeMt, chrome, twoCores = (pid, f, warm) => (warm ? warm().then(f) : f()), torchProcess, rounds, explicitRounds, dataDir, build, root, log, want, bandwidth }) {
   const files = llamaFiles(root, path.join(dataDir, 'llama'), shape, log);
   const names = {
     lean: `R1 forward ${llamaForwardTokens} tokens ${shape}, lean trace`,
