@@ -291,8 +291,10 @@ experiment apart_recipe(int steps) {
 }
 
 // Frames as the page runs them training apart: take the job's steps in, trace,
-// launch again, and draw (here: read what the panel reads) while it runs.
-int frames_apart(session& s, int& launched) {
+// launch again, and draw (here: read what the panel reads) while it runs. The
+// curve keeps pace with the step; going back it stays whole, to the furthest
+// step the run reached (`furthest`).
+int frames_apart(session& s, int& launched, int furthest = 0) {
     int frames = 0;
     while (!trainer_done(s.train) && frames < 1000000) {
         session_train(s, 0.002);
@@ -301,7 +303,7 @@ int frames_apart(session& s, int& launched) {
         launched += s.train.job.busy() ? 1 : 0;
         if (s.train.job.busy())
             CHECK(s.train.run->threads == session_train_threads(s));  // (the job only reads it)
-        CHECK(trainer_step(s.train) == int(s.train.curve.size()));
+        CHECK(int(s.train.curve.size()) == std::max(trainer_step(s.train), furthest));
         ++frames;
     }
     return frames;
@@ -422,13 +424,56 @@ TEST_CASE("training apart: a change while the job runs takes its steps in first;
     e.train.trained = shown;
     REQUIRE(session_apply(s, change::set(e)).accepted);
     CHECK(!s.train.job.busy());
+    // The job's steps since the launch are in: mostly none (it is stopped inside
+    // its first step), a few when this thread lost its core meanwhile, as the
+    // page's click lands a frame after the step it read. Past the shown step, the
+    // run goes back to the snapshot before it and steps on to it.
+    const int reached = s.train.run->step;
+    CHECK(reached >= shown);
+    CHECK(trainer_step(s.train) == reached);
     int launched = 0;
-    frames_apart(s, launched);
+    frames_apart(s, launched, reached);
     CHECK(trainer_step(s.train) == shown);
-    CHECK(launched == 0);  // at its target: nothing to step
+    if (reached == shown)
+        CHECK(launched == 0);  // at its target: nothing to step
     session here;
     REQUIRE(session_apply(here, change::set(e)).accepted);
     session_update(here);
     trainer_finish(here.train);
     CHECK(train_weights_hash(*s.train.run) == train_weights_hash(*here.train.run));
+}
+
+TEST_CASE("training apart: Pause read a frame before it lands goes back to the step shown; the curve stays whole") {
+    experiment e = apart_recipe(200);
+    session s;
+    s.threads = 2;
+    REQUIRE(session_apply(s, change::set(e)).accepted);
+    session_update(s);
+    const auto frame = [&s] {
+        session_train(s, 0.002);
+        session_update(s);
+        session_train_launch(s);
+    };
+    while (trainer_step(s.train) < 5)
+        frame();
+    const int shown = trainer_step(s.train);  // read on one frame; the click lands on a later one
+    while (trainer_step(s.train) == shown)
+        frame();
+    e.train.trained = shown;
+    REQUIRE(session_apply(s, change::set(e)).accepted);
+    const int reached = s.train.run->step;
+    REQUIRE(reached > shown);
+    int launched = 0;
+    frames_apart(s, launched, reached);
+    CHECK(trainer_step(s.train) == shown);
+    CHECK(int(s.train.curve.size()) == reached);
+    const int every = s.train.run->snapshot_every;
+    CHECK((launched > 0) == (threads_background() && shown % every != 0));  // from the snapshot before, on the job
+    session here;
+    REQUIRE(session_apply(here, change::set(e)).accepted);
+    session_update(here);
+    trainer_finish(here.train);
+    CHECK(train_weights_hash(*s.train.run) == train_weights_hash(*here.train.run));
+    for (int i = 0; i < shown; ++i)
+        CHECK(s.train.curve[std::size_t(i)].loss == here.train.curve[std::size_t(i)].loss);
 }
