@@ -276,7 +276,7 @@ void pin_training(const app& a, frame_out& out) {
     std::snprintf(label, sizeof label, "%s (%s %d / %d)###pin_run", running ? tr("Pause A", "暂停 A") : tr("Train A", "训练 A"),
                   tr("step", "步"), step, steps);
     if (ImGui::Button(label))
-        out.request = change::pin(std::move(next));
+        out.request = running ? change::paused(change::pin(std::move(next))) : change::pin(std::move(next));
     mark_widget(out, running ? "pin_pause" : "pin_train");
 }
 

@@ -201,8 +201,11 @@ void buttons(const app& a, frame_out& out, const trainer& t) {
     const bool running = trainer_training(t);
     // Train and Pause are one item (one id): the keyboard's focus stays on it when it turns into the other.
     if (running) {
-        if (ImGui::Button(tr("Pause###run", "暂停###run")))
+        if (ImGui::Button(tr("Pause###run", "暂停###run"))) {
             request_trained(a, out, step);
+            if (out.request)
+                out.request = change::paused(std::move(*out.request));  // the steps until it lands are kept
+        }
         mark_widget(out, "train_pause");
     } else {
         ImGui::BeginDisabled(step >= steps || !t.error.empty());

@@ -296,7 +296,7 @@ experiment apart_recipe(int steps) {
 // step the run reached (`furthest`).
 int frames_apart(session& s, int& launched, int furthest = 0) {
     int frames = 0;
-    while (!trainer_done(s.train) && frames < 1000000) {
+    do {  // (the first frame takes a change in: trainer_sync)
         session_train(s, 0.002);
         session_update(s);
         session_train_launch(s);
@@ -305,7 +305,7 @@ int frames_apart(session& s, int& launched, int furthest = 0) {
             CHECK(s.train.run->threads == session_train_threads(s));  // (the job only reads it)
         CHECK(int(s.train.curve.size()) == std::max(trainer_step(s.train), furthest));
         ++frames;
-    }
+    } while (!trainer_done(s.train) && frames < 1000000);
     return frames;
 }
 
@@ -422,28 +422,27 @@ TEST_CASE("training apart: a change while the job runs takes its steps in first;
     }
     const int shown = trainer_step(s.train);  // what the panel shows as Pause is pressed, the job out
     e.train.trained = shown;
-    REQUIRE(session_apply(s, change::set(e)).accepted);
+    REQUIRE(session_apply(s, change::paused(change::set(e))).accepted);
     CHECK(!s.train.job.busy());
-    // The job's steps since the launch are in: mostly none (it is stopped inside
-    // its first step), a few when this thread lost its core meanwhile, as the
-    // page's click lands a frame after the step it read. Past the shown step, the
-    // run goes back to the snapshot before it and steps on to it.
-    const int reached = s.train.run->step;
+    // The job's steps since the launch are in and kept: mostly none (it is
+    // stopped inside its first step), a few when this thread lost its core meanwhile.
+    const int reached = trainer_step(s.train);
     CHECK(reached >= shown);
-    CHECK(trainer_step(s.train) == reached);
+    CHECK(s.exp.train.trained == reached);  // the link says where it paused
     int launched = 0;
-    frames_apart(s, launched, reached);
-    CHECK(trainer_step(s.train) == shown);
-    if (reached == shown)
-        CHECK(launched == 0);  // at its target: nothing to step
+    frames_apart(s, launched);
+    CHECK(trainer_step(s.train) == reached);
+    CHECK(launched == 0);  // at its target: nothing to step
     session here;
-    REQUIRE(session_apply(here, change::set(e)).accepted);
+    REQUIRE(session_apply(here, change::set(s.exp)).accepted);
     session_update(here);
     trainer_finish(here.train);
     CHECK(train_weights_hash(*s.train.run) == train_weights_hash(*here.train.run));
 }
 
-TEST_CASE("training apart: Pause read a frame before it lands goes back to the step shown; the curve stays whole") {
+TEST_CASE(
+    "training apart: Pause landing a frame after the step it read keeps the job's steps; going back to that step retrains it, "
+    "the curve whole") {
     experiment e = apart_recipe(200);
     session s;
     s.threads = 2;
@@ -460,10 +459,18 @@ TEST_CASE("training apart: Pause read a frame before it lands goes back to the s
     while (trainer_step(s.train) == shown)
         frame();
     e.train.trained = shown;
-    REQUIRE(session_apply(s, change::set(e)).accepted);
-    const int reached = s.train.run->step;
+    REQUIRE(session_apply(s, change::paused(change::set(e))).accepted);
+    const int reached = trainer_step(s.train);
     REQUIRE(reached > shown);
+    CHECK(s.exp.train.trained == reached);
     int launched = 0;
+    frames_apart(s, launched);
+    CHECK(launched == 0);
+    CHECK(trainer_step(s.train) == reached);  // never counted down
+
+    // The step shown asked for itself (the scrubber, a link): the run goes back
+    // to the snapshot before it and steps on, the curve kept to the furthest step.
+    REQUIRE(session_apply(s, change::set(e)).accepted);
     frames_apart(s, launched, reached);
     CHECK(trainer_step(s.train) == shown);
     CHECK(int(s.train.curve.size()) == reached);
@@ -476,4 +483,36 @@ TEST_CASE("training apart: Pause read a frame before it lands goes back to the s
     CHECK(train_weights_hash(*s.train.run) == train_weights_hash(*here.train.run));
     for (int i = 0; i < shown; ++i)
         CHECK(s.train.curve[std::size_t(i)].loss == here.train.curve[std::size_t(i)].loss);
+}
+
+TEST_CASE("training apart: Pause A keeps the steps A's job took until it landed") {
+    experiment b = apart_recipe(200);
+    b.train.trained = 0;
+    session s;
+    s.threads = 2;
+    REQUIRE(session_apply(s, change::set(b)).accepted);
+    experiment a = apart_recipe(200);  // A of B's recipe, trained through beside it
+    REQUIRE(session_apply(s, change::pin(a)).accepted);
+    const auto frame = [&s] {
+        session_train(s, 0.002);
+        session_update(s);
+        session_train_launch(s);
+    };
+    for (int i = 0; i < 1000000 && trainer_step(s.pin_train) < 5; ++i)
+        frame();
+    const int shown = trainer_step(s.pin_train);
+    REQUIRE(shown >= 5);
+    while (trainer_step(s.pin_train) == shown)
+        frame();
+    a.train.trained = shown;
+    REQUIRE(session_apply(s, change::paused(change::pin(a))).accepted);
+    const int reached = trainer_step(s.pin_train);
+    CHECK(reached > shown);
+    REQUIRE(s.pin);
+    CHECK(s.pin->train.trained == reached);
+    for (int i = 0; i < 1000000 && !(trainer_done(s.pin_train) && trainer_done(s.train)); ++i) {
+        frame();
+        CHECK(trainer_step(s.pin_train) == reached);  // never counted down, never on
+    }
+    CHECK(trainer_step(s.train) == 0);  // B stays where it is
 }

@@ -125,10 +125,28 @@ test('Step, Reset, Train, Pause and the scrubber move through one run; a kept st
   assert.equal(t.hash, recordedHashes().step0);
   await click(page, 'train_run');
   await page.waitForFunction(() => window.attn.ui().train.step > 30, null, { timeout: 60000 });
+  // Pause lands a frame after the step it was pressed at: the steps training took
+  // meanwhile are kept, and the step shown never counts down on the way to the pause
+  // (read on every animation frame from before the press until it has landed).
+  await page.evaluate(() => {
+    window.__steps = [];
+    const tick = () => {
+      const t = window.attn.ui().train;
+      window.__steps.push(t.step);
+      if (!t.done) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  await frames(page, 2);
   await click(page, 'train_pause');
   ({ t } = await trainUntilDone(page));
-  assert.ok(t.step > 30 && t.step < 1500, `paused at ${t.step}`);
+  const steps = await page.evaluate(() => window.__steps);
+  const pressedAt = steps[0];
+  assert.ok(steps.every((x, i) => i === 0 || x >= steps[i - 1]), `the step shown from before Pause until it landed: ${steps.join(' ')}`);
+  assert.ok(t.step >= pressedAt && t.step < 1500, `paused at ${t.step} (${pressedAt} before the press)`);
   assert.ok((await ui(page)).link.includes(`&trained=${t.step}`));
+  assert.equal(t.hash, await page.evaluate(([r, n]) => window.attn.trainHash(r, n), [recipe, t.step]),
+    'the paused weights are those of training straight to that step');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -109,6 +109,17 @@ change_result step_history(session& s, std::vector<session_state>& from, std::ve
     return r;
 }
 
+// A Pause (change::pause): e at the step t's run of e's recipe reached, when
+// that is further than the step shown as Pause was pressed.
+experiment paused_at_reached(const trainer& t, experiment e) {
+    if (!t.run || !t.synced || trainer_store_key(t.key) != trainer_store_key(e))
+        return e;
+    const int step = trainer_step(t);
+    if (step > e.train.trained_steps())
+        e.train.trained = step >= e.train.steps ? train_settings::trained_all : step;
+    return e;
+}
+
 }  // namespace
 
 change_result session_apply(session& s, const change& c) {
@@ -118,7 +129,7 @@ change_result session_apply(session& s, const change& c) {
     trainer_collect(s.pin_train);
     switch (c.what) {
         case change::kind::set:
-            return set_state(s, {c.next, s.pin}, c.record, c.time);
+            return set_state(s, {c.pause ? paused_at_reached(s.train, c.next) : c.next, s.pin}, c.record, c.time);
         case change::kind::link:
             return open_link(s, c);
         case change::kind::undo:
@@ -126,7 +137,7 @@ change_result session_apply(session& s, const change& c) {
         case change::kind::redo:
             return step_history(s, s.redo, s.undo);
         case change::kind::pin:
-            return set_state(s, {s.exp, c.next}, c.record, -1.0);
+            return set_state(s, {s.exp, c.pause ? paused_at_reached(s.pin_train, c.next) : c.next}, c.record, -1.0);
         case change::kind::unpin:
             return set_state(s, {s.exp, std::nullopt}, c.record, -1.0);
     }

@@ -60,6 +60,12 @@ struct change {
     // link: a host page's (attn:set). Host changes in a row make one undo step, so a
     // host's flood cannot push the reader's own steps out of the bounded history.
     bool from_host = false;
+    // set, pin: Pause. `next`'s trained= is the step shown when it was pressed; the
+    // steps training apart took since (until this change lands, a frame later)
+    // are kept: trained= becomes the step the run reached, which the run does not
+    // go back from (a Pause that took the model back to its snapshot before and
+    // trained it on again would count down on screen).
+    bool pause = false;
 
     static change set(experiment e, double time = -1.0) {
         change c;
@@ -88,6 +94,10 @@ struct change {
         change c;
         c.what = kind::pin;
         c.next = std::move(a);
+        return c;
+    }
+    static change paused(change c) {
+        c.pause = true;
         return c;
     }
     static change unpin() {
