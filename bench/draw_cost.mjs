@@ -3,7 +3,9 @@
 // time of the GPU process, the page's renderer and the rest over 3 s, divided
 // by the frames drawn then. Beside the page, a canvas that only clears itself
 // every frame: what Chromium's compositing costs before the page draws anything.
-// A benchmark, not a test: it prints numbers and fails nothing. Linux only (/proc).
+// A benchmark, not a test: it prints numbers and fails nothing. Linux only (/proc,
+// 100 clock ticks a second); it counts every process named like Chromium, so run
+// no other Chromium meanwhile.
 //
 //   node bench/draw_cost.mjs [--size 640x360,1280x720,1920x1080]   (after the web build)
 //

@@ -166,11 +166,24 @@ test('a pinned recipe shows its training and pauses; of another shape it does no
     assert.ok(u.widgets.pin_pause, 'Pause A is offered while A trains');
     assert.match(u.compare.reason, /A is still training/);
     await reveal(page, 'pin_pause');
-    const pressedAt = (await ui(page)).compare.aTrain.step;
+    // A's step, read on every animation frame from before the press until the Pause
+    // has landed, never counts down: the steps A's run took meanwhile are kept.
+    await page.evaluate(() => {
+      window.__aSteps = [];
+      const tick = () => {
+        const a = window.attn.ui().compare.aTrain;
+        window.__aSteps.push(a ? a.step : -1);
+        if (!a || !a.done) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    await frames(page, 2);
     await click(page, 'pin_pause');
     u = await until(page, (x) => x.compare.aTrain.done, 'A paused');
     const paused = u.compare.aTrain.step;
-    assert.ok(paused >= pressedAt && paused < 20000, `paused at ${paused}, pressed at ${pressedAt}: the steps until it landed are kept`);
+    const aSteps = await page.evaluate(() => window.__aSteps);
+    assert.ok(aSteps.every((x, i) => i === 0 || x >= aSteps[i - 1]), `A's step from before Pause A until it landed: ${aSteps.join(' ')}`);
+    assert.ok(paused >= aSteps[0] && paused < 20000, `paused at ${paused} (${aSteps[0]} before the press)`);
     assert.equal(u.compare.aTrain.target, paused);
     await frames(page, 6);
     assert.equal((await ui(page)).compare.aTrain.step, paused, 'a paused A stays where it stopped');

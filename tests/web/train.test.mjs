@@ -127,7 +127,9 @@ test('Step, Reset, Train, Pause and the scrubber move through one run; a kept st
   await page.waitForFunction(() => window.attn.ui().train.step > 30, null, { timeout: 60000 });
   // Pause lands a frame after the step it was pressed at: the steps training took
   // meanwhile are kept, and the step shown never counts down on the way to the pause
-  // (read on every animation frame from before the press until it has landed).
+  // (read on every animation frame from before the press until it has landed; a press at
+  // a snapshot's step would not count down either way: tests/core/test_threads.cpp checks
+  // the rule for any step).
   await page.evaluate(() => {
     window.__steps = [];
     const tick = () => {

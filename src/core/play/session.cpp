@@ -60,13 +60,16 @@ int kept_step(const session& s, const experiment& e) {
     return step;
 }
 
-// e at the step its kept run reached when that is further than e asks.
-void resume_kept(const session& s, experiment& e) {
-    if (e.train.task == train_task::none)
-        return;
-    const int step = kept_step(s, e);
+// e trained to `step` when that is further than e asks (its last step: all of it).
+void raise_trained(experiment& e, int step) {
     if (step > e.train.trained_steps())
         e.train.trained = step >= e.train.steps ? train_settings::trained_all : step;
+}
+
+// e at the step its kept run reached when that is further than e asks.
+void resume_kept(const session& s, experiment& e) {
+    if (e.train.task != train_task::none)
+        raise_trained(e, kept_step(s, e));
 }
 
 // A recipe that would train for long (train_is_long) opens at step 0, its
@@ -110,13 +113,11 @@ change_result step_history(session& s, std::vector<session_state>& from, std::ve
 }
 
 // A Pause (change::pause): e at the step t's run of e's recipe reached, when
-// that is further than the step shown as Pause was pressed.
+// that is further than the step shown as Pause was pressed and the run did not
+// stop there (a loss not finite: the Pause then goes back to the step shown).
 experiment paused_at_reached(const trainer& t, experiment e) {
-    if (!t.run || !t.synced || trainer_store_key(t.key) != trainer_store_key(e))
-        return e;
-    const int step = trainer_step(t);
-    if (step > e.train.trained_steps())
-        e.train.trained = step >= e.train.steps ? train_settings::trained_all : step;
+    if (t.run && t.synced && t.run->error.empty() && trainer_store_key(t.key) == trainer_store_key(e))
+        raise_trained(e, trainer_step(t));
     return e;
 }
 

@@ -61,10 +61,11 @@ struct change {
     // host's flood cannot push the reader's own steps out of the bounded history.
     bool from_host = false;
     // set, pin: Pause. `next`'s trained= is the step shown when it was pressed; the
-    // steps training apart took since (until this change lands, a frame later)
-    // are kept: trained= becomes the step the run reached, which the run does not
-    // go back from (a Pause that took the model back to its snapshot before and
-    // trained it on again would count down on screen).
+    // steps training apart took since (until this change lands, a frame or two
+    // later) are kept: trained= becomes the step the run reached, which the run
+    // does not go back from (a Pause that took the model back to its snapshot
+    // before and trained it on again would count down on screen). A run that
+    // stopped meanwhile (a loss not finite) goes back to the step shown.
     bool pause = false;
 
     static change set(experiment e, double time = -1.0) {
