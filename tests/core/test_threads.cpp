@@ -290,16 +290,22 @@ experiment apart_recipe(int steps) {
     return e;
 }
 
-// Frames as the page runs them training apart: take the job's steps in, trace,
-// launch again, and draw (here: read what the panel reads) while it runs. The
+// One frame as the page runs it training apart: take the job's steps in, trace,
+// launch again.
+void frame_apart(session& s) {
+    session_train(s, 0.002);
+    session_update(s);
+    session_train_launch(s);
+}
+
+// Frames as the page runs them training apart, each then drawing (here: reading
+// what the panel reads) while the job runs. The
 // curve keeps pace with the step; going back it stays whole, to the furthest
 // step the run reached (`furthest`).
 int frames_apart(session& s, int& launched, int furthest = 0) {
     int frames = 0;
     do {  // (the first frame takes a change in: trainer_sync)
-        session_train(s, 0.002);
-        session_update(s);
-        session_train_launch(s);
+        frame_apart(s);
         launched += s.train.job.busy() ? 1 : 0;
         if (s.train.job.busy())
             CHECK(s.train.run->threads == session_train_threads(s));  // (the job only reads it)
@@ -415,11 +421,8 @@ TEST_CASE("training apart: a change while the job runs takes its steps in first;
     s.threads = 2;
     REQUIRE(session_apply(s, change::set(e)).accepted);
     session_update(s);
-    for (int frame = 0; frame < 3 || trainer_step(s.train) == 0 || (threads_background() && !s.train.job.busy()); ++frame) {
-        session_train(s, 0.002);
-        session_update(s);
-        session_train_launch(s);
-    }
+    for (int frame = 0; frame < 3 || trainer_step(s.train) == 0 || (threads_background() && !s.train.job.busy()); ++frame)
+        frame_apart(s);
     const int shown = trainer_step(s.train);  // what the panel shows as Pause is pressed, the job out
     e.train.trained = shown;
     REQUIRE(session_apply(s, change::paused(change::set(e))).accepted);
@@ -448,17 +451,12 @@ TEST_CASE(
     s.threads = 2;
     REQUIRE(session_apply(s, change::set(e)).accepted);
     session_update(s);
-    const auto frame = [&s] {
-        session_train(s, 0.002);
-        session_update(s);
-        session_train_launch(s);
-    };
     for (int i = 0; i < 1000000 && trainer_step(s.train) < 5; ++i)
-        frame();
+        frame_apart(s);
     const int shown = trainer_step(s.train);  // read on one frame; the click lands on a later one
     REQUIRE((shown >= 5 && shown < e.train.steps));
     for (int i = 0; i < 1000000 && trainer_step(s.train) == shown; ++i)
-        frame();
+        frame_apart(s);
     e.train.trained = shown;
     REQUIRE(session_apply(s, change::paused(change::set(e))).accepted);
     const int reached = trainer_step(s.train);
@@ -494,17 +492,12 @@ TEST_CASE("training apart: Pause A keeps the steps A's job took until it landed"
     REQUIRE(session_apply(s, change::set(b)).accepted);
     experiment a = apart_recipe(2000);  // A of B's recipe, trained through beside it
     REQUIRE(session_apply(s, change::pin(a)).accepted);
-    const auto frame = [&s] {
-        session_train(s, 0.002);
-        session_update(s);
-        session_train_launch(s);
-    };
     for (int i = 0; i < 1000000 && trainer_step(s.pin_train) < 5; ++i)
-        frame();
+        frame_apart(s);
     const int shown = trainer_step(s.pin_train);
     REQUIRE((shown >= 5 && shown < a.train.steps));
     for (int i = 0; i < 1000000 && trainer_step(s.pin_train) == shown; ++i)
-        frame();
+        frame_apart(s);
     a.train.trained = shown;
     REQUIRE(session_apply(s, change::paused(change::pin(a))).accepted);
     const int reached = trainer_step(s.pin_train);
@@ -512,7 +505,7 @@ TEST_CASE("training apart: Pause A keeps the steps A's job took until it landed"
     REQUIRE(s.pin);
     CHECK(s.pin->train.trained == reached);
     for (int i = 0; i < 1000000 && !(trainer_done(s.pin_train) && trainer_done(s.train)); ++i) {
-        frame();
+        frame_apart(s);
         CHECK(trainer_step(s.pin_train) == reached);  // never counted down, never on
     }
     CHECK(trainer_step(s.train) == 0);  // B stays where it is
