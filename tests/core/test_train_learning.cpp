@@ -224,6 +224,10 @@ namespace {
 
 // The same claims on the kernel set at `index` (kernels.hpp: best first), when this
 // build and CPU have one: one test case per set, so CTest runs them side by side.
+// On the lesson's own weight seed: the sets differ in the last bits of their
+// products (FMA or not), so each trains its own model, and the lesson's is the one
+// the page shows; seeds 2 and 3 (the claims' robustness to the initial weights)
+// are trained on the best set and in wasm.
 void check_induction_lesson_on_kernel_set(int index) {
     if (index >= kernel_arch_count()) {
         MESSAGE("no kernel set " << index << " here (" << kernel_arch_count() << " in all)");
@@ -234,8 +238,7 @@ void check_induction_lesson_on_kernel_set(int index) {
         ~restore() { kernel_use_arch(best.c_str()); }
     } restore_best;
     REQUIRE(kernel_use_arch(kernel_arch_at(index)));
-    for (std::uint32_t seed : lesson_seeds)
-        check_induction_lesson(seed);
+    check_induction_lesson(1);
 }
 
 }  // namespace
