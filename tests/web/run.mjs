@@ -26,7 +26,10 @@ const server = await startServer();
 const browser = await chromium.launchServer(chromiumOptions);
 let code = 1;
 try {
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=1', ...options, ...files], {
+  // The usual report, and each file's time with the slowest tests at the end (times.mjs).
+  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(root, 'tests', 'web', 'times.mjs')}`, '--test-reporter-destination=stdout'];
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=1', ...reporters, ...options, ...files], {
     stdio: 'inherit',
     env: { ...process.env, ATTN_TEST_URL: server.url, ATTN_TEST_BROWSER: browser.wsEndpoint() },
   });
