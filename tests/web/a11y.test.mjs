@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openPage, openPoster, browserSuite, root, screenshotPixels } from './harness.mjs';
-import { frames, ui, trace, click, widget, gotoStage, STAGE, num, posterCard, appFiles, holdKey, reveal } from './person.mjs';
+import { openPage, withPage, openPoster, browserSuite, root, screenshotPixels } from './harness.mjs';
+import { frames, ui, trace, click, widget, gotoStage, STAGE, num, posterCard, appFiles, holdKey, reveal, contrastIn } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -22,10 +22,9 @@ const domTables = (page) => page.evaluate(() => Array.from(document.querySelecto
 })));
 
 test('the text view holds the weights stage as tables equal to the trace, masked cells in words', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat&heads=2&mask=causal&view.stage=5');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat&heads=2&mask=causal&view.stage=5', async ({ page }) => {
     assert.equal((await ui(page)).stage, STAGE.weights);
-    await page.waitForFunction(() => document.querySelectorAll('#textview table').length === 2, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelectorAll('#textview table').length === 2);
     const tables = await domTables(page);
     const t = await trace(page);
     assert.deepEqual(tables.map((x) => x.caption), ['P, head 0 (3 × 3)', 'P, head 1 (3 × 3)']);
@@ -48,18 +47,14 @@ test('the text view holds the weights stage as tables equal to the trace, masked
     // The hook and the DOM say the same.
     const doc = await page.evaluate(() => window.attn.textView());
     assert.equal(doc.tables[1].cells[2][0], tables[1].rows[2].cells[0]);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('the live region announces an ablation and its effect on the output', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat%20down&heads=2&view.stage=5');
-  try {
-    await page.waitForFunction(() => /Stage 6 of 11/.test(document.getElementById('announce').textContent), null, { timeout: 10000 });
+  await withPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat%20down&heads=2&view.stage=5', async ({ page }) => {
+    await page.waitForFunction(() => /Stage 6 of 11/.test(document.getElementById('announce').textContent));
     await click(page, 'zero_head1');
-    await page.waitForFunction(() => /1 head\(s\) zeroed/.test(document.getElementById('announce').textContent), null, { timeout: 10000 });
+    await page.waitForFunction(() => /1 head\(s\) zeroed/.test(document.getElementById('announce').textContent));
     const said = await page.evaluate(() => document.getElementById('announce').textContent);
     const effect = Number(/max \|Δy\| ([0-9.e+-]+)/.exec(said)[1]);
     assert.ok(effect > 0, said);
@@ -69,19 +64,15 @@ test('the live region announces an ablation and its effect on the output', async
     });
     assert.deepEqual(region, ['polite', 'status']);
     // The table of the zeroed head says so in its caption.
-    await page.waitForFunction(() => /head 1 \(zeroed\)/.test(document.getElementById('textview').textContent), null, { timeout: 10000 });
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+    await page.waitForFunction(() => /head 1 \(zeroed\)/.test(document.getElementById('textview').textContent));
+  });
 });
 
 test('the View menu and the skip button show the text view; Escape hides it', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=one%20two&view.stage=2');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&text=one%20two&view.stage=2', async ({ page }) => {
     await click(page, 'view_menu');
     await click(page, 'view_text');
-    await page.waitForFunction(() => document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.getElementById('textview').classList.contains('open'));
     const open = await page.evaluate(() => {
       const r = document.getElementById('textview').getBoundingClientRect();
       return { w: r.width, h: r.height, focused: document.activeElement.id };
@@ -89,29 +80,22 @@ test('the View menu and the skip button show the text view; Escape hides it', as
     assert.ok(open.w > 200 && open.h > 200, JSON.stringify(open));
     assert.equal(open.focused, 'textview');
     await page.keyboard.press('Escape');
-    await page.waitForFunction(() => !document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
+    await page.waitForFunction(() => !document.getElementById('textview').classList.contains('open'));
     // Closed, the focus is back on the canvas; the skip button comes just before it.
     assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas');
     await page.keyboard.press('Shift+Tab');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'skip');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.getElementById('textview').classList.contains('open'), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.getElementById('textview').classList.contains('open'));
     await frames(page, 2);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('the page lets the browser zoom: no maximum-scale, no user-scalable=no', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     const viewport = await page.evaluate(() => document.querySelector('meta[name=viewport]').content);
     assert.doesNotMatch(viewport, /maximum-scale|user-scalable\s*=\s*no/);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // axe-core (npm) on a page: its serious and critical violations, one line each.
@@ -128,14 +112,10 @@ test('axe-core finds no serious or critical problem on the page, an embed and th
     ['lesson', suite.server.url + '#v=1&view.lesson=2'],
     ['embed', suite.server.url + '#v=1&text=the%20cat%20sat&view.embed=1&view.stage=5'],
   ]) {
-    const { page, context, problems } = await openPage(suite.browser, url);
-    try {
-      await page.waitForFunction(() => document.querySelectorAll('#textview table').length > 0, null, { timeout: 10000 });
+    await withPage(suite.browser, url, async ({ page }) => {
+      await page.waitForFunction(() => document.querySelectorAll('#textview table').length > 0);
       assert.deepEqual(await axeProblems(page), [], name);
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
+    });
   }
   const context = await suite.browser.newContext({ viewport: { width: 1280, height: 720 } });
   try {
@@ -146,30 +126,6 @@ test('axe-core finds no serious or critical problem on the page, an embed and th
     await context.close();
   }
 });
-
-// WCAG contrast of the text in a widget, from its pixels: the most common
-// colour is the background, the pixel farthest from it in luminance the text.
-async function contrastIn(page, name) {
-  const [x0, y0, x1, y1] = await widget(page, name);
-  const { data: d } = await screenshotPixels(page, { x: x0, y: y0, width: x1 - x0, height: y1 - y0 });
-  const lin = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-  const lum = (i) => 0.2126 * lin(d[i]) + 0.7152 * lin(d[i + 1]) + 0.0722 * lin(d[i + 2]);
-  const counts = new Map();
-  for (let i = 0; i < d.length; i += 4) {
-    const k = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
-    counts.set(k, (counts.get(k) || 0) + 1);
-  }
-  const bgKey = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
-  let bgIndex = 0;
-  for (let i = 0; i < d.length; i += 4) if (((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]) === bgKey) { bgIndex = i; break; }
-  const bg = lum(bgIndex);
-  let best = 1;
-  for (let i = 0; i < d.length; i += 4) {
-    const l = lum(i);
-    best = Math.max(best, (Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05));
-  }
-  return { ratio: best, background: bg };
-}
 
 test('themes: the system\'s light preference, a link\'s view.theme and the View menu\'s choice (remembered); text stays ≥ 4.5:1', async () => {
   // A system that prefers light gets the light theme, its text readable.
@@ -194,16 +150,16 @@ test('themes: the system\'s light preference, a link\'s view.theme and the View 
     // The reader's choice wins over the system's, and is remembered.
     await click(page, 'view_menu');
     await click(page, 'theme_dark');
-    await page.waitForFunction(() => !document.documentElement.classList.contains('light'), null, { timeout: 10000 });
+    await page.waitForFunction(() => !document.documentElement.classList.contains('light'));
     await page.reload();
-    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen);
     await frames(page, 3);
     assert.equal(await page.evaluate(() => document.documentElement.classList.contains('light')), false);
     const dark = await contrastIn(page, 'view_menu');
     assert.ok(dark.background < 0.2 && dark.ratio >= 4.5, JSON.stringify(dark));
     // A link's view.theme (an embed's host matching its page) wins over both, and stays in the link.
     await page.evaluate(() => { location.hash = '#v=1&view.theme=light&view.stage=5'; });
-    await page.waitForFunction(() => document.documentElement.classList.contains('light'), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.documentElement.classList.contains('light'));
     await frames(page, 3);
     assert.ok((await contrastIn(page, 'view_menu')).background > 0.5);
     assert.match((await ui(page)).link, /view\.theme=light/);
@@ -227,12 +183,12 @@ test('an embed tells its host how tall its content is (attn:resize); blog.html s
     });
     await page.goto(suite.server.url + 'blog.html');
     await page.locator('#frame-mask').scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => window.__resizes.some((r) => r.id === 'frame-mask'), null, { timeout: 60000 });
+    await page.waitForFunction(() => window.__resizes.some((r) => r.id === 'frame-mask'));
     // The frame takes the height its content asked for (the page's bounds allowing).
     await page.waitForFunction(() => {
       const last = window.__resizes.filter((r) => r.id === 'frame-mask').pop();
       return document.getElementById('frame-mask').clientHeight === Math.min(Math.max(last.height, 240), 1600);
-    }, null, { timeout: 10000 });
+    });
     const height = await page.evaluate(() => window.__resizes.filter((r) => r.id === 'frame-mask').pop().height);
     // Everything the embed draws lies within that height, and it is not mostly empty.
     const frame = await (await page.$('#frame-mask')).contentFrame();
@@ -257,8 +213,7 @@ async function tabTo(page, name, limit = 120) {
 }
 
 test('keyboard only: open L2, change d_k, zero a head and copy the link, without the mouse', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     await page.evaluate(() => {
       window.__copied = [];
       window.attnShell.copyText = (t) => window.__copied.push(t);
@@ -275,25 +230,25 @@ test('keyboard only: open L2, change d_k, zero a head and copy the link, without
     assert.equal((await ui(page)).keyboard, true);
     await tabTo(page, 'lesson2');
     await holdKey(page, 'Space');
-    await page.waitForFunction(() => window.attn.ui().lesson === 1, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.attn.ui().lesson === 1);
     // A slider reached by Tab takes a typed value.
     await tabTo(page, 'l2_dk');
     await page.keyboard.press('Control+A');
     await page.keyboard.type('16');
     await holdKey(page, 'Enter');
-    await page.waitForFunction(() => window.attn.ui().numbers.dk === 16, null, { timeout: 30000 }).catch(async () => {
+    await page.waitForFunction(() => window.attn.ui().numbers.dk === 16).catch(async () => {
       assert.fail('d_k did not become 16: ' + JSON.stringify((await ui(page)).numbers));
     });
     await tabTo(page, 'zero_head0');
     await holdKey(page, 'Space');
-    await page.waitForFunction(() => /ablate=0\.0/.test(window.attn.experiment()), null, { timeout: 30000 });
+    await page.waitForFunction(() => /ablate=0\.0/.test(window.attn.experiment()));
     // The Share menu opens with Enter; its first item copies the link.
     await tabTo(page, 'share');
     await holdKey(page, 'Enter');
     await frames(page, 2);
     await tabTo(page, 'share_copy_link', 10);
     await holdKey(page, 'Enter');
-    await page.waitForFunction(() => window.__copied.length === 1, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.__copied.length === 1);
     const copied = await page.evaluate(() => window.__copied[0]);
     assert.match(copied, /view\.lesson=2/);
     assert.match(copied, /ablate=0\.0/);
@@ -305,11 +260,8 @@ test('keyboard only: open L2, change d_k, zero a head and copy the link, without
     assert.equal((await ui(page)).keyboard, false);
     const stage = (await ui(page)).stage;
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction((s) => window.attn.ui().stage === s + 1, stage, { timeout: 30000 });
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+    await page.waitForFunction((s) => window.attn.ui().stage === s + 1, stage);
+  });
 });
 
 // [Posters] view.poster=1: click-to-run embeds (web/shell.js, "Poster").
@@ -334,7 +286,7 @@ test('a poster embed starts no wasm until clicked; Run (a button, by keyboard) s
     assert.equal(await page.evaluate(() => document.activeElement.tagName), 'BUTTON');
     assert.deepEqual(appFiles(requests), [], 'still nothing');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen);
     // (The threaded build's worker loads attn-mt.js again: the same file.)
     assert.equal(new Set(appFiles(requests)).size, 3, 'attn(-mt).js, attn(-mt).wasm and attn.data once Run is pressed: ' + appFiles(requests).join(' '));
     const s = await ui(page);
@@ -342,7 +294,7 @@ test('a poster embed starts no wasm until clicked; Run (a button, by keyboard) s
     assert.match(s.link, /view\.poster=1/, 'the link keeps view.poster');
     assert.equal(await page.evaluate(() => document.getElementById('poster')), null);
     // A few frames later the page keeps a picture for the next visit.
-    await page.waitForFunction(() => window.attnShell.posterSaved === true, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.attnShell.posterSaved === true);
     requests.length = 0;
     await page.reload();
     await page.waitForSelector('#poster-run');
@@ -449,8 +401,7 @@ test('poster pictures: at most 10 links kept, the oldest dropped first', async (
 });
 
 test("the poster's lesson titles, sentences and stage names are the app's", async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     const names = await page.evaluate(() => window.attnShell.posterNames);
     const open = async (link) => {
       assert.equal(await page.evaluate((l) => window.attn.openLink(l), link), '', link);
@@ -476,10 +427,7 @@ test("the poster's lesson titles, sentences and stage names are the app's", asyn
       assert.equal(doc.stage.count, names.stages.length);
       assert.equal(names.stages[s], doc.stage.name, 'stage ' + s);
     }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('blog.html starts one app, not three: its lesson embeds are posters that report their height', async () => {
@@ -500,7 +448,7 @@ test('blog.html starts one app, not three: its lesson embeds are posters that re
     await page.goto(suite.server.url + 'blog.html');
     for (const id of ['frame-scale', 'frame-mask', 'frame-rope']) await page.locator('#' + id).scrollIntoViewIfNeeded();
     const mask = await (await page.$('#frame-mask')).contentFrame();
-    await mask.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await mask.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen);
     for (const id of ['frame-scale', 'frame-rope']) {
       const f = await (await page.$('#' + id)).contentFrame();
       await f.waitForSelector('#poster-run');
@@ -508,7 +456,7 @@ test('blog.html starts one app, not three: its lesson embeds are posters that re
       await page.waitForFunction((id) => {
         const last = window.__resizes.filter((r) => r.id === id).pop();
         return last && document.getElementById(id).clientHeight === Math.min(Math.max(last.height, 240), 1600);
-      }, id, { timeout: 10000 });
+      }, id);
     }
     await page.waitForLoadState('networkidle');
     assert.equal(requests.filter((u) => /\/attn(-mt)?\.wasm$/.test(u)).length, 1, 'one app: ' + appFiles(requests).join(' '));
@@ -562,9 +510,8 @@ async function circuitShown(page) {
 
 for (const [width, height, scale] of [[720, 450, 2], [640, 360, 2], [844, 390, 1], [422, 195, 2]]) {
   test(`zoom: at ${width}×${height}@${scale} every named widget can be seen or scrolled to, and no window clips its content`, async () => {
-    const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.stage=5',
-      { width, height, deviceScaleFactor: scale });
-    try {
+    await withPage(suite.browser, suite.server.url + '#v=1&view.stage=5',
+      { width, height, deviceScaleFactor: scale }, async ({ page }) => {
       const found = [];
       for (const link of ['v=1&view.stage=5', 'v=1&heads=4&view.stage=1', 'v=1&view.lesson=2', 'v=1&view.lesson=5',
         'v=1&view.lesson=11&trained=100', 'v=1&view.lesson=12&trained=100']) {
@@ -574,24 +521,20 @@ for (const [width, height, scale] of [[720, 450, 2], [640, 360, 2], [844, 390, 1
         for (const p of clippedContent(await ui(page), [width, height])) found.push(`${link}: ${p}`);
       }
       assert.deepEqual(found, []);
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
+    });
   });
 }
 
 test('keyboard in L11: Tab reaches the patching map, the arrows move its cursor, Enter patches the cell there', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=11&trained=100');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&view.lesson=11&trained=100', async ({ page }) => {
     await circuitShown(page);
-    await page.waitForFunction(() => window.attn.ui().numbers.patched === 1, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.attn.ui().numbers.patched === 1);
     await page.keyboard.press('Tab');  // keyboard navigation on
     await frames(page, 2);
     await tabTo(page, 'grid_l11_patch_map', 200);
     const cell = async () => { const n = (await ui(page)).numbers; return [n.cell_head, n.cell_pos]; };
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.attn.ui().numbers.cell_head !== undefined, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.attn.ui().numbers.cell_head !== undefined);
     const [head, pos] = await cell();
     await page.keyboard.press('ArrowRight');
     await frames(page, 2);
@@ -601,42 +544,12 @@ test('keyboard in L11: Tab reaches the patching map, the arrows move its cursor,
     await frames(page, 2);
     await page.keyboard.press('Enter');
     await page.waitForFunction(([h, p]) => { const n = window.attn.ui().numbers; return n.cell_head === h && n.cell_pos === p; },
-      [head + 1, pos + 1], { timeout: 30000 }).catch(async () => assert.fail(`after → ↓ Enter: ${JSON.stringify(await cell())}, from ${[head, pos]}`));
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
-});
-
-test('L11 in the light theme: its buttons and the patched cell\'s sentence (in the theme\'s good and bad colours) stay ≥ 4.5:1', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=11&trained=1500&view.theme=light',
-    { width: 1440, height: 900 });
-  try {
-    await circuitShown(page);
-    await page.waitForFunction(() => window.attn.ui().numbers.patched === 1, null, { timeout: 60000 });
-    assert.equal(await page.evaluate(() => document.documentElement.classList.contains('light')), true);
-    for (const name of ['l11_patch_previous', 'l11_patch_none', 'l11_comp_k']) {
-      await reveal(page, name);
-      const c = await contrastIn(page, name);
-      assert.ok(c.ratio >= 4.5, `${name}: contrast ${c.ratio.toFixed(2)}`);
-    }
-    for (const [button, back] of [['l11_patch_induction', 1], ['l11_patch_other', 0]]) {
-      await click(page, button);
-      await page.waitForFunction((b) => window.attn.ui().numbers.cell_brings_back === b, back, { timeout: 30000 });
-      await reveal(page, 'l11_cell_sentence');
-      await frames(page, 2);
-      const c = await contrastIn(page, 'l11_cell_sentence');
-      assert.ok(c.background > 0.5 && c.ratio >= 4.5, `the sentence after ${button}: contrast ${c.ratio.toFixed(2)} on ${c.background}`);
-    }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+      [head + 1, pos + 1]).catch(async () => assert.fail(`after → ↓ Enter: ${JSON.stringify(await cell())}, from ${[head, pos]}`));
+  });
 });
 
 test('keyboard within a map: Tab stops on its cells; arrows, Home/End, PageUp/PageDown move the selected cell and the inspector; Enter and Space press it', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat%20down&heads=1&view.stage=5');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat%20down&heads=1&view.stage=5', async ({ page }) => {
     await page.keyboard.press('Tab');  // keyboard navigation on
     await frames(page, 2);
     await tabTo(page, 'grid_head0');
@@ -651,7 +564,7 @@ test('keyboard within a map: Tab stops on its cells; arrows, Home/End, PageUp/Pa
       await page.waitForFunction(([row, col]) => {
         const s = window.attn.ui();
         return s.selected[2] === row && s.selected[3] === col;
-      }, [row, col], { timeout: 10000 }).catch(async () => assert.fail(`${k}: expected (${row}, ${col}), got ${JSON.stringify(await cell())}`));
+      }, [row, col]).catch(async () => assert.fail(`${k}: expected (${row}, ${col}), got ${JSON.stringify(await cell())}`));
       const c = await cell();
       assert.deepEqual(c, { focus: 'grid_head0', stage: STAGE.weights, row, selected: [0, 0, row, col] }, k);
     };
@@ -672,19 +585,16 @@ test('keyboard within a map: Tab stops on its cells; arrows, Home/End, PageUp/Pa
     await press('ArrowRight', 2, 1);
     // Enter presses the cell as a click does: on softmax weights, it masks that edge; Space again unmasks it.
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => /edges=0\.0\.2\.1(&|$)/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /edges=0\.0\.2\.1(&|$)/.test(window.attn.experiment()));
     await frames(page, 2);
     assert.deepEqual(await cell(), { focus: 'grid_head0', stage: STAGE.weights, row: 2, selected: [0, 0, 2, 1] }, 'the cell stays selected');
     await page.keyboard.press('Space');
-    await page.waitForFunction(() => /edges=&/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /edges=&/.test(window.attn.experiment()));
     // Tab moves on: the arrows are the navigation's again.
     await page.keyboard.press('Tab');
     await frames(page, 2);
     assert.notEqual((await ui(page)).focus, 'grid_head0');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // [Focus] Where the keyboard's focus goes when a lesson opens, and that it is
@@ -692,21 +602,20 @@ test('keyboard within a map: Tab stops on its cells; arrows, Home/End, PageUp/Pa
 const canvasName = (page) => page.evaluate(() => document.getElementById('canvas').getAttribute('aria-label'));
 
 test("keyboard focus: Enter on the start card's guided path lands on the lesson's first control, Tab goes on, and the canvas names it", async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { firstVisit: true });
-  try {
+  await withPage(suite.browser, suite.server.url, { firstVisit: true }, async ({ page }) => {
     await page.keyboard.press('Tab');  // keyboard navigation on
     await frames(page, 2);
     await tabTo(page, 'start_lessons', 10);
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.attn.ui().lesson === 0, null, { timeout: 10000 });
+    await page.waitForFunction(() => window.attn.ui().lesson === 0);
     // L1's card: "previous" is disabled, "next" is its first control.
-    await page.waitForFunction(() => window.attn.ui().focus === 'lesson_next', null, { timeout: 10000 })
+    await page.waitForFunction(() => window.attn.ui().focus === 'lesson_next')
       .catch(async () => assert.fail('the focus is not on the lesson\'s first control: ' + JSON.stringify((await ui(page)).focus)));
-    await page.waitForFunction(() => /next/.test(window.attn.ui().focusLabel), null, { timeout: 10000 })
+    await page.waitForFunction(() => /next/.test(window.attn.ui().focusLabel))
       .catch(async () => assert.fail('the focused control is named ' + JSON.stringify((await ui(page)).focusLabel)));
     const label = (await ui(page)).focusLabel;
     await page.waitForFunction((l) => document.getElementById('canvas').getAttribute('aria-label') === 'Attention playground: ' + l,
-      label, { timeout: 10000 }).catch(async () => assert.fail('the canvas is named ' + JSON.stringify(await canvasName(page))));
+      label).catch(async () => assert.fail('the canvas is named ' + JSON.stringify(await canvasName(page))));
     // Tab moves on from there, and the name follows.
     await page.keyboard.press('Tab');
     await frames(page, 4);
@@ -714,23 +623,18 @@ test("keyboard focus: Enter on the start card's guided path lands on the lesson'
     assert.notEqual(next.focus, 'lesson_next');
     assert.notEqual(next.focus, '');
     await page.waitForFunction((l) => document.getElementById('canvas').getAttribute('aria-label') === 'Attention playground: ' + l,
-      next.focusLabel, { timeout: 10000 });
+      next.focusLabel);
     // Escape ends navigation: the canvas is the playground again.
     await page.keyboard.press('Escape');
-    await page.waitForFunction(() => document.getElementById('canvas').getAttribute('aria-label') === 'Attention playground', null,
-      { timeout: 10000 });
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+    await page.waitForFunction(() => document.getElementById('canvas').getAttribute('aria-label') === 'Attention playground', null);
+  });
 });
 
 // From L9's own link: the first Tab shows the focus on the card's previous, then next, the recipe, Train.
 const TABS_TO_TRAIN = 4;
 
 test(`keyboard focus: from an L9 link Train is at most ${TABS_TO_TRAIN} Tabs away; after Enter on it the focus stays and Tab goes on`, async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=0');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=0', async ({ page }) => {
     let tabs = 0;
     while ((await ui(page)).focus !== 'train_run') {
       assert.ok(tabs < TABS_TO_TRAIN, `Train not reached in ${TABS_TO_TRAIN} Tabs (at ${(await ui(page)).focus})`);
@@ -740,7 +644,7 @@ test(`keyboard focus: from an L9 link Train is at most ${TABS_TO_TRAIN} Tabs awa
     }
     assert.match(await canvasName(page), /: Train$/);
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.attn.ui().train.target > 0, null, { timeout: 10000 });
+    await page.waitForFunction(() => window.attn.ui().train.target > 0);
     await frames(page, 3);
     // Train became Pause: the same control keeps the focus.
     const pressed = await ui(page);
@@ -749,8 +653,5 @@ test(`keyboard focus: from an L9 link Train is at most ${TABS_TO_TRAIN} Tabs awa
     await frames(page, 3);
     const after = (await ui(page)).focus;
     assert.ok(after !== '' && after !== pressed.focus, 'Tab after Train: ' + JSON.stringify(after));
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });

@@ -53,7 +53,7 @@ test('L9 trained: the card words its claims from the model, and the text view ha
   // Every head zeroed alone, one a frame: the induction head and the previous-token
   // head break the task, and the table agrees with the card's own ablation below.
   await page.waitForFunction(() => (window.attn.textView().lesson.tables[2] || {}).caption === 'Each head zeroed alone, at step 1500',
-    null, { timeout: 60000 });
+    null);
   const each = (await textView()).lesson.tables[2];
   assert.deepEqual(each.rows, ['none zeroed', ...[0, 1].flatMap((L) => [0, 1, 2, 3].map((h) => `layer ${L} head ${h} zeroed`))]);
   assert.deepEqual(each.cols, ['held-out accuracy', 'held-out loss']);
@@ -74,7 +74,7 @@ test('L9 trained: the card words its claims from the model, and the text view ha
   // Zeroing the induction head: the card says what it did, from the result.
   await click(page, 'l9_zero_induction');
   await trained();
-  await page.waitForFunction(() => window.attn.ui().numbers.task_acc_zeroed !== undefined, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.attn.ui().numbers.task_acc_zeroed !== undefined);
   assert.equal(((await ui(page)).numbers.task_acc_zeroed * 100).toFixed(1) + '%', each.cells[1 + 4 + n.induction_head][0],
     'the table and the card give one accuracy for the induction head zeroed');
   l = await lines();
@@ -83,7 +83,7 @@ test('L9 trained: the card words its claims from the model, and the text view ha
   await click(page, 'l9_zero_other');
   // The card words it once the zeroed model's held-out measure lands (a few rows a frame).
   const standing = (l) => !l.some((s) => /breaks the task/.test(s)) && l.some((s) => /leaves the task standing/.test(s));
-  await page.waitForFunction(() => window.attn.textView().lesson.lines.some((s) => /leaves the task standing/.test(s)), null, { timeout: 60000 })
+  await page.waitForFunction(() => window.attn.textView().lesson.lines.some((s) => /leaves the task standing/.test(s)))
     .catch(() => {});
   l = await lines();
   assert.ok(standing(l), l.join(' | '));
@@ -98,12 +98,12 @@ test('中文: the sentences are Chinese with no stray colon, the toast follows t
   const before = (await ui(page)).widgets.lesson_next;
   await click(page, 'share');
   await click(page, 'share_copy_embed');
-  await page.waitForFunction(() => window.attn.ui().widgets.toast, null, { timeout: 10000 });
+  await page.waitForFunction(() => window.attn.ui().widgets.toast);
   const shown = await ui(page);
   assert.ok(shown.widgets.toast && !shown.widgets.banner, 'the notice is a toast');
   assert.deepEqual(shown.widgets.lesson_next, before, 'the toast moves nothing under it');
   await key(page, 'l');
-  await page.waitForFunction(() => window.attn.textView().lang === 'zh', null, { timeout: 30000 });
+  await page.waitForFunction(() => window.attn.textView().lang === 'zh');
   assert.ok(!(await ui(page)).widgets.toast, 'no English notice left in 中文');
   const l = await lines();
   assert.ok(l.length >= 4, l.join(' | '));
@@ -127,7 +127,7 @@ test('中文: the sentences are Chinese with no stray colon, the toast follows t
   } finally {
     await page.setViewportSize({ width: 1440, height: 900 });
     await key(page, 'l');
-    await page.waitForFunction(() => window.attn.textView().lang === 'en', null, { timeout: 30000 });
+    await page.waitForFunction(() => window.attn.textView().lang === 'en');
   }
   assert.deepEqual(problems, []);
 });

@@ -7,8 +7,8 @@
 // checked trained, at three of their kept snapshots, in both languages (below).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, browserSuite } from './harness.mjs';
-import { click, frames, reveal, ui } from './person.mjs';
+import { withPage, browserSuite } from './harness.mjs';
+import { click, frames, reveal, settle, ui } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -26,18 +26,6 @@ async function show(page, link) {
   return settle(page, link);
 }
 
-async function settle(page, what) {
-  let before = '';
-  for (let i = 0; i < 20; i++) {
-    await frames(page, 2);
-    const state = await ui(page);
-    const now = JSON.stringify(state.widgets);
-    if (now === before) return state;
-    before = now;
-  }
-  assert.fail('the layout of ' + what + ' did not settle');
-}
-
 // Widgets that are not targets a finger presses: a map's cells (grid_*, sized by
 // the map; their own cells are what is pressed) and its highlighted labels, and
 // the lit line of code (a rectangle for tests to find).
@@ -45,8 +33,7 @@ const notTarget = (name) => name.startsWith('grid_') || name === 'code_lit';
 
 for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
   test(`${width}×${height}: no text is cut in any stage or lesson` + (height < 500 ? '; touch targets ≥ 32 px' : ''), async () => {
-    const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width, height });
-    try {
+    await withPage(suite.browser, suite.server.url, { width, height }, async ({ page }) => {
       for (const v of views) {
         const state = await show(page, v.link);
         assert.equal(state.clipped, 0, `${v.name} at ${width}×${height}: ${JSON.stringify(state.clippedItems, null, 1)}`);
@@ -60,10 +47,7 @@ for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
           .map(([name, [x0, y0, x1, y1]]) => `${name} ${(x1 - x0).toFixed(0)}×${(y1 - y0).toFixed(0)}`);
         assert.deepEqual(small, [], `${v.name}: targets under 32 px`);
       }
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
+    });
   });
 }
 
@@ -71,16 +55,15 @@ for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
 // phone the heads of a stage stack one per row and keep their numbers.
 for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
   test(`${width}×${height}: the start card and the help panel are not cut` + (height < 500 ? '; one head per row, numbers shown' : ''), async () => {
-    const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width, height, firstVisit: true });
-    try {
+    await withPage(suite.browser, suite.server.url, { width, height, firstVisit: true }, async ({ page }) => {
       await frames(page, 3);
       let state = await ui(page);
       assert.ok(state.widgets.start_card, 'the start card is on screen');
       assert.equal(state.clipped, 0, `start card: ${JSON.stringify(state.clippedItems, null, 1)}`);
       await click(page, 'start_explore');
-      await page.waitForFunction(() => !window.attn.ui().widgets.start_card, null, { timeout: 10000 });
+      await page.waitForFunction(() => !window.attn.ui().widgets.start_card);
       await click(page, 'help');
-      await page.waitForFunction(() => window.attn.ui().widgets.help_table, null, { timeout: 10000 });
+      await page.waitForFunction(() => window.attn.ui().widgets.help_table);
       await frames(page, 2);
       state = await ui(page);
       assert.equal(state.clipped, 0, `help: ${JSON.stringify(state.clippedItems, null, 1)}`);
@@ -90,10 +73,7 @@ for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
         assert.ok(h0 && h1 && h1[1] >= h0[3], `head 1 below head 0: ${JSON.stringify([h0, h1])}`);
         for (const m of state.maps) assert.equal(m.labelled, m.cells, `${m.name}: every number shown`);
       }
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
+    });
   });
 }
 
@@ -103,8 +83,7 @@ for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
 // going back restores a snapshot, nothing retrains), nothing is cut and the panel
 // does not reach past its edge sideways. Each lesson trains once.
 test('1440×900: L9 and L10 trained, at the first, a middle and the last kept snapshot, EN and 中文: no text is cut', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page }) => {
     for (const lesson of [9, 10]) {
       let state = await show(page, 'v=1&view.lesson=' + lesson);  // without trained=: trains to the end
       await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null,
@@ -134,17 +113,13 @@ test('1440×900: L9 and L10 trained, at the first, a middle and the last kept sn
       }
       if ((await ui(page)).language !== 'en') await page.keyboard.press('l');
     }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // The Output stage of a trained model adds its prediction and logit lens under the
 // output's map: at each size, in English and 中文, scrolled to them, nothing is cut.
 test('the prediction of a trained model at the Output stage: no text is cut at any size, EN and 中文', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1280, height: 720 }, async ({ page }) => {
     const recipe = 'v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=induction&steps=300';
     await show(page, recipe + '&view.stage=10&view.row=8');
     await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null, { timeout: 600000, polling: 250 });
@@ -160,8 +135,5 @@ test('the prediction of a trained model at the Output stage: no text is cut at a
         assert.equal(state.clipped, 0, `${where}: ${JSON.stringify(state.clippedItems, null, 1)}`);
       }
     }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });

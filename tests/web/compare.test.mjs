@@ -3,8 +3,8 @@
 // the pinned A travels in the link.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, click, reveal, gotoStage, hoverCell, tooltipValue, STAGE, num } from './person.mjs';
+import { openPage, withPage, browserSuite } from './harness.mjs';
+import { frames, ui, trace, click, reveal, gotoStage, hoverCell, tooltipValue, STAGE, num, settle } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -19,8 +19,7 @@ async function until(page, ok, what) {
 }
 
 test('pin, change nothing: B − A is exactly 0; change the scale: it is not; the link keeps the pin', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page, context, problems }) => {
     await gotoStage(page, STAGE.weights);
     let u = await ui(page);
     assert.equal(u.compare.pinned, false);
@@ -55,8 +54,7 @@ test('pin, change nothing: B − A is exactly 0; change the scale: it is not; th
     }
     assert.ok(Math.abs(hovered.b - num(w.data[r * n + c])) <= 0.006, `B's cell: ${hovered.b} vs ${w.data[r * n + c]}`);
     assert.ok(Math.abs(hovered.d - (hovered.b - hovered.a)) <= 0.012, `B − A: ${hovered.d} vs ${hovered.b} − ${hovered.a}`);
-    await page.waitForFunction(() => location.hash.includes('pin=') && location.hash.includes('scale=none'), null,
-      { timeout: 5000 });
+    await page.waitForFunction(() => location.hash.includes('pin=') && location.hash.includes('scale=none'), null);
     const hash = await page.evaluate(() => location.hash.slice(1));
 
     const other = await openPage(suite.browser, suite.server.url + '#' + hash, { width: 1440, height: 900 });
@@ -72,15 +70,11 @@ test('pin, change nothing: B − A is exactly 0; change the scale: it is not; th
     await click(page, 'unpin');
     u = await until(page, (x) => !x.compare.pinned, 'unpinning');
     assert.equal(u.compare.maxAbs, null);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('A and B of different shapes: no numbers, a reason in words', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page }) => {
     await gotoStage(page, STAGE.weights);
     await click(page, 'pin');
     await until(page, (x) => x.compare.pinned, 'the pin');
@@ -90,10 +84,7 @@ test('A and B of different shapes: no numbers, a reason in words', async () => {
     const u = await until(page, (x) => x.compare.reason !== '', 'the reason');
     assert.equal(u.compare.maxAbs, null);
     assert.match(u.compare.reason, /A has \d+ tokens, B has 3: compare needs the same shape/);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // Patch from A: pin, zero head 1, tick the compare and "patch from A": the map
@@ -101,8 +92,7 @@ test('A and B of different shapes: no numbers, a reason in words', async () => {
 // map drawn, compare.patch's numbers) and in the text view's table; a B of
 // another shape gets a sentence instead.
 test('patch from A: the zeroed head explains B\'s whole change, in the map and the text view', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page }) => {
     await gotoStage(page, STAGE.weights);
     await click(page, 'pin');
     await until(page, (x) => x.compare.pinned, 'the pin');
@@ -139,10 +129,7 @@ test('patch from A: the zeroed head explains B\'s whole change, in the map and t
     u = await until(page, (x) => x.compare.patch && x.compare.patch.problem !== '', 'the reason');
     assert.equal(u.compare.patch.problem, `A has ${n} tokens, B has 3: patching needs the same shape`);
     assert.ok(!u.maps.some((m) => m.name === 'compare_patch_map'), 'no map');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // A pinned recipe trains after B, beside it: its progress is on screen and in
@@ -152,8 +139,7 @@ test('a pinned recipe shows its training and pauses; of another shape it does no
   // The most steps a recipe may have: beside the drawing (the threaded build) a
   // tiny recipe's few thousand steps are over before a click.
   const RECIPE = 'v=1&text=a%20b%20c&train=induction&steps=20000';
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page, context, problems }) => {
     assert.equal(await page.evaluate((l) => window.attn.setExperiment(l), RECIPE + '&trained=0'), '');
     await until(page, (x) => x.train && x.train.done, 'B at step 0');
     await reveal(page, 'pin');
@@ -210,18 +196,14 @@ test('a pinned recipe shows its training and pauses; of another shape it does no
     } finally {
       await other.context.close();
     }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // A wide experiment compared: A, B and B − A stand side by side only while they
 // fit the panel's visible width (else one below the other, each map scrolling in
 // itself), and after the window shrinks nothing keeps the panel as wide as before.
 test('compare of a wide stage at 1440×900, then 1280×720: the panel never reaches past its edge sideways, no text cut', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page }) => {
     assert.equal(await page.evaluate(() => window.attn.openLink('v=1&d_model=64&heads=2&view.stage=0')), '');
     await click(page, 'pin');
     await until(page, (x) => x.compare.pinned, 'the pin');
@@ -229,21 +211,11 @@ test('compare of a wide stage at 1440×900, then 1280×720: the panel never reac
     await until(page, (x) => x.compare.shown, 'the compare view');
     for (const [width, height] of [[1440, 900], [1280, 720]]) {
       await page.setViewportSize({ width, height });
-      let state, before = '';
-      for (let i = 0; i < 20; i++) {
-        await frames(page, 2);
-        state = await ui(page);
-        const now = JSON.stringify(state.widgets);
-        if (now === before) break;
-        before = now;
-      }
+      const state = await settle(page, `${width}×${height}`);
       const panel = state.windows.find((w) => w.name === state.widgetWindows.compare);
       assert.ok(panel && panel.over[0] <= 1, `${width}×${height}: the panel reaches ${panel && panel.over[0]} px past its edge sideways`);
       assert.equal(state.clipped, 0, `${width}×${height}: ${JSON.stringify(state.clippedItems, null, 1)}`);
       assert.ok(state.maps.some((m) => m.name === 'cmp_d0' && m.cells === 5 * 64), 'B − A drawn whole');
     }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });

@@ -3,7 +3,7 @@
 // functions, and links the shell must survive (a 5 MB hash, broken %-escapes).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, browserSuite } from './harness.mjs';
+import { withPage, browserSuite } from './harness.mjs';
 import { at, startEmbed, hearTraining } from './person.mjs';
 
 const suite = browserSuite();
@@ -138,7 +138,7 @@ test('postMessage: attn:set changes the frame and the host hears attn:changed; b
 
     // The blog's own button uses the same API.
     await page.click('#toggle-mask');
-    await page.waitForFunction(() => /mask=none/.test(document.getElementById('heard').textContent), null, { timeout: 10000 });
+    await page.waitForFunction(() => /mask=none/.test(document.getElementById('heard').textContent));
     assert.match(await experiment(), /heads=1.*mask=none/);
     assert.deepEqual(problems, []);
   } finally {
@@ -203,8 +203,7 @@ test('postMessage: a frame of another origin is ignored (a real cross-origin ifr
 });
 
 test('attnShell: copyText, download, storageGet/storageSet, openUrl, embedded', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page, context }) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(suite.server.url).origin });
     assert.equal(await page.evaluate(() => window.attnShell.embedded), false);
     const copied = await page.evaluate(() => window.attnShell.copyText('v=1&heads=3 猫'));
@@ -248,10 +247,7 @@ test('attnShell: copyText, download, storageGet/storageSet, openUrl, embedded', 
     await popup.waitForLoadState();
     assert.match(popup.url(), /blog\.html$/);
     assert.equal(await popup.evaluate(() => window.opener), null, 'noopener');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 for (const [what, hash] of [
@@ -261,16 +257,12 @@ for (const [what, hash] of [
   ['a truncated compressed link', 'z=AcQCaba_9f8BHE9c-R1L4ci3nFa'],
 ]) {
   test(`${what} in the URL: the app still comes up and names the problem`, async () => {
-    const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + hash);
-    try {
+    await withPage(suite.browser, suite.server.url + '#' + hash, async ({ page }) => {
       const errors = await page.evaluate(() => window.attn.errors());
       assert.notEqual(errors.trim(), '', 'the app names a problem');
       assert.match(await page.evaluate(() => window.attn.experiment()), /^v=1&/);
       assert.ok((await page.evaluate(() => window.attn.trace())).tokens.length > 0, 'the default experiment computes');
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
+    });
   });
 }
 
@@ -296,7 +288,7 @@ test("postMessage: a host's attn:set flood is one undo step; the reader's own un
       for (let k = 1; k <= flood; ++k)
         frame.postMessage({ type: 'attn:set', link: 'v=1&text=the%20cat%20chased%20the%20dog&heads=4&pos_offset=' + k }, location.origin);
     }, { index, flood });
-    await f.waitForFunction((n) => /pos_offset=260(&|$)/.test(window.attn.experiment()), flood, { timeout: 30000 });
+    await f.waitForFunction((n) => /pos_offset=260(&|$)/.test(window.attn.experiment()), flood);
     assert.equal(await undoSteps(), start + 4, 'the reader\'s three steps and one for the host\'s flood');
     // Undo (Ctrl+Z in the frame): before the flood, then the reader's own steps in turn.
     await f.focus('#canvas');
@@ -304,7 +296,7 @@ test("postMessage: a host's attn:set flood is one undo step; the reader's own un
     const offset = () => f.evaluate(() => Number((/(?:^|&)pos_offset=(\d+)/.exec(window.attn.experiment()) || [0, 0])[1]));
     const undo = async (steps) => {
       await page.keyboard.press('Control+z');
-      await f.waitForFunction((n) => window.attn.ui().undo === n, steps, { timeout: 10000 });
+      await f.waitForFunction((n) => window.attn.ui().undo === n, steps);
     };
     await undo(start + 3);
     assert.deepEqual([await heads(), await offset()], [8, 0]);

@@ -74,7 +74,7 @@ test('the English page does not download the Chinese font; typing Chinese later 
     assert.equal(await fontState(page), 'none');
 
     assert.equal(await page.evaluate(() => window.attn.setExperiment('v=1&text=the%20%E7%8C%AB')), '');
-    await page.waitForFunction((f) => window.attnShell.fonts[f] === 'loaded', FONT, { timeout: 20000 });
+    await page.waitForFunction((f) => window.attnShell.fonts[f] === 'loaded', FONT);
     await frames(page, 10);
     await page.evaluate(() => window.attn.setExperiment('v=1&text=%E7%8B%97%E8%BF%BD%E7%8C%AB'));  // more new characters
     await frames(page, 10);
@@ -90,8 +90,8 @@ test('Chinese text fetches the font once and draws its glyphs, not the "?" fallb
   const loaded = await open('#' + CHINESE);
   const blocked = await open('#' + CHINESE, { block: true });
   try {
-    await loaded.page.waitForFunction((f) => window.attnShell.fonts[f] === 'loaded', FONT, { timeout: 20000 });
-    await blocked.page.waitForFunction((f) => window.attnShell.fonts[f] === 'failed', FONT, { timeout: 20000 });
+    await loaded.page.waitForFunction((f) => window.attnShell.fonts[f] === 'loaded', FONT);
+    await blocked.page.waitForFunction((f) => window.attnShell.fonts[f] === 'failed', FONT);
     await frames(loaded.page, 10);
     await frames(blocked.page, 10);
     assert.equal(loaded.fontRequests.length, 1, 'one request for the font');

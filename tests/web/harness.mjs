@@ -11,6 +11,7 @@ import zlib from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -53,6 +54,9 @@ export function browserSuite(setup) {
   return suite;
 }
 
+// How long a wait may last before it fails (ms): see launchBrowser.
+export const PATIENCE = 180000;
+
 export const chromiumOptions = {
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   headless: true,
@@ -75,6 +79,10 @@ export async function launchBrowser() {
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async ({ firstVisit = false, ...options } = {}) => {
     const context = await newContext({ colorScheme: 'dark', ...options });
+    // A wait fails only when what it waits for never comes: a busy machine (CI beside other work,
+    // two cores shared with the page's own drawing and training) is slow, not broken. Waits that
+    // name no timeout (page.goto, waitForFunction, waitForSelector…) get this one.
+    context.setDefaultTimeout(PATIENCE);
     if (!firstVisit) {
       await context.addInitScript(() => {
         try { window.localStorage.setItem('attn.start', 'seen'); } catch (e) { /* storage disabled */ }
@@ -105,6 +113,21 @@ export async function openPage(browser, url,
   return { page, context, problems };
 }
 
+// The frame of most browser tests: opens the page (openPage's arguments),
+// runs `fn({ page, context, problems })`, then asserts the page had no problem
+// (console errors, page errors, foreign requests) and closes its context, also
+// when `fn` throws.
+export async function withPage(browser, url, options, fn) {
+  if (typeof options === 'function') [options, fn] = [{}, options];
+  const opened = await openPage(browser, url, options);
+  try {
+    await fn(opened);
+    assert.deepEqual(opened.problems, []);
+  } finally {
+    await opened.context.close();
+  }
+}
+
 // Opens a poster (view.poster=1: a click-to-run embed, web/shell.js "Poster")
 // and waits until the page has loaded everything it will load by itself, so
 // that what it requested (`requests`) is all it would before Run. In a new
@@ -127,11 +150,11 @@ export async function openPoster(browser, url, { colorScheme = 'dark', context =
 // (a 0.2 s transition over the canvas): until then a screenshot's colours are
 // the canvas's blended with the overlay's.
 export async function appShown(page) {
-  await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn);
   await page.waitForFunction(() => {
     const l = document.getElementById('loading');
     return !l || getComputedStyle(l).opacity === '0';
-  }, null, { timeout: 10000 });
+  });
 }
 
 // The one PNG decoder of the browser tests: a screenshot (page.screenshot's

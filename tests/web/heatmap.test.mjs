@@ -4,7 +4,7 @@
 // touch) on a cell reaches the app (on the softmax stage it masks that edge).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, browserSuite, appShown, screenshotPixels } from './harness.mjs';
+import { withPage, browserSuite, appShown, screenshotPixels } from './harness.mjs';
 import { frames, ui, widget, click, gotoStage, STAGE, regionMean } from './person.mjs';
 
 const suite = browserSuite();
@@ -53,8 +53,7 @@ function watchShaderMessages(page) {
 const WEIGHTS_STAGE = '#v=1&view.stage=5';
 
 test('NaN weights are drawn in magenta, by the shader under WebGL2', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + NAN_EXPERIMENT + '&view.stage=5');
-  try {
+  await withPage(suite.browser, suite.server.url + '#' + NAN_EXPERIMENT + '&view.stage=5', async ({ page }) => {
     const shaderMessages = watchShaderMessages(page);
     await frames(page, 4);
     const t = await page.evaluate(() => window.attn.trace());
@@ -62,10 +61,7 @@ test('NaN weights are drawn in magenta, by the shader under WebGL2', async () =>
     const c = await colours(page);
     assert.ok(c.magenta > 1000, `magenta NaN cells on screen (${c.magenta} pixels)`);
     assert.deepEqual(shaderMessages, []);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // A row whose logits are all NaN (x₀ is inf in fp16 and meets zero weights: inf·0)
@@ -75,8 +71,7 @@ const NAN_ROW_EXPERIMENT =
   '&edits=x.0.0:1e6,l0.w_q.0.0:0,l0.w_q.0.1:0,l0.w_q.0.2:0,l0.w_q.0.3:0,l0.w_k.0.0:0,l0.w_k.0.1:0,l0.w_k.0.2:0,l0.w_k.0.3:0';
 
 test('a row of NaN logits is shown as NaN (magenta), not as a masked row', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + NAN_ROW_EXPERIMENT + '&view.stage=5');
-  try {
+  await withPage(suite.browser, suite.server.url + '#' + NAN_ROW_EXPERIMENT + '&view.stage=5', async ({ page }) => {
     const t = await page.evaluate(() => window.attn.trace());
     const h = t.layers[0].heads[0];
     assert.deepEqual(h.masked.data.slice(0, 3), ['nan', 'nan', 'nan'], 'row 0 of the logits is NaN');
@@ -85,15 +80,11 @@ test('a row of NaN logits is shown as NaN (magenta), not as a masked row', async
     assert.equal(h.row_entropies[0], 'nan');
     const c = await colours(page);
     assert.ok(c.magenta > 1000, `magenta NaN cells on screen (${c.magenta} pixels)`);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('weights use the sequential map, masked cells are hatched, signed values use the diverging map', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + WEIGHTS_STAGE);
-  try {
+  await withPage(suite.browser, suite.server.url + WEIGHTS_STAGE, async ({ page }) => {
     const shaderMessages = watchShaderMessages(page);
     let c = await colours(page);
     assert.ok(c.yellow > 400, `viridis' bright end where a weight is 1 (${c.yellow} pixels)`);
@@ -107,10 +98,7 @@ test('weights use the sequential map, masked cells are hatched, signed values us
     c = await colours(page);
     assert.ok(c.red > 300 && c.blue > 300, `diverging map on screen (${c.red} red, ${c.blue} blue pixels)`);
     assert.deepEqual(shaderMessages, []);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // Clicks (or taps) the cell one row below the first full-weight cell: query 1
@@ -122,23 +110,19 @@ async function clickSecondRowCell(page, tap) {
   const x = box.x0 + cell / 2, y = box.y0 + cell * 1.5;
   if (tap) await page.touchscreen.tap(x, y);
   else await page.mouse.click(x, y);
-  await page.waitForFunction(() => /edges=0\.0\.1\.0/.test(window.attn.experiment()), null, { timeout: 5000 });
+  await page.waitForFunction(() => /edges=0\.0\.1\.0/.test(window.attn.experiment()));
 }
 
 test('a mouse click on a cell reports it (the app masks that edge)', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + WEIGHTS_STAGE);
-  try {
+  await withPage(suite.browser, suite.server.url + WEIGHTS_STAGE, async ({ page }) => {
     await page.mouse.move(5, 5);
     await frames(page, 2);
     await clickSecondRowCell(page, false);
     assert.match(await page.evaluate(() => window.attn.experiment()), /edges=0\.0\.1\.0/);
     // The masked edge's effect shows where it was clicked: on its head's header.
-    await page.waitForFunction(() => window.attn.ui().widgets.effect_head0, null, { timeout: 10000 });
+    await page.waitForFunction(() => window.attn.ui().widgets.effect_head0);
     assert.equal((await ui(page)).widgets.effect_head1, undefined, 'the other head has no effect line');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('a tap on a cell reports it too', async () => {
@@ -154,8 +138,7 @@ test('a tap on a cell reports it too', async () => {
 });
 
 test('Scores and Scaled share one colour scale, so scaling visibly fades the colours; per-map scales look alike', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     const mean = async (stage) => {
       await gotoStage(page, stage);
       await frames(page, 3);
@@ -168,35 +151,27 @@ test('Scores and Scaled share one colour scale, so scaling visibly fades the col
     await frames(page, 3);
     const ownScaled = await mean(STAGE.scaled), ownScores = await mean(STAGE.scores);
     assert.ok(Math.abs(ownScaled - ownScores) < 3, `each map on its own scale looks alike (${ownScores} vs ${ownScaled})`);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('a zeroed head is dimmed where it is drawn, with its effect on the output on its own header', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=2&view.stage=5');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&heads=2&view.stage=5', async ({ page }) => {
     await frames(page, 3);
     const head0 = await regionMean(page, await widget(page, 'grid_head0'));
     const head1 = await regionMean(page, await widget(page, 'grid_head1'));
     assert.equal((await ui(page)).widgets.effect_head1, undefined, 'no effect line before zeroing');
     await click(page, 'zero_head1');
-    await page.waitForFunction(() => window.attn.ui().widgets.effect_head1, null, { timeout: 10000 });
+    await page.waitForFunction(() => window.attn.ui().widgets.effect_head1);
     await frames(page, 3);
     const dimmed = await regionMean(page, await widget(page, 'grid_head1'));
     assert.ok(Math.abs(dimmed - head1) > 10, `the zeroed head's map is veiled (brightness ${head1} → ${dimmed})`);
     const other = await regionMean(page, await widget(page, 'grid_head0'));
     assert.ok(Math.abs(other - head0) < 1, `the other head is drawn as before (${head0} → ${other})`);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('every value is shown or the map says why: at 1440×900 the default experiment labels every cell of X and Q, K, V', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page }) => {
     for (const stage of [STAGE.embeddings, STAGE.projections, STAGE.scores, STAGE.weights, STAGE.weighted_sum]) {
       await gotoStage(page, stage);
       await frames(page, 3);
@@ -213,8 +188,5 @@ test('every value is shown or the map says why: at 1440×900 the default experim
     await gotoStage(page, STAGE.scores);
     await frames(page, 3);
     for (const m of (await ui(page)).maps) assert.ok(m.labelled === 0 || m.labelled === m.cells, `${m.name}: all or none`);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });

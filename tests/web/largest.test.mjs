@@ -54,7 +54,7 @@ test('the largest valid experiment with an ablated head and a masked edge leaves
     const version = await page.evaluate(() => window.attn.ui().version);
     await reveal(page, 'pin');
     await click(page, 'pin');
-    await page.waitForFunction(() => /pinned A beside it needs \d+ bytes/.test(window.attn.errors()), null, { timeout: 60000 });
+    await page.waitForFunction(() => /pinned A beside it needs \d+ bytes/.test(window.attn.errors()));
     await frames(page, 4);
     assert.equal((await page.evaluate(() => window.attn.ui())).compare.pinned, false);
     const both = await page.evaluate(() => window.attn.ui().link);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, experiment, click, key, gotoStage, STAGE, widget, reveal, revealCells } from './person.mjs';
+import { frames, ui, trace, experiment, click, key, gotoStage, STAGE, widget, reveal, revealCells, settle, contrastIn } from './person.mjs';
 
 // One page for all lessons, closed with the browser.
 let page, problems;
@@ -190,7 +190,7 @@ test('the guided path: next goes through L1 → L13, each opening its preset', a
   // L11 and L12 started training L9's model: back to step 0, so L9 opens untrained as a newcomer's would.
   await reveal(page, 'train_reset');
   await click(page, 'train_reset');
-  await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.step === 0; }, null, { timeout: 30000 });
+  await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.step === 0; });
   await key(page, 'l');
   assert.equal((await ui(page)).language, 'zh');
   await key(page, 'l');
@@ -273,7 +273,7 @@ test('L10 a shortcut: positional heads solve copy_offset, no induction head, and
   assert.equal(u.compare.pinned, true, 'opening L9 keeps A');
   await reveal(page, 'compare');
   await click(page, 'compare');
-  await page.waitForFunction(() => { const c = window.attn.ui().compare; return c.shown && c.maxAbs !== null; }, null, { timeout: 60000 });
+  await page.waitForFunction(() => { const c = window.attn.ui().compare; return c.shown && c.maxAbs !== null; });
   u = await ui(page);
   assert.equal(u.compare.reason, '', 'the two models have one shape: the same sentence, layers and heads');
   assert.ok(u.compare.maxAbs > 0.1, `the two models attend differently: max |B − A| ${u.compare.maxAbs}`);
@@ -296,14 +296,7 @@ async function noTextCut(what) {
       for (const language of ['en', 'zh']) {
         if ((await ui(page)).language !== language) await key(page, 'l');
         await page.waitForFunction((l) => window.attn.ui().language === l, language);
-        let state, before = '';
-        for (let i = 0; i < 20; i++) {
-          await frames(page, 2);
-          state = await ui(page);
-          const now = JSON.stringify(state.widgets);
-          if (now === before) break;
-          before = now;
-        }
+        const state = await settle(page, `${what} at ${width}×${height}, ${language}`);
         assert.equal(state.clipped, 0, `${what} at ${width}×${height}, ${language}: ${JSON.stringify(state.clippedItems, null, 1)}`);
       }
     }
@@ -358,14 +351,14 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   const cols = 8, rows = u.maps.find((m) => m.name === 'l11_patch_map').cells / cols;  // positions and "all" × heads
   await revealCells(page, 'l11_patch_map');
   await click(page, 'l11_patch_map', (n.previous_head + 0.5) / cols, (rows - 0.5) / rows);
-  await page.waitForFunction(() => window.attn.ui().numbers.cell_recovery !== undefined, null, { timeout: 30000, polling: 100 });
+  await page.waitForFunction(() => window.attn.ui().numbers.cell_recovery !== undefined, null, { polling: 100 });
   n = await numbers();
   assert.ok(n.cell_recovery > 0.3, `the previous-token head patched back: recovery ${n.cell_recovery}`);
   assert.equal(n.cell_brings_back, n.cell_recovery >= 0.5 ? 1 : 0, 'the sentence follows the recovery');
   const clickedRecovery = n.cell_recovery;
   // One button per intervention, as L9's: the induction head's output brings the answer back, another
   // layer-0 head's does not, none clears the patch.
-  const waitNumbers = (f) => page.waitForFunction(f, null, { timeout: 30000, polling: 100 });
+  const waitNumbers = (f) => page.waitForFunction(f, null, { polling: 100 });
   await click(page, 'l11_patch_induction');
   await waitNumbers(() => window.attn.ui().numbers.cell_brings_back === 1 && window.attn.ui().numbers.cell_recovery > 0.8);
   await click(page, 'l11_patch_other');
@@ -379,14 +372,46 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   assert.equal((await numbers()).cell_recovery, clickedRecovery, 'the button patches the cell the map click did');
   // In 中文 every sentence is Chinese.
   await key(page, 'l');
-  await page.waitForFunction(() => window.attn.textView().lang === 'zh', null, { timeout: 30000 });
+  await page.waitForFunction(() => window.attn.textView().lang === 'zh');
   const zh = (await page.evaluate(() => window.attn.textView())).lesson.lines;
   assert.ok(zh.length >= 4, zh.join(' | '));
   for (const s of zh) assert.doesNotMatch(s, /[A-Za-z]{3,}/, `English in a Chinese sentence: ${s}`);
   await key(page, 'l');
-  await page.waitForFunction(() => window.attn.textView().lang === 'en', null, { timeout: 30000 });
-  // Scrubbed to a snapshot before the drop, the same card claims none of it.
+  await page.waitForFunction(() => window.attn.textView().lang === 'en');
+  assert.deepEqual(problems, []);
+});
+
+// The same model, read (moved from a11y.test.mjs, which trained L9 again for it): only the theme changes.
+test('L11 in the light theme: its buttons and the patched cell\'s sentence (in the theme\'s good and bad colours) stay ≥ 4.5:1', async () => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  try {
+    assert.equal(await page.evaluate(() => window.attn.openLink('v=1&view.lesson=11&trained=1500&view.theme=light')), '');
+    await circuitRead(allRead);
+    await page.waitForFunction(() => window.attn.ui().numbers.patched === 1);
+    assert.equal(await page.evaluate(() => document.documentElement.classList.contains('light')), true);
+    for (const name of ['l11_patch_previous', 'l11_patch_none', 'l11_comp_k']) {
+      await reveal(page, name);
+      const c = await contrastIn(page, name);
+      assert.ok(c.ratio >= 4.5, `${name}: contrast ${c.ratio.toFixed(2)}`);
+    }
+    for (const [button, back] of [['l11_patch_induction', 1], ['l11_patch_other', 0]]) {
+      await click(page, button);
+      await page.waitForFunction((b) => window.attn.ui().numbers.cell_brings_back === b, back);
+      await reveal(page, 'l11_cell_sentence');
+      await frames(page, 2);
+      const c = await contrastIn(page, 'l11_cell_sentence');
+      assert.ok(c.background > 0.5 && c.ratio >= 4.5, `the sentence after ${button}: contrast ${c.ratio.toFixed(2)} on ${c.background}`);
+    }
+  } finally {
+    await page.evaluate(() => window.attn.openLink('v=1&view.lesson=11&trained=1500&view.theme=dark'));
+    await page.setViewportSize({ width: 1400, height: 900 });
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('L11 scrubbed to a snapshot before the drop: the same card claims none of it', async () => {
   await page.evaluate(() => window.attn.openLink('v=1&view.lesson=11&trained=100'));
+  let n;
   n = await circuitRead(() => { const n = window.attn.ui().numbers; return n.step === 100 && n.claims_done === 1 && n.snapshots_done === n.snapshots; });
   assert.ok(n.k_comp < n.k_base + 5 * n.k_spread, `before the drop K-composition ${n.k_comp} is near ${n.k_base} ± ${n.k_spread}`);
   assert.equal(n.k_comp_shown, 0);
@@ -416,10 +441,10 @@ test('L12 learning in context: late positions get cheap at the drop and early on
   assert.equal(n.bump_shown, 1, `late positions ${n.late_now}, early ${n.early_now}`);
   assert.ok((await ui(page)).widgets.l12_kl_curves);
   await key(page, 'l');
-  await page.waitForFunction(() => window.attn.textView().lang === 'zh', null, { timeout: 30000 });
+  await page.waitForFunction(() => window.attn.textView().lang === 'zh');
   for (const s of (await page.evaluate(() => window.attn.textView())).lesson.lines)
     assert.doesNotMatch(s, /[A-Za-z]{3,}/, `English in a Chinese sentence: ${s}`);
   await key(page, 'l');
-  await page.waitForFunction(() => window.attn.textView().lang === 'en', null, { timeout: 30000 });
+  await page.waitForFunction(() => window.attn.textView().lang === 'en');
   assert.deepEqual(problems, []);
 });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, openPage, browserSuite } from './harness.mjs';
+import { root, withPage, browserSuite } from './harness.mjs';
 import { frames, ui, trace, experiment, widget, click, startEmbed } from './person.mjs';
 
 const suite = browserSuite();
@@ -111,8 +111,7 @@ test('every link in the README, docs/*.md and web/blog.html opens without an err
   assert.ok(links.length >= 6, 'found the links: ' + links.join(' '));
   // Moving a section between files keeps its links: every checked link is still written somewhere.
   for (const link of Object.keys(captions)) assert.ok(links.includes(link), `${link} is written in no checked file`);
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     for (const link of links) {
       const check = captions[link];
       assert.ok(check, `a caption check for ${link} (add it to this test)`);
@@ -122,10 +121,7 @@ test('every link in the README, docs/*.md and web/blog.html opens without an err
       assert.equal(await page.evaluate(() => window.attn.errors()), '', link);
       await check(page, s, await experiment(page));
     }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test("blog.html's L4 frame: with positions off, the reversed sentence gives the same outputs (the lesson's own mask)", async () => {
@@ -151,7 +147,7 @@ test("blog.html's L4 frame: with positions off, the reversed sentence gives the 
     await page.mouse.down();
     await frames(f, 2);
     await page.mouse.up();
-    await f.waitForFunction(() => /pos=none/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await f.waitForFunction(() => /pos=none/.test(window.attn.experiment()));
     await frames(f, 4);
     const n = (await ui(f)).numbers;
     assert.match(await experiment(f), /mask=none/);
@@ -164,46 +160,41 @@ test("blog.html's L4 frame: with positions off, the reversed sentence gives the 
 test('a lesson opened by link in English fetches the Chinese font its text quotes', async () => {
   // L4's card quotes "猫追狗" in English; the sentence here is English, the interface too.
   const fonts = [];
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat&view.lesson=4', {
+  await withPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat&view.lesson=4', {
     prepare: async (p) => p.on('request', (r) => { if (r.url().endsWith('/assets/ui-cjk.ttf')) fonts.push(r.url()); }),
-  });
-  try {
+  }, async ({ page }) => {
     assert.equal((await ui(page)).language, 'en');
     assert.equal((await ui(page)).lesson, 3);
-    await page.waitForFunction(() => window.attnShell.fonts['ui-cjk.ttf'] === 'loaded', null, { timeout: 20000 });
+    await page.waitForFunction(() => window.attnShell.fonts['ui-cjk.ttf'] === 'loaded');
     await frames(page, 4);
     assert.equal(fonts.length, 1);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('a link pasted into an open tab opens it (an undo step); back and forward move between pasted links', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     const first = await experiment(page);
     // Pasting a link changes only the hash: no reload, a hashchange.
     await page.evaluate(() => { location.hash = '#v=1&text=one%20two%20three&heads=4&view.stage=2'; });
-    await page.waitForFunction(() => /heads=4/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /heads=4/.test(window.attn.experiment()));
     let s = await ui(page);
     assert.equal(s.stage, 2);
     assert.equal(s.undo, 1, 'one undo step');
     assert.deepEqual(await trace(page).then((t) => t.tokens), ['one', 'two', 'three']);
     await page.evaluate(() => { location.hash = '#v=1&text=four%20five&heads=1&view.lesson=1'; });
-    await page.waitForFunction(() => /text=four%20five/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /text=four%20five/.test(window.attn.experiment()));
     s = await ui(page);
     assert.equal(s.lesson, 0);
     assert.equal(s.undo, 2);
     // Back: the first pasted link again; forward: the second.
     await page.goBack();
-    await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()));
     assert.equal((await ui(page)).stage, 2);
     await page.goForward();
-    await page.waitForFunction(() => /text=four%20five/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /text=four%20five/.test(window.attn.experiment()));
     // Back to where the page started: no hash opens the experiment it opened with.
     await page.goBack();
-    await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()));
     // A frame that publishes the experiment being left after the address bar
     // has changed but before its hashchange has run (as happens under load)
     // must not overwrite the entry the reader went back to.
@@ -211,20 +202,17 @@ test('a link pasted into an open tab opens it (an undo step); back and forward m
       window.attnShell.publishExperiment(window.attn.experiment());
     }, { once: true }));
     await page.goBack();
-    await page.waitForFunction((e) => window.attn.experiment() === e, first, { timeout: 10000 });
+    await page.waitForFunction((e) => window.attn.experiment() === e, first);
     assert.equal((await ui(page)).undo, 6, 'every link opened is one undo step');
     // Undo walks the same history as every other change: the last one was back to the start.
     await click(page, 'undo');
-    await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /text=one%20two%20three/.test(window.attn.experiment()));
     // A bad pasted link: named on the banner, the experiment kept.
     const before = await experiment(page);
     await page.evaluate(() => { location.hash = '#v=1&heads=3&mask=sideways'; });
-    await page.waitForFunction(() => /mask/.test(window.attn.errors()), null, { timeout: 10000 });
+    await page.waitForFunction(() => /mask/.test(window.attn.errors()));
     assert.equal(await experiment(page), before);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('a link that arrives while the page loads (pasted, Back) is the one opened: the load-time link never overwrites it', async () => {
@@ -244,12 +232,12 @@ test('a link that arrives while the page loads (pasted, Back) is the one opened:
     await page.waitForFunction(() => /pasted%20while%20loading/.test(location.hash));
     assert.equal(await page.evaluate(() => !!window.attn), false, 'the app is not up yet');
     release();
-    await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen);
     assert.match(await experiment(page), /text=pasted%20while%20loading&.*heads=4/);
     assert.deepEqual((await trace(page)).tokens, ['pasted', 'while', 'loading']);
     assert.equal((await ui(page)).undo, 0, 'opened as the page\'s own link, not an undo step over the load-time one');
     // The app's publish writes its own words for that link, never the load-time one.
-    await page.waitForFunction(() => /heads=4/.test(location.hash) && /pasted%20while%20loading/.test(location.hash), null, { timeout: 10000 });
+    await page.waitForFunction(() => /heads=4/.test(location.hash) && /pasted%20while%20loading/.test(location.hash));
     await frames(page, 4);
     assert.doesNotMatch(await page.evaluate(() => location.hash), /loaded%20first/);
     assert.deepEqual(problems, []);

@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openPage, browserSuite, root } from './harness.mjs';
+import { openPage, withPage, browserSuite, root } from './harness.mjs';
 import { frames, ui, click, revealCells } from './person.mjs';
 
 const suite = browserSuite();
@@ -51,7 +51,7 @@ async function revealInWindow(page, name) {
 
 // Presses `name` (a button that opens the chooser) and hands the chooser `files`.
 async function choose(page, name, files) {
-  const chooser = page.waitForEvent('filechooser', { timeout: 10000 });
+  const chooser = page.waitForEvent('filechooser');
   await click(page, name);
   await (await chooser).setFiles(files);
 }
@@ -63,8 +63,7 @@ async function generate(page) {
 }
 
 test('open a llama2.c model through the file chooser: its tokens, next token, heads, a seeded generation; bad files refused', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1280, height: 720 }, async ({ page, context }) => {
     assert.equal((await ui(page)).realModel, null, 'no model before one is opened');
     await click(page, 'view_menu');
     await choose(page, 'view_model', [tok, ckpt]);  // either order
@@ -158,10 +157,7 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     await choose(page, 'model_choose', [ckpt]);
     u = await until(page, (x) => x.realModel.error.startsWith('only tiny.bin'), 'the single file refused');
     assert.match(u.realModel.error, /choose two files at once/);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // Why the model predicts what it does, on the model a person just opened: the
@@ -169,8 +165,7 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
 // predicted token's logit (embedding, heads, FFNs: they sum to it), a part's
 // head selected by a click, and that head zeroed with its effect on the next token.
 test('the Model window reads the prediction: logit lens, direct logit attribution, a head zeroed and its effect', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1440, height: 900 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page, problems }) => {
     await click(page, 'view_menu');
     await choose(page, 'view_model', [ckpt, tok]);
     let m = (await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model')).realModel;
@@ -232,7 +227,7 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     await click(page, 'model_head_0_0');
     m = (await until(page, (x) => x.realModel.effect && x.realModel.effect.layer === 0 && x.realModel.head === 0,
       'the changes run again with layer 0 kept whole')).realModel;
-    await page.waitForFunction((h) => location.hash.includes('view.model_ablate=' + h), `${bl}.${bh}`, { timeout: 5000 });
+    await page.waitForFunction((h) => location.hash.includes('view.model_ablate=' + h), `${bl}.${bh}`);
     // A click on a softmax cell masks that edge: the changed pass runs, the head's row
     // shares its weight among the keys left, and the link holds the edge.
     await revealInWindow(page, 'model_selected');
@@ -242,7 +237,7 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     assert.deepEqual(m.changes.ablate, [[bl, bh]], 'the zeroed head stays zeroed');
     assert.deepEqual(m.changes.problems, []);
     assert.equal(await cellsOf(), n * (n + 1) / 2 - 1, 'the masked edge drawn as masked, beside the causal mask\'s');
-    await page.waitForFunction((e) => location.hash.includes('view.model_edges=' + e), `0.0.${n - 1}.0`, { timeout: 5000 });
+    await page.waitForFunction((e) => location.hash.includes('view.model_edges=' + e), `0.0.${n - 1}.0`);
     const tv2 = await page.evaluate(() => window.attn.textView());
     assert.ok(tv2.tables.find((t) => t.caption && t.caption.startsWith('Model: the next token with the changes')), 'the text view says the effect');
     await revealInWindow(page, 'model_changes_clear');
@@ -252,18 +247,14 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     await frames(page, 4);
     const settled = await ui(page);
     assert.deepEqual(settled.clippedItems.filter((c) => c.window.startsWith('Model')), [], 'no text of the Model window is cut');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // "Open this layer in the pipeline": the stepper, every head's maps and the
 // inspector on the model's own numbers; a softmax cell clicked there masks that
 // edge of the model (the Model window's change), and the way back is one button.
 test('a real model\'s layer in the pipeline: every stage, the inspector on its cells, an edge masked there, and back', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1280, height: 720 }, async ({ page }) => {
     await click(page, 'view_menu');
     await choose(page, 'view_model', [ckpt, tok]);
     let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model');
@@ -276,7 +267,7 @@ test('a real model\'s layer in the pipeline: every stage, the inspector on its c
     u = await until(page, (x) => x.pipeline.real && !x.realModel.open, 'the pipeline on the model');
     assert.deepEqual([u.pipeline.layer, u.pipeline.heads, u.pipeline.tokens], [1, heads, n]);
     assert.ok(u.widgets.pipeline_model, 'the pipeline says which model it shows');
-    await page.waitForFunction(() => location.hash.includes('view.model_pipeline=1'), null, { timeout: 5000 });
+    await page.waitForFunction(() => location.hash.includes('view.model_pipeline=1'));
     // Every head's softmax map over the model's tokens, the hidden keys drawn as masked.
     const grid = (x, name) => x.maps.find((mp) => mp.name === name);
     assert.equal(grid(u, 'grid_head0').cells, n * (n + 1) / 2);
@@ -301,7 +292,7 @@ test('a real model\'s layer in the pipeline: every stage, the inspector on its c
     u = await ui(page);
     assert.equal(grid(u, 'grid_head1').cells, n * (n + 1) / 2 - 1, 'the maps are the changed pass: the edge drawn as masked');
     assert.ok(u.widgets.pipeline_model_changes, 'the line over the stages says the change');
-    await page.waitForFunction((e) => location.hash.includes('view.model_edges=' + e), `1.1.${n - 1}.0`, { timeout: 5000 });
+    await page.waitForFunction((e) => location.hash.includes('view.model_edges=' + e), `1.1.${n - 1}.0`);
     inspector = (await page.evaluate(() => window.attn.textView())).inspector.join(' ');
     assert.match(inspector, /exp\(/, 'the inspector explains the weight');
     // The Model window, from the pipeline: the edge's effect on the next token; its button comes back.
@@ -315,10 +306,7 @@ test('a real model\'s layer in the pipeline: every stage, the inspector on its c
     await click(page, 'pipeline_model_back');
     u = await until(page, (x) => !x.pipeline.real, 'the experiment again');
     assert.equal(u.pipeline.tokens, (await page.evaluate(() => window.attn.trace())).tokens.length);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // L13 as a newcomer meets it: the lesson asks for a model, reads the one opened
@@ -326,8 +314,7 @@ test('a real model\'s layer in the pipeline: every stage, the inspector on its c
 // with the hedge when the model lacks it — and its buttons open the Model window
 // on the heads it names.
 test('L13 a real model: asks for one, then says its shape, GQA and the heads it finds on the lesson\'s text', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=13', { width: 1280, height: 720 });
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&view.lesson=13', { width: 1280, height: 720 }, async ({ page }) => {
     let u = await ui(page);
     assert.equal(u.lesson, 12);
     assert.equal(u.numbers.model_open, 0, 'no model yet');
@@ -378,28 +365,24 @@ test('L13 a real model: asks for one, then says its shape, GQA and the heads it 
       await click(page, 'l13_window');
       await until(page, (x) => x.realModel.open, 'the Model window');
     }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('a link names the model (model=name@hash): this browser keeps it, opens it again, generates the same; removed, the link asks for the file', async () => {
   const hash = crypto.createHash('sha256').update(fs.readFileSync(ckpt)).digest('hex').slice(0, 16);
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1280, height: 720 }, async ({ page, context }) => {
     await click(page, 'view_menu');
     await choose(page, 'view_model', [ckpt, tok]);
     let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.realModel.kept === 1, 'the model, kept');
     assert.equal(u.realModel.key, `tiny.bin@${hash}`);
-    await page.waitForFunction((h) => location.hash.includes('&model=tiny.bin@' + h), hash, { timeout: 5000 });
+    await page.waitForFunction((h) => location.hash.includes('&model=tiny.bin@' + h), hash);
     // Continue's seed typed in the window: the link carries it (view.gen_seed), so the other tab samples alike.
     await revealInWindow(page, 'model_seed');
     await click(page, 'model_seed', 0.1);
     await page.keyboard.press('Control+A');
     await page.keyboard.type('7');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => location.hash.includes('view.gen_seed=7'), null, { timeout: 5000 });
+    await page.waitForFunction(() => location.hash.includes('view.gen_seed=7'));
     const link = await page.evaluate(() => location.hash.slice(1));
     const first = await generate(page);
     // The View menu lists the kept model too (with its size): a click opens it, the window with it.
@@ -412,7 +395,7 @@ test('a link names the model (model=name@hash): this browser keeps it, opens it 
     const other = await context.newPage();
     // With a head zeroed and an edge masked: they run as soon as the model opens.
     await other.goto(suite.server.url + '#' + link.replace('&model=', '&view.model_head=1.1&view.model_ablate=0.1&view.model_edges=1.1.2.0&model='));
-    await other.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await other.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen);
     u = await until(other, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0, 'the kept model, opened by the link');
     assert.equal(u.realModel.key, `tiny.bin@${hash}`);
     u = await until(other, (x) => x.realModel.effect !== null, 'the link\'s changes run');
@@ -430,19 +413,15 @@ test('a link names the model (model=name@hash): this browser keeps it, opens it 
     await until(other, (x) => x.realModel.kept === 0, 'the removal');
     const third = await context.newPage();
     await third.goto(suite.server.url + '#' + link);
-    await third.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await third.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen);
     u = await until(third, (x) => x.widgets.model_wanted, 'the request for the file');
     assert.equal(u.realModel, null, 'no model: this browser no longer keeps it');
     assert.ok(u.link.includes(`model=tiny.bin@${hash}`), 'the link still names it');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('the Model window on a phone (844×390): opened, nothing of it cut, the chooser reached', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 844, height: 390 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 844, height: 390 }, async ({ page }) => {
     await click(page, 'view_menu');
     await choose(page, 'view_model', [ckpt, tok]);
     await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model');
@@ -450,10 +429,7 @@ test('the Model window on a phone (844×390): opened, nothing of it cut, the cho
     const u = await ui(page);
     assert.deepEqual(u.clippedItems.filter((c) => c.window.startsWith('Model')), [], 'no text of the Model window is cut');
     await revealInWindow(page, 'model_continue');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // A host names where it keeps the files (model_url=, tokenizer_url=): the page

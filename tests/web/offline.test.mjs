@@ -36,7 +36,7 @@ after(async () => {
 // The app files of the build the page runs (web/shell.js: attn-mt.* where it is cross-origin isolated).
 const appBuild = async (page) => ((await page.evaluate(() => window.attnShell.build)) === 'threads'
   ? ['/attn-mt.js', '/attn-mt.wasm', '/attn-mt.worker.js'] : ['/attn.js', '/attn.wasm']);
-const up = (page) => page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+const up = (page) => page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn);
 const cachedPaths = (page) => page.evaluate(async () => {
   const names = (await caches.keys()).filter((n) => n.startsWith('attn-site-'));
   const out = {};
@@ -55,10 +55,10 @@ test('after one visit the playground opens and computes offline; a new build rep
     await page.goto(url + '#v=1&text=%E7%8C%AB%20%E8%BF%BD%20%E7%8B%97&heads=2');
     await up(page);
     await page.evaluate(() => navigator.serviceWorker.ready);
-    await page.waitForFunction(() => window.attnShell.fonts['ui-cjk.ttf'] === 'loaded', null, { timeout: 30000 });
+    await page.waitForFunction(() => window.attnShell.fonts['ui-cjk.ttf'] === 'loaded');
     await page.reload();  // now controlled: the font request goes through the worker too
     await up(page);
-    await page.waitForFunction(() => !!navigator.serviceWorker.controller && window.attnShell.fonts['ui-cjk.ttf'] === 'loaded', null, { timeout: 30000 });
+    await page.waitForFunction(() => !!navigator.serviceWorker.controller && window.attnShell.fonts['ui-cjk.ttf'] === 'loaded');
     const cached = await cachedPaths(page);
     assert.deepEqual(Object.keys(cached), ['attn-site-' + buildId]);
     for (const f of ['/', '/index.html', '/shell.js', '/shell.css', ...await appBuild(page), '/attn.data', '/favicon.svg', '/blog.html', '/assets/ui-cjk.ttf'])
@@ -82,7 +82,7 @@ test('after one visit the playground opens and computes offline; a new build rep
     const rebuilt = () => page.evaluate(() => getComputedStyle(document.getElementById('canvas')).getPropertyValue('--rebuilt').trim());
     assert.equal(await rebuilt(), '1', 'the reload after a rebuild uses the new shell.css');
     await page.waitForFunction(async () => (await caches.keys()).filter((n) => n.startsWith('attn-site-')).join() === 'attn-site-rebuilt0000000',
-      null, { timeout: 30000 });
+      null);
     // And offline, the new files come from the new cache.
     await context.setOffline(true);
     await page.reload();
@@ -107,7 +107,7 @@ test('sw.js keeps one entry per path: ?query variants add nothing, a fetch with 
     await page.evaluate(() => navigator.serviceWorker.ready);
     await page.reload();
     await up(page);
-    await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
+    await page.waitForFunction(() => !!navigator.serviceWorker.controller);
     const entries = async () => Object.values(await cachedPaths(page))[0];
     const rawKeys = () => page.evaluate(async () => {
       const name = (await caches.keys()).find((n) => n.startsWith('attn-site-'));

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, openPage, canvasStats, browserSuite } from './harness.mjs';
+import { root, openPage, withPage, canvasStats, browserSuite } from './harness.mjs';
 import { num, at, frames, ui, click } from './person.mjs';
 
 const suite = browserSuite();
@@ -31,8 +31,7 @@ function referenceWeights(t, head, heads, causal) {
 }
 
 test('the page loads without errors, draws the heatmap, and its numbers match an independent computation', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     const stats = await canvasStats(page);
     assert.ok(stats.width >= 1280 && stats.height >= 720, `canvas fills the window: ${stats.width}x${stats.height}`);
     assert.ok(stats.variance > 100, `canvas is not blank (pixel variance ${stats.variance.toFixed(1)})`);
@@ -51,10 +50,7 @@ test('the page loads without errors, draws the heatmap, and its numbers match an
     }
     // The page publishes the experiment into the URL hash.
     assert.equal(decodeURIComponent(new URL(page.url()).hash.slice(1)), decodeURIComponent(expText));
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('the wasm core draws the same parameters as the native core, bit for bit', async () => {
@@ -62,8 +58,7 @@ test('the wasm core draws the same parameters as the native core, bit for bit', 
   if (!fs.existsSync(cli)) assert.fail('native attn CLI not built: ' + cli);
   const experiment = 'v=1&text=%E7%8C%AB%E8%BF%BD%E7%8B%97%20the%20dog&seed=77&d_model=12&heads=3&kv_heads=1&layers=2&block=full&pos=rope&mask=causal';
   const native = JSON.parse(execFileSync(cli, ['eval', experiment, '--json'], { encoding: 'utf8' }));
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + experiment);
-  try {
+  await withPage(suite.browser, suite.server.url + '#' + experiment, async ({ page }) => {
     const t = await page.evaluate(() => window.attn.trace());
     assert.deepEqual(t.tokens, native.tokens);
     assert.equal(t.arch, 'wasm');
@@ -73,15 +68,11 @@ test('the wasm core draws the same parameters as the native core, bit for bit', 
     for (let h = 0; h < heads.length; h++)
       heads[h].weights.data.forEach((w, i) => assert.ok(Math.abs(num(t.layers[0].heads[h].weights.data[i]) - num(w)) < 1e-5));
     native.output.data.forEach((x, i) => assert.ok(Math.abs(num(t.output.data[i]) - num(x)) < 1e-4, 'output ' + i));
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('changing the head count and the mask recomputes at once', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     const before = await canvasStats(page);
     const err = await page.evaluate(() => window.attn.setExperiment('v=1&text=the%20cat%20chased%20the%20dog&heads=4&mask=none'));
     assert.equal(err, '');
@@ -93,25 +84,18 @@ test('changing the head count and the mask recomputes at once', async () => {
     const after = await canvasStats(page);
     assert.notEqual(after.mean.toFixed(3), before.mean.toFixed(3), 'the canvas changed');
     assert.match(new URL(page.url()).hash, /heads=4/);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('a bad experiment is refused with a message and the last good one stays', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=3&mask=sideways');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&heads=3&mask=sideways', async ({ page }) => {
     const errors = await page.evaluate(() => window.attn.errors());
     assert.match(errors, /mask/);
     assert.match(await page.evaluate(() => window.attn.experiment()), /heads=2/);  // the default stands
     const err = await page.evaluate(() => window.attn.setExperiment('v=1&d_model=99999'));
     assert.match(err, /d_model/);
     assert.match(await page.evaluate(() => window.attn.experiment()), /heads=2/);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 for (const [what, hide] of [['WebGL 2', "const g = HTMLCanvasElement.prototype.getContext; HTMLCanvasElement.prototype.getContext = function (t, ...a) { return t === 'webgl2' ? null : g.call(this, t, ...a); };"],
@@ -122,7 +106,7 @@ for (const [what, hide] of [['WebGL 2', "const g = HTMLCanvasElement.prototype.g
     try {
       await page.addInitScript(hide);
       await page.goto(suite.server.url);
-      await page.waitForSelector('#fatal:not([hidden])', { timeout: 10000 });
+      await page.waitForSelector('#fatal:not([hidden])');
       const text = await page.textContent('#fatal');
       assert.match(text, /cannot run the playground/);
       assert.ok(text.includes(what), text);
@@ -156,8 +140,7 @@ test('one WebGL context at the canvas size, and frames that do not ask the GPU f
       return getParameter.call(this, name);
     };
   });
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1000, height: 600, prepare });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 1000, height: 600, prepare }, async ({ page, context }) => {
     const start = await page.evaluate(() => ({ contexts: window.glWatch.contexts.length, sizes: window.glWatch.sizes,
       canvas: [document.getElementById('canvas').width, document.getElementById('canvas').height] }));
     assert.equal(start.contexts, 1, 'the browser check and the app share one context');
@@ -172,10 +155,7 @@ test('one WebGL context at the canvas size, and frames that do not ask the GPU f
     assert.equal(await page.evaluate(() => window.glWatch.reads), before, 'no more reads over twenty frames');
     const stats = await canvasStats(page);
     assert.ok(stats.variance > 100, `canvas is not blank (pixel variance ${stats.variance.toFixed(1)})`);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 // The text mirror's first DOM (a hidden table the page lays out) waits for the
@@ -189,22 +169,18 @@ test('the text view is built after the first frame, not before it', async () => 
       }).observe(document.getElementById('tv-body'), { subtree: true, childList: true });
     });
   });
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { prepare });
-  try {
-    await page.waitForFunction(() => document.getElementById('tv-body').querySelectorAll('table').length > 0, null, { timeout: 10000 });
+  await withPage(suite.browser, suite.server.url, { prepare }, async ({ page }) => {
+    await page.waitForFunction(() => document.getElementById('tv-body').querySelectorAll('table').length > 0);
     assert.equal(await page.evaluate(() => window.tvBody), 0, 'no text view DOM before the first frame');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('HiDPI: the canvas backing store follows devicePixelRatio', async () => {
   const { page, context } = await openPage(suite.browser, suite.server.url, { width: 800, height: 600, deviceScaleFactor: 2 });
   try {
-    await page.waitForFunction(() => document.getElementById('canvas').width === 1600, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.getElementById('canvas').width === 1600);
     await page.setViewportSize({ width: 640, height: 480 });
-    await page.waitForFunction(() => document.getElementById('canvas').width === 1280, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.getElementById('canvas').width === 1280);
     const stats = await canvasStats(page);
     assert.ok(stats.variance > 100);
   } finally {
@@ -213,21 +189,17 @@ test('HiDPI: the canvas backing store follows devicePixelRatio', async () => {
 });
 
 test('a first visit opens on the start card; its guided path opens L1; it is not shown again, nor for a link', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { firstVisit: true });
-  try {
+  await withPage(suite.browser, suite.server.url, { firstVisit: true }, async ({ page, context }) => {
     await frames(page, 2);
     assert.ok((await ui(page)).widgets.start_card, 'the start card is on screen');
     await click(page, 'start_lessons');
-    await page.waitForFunction(() => window.attn.ui().lesson === 0 && !window.attn.ui().widgets.start_card, null, { timeout: 10000 });
+    await page.waitForFunction(() => window.attn.ui().lesson === 0 && !window.attn.ui().widgets.start_card);
     const again = await context.newPage();  // the same browser, the page itself again (no link)
     await again.goto(suite.server.url);
-    await again.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+    await again.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn);
     await frames(again, 2);
     assert.equal((await ui(again)).widgets.start_card, undefined, 'dismissed once, remembered');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
   const linked = await openPage(suite.browser, suite.server.url + '#v=1&heads=4', { firstVisit: true });
   try {
     await frames(linked.page, 2);

@@ -14,12 +14,26 @@ export async function frames(page, n = 4) {
     requestAnimationFrame(tick);
   }), n);
 }
+// Waits until the layout has settled: two frames in a row draw the same widgets
+// in the same places (a new view, a language or a size can take a frame or
+// two); returns that ui() state. `what` names the view in the failure.
+export async function settle(page, what = 'the page') {
+  let before = '';
+  for (let i = 0; i < 20; i++) {
+    await frames(page, 2);
+    const state = await ui(page);
+    const now = JSON.stringify(state.widgets);
+    if (now === before) return state;
+    before = now;
+  }
+  assert.fail('the layout of ' + what + ' did not settle');
+}
 // An embed's frame, up and drawing: a poster (view.poster=1) is started as a
 // person would, by pressing its Run button.
 export async function startEmbed(f) {
-  await f.waitForFunction(() => window.attnShell && document.readyState !== 'loading', null, { timeout: 60000 });
+  await f.waitForFunction(() => window.attnShell && document.readyState !== 'loading');
   if (await f.$('#poster-run')) await f.click('#poster-run');
-  await f.waitForFunction(() => window.attn && window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+  await f.waitForFunction(() => window.attn && window.attnShell && window.attnShell.firstFrameSeen);
 }
 export const ui = (page) => page.evaluate(() => window.attn.ui());
 export const trace = (page) => page.evaluate(() => window.attn.trace());
@@ -103,7 +117,7 @@ export async function hoverCell(page, name, r, c, rows, cols) {
   const w = await widget(page, name);
   await page.mouse.move(w[0] + (w[2] - w[0]) * (c + 0.5) / cols, w[1] + (w[3] - w[1]) * (r + 0.5) / rows);
   // Just after a wheel scroll ImGui keeps the hover on the scrolled panel for a moment.
-  await page.waitForFunction(() => window.attn.ui().tooltip !== '', null, { timeout: 5000 }).catch(() => {});
+  await page.waitForFunction(() => window.attn.ui().tooltip !== '').catch(() => {});
   return (await ui(page)).tooltip;
 }
 // The value a cell's tooltip gives (NaN, ±inf and masked as they are).
@@ -180,3 +194,27 @@ export function posterCard(f) {
 // The app's own files among requested URLs: what a poster must not load before Run.
 // The app's three files, of either build (attn.* or the threaded attn-mt.*: web/shell.js).
 export const appFiles = (urls) => urls.filter((u) => /\/attn(-mt)?\.(wasm|js|data)(\?|$)/.test(u));
+
+// WCAG contrast of the text in a widget, from its pixels: the most common
+// colour is the background, the pixel farthest from it in luminance the text.
+export async function contrastIn(page, name) {
+  const [x0, y0, x1, y1] = await widget(page, name);
+  const { data: d } = await screenshotPixels(page, { x: x0, y: y0, width: x1 - x0, height: y1 - y0 });
+  const lin = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  const lum = (i) => 0.2126 * lin(d[i]) + 0.7152 * lin(d[i + 1]) + 0.0722 * lin(d[i + 2]);
+  const counts = new Map();
+  for (let i = 0; i < d.length; i += 4) {
+    const k = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
+    counts.set(k, (counts.get(k) || 0) + 1);
+  }
+  const bgKey = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
+  let bgIndex = 0;
+  for (let i = 0; i < d.length; i += 4) if (((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]) === bgKey) { bgIndex = i; break; }
+  const bg = lum(bgIndex);
+  let best = 1;
+  for (let i = 0; i < d.length; i += 4) {
+    const l = lum(i);
+    best = Math.max(best, (Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05));
+  }
+  return { ratio: best, background: bg };
+}

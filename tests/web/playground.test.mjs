@@ -3,35 +3,30 @@
 // the experiment and the recomputed numbers read back through window.attn.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, canvasStats, browserSuite } from './harness.mjs';
+import { withPage, canvasStats, browserSuite } from './harness.mjs';
 import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE, regionMean, num, at } from './person.mjs';
 
 const suite = browserSuite();
 
 
 test('type a token: the sentence, the tokens and the numbers change, and the URL follows', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     const before = await trace(page);
     await click(page, 'text', 0.98);
     await page.keyboard.press('End');
     await page.keyboard.type(' quickly');
     // The app takes the typed characters a few per frame: wait for the whole word.
     await page.waitForFunction((n) => window.attn.trace().tokens.length === n && window.attn.trace().tokens[n - 1] === 'quickly',
-      before.tokens.length + 1, { timeout: 10000, polling: 100 }).catch(() => {});
+      before.tokens.length + 1, { polling: 100 }).catch(() => {});
     const t = await trace(page);
     assert.deepEqual(t.tokens, [...before.tokens, 'quickly']);
     assert.equal(t.layers[0].heads[0].weights.shape[0], before.tokens.length + 1);
-    await page.waitForFunction(() => decodeURIComponent(location.hash).includes('chased the dog quickly'), null, { timeout: 5000 });
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+    await page.waitForFunction(() => decodeURIComponent(location.hash).includes('chased the dog quickly'));
+  });
 });
 
 test('change the head count and toggle the causal mask: recomputed at once, the masked triangle appears', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     await gotoStage(page, STAGE.weights);
     await click(page, 'heads_4');
     let t = await trace(page);
@@ -50,15 +45,11 @@ test('change the head count and toggle the causal mask: recomputed at once, the 
     const openUpper = await regionMean(page, upper);
     // (numbers are drawn in the cells, hatched or not, which narrows the difference)
     assert.ok(Math.abs(openUpper - causalUpper) > 5, `the upper triangle changed (${causalUpper.toFixed(1)} → ${openUpper.toFixed(1)})`);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('step forward through every stage with the arrow keys, and back with the button', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&layers=2&block=full');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&layers=2&block=full', async ({ page }) => {
     await gotoStage(page, STAGE.embeddings);
     const seen = [];
     let previous = null;
@@ -76,15 +67,11 @@ test('step forward through every stage with the arrow keys, and back with the bu
     assert.equal(seen.length, 11);
     await click(page, 'prev');
     assert.equal((await ui(page)).stage, STAGE.block);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('ablate a head by clicking it, see the change in the output, and undo', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&d_model=16&heads=4&layers=2&block=full');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&d_model=16&heads=4&layers=2&block=full', async ({ page }) => {
     await gotoStage(page, STAGE.weights);
     const base = await trace(page);
     await click(page, 'zero_head1');
@@ -100,15 +87,11 @@ test('ablate a head by clicking it, see the change in the output, and undo', asy
     await page.keyboard.up('Control');
     await frames(page, 4);
     assert.doesNotMatch(await experiment(page), /ablate=0\.1/);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('click a softmax cell to mask that edge; the row renormalises without it', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&mask=none');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&mask=none', async ({ page }) => {
     await gotoStage(page, STAGE.weights);
     const g = await widget(page, 'grid_head0');
     const n = 5, row = 3, col = 1;
@@ -120,15 +103,11 @@ test('click a softmax cell to mask that edge; the row renormalises without it', 
     assert.equal(at(t.layers[0].heads[0].weights, row, col), 0);
     assert.ok(Math.abs(t.layers[0].heads[0].row_sums[row] - 1) < 1e-5);
     assert.ok(at(t.layers[0].heads[1].weights, row, col) > 0, 'only that head loses the edge');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('edit a number: drag an embedding value and the pipeline follows', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     await gotoStage(page, STAGE.embeddings);
     const g = await widget(page, 'grid_map1'); // E, the editable embeddings
     const cols = 8, rows = 5;
@@ -146,42 +125,34 @@ test('edit a number: drag an embedding value and the pipeline follows', async ()
     const t = await trace(page);
     assert.ok(at(t.x, 1, 2) > at(before.x, 1, 2), 'the value went up with the drag');
     assert.notDeepEqual(t.layers[0].heads[0].weights.data, before.layers[0].heads[0].weights.data, 'weights recomputed');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('reload and a copied address reproduce the exact experiment', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page, context }) => {
     await click(page, 'heads_1');
     // The advanced settings are folded until opened (a newcomer meets the basic ones first).
     assert.equal((await ui(page)).widgets.precision_bf16, undefined, 'precision is folded away');
     await click(page, 'advanced');
     await click(page, 'precision_bf16');
-    await page.waitForFunction(() => /precision=bf16/.test(location.hash), null, { timeout: 5000 });
+    await page.waitForFunction(() => /precision=bf16/.test(location.hash));
     const text = await experiment(page);
     const t = await trace(page);
     await page.reload();
-    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn);
     assert.equal(await experiment(page), text);
     assert.deepEqual((await trace(page)).output, t.output);
     await frames(page, 2);
     assert.ok((await ui(page)).widgets.precision_bf16, 'a setting in use stays in sight: the fold opens by itself');
     const copy = await context.newPage();
     await copy.goto(page.url());
-    await copy.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+    await copy.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn);
     assert.equal(await experiment(copy), text);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('language switch, help panel, shuffle, and a phone in landscape', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 800, height: 380, deviceScaleFactor: 2 });
-  try {
+  await withPage(suite.browser, suite.server.url, { width: 800, height: 380, deviceScaleFactor: 2 }, async ({ page }) => {
     await click(page, 'language');
     assert.equal((await ui(page)).language, 'zh');
     await key(page, 'h');
@@ -195,8 +166,5 @@ test('language switch, help panel, shuffle, and a phone in landscape', async () 
     const stats = await canvasStats(page);
     assert.equal(stats.width, 1600);
     assert.ok(stats.variance > 100);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });

@@ -40,7 +40,7 @@ test("a poster's picture is kept only under the link it shows: a host's attn:set
       "addEventListener('message', (e) => { if (e.data && e.data.type === 'attn:ready') e.source.postMessage(" +
       JSON.stringify({ type: 'attn:set', link: other }) + ', location.origin); });');
     await frame.click('#poster-run');
-    await frame.waitForFunction(() => typeof (window.attnShell && window.attnShell.posterSaved) === 'boolean', null, { timeout: 60000 });
+    await frame.waitForFunction(() => typeof (window.attnShell && window.attnShell.posterSaved) === 'boolean');
     const shown = (await ui(frame)).link;
     assert.match(shown, /heads=4/, 'the host\'s experiment is what the frame shows');
     const stored = await frame.evaluate(({ poster, shown }) => ({
@@ -88,7 +88,7 @@ test('the poster card names L9 and L10 with their own sentence and stage; a view
     assert.deepEqual(appFiles(requests), [], 'nothing of the app before Run');
     // Run: the app says the same.
     await page.click('#poster-run');
-    await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen);
     const appErrors = (await page.evaluate(() => window.attn.errors())).split('\n').filter((l) => l);
     for (const e of card.errors) assert.ok(appErrors.includes(e), `the app's errors ${JSON.stringify(appErrors)} include ${e}`);
     // And a lesson or stage out of range: the app's words too.
@@ -112,27 +112,27 @@ test('a link that arrives while a poster waits (pasted, Back) is the one shown a
     const { page, requests, problems } = await openPoster(suite.browser, suite.server.url + '#' + l2, { context });
     // Pasted: the poster shows the new link.
     await page.evaluate((l) => { location.hash = '#' + l; }, l4);
-    await page.waitForFunction(() => document.querySelector('#poster h1').textContent.startsWith('L4'), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('#poster h1').textContent.startsWith('L4'));
     // Back: the first link's poster again; Forward: L4's.
     await page.goBack();
-    await page.waitForFunction(() => document.querySelector('#poster h1').textContent.startsWith('L2'), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('#poster h1').textContent.startsWith('L2'));
     await page.goForward();
-    await page.waitForFunction(() => document.querySelector('#poster h1').textContent.startsWith('L4'), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('#poster h1').textContent.startsWith('L4'));
     assert.equal(await page.evaluate(() => document.querySelectorAll('#poster').length), 1, 'one poster, replaced');
     assert.deepEqual(appFiles(requests), [], 'still nothing of the app');
     // Run opens the link the poster shows, and the address bar keeps it.
     await page.click('#poster-run');
-    await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen);
     const s = await ui(page);
     assert.equal(s.lesson, 3, 'L4 opened');
     assert.equal(await page.evaluate(() => window.attn.errors()), '');
-    await page.waitForFunction(() => /view\.lesson=4/.test(location.hash), null, { timeout: 10000 });
+    await page.waitForFunction(() => /view\.lesson=4/.test(location.hash));
     assert.doesNotMatch(await page.evaluate(() => location.hash), /view\.lesson=2/);
 
     // A link without view.poster pasted while a poster waits: the app starts on it.
     const { page: page2, problems: problems2 } = await openPoster(suite.browser, suite.server.url + '#' + l2, { context });
     await page2.evaluate(() => { location.hash = '#v=1&text=four%20five&heads=1'; });
-    await page2.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await page2.waitForFunction(() => window.attn && window.attnShell.firstFrameSeen);
     assert.match(await page2.evaluate(() => window.attn.experiment()), /text=four%20five&.*heads=1/);
     assert.equal(await page2.evaluate(() => document.getElementById('poster')), null);
     assert.deepEqual(problems, []);

@@ -9,7 +9,7 @@
 // the shell lacks them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, browserSuite } from './harness.mjs';
+import { openPage, withPage, browserSuite } from './harness.mjs';
 import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE, num, reveal } from './person.mjs';
 
 const suite = browserSuite();
@@ -34,16 +34,14 @@ async function share(page, item) {
 }
 
 test('a link reproduces the lesson, the stage, the selected row and the experiment', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page, context, problems }) => {
     await click(page, 'lesson3');
     await gotoStage(page, STAGE.scores);
     await key(page, 'ArrowUp', 2);
     const want = await ui(page);
     assert.equal(want.lesson, 2);
     const wantExperiment = await experiment(page);
-    await page.waitForFunction(() => location.hash.includes('view.lesson=3') && location.hash.includes('view.stage=2'), null,
-      { timeout: 5000 });
+    await page.waitForFunction(() => location.hash.includes('view.lesson=3') && location.hash.includes('view.stage=2'), null);
     await frames(page, 20);  // past the publishing throttle
     const hash = await hashOf(page);
     assert.equal(hash, want.link);
@@ -61,10 +59,7 @@ test('a link reproduces the lesson, the stage, the selected row and the experime
     } finally {
       await other.context.close();
     }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('a link stays readable up to 2000 characters; a z= link past that opens the same experiment', async () => {
@@ -82,8 +77,7 @@ test('a link stays readable up to 2000 characters; a z= link past that opens the
   const edges = [];
   for (let h = 0; h < 4; ++h) for (let q = 0; q < 17; ++q) for (let k = q + 1; k < 17; ++k) edges.push(`0.${h}.${q}.${k}`);
   const canonical = readable + '&edges=' + edges.slice(0, 250).join(',');
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#' + canonical);
-  try {
+  await withPage(suite.browser, suite.server.url + '#' + canonical, async ({ page, context }) => {
     const wantExperiment = await experiment(page);
     assert.ok(wantExperiment.length > 2000, 'long enough to be compressed');
     const link = (await ui(page)).link;
@@ -95,10 +89,7 @@ test('a link stays readable up to 2000 characters; a z= link past that opens the
     } finally {
       await other.context.close();
     }
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('view.hide removes panels; view.readonly keeps the experiment but allows stepping', async () => {
@@ -129,9 +120,8 @@ test('view.hide removes panels; view.readonly keeps the experiment but allows st
 });
 
 test('view.readonly in a lesson: its view controls still work, the ones that change the experiment do not', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=5&view.readonly=1',
-    { width: 1400, height: 900 });
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&view.lesson=5&view.readonly=1',
+    { width: 1400, height: 900 }, async ({ page }) => {
     const before = await experiment(page);
     assert.equal((await ui(page)).lesson, 4);
     assert.equal((await ui(page)).numbers.tile_step, 0);
@@ -141,16 +131,12 @@ test('view.readonly in a lesson: its view controls still work, the ones that cha
     await click(page, 'lesson_next');
     assert.equal(await experiment(page), before, 'nothing changed the experiment');
     assert.equal((await ui(page)).lesson, 4, 'still on L5');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('view.embed: a small iframe-sized page with only the maps and "Open in the full playground"', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=4&view.lesson=1&view.embed=1',
-    { width: 700, height: 450 });
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&heads=4&view.lesson=1&view.embed=1',
+    { width: 700, height: 450 }, async ({ page }) => {
     await recordShell(page);
     const state = await ui(page);
     assert.equal(state.embed, true);
@@ -169,15 +155,11 @@ test('view.embed: a small iframe-sized page with only the maps and "Open in the 
     assert.ok(!url.hash.includes('view.embed'), url.hash);
     assert.match(url.hash, /heads=4/);
     assert.match(url.hash, /view.lesson=1/);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('Share: copy the link and the embed code', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=4');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&heads=4', async ({ page }) => {
     await recordShell(page);
     await share(page, 'share_copy_link');
     const { link } = await ui(page);
@@ -193,15 +175,11 @@ test('Share: copy the link and the embed code', async () => {
     assert.ok(snippet.includes(`document.getElementById('${m[1]}')`), snippet);
     assert.ok(snippet.includes(`e.origin !== '${new URL(base).origin}' || e.source !== frame.contentWindow`), snippet);
     assert.ok(snippet.includes("if (e.data.type === 'attn:resize') frame.style.height = Math.min(e.data.height, 1600) + 'px';"), snippet);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('Share: the embed code of a lesson carries only what its author sees, and its frame takes the height its content asks for', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=0', { width: 1280, height: 720 });
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=0', { width: 1280, height: 720 }, async ({ page, context }) => {
     await recordShell(page);
     await reveal(page, 'pin');
     await click(page, 'pin');  // pinned, but the compare view is not shown
@@ -229,23 +207,19 @@ test('Share: the embed code of a lesson carries only what its author sees, and i
     });
     await host.goto(suite.server.url + 'host.html');
     const f = await (await host.$('iframe')).contentFrame();
-    await f.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    await f.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen);
     await host.waitForFunction(() => {
       const h = window.__resizes[window.__resizes.length - 1];
       return h > 0 && document.querySelector('iframe').clientHeight === Math.min(h, 1600);
-    }, null, { timeout: 20000 });
+    });
     const resized = await host.evaluate(() => ({ last: window.__resizes[window.__resizes.length - 1], frame: document.querySelector('iframe').clientHeight }));
     assert.ok(resized.last > 480 && resized.frame === Math.min(resized.last, 1600), JSON.stringify(resized));
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('Share: export the stage as CSV, the trace as JSON and the canvas as PNG', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&heads=2&view.stage=5',
-    { width: 800, height: 500 });
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&heads=2&view.stage=5',
+    { width: 800, height: 500 }, async ({ page }) => {
     await recordShell(page);
     await share(page, 'share_export_csv');
     await share(page, 'share_export_json');
@@ -278,15 +252,11 @@ test('Share: export the stage as CSV, the trace as JSON and the canvas as PNG', 
     const size = await page.evaluate(() => [document.getElementById('canvas').width, document.getElementById('canvas').height]);
     assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], size);
     assert.ok(png.length > size[0] * size[1] * 3, 'holds every pixel');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('Share: the stage\'s maps as SVG parse as SVG, with the tokens as labels and every cell', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat&heads=2&mask=causal&view.stage=5');
-  try {
+  await withPage(suite.browser, suite.server.url + '#v=1&text=the%20cat%20sat&heads=2&mask=causal&view.stage=5', async ({ page }) => {
     await recordShell(page);
     await share(page, 'share_export_svg');
     const [d] = await page.evaluate(() => window.__downloads);
@@ -309,10 +279,7 @@ test('Share: the stage\'s maps as SVG parse as SVG, with the tokens as labels an
     for (const token of ['the', 'cat', 'sat']) assert.ok(parsed.texts.includes(token), token);
     assert.ok(parsed.texts.some((t) => /head 1/.test(t)), 'each map titled');
     assert.ok(parsed.texts.includes('1.00'), 'values written in the cells');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('the interface language is remembered across a reload', async () => {
@@ -337,7 +304,7 @@ test('the interface language is remembered across a reload', async () => {
     assert.equal((await ui(page)).language, 'zh');
     await frames(page, 4);
     await page.reload();
-    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn);
     assert.equal((await ui(page)).language, 'zh');
     assert.ok(!/lang/.test(new URL(page.url()).hash), 'the language is not part of the link');
     assert.deepEqual(problems.filter((p) => !p.includes('font')), []);
@@ -347,8 +314,7 @@ test('the interface language is remembered across a reload', async () => {
 });
 
 test('panels closed from the View menu stay closed after a reload, and are not part of the link', async () => {
-  const { page, context, problems } = await openPage(suite.browser, suite.server.url);
-  try {
+  await withPage(suite.browser, suite.server.url, async ({ page }) => {
     assert.ok((await ui(page)).widgets.code_lit, 'the code panel is open');
     await click(page, 'view_menu');
     await click(page, 'view_code');
@@ -356,7 +322,7 @@ test('panels closed from the View menu stay closed after a reload, and are not p
     assert.ok(!(await ui(page)).widgets.code_lit, 'the code panel closed');
     assert.equal(await page.evaluate(() => localStorage.getItem('attn.layout')), 'code');
     await page.reload();
-    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn);
     await frames(page, 4);
     const state = await ui(page);
     assert.ok(!state.widgets.code_lit, 'still closed after the reload');
@@ -366,10 +332,7 @@ test('panels closed from the View menu stay closed after a reload, and are not p
     await click(page, 'view_code');
     await key(page, 'Escape');
     assert.ok((await ui(page)).widgets.code_lit, 'open again');
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('a bad, truncated or oversized link: a banner says what is wrong, the default experiment opens', async () => {
@@ -379,16 +342,12 @@ test('a bad, truncated or oversized link: a banner says what is wrong, the defau
     ['#v=1&text=' + 'a'.repeat(70000), /65536/],
   ];
   for (const [hash, why] of cases) {
-    const { page, context, problems } = await openPage(suite.browser, suite.server.url + hash);
-    try {
+    await withPage(suite.browser, suite.server.url + hash, async ({ page }) => {
       assert.match(await page.evaluate(() => window.attn.errors()), why);
       assert.match(await experiment(page), /text=the%20cat%20chased%20the%20dog&.*heads=2/);
       await widget(page, 'banner');
       await click(page, 'banner_close');
       assert.ok(!(await ui(page)).widgets.banner, 'the banner closes');
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
+    });
   }
 });

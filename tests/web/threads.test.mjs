@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, openPage, appShown, startServer, launchBrowser } from './harness.mjs';
+import { root, openPage, withPage, appShown, startServer, launchBrowser } from './harness.mjs';
 import { frames, ui } from './person.mjs';
 
 let isolated, plain, browser;
@@ -144,11 +144,10 @@ for (const [how, { expect, prepare }] of Object.entries(failures)) {
 }
 
 test('a host without COOP/COEP: the first load runs single-threaded; the service worker adds them, and the next load runs threaded', async () => {
-  const { page, problems, context } = await openPage(browser, `${plain.url}#${lessonRecipe()}&trained=20`);
-  try {
+  await withPage(browser, `${plain.url}#${lessonRecipe()}&trained=20`, async ({ page }) => {
     let shell = await page.evaluate(() => ({ build: window.attnShell.build, isolated: self.crossOriginIsolated }));
     assert.deepEqual(shell, { build: 'single', isolated: false }, 'the first load is not the worker\'s');
-    await page.waitForFunction(() => navigator.serviceWorker && navigator.serviceWorker.controller, null, { timeout: 30000 });
+    await page.waitForFunction(() => navigator.serviceWorker && navigator.serviceWorker.controller);
     await page.reload();
     await appShown(page);
     shell = await page.evaluate(() => ({ build: window.attnShell.build, isolated: self.crossOriginIsolated }));
@@ -162,8 +161,5 @@ test('a host without COOP/COEP: the first load runs single-threaded; the service
     assert.equal(t.apart, true);
     assert.equal(t.threads, (await ui(page)).threads - 1);
     assert.equal(t.hash, recordedHashes().step20);
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
+  });
 });

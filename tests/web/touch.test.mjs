@@ -20,7 +20,7 @@ async function openPhone(link) {
   page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
   page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
   await page.goto(suite.server.url + link);
-  await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn);
   await frames(page, 4);
   const cdp = await context.newCDPSession(page);
   // Fingers as [x, y] in CSS pixels; touchEnd lifts them all.
@@ -82,7 +82,7 @@ async function swipeTo(page, finger, name) {
       const a = JSON.stringify(window.attn.ui().windows.map((w) => w.scroll));
       return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() =>
         resolve(a === JSON.stringify(window.attn.ui().windows.map((w) => w.scroll))))));
-    }, null, { timeout: 10000, polling: 100 });
+    }, null, { polling: 100 });
   }
   assert.fail(name + ' could not be swiped into view');
 }
@@ -94,10 +94,10 @@ test('touch: a tap opens a tooltip and a tap elsewhere closes it; a swipe scroll
     // The open lesson's chip: its title as a tooltip while the finger's pointer rests there.
     const chip = await rect(page, 'lesson9');
     await finger.tap((chip[0] + chip[2]) / 2, (chip[1] + chip[3]) / 2);
-    await page.waitForFunction(() => window.attn.ui().windows.some((w) => /^##Tooltip/.test(w.name)), null, { timeout: 10000 });
+    await page.waitForFunction(() => window.attn.ui().windows.some((w) => /^##Tooltip/.test(w.name)));
     const title = await rect(page, 'train_title');
     await finger.tap(WIDTH * 0.6, Math.min(title[1] - 10, HEIGHT - 20));
-    await page.waitForFunction(() => !window.attn.ui().windows.some((w) => /^##Tooltip/.test(w.name)), null, { timeout: 10000 })
+    await page.waitForFunction(() => !window.attn.ui().windows.some((w) => /^##Tooltip/.test(w.name)))
       .catch(() => assert.fail('the tooltip stayed open after a tap elsewhere'));
     assert.equal(await tooltip(), false);
 
@@ -117,7 +117,7 @@ test('touch: a tap opens a tooltip and a tap elsewhere closes it; a swipe scroll
     const coasted = (await rect(page, 'train_title'))[1];
     assert.ok(coasted < released - 10, `it coasts on after release: ${released} → ${coasted}`);
     // And then it stops (ui().touch.mode 0: no gesture under way), where it stays.
-    await page.waitForFunction(() => window.attn.ui().touch.mode === 0, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.attn.ui().touch.mode === 0);
     const stopped = (await rect(page, 'train_title'))[1];
     await frames(page, 4);
     assert.equal((await rect(page, 'train_title'))[1], stopped, 'it stopped');
@@ -126,7 +126,7 @@ test('touch: a tap opens a tooltip and a tap elsewhere closes it; a swipe scroll
     // Train, below the fold, is reached by swiping and pressed by a tap.
     const train = await swipeTo(page, finger, 'train_run');
     await finger.tap((train[0] + train[2]) / 2, (train[1] + train[3]) / 2);
-    await page.waitForFunction(() => window.attn.ui().train.target > 0, null, { timeout: 10000 })
+    await page.waitForFunction(() => window.attn.ui().train.target > 0)
       .catch(() => assert.fail('a tap on Train did not start training'));
     assert.deepEqual(problems, []);
   } finally {
@@ -152,7 +152,7 @@ test('touch: two fingers pinch a map bigger; the centre panel keeps its widgets 
     await page.waitForFunction((w) => {
       const r = window.attn.ui().widgets.grid_head0;
       return r && r[2] - r[0] > w * 1.5;
-    }, width, { timeout: 10000 }).catch(async () => {
+    }, width).catch(async () => {
       const r = await rect(page, 'grid_head0');
       assert.fail(`the pinch did not zoom the map: ${width} → ${r[2] - r[0]} px wide`);
     });

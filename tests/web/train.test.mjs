@@ -124,7 +124,7 @@ test('Step, Reset, Train, Pause and the scrubber move through one run; a kept st
   assert.equal(t.step, 0);
   assert.equal(t.hash, recordedHashes().step0);
   await click(page, 'train_run');
-  await page.waitForFunction(() => window.attn.ui().train.step > 30, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.attn.ui().train.step > 30);
   // Pause lands a frame after the step it was pressed at: the steps training took
   // meanwhile are kept, and the step shown never counts down on the way to the pause
   // (read on every animation frame from before the press until it has landed; a press at
@@ -237,7 +237,7 @@ test('pinning a trained model as A shares its run; a pinned recipe still trainin
     await frames(other.page, 1);
   }
   assert.ok(sawTraining, 'A was seen training');
-  await other.page.waitForFunction(() => window.attn.ui().compare.maxAbs !== null, null, { timeout: 60000 });
+  await other.page.waitForFunction(() => window.attn.ui().compare.maxAbs !== null);
   u = await ui(other.page);
   assert.equal(u.compare.reason, '');
   assert.ok(u.compare.maxAbs > 0, 'trained A against untrained B');
@@ -283,7 +283,7 @@ test('the output stage of a trained model shows what it predicts after the selec
   let said = doc.inspector.join(' ');
   assert.match(said, new RegExp(`^After layer 0, “${p.lens[0].top}” is \\d+\\.\\d %`), said);
   await click(page, 'layer', 0.97);
-  await page.waitForFunction(() => /^After layer 1 \(the output\)/.test(window.attn.textView().inspector.join(' ')), null, { timeout: 10000 });
+  await page.waitForFunction(() => /^After layer 1 \(the output\)/.test(window.attn.textView().inspector.join(' ')));
   said = (await page.evaluate(() => window.attn.textView())).inspector.join(' ');
   assert.match(said, /^After layer 1 \(the output\), “d” is (9\d\.\d|100\.0) %: layer 1 · head 3 copied it from position 4 \(“d”\), where it looks with weight \d\.\d\d/, said);
   // The last token has nothing after it in the text.
