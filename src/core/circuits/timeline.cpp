@@ -212,7 +212,9 @@ void circuits_timeline_begin(train_run& run, circuit_timeline& out, int rows) {
     layout(run, out);
     for (int i = 0; i < out.S; ++i)  // known before any is measured: a view's axis
         out.steps[sz(i)] = run.snapshots[sz(i)].step;
-    out.drop_step = train_find_drop(run.curve, run.step, run.e.train.steps).step;
+    const train_drop drop = train_find_drop(run.curve, run.step, run.e.train.steps);
+    out.drop_step = drop.step;
+    out.drop_window = drop.window;
 }
 
 int circuits_timeline_drop_snapshot(const circuit_timeline& tl) {

@@ -21,6 +21,7 @@ struct circuit_timeline {
     int S = 0, T = 0, rows = 0;
     std::vector<int> steps;  // (S) the step of each snapshot
     int drop_step = -1;      // the run's drop up to its step (train_find_drop on its curve): −1, none
+    int drop_window = 0;     // its window w: the fall spans [drop_step − w, drop_step + w)
     // The pairs of circuits_composition (their scores below), and its random baseline
     // (the same for every snapshot: it depends on the shapes only).
     std::vector<circuit_composition_pair> pairs;
