@@ -686,7 +686,7 @@ void legend_swatch(ImDrawList* dl, const layout& l, heatmap_cell cell, const cha
 
 // The range's ends around a gradient bar, then a swatch for each class of
 // unusual cell the matrix has.
-void legend_draw(heatmap_gpu* gpu, const widget_state& st, const layout& l) {
+void legend_draw(heatmap_gpu* gpu, const widget_state& st, const layout& l, const char* masked_name) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const float font = l.font;
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -722,7 +722,11 @@ void legend_draw(heatmap_gpu* gpu, const widget_state& st, const layout& l) {
                                       {heatmap_cell::masked, nullptr}};
     for (const swatch& s : swatches)
         if (st.counts.of(s.cell) > 0)
-            legend_swatch(dl, l, s.cell, s.name ? s.name : tr("masked", "已遮蔽"), st.counts.of(s.cell), bar.y);
+            legend_swatch(dl, l, s.cell,
+                          s.name        ? s.name
+                          : masked_name ? masked_name
+                                        : tr("masked", "已遮蔽"),
+                          st.counts.of(s.cell), bar.y);
 }
 
 // The hovered cell in words: its row's and column's labels (or indices) and its
@@ -733,7 +737,7 @@ std::string hover_tooltip(const matrix& m, const heatmap_options& opt, int r, in
     };
     char value[24];
     if (heatmap_classify(m, opt.masked_from, r, c) == heatmap_cell::masked)
-        std::snprintf(value, sizeof value, "%s", tr("masked", "已遮蔽"));
+        std::snprintf(value, sizeof value, "%s", opt.masked_name ? opt.masked_name : tr("masked", "已遮蔽"));
     else
         heatmap_format_value(m(r, c), value, sizeof value);
     char text[256];
@@ -787,7 +791,7 @@ heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matr
         ctx.tooltip_frame = frame;
     }
     if (opt.show_legend && l.rows > 0 && l.cols > 0)
-        legend_draw(ctx.gpu, st, l);
+        legend_draw(ctx.gpu, st, l, opt.masked_name);
     result.cells = st.values.cells;
     result.labelled = l.show_values ? st.values.cells : 0;
     if (opt.show_values && !l.show_values && result.cells > 0) {  // said in words, never half-labelled; as wide as the map

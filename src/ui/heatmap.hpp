@@ -57,6 +57,7 @@ struct heatmap_options {
     const std::vector<std::string>* row_labels = nullptr;
     const std::vector<std::string>* col_labels = nullptr;
     const matrix* masked_from = nullptr;         // cells where this matrix is -inf are drawn as masked
+    const char* masked_name = nullptr;           // what the legend and a tooltip call those cells ("pending"); null: "masked"
     int highlight_row = -1, highlight_col = -1;  // e.g. the selected query row, followed through stages
     int cursor_row = -1, cursor_col = -1;        // the keyboard's cell (the selected one); -1: from highlight_row, column 0
     bool show_values = true, show_row_sums = false, show_legend = true;

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
+
+#include "base/text_util.hpp"
 
 namespace attn::ui {
 
@@ -165,6 +168,9 @@ const char* heatmap_format_value(float v, char* buf, std::size_t size) {
         std::snprintf(buf, size, "%.0f", double(v));
     else
         std::snprintf(buf, size, "%.0e", double(v));
+    std::string text = buf;
+    drop_negative_zero(text);  // "-0.00" rounds to zero: "0.00"
+    std::snprintf(buf, size, "%s", text.c_str());
     return buf;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/text_util.hpp"
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
@@ -28,7 +29,9 @@ std::string fmt(float x) {
         return x > 0 ? "+∞" : "−∞";
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.4g", double(x));
-    return buf;
+    std::string s = buf;
+    drop_negative_zero(s);
+    return s;
 }
 
 // "a·b + c·d + … = r" for a dot product over k terms, the first few written out.

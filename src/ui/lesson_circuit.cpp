@@ -125,9 +125,15 @@ void layout_timeline(const circuit_study& s, circuit_maps& m) {
     if (tl.S == 0 || all.size() != std::size_t(tl.S) * std::size_t(tl.T))
         return;
     m.pos_loss = matrix(tl.T - 1, tl.S);
-    for (int i = 0; i < tl.S; ++i)
-        for (int t = 0; t + 1 < tl.T; ++t)
-            m.pos_loss(t, i) = all[std::size_t(i) * std::size_t(tl.T) + std::size_t(t)];
+    m.pos_pending = matrix(tl.T - 1, tl.S);  // −inf where the snapshot is pending: drawn as pending, not as NaN
+    for (int i = 0; i < tl.S; ++i) {
+        const bool pending = circuit_study_pending(s, i);
+        m.any_pending |= pending;
+        for (int t = 0; t + 1 < tl.T; ++t) {
+            m.pos_loss(t, i) = pending ? 0.0f : all[std::size_t(i) * std::size_t(tl.T) + std::size_t(t)];
+            m.pos_pending(t, i) = pending ? -INFINITY : 0.0f;
+        }
+    }
     for (int t = 0; t + 1 < tl.T; ++t)
         m.positions.push_back(std::to_string(t));
     for (int i = 0; i < tl.S; ++i)
@@ -255,7 +261,13 @@ int tabs(frame_out& out, const char* const* labels, const char* const* names, in
 
 // [SECTION] L11 claims
 
-void composition_claims(const circuit_claims& c, std::vector<claim_line>& lines) {
+void composition_claims(const circuit_study& s, std::vector<claim_line>& lines) {
+    const circuit_claims& c = s.claims;
+    if (!c.over_training_measured) {  // the snapshots are the evidence of 1 and 2: nothing before they are in
+        lines.push_back(claim(claim_style::muted, tr("1–2. Measuring the snapshots: %d of %d…", "1–2. 正在测量快照：%d / %d……"),
+                              s.snapshots_done, s.timeline.S));
+        return;
+    }
     if (c.k_comp_shown)
         lines.push_back(claim(claim_style::plain,
                               tr("1. Layer 0 · head %d attends to the previous token; layer %d · head %d is the induction "
@@ -275,15 +287,12 @@ void composition_claims(const circuit_claims& c, std::vector<claim_line>& lines)
                               double(c.spread)));
     if (c.rise_shown)
         lines.push_back(claim(claim_style::plain,
-                              tr("2. It rose with the drop: above chance from step %d, and the loss fell below half its "
-                                 "start at step %d.",
-                                 "2. 它随损失下降一起升高：从第 %d 步起高于随机，损失在第 %d 步跌到起点的一半以下。"),
+                              tr("2. It rose with the drop: above chance from step %d; the loss dropped at step %d.",
+                                 "2. 它随损失下降一起升高：从第 %d 步起高于随机；损失在第 %d 步下降。"),
                               c.rise_step, c.drop_step));
     else if (c.drop_step < 0)
-        lines.push_back(claim(
-            claim_style::plain,
-            tr("2. By step %d the loss has not dropped below half its start.", "2. 到第 %d 步，损失还没有跌到起点的一半以下。"),
-            c.step));
+        lines.push_back(claim(claim_style::plain,
+                              tr("2. By step %d the loss has not dropped yet.", "2. 到第 %d 步，损失还没有下降。"), c.step));
 }
 
 void patching_claims(const circuit_study& s, std::vector<claim_line>& lines) {
@@ -301,7 +310,12 @@ void patching_claims(const circuit_study& s, std::vector<claim_line>& lines) {
                                  "3. 第 0 层通过第 1 层的键起作用：只把它的各头的写入补进键，答案就回来了（恢复 %.2f，共 %d "
                                  "个留出行）；补进查询 %.2f，补进值 %.2f。"),
                               double(c.k_all), c.rows, double(c.q_all), double(c.v_all)));
-    else
+    if (c.keys_shown && circuit_recovery_word(c.k_all) == recovery_word::beyond)
+        lines.push_back(claim(claim_style::muted, "%s",
+                              tr("A recovery above 1: the patched runs prefer the clean answer more strongly than the clean "
+                                 "runs themselves.",
+                                 "恢复大于 1：修补后的运行比干净运行本身更偏向干净答案。")));
+    if (!c.keys_shown)
         lines.push_back(claim(claim_style::plain,
                               tr("3. Patching layer 0's writes into layer 1's keys recovers %.2f, queries %.2f, values %.2f "
                                  "(%d held-out rows): no single input carries the answer yet.",
@@ -312,7 +326,15 @@ void patching_claims(const circuit_study& s, std::vector<claim_line>& lines) {
 
 void copying_claim(const circuit_study& s, std::vector<claim_line>& lines) {
     for (const circuit_head_maps& h : s.weights.heads)
-        if (h.layer == s.claims.induction.layer && h.head == s.claims.induction.head)
+        if (h.layer == s.claims.induction.layer && h.head == s.claims.induction.head && !circuit_copying_shown(h))
+            lines.push_back(claim(claim_style::plain,
+                                  tr("4. Its OV circuit does not copy yet: for %.0f%% of the tokens it attends to, the logit it "
+                                     "raises most is that token's own (copying score %.2f); a copier reaches %.0f%% and %.1f.",
+                                     "4. 它的 OV 回路还没有在复制：对它关注的 %.0f%% 的词元，它抬高得最多的输出分数是该词元自己的"
+                                     "（复制得分 %.2f）；复制头分别至少达到 %.0f%% 和 %.1f。"),
+                                  double(h.ov_top1) * 100.0, double(h.copying), double(claim_copy_top1) * 100.0,
+                                  double(claim_copy_score)));
+        else if (h.layer == s.claims.induction.layer && h.head == s.claims.induction.head)
             lines.push_back(
                 claim(claim_style::plain,
                       tr("4. Its OV circuit copies: for %.0f%% of the tokens it attends to, the logit it raises "
@@ -337,7 +359,7 @@ lesson_claims circuit_lesson_claims(const app& a) {
                      "这个模型不是 L9 的归纳模型（两层、归纳任务）：L11 读的是那个回路。重新打开 L11 来载入它。")));
         return c;
     }
-    composition_claims(s->claims, c.claims);
+    composition_claims(*s, c.claims);
     patching_claims(*s, c.claims);
     copying_claim(*s, c.claims);
     if (s->claims.icl_shown)
@@ -488,6 +510,38 @@ std::string symbols_text(const std::vector<int>& tokens, int n) {
     return s;
 }
 
+void recovery_sentence(frame_out& out, const cell_reading& r) {
+    switch (r.word) {
+        case recovery_word::none:
+            text_colored(out, theme_bad(), "%s",
+                         tr("No recovery: the clean and corrupted logit differences are equal, or the run diverged.",
+                            "没有恢复值：干净和被破坏的 logit 差相等，或者训练发散了。"));
+            break;
+        case recovery_word::stays:
+            text_colored(out, theme_bad(), "%s",
+                         tr("The answer stays corrupted: this output alone does not carry it.",
+                            "答案仍是被破坏的：单靠这个输出不携带答案。"));
+            break;
+        case recovery_word::part:
+            text_colored(out, theme_highlight(),
+                         tr("It brings part of the answer back: the clean answer leads at %d of %d positions.",
+                            "答案回来了一部分：干净答案在 %d / %d 个位置上领先。"),
+                         r.leads, r.positions);
+            break;
+        case recovery_word::back:
+            text_colored(out, theme_good(), "%s",
+                         tr("It brings the answer back: this head's output carries it.", "答案回来了：这个头的输出携带着它。"));
+            break;
+        case recovery_word::beyond:
+            text_colored(out, theme_good(), "%s",
+                         tr("It brings the answer back, and more: a recovery above 1 means the patched run prefers the clean "
+                            "answer more strongly than the clean run itself (the rest of the corrupted run pushes the same way).",
+                            "答案回来了，而且更多：恢复大于 1 表示修补后的运行比干净运行本身更偏向干净答案"
+                            "（被破坏运行的其余部分也朝同一方向推）。"));
+            break;
+    }
+}
+
 void cell_result(frame_out& out, const circuit_study& s) {
     const circuit_patching& p = s.patching;
     if (!s.cell.valid() || !s.patched || s.cell_probs.size() != p.positions.size() * std::size_t(p.V)) {
@@ -500,12 +554,10 @@ void cell_result(frame_out& out, const circuit_study& s) {
                                                 : std::string(tr("position ", "位置 ")) + std::to_string(s.cell.pos);
     textf(out, tr("%s at %s patched back: recovery %s", "%s 在%s补回：恢复 %s"), head_name(s.cell.layer, s.cell.head).c_str(),
           where.c_str(), fmt(s.cell_recovery).c_str());
-    // Worded from the result, as L9's ablation lines.
-    const bool back = s.cell_recovery >= claim_cell_recovery;
-    text_colored(out, back ? theme_good() : theme_bad(), "%s",
-                 back ? tr("It brings the answer back: this head's output carries it.", "答案回来了：这个头的输出携带着它。")
-                      : tr("The answer stays corrupted: this output alone does not carry it.",
-                           "答案仍是被破坏的：单靠这个输出不携带答案。"));
+    // Worded from the result by the thresholds of docs/circuits.md ("A recovery in words").
+    const cell_reading reading = circuit_study_cell_reading(s);
+    const bool back = reading.word == recovery_word::back || reading.word == recovery_word::beyond;
+    recovery_sentence(out, reading);
     mark_widget(out, "l11_cell_sentence");
     for (std::size_t i = 0; i < p.positions.size(); ++i) {
         const int t = p.positions[i];
@@ -518,6 +570,8 @@ void cell_result(frame_out& out, const circuit_study& s) {
     }
     number(out, "cell_recovery", s.cell_recovery);
     number(out, "cell_brings_back", back);
+    number(out, "cell_leads", reading.leads);
+    number(out, "cell_positions", reading.positions);
     number(out, "cell_head", s.cell.layer * p.h + s.cell.head);
     number(out, "cell_pos", s.cell.pos);
 }
@@ -653,7 +707,7 @@ void view_circuit(const app& a, frame_out& out) {
 namespace {
 
 const context_claims& context_of(const app& a, const circuit_study& s) {
-    return a.memo.lesson.context.get(s.version, 0, [&] { return measure_context(s.timeline, s.claims.step); });
+    return a.memo.lesson.context.get(s.version, 0, [&] { return measure_context(s.timeline, s.claims.step, s.snapshots_done); });
 }
 
 void bump_claims(const context_claims& k, std::vector<claim_line>& lines) {
@@ -725,7 +779,12 @@ lesson_claims context_lesson_claims(const app& a) {
     if (!s)
         return c;
     const context_claims& k = context_of(a, *s);
-    if (k.markov)
+    if ((k.markov || k.induction) && !k.complete)
+        c.claims.push_back(claim(claim_style::muted,
+                                 tr("Measuring the snapshots: %d of %d… the claims appear once every one is in.",
+                                    "正在测量快照：%d / %d…… 全部测完后结论才会出现。"),
+                                 k.measured, k.needed));
+    else if (k.markov)
         markov_claims(k, c.claims);
     else if (k.induction)
         bump_claims(k, c.claims);
@@ -753,11 +812,15 @@ void position_map(const app& a, frame_out& out, const circuit_study& s, const ci
                           ImGui::GetFontSize() * 0.8f);
     opt.row_labels = &m.positions;
     opt.col_labels = &m.snap_steps;
-    for (int i = 0; i < s.timeline.S; ++i)
-        if (s.timeline.steps[std::size_t(i)] == k.drop_step)
-            opt.highlight_col = i;
+    if (k.drop_step >= 0)
+        opt.highlight_col = circuits_timeline_drop_snapshot(s.timeline);
     opt.axes = tr("↓ position in the row   → training step (kept snapshots; lit: the drop)",
                   "↓ 行中的位置   → 训练步（保存的快照；高亮：下降处）");
+    if (m.any_pending) {
+        opt.masked_from = &m.pos_pending;
+        opt.masked_name = tr("pending", "待测");
+        text_disabled(out, tr("measuring the snapshots: %d of %d…", "正在测量快照：%d / %d……"), s.snapshots_done, s.timeline.S);
+    }
     report_map(out, "l12_pos_loss", heatmap_draw(*a.heatmaps, "l12_pos_loss", m.pos_loss, opt), opt.axes);
     if (k.induction)
         text_disabled(out, "%s",
@@ -885,26 +948,30 @@ void view_context(const app& a, frame_out& out) {
 
 namespace {
 
+// `pending`, when given: −inf where a cell is still to be measured ("pending", never a number or NaN).
 lesson_table matrix_table(const std::string& caption, const matrix& m, const std::vector<std::string>& rows,
-                          const std::vector<std::string>& cols) {
+                          const std::vector<std::string>& cols, const matrix* pending = nullptr) {
     lesson_table t{caption, rows, cols, {}};
     for (int r = 0; r < m.rows; ++r) {
         std::vector<std::string> row;
         for (int c = 0; c < m.cols; ++c)
-            row.push_back(fmt(m(r, c)));
+            row.push_back(pending && std::isinf((*pending)(r, c)) ? tr("pending", "待测") : fmt(m(r, c)));
         t.cells.push_back(std::move(row));
     }
     return t;
 }
 
-lesson_table curve_table(const std::string& caption, const std::vector<int>& steps, const std::vector<std::string>& cols,
+// One row per snapshot of s's timeline; a pending snapshot's cells say so (circuit_study_pending).
+lesson_table curve_table(const std::string& caption, const circuit_study& s, const std::vector<std::string>& cols,
                          std::initializer_list<const std::vector<float>*> values) {
     lesson_table t{caption, {}, cols, {}};
+    const std::vector<int>& steps = s.timeline.steps;
     for (std::size_t i = 0; i < steps.size(); ++i) {
         t.rows.push_back(std::to_string(steps[i]));
         std::vector<std::string> row;
+        const bool pending = circuit_study_pending(s, int(i));
         for (const std::vector<float>* v : values)
-            row.push_back(i < v->size() ? fmt((*v)[i]) : "");
+            row.push_back(pending ? tr("pending", "待测") : i < v->size() ? fmt((*v)[i]) : "");
         t.cells.push_back(std::move(row));
     }
     return t;
@@ -918,8 +985,8 @@ void circuit_tables(const circuit_study& s, const circuit_maps& m, std::vector<l
                                    m.comp[k], m.l0, m.l1));
     out.push_back(matrix_table(tr("Random weights of the same shapes (mean)", "同样形状的随机权重（均值）"), m.base, m.base_rows,
                                m.base_cols));
-    out.push_back(curve_table(tr("The pair's K-composition at each kept snapshot", "这一对在每个快照上的 K 组合"),
-                              s.timeline.steps, {"K"}, {&s.timeline.prev_ind_k}));
+    out.push_back(curve_table(tr("The pair's K-composition at each kept snapshot", "这一对在每个快照上的 K 组合"), s, {"K"},
+                              {&s.timeline.prev_ind_k}));
     if (!m.k_map.empty())
         out.push_back(matrix_table(tr("QK through the previous-token head: query token (row) × token before the key (column)",
                                       "经过前一词元头的 QK：查询词元（行）× 键前面的词元（列）"),
@@ -939,17 +1006,17 @@ void context_tables(const circuit_study& s, const circuit_maps& m, std::vector<l
     if (!m.pos_loss.empty())
         out.push_back(matrix_table(tr("Held-out loss of the next token: position (row) × step (column)",
                                       "下一个词元的留出集损失：位置（行）× 训练步（列）"),
-                                   m.pos_loss, m.positions, m.snap_steps));
+                                   m.pos_loss, m.positions, m.snap_steps, &m.pos_pending));
     if (s.timeline.icl_problem.empty())
         out.push_back(curve_table(
-            tr("Held-out loss at the repeat and at its first occurrence", "重复段与它第一次出现处的留出集损失"), s.timeline.steps,
+            tr("Held-out loss at the repeat and at its first occurrence", "重复段与它第一次出现处的留出集损失"), s,
             {tr("repeat", "重复段"), tr("first occurrence", "第一次出现")}, {&s.timeline.loss, &s.timeline.first_loss}));
     if (s.timeline.icl_problem.empty())
-        out.push_back(curve_table(tr("The in-context-learning score at each kept snapshot", "每个快照上的上下文学习得分"),
-                                  s.timeline.steps, {"ICL"}, {&s.timeline.icl}));
+        out.push_back(curve_table(tr("The in-context-learning score at each kept snapshot", "每个快照上的上下文学习得分"), s,
+                                  {"ICL"}, {&s.timeline.icl}));
     if (s.timeline.markov_problem.empty())
-        out.push_back(curve_table(tr("KL(predictor ‖ model) at each kept snapshot", "每个快照上的 KL(预测器 ‖ 模型)"),
-                                  s.timeline.steps, {tr("uniform", "均匀"), tr("unigram", "一元"), tr("bigram", "二元")},
+        out.push_back(curve_table(tr("KL(predictor ‖ model) at each kept snapshot", "每个快照上的 KL(预测器 ‖ 模型)"), s,
+                                  {tr("uniform", "均匀"), tr("unigram", "一元"), tr("bigram", "二元")},
                                   {&s.timeline.kl_uniform, &s.timeline.kl_unigram, &s.timeline.kl_bigram}));
 }
 
@@ -983,8 +1050,9 @@ std::vector<lesson_map> circuit_lesson_maps(const app& a) {
         out.push_back({std::move(title), &x, &rows, &cols, map, r.lo, r.hi});
     };
     if (a.view.lesson.index == 11) {
-        own(tr("Held-out loss of the next token: position × step", "下一个词元的留出集损失：位置 × 训练步"), m.pos_loss,
-            m.positions, m.snap_steps, colormap::sequential);
+        if (!m.any_pending)  // a pending snapshot holds no number to colour (the table says "pending")
+            own(tr("Held-out loss of the next token: position × step", "下一个词元的留出集损失：位置 × 训练步"), m.pos_loss,
+                m.positions, m.snap_steps, colormap::sequential);
         return out;
     }
     if (!s->claims.applies)

@@ -22,6 +22,7 @@
 
 #include "app.hpp"
 #include "base/measure.hpp"
+#include "base/text_util.hpp"
 #include "base/tokenize.hpp"
 #include "heatmap.hpp"
 #include "i18n.hpp"
@@ -72,7 +73,9 @@ std::string fmt(double x) {
         return x > 0 ? "+∞" : "−∞";
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.4g", x);
-    return buf;
+    std::string s = buf;
+    drop_negative_zero(s);
+    return s;
 }
 
 // Horizontal bars for one value per token, centred on zero when signed.
@@ -121,7 +124,9 @@ claim_line claim(claim_style style, const char* format, ...) {
     va_start(args, format);
     std::vsnprintf(buf, sizeof buf, format, args);
     va_end(args);
-    return {style, buf};
+    std::string text = buf;
+    drop_negative_zero(text);
+    return {style, std::move(text)};
 }
 
 // The card's sentences in their styles.
@@ -721,6 +726,11 @@ const formation_measure& formation_of(const app& a) {
 
 // Claim 1: the curve up to the model's step (the curve kept past it does not count).
 claim_line drop_claim(const formation_measure& f) {
+    if (f.drop_shown && !f.plateau_shown)
+        return claim(claim_style::plain,
+                     tr("1. No plateau: the train loss falls from the start, fastest at step %d; by step %d it is %.2g.",
+                        "1. 没有平台：训练损失从一开始就在下降，在第 %d 步下降最快；到第 %d 步为 %.2g。"),
+                     f.phase, f.step, double(f.loss_now));
     if (f.drop_shown)
         return claim(claim_style::plain,
                      tr("1. A plateau at train loss %.2f, then a drop at step %d; by step %d the loss is %.2g.",
@@ -896,11 +906,41 @@ void view_formation(const app& a, frame_out& out) {
     number(out, "previous_score", f.previous_score);
     number(out, "other_head", f.other.head);
     number(out, "drop_shown", f.drop_shown);
+    number(out, "plateau_shown", f.plateau_shown);
     number(out, "induction_shown", f.induction_shown);
     number(out, "previous_shown", f.previous_shown);
 }
 
 // [SECTION] L10 a shortcut, not a circuit
+
+// L10's three lines, each a claim only where the model supports it: an untrained
+// model's accuracies sit at chance and say nothing about a shortcut.
+void shortcut_lines(frame_out& out, const shortcut_measure& m) {
+    if (!m.solved) {
+        text_colored(out, theme_highlight(),
+                     tr("At step %d the model does not solve its own task yet: held-out accuracy %.0f%% (chance ≈ %.0f%%). "
+                        "Press Train; the claims appear once it does.",
+                        "到第 %d 步，模型还没有解出自己的任务：留出集准确率 %.0f%%（随机猜 ≈ %.0f%%）。"
+                        "按“训练”；它解出之后，结论才会出现。"),
+                     m.step, double(m.own.acc) * 100.0, double(m.chance) * 100.0);
+        return;
+    }
+    textf(out, "1. %s %.0f%%", tr("held-out accuracy on its own task:", "在自己任务上的留出集准确率："),
+          double(m.own.acc) * 100.0);
+    std::string heads;
+    for (const head_ref& h : m.positional)
+        heads += (heads.empty() ? "" : ", ") + std::to_string(h.layer) + "·" + std::to_string(h.head);
+    textf(out, "2. %s %s (%s %.2f); %s %.2f", tr("positional heads (layer·head):", "位置头（层·头）："),
+          heads.empty() ? "—" : heads.c_str(), tr("best offset score", "最高偏移得分"), double(m.max_offset),
+          tr("highest induction score of any head", "所有头中最高的归纳得分"), double(m.max_induction));
+    if (m.fails_induction_shown)
+        text_colored(out, theme_bad(), "3. %s %.0f%% (%s ≈ %.0f%%)",
+                     tr("on the induction task's sequences it fails: accuracy", "在归纳任务的序列上失败：准确率"),
+                     double(m.on_induction.acc) * 100.0, tr("chance", "随机猜"), double(m.chance) * 100.0);
+    else
+        textf(out, "3. %s %.0f%% (%s ≈ %.0f%%)", tr("on the induction task's sequences: accuracy", "在归纳任务的序列上：准确率"),
+              double(m.on_induction.acc) * 100.0, tr("chance", "随机猜"), double(m.chance) * 100.0);
+}
 
 void view_shortcut(const app& a, frame_out& out) {
     const trainer& t = a.model.train;
@@ -913,19 +953,8 @@ void view_shortcut(const app& a, frame_out& out) {
         return;
     }
     const shortcut_measure& m = a.model.shortcut.measure;
-    const float chance = 1.0f / float(a.model.exp.train.vocab);
-    textf(out, "1. %s %.0f%%", tr("held-out accuracy on its own task:", "在自己任务上的留出集准确率："),
-          double(t.now.held_out.acc) * 100.0);
-    std::string heads;
-    for (const head_ref& h : m.positional)
-        heads += (heads.empty() ? "" : ", ") + std::to_string(h.layer) + "·" + std::to_string(h.head);
-    textf(out, "2. %s %s (%s %.2f); %s %.2f", tr("positional heads (layer·head):", "位置头（层·头）："),
-          heads.empty() ? "—" : heads.c_str(), tr("best offset score", "最高偏移得分"), double(m.max_offset),
-          tr("highest induction score of any head", "所有头中最高的归纳得分"), double(m.max_induction));
-    text_colored(out, theme_bad(), "3. %s %.0f%% (%s ≈ %.0f%%)",
-                 tr("on the induction task's sequences: accuracy", "在归纳任务的序列上：准确率"),
-                 double(m.on_induction.acc) * 100.0, tr("chance", "随机猜"), double(chance) * 100.0);
-    if (!m.positional.empty())  // the claim's best positional head, where the claim is read
+    shortcut_lines(out, m);
+    if (m.shortcut_shown)  // the claim's best positional head, where the claim is read
         train_head_map(a, out, m.best.layer, m.best.head, "l10_head_map");
     {
         const experiment_controls controls(a);
@@ -947,7 +976,7 @@ void view_shortcut(const app& a, frame_out& out) {
     {
         const experiment_controls controls(a);
         const bool pinned = a.model.pin && *a.model.pin == a.model.exp;
-        ImGui::BeginDisabled(pinned || !trainer_done(t));
+        ImGui::BeginDisabled(pinned || !trainer_done(t) || !m.solved);  // an untrained model is nothing to compare
         if (ImGui::Button(pinned ? tr("pinned as A", "已固定为 A") : tr("pin this model as A", "把这个模型固定为 A")))
             out.request = change::pin(a.model.exp);
         ImGui::EndDisabled();
@@ -963,6 +992,9 @@ void view_shortcut(const app& a, frame_out& out) {
     number(out, "max_offset", m.max_offset);
     number(out, "max_induction", m.max_induction);
     number(out, "induction_task_acc", m.on_induction.acc);
+    number(out, "solved", m.solved);
+    number(out, "shortcut_shown", m.shortcut_shown);
+    number(out, "fails_induction_shown", m.fails_induction_shown);
 }
 
 }  // namespace

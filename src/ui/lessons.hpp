@@ -56,11 +56,13 @@ struct lesson_view {
 
 // L11's and L12's maps, laid out from the circuit study (its version is the key).
 struct circuit_maps {
-    matrix comp[3];    // (h, h) Q-, K-, V-composition: layer-0 heads × layer-1 heads
-    matrix base;       // (1, 3) the random baseline of each
-    matrix k_map, ov;  // (V, V) the pair's K-composition full circuit, the induction head's OV circuit
-    matrix patch;      // (L·h, n + 1) recovery of each head's output at each position, and at all
-    matrix pos_loss;   // L12: (T − 1, S) the next token's held-out loss by position and snapshot
+    matrix comp[3];            // (h, h) Q-, K-, V-composition: layer-0 heads × layer-1 heads
+    matrix base;               // (1, 3) the random baseline of each
+    matrix k_map, ov;          // (V, V) the pair's K-composition full circuit, the induction head's OV circuit
+    matrix patch;              // (L·h, n + 1) recovery of each head's output at each position, and at all
+    matrix pos_loss;           // L12: (T − 1, S) the next token's held-out loss by position and snapshot (0 where pending)
+    matrix pos_pending;        // (T − 1, S) −inf in the columns of pending snapshots (circuit_study_pending), else 0
+    bool any_pending = false;  // some snapshot is still to be measured
     std::vector<std::string> l0, l1, symbols, heads, patch_rows, positions, snap_steps, base_rows, base_cols;
     float comp_hi = 1;  // the shared colour scale's top
 };

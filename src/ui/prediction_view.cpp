@@ -75,32 +75,41 @@ void target_line(frame_out& out, const circuit_prediction& p, int t) {
 
 std::string prediction_writer_text(const circuit_prediction& p, int t) {
     const circuit_writer& w = p.writer[std::size_t(t)];
+    if (w.kind == circuit_writer::none)
+        return "";
     const std::string top = quoted(task_symbol(p.top[std::size_t(t * p.top_k)]));
-    char buf[320];
-    switch (w.kind) {
-        case circuit_writer::none:
-            return "";
-        case circuit_writer::embed:
+    char who[96], buf[400];
+    if (w.kind == circuit_writer::embed)
+        std::snprintf(who, sizeof who, "%s", tr("the token's own embedding", "该词元自己的嵌入"));
+    else if (w.kind == circuit_writer::ffn)
+        std::snprintf(who, sizeof who, tr("layer %d's FFN", "第 %d 层的 FFN"), w.layer);
+    else
+        std::snprintf(who, sizeof who, tr("layer %d · head %d", "第 %d 层 · 头 %d"), w.layer, w.head_index);
+    // Worded by the part's share of the whole (circuit_writer_share): a part larger than
+    // its logit is never "most of" it; the other parts' net is named.
+    switch (circuit_writer_share(w)) {
+        case writer_share::most:
+            std::snprintf(
+                buf, sizeof buf,
+                tr("Most of %s's logit (%.3g of %.3g) is written directly by %s", "%s 的 logit 大部分（%.3g / %.3g）直接来自%s"),
+                top.c_str(), double(w.part), double(w.logit), who);
+            break;
+        case writer_share::largest:
             std::snprintf(buf, sizeof buf,
-                          tr("Most of %s's logit (%.3g of %.3g) is written directly by the token's own embedding.",
-                             "%s 的 logit 大部分（%.3g / %.3g）直接来自该词元自己的嵌入。"),
-                          top.c_str(), double(w.part), double(w.logit));
-            return buf;
-        case circuit_writer::ffn:
+                          tr("The largest direct part of %s's logit (%.3g of %.3g) is written by %s",
+                             "%s 的 logit 中最大的直接部分（%.3g / %.3g）来自%s"),
+                          top.c_str(), double(w.part), double(w.logit), who);
+            break;
+        case writer_share::exceeds:
             std::snprintf(buf, sizeof buf,
-                          tr("Most of %s's logit (%.3g of %.3g) is written directly by layer %d's FFN.",
-                             "%s 的 logit 大部分（%.3g / %.3g）直接来自第 %d 层的 FFN。"),
-                          top.c_str(), double(w.part), double(w.logit), w.layer);
-            return buf;
-        case circuit_writer::head:
+                          tr("%s's logit is %.3g: %s writes %.3g of it directly, more than the whole, because the other parts "
+                             "add up to %.3g",
+                             "%s 的 logit 是 %.3g：%s 直接写入 %.3g，超过了整体，因为其余部分合计 %.3g"),
+                          top.c_str(), double(w.logit), who, double(w.part), double(w.logit - w.part));
             break;
     }
-    std::snprintf(buf, sizeof buf,
-                  tr("Most of %s's logit (%.3g of %.3g) is written directly by layer %d · head %d",
-                     "%s 的 logit 大部分（%.3g / %.3g）直接来自第 %d 层 · 头 %d"),
-                  top.c_str(), double(w.part), double(w.logit), w.layer, w.head_index);
     std::string line = buf;
-    if (w.attends_to >= 0) {
+    if (w.kind == circuit_writer::head && w.attends_to >= 0) {
         std::snprintf(buf, sizeof buf,
                       tr(", which looks from here to position %d (%s, weight %.2f).", "，它从这里看向位置 %d（%s，权重 %.2f）。"),
                       w.attends_to, quoted(task_symbol(p.tokens[std::size_t(w.attends_to)])).c_str(), double(w.weight));

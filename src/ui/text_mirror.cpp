@@ -222,7 +222,9 @@ std::string number_text(double v, const char* format) {
         return v > 0 ? tr("+infinity", "+无穷") : tr("−infinity", "−无穷");
     char buf[40];
     std::snprintf(buf, sizeof buf, format, v);
-    return buf;
+    std::string s = buf;
+    drop_negative_zero(s);
+    return s;
 }
 
 // "Patch from A" as a table, after the stage's while the compare shows it.
@@ -427,11 +429,17 @@ std::string summary(app& a) {
         s += buf;
         if (trainer_done(t)) {  // what the run did, once: the drop, when the model shown is past it
             const formation_measure f = measure_formation(t);
-            if (f.drop_shown) {
+            if (f.plateau_shown) {
                 std::snprintf(buf, sizeof buf,
                               tr(" The train loss fell at step %d, from a plateau at %.2f to %.2g.",
                                  " 训练损失在第 %d 步下降：从 %.2f 的平台降到 %.2g。"),
                               f.phase, double(f.plateau_loss), double(f.loss_now));
+                s += buf;
+            } else if (f.drop_shown) {
+                std::snprintf(buf, sizeof buf,
+                              tr(" The train loss fell fastest at step %d, with no plateau before it; now %.2g.",
+                                 " 训练损失在第 %d 步下降最快，之前没有平台；现在为 %.2g。"),
+                              f.phase, double(f.loss_now));
                 s += buf;
             }
         }

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "app.hpp"
+#include "base/text_util.hpp"
 #include "heatmap.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
@@ -31,7 +32,9 @@ std::string number_text(float v, const char* format) {
         return v > 0 ? "+∞" : "−∞";
     char buf[40];
     std::snprintf(buf, sizeof buf, format, double(v));
-    return buf;
+    std::string s = buf;
+    drop_negative_zero(s);
+    return s;
 }
 
 // The experiment with the model shown trained to `step` (steps: all of it).

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/text_util.hpp"
 #include "i18n.hpp"
 #include "imgui_internal.h"  // GetFocusID: the widget keyboard navigation is on; a window's visible rectangle
 
@@ -160,12 +161,14 @@ void text_wrapped(const char* s, const char* end = nullptr) {
 void text_styled_v(frame_out& out, const ImVec4* colour, const char* fmt, va_list args) {
     const char *s = nullptr, *end = nullptr;
     ImFormatStringToTempBufferV(&s, &end, fmt, args);
+    std::string text(s, end);
+    drop_negative_zero(text);  // "-0.00" reads as 0.00
     if (colour)
         ImGui::PushStyleColor(ImGuiCol_Text, *colour);
-    text_wrapped(s, end);
+    text_wrapped(text.c_str(), text.c_str() + text.size());
     if (colour)
         ImGui::PopStyleColor();
-    note_clip(out, s);
+    note_clip(out, text.c_str());
 }
 
 }  // namespace

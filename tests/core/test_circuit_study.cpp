@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "circuits/timeline.hpp"
 #include "play/circuit_study.hpp"
 #include "play/measure_circuit.hpp"
+#include "play/measure_context.hpp"
 #include "spec/experiment.hpp"
 #include "test_util.hpp"
 #include "train/task.hpp"
@@ -291,4 +293,84 @@ TEST_CASE("circuit study: bad text and other models give problems in words, neve
     circuit_study e;
     CHECK_FALSE(circuit_study_update(none, symbols(lesson_text), e, 0));
     CHECK(e.step == -1);
+}
+
+TEST_CASE("circuit study: pending snapshots are a state of their own, and no claim is read from a part of them") {
+    trainer t;
+    train_to(t, tiny(train_task::induction, 120), train_settings::trained_all);
+    const std::vector<int> text = symbols(lesson_text);
+    circuit_study s;
+    circuit_study_update(t, text, s, 1e-9);  // the at-once part alone
+    REQUIRE(s.timeline.S >= 4);
+    int calls = 0;
+    bool saw_pending = false;
+    while (!s.timeline_done()) {
+        // Pending is not NaN: every snapshot from snapshots_done on is pending (its
+        // entries NaN placeholders), every one before it measured (finite loss).
+        for (int i = 0; i < s.timeline.S; ++i) {
+            CHECK(circuit_study_pending(s, i) == (i >= s.snapshots_done));
+            if (!circuit_study_pending(s, i))
+                CHECK(std::isfinite(s.timeline.loss[std::size_t(i)]));
+        }
+        saw_pending = true;
+        // Nothing is claimed before all of the evidence is in.
+        const context_claims k = measure_context(s.timeline, s.claims.step, s.snapshots_done);
+        CHECK_FALSE(k.complete);
+        CHECK(k.measured == s.snapshots_done);
+        CHECK(k.needed == s.timeline.S);
+        CHECK(k.induction);  // which claims apply is known before
+        CHECK_FALSE(k.bump_shown);
+        CHECK_FALSE(k.icl_shown);
+        CHECK(k.drop_step == -1);
+        CHECK_FALSE(s.claims.over_training_measured);
+        CHECK_FALSE(s.claims.k_comp_shown);
+        CHECK_FALSE(s.claims.rise_shown);
+        circuit_study_update(t, text, s, 1e-9);
+        REQUIRE(++calls < 1000);
+    }
+    CHECK(saw_pending);
+    for (int i = 0; i < s.timeline.S; ++i)
+        CHECK_FALSE(circuit_study_pending(s, i));
+    const context_claims k = measure_context(s.timeline, s.claims.step, s.snapshots_done);
+    CHECK(k.complete);
+    while (!s.claims_done())
+        circuit_study_update(t, text, s, 1e-9);
+    CHECK(s.claims.over_training_measured);
+}
+
+TEST_CASE("L11's words: a recovery by its thresholds, a cell's answer back only where every answer is, no copier untrained") {
+    CHECK(circuit_recovery_word(std::numeric_limits<float>::quiet_NaN()) == recovery_word::none);
+    CHECK(circuit_recovery_word(-0.3f) == recovery_word::stays);
+    CHECK(circuit_recovery_word(0.19f) == recovery_word::stays);
+    CHECK(circuit_recovery_word(0.2f) == recovery_word::part);
+    CHECK(circuit_recovery_word(0.5f) == recovery_word::part);  // "it brings the answer back" said of 0.50 before
+    CHECK(circuit_recovery_word(0.8f) == recovery_word::back);
+    CHECK(circuit_recovery_word(1.0f) == recovery_word::back);
+    CHECK(circuit_recovery_word(1.01f) == recovery_word::beyond);
+    CHECK(circuit_recovery_word(1.186f) == recovery_word::beyond);
+    // A cell: the reading counts the metric positions where the clean answer leads.
+    trainer t;
+    train_to(t, tiny(), train_settings::trained_all);
+    circuit_study s;
+    circuit_study_update(t, symbols(lesson_text), s, 0);
+    REQUIRE(s.patch_problem.empty());
+    CHECK(circuit_study_cell_reading(s).word == recovery_word::none);  // no cell
+    REQUIRE(circuit_study_patch_cell(t, s, {s.claims.induction.layer, s.claims.induction.head, s.patching.T}));
+    const cell_reading r = circuit_study_cell_reading(s);
+    CHECK(r.positions == int(s.patching.positions.size()));
+    CHECK(r.leads >= 0);
+    CHECK(r.leads <= r.positions);
+    if (r.word == recovery_word::back || r.word == recovery_word::beyond)
+        CHECK(r.leads == r.positions);
+    else
+        CHECK(r.word != recovery_word::none);
+    // Untrained, no head's OV circuit copies (its top-1 rate sits near 1 / V).
+    train_to(t, tiny(), 0);
+    circuit_study s0;
+    circuit_study_update(t, symbols(lesson_text), s0, 0);
+    REQUIRE_FALSE(s0.weights.heads.empty());
+    for (const circuit_head_maps& h : s0.weights.heads) {
+        CHECK_FALSE(circuit_copying_shown(h));
+        CHECK(h.ov_top1 < claim_copy_top1);
+    }
 }

@@ -16,6 +16,8 @@
 #include "circuits/weights.hpp"
 #include "play/circuit_study.hpp"
 #include "play/measure_circuit.hpp"
+#include "play/measure_context.hpp"
+#include "play/measure_training.hpp"
 #include "spec/experiment.hpp"
 #include "spec/recipe.hpp"
 #include "train/task.hpp"
@@ -78,6 +80,39 @@ TEST_CASE("circuit study on L9's model: the claims hold as measured at once, and
     CHECK(same_bits(s.claims.k_comp, want.k_comp));
     CHECK(s.claims.keys_shown);
     REQUIRE(s.patch_problem.empty());
+    // One event, one number: L9 (and the Train panel), L11 and L12 name the same drop
+    // (they read 331, 325 and, while training, 324 before train_find_drop).
+    const formation_measure f = measure_formation(t);
+    const context_claims k = measure_context(s.timeline, s.claims.step, s.snapshots_done);
+    MESSAGE("the drop: L9 " << f.phase << " (plateau " << f.plateau_shown << "), L11 " << s.claims.drop_step << ", L12 "
+                            << k.drop_step << ", the Train panel " << trainer_phase_step(t) << "; ICL at the end " << k.icl_now);
+    CHECK(f.drop_shown);
+    CHECK(f.plateau_shown);
+    CHECK(f.phase == trainer_phase_step(t));
+    CHECK(s.claims.drop_step == f.phase);
+    CHECK(k.complete);
+    CHECK(k.drop_step == f.phase);
+    CHECK(k.bump_shown);
+    CHECK(k.icl_shown);
+    // The induction head's OV circuit copies, trained; untrained it does not.
+    for (const circuit_head_maps& h : s.weights.heads)
+        if (h.layer == s.claims.induction.layer && h.head == s.claims.induction.head)
+            CHECK(circuit_copying_shown(h));
+    {
+        trainer u;
+        trainer_sync(u, lesson(0));
+        trainer_finish(u);
+        circuit_study s0;
+        circuit_study_update(u, text, s0, 0);
+        bool found = false;
+        for (const circuit_head_maps& h : s0.weights.heads)
+            if (h.layer == s0.claims.induction.layer && h.head == s0.claims.induction.head) {
+                found = true;
+                MESSAGE("step 0: the chosen induction head's OV top-1 " << h.ov_top1 << ", copying " << h.copying);
+                CHECK_FALSE(circuit_copying_shown(h));
+            }
+        CHECK(found);
+    }
     MESSAGE("L9 text: LD clean " << s.patching.ld_clean << ", corrupt " << s.patching.ld_corrupt << ", every layer-0 head into "
                                  << "layer 1's K " << s.patching.paths_all.k << ", Q " << s.patching.paths_all.q << ", V "
                                  << s.patching.paths_all.v);

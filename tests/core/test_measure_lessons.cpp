@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "base/text_util.hpp"
 #include "model/rules.hpp"
 #include "play/lesson_preset.hpp"
 #include "play/measure_lessons.hpp"
@@ -225,4 +227,22 @@ TEST_CASE("the effect of interventions: Δy, its max and relative size; a NaN is
     CHECK(std::isnan(broken.max_abs));
     CHECK(std::isnan(broken.relative));
     CHECK(std::isinf(measure_intervention_effect(matrix(1, 2), y0).max_abs));
+}
+
+TEST_CASE("numbers that round to zero lose their sign: \"-0.00\" is printed 0.00, other minus signs stay") {
+    const auto fixed = [](std::string s) {
+        drop_negative_zero(s);
+        return s;
+    };
+    CHECK(fixed("-0.00") == "0.00");
+    CHECK(fixed("recovery -0.00, keys -0.0, -0") == "recovery 0.00, keys 0.0, 0");
+    CHECK(fixed("\xE2\x88\x92"
+                "0.00") == "0.00");  // U+2212
+    CHECK(fixed("(-0.00)") == "(0.00)");
+    CHECK(fixed("-0.01") == "-0.01");
+    CHECK(fixed("-10.00") == "-10.00");
+    CHECK(fixed("x - 0.00") == "x - 0.00");  // a minus between terms
+    CHECK(fixed("1-0") == "1-0");
+    CHECK(fixed("a-0") == "a-0");
+    CHECK(fixed("NaN -inf") == "NaN -inf");
 }

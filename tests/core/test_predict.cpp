@@ -139,3 +139,18 @@ TEST_CASE("predict: the session predicts for a trained recipe, and for nothing e
     session_update(s);
     CHECK(s.prediction.n == 0);
 }
+
+TEST_CASE("predict: a writer's part is worded by its share, and a part larger than its logit is never \"most of\" it") {
+    const auto share = [](float part, float logit) {
+        circuit_writer w;
+        w.kind = circuit_writer::head;
+        w.part = part, w.logit = logit;
+        return circuit_writer_share(w);
+    };
+    CHECK(share(15.3f, 15.2f) == writer_share::exceeds);  // the page said "Most of “c”'s logit (15.3 of 15.2)"
+    CHECK(share(2.0f, -1.0f) == writer_share::exceeds);
+    CHECK(share(15.1f, 19.7f) == writer_share::most);
+    CHECK(share(15.2f, 15.2f) == writer_share::most);
+    CHECK(share(3.0f, 15.0f) == writer_share::largest);
+    CHECK(share(-1.0f, -3.0f) == writer_share::largest);  // a negative logit has no "most"
+}

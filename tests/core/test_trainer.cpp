@@ -184,6 +184,60 @@ TEST_CASE("the task with heads zeroed is the diagnostics' ablation table's; the 
     CHECK(trainer_phase_step(fake) == -1);
 }
 
+namespace {
+
+std::vector<train_point> loss_curve(int steps, float (*loss)(int)) {
+    std::vector<train_point> c;
+    for (int i = 0; i < steps; ++i)
+        c.push_back(train_point{i, loss(i), 0.0f, 0.0f, 0.0f});
+    return c;
+}
+
+// L9's shape: a quick fall from ln 16 to a plateau, the plateau, then the drop at 330.
+float plateau_then_drop(int t) {
+    return t < 330 ? 2.3f + 0.47f * std::exp(-float(t) / 10.0f) : 0.05f + 2.25f * std::exp(-float(t - 330) / 5.0f);
+}
+// Falling from the start: an exponential, and a smooth sigmoid whose fastest fall is at 139 (the reverse task's shape).
+float smooth_exponential(int t) { return 0.1f + 2.67f * std::exp(-float(t) / 200.0f); }
+float smooth_sigmoid(int t) { return 0.1f + 2.6f / (1.0f + std::exp(float(t - 139) / 30.0f)); }
+
+}  // namespace
+
+TEST_CASE("the drop is one rule: a plateau curve has one, a smooth fall has no plateau, and training never moves it") {
+    const std::vector<train_point> plateau = loss_curve(1500, plateau_then_drop);
+    const train_drop d = train_find_drop(plateau, 1500, 1500);
+    CHECK(d.window == 50);
+    CHECK(d.step >= 330);
+    CHECK(d.step <= 340);
+    CHECK(d.plateau);
+    CHECK(d.before > 2.0f);
+    CHECK(d.after < 1.0f);
+    // Trained a step at a time (the Train panel's curve as it grows): no drop while
+    // the fall is under way, then the final one, never another.
+    int first_named = -1;
+    for (int n = 1; n <= 1500; ++n) {
+        const int s = train_find_drop(plateau, n, 1500).step;
+        if (s >= 0 && first_named < 0)
+            first_named = n;
+        if (s >= 0)
+            REQUIRE(s == d.step);
+        else
+            REQUIRE(n < d.step + 2 * d.window);
+    }
+    CHECK(first_named == d.step + 2 * d.window);
+    // Falling smoothly from the start: the fastest fall is a drop but no plateau.
+    const train_drop e = train_find_drop(loss_curve(600, smooth_exponential), 600, 600);
+    CHECK(e.step >= 0);
+    CHECK_FALSE(e.plateau);
+    const train_drop g = train_find_drop(loss_curve(600, smooth_sigmoid), 600, 600);
+    CHECK(std::abs(g.step - 139) <= 2);
+    CHECK_FALSE(g.plateau);
+    // The trainer's phase step is this rule on its curve.
+    trainer fake;
+    fake.curve = plateau;
+    CHECK(trainer_phase_step(fake) == d.step);
+}
+
 TEST_CASE("a training lesson's link opens untrained; its model trained, or another experiment, round trips through it") {
     const auto opened = link_parse(lesson_link(9));
     REQUIRE(opened.value);

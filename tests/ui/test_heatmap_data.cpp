@@ -136,6 +136,9 @@ TEST_CASE("numbers in cells stay short") {
     CHECK(std::string(heatmap_format_value(123456.0f, buf, sizeof buf)) == "1e+05");
     CHECK(std::string(heatmap_format_value(nan_f, buf, sizeof buf)) == "nan");
     CHECK(std::string(heatmap_format_value(-inf_f, buf, sizeof buf)) == "-inf");
+    CHECK(std::string(heatmap_format_value(-0.001f, buf, sizeof buf)) == "0.00");  // rounds to zero: no sign
+    CHECK(std::string(heatmap_format_value(-0.0f, buf, sizeof buf)) == "0.00");
+    CHECK(std::string(heatmap_format_value(-0.006f, buf, sizeof buf)) == "-0.01");
 }
 
 // [SECTION] colour vision deficiency: Machado, Oliveira & Fernandes (2009),

@@ -354,7 +354,8 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   await page.waitForFunction(() => window.attn.ui().numbers.cell_recovery !== undefined, null, { polling: 100 });
   n = await numbers();
   assert.ok(n.cell_recovery > 0.3, `the previous-token head patched back: recovery ${n.cell_recovery}`);
-  assert.equal(n.cell_brings_back, n.cell_recovery >= 0.5 ? 1 : 0, 'the sentence follows the recovery');
+  // Worded by docs/circuits.md's thresholds: "back" from 0.8, and only with the clean answer leading at every metric position.
+  assert.equal(n.cell_brings_back, n.cell_recovery >= 0.8 && n.cell_leads === n.cell_positions ? 1 : 0, 'the sentence follows the recovery');
   const clickedRecovery = n.cell_recovery;
   // One button per intervention, as L9's: the induction head's output brings the answer back, another
   // layer-0 head's does not, none clears the patch.

@@ -9,6 +9,30 @@
 
 namespace attn {
 
+// A number printed as "-0.00" ("−0.00", "-0") rounds to zero: its sign says
+// nothing, and reads as a finding. Every formatter of the page's text passes its
+// output through this: the sign of a number whose digits are all 0 is dropped
+// ('-' or U+2212 '−' right before its digits, not after a letter, digit, '_',
+// ')' or ']': "x − 0.5", "1-0" and "a-0" stay as they are).
+inline void drop_negative_zero(std::string& s) {
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    const auto word = [&](char c) {
+        return digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ')' || c == ']';
+    };
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const std::size_t sign = s[i] == '-' ? 1 : s.compare(i, 3, "\xE2\x88\x92") == 0 ? 3 : 0;
+        if (!sign || (i > 0 && word(s[i - 1])))
+            continue;
+        std::size_t j = i + sign, digits = 0;
+        bool zero = true;
+        for (; j < s.size() && (digit(s[j]) || s[j] == '.'); ++j)
+            if (digit(s[j]))
+                ++digits, zero = zero && s[j] == '0';
+        if (digits && zero)
+            s.erase(i, sign);
+    }
+}
+
 // s in single quotes for an error message, cut to 40 bytes ("'abc...'"), never
 // inside a UTF-8 sequence.
 inline std::string quoted(std::string_view s) {

@@ -123,6 +123,12 @@ circuit_writer top_writer(const train_run& run, const experiment& e, const trace
 
 }  // namespace
 
+writer_share circuit_writer_share(const circuit_writer& w) {
+    if (w.part > 0 && w.part > w.logit)
+        return writer_share::exceeds;
+    return w.logit > 0 && w.part >= 0.5f * w.logit ? writer_share::most : writer_share::largest;
+}
+
 bool circuits_predict(const train_run& run, const trace& tr, circuit_prediction& out, std::string* error) {
     if (const std::string why = predict_problem(run, tr); !why.empty()) {
         if (error)

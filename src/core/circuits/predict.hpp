@@ -31,6 +31,14 @@ struct circuit_writer {
     float weight = 0;     // head: that weight
 };
 
+// How a writer's part stands to the whole logit, so its words are true:
+//   exceeds  the part is positive and larger than the logit (the other parts add up
+//            to logit − part < 0): "most of" would be false, the net is named;
+//   most     at least half of a positive logit;
+//   largest  otherwise: only the largest of the parts.
+enum class writer_share { most, largest, exceeds };
+writer_share circuit_writer_share(const circuit_writer& w);
+
 struct circuit_prediction {
     int n = 0, V = 0, L = 0, top_k = 0;
     std::vector<int> tokens;           // (n) the text's symbols

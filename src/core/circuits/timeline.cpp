@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "spec/keys.hpp"
+#include "train/trainer.hpp"
 
 namespace attn {
 namespace {
@@ -211,6 +212,17 @@ void circuits_timeline_begin(train_run& run, circuit_timeline& out, int rows) {
     layout(run, out);
     for (int i = 0; i < out.S; ++i)  // known before any is measured: a view's axis
         out.steps[sz(i)] = run.snapshots[sz(i)].step;
+    const train_drop drop = train_find_drop(run.curve, run.step, run.e.train.steps);
+    out.drop_step = drop.step;
+    out.drop_window = drop.window;
+}
+
+int circuits_timeline_drop_snapshot(const circuit_timeline& tl) {
+    int best = -1;
+    for (int i = 0; tl.drop_step >= 0 && i < tl.S; ++i)
+        if (best < 0 || std::abs(tl.steps[sz(i)] - tl.drop_step) < std::abs(tl.steps[sz(best)] - tl.drop_step))
+            best = i;
+    return best;
 }
 
 void circuits_timeline_snapshot(train_run& run, circuit_timeline& out, int i) {

@@ -20,6 +20,8 @@ namespace attn {
 struct circuit_timeline {
     int S = 0, T = 0, rows = 0;
     std::vector<int> steps;  // (S) the step of each snapshot
+    int drop_step = -1;      // the run's drop up to its step (train_find_drop on its curve): −1, none
+    int drop_window = 0;     // its window w: the fall spans [drop_step − w, drop_step + w)
     // The pairs of circuits_composition (their scores below), and its random baseline
     // (the same for every snapshot: it depends on the shapes only).
     std::vector<circuit_composition_pair> pairs;
@@ -69,6 +71,10 @@ void circuits_timeline(train_run& run, circuit_timeline& out, int rows = train_e
 // chosen pair for prev_ind_k), not on the step the run is at.
 void circuits_timeline_begin(train_run& run, circuit_timeline& out, int rows = train_eval_rows);
 void circuits_timeline_snapshot(train_run& run, circuit_timeline& out, int i);
+
+// The snapshot nearest the run's drop (the earlier of two as near), −1 without a
+// drop: where "the drop" and "before the drop" fall among the snapshots.
+int circuits_timeline_drop_snapshot(const circuit_timeline& tl);
 
 // KL(p ‖ softmax(logits)) = Σ_j p_j (ln p_j − ln q_j) in double, a term with p_j = 0
 // counting 0: how much worse (nats per token) the model predicts than p if p were true.

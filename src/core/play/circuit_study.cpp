@@ -400,6 +400,27 @@ bool circuit_study_update(trainer& t, const std::vector<int>& text, circuit_stud
     return changed;
 }
 
+cell_reading circuit_study_cell_reading(const circuit_study& s) {
+    cell_reading r;
+    const circuit_patching& p = s.patching;
+    if (!s.cell.valid() || !s.patched || s.cell_probs.size() != p.positions.size() * sz(p.V))
+        return r;
+    r.positions = int(p.positions.size());
+    for (std::size_t i = 0; i < p.positions.size(); ++i) {
+        const int t = p.positions[i];
+        const float* pr = s.cell_probs.data() + i * sz(p.V);
+        r.leads += pr[p.clean_answer[sz(t)]] > pr[p.corrupt_answer[sz(t)]];
+    }
+    r.word = circuit_recovery_word(s.cell_recovery);
+    if ((r.word == recovery_word::back || r.word == recovery_word::beyond) && r.leads < r.positions)
+        r.word = recovery_word::part;
+    return r;
+}
+
+bool circuit_study_pending(const circuit_study& s, int snapshot) {
+    return snapshot >= s.snapshots_done && snapshot < s.timeline.S;
+}
+
 // --- [SECTION] the cell a click asks for ---------------------------------------------
 
 bool circuit_study_patch_cell(trainer& t, circuit_study& study, circuit_cell cell) {

@@ -150,4 +150,20 @@ bool circuit_study_update(trainer& t, const std::vector<int>& text, circuit_stud
 // until then) come with that piece; a new step or text patches it again.
 bool circuit_study_patch_cell(trainer& t, circuit_study& study, circuit_cell cell);
 
+// The clicked cell's recovery in words (circuit_recovery_word), and at how many
+// metric positions the patched run puts the clean answer above the corrupted one:
+// "back" or "beyond" only when it does at every one (else "part": one answer on
+// screen still corrupted is not the answer back). none without a patched cell.
+struct cell_reading {
+    recovery_word word = recovery_word::none;
+    int leads = 0, positions = 0;
+};
+cell_reading circuit_study_cell_reading(const circuit_study& s);
+
+// Whether snapshot i of the study's timeline is still to be measured (i ≥
+// snapshots_done): its entries are NaN placeholders, not measurements. A view
+// draws such a cell as pending, never as NaN, and no claim reads it
+// (measure_context's `measured`, circuit_claims' over_training_measured).
+bool circuit_study_pending(const circuit_study& s, int snapshot);
+
 }  // namespace attn

@@ -10,21 +10,26 @@ namespace {
 
 // The snapshots' drop, rise and ICL claims, over the snapshots up to the model's step.
 void over_training(circuit_claims& c, const circuit_timeline& tl) {
-    int drop = -1, rise = -1, now = -1;
+    int rise = -1, now = -1;
+    // The run's drop (train_find_drop, as L9 and the Train panel name it), at or before the step.
+    const int drop = tl.drop_step >= 0 && tl.drop_step <= c.step ? circuits_timeline_drop_snapshot(tl) : -1;
     c.icl_before = 0;
     for (int i = 0; i < tl.S && tl.steps[std::size_t(i)] <= c.step; ++i) {
         const float loss = tl.loss[std::size_t(i)], k = tl.prev_ind_k[std::size_t(i)];
         now = i;
-        if (drop < 0 && loss < 0.5f * tl.loss[0])
-            drop = i;
         if (rise < 0 && k > c.base + claim_rise_spreads * c.spread)
             rise = i;
         if (loss > 0.75f * tl.loss[0])
             c.icl_before = std::max(c.icl_before, std::abs(tl.icl[std::size_t(i)]));
     }
-    c.drop_step = drop >= 0 ? tl.steps[std::size_t(drop)] : -1;
+    c.drop_step = drop >= 0 ? tl.drop_step : -1;
     c.rise_step = rise >= 0 ? tl.steps[std::size_t(rise)] : -1;
-    c.rise_shown = drop >= 0 && rise >= 0 && std::abs(rise - drop) <= claim_rise_snapshots;
+    // "With the drop": the rise within claim_rise_snapshots of the snapshots the fall spans, [drop − w, drop + w].
+    int first = drop, last = drop;
+    for (int i = 0; drop >= 0 && i < tl.S; ++i)
+        if (std::abs(tl.steps[std::size_t(i)] - tl.drop_step) <= tl.drop_window)
+            first = std::min(first, i), last = std::max(last, i);
+    c.rise_shown = drop >= 0 && rise >= 0 && rise >= first - claim_rise_snapshots && rise <= last + claim_rise_snapshots;
     if (now < 0)
         return;
     c.k_comp = tl.prev_ind_k[std::size_t(now)];
@@ -35,10 +40,24 @@ void over_training(circuit_claims& c, const circuit_timeline& tl) {
 
 }  // namespace
 
+recovery_word circuit_recovery_word(float recovery) {
+    if (!std::isfinite(recovery))
+        return recovery_word::none;
+    if (recovery < claim_recovery_part)
+        return recovery_word::stays;
+    if (recovery < claim_recovery_back)
+        return recovery_word::part;
+    return recovery > 1.0f ? recovery_word::beyond : recovery_word::back;
+}
+
+bool circuit_copying_shown(const circuit_head_maps& h) {
+    return std::isfinite(h.ov_top1) && std::isfinite(h.copying) && h.ov_top1 >= claim_copy_top1 && h.copying >= claim_copy_score;
+}
+
 void circuit_claims_begin(const train_run& run, circuit_claims& out) {
     out.step = run.step;
     out.applies = run.e.train.task == train_task::induction && run.L >= 2;
-    out.k_comp_shown = out.rise_shown = out.keys_shown = out.icl_shown = false;
+    out.k_comp_shown = out.rise_shown = out.keys_shown = out.icl_shown = out.over_training_measured = false;
     out.drop_step = out.rise_step = -1;
     out.rows = 0;
     // A second measure of another model starts from nothing, not from the last one's numbers.
@@ -56,6 +75,7 @@ void circuit_claims_over_training(const circuit_timeline& tl, circuit_claims& ou
     out.base = tl.base_k.mean;
     out.spread = tl.base_k.spread;
     over_training(out, tl);
+    out.over_training_measured = true;
 }
 
 // Path patching of every layer-0 head into layer 1 on one held-out row, if it takes

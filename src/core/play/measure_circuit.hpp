@@ -6,8 +6,9 @@
 //   composition   the previous-token -> induction pair (circuits_timeline's choice)
 //                 and its K-composition at the model's step, against the random
 //                 baseline of the same shapes;
-//   over training the snapshot where the loss falls below half its start and the
-//                 first where that K-composition passes its baseline + 5 spreads;
+//   over training the run's drop (train_find_drop: the step L9 and the Train panel
+//                 name) and the first snapshot where that K-composition passes its
+//                 baseline + 5 spreads;
 //                 the in-context-learning score before the drop and at the step;
 //   patching      every layer-0 head patched into the layer-1 heads' Q, K or V
 //                 inputs at once, over the held-out rows whose corruption applies
@@ -19,21 +20,37 @@
 
 #include "circuits/patching.hpp"
 #include "circuits/timeline.hpp"
+#include "circuits/weights.hpp"
 #include "play/measure_training.hpp"
 #include "train/train.hpp"
 
 namespace attn {
 
-inline constexpr float claim_k_spreads = 10.0f;      // "K-composes": K above baseline + this many spreads
-inline constexpr float claim_rise_spreads = 5.0f;    // where the K-composition "rises"
-inline constexpr int claim_rise_snapshots = 3;       // "with the drop": within this many snapshots of it
-inline constexpr float claim_keys_recovery = 0.8f;   // "through the keys": mean recovery through K at least this
-inline constexpr float claim_other_recovery = 0.1f;  // … and through Q and V at most this (either sign)
-inline constexpr float claim_patch_span = 5.0f;      // the model tells clean from corrupted: mean LD span at least this
-inline constexpr float claim_icl_before = 0.5f;      // "near 0 before the drop": |ICL| below this
-inline constexpr float claim_icl_after = -2.0f;      // "clearly negative": ICL below this
-inline constexpr float claim_cell_recovery = 0.5f;   // one patched cell "brings the answer back": recovery at least this
-inline constexpr int claim_patch_rows = 32;          // the held-out rows patched (those the corruption applies to)
+inline constexpr float claim_k_spreads = 10.0f;     // "K-composes": K above baseline + this many spreads
+inline constexpr float claim_rise_spreads = 5.0f;   // where the K-composition "rises"
+inline constexpr int claim_rise_snapshots = 3;      // "with the drop": within this many snapshots of the fall's
+inline constexpr float claim_recovery_part = 0.2f;  // a recovery below this: "the answer stays corrupted"
+inline constexpr float claim_recovery_back = 0.8f;  // at least this: "brings the answer back"; between: "part of it"
+inline constexpr float claim_keys_recovery = claim_recovery_back;  // "through the keys": mean recovery through K at least this
+inline constexpr float claim_other_recovery = 0.1f;                // … and through Q and V at most this (either sign)
+inline constexpr float claim_patch_span = 5.0f;  // the model tells clean from corrupted: mean LD span at least this
+inline constexpr float claim_icl_before = 0.5f;  // "near 0 before the drop": |ICL| below this
+inline constexpr float claim_icl_after = -2.0f;  // "clearly negative": ICL below this
+inline constexpr int claim_patch_rows = 32;      // the held-out rows patched (those the corruption applies to)
+inline constexpr float claim_copy_top1 = 0.5f;   // "its OV circuit copies": diagonal top-1 rate at least this
+inline constexpr float claim_copy_score = 0.5f;  // … and copying score at least this (1: a pure copier)
+
+// A recovery in words (docs/circuits.md, "A recovery in words"): none (not a
+// number: the logit differences are equal or the run diverged), stays (below
+// claim_recovery_part, negative included), part (below claim_recovery_back),
+// back (up to 1), beyond (above 1: the patched run prefers the clean answer more
+// than the clean run itself, the rest of the corrupted run pushing the same way).
+enum class recovery_word { none, stays, part, back, beyond };
+recovery_word circuit_recovery_word(float recovery);
+
+// Whether a head's OV circuit copies (claim_copy_top1 and claim_copy_score): an
+// untrained head's top-1 rate sits near 1 / V and says nothing.
+bool circuit_copying_shown(const circuit_head_maps& h);
 
 struct circuit_claims {
     int step = 0;          // the model's step: what the claims describe
@@ -49,9 +66,13 @@ struct circuit_claims {
     float k_all = 0, q_all = 0, v_all = 0, k_pair = 0;
     // What the model at `step` supports:
     bool k_comp_shown = false;  // k_comp > base + claim_k_spreads · spread
-    bool rise_shown = false;    // the drop and the rise both at or before the step, within claim_rise_snapshots
+    bool rise_shown = false;    // the drop and the rise at or before the step, the rise within claim_rise_snapshots of
+                                // the snapshots the fall spans ([drop − w, drop + w]: train_find_drop's window)
     bool keys_shown = false;  // span ≥ claim_patch_span, k_all ≥ claim_keys_recovery, |q_all|, |v_all| ≤ claim_other_recovery
     bool icl_shown = false;  // icl_before < claim_icl_before and icl_now < claim_icl_after
+    // Whether every snapshot up to the step is in (circuit_claims_over_training ran):
+    // until then k_comp_shown, rise_shown and icl_shown say nothing (the card says "measuring…").
+    bool over_training_measured = false;
     // The sums over the patched rows so far (circuit_claims_patch_row), and scratch
     // reused between calls.
     double sum_span = 0, sum_k = 0, sum_q = 0, sum_v = 0, sum_pair = 0;

@@ -39,22 +39,30 @@ void markov_phases(const circuit_timeline& tl, int now, context_claims& c) {
 
 }  // namespace
 
-context_claims measure_context(const circuit_timeline& tl, int step) {
+context_claims measure_context(const circuit_timeline& tl, int step, int measured) {
     context_claims c;
     c.step = step;
-    int now = -1, drop = -1;
-    for (int i = 0; i < tl.S && tl.steps[std::size_t(i)] <= step && std::isfinite(tl.loss[std::size_t(i)]); ++i) {
+    for (int i = 0; i < tl.S && tl.steps[std::size_t(i)] <= step; ++i)
+        ++c.needed;
+    c.measured = std::clamp(measured, 0, c.needed);
+    c.complete = c.needed > 0 && c.measured == c.needed;
+    c.induction = tl.S > 0 && tl.icl_problem.empty();  // which claims apply: known before any snapshot is in
+    c.markov = tl.S > 0 && tl.markov_problem.empty();
+    if (!c.complete)  // pending snapshots: nothing is claimed from a part of the evidence
+        return c;
+    int now = -1;
+    for (int i = 0; i < c.needed && std::isfinite(tl.loss[std::size_t(i)]); ++i) {
         now = i;
-        if (drop < 0 && tl.loss[std::size_t(i)] < 0.5f * tl.loss[0])
-            drop = i;
         if (tl.loss[std::size_t(i)] > 0.75f * tl.loss[0] && std::isfinite(tl.icl[std::size_t(i)]))
             c.icl_before = std::max(c.icl_before, std::abs(tl.icl[std::size_t(i)]));
     }
     if (now < 0)
         return c;
-    c.induction = tl.icl_problem.empty();
-    c.markov = tl.markov_problem.empty();
-    c.drop_step = drop >= 0 ? tl.steps[std::size_t(drop)] : -1;
+    // The run's drop (train_find_drop, as L9 and the Train panel name it), measured by the step.
+    int drop = tl.drop_step >= 0 && tl.drop_step <= step ? circuits_timeline_drop_snapshot(tl) : -1;
+    if (drop > now)
+        drop = -1;
+    c.drop_step = drop >= 0 ? tl.drop_step : -1;
     const int before = drop > 0 ? drop - 1 : now;
     c.before_step = tl.steps[std::size_t(before)];
     c.early_end = std::max(1, (tl.T - 1) / 4);

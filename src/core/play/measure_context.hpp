@@ -27,9 +27,11 @@ inline constexpr float context_markov_gap = 0.05f;   // markov: late positions c
 
 struct context_claims {
     int step = 0;
+    int measured = 0, needed = 0;            // snapshots up to the step measured, and how many there are
+    bool complete = false;                   // measured ≥ needed: the claims below are read from all of them
     bool induction = false, markov = false;  // which claims apply (the timeline's task)
-    int drop_step = -1;                      // the first snapshot whose loss is below half the first's; −1: none yet
-    int before_step = -1;                    // the last snapshot before it (the step's own when there is no drop)
+    int drop_step = -1;                      // the run's drop (timeline's drop_step) once measured by the step; −1: none yet
+    int before_step = -1;                    // the last snapshot before the drop (the step's own when there is no drop)
     float repeat_before = std::numeric_limits<float>::quiet_NaN(), repeat_now = std::numeric_limits<float>::quiet_NaN();
     float first_before = std::numeric_limits<float>::quiet_NaN(), first_now = std::numeric_limits<float>::quiet_NaN();
     float early_before = std::numeric_limits<float>::quiet_NaN(), early_now = std::numeric_limits<float>::quiet_NaN();
@@ -47,7 +49,10 @@ struct context_claims {
     bool phases_shown = false;                            // uniform first, then unigram, then bigram (nearest at the step)
 };
 
-// The claims over the snapshots of tl up to `step`.
-context_claims measure_context(const circuit_timeline& tl, int step);
+// The claims over the snapshots of tl up to `step`, of which the first `measured`
+// are in (a study's snapshots_done; the rest are pending: circuit_study_pending).
+// Until every snapshot up to the step is in, `complete` is false and no claim is
+// shown: a claim is stated once, from all its evidence, and does not flip as it arrives.
+context_claims measure_context(const circuit_timeline& tl, int step, int measured);
 
 }  // namespace attn

@@ -48,8 +48,10 @@ float median_loss(const trainer& t, int from, int to) {
 // Which of L9's claims the model at f.step supports.
 void formation_support(const trainer& t, formation_measure& f) {
     f.induction_task = t.run->e.train.task == train_task::induction;
-    // A drop after a plateau: at least a window of steps before the drop's own (a short run's first fall is no plateau).
-    f.drop_shown = f.phase >= 2 * f.window && f.phase + f.window <= f.step;
+    // The drop as the curve up to the model's step has it (train_find_drop: settled, so the same step the whole curve names).
+    const train_drop now = train_find_drop(t.curve, f.step, t.run->e.train.steps);
+    f.drop_shown = now.step >= 0 && now.step == f.phase;
+    f.plateau_shown = f.drop_shown && now.plateau;
     f.induction_shown = f.induction_task && f.induction.valid() && f.induction_score >= claim_induction_score;
     f.jump_shown = f.induction_shown && f.drop_shown && f.before_step >= 0 && f.after_step <= f.step &&
                    f.induction_before < claim_induction_score && f.induction_after >= claim_induction_score;
@@ -83,8 +85,9 @@ formation_measure measure_formation(const trainer& t) {
                 f.other = {f.induction.layer, i}, lowest = v;
     }
     f.step = trainer_step(t);
-    f.phase = trainer_phase_step(t);
-    const int w = std::clamp(int(t.curve.size()) / 20, 5, 50);  // trainer_phase_step's window
+    const train_drop drop = train_find_drop(t.curve, int(t.curve.size()), t.run->e.train.steps);  // trainer_phase_step's
+    f.phase = drop.step;
+    const int w = drop.window;
     f.window = w;
     f.loss_now = median_loss(t, f.step - w, f.step);  // the median: a trained model's rare spikes do not lift it
     if (f.phase < 0) {
@@ -105,8 +108,10 @@ formation_measure measure_formation(const trainer& t) {
     return f;
 }
 
+bool task_solved(const train_eval_result& r, float chance) { return r.acc - chance >= claim_task_solved; }
+
 bool task_broken(const train_eval_result& intact, const train_eval_result& zeroed, float chance) {
-    return intact.acc - chance >= 0.5f && intact.acc - zeroed.acc >= 0.5f * (intact.acc - chance);
+    return task_solved(intact, chance) && intact.acc - zeroed.acc >= 0.5f * (intact.acc - chance);
 }
 
 task_reading measure_task_reading(const trainer& t) {
@@ -175,6 +180,12 @@ shortcut_measure measure_shortcut(const trainer& t, const train_eval_result& on_
             m.positional.push_back({int(k) / h, int(k) % h});
     }
     m.on_induction = on_induction;
+    m.step = trainer_step(t);
+    m.chance = 1.0f / float(std::max(t.run->e.train.vocab, 1));
+    m.own = t.now.held_out;
+    m.solved = task_solved(m.own, m.chance);
+    m.shortcut_shown = m.solved && !m.positional.empty() && m.max_induction < claim_induction_score;
+    m.fails_induction_shown = m.solved && task_broken(m.own, m.on_induction, m.chance);
     return m;
 }
 

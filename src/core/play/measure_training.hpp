@@ -37,8 +37,8 @@ inline constexpr float claim_reading_score = 0.5f;    // another task's head rea
 
 struct formation_measure {
     int step = 0;                           // the model's step: what the claims describe
-    int phase = -1;                         // -1: no drop in the curve
-    int window = 0;                         // trainer_phase_step's window (steps)
+    int phase = -1;                         // -1: no drop in the curve (trainer_phase_step: the whole curve's)
+    int window = 0;                         // train_find_drop's window (steps)
     float loss_before = 0, loss_after = 0;  // mean train loss over the window just before and after the drop
     float plateau_loss = 0;                 // median train loss over the plateau, [window, phase − window)
     float loss_now = 0;                     // median train loss over the window up to the model's step
@@ -52,7 +52,8 @@ struct formation_measure {
     head_ref other;  // the head of the induction head's layer with the lowest induction score
     // What the model at `step` supports (false: the card says what is not there yet):
     bool induction_task = false;   // it is trained on the induction task
-    bool drop_shown = false;       // the drop and the window after it lie at or before `step`
+    bool drop_shown = false;       // the drop (train_find_drop) is settled at or before `step`
+    bool plateau_shown = false;    // and a plateau comes before it (a smooth fall has none)
     bool induction_shown = false;  // induction task, and the induction head's score now ≥ claim_induction_score
     bool jump_shown = false;       // and its score jumped across the drop (from below to at least the threshold)
     bool previous_shown = false;   // an induction head, and a layer-0 previous-token score ≥ claim_previous_score
@@ -60,8 +61,13 @@ struct formation_measure {
 
 formation_measure measure_formation(const trainer& t);
 
+// Whether a model solves its task: its accuracy is well above chance (by at
+// least claim_task_solved; an untrained model sits at chance).
+inline constexpr float claim_task_solved = 0.5f;
+bool task_solved(const train_eval_result& r, float chance);
+
 // Whether zeroing heads broke the task: the accuracy lost at least half of what the
-// intact model gains over chance, and the intact model is well above chance.
+// intact model gains over chance, and the intact model solves it (task_solved).
 bool task_broken(const train_eval_result& intact, const train_eval_result& zeroed, float chance);
 
 enum class head_reading { none, offset, anti_diagonal };
@@ -89,6 +95,13 @@ struct shortcut_measure {
     head_ref best;                            // the head with the highest offset score (max_offset's)
     float max_offset = 0, max_induction = 0;  // over every head
     train_eval_result on_induction;           // the model on the induction task's held-out rows
+    int step = 0;                             // the model's step: what the claims describe
+    float chance = 0;                         // 1 / vocabulary
+    train_eval_result own;                    // the model on its own task's held-out rows (at scores_step's measure)
+    // What the model at `step` supports (an untrained model solves nothing: no claim, no pin):
+    bool solved = false;                 // task_solved on its own task
+    bool shortcut_shown = false;         // solved, by positional heads, with no induction head (max < claim_induction_score)
+    bool fails_induction_shown = false;  // solved, and task_broken from its own task to the induction task's rows
 };
 
 // Needs the run (the induction rows are evaluated on it): hence not const.

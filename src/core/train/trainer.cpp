@@ -500,26 +500,39 @@ std::vector<float> train_loss_ema(const std::vector<train_point>& curve, int spa
     return out;
 }
 
-int trainer_phase_step(const trainer& t) {
-    const int n = int(t.curve.size());
-    const int w = std::clamp(n / 20, 5, 50);
+train_drop train_find_drop(const std::vector<train_point>& curve, int upto, int steps) {
+    train_drop d;
+    const int n = std::clamp(upto, 0, int(curve.size()));
+    const int w = std::clamp((steps > 0 ? steps : int(curve.size())) / 20, 5, 50);
+    d.window = w;
     if (n < 2 * w + 1)
-        return -1;
-    std::vector<double> sum(std::size_t(n) + 1, 0.0);
-    for (int i = 0; i < n; ++i)
-        sum[std::size_t(i) + 1] = sum[std::size_t(i)] + double(t.curve[std::size_t(i)].loss);
+        return d;
+    // The window means, each summed in order in double (no memory: the circuits' timeline calls this on every pass).
+    const auto mean = [&](int from) {
+        double s = 0;
+        for (int i = from; i < from + w; ++i)
+            s += double(curve[std::size_t(i)].loss);
+        return s / w;
+    };
     int best = -1;
     double best_drop = 0.0;
-    for (int s = w; s + w <= n; ++s) {
-        const double before = (sum[std::size_t(s)] - sum[std::size_t(s - w)]) / w;
-        const double after = (sum[std::size_t(s + w)] - sum[std::size_t(s)]) / w;
-        if (before - after > best_drop) {
-            best_drop = before - after;
+    for (int s = w; s + w <= n; ++s)
+        if (const double fall = mean(s - w) - mean(s); fall > best_drop) {
+            best_drop = fall;
             best = s;
         }
-    }
-    // A drop worth the name: a tenth of the loss where it started.
-    return best >= 0 && best_drop > 0.1 * double(t.curve.front().loss) ? best : -1;
+    // A drop worth the name (a tenth of the loss where it started), and settled.
+    if (best < 0 || best_drop <= 0.1 * double(curve.front().loss) || best + 2 * w > n)
+        return d;
+    d.step = best;
+    d.before = float(mean(best - w));
+    d.after = float(mean(best));
+    d.plateau = best >= 3 * w && std::fabs(mean(best - 3 * w) - mean(best - 2 * w)) <= train_plateau_flatness * best_drop;
+    return d;
+}
+
+int trainer_phase_step(const trainer& t) {
+    return train_find_drop(t.curve, int(t.curve.size()), t.run ? t.run->e.train.steps : 0).step;
 }
 
 train_eval_result trainer_task_with_ablated(trainer& t, const std::vector<ablated_head>& heads) {

@@ -200,9 +200,32 @@ bool trainer_measured(const trainer& t);
 // (train.hpp). Empty without a run.
 std::vector<int> trainer_snapshot_steps(const trainer& t);
 
-// The step where the train loss fell fastest, its mean over a window of steps
-// before and after compared: the phase change. -1 while the curve is too short
-// or nothing fell.
+// The drop of a loss curve: every view that names "the drop" (L9, L11, L12, the
+// Train panel, the text view) reads this one rule (docs/training.md, "The drop and
+// the plateau"). Over the first `upto` points of the curve, w = clamp(steps / 20,
+// 5, 50) steps (steps: the run's length, so w does not change while it trains):
+//   the drop     the step s where the mean loss over [s − w, s) minus that over
+//                [s, s + w) is largest, when it is more than a tenth of the first
+//                step's loss and the fall has settled: s + 2w ≤ upto (another
+//                window after it is in the curve; until then −1: a drop still
+//                under way is not named, so it never reads one step while
+//                training and another once trained);
+//   the plateau  before it: s ≥ 3w and the mean loss over [s − 3w, s − 2w) and
+//                over [s − 2w, s − w) differ by at most train_plateau_flatness of
+//                the drop (before − after). A loss falling smoothly from its start
+//                falls about as fast there as at its fastest, and fails.
+inline constexpr float train_plateau_flatness = 0.25f;
+struct train_drop {
+    int step = -1;  // −1: no drop (yet)
+    int window = 0;
+    float before = 0, after = 0;  // the mean loss over the window before and after the drop
+    bool plateau = false;
+};
+train_drop train_find_drop(const std::vector<train_point>& curve, int upto, int steps);
+
+// The trainer's curve's drop (train_find_drop over every step taken in the run,
+// the run's length from its recipe; without a run, the curve's): its step, −1
+// while there is none.
 int trainer_phase_step(const trainer& t);
 
 // The train loss smoothed for its log-scale plot: an exponential moving average
