@@ -5,10 +5,13 @@
 // still hold references into the trace it would replace.
 #include <doctest/doctest.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -912,6 +915,110 @@ TEST_CASE("from a lesson's link the keyboard starts on the lesson's card: Tab wa
         stops.push_back(a.reports.keyboard_focus);
     }
     CHECK(stops == std::vector<std::string>{"lesson_previous", "lesson_next", "train_recipe", "train_run"});
+}
+
+namespace {
+
+void press_key(ui::app& a, ImGuiKey key, bool shift = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    if (shift)
+        io.AddKeyEvent(ImGuiMod_Shift, true);
+    io.AddKeyEvent(key, true);
+    frame(a);
+    io.AddKeyEvent(key, false);
+    if (shift)
+        io.AddKeyEvent(ImGuiMod_Shift, false);
+    frame(a);
+}
+
+// Whether the named widget lies wholly inside the part of its window that is seen.
+bool widget_seen(const ui::app& a, const std::string& name) {
+    const ui::widget_rect* w = find_widget(a, name);
+    const ImGuiWindow* win = w ? ImGui::FindWindowByName(w->window.c_str()) : nullptr;
+    return win && w->y0 >= win->InnerClipRect.Min.y - 0.5f && w->y1 <= win->InnerClipRect.Max.y + 0.5f;
+}
+
+}  // namespace
+
+TEST_CASE("Tab goes on from Train once its run is done, and the focused button stays in view") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(1280, 720);
+    ui::app a;
+    ui::app_init(a, experiment{});
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=0"));
+    for (int i = 0; i < 3; ++i)
+        frame(a);
+    for (int t = 0; t < 4; ++t)
+        press_key(a, ImGuiKey_Tab);
+    REQUIRE(a.reports.keyboard_focus == "train_run");
+    // A run of a few steps (the lesson's recipe, shortened): Enter trains it to the end.
+    experiment e = a.model.exp;
+    e.train.steps = 6;
+    REQUIRE(ui::app_change(a, change::set(e), ui::link_scope::experiment));
+    frame(a);
+    press_key(a, ImGuiKey_Enter);
+    for (int i = 0; i < 2000 && !(trainer_done(a.model.train) && trainer_step(a.model.train) == 6); ++i)
+        frame(a);
+    REQUIRE(trainer_step(a.model.train) == 6);
+    for (int i = 0; i < 10; ++i)  // what the card says of the trained model appears above
+        frame(a);
+    CHECK(a.reports.keyboard_focus == "train_run");  // disabled now: nothing more to train
+    CHECK(widget_seen(a, "train_run"));
+    press_key(a, ImGuiKey_Tab);
+    CHECK(a.reports.keyboard_focus == "train_reset");  // Step is disabled too
+    // The window gets shorter than where the focused button is (as when the card
+    // above grows): the page scrolls it back into view.
+    const float bottom = find_widget(a, "train_reset")->y1;
+    ImGui::GetIO().DisplaySize.y = bottom - 40.0f;
+    for (int i = 0; i < 3; ++i)
+        frame(a);
+    CHECK(a.reports.keyboard_focus == "train_reset");
+    CHECK(widget_seen(a, "train_reset"));
+    ImGui::GetIO().DisplaySize.y = 720;
+    press_key(a, ImGuiKey_Tab, true);  // and back, past the disabled Step and Train
+    CHECK(a.reports.keyboard_focus == "train_recipe");
+    ImGui::GetIO().ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
+}
+
+TEST_CASE("while a run trains, what grows above the Train panel does not push its progress bar off the screen") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(1280, 720);
+    ui::app a;
+    ui::app_init(a, experiment{});
+    ui::ui_set_language(ui::language::zh);  // English takes more lines above the bar than 中文
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=0"));
+    for (int i = 0; i < 3; ++i)
+        frame(a);
+    REQUIRE(widget_seen(a, "train_progress"));
+    const auto bar_y = [&a] { return find_widget(a, "train_progress")->y0; };
+    const float still = bar_y();
+    // Not training: what is above grows, and the bar moves down with it.
+    ui::app_toggle_language(a);
+    frame(a);
+    frame(a);
+    REQUIRE(bar_y() > still + 20.0f);
+    ui::app_toggle_language(a);
+    frame(a);
+    frame(a);
+    REQUIRE(bar_y() == doctest::Approx(still));
+    // Training: the same growth, and the page scrolls by as much.
+    experiment e = a.model.exp;
+    e.train.trained = train_settings::trained_all;
+    REQUIRE(ui::app_change(a, change::set(e), ui::link_scope::experiment));
+    for (int i = 0; i < 200 && !trainer_training(a.model.train); ++i)
+        frame(a);
+    REQUIRE(trainer_training(a.model.train));
+    frame(a);  // a scroll asked for as training began (the card's lines changed) lands
+    frame(a);
+    const float before = bar_y();
+    ui::app_toggle_language(a);
+    frame(a);
+    frame(a);
+    frame(a);
+    CHECK(trainer_training(a.model.train));
+    CHECK(bar_y() == doctest::Approx(before).epsilon(0.002));
+    CHECK(widget_seen(a, "train_progress"));
+    ui::ui_set_language(ui::language::en);
 }
 
 TEST_CASE("a notice is a toast over the page: nothing under it moves, × closes it, it goes by itself after a few seconds") {
