@@ -705,6 +705,8 @@ TEST_CASE("patch from A: the switch beside the compare, the map of every head at
     REQUIRE(find_widget(a, "compare_patch_map"));
     const compare_patch_result& r = ui::app_compare_patch(a);
     REQUIRE(r.complete());
+    CHECK_FALSE(r.other_weights);  // one model, a head zeroed in B: its own activations
+    CHECK_FALSE(find_widget(a, "compare_patch_other_weights"));
     CHECK(r.explained[1] == doctest::Approx(1.0));
     const auto map = std::find_if(a.reports.maps.begin(), a.reports.maps.end(),
                                   [](const ui::map_report& m) { return m.name == "compare_patch_map"; });
@@ -819,7 +821,9 @@ namespace {
 struct recording_gpu : ui::heatmap_gpu {
     std::map<std::uint64_t, std::vector<float>> values;  // each texture's cell values (the texels' first of two)
     std::set<std::uint64_t> drawn;
+    int uploads = 0;
     void upload(std::uint64_t key, int rows, int cols, const float* texels) override {
+        ++uploads;
         std::vector<float>& v = values[key];
         v.resize(std::size_t(rows) * std::size_t(cols));
         for (std::size_t i = 0; i < v.size(); ++i)
@@ -894,6 +898,77 @@ TEST_CASE("every picture drawn is of the data it is drawn from: the layer, the h
             CHECK(!gpu.shows(*heads_of(a.model.pin_tr, 1 - layer)[h]));
         }
     }
+    heatmaps.set_gpu(nullptr);
+}
+
+TEST_CASE(
+    "compare costs what its maps cost: A traced once its run is done, nothing recomputed or uploaded while nothing changes") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(1440, 900);
+    recording_gpu gpu;
+    ui::heatmap_context heatmaps;
+    heatmaps.set_gpu(&gpu);
+    ui::app a;
+    ui::app_init(a, experiment{});
+    // B: L9 trained a few steps; A: L10's recipe, pinned, retrained to its step beside B.
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=8"));
+    for (int i = 0; i < 2000 && !(trainer_done(a.model.train) && trainer_step(a.model.train) == 8); ++i)
+        gpu_frame(a, heatmaps, gpu);
+    REQUIRE(trainer_step(a.model.train) == 8);
+    experiment l10 = *experiment_parse(recipe_lesson_copy_offset).value;
+    l10.train.trained = 12;
+    REQUIRE(ui::app_change(a, change::pin(l10)));
+    a.view.compare_shown = true;
+    a.view.compare_patch_shown = true;
+    const std::uint64_t pinned = a.model.pin_version;
+    int frames = 0;
+    const auto settled = [&a] {
+        const trainer& t = a.model.pin_train;  // at its step, and its held-out measure there taken
+        return t.run && trainer_done(t) && trainer_step(t) == 12 && t.measured_step == 12 && ui::app_compare_patch(a).complete();
+    };
+    for (; frames < 2000 && !settled(); ++frames)
+        gpu_frame(a, heatmaps, gpu);
+    REQUIRE(trainer_step(a.model.pin_train) == 12);
+    CHECK(frames > 3);  // A's run took frames
+    // A's trace is of no use until A is at its step (the compare says it is
+    // still training): traced once then, not at each of its steps.
+    CHECK(a.model.pin_version - pinned <= 3);
+    const auto counters = [&a, &gpu] {
+        return std::vector<std::uint64_t>{a.model.version,           a.model.pin_version,        a.memo.compare.made,
+                                          a.memo.compare_patch.made, std::uint64_t(gpu.uploads), a.memo.effect.made};
+    };
+    const auto still = [&](const char* what) {
+        for (int i = 0; i < 3; ++i)  // the view's first frames lay out
+            gpu_frame(a, heatmaps, gpu);
+        const std::vector<std::uint64_t> before = counters();
+        for (int i = 0; i < 30; ++i)
+            gpu_frame(a, heatmaps, gpu);
+        const std::vector<std::uint64_t> after = counters();
+        INFO(std::string(what) << ": the trace, A's trace, the compare, the patch map, uploads, the effect");
+        for (std::size_t k = 0; k < before.size(); ++k)
+            CHECK_MESSAGE(after[k] == before[k], "counter " << k << " recomputed or uploaded with nothing changed");
+    };
+    REQUIRE(find_widget(a, "cmp_d0"));
+    REQUIRE(find_widget(a, "compare_patch_map"));
+    CHECK(find_widget(a, "compare_patch_other_weights"));  // two models: what a patch between them can mean
+    CHECK(ui::app_compare_patch(a).other_weights);
+    // The text view has the compare's tables: its summary, A's map and B − A of each.
+    const std::string text = ui::text_mirror_json(a);
+    CHECK(text.find("Compare A | B | B − A: max |B − A|") != std::string::npos);
+    CHECK(text.find("\"caption\":\"A: ") != std::string::npos);
+    CHECK(text.find("\"caption\":\"B − A: ") != std::string::npos);
+    CHECK(text.find("A and B are different models") != std::string::npos);
+    still("compare and patch from A");
+    a.view.compare_patch_shown = false;
+    still("compare");
+    a.view.compare_head = 2;  // one head's A | B | B − A
+    still("compare, head 2");
+    CHECK(find_widget(a, "cmp_a2"));
+    CHECK_FALSE(find_widget(a, "cmp_a0"));
+    a.view.compare_shown = false;
+    still("compare off");
+    REQUIRE(ui::app_change(a, change::unpin()));
+    still("unpinned");
     heatmaps.set_gpu(nullptr);
 }
 
