@@ -176,6 +176,16 @@ void put_real_model_tables(std::string& out, const app& a, bool first) {
     out += first ? "" : ",";
     put_plain_table(out, std::string(tr("Model ", "模型 ")) + r.model->name + tr(": the next token", "：下一个词元"), rows, cols,
                     cells);
+    if (const real_model_generation& g = r.gen; !g.ids.empty()) {  // "Continue": the text with what it wrote
+        char made[96];
+        std::snprintf(made, sizeof made, tr(": %d tokens generated", "：已生成 %d 个词元"), int(g.ids.size()) - g.prompt);
+        out += ",{\"caption\":";
+        put_string(
+            out, std::string(tr("Model ", "模型 ")) + r.model->name + made + (g.done ? "" : tr(" (generating…)", "（生成中…）")));
+        out += ",\"note\":";
+        put_string(out, r.reading.decoded + g.text);
+        out += '}';
+    }
     rows.clear();
     cells.clear();
     cols = {"prev", "sink", "ind"};

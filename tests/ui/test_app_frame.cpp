@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "base/text_util.hpp"
 #include "base/threads.hpp"
 #include "frame.hpp"
 #include "heatmap.hpp"
@@ -183,6 +184,42 @@ TEST_CASE("a link holds a real model's selected head and changes; they run once 
     CHECK(ui::app_open_model(a, y, t).empty());
     CHECK(a.view.model_changes.empty());
     CHECK(a.view.model_layer == 0);
+}
+
+TEST_CASE("the Model window's changes are said beside the controls' counts, and the text view has what Continue wrote") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b"});
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 264, 48, true), 3);
+    const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"}, t{tok.data(), tok.size(), "t.bin"};
+    REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b&model=x.bin@0123456789abcdef&view.model_pipeline=1&"
+                                           "view.model_ablate=1.2")));
+    REQUIRE(ui::app_open_model(a, x, t).empty());
+    for (int i = 0; i < 4; ++i)
+        frame(a);
+    REQUIRE(ui::app_pipeline(a).real);
+    // The controls' "zeroed heads: 0" is the experiment's; the model's own changes are said under it.
+    CHECK(find_widget(a, "controls_model_changes"));
+    CHECK(a.model.exp.ablate.empty());
+    // Continue: the text view has the text with what the model wrote.
+    ui::frame_out out;
+    out.model_generate = true;
+    ui::frame_apply(a, out);
+    for (int i = 0; i < 200 && !a.real.gen.done; ++i)
+        frame(a);
+    REQUIRE(a.real.gen.done);
+    REQUIRE_FALSE(a.real.gen.text.empty());
+    const std::string text = ui::text_mirror_json(a);
+    CHECK(text.find("tokens generated") != std::string::npos);
+    std::string wrote;
+    json_string_append(wrote, a.real.reading.decoded + a.real.gen.text);
+    CHECK(text.find(wrote) != std::string::npos);
+    // Without changes: nothing said.
+    a.view.model_changes = {};
+    frame(a);
+    frame(a);
+    CHECK_FALSE(find_widget(a, "controls_model_changes"));
 }
 
 TEST_CASE("the pipeline shows a real model's layer: every stage draws its own numbers, the inspector explains them") {
