@@ -109,6 +109,7 @@ struct view_state {
     bool per_map_scale = false;
     bool compare_shown = false;        // while pinned: the stage shows A | B | B − A
     bool compare_patch_shown = false;  // with the compare: the "patch from A" map (compare_patch_view.cpp)
+    int compare_head = -1;             // the compare's head at a stage of each head's maps (-1: every head, one below the other)
     // The Model window (model_window.cpp): shown, its text box while it is being
     // typed (the model reads the experiment's text: Enter or leaving the box makes
     // it the experiment's), the head shown large, and how "Continue" samples.

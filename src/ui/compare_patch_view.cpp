@@ -114,6 +114,16 @@ const char* explanation() {
         "更远）。“全部”一列在每个位置都替换，其余各列只替换一个位置。");
 }
 
+// When A and B are two models (their weights differ), what a row can mean.
+const char* other_weights_words() {
+    return tr(
+        "A and B are different models (their weights differ): each row puts an activation of A's model into B's "
+        "pass, which B's later layers never saw in training. A high share says B's change from A runs through that "
+        "head's output; it does not say the two heads compute the same thing.",
+        "A 和 B 是两个不同的模型（权重不同）：每一行把 A 的模型的一个激活放进 B 的计算，而 B 后面的层在训练中从未见过它。"
+        "比例高说明 B 相对 A 的变化经过这个头的输出；并不说明两个头计算的是同一件事。");
+}
+
 }  // namespace
 
 // [SECTION] The memo
@@ -152,6 +162,10 @@ void compare_patch_view(const app& a, frame_out& out) {
         return;
     }
     text_plain(out, explanation());
+    if (r.other_weights) {
+        text_plain(out, other_weights_words());
+        mark_widget(out, "compare_patch_other_weights");
+    }
     if (r.distance == 0)
         text_plain(out,
                    tr("B's output is A's: there is no change to explain (NaN).", "B 的输出与 A 相同：没有变化可解释（NaN）。"));
@@ -192,6 +206,8 @@ bool compare_patch_table(const app& a, text_table& t) {
         return true;
     }
     t.caption += explanation();
+    if (r.other_weights)
+        t.caption += std::string(" ") + other_weights_words();
     if (!r.complete()) {
         char buf[80];
         std::snprintf(buf, sizeof buf, " (%s %d / %d)", tr("computing…", "计算中…"), r.done, r.total);

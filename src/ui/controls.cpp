@@ -389,8 +389,8 @@ void interventions_section(frame_out& out, experiment& next, bool& changed) {
     section(out, tr("Interventions", "干预"));
     text_plain(out, tr("Click a head's \"zero\" box to ablate it; click a cell of a softmax map to mask that edge.",
                        "勾选某个头的\"置零\"来消融它；在 softmax 热力图上点击一个格子来屏蔽那条边。"));
-    textf(out, "%s: %zu   %s: %zu", tr("zeroed heads", "置零的头"), next.ablate.size(), tr("masked edges", "屏蔽的边"),
-          next.edges.size());
+    textf(out, "%s: %zu   %s: %zu", tr("zeroed heads (the experiment's)", "置零的头（实验的）"), next.ablate.size(),
+          tr("masked edges", "屏蔽的边"), next.edges.size());
     textf(out, "%s: %zu", tr("edited numbers", "改过的数值"), next.edits.size());
     ImGui::BeginDisabled(next.ablate.empty() && next.edges.empty() && next.edits.empty());
     if (ImGui::Button(tr("Clear interventions", "清除全部干预"))) {
@@ -427,6 +427,13 @@ void panel_controls(const app& a, frame_out& out) {
     scores_and_softmax(out, next, changed);
     advanced_section(a, out, next, changed, label_w);
     interventions_section(out, next, changed);
+    if (app_pipeline(a).real && !a.view.model_changes.empty()) {  // the counts above are the experiment's
+        ImGui::PushTextWrapPos(0.0f);
+        textf(out, tr("The model in the pipeline: %s (Model window).", "流水线中的模型：%s（见模型窗口）。"),
+              real_changes_text(a.view.model_changes).c_str());
+        ImGui::PopTextWrapPos();
+        mark_widget(out, "controls_model_changes");
+    }
     ImGui::PopItemWidth();
     ImGui::EndDisabled();
     if (changed)

@@ -389,7 +389,28 @@ std::string g_nav_label;  // this frame's label of the item with the keyboard's 
 bool g_nav_label_seen = false;
 }  // namespace
 
-void ImGuiTestEngineHook_ItemAdd(ImGuiContext*, ImGuiID, const ImRect&, const ImGuiLastItemData*) {}
+// Tab from a widget that became disabled under the keyboard's focus (Train once
+// its run reached the last step): ImGui skips a disabled item while it looks for
+// the next tab stop, so it never finds where the focus is and Tab does nothing.
+// Here the focused item counts as the place to go on from, as if enabled: Tab
+// reaches the next stop, Shift+Tab the one before. The same conditions as
+// ImGui's NavProcessItemForTabbingRequest.
+void ImGuiTestEngineHook_ItemAdd(ImGuiContext* ctx, ImGuiID id, const ImRect&, const ImGuiLastItemData* item) {
+    ImGuiContext& g = *ctx;
+    if (!item || id == 0 || id != g.NavId || !(item->InFlags & ImGuiItemFlags_Disabled) || !g.NavMoveScoringItems ||
+        !(g.NavMoveFlags & ImGuiNavMoveFlags_IsTabbing) || !g.NavWindow || !g.CurrentWindow)
+        return;
+    ImGuiWindow& w = *g.CurrentWindow;
+    if (g.NavWindow->RootWindowForNav != w.RootWindowForNav || g.NavLayer != w.DC.NavLayerCurrent ||
+        g.NavFocusScopeId != g.CurrentFocusScopeId)
+        return;
+    if (g.NavTabbingDir == +1 && g.NavTabbingCounter <= 0)  // -1 until ImGui meets the focused item
+        g.NavTabbingCounter = 1;                            // the next stop drawn takes the focus (or the first, wrapping)
+    else if (g.NavTabbingDir == -1 && g.NavMoveResultLocal.ID != 0) {
+        g.NavMoveScoringItems = false;  // the stop before it is the result
+        g.NavAnyRequest = g.NavInitRequest;
+    }
+}
 void ImGuiTestEngineHook_ItemInfo(ImGuiContext* ctx, ImGuiID id, const char* label, ImGuiItemStatusFlags) {
     if (id == 0 || id != ctx->NavId || !label)
         return;

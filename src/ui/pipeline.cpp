@@ -367,7 +367,24 @@ void compare_row(const app& a, frame_out& out, const stage_matrix (&m)[2], const
     }
 }
 
-// The current stage as A | B | B − A, each map of each head on its own row.
+// At a stage of each head's maps: which head the compare shows ("all", 0, 1, …),
+// so that a head far down the list (the induction head) is one click away.
+void compare_head_picker(const app& a, frame_out& out, int heads) {
+    text_plain(out, tr("head:", "头："));
+    const int shown = a.view.compare_head < heads ? a.view.compare_head : -1;
+    for (int hi = -1; hi < heads; ++hi) {
+        ImGui::SameLine();
+        char label[32], name[32];
+        std::snprintf(label, sizeof label, "%s##cmp_head%d", hi < 0 ? tr("all", "全部") : std::to_string(hi).c_str(), hi);
+        if (ImGui::RadioButton(label, shown == hi))
+            view_edit(a, out).compare_head = hi;
+        std::snprintf(name, sizeof name, "compare_head_%s", hi < 0 ? "all" : std::to_string(hi).c_str());
+        mark_widget(out, name);
+    }
+}
+
+// The current stage as A | B | B − A, each map of the head picked (or of each
+// head) on its own row.
 void compare_maps(const app& a, frame_out& out) {
     const compare_result& c = app_compare(a);
     if (c.mismatch.what != compare_mismatch::kind::none)
@@ -375,10 +392,17 @@ void compare_maps(const app& a, frame_out& out) {
     const float font = ImGui::GetFontSize();
     const float third = (visible_width() - ImGui::GetStyle().ItemSpacing.x * 2) / 3.0f;
     const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
+    if (heads > 1)
+        compare_head_picker(a, out, heads);
+    const int picked = a.view.compare_head < heads ? a.view.compare_head : -1;
     std::size_t index = 0;
     for (int hi = 0; hi < heads; ++hi) {
         const auto ma = stage_matrices(a.view.current, a.model.pin_tr, a.view.layer, hi);
         const auto mb = stage_matrices(a.view.current, a.model.tr, a.view.layer, hi);
+        if (picked >= 0 && hi != picked) {  // the maps of the heads not shown keep their places in c.maps
+            index += std::min(ma.size(), mb.size());
+            continue;
+        }
         for (std::size_t k = 0; k < mb.size() && k < ma.size() && index < c.maps.size(); ++k, ++index) {
             if (stage_per_head(a.view.current))
                 textf(out, "%s %d · %s", tr("head", "头"), hi, mb[k].label);

@@ -69,6 +69,43 @@ void put_table(std::string& out, const app& a, const stage_matrix& sm, const std
 void put_prediction_tables(std::string& out, const app& a);
 void put_compare_patch_table(std::string& out, const app& a, bool first);
 
+// While the compare shows A | B | B − A: its summary, then A's map and B − A of
+// each map the stage shows (B's are the stage's tables above), the head picked
+// or every head's, within the stage's cell allowance.
+void put_compare_tables(std::string& out, const app& a, int& budget, bool& first) {
+    if (!a.model.pin || !a.view.compare_shown || app_pipeline(a).real)
+        return;
+    const compare_result& c = app_compare(a);
+    out += first ? "{\"caption\":" : ",{\"caption\":";
+    first = false;
+    put_string(out, std::string(tr("Compare A | B | B − A: ", "对比 A | B | B − A：")) + compare_summary_text(c));
+    out += ",\"note\":";
+    put_string(out, tr("B's maps are the tables above; A's and B − A follow.", "B 的矩阵是上面的表格；下面是 A 的和 B − A。"));
+    out += '}';
+    if (c.mismatch.what != compare_mismatch::kind::none)
+        return;
+    const int heads = stage_per_head(a.view.current) ? a.model.exp.heads : 1;
+    const int picked = a.view.compare_head < heads ? a.view.compare_head : -1;
+    std::size_t index = 0;
+    for (int h = 0; h < heads; ++h) {
+        const auto ma = stage_matrices(a.view.current, a.model.pin_tr, a.view.layer, h);
+        for (std::size_t k = 0; k < ma.size() && index < c.maps.size(); ++k, ++index) {
+            if (picked >= 0 && h != picked)
+                continue;
+            std::string label = ma[k].label;
+            if (stage_per_head(a.view.current))
+                label += std::string(", ") + tr("head ", "头 ") + std::to_string(h);
+            out += ',';
+            put_table(out, a, ma[k], "A: " + label, budget);
+            stage_matrix diff = ma[k];
+            diff.m = &c.maps[index].diff;
+            diff.masked_from = nullptr;  // a cell masked in both differs by 0
+            out += ',';
+            put_table(out, a, diff, "B − A: " + label, budget);
+        }
+    }
+}
+
 void put_plain_table(std::string& out, const std::string& caption, const std::vector<std::string>& rows,
                      const std::vector<std::string>& cols, const std::vector<std::vector<std::string>>& cells);
 std::string number_text(double v, const char* format);
@@ -139,6 +176,16 @@ void put_real_model_tables(std::string& out, const app& a, bool first) {
     out += first ? "" : ",";
     put_plain_table(out, std::string(tr("Model ", "模型 ")) + r.model->name + tr(": the next token", "：下一个词元"), rows, cols,
                     cells);
+    if (const real_model_generation& g = r.gen; !g.ids.empty()) {  // "Continue": the text with what it wrote
+        char made[96];
+        std::snprintf(made, sizeof made, tr(": %d tokens generated", "：已生成 %d 个词元"), int(g.ids.size()) - g.prompt);
+        out += ",{\"caption\":";
+        put_string(
+            out, std::string(tr("Model ", "模型 ")) + r.model->name + made + (g.done ? "" : tr(" (generating…)", "（生成中…）")));
+        out += ",\"note\":";
+        put_string(out, r.reading.decoded + g.text);
+        out += '}';
+    }
     rows.clear();
     cells.clear();
     cols = {"prev", "sink", "ind"};
@@ -181,6 +228,7 @@ void put_tables(std::string& out, const app& a) {
         out += ',';
         put_prediction_tables(out, a);
     }
+    put_compare_tables(out, a, budget, first);
     put_compare_patch_table(out, a, first);
     put_real_model_tables(out, a, first);
     out += ']';

@@ -239,6 +239,9 @@ void buttons(const app& a, frame_out& out, const trainer& t) {
                                        : "");
     ImGui::ProgressBar(float(step) / float(std::max(steps, 1)), ImVec2(visible_width(), 0), overlay);
     mark_widget(out, "train_progress");
+    // What trains stays in view: the lesson's card above grows (claims, a map)
+    // around the loss's drop; the page scrolls by as much.
+    keep_in_place("train_progress", running);
     note_clip(out, overlay);
 }
 

@@ -3,6 +3,7 @@
 // cuts (widgets.hpp).
 #include "widgets.hpp"
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -36,12 +37,42 @@ void focus_take(frame_out& out, const char* name) {
     out.focus_taken = true;
 }
 
+// Where the last item starts in its window's content, unscrolled (pixels).
+float item_content_y() { return ImGui::GetItemRectMin().y - ImGui::GetCurrentWindow()->DC.CursorStartPos.y; }
+
+// Whether the last item lies wholly within what its window shows, up and down.
+bool item_seen() {
+    const ImRect& clip = ImGui::GetCurrentWindow()->InnerClipRect;
+    return ImGui::GetItemRectMin().y >= clip.Min.y - 0.5f && ImGui::GetItemRectMax().y <= clip.Max.y + 0.5f;
+}
+
+// The focused item (the last one) gone out of what is seen while its ring shows,
+// with the window not scrolled (what was drawn above it grew — the lesson's card
+// as a model trains — or the window got smaller): scrolled back into view, so
+// the focus a person follows with the keyboard never goes below the fold. A
+// person scrolling away from it keeps their scroll.
+void keep_focus_seen(ImGuiID id) {
+    ImGuiWindow& w = *ImGui::GetCurrentWindow();
+    ImGuiStorage& s = w.StateStorage;
+    const ImGuiID id_key = ImHashStr("##focused_item"), seen_key = ImHashStr("##focused_seen"),
+                  scroll_key = ImHashStr("##focused_scroll");
+    const bool seen = item_seen();
+    const bool lost = s.GetInt(id_key) == int(id) && s.GetBool(seen_key) && !seen && s.GetFloat(scroll_key) == w.Scroll.y;
+    s.SetInt(id_key, int(id));
+    s.SetBool(seen_key, seen || lost);
+    s.SetFloat(scroll_key, w.Scroll.y);
+    if (lost && !ImGui::GetCurrentContext()->NavDisableHighlight)
+        ImGui::ScrollToItem(ImGuiScrollFlags_KeepVisibleEdgeY);
+}
+
 // The widget the keyboard is on (keyboard navigation, Tab), by the name tests know it by.
 void note_keyboard_focus(frame_out& out, const char* name) {
     focus_take(out, name);
     const ImGuiID id = ImGui::GetItemID();
-    if ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) && id != 0 && id == ImGui::GetFocusID())
+    if ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) && id != 0 && id == ImGui::GetFocusID()) {
         out.keyboard_focus = name;
+        keep_focus_seen(id);
+    }
 }
 
 // Whether an item's rectangle r is cut by window w. Sideways: an item partly
@@ -175,6 +206,17 @@ void text_styled_v(frame_out& out, const ImVec4* colour, const char* fmt, va_lis
 
 void note_clip(frame_out& out, const char* text) {
     note_clip_rect(out, text, ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax()));
+}
+
+void keep_in_place(const char* key, bool active) {
+    ImGuiWindow& w = *ImGui::GetCurrentWindow();
+    ImGuiStorage& s = w.StateStorage;
+    const ImGuiID y_key = ImGui::GetID(key), seen_key = ImHashStr("##seen", 0, y_key);
+    const float y = item_content_y(), before = s.GetFloat(y_key, y);
+    if (active && s.GetBool(seen_key) && std::fabs(y - before) > 0.5f)
+        ImGui::SetScrollY(&w, w.Scroll.y + (y - before));  // from the next frame: where it was on the screen
+    s.SetFloat(y_key, y);
+    s.SetBool(seen_key, item_seen());
 }
 
 void mark_widget(frame_out& out, const char* name) {

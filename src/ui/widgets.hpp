@@ -17,6 +17,12 @@ void mark_widget(frame_out& out, const char* name);
 // The same for the whole current window.
 void mark_window(frame_out& out, const char* name);
 
+// Keeps the last item where it is on the screen while `active`: when what is
+// drawn above it in its window grows or shrinks (content appearing as a model
+// trains), the window scrolls by as much from the next frame, provided the item
+// was wholly in view before. `key` names it within the window.
+void keep_in_place(const char* key, bool active);
+
 // Records the last ImGui item in out.clipped when its window cuts it (what
 // counts as cut: item_cut in app.cpp). ImGui has no hook for text items, so
 // everything a person reads is drawn through the helpers below, and mark_widget

@@ -18,6 +18,7 @@
 #include "play/compare_patch.hpp"
 #include "play/session.hpp"
 #include "play/training.hpp"
+#include "spec/recipe.hpp"
 #include "test_util.hpp"
 
 using namespace attn;
@@ -292,4 +293,23 @@ TEST_CASE("compare_patch timing" * doctest::skip()) {
                                       << r.position_from << ") in " << cpu << " s of processor time (" << wall
                                       << " s wall), the longest piece " << longest << " s");
         }
+}
+
+TEST_CASE("patch from A between two models: their weights differ when what training reads, the step or the edits do") {
+    const experiment recipe = *experiment_parse(recipe_lesson_induction).value;
+    CHECK_FALSE(compare_patch_other_weights(recipe, recipe));
+    experiment b = recipe;
+    b.text = "j a b c d e f g c d e f";  // another text of the task, the same model
+    b.ablate = {{0, 1}};                 // an intervention runs on the same weights
+    CHECK_FALSE(compare_patch_other_weights(recipe, b));
+    b = recipe;
+    b.train.trained = 100;  // the same run at another step
+    CHECK(compare_patch_other_weights(recipe, b));
+    CHECK(compare_patch_other_weights(recipe, *experiment_parse(recipe_lesson_copy_offset).value));  // L9 against L10
+    experiment plain, seeded;
+    seeded.seed = 7;
+    CHECK(compare_patch_other_weights(plain, seeded));
+    experiment edited = plain;
+    edited.edits = {{}};
+    CHECK(compare_patch_other_weights(plain, edited));
 }

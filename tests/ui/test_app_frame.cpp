@@ -5,10 +5,13 @@
 // still hold references into the trace it would replace.
 #include <doctest/doctest.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "base/text_util.hpp"
 #include "base/threads.hpp"
 #include "frame.hpp"
 #include "heatmap.hpp"
@@ -180,6 +184,42 @@ TEST_CASE("a link holds a real model's selected head and changes; they run once 
     CHECK(ui::app_open_model(a, y, t).empty());
     CHECK(a.view.model_changes.empty());
     CHECK(a.view.model_layer == 0);
+}
+
+TEST_CASE("the Model window's changes are said beside the controls' counts, and the text view has what Continue wrote") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b"});
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 264, 48, true), 3);
+    const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"}, t{tok.data(), tok.size(), "t.bin"};
+    REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b&model=x.bin@0123456789abcdef&view.model_pipeline=1&"
+                                           "view.model_ablate=1.2")));
+    REQUIRE(ui::app_open_model(a, x, t).empty());
+    for (int i = 0; i < 4; ++i)
+        frame(a);
+    REQUIRE(ui::app_pipeline(a).real);
+    // The controls' "zeroed heads: 0" is the experiment's; the model's own changes are said under it.
+    CHECK(find_widget(a, "controls_model_changes"));
+    CHECK(a.model.exp.ablate.empty());
+    // Continue: the text view has the text with what the model wrote.
+    ui::frame_out out;
+    out.model_generate = true;
+    ui::frame_apply(a, out);
+    for (int i = 0; i < 200 && !a.real.gen.done; ++i)
+        frame(a);
+    REQUIRE(a.real.gen.done);
+    REQUIRE_FALSE(a.real.gen.text.empty());
+    const std::string text = ui::text_mirror_json(a);
+    CHECK(text.find("tokens generated") != std::string::npos);
+    std::string wrote;
+    json_string_append(wrote, a.real.reading.decoded + a.real.gen.text);
+    CHECK(text.find(wrote) != std::string::npos);
+    // Without changes: nothing said.
+    a.view.model_changes = {};
+    frame(a);
+    frame(a);
+    CHECK_FALSE(find_widget(a, "controls_model_changes"));
 }
 
 TEST_CASE("the pipeline shows a real model's layer: every stage draws its own numbers, the inspector explains them") {
@@ -702,6 +742,8 @@ TEST_CASE("patch from A: the switch beside the compare, the map of every head at
     REQUIRE(find_widget(a, "compare_patch_map"));
     const compare_patch_result& r = ui::app_compare_patch(a);
     REQUIRE(r.complete());
+    CHECK_FALSE(r.other_weights);  // one model, a head zeroed in B: its own activations
+    CHECK_FALSE(find_widget(a, "compare_patch_other_weights"));
     CHECK(r.explained[1] == doctest::Approx(1.0));
     const auto map = std::find_if(a.reports.maps.begin(), a.reports.maps.end(),
                                   [](const ui::map_report& m) { return m.name == "compare_patch_map"; });
@@ -816,7 +858,9 @@ namespace {
 struct recording_gpu : ui::heatmap_gpu {
     std::map<std::uint64_t, std::vector<float>> values;  // each texture's cell values (the texels' first of two)
     std::set<std::uint64_t> drawn;
+    int uploads = 0;
     void upload(std::uint64_t key, int rows, int cols, const float* texels) override {
+        ++uploads;
         std::vector<float>& v = values[key];
         v.resize(std::size_t(rows) * std::size_t(cols));
         for (std::size_t i = 0; i < v.size(); ++i)
@@ -894,6 +938,77 @@ TEST_CASE("every picture drawn is of the data it is drawn from: the layer, the h
     heatmaps.set_gpu(nullptr);
 }
 
+TEST_CASE(
+    "compare costs what its maps cost: A traced once its run is done, nothing recomputed or uploaded while nothing changes") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(1440, 900);
+    recording_gpu gpu;
+    ui::heatmap_context heatmaps;
+    heatmaps.set_gpu(&gpu);
+    ui::app a;
+    ui::app_init(a, experiment{});
+    // B: L9 trained a few steps; A: L10's recipe, pinned, retrained to its step beside B.
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=8"));
+    for (int i = 0; i < 2000 && !(trainer_done(a.model.train) && trainer_step(a.model.train) == 8); ++i)
+        gpu_frame(a, heatmaps, gpu);
+    REQUIRE(trainer_step(a.model.train) == 8);
+    experiment l10 = *experiment_parse(recipe_lesson_copy_offset).value;
+    l10.train.trained = 12;
+    REQUIRE(ui::app_change(a, change::pin(l10)));
+    a.view.compare_shown = true;
+    a.view.compare_patch_shown = true;
+    const std::uint64_t pinned = a.model.pin_version;
+    int frames = 0;
+    const auto settled = [&a] {
+        const trainer& t = a.model.pin_train;  // at its step, and its held-out measure there taken
+        return t.run && trainer_done(t) && trainer_step(t) == 12 && t.measured_step == 12 && ui::app_compare_patch(a).complete();
+    };
+    for (; frames < 2000 && !settled(); ++frames)
+        gpu_frame(a, heatmaps, gpu);
+    REQUIRE(trainer_step(a.model.pin_train) == 12);
+    CHECK(frames > 3);  // A's run took frames
+    // A's trace is of no use until A is at its step (the compare says it is
+    // still training): traced once then, not at each of its steps.
+    CHECK(a.model.pin_version - pinned <= 3);
+    const auto counters = [&a, &gpu] {
+        return std::vector<std::uint64_t>{a.model.version,           a.model.pin_version,        a.memo.compare.made,
+                                          a.memo.compare_patch.made, std::uint64_t(gpu.uploads), a.memo.effect.made};
+    };
+    const auto still = [&](const char* what) {
+        for (int i = 0; i < 3; ++i)  // the view's first frames lay out
+            gpu_frame(a, heatmaps, gpu);
+        const std::vector<std::uint64_t> before = counters();
+        for (int i = 0; i < 30; ++i)
+            gpu_frame(a, heatmaps, gpu);
+        const std::vector<std::uint64_t> after = counters();
+        INFO(std::string(what) << ": the trace, A's trace, the compare, the patch map, uploads, the effect");
+        for (std::size_t k = 0; k < before.size(); ++k)
+            CHECK_MESSAGE(after[k] == before[k], "counter " << k << " recomputed or uploaded with nothing changed");
+    };
+    REQUIRE(find_widget(a, "cmp_d0"));
+    REQUIRE(find_widget(a, "compare_patch_map"));
+    CHECK(find_widget(a, "compare_patch_other_weights"));  // two models: what a patch between them can mean
+    CHECK(ui::app_compare_patch(a).other_weights);
+    // The text view has the compare's tables: its summary, A's map and B − A of each.
+    const std::string text = ui::text_mirror_json(a);
+    CHECK(text.find("Compare A | B | B − A: max |B − A|") != std::string::npos);
+    CHECK(text.find("\"caption\":\"A: ") != std::string::npos);
+    CHECK(text.find("\"caption\":\"B − A: ") != std::string::npos);
+    CHECK(text.find("A and B are different models") != std::string::npos);
+    still("compare and patch from A");
+    a.view.compare_patch_shown = false;
+    still("compare");
+    a.view.compare_head = 2;  // one head's A | B | B − A
+    still("compare, head 2");
+    CHECK(find_widget(a, "cmp_a2"));
+    CHECK_FALSE(find_widget(a, "cmp_a0"));
+    a.view.compare_shown = false;
+    still("compare off");
+    REQUIRE(ui::app_change(a, change::unpin()));
+    still("unpinned");
+    heatmaps.set_gpu(nullptr);
+}
+
 TEST_CASE("from a lesson's link the keyboard starts on the lesson's card: Tab walks previous, next, the recipe, Train") {
     headless_imgui imgui;
     ui::app a;
@@ -912,6 +1027,110 @@ TEST_CASE("from a lesson's link the keyboard starts on the lesson's card: Tab wa
         stops.push_back(a.reports.keyboard_focus);
     }
     CHECK(stops == std::vector<std::string>{"lesson_previous", "lesson_next", "train_recipe", "train_run"});
+}
+
+namespace {
+
+void press_key(ui::app& a, ImGuiKey key, bool shift = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    if (shift)
+        io.AddKeyEvent(ImGuiMod_Shift, true);
+    io.AddKeyEvent(key, true);
+    frame(a);
+    io.AddKeyEvent(key, false);
+    if (shift)
+        io.AddKeyEvent(ImGuiMod_Shift, false);
+    frame(a);
+}
+
+// Whether the named widget lies wholly inside the part of its window that is seen.
+bool widget_seen(const ui::app& a, const std::string& name) {
+    const ui::widget_rect* w = find_widget(a, name);
+    const ImGuiWindow* win = w ? ImGui::FindWindowByName(w->window.c_str()) : nullptr;
+    return win && w->y0 >= win->InnerClipRect.Min.y - 0.5f && w->y1 <= win->InnerClipRect.Max.y + 0.5f;
+}
+
+}  // namespace
+
+TEST_CASE("Tab goes on from Train once its run is done, and the focused button stays in view") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(1280, 720);
+    ui::app a;
+    ui::app_init(a, experiment{});
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=0"));
+    for (int i = 0; i < 3; ++i)
+        frame(a);
+    for (int t = 0; t < 4; ++t)
+        press_key(a, ImGuiKey_Tab);
+    REQUIRE(a.reports.keyboard_focus == "train_run");
+    // A run of a few steps (the lesson's recipe, shortened): Enter trains it to the end.
+    experiment e = a.model.exp;
+    e.train.steps = 6;
+    REQUIRE(ui::app_change(a, change::set(e), ui::link_scope::experiment));
+    frame(a);
+    press_key(a, ImGuiKey_Enter);
+    for (int i = 0; i < 2000 && !(trainer_done(a.model.train) && trainer_step(a.model.train) == 6); ++i)
+        frame(a);
+    REQUIRE(trainer_step(a.model.train) == 6);
+    for (int i = 0; i < 10; ++i)  // what the card says of the trained model appears above
+        frame(a);
+    CHECK(a.reports.keyboard_focus == "train_run");  // disabled now: nothing more to train
+    CHECK(widget_seen(a, "train_run"));
+    press_key(a, ImGuiKey_Tab);
+    CHECK(a.reports.keyboard_focus == "train_reset");  // Step is disabled too
+    // The window gets shorter than where the focused button is (as when the card
+    // above grows): the page scrolls it back into view.
+    const float bottom = find_widget(a, "train_reset")->y1;
+    ImGui::GetIO().DisplaySize.y = bottom - 40.0f;
+    for (int i = 0; i < 3; ++i)
+        frame(a);
+    CHECK(a.reports.keyboard_focus == "train_reset");
+    CHECK(widget_seen(a, "train_reset"));
+    ImGui::GetIO().DisplaySize.y = 720;
+    press_key(a, ImGuiKey_Tab, true);  // and back, past the disabled Step and Train
+    CHECK(a.reports.keyboard_focus == "train_recipe");
+    ImGui::GetIO().ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
+}
+
+TEST_CASE("while a run trains, what grows above the Train panel does not push its progress bar off the screen") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(1280, 720);
+    ui::app a;
+    ui::app_init(a, experiment{});
+    ui::ui_set_language(ui::language::zh);  // English takes more lines above the bar than 中文
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=0"));
+    for (int i = 0; i < 3; ++i)
+        frame(a);
+    REQUIRE(widget_seen(a, "train_progress"));
+    const auto bar_y = [&a] { return find_widget(a, "train_progress")->y0; };
+    const float still = bar_y();
+    // Not training: what is above grows, and the bar moves down with it.
+    ui::app_toggle_language(a);
+    frame(a);
+    frame(a);
+    REQUIRE(bar_y() > still + 20.0f);
+    ui::app_toggle_language(a);
+    frame(a);
+    frame(a);
+    REQUIRE(bar_y() == doctest::Approx(still));
+    // Training: the same growth, and the page scrolls by as much.
+    experiment e = a.model.exp;
+    e.train.trained = train_settings::trained_all;
+    REQUIRE(ui::app_change(a, change::set(e), ui::link_scope::experiment));
+    for (int i = 0; i < 200 && !trainer_training(a.model.train); ++i)
+        frame(a);
+    REQUIRE(trainer_training(a.model.train));
+    frame(a);  // a scroll asked for as training began (the card's lines changed) lands
+    frame(a);
+    const float before = bar_y();
+    ui::app_toggle_language(a);
+    frame(a);
+    frame(a);
+    frame(a);
+    CHECK(trainer_training(a.model.train));
+    CHECK(bar_y() == doctest::Approx(before).epsilon(0.002));
+    CHECK(widget_seen(a, "train_progress"));
+    ui::ui_set_language(ui::language::en);
 }
 
 TEST_CASE("a notice is a toast over the page: nothing under it moves, × closes it, it goes by itself after a few seconds") {

@@ -8,6 +8,7 @@
 
 #include "play/measure_lessons.hpp"
 #include "spec/experiment.hpp"
+#include "train/trainer.hpp"
 
 namespace attn {
 
@@ -220,6 +221,13 @@ compare_patch_result compare_patch(const experiment& ea, const trace& a, const e
     return r;
 }
 
+bool compare_patch_other_weights(const experiment& ea, const experiment& eb) {
+    const auto trained = [](const experiment& e) {
+        return e.train.task == train_task::none ? 0 : std::min(e.train.trained_steps(), e.train.steps);
+    };
+    return !(trainer_key(ea) == trainer_key(eb)) || trained(ea) != trained(eb) || !(ea.edits == eb.edits);
+}
+
 compare_patch_result session_compare_patch_begin(const session& s) {
     compare_patch_result r;
     if (!s.pin) {
@@ -234,7 +242,9 @@ compare_patch_result session_compare_patch_begin(const session& s) {
         r.problem = compare_patch_problem_text(r.what, r.a, r.b);
         return r;
     }
-    return compare_patch_begin(*s.pin, s.pin_tr, s.exp, s.tr);
+    r = compare_patch_begin(*s.pin, s.pin_tr, s.exp, s.tr);
+    r.other_weights = compare_patch_other_weights(*s.pin, s.exp);
+    return r;
 }
 
 }  // namespace attn

@@ -51,6 +51,11 @@ struct compare_patch_result {
     problem_kind what = problem_kind::none;
     int a = 0, b = 0;     // A's and B's counts; training: A's step, of b
     std::string problem;  // the English sentence ("A has 4 heads, B has 2: patching needs the same shape"), "" when none
+    // A's weights are not B's (another recipe or task, another step of the same
+    // run, another seed, other edits): each patch puts an activation of one model
+    // into the other's pass, and a share says B's change runs through that head's
+    // output, not that the two heads compute the same (compare_patch_other_weights).
+    bool other_weights = false;
 
     int L = 0, h = 0, n = 0;
     std::vector<float> explained;     // (L·h), row l·h + i; NaN until computed
@@ -80,6 +85,10 @@ compare_patch_result compare_patch_begin(const experiment& ea, const trace& a, c
 // position's piece); true when complete.
 bool compare_patch_step(compare_patch_result& r, const trace& a, const experiment& eb, const trace& b, double seconds);
 compare_patch_result compare_patch(const experiment& ea, const trace& a, const experiment& eb, const trace& b);
+
+// Whether ea's model and eb's differ in their weights: what training reads
+// (trainer_key: shape, seed, recipe), the step a recipe is trained to, the edits.
+bool compare_patch_other_weights(const experiment& ea, const experiment& eb);
 
 // The session's pinned A against its current experiment, begun (as above); a
 // problem when nothing is pinned, or A is still training to its step

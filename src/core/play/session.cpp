@@ -243,7 +243,12 @@ trace trace_model(const experiment& e, const trainer& t, int threads) {
 bool session_update(session& s) {
     bool changed = false;
     trainer_sync(s.pin_train, session_pin_training(s), &s.kept, &s.train);
-    if (s.pin_traced_weights != s.pin_train.weights_version) {
+    // A retrained to its step beside B is traced once it is there: until then the
+    // compare says A is still training (session_pin_pending) and reads nothing
+    // of A's trace, which each of its steps would otherwise recompute, and with
+    // it every map and number keyed by pin_version.
+    const bool pin_pending = session_pin_pending(s).what != compare_mismatch::kind::none;
+    if (!pin_pending && s.pin_traced_weights != s.pin_train.weights_version) {
         s.pin_traced_weights = s.pin_train.weights_version;
         ++s.pin_version;  // the same A, other weights
     }
