@@ -22,6 +22,7 @@
 
 #include "app.hpp"
 #include "base/measure.hpp"
+#include "base/text_util.hpp"
 #include "base/tokenize.hpp"
 #include "heatmap.hpp"
 #include "i18n.hpp"
@@ -121,7 +122,7 @@ claim_line claim(claim_style style, const char* format, ...) {
     va_start(args, format);
     std::vsnprintf(buf, sizeof buf, format, args);
     va_end(args);
-    return {style, buf};
+    return {style, text_nonfinite_named(buf)};  // never printf's "-nan"; also the text view's lines
 }
 
 // The card's sentences in their styles.

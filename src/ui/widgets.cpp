@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/text_util.hpp"
 #include "i18n.hpp"
 #include "imgui_internal.h"  // GetFocusID: the widget keyboard navigation is on; a window's visible rectangle
 
@@ -158,8 +159,13 @@ void text_wrapped(const char* s, const char* end = nullptr) {
 }
 
 void text_styled_v(frame_out& out, const ImVec4* colour, const char* fmt, va_list args) {
-    const char *s = nullptr, *end = nullptr;
-    ImFormatStringToTempBufferV(&s, &end, fmt, args);
+    const char *raw = nullptr, *raw_end = nullptr;
+    ImFormatStringToTempBufferV(&raw, &raw_end, fmt, args);
+    const std::string_view text(raw, std::size_t(raw_end - raw));
+    std::string named;  // never printf's "-nan": only text that may hold one is copied
+    if (text.find("nan") != std::string_view::npos || text.find("inf") != std::string_view::npos)
+        named = text_nonfinite_named(text);
+    const char *s = named.empty() ? raw : named.c_str(), *end = named.empty() ? raw_end : s + named.size();
     if (colour)
         ImGui::PushStyleColor(ImGuiCol_Text, *colour);
     text_wrapped(s, end);
