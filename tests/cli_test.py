@@ -269,6 +269,34 @@ class CliTest(unittest.TestCase):
         self.assertIn("keep lr·wd below 1", p.stderr)
         self.assertNotIn("set clip", p.stderr)
 
+    # Issue 49, item 16: `attn circuits --json` of a diverged recipe printed nothing on
+    # stdout, and the text of `attn train` printed -nan.
+    def test_a_diverged_run_gives_circuits_its_json_error_and_never_prints_nan(self):
+        recipe = "v=1&d_model=16&heads=2&layers=2&train=induction&steps=300&batch=8&seq=12&vocab=8&lr=10&wd=1&clip=0"
+        p = run("circuits", recipe, "--json")
+        self.assertEqual(p.returncode, 1)
+        t = json.loads(p.stdout)
+        self.assertIn("lr·wd", t["error"])
+        self.assertEqual(t["error"], json.loads(run("train", recipe, "--json").stdout)["error"])
+        self.assertGreater(t["trained"], 0)
+        for args in (("train", recipe), ("circuits", recipe)):
+            out = run(*args)
+            self.assertIsNone(re.search(r"(?<![A-Za-z])-?nan(?![A-Za-z])", out.stdout + out.stderr), out.stdout)
+
+    # Issue 49, item 16: check accepted batch 41-102 at d_model 256 that train refused from 50.
+    def test_check_and_train_refuse_the_same_batch_with_the_same_words(self):
+        shape = "v=1&text=a%20b%20c&d_model=256&heads=16&layers=4&block=full&train=induction&seq=128&vocab=62&steps=2000"
+        p = run("check", shape + "&batch=102")
+        self.assertEqual(p.returncode, 1)
+        most = int(re.search(r"batch must be at most (\d+)", p.stderr).group(1))
+        self.assertGreaterEqual(most, 31)
+        self.assertEqual(run("check", shape + "&batch=%d" % most).returncode, 0)
+        over = shape + "&batch=%d" % (most + 1)
+        c, t = run("check", over), run("train", over, "--json")
+        self.assertEqual((c.returncode, t.returncode), (1, 1))
+        self.assertEqual(c.stderr, t.stderr)
+        self.assertIn("batch must be at most %d" % most, t.stderr)
+
     def test_eval_of_a_recipe_keeps_the_selection(self):
         recipe = "v=1&text=a%20b%20a&d_model=8&heads=2&layers=2&train=previous&steps=5&batch=2&seq=6&vocab=4"
         p = run("eval", recipe, "--json", "--stages", "weights", "--layers", "1", "--heads", "0")
@@ -294,6 +322,10 @@ class CliTest(unittest.TestCase):
                          {("L0H0", "L1H0"), ("L0H0", "L1H1"), ("L0H1", "L1H0"), ("L0H1", "L1H1")})
         self.assertEqual(t["timeline"]["steps"][0], 0)
         self.assertEqual(t["timeline"]["steps"][-1], 20)
+        # docs/circuits.md describes both (issue 49): each snapshot's row of them
+        self.assertEqual(len(t["timeline"]["pos_loss_all"]), len(t["timeline"]["steps"]))
+        self.assertEqual(len(t["timeline"]["pos_loss_all"][0]), 12)
+        self.assertEqual(len(t["timeline"]["first_loss"]), len(t["timeline"]["steps"]))
         self.assertIn("patching (held-out row 7)", run("circuits", recipe, "--row", "2", "--corrupt", "row:7").stdout)
         self.assertIn("no corruption asked for", json.loads(run("circuits", recipe, "--json", "--corrupt", "none").stdout)
                       ["patching"]["problem"])

@@ -100,11 +100,12 @@ std::string train_json(const attn::ui::app& a, bool heads) {
     const bool done = attn::trainer_done(t) && !stopped;
     // null until a measure is done (trainer_measured), as the panel shows none
     const auto held_out = [&](float v) { return attn::trainer_measured(t) ? json_number(v) : std::string("null"); };
-    const attn::train_point last =
-        step > 0 && std::size_t(step) <= t.curve.size() ? t.curve[std::size_t(step - 1)] : attn::train_point{};
+    // null at step 0 (after Reset too): no batch trained on, no train loss
+    const std::optional<attn::train_point> last = attn::trainer_last_point(t);
+    const auto point = [&](float attn::train_point::*v) { return last ? json_number((*last).*v) : std::string("null"); };
     std::string j = "{\"step\":" + std::to_string(step) + ",\"target\":" + std::to_string(t.target) +
-                    ",\"steps\":" + std::to_string(a.model.exp.train.steps) + ",\"loss\":" + json_number(last.loss) +
-                    ",\"accuracy\":" + json_number(last.acc) + ",\"heldOutLoss\":" + held_out(t.now.held_out.loss) +
+                    ",\"steps\":" + std::to_string(a.model.exp.train.steps) + ",\"loss\":" + point(&attn::train_point::loss) +
+                    ",\"accuracy\":" + point(&attn::train_point::acc) + ",\"heldOutLoss\":" + held_out(t.now.held_out.loss) +
                     ",\"heldOutAccuracy\":" + held_out(t.now.held_out.acc) + ",\"done\":" + (done ? "true" : "false") +
                     ",\"stopped\":" + (stopped ? "true" : "false") +
                     ",\"hash\":" + (done && t.run ? "\"" + attn::train_weights_hash(*t.run) + "\"" : std::string("null")) +

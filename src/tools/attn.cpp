@@ -156,6 +156,17 @@ void print_train_json(const attn::train_run& run, const attn::train_diagnostics&
                 attn::json_string(run.error).c_str());
 }
 
+// A number for a table: NaN and ±inf as what they are, never printf's "-nan".
+std::string text_number(double x, const char* format) {
+    if (std::isnan(x))
+        return "NaN";
+    if (std::isinf(x))
+        return x > 0 ? "+inf" : "-inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, format, x);
+    return buf;
+}
+
 // The same as a table.
 void print_train_text(const attn::experiment& e, const attn::train_run& run, const attn::train_diagnostics& diag, int every) {
     std::printf("recipe %s\nstep      loss     acc\n", attn::experiment_to_text(e).c_str());
@@ -163,13 +174,15 @@ void print_train_text(const attn::experiment& e, const attn::train_run& run, con
         if (p.step % every == 0 || p.step + 1 == int(run.curve.size()))
             std::printf("%5d  %8.4f  %6.3f\n", p.step, double(p.loss), double(p.acc));
     std::printf("trained %d of %d steps\n", run.step, e.train.steps);
-    std::printf("held-out: loss %.4f, accuracy %.3f (%d rows)\n", double(diag.base.loss), double(diag.base.acc),
-                attn::train_eval_rows);
+    std::printf("held-out: loss %s, accuracy %s (%d rows)\n", text_number(diag.base.loss, "%.4f").c_str(),
+                text_number(diag.base.acc, "%.3f").c_str(), attn::train_eval_rows);
     std::printf("layer head   prev  induct offset   sink entropy | zeroed: loss   acc | mean: loss   acc\n");
+    const auto n = [](float x, const char* format) { return text_number(x, format); };
     for (const auto& h : diag.heads)
-        std::printf("%5d %4d  %5.3f  %5.3f  %5.3f  %5.3f  %6.3f |   %8.4f %5.3f | %9.4f %5.3f\n", h.layer, h.head, double(h.prev),
-                    double(h.induction), double(h.offset), double(h.sink), double(h.entropy), double(h.ablate_loss),
-                    double(h.ablate_acc), double(h.mean_loss), double(h.mean_acc));
+        std::printf("%5d %4d  %5s  %5s  %5s  %5s  %6s |   %8s %5s | %9s %5s\n", h.layer, h.head, n(h.prev, "%.3f").c_str(),
+                    n(h.induction, "%.3f").c_str(), n(h.offset, "%.3f").c_str(), n(h.sink, "%.3f").c_str(),
+                    n(h.entropy, "%.3f").c_str(), n(h.ablate_loss, "%.4f").c_str(), n(h.ablate_acc, "%.3f").c_str(),
+                    n(h.mean_loss, "%.4f").c_str(), n(h.mean_acc, "%.3f").c_str());
     std::printf("weights_hash %s\n", attn::train_weights_hash(run).c_str());
 }
 
@@ -316,7 +329,9 @@ int circuits_command(const attn::experiment& e, bool json, int row, attn::circui
         return 1;
     attn::train_run& run = *trained;
     attn::train_run_named(run);
-    if (!run.error.empty()) {
+    if (!run.error.empty()) {  // a diverged run has no circuit: with --json, the error as train --json gives it
+        if (json)
+            std::printf("{\"trained\":%d,\"error\":%s}\n", run.step, attn::json_string(run.error).c_str());
         std::fprintf(stderr, "attn: %s\n", run.error.c_str());
         return 1;
     }

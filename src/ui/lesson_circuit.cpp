@@ -47,6 +47,8 @@ bool model_ready(const app& a, frame_out& out) {
     const trainer& t = a.model.train;
     if (!t.run)
         return false;
+    if (trainer_stopped(t))  // the claims say it (circuit_lesson_claims); no maps of NaN weights
+        return false;
     if (!trainer_done(t)) {
         text_colored(out, theme_highlight(),
                      tr("Training L9's model: step %d of %d. Its circuit is read once it is trained.",
@@ -349,6 +351,15 @@ void copying_claim(const circuit_study& s, std::vector<claim_line>& lines) {
 lesson_claims circuit_lesson_claims(const app& a) {
     lesson_claims c;
     const circuit_study* s = study_of(a);
+    if (const trainer& t = a.model.train; trainer_stopped(t)) {  // no circuit to read: never "recovers NaN"
+        c.claims.push_back(claim(claim_style::bad,
+                                 tr("This run diverged: training stopped at step %d (%s). A diverged model has no circuit "
+                                    "to read: scrub back to a step before it, or lower lr (L9's recipe trains).",
+                                    "这次训练发散了：在第 %d 步停止（%s）。发散的模型没有可读的回路：把步数拖回它之前，"
+                                    "或调低 lr（L9 的配方可以训练）。"),
+                                 trainer_step(t), t.error.c_str()));
+        return c;
+    }
     if (!s)
         return c;
     if (!s->claims.applies) {

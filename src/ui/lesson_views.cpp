@@ -124,7 +124,7 @@ claim_line claim(claim_style style, const char* format, ...) {
     va_start(args, format);
     std::vsnprintf(buf, sizeof buf, format, args);
     va_end(args);
-    std::string text = buf;
+    std::string text = text_nonfinite_named(buf);  // never printf's "-nan"; also the text view's lines
     drop_negative_zero(text);
     return {style, std::move(text)};
 }

@@ -343,8 +343,8 @@ void curve_plot(const app& a, frame_out& out, const trainer& t) {
 void curve_legend(frame_out& out, const trainer& t) {
     const int step = trainer_step(t);
     const ImVec4 loss_c(0.90f, 0.47f, 0.16f, 1.0f), acc_c(0.24f, 0.63f, 0.90f, 1.0f);
-    if (step > 0 && std::size_t(step) <= t.curve.size()) {
-        const train_point& p = t.curve[std::size_t(step - 1)];
+    if (const std::optional<train_point> last = trainer_last_point(t)) {
+        const train_point& p = *last;
         text_colored(out, loss_c, "— %s %s (%s)", tr("train loss", "训练损失"), number_text(p.loss, "%.4f").c_str(),
                      tr("log scale; bold: smoothed", "对数刻度；粗线：平滑后"));
         if (ImGui::IsItemHovered())
@@ -355,6 +355,9 @@ void curve_legend(frame_out& out, const trainer& t) {
                               train_loss_ema_span(t.run ? t.run->e.train.steps : 0));
         ImGui::SameLine();
         text_colored(out, acc_c, "— %s %s", tr("train accuracy", "训练准确率"), number_text(p.acc * 100.0f, "%.1f%%").c_str());
+    } else if (t.run) {  // step 0 (after Reset too): no batch trained on yet
+        text_disabled(out, "— %s",
+                      tr("train loss and accuracy: none yet (no step taken)", "训练损失与准确率：还没有（尚未训练一步）"));
     }
     if (!trainer_measured(t)) {  // the first measure not yet done: no number to show
         text_disabled(out, "● ○ %s", tr("held-out loss and accuracy: measuring…", "留出集损失与准确率：测量中…"));
@@ -371,8 +374,42 @@ void curve_legend(frame_out& out, const trainer& t) {
     text_disabled(out, "%s %d%s", tr("the solid line: step", "实线：第"), step, tr("", " 步"));
 }
 
-// Over the run's snapshots: dragging shows the model at each kept step (the
-// Step button reaches the steps between).
+// Under the scrubber: a tick at each stop whose snapshot the run keeps (reached
+// at once, back or forward), and how densely they lie.
+void kept_marks(frame_out& out, const trainer& t, const std::vector<int>& stops) {
+    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
+    const float grab = ImGui::GetStyle().GrabMinSize, pad = ImGui::GetStyle().FramePadding.x;
+    const float x0 = p0.x + pad + grab * 0.5f, x1 = std::max(x0, p1.x - pad - grab * 0.5f);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 c = ImGui::GetColorU32(theme_highlight());
+    for (std::size_t k = 0; k < stops.size(); ++k)
+        if (trainer_kept(t, stops[k])) {
+            const float x = stops.size() > 1 ? x0 + (x1 - x0) * float(k) / float(stops.size() - 1) : x0;
+            dl->AddLine(ImVec2(x, p1.y - 3.0f), ImVec2(x, p1.y), c);
+        }
+    const trainer_kept_summary k = trainer_kept_spacing(t);
+    if (k.every <= 1)
+        text_disabled(
+            out, tr("Every step up to %d is kept: scrubbing shows each at once.", "到第 %d 步为止每一步都保留着：拖动即刻显示。"),
+            k.reach);
+    else if (k.dense > 0)
+        text_disabled(out,
+                      tr("Kept (ticks): every %d steps up to step %d, and %d more where the loss fell fastest (steps "
+                         "%d–%d); each shows at once. A step between them trains on from the kept one before.",
+                         "保留的步（刻度）：每 %d 步一个，直到第 %d 步，另有 %d 个在损失降得最快处（第 %d–%d 步）；"
+                         "拖到它们即刻显示。它们之间的步从前一个保留的步接着训练。"),
+                      k.every, k.reach, k.dense, k.dense_first, k.dense_last);
+    else
+        text_disabled(
+            out,
+            tr("Kept (ticks): every %d steps up to step %d; each shows at once. A step between them trains on "
+               "from the kept one before.",
+               "保留的步（刻度）：每 %d 步一个，直到第 %d 步；拖到它们即刻显示。它们之间的步从前一个保留的步接着训练。"),
+            k.every, k.reach);
+}
+
+// Over the run's snapshots: dragging shows the model at each stop, at once where
+// the run keeps it (the Step button reaches the steps between).
 void scrubber(const app& a, frame_out& out, const trainer& t) {
     const std::vector<int> kept = trainer_snapshot_steps(t);
     // A stopped run is where it stopped, not at the target it never reached.
@@ -390,6 +427,7 @@ void scrubber(const app& a, frame_out& out, const trainer& t) {
     if (ImGui::SliderInt(label, &k, 0, int(kept.size()) - 1, shown, ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_NoInput))
         request_trained(a, out, kept[std::size_t(k)]);
     mark_slider(out, "train_scrub", label);
+    kept_marks(out, t, kept);
 }
 
 // The scores a head's bars show: each a mean over the held-out rows

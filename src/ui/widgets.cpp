@@ -190,10 +190,12 @@ void text_wrapped(const char* s, const char* end = nullptr) {
 }
 
 void text_styled_v(frame_out& out, const ImVec4* colour, const char* fmt, va_list args) {
-    const char *s = nullptr, *end = nullptr;
-    ImFormatStringToTempBufferV(&s, &end, fmt, args);
-    std::string text(s, end);
-    drop_negative_zero(text);  // "-0.00" reads as 0.00
+    const char *raw = nullptr, *raw_end = nullptr;
+    ImFormatStringToTempBufferV(&raw, &raw_end, fmt, args);
+    std::string text(raw, raw_end);
+    if (text.find("nan") != std::string::npos || text.find("inf") != std::string::npos)
+        text = text_nonfinite_named(text);  // never printf's "-nan": NaN and ±∞ by name
+    drop_negative_zero(text);               // "-0.00" reads as 0.00
     if (colour)
         ImGui::PushStyleColor(ImGuiCol_Text, *colour);
     text_wrapped(text.c_str(), text.c_str() + text.size());

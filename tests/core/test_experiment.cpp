@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 
 #include "base/random.hpp"
 #include "base/text_util.hpp"
@@ -308,4 +310,18 @@ TEST_CASE("errors_tidy keeps order, carries an inner count over, and is idempote
     std::vector<std::string> odd = {"... and x more problems"};  // not a count: kept as a message
     errors_tidy(odd);
     CHECK(odd == std::vector<std::string>{"... and x more problems"});
+}
+
+// Issue 49, item 16: a diverged L11 printed "recovers -nan" and "1.05e+09 of -nan".
+TEST_CASE("text_nonfinite_named: printf's nan and inf tokens read as the views name them, words stay") {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "recovers %.2f, queries %.2f (%.3g of %.3g)", -std::nan(""), double(INFINITY), 1.05e9,
+                  -double(INFINITY));
+    const std::string named = text_nonfinite_named(buf);
+    CHECK(named.find("nan") == std::string::npos);
+    CHECK(named.find("inf") == std::string::npos);
+    CHECK(named == "recovers NaN, queries +∞ (1.05e+09 of −∞)");
+    CHECK(text_nonfinite_named("info, nano, banana, inflow: nan.") == "info, nano, banana, inflow: NaN.");
+    CHECK(text_nonfinite_named("-nan") == "NaN");
+    CHECK(text_nonfinite_named("“nan”") == "“nan”");  // a quoted token of a text is a word
 }

@@ -154,3 +154,25 @@ TEST_CASE("predict: a writer's part is worded by its share, and a part larger th
     CHECK(share(3.0f, 15.0f) == writer_share::largest);
     CHECK(share(-1.0f, -3.0f) == writer_share::largest);  // a negative logit has no "most"
 }
+
+// Issue 49, item 16: a diverged L11 said "1.05e+09 of -nan": its logits are not
+// finite, so no part of one is the largest, and nothing is named.
+TEST_CASE("predict: a diverged model's logits name no writer") {
+    experiment e = test::tiny_recipe(train_task::induction, block_kind::attention_residual, 300, "a b c d a b c");
+    e.train.lr = 10.0f, e.train.wd = 1.0f, e.train.clip = 0.0f;  // decay multiplies the weights by −9 each step
+    auto init = train_init(e);
+    REQUIRE(init.run);
+    train_run& run = *init.run;
+    train_run_all(run);
+    REQUIRE_FALSE(run.error.empty());
+    circuit_prediction p;
+    REQUIRE(circuits_predict(run, page_trace(run, run.e, tokenize("a b c d a b c")), p));
+    bool any_nan = false;
+    for (int t = 0; t < p.n; ++t) {
+        const float logit = p.logits[std::size_t(t) * std::size_t(p.V) + std::size_t(p.top[std::size_t(t * p.top_k)])];
+        any_nan = any_nan || !std::isfinite(logit);
+        if (!std::isfinite(logit))
+            CHECK(p.writer[std::size_t(t)].kind == circuit_writer::none);
+    }
+    CHECK(any_nan);
+}

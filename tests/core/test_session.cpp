@@ -639,3 +639,30 @@ TEST_CASE("training's slice follows the frame interval to the one aimed at, with
     CHECK(q.interval == doctest::Approx(0.75 * p.interval + 0.25 * 0.25));
     CHECK(q.slice >= train_pace::least);
 }
+
+// Issue 49, item 16: `attn check` accepted batch 41–102 at d_model 256 that `attn
+// train` refused from 50 (and the page from 40). One limit, train_batch_max, with
+// one message: train_init's refusal is the page's and `attn check`'s.
+TEST_CASE("one batch limit: what train_init refuses, the page and attn check refuse with the same words") {
+    const auto p = link_parse(
+        "v=1&text=a%20b%20c&d_model=256&heads=16&layers=4&block=full&train=induction&seq=128&vocab=62&batch=31&steps=2000");
+    REQUIRE(p.value);
+    experiment e = *p.value;
+    const int most = train_batch_max(e);
+    MESSAGE("the largest batch at this shape: " << most);
+    REQUIRE(most >= 31);  // the largest shape's links (batch=31) still open
+    REQUIRE(most < train_limits::max_batch);
+    e.train.batch = most;
+    CHECK(session_state_problems({e, std::nullopt}).empty());
+    CHECK(train_run_problem(e).empty());
+    e.train.batch = most + 1;
+    const std::string why = train_run_problem(e);
+    CHECK(why.find("batch must be at most " + std::to_string(most)) == 0);
+    const std::vector<std::string> page = session_state_problems({e, std::nullopt});
+    REQUIRE(page.size() == 1);
+    CHECK(page[0] == why);
+    const train_init_result init = train_init(e);  // refused before anything is allocated
+    CHECK_FALSE(init.run);
+    REQUIRE(init.errors.size() == 1);
+    CHECK(init.errors[0] == why);
+}

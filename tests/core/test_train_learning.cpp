@@ -474,3 +474,39 @@ TEST_CASE("wasm: the weights after 120 steps of the induction lesson have the re
     CHECK(hash == recorded_hash_step120);
 }
 #endif
+
+// Issue 49, item 2: in trained L9, scrubbed back to ~100 and forward to 1425, the
+// run trained again from the snapshot (57 s in a page) although it had kept 1425.
+TEST_CASE("L9 scrubbed back and forward again trains nothing, and keeps dense snapshots around its drop" *
+          doctest::skip(slow_under_sanitizers)) {
+    trainer t = trained(recipe_lesson_induction);
+    const int phase = trainer_phase_step(t), every = t.run->snapshot_every;
+    const trainer_kept_summary k = trainer_kept_spacing(t);
+    std::string dense;
+    for (int i = 0; i < t.run->dense_taken; ++i)
+        dense += " " + std::to_string(t.run->dense[std::size_t(i)].step);
+    MESSAGE("grid every " << k.every << " steps to " << k.reach << "; " << k.dense << " dense snapshots (steps " << k.dense_first
+                          << "-" << k.dense_last << "):" << dense << "; the phase change at step " << phase);
+    REQUIRE(phase > 0);
+    int near_drop = 0;  // within two grid spacings of the phase change
+    for (int i = 0; i < t.run->dense_taken; ++i)
+        near_drop += std::abs(t.run->dense[std::size_t(i)].step - phase) <= 2 * every;
+    CHECK(near_drop >= 3);
+
+    experiment e = *experiment_parse(recipe_lesson_induction).value;
+    e.train.trained = 100;
+    trainer_sync(t, e);
+    trainer_finish(t);
+    REQUIRE(trainer_step(t) == 100);
+    e.train.trained = 1425;
+    trainer_sync(t, e);
+    trainer_advance(t, 1e9, 1, false);  // no step may be taken
+    CHECK(trainer_step(t) == 1425);
+    CHECK(trainer_done(t));
+    CHECK(t.curve.size() == 1500);  // the curve stays whole
+    train_init_result straight = train_init(e);
+    REQUIRE(straight.run);
+    for (int s = 0; s < 1425; ++s)
+        REQUIRE(train_step(*straight.run));
+    CHECK(train_weights_hash(*t.run) == train_weights_hash(*straight.run));
+}

@@ -94,6 +94,88 @@ TEST_CASE("going back and forth gives the same weights and measures, bit for bit
     CHECK(t.marks.back().held_out.loss == marks.back().held_out.loss);
 }
 
+// Issue 49, item 2: scrubbed back to ~100 and forward again, the run trained
+// again from the snapshot although the later ones had been taken. Every kept
+// step is reached with no step taken (steps = false: trainer_advance may only
+// restore and measure), back and forward, and gives training straight's bits.
+TEST_CASE("scrubbing forward to a kept step takes no training step and gives the weights of training straight there") {
+    experiment e = small_recipe(300);
+    trainer t;
+    trainer_sync(t, e);
+    trainer_finish(t);
+    REQUIRE(t.run);
+    REQUIRE(t.run->snapshot_every > 1);  // a grid with steps between
+    const std::vector<trainer_mark> marks = t.marks;
+    const std::vector<train_point> curve = t.curve;
+    const std::vector<int> kept = train_kept_steps(*t.run);
+    CHECK(kept.size() > marks.size());  // dense snapshots beside the grid's (the early fall)
+    for (const int step : kept)
+        CHECK(trainer_kept(t, step));
+
+    e.train.trained = 100;  // back: the kept one before, then steps
+    trainer_sync(t, e);
+    trainer_finish(t);
+    REQUIRE(trainer_step(t) == 100);
+    // Forward again, to each kept step after it, and back to each before.
+    std::vector<int> order;
+    for (const int step : kept)
+        if (step > 100 && step < 300)
+            order.push_back(step);
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it)
+        order.push_back(*it);
+    for (const int step : order) {
+        CAPTURE(step);
+        e.train.trained = step;
+        trainer_sync(t, e);
+        trainer_advance(t, 1e9, 1, false);  // no step may be taken here
+        CHECK(trainer_step(t) == step);
+        CHECK(trainer_done(t));
+        CHECK(train_weights_hash(*t.run) == straight_hash(e, step));
+        CHECK(t.curve.size() == curve.size());  // the curve stays whole
+    }
+    CHECK(t.marks.size() == marks.size());
+    for (std::size_t i = 0; i < marks.size(); ++i)
+        CHECK(t.marks[i].held_out.loss == marks[i].held_out.loss);
+    // A step between kept ones: from the kept one before, a few steps on.
+    e.train.trained = 151;
+    trainer_sync(t, e);
+    trainer_advance(t, 1e9, 1, false);
+    CHECK(trainer_step(t) == train_kept_before(*t.run, 151));
+    trainer_finish(t);
+    CHECK(trainer_step(t) == 151);
+    CHECK(train_weights_hash(*t.run) == straight_hash(e, 151));
+}
+
+// The dense snapshots' rule (train.hpp): where the smoothed loss moved by
+// train_dense_change since the kept one before, off the grid, at most the limit.
+TEST_CASE("dense snapshots are kept where the smoothed loss moved fastest, between the grid's") {
+    experiment e = small_recipe(300);
+    train_init_result init = train_init(e);
+    REQUIRE(init.run);
+    train_run& r = *init.run;
+    train_run_all(r);
+    REQUIRE(r.dense_taken > 0);
+    CHECK(r.dense_taken <= train_limits::max_dense_snapshots);
+    const int span = train_dense_span(r.snapshot_every);
+    float smooth = 0.0f, at_kept = 0.0f;
+    int dense = 0;
+    for (int s = 1; s <= r.reach; ++s) {
+        smooth = train_loss_ema_next(smooth, r.curve[std::size_t(s - 1)].loss, span, s == 1);
+        if (s == 1)
+            at_kept = smooth;
+        const bool grid = s % r.snapshot_every == 0 || s == e.train.steps;
+        const bool taken = !grid && dense < int(r.dense.size()) && std::fabs(std::log(smooth / at_kept)) >= train_dense_change;
+        if (taken) {
+            REQUIRE(dense < r.dense_taken);
+            CHECK(r.dense[std::size_t(dense)].step == s);
+            ++dense;
+        }
+        if (grid || taken)
+            at_kept = smooth;
+    }
+    CHECK(dense == r.dense_taken);
+}
+
 TEST_CASE("only the model and the recipe make a new run; the text, interventions and `trained` do not") {
     experiment e = small_recipe();
     trainer t;

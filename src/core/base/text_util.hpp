@@ -135,4 +135,33 @@ inline std::vector<std::string_view> split(std::string_view s, char sep) {
     }
 }
 
+// Text printf wrote with NaN or ±inf among its numbers, those named as the views
+// name them: printf's "nan", "-nan" become "NaN", "inf" "+∞" and "-inf" "−∞". Only
+// a whole token (between spaces, brackets or punctuation) is replaced, never part
+// of a word ("info", "nano").
+inline std::string text_nonfinite_named(std::string_view s) {
+    const auto edge = [](char c) {
+        return c == ' ' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == ';' || c == ':' || c == '/' ||
+               c == '=' || c == '%' || c == '.' || c == '\n';
+    };
+    std::string out;
+    out.reserve(s.size());
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const bool minus = s[i] == '-';
+        const std::size_t at = i + (minus ? 1 : 0);
+        const bool starts = i == 0 || edge(s[i - 1]);
+        const std::string_view word = s.substr(at, 3);
+        const bool nan = word == "nan", inf = word == "inf";
+        const std::size_t end = at + 3;
+        if (starts && (nan || inf) && (end == s.size() || edge(s[end]))) {
+            out += nan ? "NaN" : minus ? "−∞" : "+∞";
+            i = end;
+            continue;
+        }
+        out += s[i++];
+    }
+    return out;
+}
+
 }  // namespace attn

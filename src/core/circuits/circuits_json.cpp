@@ -391,6 +391,10 @@ void timeline_json(std::string& o, const circuit_timeline& t) {
     list(o, t.loss.data(), S);
     o += ",\"pos_loss\":";
     table(o, t.pos_loss.data(), t.S, t.T);
+    o += ",\"pos_loss_all\":";
+    table(o, t.pos_loss_all.data(), t.S, t.T);
+    o += ",\"first_loss\":";
+    list(o, t.first_loss.data(), S);
     o += ",\"icl\":";
     list(o, t.icl.data(), S);
     o += ",\"icl_problem\":";

@@ -118,6 +118,8 @@ circuit_writer top_writer(const train_run& run, const experiment& e, const trace
             consider(best, {circuit_writer::ffn, l, -1, float(dot(lt.ffn_out.row(t), u, d))});
     }
     best.logit = c.logits[std::size_t(t) * std::size_t(V) + std::size_t(v)];
+    if (!std::isfinite(best.logit) || !std::isfinite(best.part))
+        return circuit_writer{};  // a diverged model's logit has no largest part to name
     return best;
 }
 

@@ -54,7 +54,8 @@ struct circuit_prediction {
     std::vector<int> lens_target_rank;  // (L, n) −1 without a target
     // The largest direct writer of each position's top token's logit. Exact as a sum
     // for attention + residual and full blocks (the stream is x0 plus every write);
-    // with block=attn only the last layer writes into the stream W_u reads.
+    // with block=attn only the last layer writes into the stream W_u reads. None
+    // where the logit or the part is not finite (a diverged model).
     std::vector<circuit_writer> writer;  // (n)
     std::vector<float> wu_col, wo_u;     // scratch (d), (d_k)
     std::vector<float> lens_logits;      // scratch (n, V)

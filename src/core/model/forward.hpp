@@ -38,8 +38,8 @@
 //   * Entropy −Σ p ln p (nats), 0·ln 0 = 0, NaN if any p is NaN or ±inf.
 //   * nan_count / inf_count count every matrix the trace stores once: x0; per
 //     layer q, k, v, q_rot and k_rot (RoPE), concat, attn_out (W_O on), the
-//     block = full matrices (normed, residual, ffn_normed, ffn_hidden, ffn_out,
-//     output); per head scores, scaled, weights, out, row_sums,
+//     block = attn_res residual, the block = full matrices (normed, residual,
+//     ffn_normed, ffn_hidden, ffn_out, output); per head scores, scaled, weights, out, row_sums,
 //     row_entropies; decode.out. Not counted, being copies: each head's q, k,
 //     v (columns of the layer's), `masked` (scaled with the mask's −inf), a
 //     layer's input, attn-only output and the trace's output.

@@ -179,6 +179,9 @@ std::vector<std::string> experiment_problems(const experiment& e) {
     std::vector<std::string> errors = experiment_validate(e);
     if (errors.empty())  // the page traces a recipe's model on the text
         errors = recipe_text_problems(e);
+    if (errors.empty())  // the one batch limit: what train_init refuses, refused here (the page, `attn check`)
+        if (std::string why = train_run_problem(e); !why.empty())
+            errors.push_back(std::move(why));
     return errors;
 }
 

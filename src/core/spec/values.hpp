@@ -24,6 +24,7 @@ struct train_limits {
     static constexpr int min_seq = 4, max_seq = 128;
     static constexpr int min_vocab = 4, max_vocab = 62;  // symbols a–z, A–Z, 0–9
     static constexpr int max_snapshots = 64;             // kept weights (see train.hpp)
+    static constexpr int max_dense_snapshots = 8;        // more of them where the loss falls fastest
     static constexpr float max_lr = 10.0f;
     // train=induction: a segment of distinct symbols, a prefix without them, the repeat.
     static constexpr int min_induction_rows = 8;  // vocab and seq

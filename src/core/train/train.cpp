@@ -609,14 +609,38 @@ float learning_rate(const train_settings& t, int step) {
     return float(double(t.lr) * f);
 }
 
-void take_snapshot(train_run& r) {
-    if (r.snapshots_taken >= int(r.snapshots.size()))
-        return;
-    train_snapshot& s = r.snapshots[std::size_t(r.snapshots_taken++)];
+void copy_into(const train_run& r, train_snapshot& s) {
     s.step = r.step;
     std::copy(r.params.begin(), r.params.end(), s.params.begin());
     std::copy(r.adam_m.begin(), r.adam_m.end(), s.adam_m.begin());
     std::copy(r.adam_v.begin(), r.adam_v.end(), s.adam_v.begin());
+}
+
+// The grid's snapshot at r.step, the first time the run reaches it (a kept one
+// again would be the same bits).
+void take_snapshot(train_run& r) {
+    if (r.snapshots_taken >= int(r.snapshots.size()))
+        return;
+    if (r.snapshots_taken > 0 && r.snapshots[std::size_t(r.snapshots_taken - 1)].step >= r.step)
+        return;
+    copy_into(r, r.snapshots[std::size_t(r.snapshots_taken++)]);
+}
+
+// At a step first reached (r.step == r.reach): the smoothed loss, and a dense
+// snapshot there when it moved far enough since the kept one before (train.hpp).
+void follow_reach(train_run& r, float loss, bool on_grid) {
+    const int span = train_dense_span(r.snapshot_every);
+    r.fast_loss = train_loss_ema_next(r.fast_loss, loss, span, r.reach == 1);
+    if (r.reach == 1)
+        r.fast_loss_kept = r.fast_loss;
+    if (on_grid) {
+        r.fast_loss_kept = r.fast_loss;
+        return;
+    }
+    if (r.dense_taken >= int(r.dense.size()) || !(std::fabs(std::log(r.fast_loss / r.fast_loss_kept)) >= train_dense_change))
+        return;
+    copy_into(r, r.dense[std::size_t(r.dense_taken++)]);
+    r.fast_loss_kept = r.fast_loss;
 }
 
 void fill_batch(train_run& r) {
@@ -812,8 +836,15 @@ bool step_update(train_run& r) {
                      int(std::min(n - lo, std::size_t(chunk_floats))), s);
     });
     r.step = next;
-    r.curve.push_back(pt);
-    if (r.step % r.snapshot_every == 0 || r.step == t.steps)
+    const bool on_grid = r.step % r.snapshot_every == 0 || r.step == t.steps;
+    if (r.curve.size() >= std::size_t(r.step)) {  // a step reached before (train_restore): the same bits again
+        r.curve[std::size_t(r.step - 1)] = pt;
+    } else {
+        r.curve.push_back(pt);
+        r.reach = r.step;
+        follow_reach(r, pt.loss, on_grid);
+    }
+    if (on_grid)
         take_snapshot(r);
     return true;
 }
@@ -840,6 +871,13 @@ train_run plan_run(const experiment& e, int& count) {
         r.snapshot_every *= 2;
         count = t.steps / r.snapshot_every + 1 + (t.steps % r.snapshot_every ? 1 : 0);
     }
+    // The dense ones in what the grid leaves of the snapshots' bytes, none where
+    // the grid is already at every step.
+    const std::size_t left = train_snapshot_bytes - std::min(train_snapshot_bytes, std::size_t(count) * per_snapshot);
+    r.dense.resize(r.snapshot_every > 1 ? std::min(std::size_t(train_limits::max_dense_snapshots), left / per_snapshot) : 0);
+    while (!r.dense.empty() &&  // the dense ones never make a run too big
+           run_bytes(e, r.layout.total, r.slots.total, r.scratch_slots.total, count + int(r.dense.size())) > train_run_max_bytes)
+        r.dense.pop_back();
     return r;
 }
 
@@ -850,7 +888,33 @@ std::size_t train_run_bytes(const experiment& e) {
         return 0;
     int count = 0;
     const train_run r = plan_run(e, count);
-    return run_bytes(e, r.layout.total, r.slots.total, r.scratch_slots.total, count);
+    return run_bytes(e, r.layout.total, r.slots.total, r.scratch_slots.total, count + int(r.dense.size()));
+}
+
+int train_batch_max(const experiment& e) {
+    experiment b = e;
+    int lo = 0, hi = train_limits::max_batch;  // the bytes grow with the batch: the largest that fits
+    while (lo < hi) {
+        b.train.batch = (lo + hi + 1) / 2;
+        if (train_run_bytes(b) <= train_run_max_bytes)
+            lo = b.train.batch;
+        else
+            hi = b.train.batch - 1;
+    }
+    return lo;
+}
+
+std::string train_run_problem(const experiment& e) {
+    const std::size_t bytes = train_run_bytes(e);
+    if (bytes <= train_run_max_bytes)
+        return "";
+    const auto mb = [](std::size_t n) { return std::to_string((n + (std::size_t(1) << 20) - 1) >> 20) + " MB"; };
+    const std::string need = "this training run needs " + std::to_string(bytes) + " bytes (" + mb(bytes) + "); the limit is " +
+                             std::to_string(train_run_max_bytes) + " bytes (" + mb(train_run_max_bytes) + ")";
+    if (const int most = train_batch_max(e); most > 0)
+        return "batch must be at most " + std::to_string(most) + " for this shape (d_model " + std::to_string(e.d_model) + ", " +
+               std::to_string(e.layers) + " layers, seq " + std::to_string(e.train.seq) + "): " + need;
+    return need + ": lower seq, d_model or layers";
 }
 
 train_init_result train_init(const experiment& e) {
@@ -863,12 +927,8 @@ train_init_result train_init(const experiment& e) {
     int count = 0;
     train_run r = plan_run(e, count);
     const train_settings& t = e.train;
-    const std::size_t bytes = run_bytes(e, r.layout.total, r.slots.total, r.scratch_slots.total, count);
-    if (bytes > train_run_max_bytes) {
-        res.errors.push_back("this training run needs " + std::to_string(bytes) + " bytes (" +
-                             std::to_string((bytes + (std::size_t(1) << 20) - 1) >> 20) + " MB); the limit is " +
-                             std::to_string(train_run_max_bytes) + " bytes (" + std::to_string(train_run_max_bytes >> 20) +
-                             " MB): lower batch, seq, d_model or layers");
+    if (std::string why = train_run_problem(e); !why.empty()) {
+        res.errors.push_back(std::move(why));
         return res;
     }
     r.params.assign(r.layout.total, 0.0f);
@@ -893,6 +953,11 @@ train_init_result train_init(const experiment& e) {
     }
     r.curve.reserve(std::size_t(t.steps));
     r.snapshots.resize(std::size_t(count));
+    for (auto& s : r.dense) {
+        s.params.assign(r.layout.total, 0.0f);
+        s.adam_m.assign(r.layout.total, 0.0f);
+        s.adam_v.assign(r.layout.total, 0.0f);
+    }
     for (auto& s : r.snapshots) {
         s.params.assign(r.layout.total, 0.0f);
         s.adam_m.assign(r.layout.total, 0.0f);
@@ -1056,18 +1121,72 @@ train_cost train_estimate(const experiment& e) {
     return c;
 }
 
-void train_restore(train_run& r, int i) {
-    if (i < 0 || i >= r.snapshots_taken)
-        return;
-    const train_snapshot& s = r.snapshots[std::size_t(i)];
+namespace {
+
+void restore_from(train_run& r, const train_snapshot& s) {
     train_step_abandon(r);
-    r.params = s.params;
-    r.adam_m = s.adam_m;
-    r.adam_v = s.adam_v;
+    std::copy(s.params.begin(), s.params.end(), r.params.begin());
+    std::copy(s.adam_m.begin(), s.adam_m.end(), r.adam_m.begin());
+    std::copy(s.adam_v.begin(), s.adam_v.end(), r.adam_v.begin());
     r.step = s.step;
-    r.curve.resize(std::size_t(s.step));
-    r.snapshots_taken = i + 1;
     r.error.clear();
+}
+
+}  // namespace
+
+void train_restore(train_run& r, int i) {
+    if (i >= 0 && i < r.snapshots_taken)
+        restore_from(r, r.snapshots[std::size_t(i)]);
+}
+
+std::vector<int> train_kept_steps(const train_run& r) {
+    std::vector<int> steps;
+    for (int i = 0; i < r.snapshots_taken; ++i)
+        steps.push_back(r.snapshots[std::size_t(i)].step);
+    for (int i = 0; i < r.dense_taken; ++i)
+        steps.push_back(r.dense[std::size_t(i)].step);
+    std::sort(steps.begin(), steps.end());
+    return steps;
+}
+
+int train_kept_before(const train_run& r, int step) {
+    int best = 0;
+    for (int s : train_kept_steps(r))
+        if (s <= step)
+            best = s;
+    return best;
+}
+
+int train_snapshot_index(const train_run& r, int step) {
+    for (int i = 0; i < r.snapshots_taken; ++i)
+        if (r.snapshots[std::size_t(i)].step == step)
+            return i;
+    return -1;
+}
+
+bool train_restore_step(train_run& r, int step) {
+    if (const int i = train_snapshot_index(r, step); i >= 0) {
+        train_restore(r, i);
+        return true;
+    }
+    for (int i = 0; i < r.dense_taken; ++i)
+        if (r.dense[std::size_t(i)].step == step) {
+            restore_from(r, r.dense[std::size_t(i)]);
+            return true;
+        }
+    return false;
+}
+
+int train_dense_span(int snapshot_every) { return std::max(snapshot_every / 4, 1); }
+
+int train_loss_ema_span(int steps) { return std::max(steps / 50, 1); }
+
+float train_loss_ema_next(float previous, float loss, int span, bool first) {
+    const float log_loss = std::log(std::max(loss, 1e-6f));
+    if (first)
+        return std::exp(log_loss);
+    const float w = 2.0f / float(std::max(span, 1) + 1);
+    return std::exp(std::log(previous) + w * (log_loss - std::log(previous)));
 }
 
 std::string train_weights_hash(const train_run& r) {

@@ -142,11 +142,23 @@ struct train_run {
     std::vector<train_point> curve;  // one point per step taken (reserved for all steps)
     // Snapshots at steps 0, every, 2·every, … and the last step: at most
     // train_limits::max_snapshots, and fewer when they would need more than
-    // train_snapshot_bytes. Their memory is taken in train_init.
+    // train_snapshot_bytes. Their memory is taken in train_init. Going back
+    // (train_restore) keeps them all: the run's furthest step (`reach`) stays
+    // reachable, and stepping again over a kept one takes it again to the same bits.
     std::vector<train_snapshot> snapshots;
     int snapshot_every = 1;
     int snapshots_taken = 0;
-    std::string error;  // why training stopped early (a NaN loss), else empty
+    // Dense snapshots between the grid's, where the loss falls fastest (the drop):
+    // at a step first reached, not on the grid, when the loss smoothed over
+    // train_dense_span steps has moved by train_dense_change (in log) since the
+    // kept snapshot before. At most train_limits::max_dense_snapshots, in what
+    // train_snapshot_bytes leaves beside the grid's; in step order.
+    std::vector<train_snapshot> dense;
+    int dense_taken = 0;
+    int reach = 0;                // the furthest step the run has taken (curve.size())
+    float fast_loss = 0.0f;       // the smoothed loss at `reach` (train_dense_span)
+    float fast_loss_kept = 0.0f;  // the same at the latest snapshot kept by then
+    std::string error;            // why training stopped early (a NaN loss), else empty
     train_cursor cursor;
 
     // Laid out once by train_init; see train.cpp.
@@ -173,6 +185,16 @@ train_init_result train_init(const experiment& e);
 // The bytes train_init would take for e's run (at most train_run_max_bytes, or it
 // refuses), computed without allocating; 0 when e has no recipe or is not valid.
 std::size_t train_run_bytes(const experiment& e);
+
+// The largest batch whose run fits train_run_max_bytes with e's shape and recipe
+// (0 when not even a batch of 1 does): the one batch limit. train_init refuses
+// above it, and the page and `attn check` with it (session_state_problems), with
+// train_run_problem's words.
+int train_batch_max(const experiment& e);
+
+// Why e's run cannot be made for its memory ("batch must be at most 49 for this
+// shape: ..."), or "" when it fits (or e has no valid recipe).
+std::string train_run_problem(const experiment& e);
 // Parameters, moments, the row groups' gradients (train_groups), activations,
 // snapshots. 640 MB: the groups' gradients made the largest shape's run with
 // batch=31 (the largest under the earlier 512 MB) 601 MB, and its links still open.
@@ -247,9 +269,41 @@ train_eval_job train_evaluate_task_job(const train_run& run, train_settings task
 // set, at the run's seq and vocabulary): a model tested off its training distribution.
 train_eval_result train_evaluate_task(train_run& run, train_settings task);
 
-// Back to snapshot i (weights, optimizer state, step, curve): stepping on from
-// there repeats the original run bit for bit.
+// Back to snapshot i (weights, optimizer state, step): stepping on from there
+// repeats the original run bit for bit. Nothing is forgotten: the later
+// snapshots and the curve beyond the step stay (the curve holds every step
+// reached, `reach` of them), so a later kept step is restored as quickly.
 void train_restore(train_run& run, int snapshot_index);
+
+// Every kept snapshot's step (the grid's taken and the dense ones), ascending.
+std::vector<int> train_kept_steps(const train_run& run);
+
+// The step of the latest kept snapshot at or before `step` (0 at least: step 0 is kept).
+int train_kept_before(const train_run& run, int step);
+
+// The grid snapshot kept at exactly `step` (its index in run.snapshots), or -1.
+int train_snapshot_index(const train_run& run, int step);
+
+// To the kept snapshot (grid or dense) at exactly `step`, back or forward; false
+// when none is kept there.
+bool train_restore_step(train_run& run, int step);
+
+// The dense snapshots' rule (train_run::dense): the loss smoothed as the
+// Train panel's curve (train_loss_ema_next) over a quarter of the grid's
+// spacing, and a dense snapshot where it moved by 0.25 in log (about 22 %)
+// since the kept one before.
+int train_dense_span(int snapshot_every);
+inline constexpr float train_dense_change = 0.25f;
+
+// The train loss smoothed for its log-scale plot: an exponential moving average
+// of log(loss) (losses below 1e-6 count as 1e-6, the plot's floor; NaN stays
+// NaN), each step weighted 2 / (span + 1), started at the first loss rather than
+// at 0; given back as losses. On the log scale it runs through the middle of the
+// step-to-step noise, so a fall of the loss reads as a fall. The span is a
+// fiftieth of the run (at least 1 step). train_loss_ema_next takes one step
+// (`previous`: the smoothed loss before, ignored for the first point).
+int train_loss_ema_span(int steps);
+float train_loss_ema_next(float previous, float loss, int span, bool first);
 
 // FNV-1a over the parameter bytes, as 16 hex digits.
 std::string train_weights_hash(const train_run& run);

@@ -40,12 +40,30 @@ void start_measure(trainer& t, int mark) {
 
 // The mark of the snapshot just taken, the first time the run reaches it: measured
 // in pieces from here (trainer_advance), before the next step.
+// (A snapshot kept again after going back has its mark: marks[i] is snapshot i's.)
 void mark_snapshot(trainer& t) {
     train_run& r = *t.run;
-    const int i = r.snapshots_taken - 1;
-    if (i >= 0 && r.snapshots[std::size_t(i)].step == r.step && int(t.marks.size()) == i &&
+    const int i = train_snapshot_index(r, r.step);
+    if (i >= 0 && int(t.marks.size()) == i &&
         !(t.measuring_step == r.step && t.measuring_mark == i))  // (begun by a job: it goes on)
         start_measure(t, i);
+}
+
+// The mark of the grid snapshot at `step`, or nullptr.
+const trainer_mark* mark_at(const trainer& t, int step) {
+    for (const trainer_mark& m : t.marks)
+        if (m.step == step)
+            return &m;
+    return nullptr;
+}
+
+// The latest mark at or before `step` (what stands for it while training), or nullptr.
+const trainer_mark* mark_before(const trainer& t, int step) {
+    const trainer_mark* best = nullptr;
+    for (const trainer_mark& m : t.marks)
+        if (m.step <= step)
+            best = &m;
+    return best;
 }
 
 template <class T>
@@ -60,9 +78,10 @@ std::size_t run_bytes(const train_run& r) {
                     vector_bytes(r.rope_sin) + vector_bytes(r.positions) + vector_bytes(r.eval_tokens) +
                     vector_bytes(r.eval_targets) + vector_bytes(r.eval_counted) + vector_bytes(r.acts) + vector_bytes(r.scratch) +
                     vector_bytes(r.group_grads) + vector_bytes(r.chunk_squares);
-    for (const train_snapshot& s : r.snapshots)
-        n += vector_bytes(s.params) + vector_bytes(s.adam_m) + vector_bytes(s.adam_v);
-    return n;
+    for (const std::vector<train_snapshot>* kept : {&r.snapshots, &r.dense})
+        for (const train_snapshot& s : *kept)
+            n += vector_bytes(s.params) + vector_bytes(s.adam_m) + vector_bytes(s.adam_v);
+    return n + vector_bytes(r.dense);
 }
 
 // A run kept for this key, ready to go on from its step (a copy of twin's, or the store's).
@@ -114,14 +133,17 @@ void start_run(trainer& t, const experiment& key, trainer_store* kept, trainer* 
     mark_snapshot(t);
 }
 
-// Back to the latest snapshot at or before the target.
-void restore_for_target(trainer& t) {
-    train_run& r = *t.run;
-    int best = 0;
-    for (int i = 0; i < r.snapshots_taken; ++i)
-        if (r.snapshots[std::size_t(i)].step <= t.target)
-            best = i;
-    train_restore(r, best);
+// The kept snapshot the run restores to reach the target: the latest at or
+// before it, back or forward; -1 when stepping on from where it is is nearer.
+// Not past a grid snapshot whose measure never finished (a run taken back while
+// measuring it): training on over it measures it then, so marks[i] stays snapshot i's.
+int snapshot_for_target(const trainer& t) {
+    const train_run& r = *t.run;
+    int limit = t.target;
+    if (int(t.marks.size()) < r.snapshots_taken)
+        limit = std::min(limit, r.snapshots[t.marks.size()].step);
+    const int kept = train_kept_before(r, limit);
+    return r.step > t.target || kept > r.step ? kept : -1;
 }
 
 // `now` and the probe at the run's step. While training, the latest mark stands
@@ -129,10 +151,8 @@ void restore_for_target(trainer& t) {
 // (finish_measure comes back when it is done).
 void measure_now(trainer& t) {
     train_run& r = *t.run;
-    const int i = std::min(int(t.marks.size()), r.snapshots_taken) - 1;
-    const bool at_mark = i >= 0 && t.marks[std::size_t(i)].step == r.step;
-    if (at_mark) {
-        t.now = t.marks[std::size_t(i)];
+    if (const trainer_mark* m = mark_at(t, r.step)) {
+        t.now = *m;
         measure_probe(t);
         t.measured_step = r.step;
         return;
@@ -143,8 +163,8 @@ void measure_now(trainer& t) {
         measure_probe(t);  // one row: drawn at once, while the held-out rows take their frames
         return;
     }
-    if (i >= 0)
-        t.now = t.marks[std::size_t(i)];
+    if (const trainer_mark* m = mark_before(t, r.step))
+        t.now = *m;
     measure_probe(t);
     t.measured_step = -1;
 }
@@ -281,8 +301,10 @@ bool trainer_advance(trainer& t, double seconds, int threads, bool steps_here) {
     r.threads = threads;
     // Going back works on a stopped run too: every kept snapshot was taken before
     // the loss stopped being finite, and training on from one repeats the run.
-    if (r.step > t.target) {
-        restore_for_target(t);  // abandons the step in progress
+    // Going forward to a kept snapshot is as quick: nothing retrains.
+    if (const int kept = snapshot_for_target(t); kept >= 0) {
+        train_restore_step(r, kept);  // abandons the step in progress
+        mark_snapshot(t);             // a grid snapshot whose measure a going back cut short
         t.error.clear();
         t.measured_step = -1;
         changed = true;
@@ -381,8 +403,7 @@ void step_apart(train_run& r, int target, int marked, train_scored_job& m, const
             out.probe_step = r.step;
             probed = now;
         }
-        const int i = r.snapshots_taken - 1;
-        if (i == marked && r.snapshots[std::size_t(i)].step == r.step) {
+        if (train_snapshot_index(r, r.step) == marked) {
             m = train_scored_job{};
             out.measuring = r.step;
         }
@@ -395,8 +416,8 @@ bool trainer_launch(trainer& t, int threads) {
     if (!threads_background() || t.job.busy() || !t.run)
         return false;
     train_run& r = *t.run;
-    if (!r.error.empty() || r.step >= t.target)
-        return false;
+    if (!r.error.empty() || r.step >= t.target || snapshot_for_target(t) >= 0)
+        return false;  // (a kept snapshot to restore first: trainer_advance's)
     if (t.measuring_step >= 0 &&
         (t.measuring_mark != int(t.marks.size()) || t.measuring_step != r.step || train_step_in_progress(r)))
         return false;  // (not a measure the job takes over: the frames finish it)
@@ -445,9 +466,8 @@ bool trainer_collect(trainer& t) {
     if (!train_step_in_progress(r) && t.measuring_step < 0 && r.step != t.target && r.error.empty()) {
         measure_now(t);
     } else if (t.measured_step != r.step) {
-        const int i = std::min(int(t.marks.size()), r.snapshots_taken) - 1;
-        if (i >= 0)
-            t.now = t.marks[std::size_t(i)];
+        if (const trainer_mark* m = mark_before(t, r.step))
+            t.now = *m;
     }
     return changed;
 }
@@ -469,6 +489,13 @@ bool trainer_stopped(const trainer& t) { return t.run && !t.job.busy() && !t.run
 
 int trainer_step(const trainer& t) { return !t.run ? 0 : t.job.busy() ? t.job_step : t.run->step; }
 
+std::optional<train_point> trainer_last_point(const trainer& t) {
+    const int step = trainer_step(t);
+    if (step <= 0 || std::size_t(step) > t.curve.size())
+        return std::nullopt;
+    return t.curve[std::size_t(step - 1)];
+}
+
 bool trainer_measured(const trainer& t) { return t.run && (!t.marks.empty() || t.measured_step == t.run->step); }
 
 std::vector<int> trainer_snapshot_steps(const trainer& t) {
@@ -479,17 +506,33 @@ std::vector<int> trainer_snapshot_steps(const trainer& t) {
     for (int s = 0; s < total; s += every)
         steps.push_back(s);
     steps.push_back(total);
+    for (int i = 0; i < t.run->dense_taken; ++i)
+        steps.push_back(t.run->dense[std::size_t(i)].step);
+    std::sort(steps.begin(), steps.end());
     return steps;
 }
 
-int train_loss_ema_span(int steps) { return std::max(steps / 50, 1); }
+bool trainer_kept(const trainer& t, int step) {
+    if (!t.run)
+        return false;
+    const std::vector<int> kept = train_kept_steps(*t.run);
+    return std::binary_search(kept.begin(), kept.end(), step);
+}
 
-float train_loss_ema_next(float previous, float loss, int span, bool first) {
-    const float log_loss = std::log(std::max(loss, 1e-6f));
-    if (first)
-        return std::exp(log_loss);
-    const float w = 2.0f / float(std::max(span, 1) + 1);
-    return std::exp(std::log(previous) + w * (log_loss - std::log(previous)));
+trainer_kept_summary trainer_kept_spacing(const trainer& t) {
+    trainer_kept_summary k;
+    if (!t.run)
+        return k;
+    const train_run& r = *t.run;
+    k.every = r.snapshot_every;
+    k.dense = r.dense_taken;
+    k.reach = r.reach;
+    for (int i = 0; i < r.dense_taken; ++i) {
+        const int s = r.dense[std::size_t(i)].step;
+        k.dense_first = k.dense_first < 0 ? s : std::min(k.dense_first, s);
+        k.dense_last = std::max(k.dense_last, s);
+    }
+    return k;
 }
 
 std::vector<float> train_loss_ema(const std::vector<train_point>& curve, int span) {

@@ -9,9 +9,12 @@
 //
 // The experiment says how far the model shown is trained (`trained=`, recipe.hpp):
 // Pause, Step, Reset and the scrubber are changes of the experiment like any
-// other, and the trainer follows. Going back restores the latest snapshot at or
-// before the step asked for and steps on from there, which gives the weights of
-// training straight there, bit for bit (train.hpp).
+// other, and the trainer follows. Going back or forward restores the latest
+// snapshot kept at or before the step asked for (when that is nearer than where
+// the run is) and steps on from there, which gives the weights of training
+// straight there, bit for bit (train.hpp). Going back forgets nothing: every
+// snapshot and the curve up to the furthest step stay, so scrubbing forward to
+// a kept step again trains nothing.
 //
 // What it keeps for the panel:
 //   curve     loss and accuracy of every step ever taken in this run, kept when
@@ -191,14 +194,32 @@ bool trainer_stopped(const trainer& t);
 // The step the run's weights are at (0 without a run).
 int trainer_step(const trainer& t);
 
+// The train loss and accuracy of the step that brought the model to its step
+// (curve[step − 1]); none at step 0 (after Reset too), where no batch has been
+// trained on yet.
+std::optional<train_point> trainer_last_point(const trainer& t);
+
 // Whether `now` holds a measure: a snapshot's mark (while training the latest
 // stands for the current step) or the current step's own. Before the first is
 // done there is no held-out number to show.
 bool trainer_measured(const trainer& t);
 
-// The steps of the run's snapshots, taken or not: 0, every, 2·every, …, steps
-// (train.hpp). Empty without a run.
+// The scrubber's stops: the steps of the run's grid snapshots, taken or not (0,
+// every, 2·every, …, steps), and of the dense ones taken (train.hpp), ascending.
+// Empty without a run.
 std::vector<int> trainer_snapshot_steps(const trainer& t);
+
+// Whether the run keeps a snapshot at `step` (taken): reaching it trains nothing,
+// back or forward. A step between kept ones trains from the one before.
+bool trainer_kept(const trainer& t, int step);
+
+// How densely the run keeps its steps, for the scrubber to say: a grid snapshot
+// every `every` steps up to `reach` (the furthest step taken), and `dense` more
+// between dense_first and dense_last (where the loss fell fastest; -1 when none).
+struct trainer_kept_summary {
+    int every = 0, dense = 0, dense_first = -1, dense_last = -1, reach = 0;
+};
+trainer_kept_summary trainer_kept_spacing(const trainer& t);
 
 // The drop of a loss curve: every view that names "the drop" (L9, L11, L12, the
 // Train panel, the text view) reads this one rule (docs/training.md, "The drop and
@@ -228,15 +249,7 @@ train_drop train_find_drop(const std::vector<train_point>& curve, int upto, int 
 // while there is none.
 int trainer_phase_step(const trainer& t);
 
-// The train loss smoothed for its log-scale plot: an exponential moving average
-// of log(loss) (losses below 1e-6 count as 1e-6, the plot's floor; NaN stays
-// NaN), each step weighted 2 / (span + 1), started at the first loss rather than
-// at 0; given back as losses. On the log scale it runs through the middle of the
-// step-to-step noise, so a fall of the loss reads as a fall. The span is a
-// fiftieth of the run (at least 1 step). train_loss_ema_next takes one step
-// (`previous`: the smoothed loss before, ignored for the first point).
-int train_loss_ema_span(int steps);
-float train_loss_ema_next(float previous, float loss, int span, bool first);
+// The whole curve smoothed (train_loss_ema_next, train.hpp).
 std::vector<float> train_loss_ema(const std::vector<train_point>& curve, int span);
 
 // Held-out loss and accuracy of the model at its step with these heads' outputs
