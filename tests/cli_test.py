@@ -6,9 +6,14 @@
 import json
 import re
 import os
+import shutil
+import struct
 import subprocess
 import sys
+import tempfile
+import threading
 import unittest
+import urllib.parse
 
 import numpy as np
 
@@ -18,6 +23,7 @@ ATTN = sys.argv.pop(1) if len(sys.argv) > 1 else "build/native-debug/attn"
 # The article's softmax() and attention(), exactly as written there.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from article import attention  # noqa: E402
+import llama_files  # noqa: E402
 
 
 def run(*args):
@@ -359,6 +365,91 @@ class CliTest(unittest.TestCase):
                 p = subprocess.run([ATTN, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
             self.assertEqual(p.returncode, 3, args)
             self.assertIn("could not be written", p.stderr)
+
+
+class CliModelTest(unittest.TestCase):
+    """`attn eval --model`: llama2.c files (tests/llama_files.py) the command must refuse with a
+    message, never an abort, and output that stays valid UTF-8."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="attn_cli_model_")
+        self.vocab = len(llama_files.test_vocabulary()[0])
+        self.tok = os.path.join(self.dir, "tokenizer.bin")
+        llama_files.write_tokenizer(self.tok, self.vocab)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def model(self, name, dim, hidden, layers, heads, kv_heads, seq_len):
+        path = os.path.join(self.dir, name)
+        llama_files.write_checkpoint(path, (dim, hidden, layers, heads, kv_heads, self.vocab, seq_len), 1, True, 3)
+        return path
+
+    def eval(self, text, model, *more):
+        """(exit code, stdout bytes, stderr, the child's peak resident bytes)."""
+        link = "v=1&text=" + urllib.parse.quote(text)
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            child = subprocess.Popen([ATTN, "eval", link, "--model", model, "--tokenizer", self.tok, *more], stdout=out,
+                                     stderr=err)
+            timer = threading.Timer(120, child.kill)
+            timer.start()
+            _, status, usage = os.wait4(child.pid, 0)  # this child's own rusage
+            timer.cancel()
+            child.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            return child.returncode, out.read(), err.read().decode("utf-8", errors="strict"), usage.ru_maxrss * 1024
+
+    def test_a_folder_is_named_a_folder(self):
+        code, out, err, _ = self.eval("Once", self.dir)
+        self.assertEqual(code, 1, err)
+        self.assertIn("is a folder", err)
+        self.assertNotIn("larger than any model", err)
+        self.assertEqual(out, b"")
+
+    def test_generation_takes_the_memory_of_its_tokens_not_of_the_context(self):
+        # 128 layers, a context of 32768 and 64 K/V dimensions: a cache sized by the context is
+        # 2.1 GB (and 0.5 GB of attention) for three tokens.
+        model = self.model("deep.bin", 64, 2, 128, 32, 32, 32768)
+        code, out, err, peak = self.eval("Once upon a time", model, "--generate", "3", "--temperature", "0")
+        self.assertEqual(code, 0, err)
+        self.assertIn(b"tokens generated", out)
+        self.assertLess(peak, 300 << 20, f"peak resident memory {peak >> 20} MB")
+        # Asked for more than the page holds: refused with the figure, before anything is allocated.
+        code, out, err, _ = self.eval("Once upon a time", model, "--generate", "32000")
+        self.assertEqual(code, 1, err)
+        self.assertRegex(err, r"generating 32000 tokens \(a cache of \d+\) needs \d+ bytes")
+        self.assertIn("at most 1610612736 bytes", err)
+        self.assertEqual(out, b"")
+
+    def test_a_pass_the_page_cannot_hold_is_refused_with_its_figure(self):
+        # 8 layers of 256 heads over ~300 tokens: every head's four (n, n) matrices are ~3 GB.
+        model = self.model("wide.bin", 512, 2, 8, 256, 1, 512)
+        text = "Once upon a time there was a little girl named Lily. " * 30
+        code, out, err, _ = self.eval(text, model, "--json")
+        self.assertEqual(code, 1, err)
+        self.assertRegex(err, r"the pass over \d+ tokens needs \d+ bytes")
+        self.assertIn("--heads", err)
+        self.assertEqual(out, b"")
+        code, out, err, _ = self.eval(text, model, "--json", "--stages", "row_sums", "--layers", "0", "--heads", "0")
+        self.assertEqual(code, 0, err)  # one head's matrices kept: it fits
+        json.loads(out.decode("utf-8", errors="strict"))
+
+    def test_json_is_utf8_whatever_the_tokenizer_holds(self):
+        # A tokenizer whose byte tokens are the raw bytes (not "<0xC3>"): "ü" falls back to two
+        # of them, each alone invalid UTF-8.
+        pieces, scores = llama_files.test_vocabulary()
+        pieces = [bytes([i - 3]) if 0x80 + 3 <= i < 259 else p.encode("utf-8") for i, p in enumerate(pieces)]
+        with open(self.tok, "wb") as f:
+            f.write(struct.pack("<i", max(len(b) for b in pieces)))
+            for b, sc in zip(pieces, scores):
+                f.write(struct.pack("<fi", sc, len(b)))
+                f.write(b)
+        model = self.model("tiny.bin", 32, 80, 2, 4, 2, 64)
+        code, out, err, _ = self.eval("Once ü", model, "--json")
+        self.assertEqual(code, 0, err)
+        tokens = json.loads(out.decode("utf-8", errors="strict"))["tokens"]
+        self.assertEqual(tokens[-2:], ["\ufffd", "\ufffd"])
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ const char* bench_llama_load(const unsigned char* model, double model_size, cons
     while (int(s.forward_ids.size()) < n)
         s.forward_ids.push_back(text[(s.forward_ids.size() - 1) % text.size()]);
     s.prompt_ids = attn::llama_encode(s.tokenizer, prompt_text, true);
-    s.decoder = std::make_unique<attn::llama_decoder>(s.model);
+    s.decoder = std::make_unique<attn::llama_decoder>(s.model, s.model.config.seq_len);  // generation up to the context
     char buf[512];
     std::snprintf(buf, sizeof buf,
                   "{\"arch\":\"%s\",\"version\":%d,\"dim\":%d,\"hidden_dim\":%d,\"n_layers\":%d,\"n_heads\":%d,\"n_kv_heads\":%d,"

@@ -43,6 +43,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -418,7 +419,13 @@ int run_command(int argc, char** argv) {
 
 // The command's own exit code, unless its output could not all be written: then 3.
 int main(int argc, char** argv) {
-    const int code = run_command(argc, argv);
+    int code = 1;
+    try {
+        code = run_command(argc, argv);
+    } catch (const std::bad_alloc&) {  // what the checks before each allocation did not foresee: said, never an abort
+        std::fprintf(stderr, "attn: out of memory: this machine could not give what the command needs\n");
+        return 1;
+    }
     errno = 0;
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
         std::fprintf(stderr, "attn: the output could not be written: %s\n", errno ? std::strerror(errno) : "write error");

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/text_util.hpp"
 #include "base/threads.hpp"
 #include "spec/experiment.hpp"
 #include "train/train.hpp"
@@ -249,14 +250,8 @@ std::string cli_terminal_safe(std::string_view s) {
             ++i;
             continue;
         }
-        const std::size_t len = c < 0x80                 ? 1
-                                : c >= 0xC2 && c <= 0xDF ? 2
-                                : c >= 0xE0 && c <= 0xEF ? 3
-                                : c >= 0xF0 && c <= 0xF4 ? 4
-                                                         : 0;
-        bool ok = len > 0 && i + len <= s.size();
-        for (std::size_t k = 1; ok && k < len; ++k)
-            ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+        const std::size_t len = utf8_length(s, i);
+        bool ok = len > 0;
         if (ok && len == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0)
             ok = false;  // U+0080..U+009F: C1 controls (0x9B is a one-byte CSI)
         if (!ok) {

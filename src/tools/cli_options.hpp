@@ -67,8 +67,9 @@ struct cli_parse_result {
 cli_parse_result cli_parse(int argc, const char* const* argv);
 
 // s made safe to print on a terminal: control characters (C0, DEL, C1) and bytes
-// that are not UTF-8 become \xNN, so a pasted link cannot move the cursor, change
-// colours or retitle the window. Printable UTF-8 (猫, é) passes unchanged.
+// that are not valid UTF-8 (base/text_util.hpp's utf8_length) become \xNN, so a
+// pasted link cannot move the cursor, change colours or retitle the window.
+// Printable UTF-8 (猫, é) passes unchanged.
 std::string cli_terminal_safe(std::string_view s);
 
 }  // namespace attn

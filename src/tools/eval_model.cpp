@@ -33,6 +33,20 @@ bool report(const std::string& what) {
     return false;
 }
 
+std::string megabytes(std::size_t bytes) { return std::to_string((bytes + (std::size_t(1) << 20) - 1) >> 20) + " MB"; }
+
+// Whether `work` (bytes, counted before anything is allocated) fits beside the
+// model's weights in what the page holds (page_memory_budget): else a message
+// with the figures, and false — never an allocation that fails half-way.
+bool fits(const llama_model& m, const std::string& work, std::size_t bytes, const char* advice) {
+    const std::size_t weights = m.weights.size() * sizeof(float), total = weights + bytes;
+    if (total <= page_memory_budget)
+        return true;
+    return report(work + " needs " + std::to_string(total) + " bytes (" + megabytes(total) + ": the weights " +
+                  megabytes(weights) + ", the rest " + megabytes(bytes) + "); attn eval holds what the page holds, at most " +
+                  std::to_string(page_memory_budget) + " bytes (" + megabytes(page_memory_budget) + "): " + advice);
+}
+
 bool load(const cli_options& o, llama_model& m, llama_tokenizer& tok) {
     std::string why;
     llama_file file = llama_file_read(*o.model, why);  // the model keeps these bytes: no copy
@@ -139,6 +153,10 @@ int generate(const cli_options& o, const link_view& v, const llama_model& m, con
              const std::vector<int>& prompt) {
     const llama_sampling s{o.temperature.value_or(v.temperature), o.top_p.value_or(v.top_p),
                            o.seed.value_or(std::uint64_t(v.gen_seed))};
+    const int cache = llama_generate_capacity(m.config, int(prompt.size()), o.generate);
+    if (!fits(m, "generating " + std::to_string(o.generate) + " tokens (a cache of " + std::to_string(cache) + ")",
+              llama_decoder_bytes(m.config, cache), "generate fewer tokens"))
+        return 1;
     const std::vector<int> all = llama_generate(m, prompt, o.generate, s, threads_available());  // the same tokens on any count
     std::string text;
     for (std::size_t i = 1; i < all.size(); ++i)
@@ -182,6 +200,11 @@ int eval_model(const experiment& e, const link_view& v, const cli_options& o) {
         return 1;
     trace_options opt = o.json ? sel.options() : trace_options::lean();
     opt.threads = threads_available();  // the heads side by side: the same bits
+    const llama_config& c = m.config;
+    const std::size_t lens = std::size_t(c.n_layers + 1) * std::size_t(2 * c.dim + c.vocab_size) * sizeof(float);
+    if (!fits(m, "the pass over " + std::to_string(ids.size()) + " tokens", llama_forward_bytes(c, int(ids.size()), opt) + lens,
+              o.json ? "print fewer heads' (n, n) matrices (--stages, --layers, --heads) or a shorter text" : "a shorter text"))
+        return 1;
     const trace t = llama_forward(m, ids, le, opt, &tok);
     if (!o.json) {
         print_summary(o, m, tok, ids, t);

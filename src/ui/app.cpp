@@ -185,6 +185,19 @@ view_state& view_edit(const app& a, frame_out& out) {
     return *out.view;
 }
 
+namespace {
+
+// The open model's reading of the text, made again when the text changed.
+void model_read(model_state& r, const std::string& text) {
+    if (r.read_text == text && !r.reading.ids.empty())
+        return;
+    real_model_read(*r.model, text, r.reading);
+    r.read_text = text;
+    ++r.version;
+}
+
+}  // namespace
+
 std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y) {
     auto m = std::make_unique<real_model>();
     if (auto why = real_model_open(x, y, *m)) {
@@ -213,6 +226,9 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
     }
     a.options.model = key;  // the link names it (never its weights)
     a.view.model_open = true;
+    // The first reading now, before the page is told the model opened: it keeps
+    // the files in the browser only once this has come through.
+    model_read(a.real, a.model.exp.text);
     return "";
 }
 
@@ -261,11 +277,7 @@ void app_model_update(app& a, double seconds) {
     model_state& r = a.real;
     if (!r.model)
         return;
-    if (r.read_text != a.model.exp.text || r.reading.ids.empty()) {
-        real_model_read(*r.model, a.model.exp.text, r.reading);
-        r.read_text = a.model.exp.text;
-        ++r.version;
-    }
+    model_read(r, a.model.exp.text);
     const llama_config& c = r.model->model.config;  // a link's head may be past this model's: the nearest it has
     a.view.model_layer = std::clamp(a.view.model_layer, 0, c.n_layers - 1);
     a.view.model_head = std::clamp(a.view.model_head, 0, c.n_heads - 1);

@@ -326,9 +326,11 @@ std::string app_link(const app& a);
 // follows the experiment and takes a.pace.slice seconds of steps.
 void app_train(app& a);
 
-// Opens a real model from its two files (either order: play/real_model.hpp) and
-// shows the Model window. "" when it opened; else why not, kept in a.real.error
-// (the model opened before, if any, stays).
+// Opens a real model from its two files (either order: play/real_model.hpp),
+// reads the experiment's text with it (the first reading, app_model_update) and
+// shows the Model window. "" when it opened and read; else why not, kept in
+// a.real.error (the model opened before, if any, stays). The page keeps the
+// files in the browser only after "" (web/shell.js).
 std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y);
 
 // The page's list of kept models, one per line: key, name, tokenizer name and

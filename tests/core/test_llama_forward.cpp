@@ -63,7 +63,7 @@ TEST_CASE("llama forward: a step through the KV cache gives the traced pass's lo
         REQUIRE(t.logits.cols == 50);
         CHECK(t.nan_count == 0);
         CHECK(t.inf_count == 0);
-        llama_decoder d(m);
+        llama_decoder d(m, m.config.seq_len);
         for (int p = 0; p < int(ids.size()); ++p) {
             const float* z = d.step(ids[std::size_t(p)]);
             const std::vector<float> step(z, z + 50), row(t.logits.row(p), t.logits.row(p) + 50);
@@ -160,7 +160,7 @@ TEST_CASE("llama sampling: argmax at temperature 0, the same seed the same token
     CHECK(a.size() <= 20);  // the context ends it (or BOS)
     CHECK(std::vector<int>(a.begin(), a.begin() + 4) == prompt);
     const std::vector<int> greedy = llama_generate(m, prompt, 5, {0.0f, 0.9f, 1});
-    llama_decoder d(m);
+    llama_decoder d(m, m.config.seq_len);
     const float* z = nullptr;
     for (const int t : prompt)
         z = d.step(t);

@@ -181,7 +181,7 @@ TEST_CASE("generation through the KV cache: the same logits, bits and tokens on 
     llama_model m;
     std::string why;
     REQUIRE_MESSAGE(llama_checkpoint_read(b.data(), b.size(), m, &why), why);
-    llama_decoder one(m), two(m), three(m);
+    llama_decoder one(m, 32), two(m, 32), three(m, 32);
     two.threads = 2;
     three.threads = 3;
     for (int token : {1, 17, 250, 3, 300, 42}) {

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -133,6 +134,33 @@ TEST_CASE("a host's link (attn:set, link_scope::experiment) that names a model a
     REQUIRE(ui::app_change(a, change::open("v=1&text=c%20d"), ui::link_scope::experiment));
     CHECK(ui::app_wanted_model(a) == key);  // a link without model= changes the experiment alone
     CHECK(a.model.exp.text == "c d");
+}
+
+TEST_CASE("a real model is said to be open only once its first reading came through; one the page cannot hold is refused") {
+    ui::app a;
+    ui::app_init(a, experiment{});
+    REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b")));
+    const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b"});
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 264, 48, true), 3);
+    const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"}, t{tok.data(), tok.size(), "t.bin"};
+    // "" tells the page's shell to keep the files in this browser (web/shell.js): the reading is made by then.
+    REQUIRE(ui::app_open_model(a, x, t).empty());
+    CHECK(a.real.read_text == "a b a b");
+    CHECK(a.real.reading.ids.size() == 5);  // BOS and the four tokens
+    CHECK(a.real.reading.next.size() == 5);
+    const std::uint64_t version = a.real.version;
+    ui::app_model_update(a, 0);
+    CHECK(a.real.version == version);  // not read twice
+    // 8 layers of 256 heads: its reading and generation need more than the page holds.
+    const llama_config wide = test::llama_test_config(512, 2, 8, 256, 1, 264, 512, true);
+    test::llama_bytes big(std::size_t(llama_checkpoint_bytes(wide)), 0);
+    std::memcpy(big.data(), ckpt.data(), 256);  // the header's magic and version
+    const std::int32_t fields[] = {512, 2, 8, 256, 1, 264, 512};
+    std::memcpy(big.data() + 8, fields, sizeof fields);
+    const std::string why = ui::app_open_model(a, {big.data(), big.size(), "wide.bin", "fedcba9876543210"}, t);
+    CHECK(why.find("wide.bin: reading 256 tokens and generating 256 after them needs ") == 0);
+    CHECK(a.real.error == why);
+    CHECK(a.real.model->name == "x.bin");  // the model open before stays
 }
 
 TEST_CASE("a link holds a real model's selected head and changes; they run once it opens, and only when they fit") {

@@ -47,13 +47,40 @@ inline std::string quoted(std::string_view s) {
     return out + "'";
 }
 
+// The bytes of the valid UTF-8 sequence at s[i] (1 to 4), or 0 when none starts
+// there: a stray continuation byte, a truncated sequence, an overlong form (C0 80
+// for NUL), an encoded UTF-16 surrogate (ED A0 80 …) or a code point above
+// U+10FFFF (F4 90 …, F5 …). The second byte's range rules out the last three.
+inline std::size_t utf8_length(std::string_view s, std::size_t i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80)
+        return 1;
+    const std::size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    const auto at = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+    const unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    const unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    bool ok = len > 0 && at(1) >= lo && at(1) <= hi;
+    for (std::size_t k = 2; ok && k < len; ++k)
+        ok = at(k) >= 0x80 && at(k) <= 0xBF;
+    return ok ? len : 0;
+}
+
 // s as a JSON string literal: quotes, backslashes and control characters
-// escaped; UTF-8 stays as it is.
+// escaped; UTF-8 stays as it is, and each byte that is not part of valid UTF-8
+// (a tokenizer's piece may hold any bytes) is written as U+FFFD, the
+// replacement character, as tokenize() reads it: the JSON is always valid UTF-8.
 inline void json_string_append(std::string& out, std::string_view s) {
     static constexpr char hex[] = "0123456789abcdef";
     out += '"';
-    for (const char ch : s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const char ch = s[i];
         const auto u = static_cast<unsigned char>(ch);
+        const std::size_t len = utf8_length(s, i);
+        if (len == 0) {
+            out += "\\ufffd";
+            ++i;
+            continue;
+        }
         if (ch == '"' || ch == '\\') {
             out += '\\';
             out += ch;
@@ -64,8 +91,9 @@ inline void json_string_append(std::string& out, std::string_view s) {
             out += hex[u >> 4];
             out += hex[u & 15];
         } else {
-            out += ch;
+            out.append(s.substr(i, len));
         }
+        i += len;
     }
     out += '"';
 }

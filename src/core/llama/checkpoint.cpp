@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 namespace attn {
@@ -235,6 +237,11 @@ bool llama_checkpoint_adopt(std::shared_ptr<const unsigned char> file, std::size
 }
 
 llama_file llama_file_read(const std::string& path, std::string& error) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {  // fopen opens a folder, and its "size" is no file's
+        error = path + " is a folder, not a file: name the checkpoint (.bin) or tokenizer in it";
+        return {};
+    }
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) {
         error = "cannot open " + path;

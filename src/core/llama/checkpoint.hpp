@@ -101,7 +101,7 @@ bool llama_checkpoint_adopt(std::shared_ptr<const unsigned char> file, std::size
 // A whole file, as the command line and the native app open a checkpoint or a
 // tokenizer: one allocation of the file's size, read in place, ready for
 // llama_checkpoint_adopt. Null with a message naming the file when it cannot be
-// opened or read, or is larger than any checkpoint llama_limits allows.
+// opened or read, is a folder, or is larger than any checkpoint llama_limits allows.
 struct llama_file {
     std::shared_ptr<const unsigned char> bytes;
     std::size_t size = 0;

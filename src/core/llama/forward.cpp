@@ -24,8 +24,8 @@ std::string token_label(const std::string& piece) {
 // kernel_matmul_bt's wide-row path natively (docs/benchmarks.md, R1); the copy
 // costs one pass over w and lives only during the product. Few rows (a short
 // text): straight from the buffer.
+constexpr int rows_for_transpose = 16;
 matrix project(const matrix& x, const llama_model& m, const llama_tensor& w, int out) {
-    constexpr int rows_for_transpose = 16;
     matrix y(x.rows, out);
     if (x.rows < rows_for_transpose) {
         kernel_matmul_bt(x.data.data(), m.at(w), y.data.data(), x.rows, out, x.cols);
@@ -121,6 +121,31 @@ void llama_transpose(const float* w, int out, int in, std::vector<float>& wt) {
             for (int r = r0; r < std::min(out, r0 + b); ++r)
                 for (int c = c0; c < std::min(in, c0 + b); ++c)
                     wt[std::size_t(c) * std::size_t(out) + std::size_t(r)] = w[std::size_t(r) * std::size_t(in) + std::size_t(c)];
+}
+
+std::size_t llama_forward_bytes(const llama_config& c, int n, const trace_options& opt) {
+    const std::size_t nn = std::size_t(std::max(n, 0)), d = std::size_t(c.dim), kv = std::size_t(c.kv_dim()),
+                      f = std::size_t(c.hidden_dim), hs = std::size_t(c.head_size()), V = std::size_t(c.vocab_size),
+                      L = std::size_t(c.n_layers), H = std::size_t(c.n_heads);
+    std::size_t whole = 0, weights = 0;  // heads keeping their four (n, n) matrices, their weights alone
+    for (int l = 0; l < c.n_layers; ++l)
+        for (int h = 0; h < c.n_heads; ++h) {
+            if (!opt.keep_head_matrices || opt.keep_head_matrices(l, h))
+                ++whole;
+            else
+                weights += opt.keep_weights;
+        }
+    std::size_t floats = 3 * nn * d + nn * V;                // x0, output, final_normed; logits
+    floats += L * (10 * nn * d + 3 * nn * kv + 3 * nn * f);  // each layer's stages (run_layer)
+    floats += L * H * (4 * nn * hs + 2 * nn);                // each head's q, k, v and out; row sums, entropies
+    floats += (4 * whole + weights) * nn * nn;
+    const bool side_by_side = !opt.keep_head_matrices || n <= heads_side_by_side_tokens;
+    if (whole < L * H)  // the heads that drop their matrices, in flight
+        floats += std::min(H, std::size_t(side_by_side ? std::max(opt.threads, 1) : 1)) * 4 * nn * nn;
+    if (n >= rows_for_transpose)  // project's transposed copy of the largest weight, and a smaller one's as it grows
+        floats += 2 * std::max({V * d, f * d, d * d});
+    const std::size_t labels = nn * (sizeof(std::string) + 16), bookkeeping = 4096;  // the vectors' own small parts
+    return floats * sizeof(float) + L * (sizeof(layer_trace) + H * sizeof(head_trace)) + labels + bookkeeping;
 }
 
 experiment llama_experiment(const llama_config& c) {

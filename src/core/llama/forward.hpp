@@ -53,6 +53,17 @@ std::optional<std::string> llama_tokens_problem(const llama_config& c, const std
 // sides stay in the cache): the pass's many-row products, the pipeline's weights.
 void llama_transpose(const float* w, int out, int in, std::vector<float>& wt);
 
+// Bytes llama_forward over n tokens allocates at its peak under opt, from the
+// config alone, before anything is allocated: the trace it returns (every
+// stage above; each head's slices of q, k, v, its out, row sums and entropies,
+// and the (n, n) matrices opt keeps — four for a head kept whole, the weights
+// alone under keep_weights, none else), the heads in flight that drop theirs
+// (four (n, n) matrices each, opt.threads side by side) and the transposed copy
+// of the largest weight a many-row product makes (with the smaller one it grows
+// from). An upper bound (the heads in flight are gone before the last stages
+// come), checked against the bytes the pass allocates by a core test.
+std::size_t llama_forward_bytes(const llama_config& c, int n, const trace_options& opt = {});
+
 // The pass over ids (llama_tokens_problem(m.config, ids) empty), the heads under
 // e (llama_experiment(m.config) with interventions, or that alone). The trace's
 // tokens are the ids' pieces when a tokenizer is given (byte tokens as <0xNN>,

@@ -55,9 +55,9 @@ void matvecs(const llama_decoder& d, std::initializer_list<product> products) {
 void attend(llama_decoder& d, int l, int h, float* out) {
     const llama_config& c = d.model->config;
     const int hs = c.head_size(), kv_dim = c.kv_dim(), g = h / (c.n_heads / c.n_kv_heads);
-    const std::size_t layer = std::size_t(l) * std::size_t(c.seq_len) * std::size_t(kv_dim);
+    const std::size_t layer = std::size_t(l) * std::size_t(d.capacity) * std::size_t(kv_dim);
     const float* q = d.q.data() + std::size_t(h) * std::size_t(hs);
-    float* att = d.attention.data() + (std::size_t(l) * std::size_t(c.n_heads) + std::size_t(h)) * std::size_t(c.seq_len);
+    float* att = d.attention.data() + (std::size_t(l) * std::size_t(c.n_heads) + std::size_t(h)) * std::size_t(d.capacity);
     const float scale = 1.0f / std::sqrt(float(hs));
     for (int t = 0; t <= d.pos; ++t) {
         const float* k = d.key_cache.data() + layer + std::size_t(t) * std::size_t(kv_dim) + std::size_t(g * hs);
@@ -80,7 +80,7 @@ void layer_step(llama_decoder& d, int l) {
     const llama_config& c = m.config;
     const llama_layer_tensors& w = m.layers[std::size_t(l)];
     const int dim = c.dim, kv_dim = c.kv_dim(), hs = c.head_size();
-    const std::size_t row = (std::size_t(l) * std::size_t(c.seq_len) + std::size_t(d.pos)) * std::size_t(kv_dim);
+    const std::size_t row = (std::size_t(l) * std::size_t(d.capacity) + std::size_t(d.pos)) * std::size_t(kv_dim);
     float* k = d.key_cache.data() + row;
     float* v = d.value_cache.data() + row;
     rmsnorm_gain_rows(d.x.data(), m.at(w.rms_att), d.xb.data(), 1, dim, llama_norm_eps);
@@ -147,12 +147,12 @@ int sample_top_p(const std::vector<double>& p, double top_p, double coin) {
 
 }  // namespace
 
-llama_decoder::llama_decoder(const llama_model& m) : model(&m) {
+llama_decoder::llama_decoder(const llama_model& m, int tokens) : model(&m), capacity(std::clamp(tokens, 1, m.config.seq_len)) {
     const llama_config& c = m.config;
-    const std::size_t cache = std::size_t(c.n_layers) * std::size_t(c.seq_len) * std::size_t(c.kv_dim());
+    const std::size_t cache = std::size_t(c.n_layers) * std::size_t(capacity) * std::size_t(c.kv_dim());
     key_cache.assign(cache, 0.0f);
     value_cache.assign(cache, 0.0f);
-    attention.assign(std::size_t(c.n_layers) * std::size_t(c.n_heads) * std::size_t(c.seq_len), 0.0f);
+    attention.assign(std::size_t(c.n_layers) * std::size_t(c.n_heads) * std::size_t(capacity), 0.0f);
     logits.assign(std::size_t(c.vocab_size), 0.0f);
     for (std::vector<float>* v : {&x, &xb, &xb2, &q})
         v->assign(std::size_t(c.dim), 0.0f);
@@ -171,6 +171,13 @@ const float* llama_decoder::step(int token) {
     matvecs(*this, {{m.classifier, x.data(), logits.data(), c.vocab_size, c.dim}});
     ++pos;
     return logits.data();
+}
+
+std::size_t llama_decoder_bytes(const llama_config& c, int tokens) {
+    const std::size_t n = std::size_t(std::clamp(tokens, 1, c.seq_len)), L = std::size_t(c.n_layers);
+    const std::size_t floats = 2 * L * n * std::size_t(c.kv_dim()) + L * std::size_t(c.n_heads) * n + std::size_t(c.vocab_size) +
+                               4 * std::size_t(c.dim) + 2 * std::size_t(c.hidden_dim);
+    return floats * sizeof(float) + sizeof(llama_decoder);
 }
 
 std::size_t llama_cache_bytes_per_token(const llama_config& c) {
@@ -211,21 +218,27 @@ int llama_sample(const float* logits, int vocab, const llama_sampling& s, rng& g
     return vocab - 1;  // rounding
 }
 
+int llama_generate_capacity(const llama_config& c, int prompt, int steps) {
+    const std::int64_t fed = std::int64_t(prompt) + std::max(steps, 1) - 1;  // the last token sampled is never fed
+    return int(std::clamp<std::int64_t>(fed, 1, c.seq_len));
+}
+
 std::vector<int> llama_generate(const llama_model& m, const std::vector<int>& prompt, int steps, const llama_sampling& s,
                                 int threads) {
-    llama_decoder d(m);
+    llama_decoder d(m, llama_generate_capacity(m.config, int(prompt.size()), steps));
     d.threads = threads;
     rng g(s.seed);
     std::vector<int> out = prompt;
     const float* logits = nullptr;
     for (const int t : prompt)
         logits = d.step(t);
-    for (int i = 0; i < steps && d.pos < m.config.seq_len && logits; ++i) {
+    const int context = m.config.seq_len;
+    for (int i = 0; i < steps && int(out.size()) < context && logits; ++i) {
         const int next = llama_sample(logits, m.config.vocab_size, s, g);
         if (next == llama_bos)
             break;
         out.push_back(next);
-        if (d.pos < m.config.seq_len)
+        if (i + 1 < steps && int(out.size()) < context)  // another to sample: feed this one
             logits = d.step(next);
     }
     return out;

@@ -3,7 +3,7 @@
 // softmax of logits / temperature sampled whole or within its top-p nucleus —
 // from a seeded generator, so that a seed in a link gives the same text.
 //
-//   llama_decoder d(model);                    // the cache: layers × seq_len × kv_dim, K and V
+//   llama_decoder d(model, prompt + steps);   // the cache: layers × those tokens × kv_dim, K and V
 //   llama_sampling s{.temperature = 0.8f, .top_p = 0.9f, .seed = 42};
 //   rng g(s.seed);
 //   const float* logits = d.step(token);      // token at position d.pos, then d.pos += 1
@@ -24,20 +24,24 @@
 namespace attn {
 
 struct llama_decoder {
-    explicit llama_decoder(const llama_model& m);
+    // A cache for `capacity` tokens (the prompt and those to generate; clamped
+    // to [1, seq_len]): sized by what is asked, never by the context alone
+    // (seq_len 32768 × 128 layers would be gigabytes for three tokens).
+    llama_decoder(const llama_model& m, int capacity);
 
     const llama_model* model;
+    int capacity = 0;                           // tokens the cache holds: steps stop at pos == capacity
     int pos = 0;                                // tokens consumed; the next goes at this position
-    std::vector<float> key_cache;               // (layers, seq_len, kv_dim) K after RoPE
-    std::vector<float> value_cache;             // (layers, seq_len, kv_dim)
-    std::vector<float> attention;               // (layers, heads, seq_len) the last step's weights, pos + 1 used per head
+    std::vector<float> key_cache;               // (layers, capacity, kv_dim) K after RoPE
+    std::vector<float> value_cache;             // (layers, capacity, kv_dim)
+    std::vector<float> attention;               // (layers, heads, capacity) the last step's weights, pos + 1 used per head
     std::vector<float> logits;                  // (vocab) the last step's
     std::vector<float> x, xb, xb2, q, hb, hb2;  // scratch of one position
     // The threads a step's products (rows in blocks) and heads run on
     // (base/threads.hpp): the same bits for any count.
     int threads = 1;
 
-    // Feeds `token` (in [0, vocab)) at position pos (< seq_len) and returns the
+    // Feeds `token` (in [0, vocab)) at position pos (< capacity) and returns the
     // logits of the next token. The caller checks both (llama_tokens_problem).
     const float* step(int token);
     // Back to position 0 (the cache's contents are overwritten as steps go).
@@ -47,6 +51,10 @@ struct llama_decoder {
     // n_heads / n_kv_heads query heads).
     std::size_t cache_bytes_read(int p) const;
 };
+
+// Bytes a decoder of this capacity allocates (its cache, the last step's
+// attention, the logits and one position's scratch), before it is made.
+std::size_t llama_decoder_bytes(const llama_config& c, int capacity);
 
 // Bytes the KV cache keeps per token: K and V, every layer, kv_heads × head_size
 // floats each (L5's arithmetic on this model's shape; GQA divides it by
@@ -68,10 +76,14 @@ struct llama_sampling {
 // probability, ties by id, cut where the cumulative sum passes top_p).
 int llama_sample(const float* logits, int vocab, const llama_sampling& s, rng& g);
 
-// The prompt fed through a fresh decoder, then up to `steps` tokens sampled
-// (stopping early at BOS, which llama2.c's models emit to end a story, or at
-// seq_len): prompt followed by the tokens generated. The prompt must pass
-// llama_tokens_problem.
+// The tokens a generation of `steps` after `prompt` tokens feeds through the
+// cache: the prompt and every token sampled but the last, at most seq_len — the
+// capacity llama_generate gives its decoder.
+int llama_generate_capacity(const llama_config& c, int prompt, int steps);
+
+// The prompt fed through a fresh decoder of llama_generate_capacity, then up to `steps` tokens sampled (stopping early at
+// BOS, which llama2.c's models emit to end a story, or at seq_len): prompt
+// followed by the tokens generated. The prompt must pass llama_tokens_problem.
 std::vector<int> llama_generate(const llama_model& m, const std::vector<int>& prompt, int steps, const llama_sampling& s,
                                 int threads = 1);
 

@@ -244,7 +244,8 @@ head_trace run_head(const experiment& e, int layer, int hi, layer_trace& lt, con
         patch_rows(ht.out, opt.patch, 0, st);
     if (opt.keep_head_matrices && !opt.keep_head_matrices(layer, hi))
         for (matrix* m : {&ht.scores, &ht.scaled, &ht.masked, &ht.weights})
-            *m = matrix{};  // moved in: the memory goes (a copy of an empty matrix would keep it)
+            if (m != &ht.weights || !opt.keep_weights)
+                *m = matrix{};  // moved in: the memory goes (a copy of an empty matrix would keep it)
     for (int r = 0; r < n; ++r)
         std::copy(ht.out.row(r), ht.out.row(r) + dk, lt.concat.row(r) + hi * dk);
     return ht;

@@ -157,6 +157,9 @@ struct trace_options {
     // heads_side_by_side_tokens tokens (a head's working (n, n) matrices are
     // then 1 MB at most a thread).
     int threads = 1;
+    // A head whose matrices are not kept keeps its softmax weights nonetheless
+    // (one of its four (n, n) matrices): what an overview of every head reads.
+    bool keep_weights = false;
     static trace_options lean() {
         trace_options o;
         o.keep_head_matrices = [](int, int) { return false; };

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <initializer_list>
 
+#include "base/text_util.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attn {
@@ -31,22 +32,9 @@ struct sink {
     }
 };
 
-void append_string(sink& out, std::string_view s) {
-    out += '"';
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += char(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += char(c);
-        }
-    }
-    out += '"';
-}
+// base/text_util's JSON string: valid UTF-8 whatever the bytes (a real model's
+// tokenizer may hold pieces that are not).
+void append_string(sink& out, std::string_view s) { json_string_append(out.buf, s); }
 
 void append_float(sink& out, float x) {
     if (std::isnan(x)) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "base/threads.hpp"
 #include "llama/forward.hpp"
 #include "play/edit.hpp"
 #include "spec/keys.hpp"
@@ -33,8 +34,6 @@ void summarise_heads(real_model_reading& r) {
             out.prev = s.prev_mean(), out.sink = s.sink_mean(), out.entropy = s.entropy_mean();
             out.induction = s.n_induction ? s.induction_mean() : -1.0f;
             r.heads.push_back(out);
-            for (matrix* m : {&ht.scores, &ht.scaled, &ht.masked})
-                *m = matrix{};  // the overview reads the weights alone
         }
 }
 
@@ -79,12 +78,73 @@ void record_attention(const real_model& m, real_model_generation& g) {
     g.query_pos.push_back(p);
     g.at.push_back(g.attention.size());
     for (int lh = 0; lh < c.n_layers * c.n_heads; ++lh) {
-        const float* w = g.decoder->attention.data() + std::size_t(lh) * std::size_t(c.seq_len);
+        const float* w = g.decoder->attention.data() + std::size_t(lh) * std::size_t(g.decoder->capacity);
         g.attention.insert(g.attention.end(), w, w + p + 1);
     }
 }
 
+// The reading's pass: each head keeps its weights alone (the overview reads them).
+trace_options reading_options(int threads) {
+    trace_options o = trace_options::lean();
+    o.keep_weights = true;
+    o.threads = threads;
+    return o;
+}
+
+// The sampled steps of a generation of `steps` after `prompt` tokens (each
+// records the attention of its query), and the floats they record: the query at
+// position p reads p + 1 keys in every head.
+struct recorded {
+    std::size_t steps = 0, floats = 0;
+};
+recorded generation_record(const llama_config& c, int prompt, int steps) {
+    recorded r;
+    r.steps = std::size_t(std::max(0, std::min(steps, c.seq_len - prompt)));
+    const std::size_t n = std::size_t(prompt), k = r.steps;
+    r.floats = std::size_t(c.n_layers) * std::size_t(c.n_heads) * (k * n + (k > 0 ? k * (k - 1) / 2 : 0));
+    return r;
+}
+
+std::string megabytes(std::size_t bytes) { return std::to_string((bytes + (std::size_t(1) << 20) - 1) >> 20) + " MB"; }
+
 }  // namespace
+
+real_model_bytes real_model_peak_bytes(const llama_config& c, std::size_t weight_bytes, int threads) {
+    real_model_bytes b;
+    b.tokens = std::min(real_model_max_tokens, c.seq_len);
+    b.steps = int(key_of("view.gen_tokens").hi);
+    b.weights = weight_bytes;
+    const std::size_t n = std::size_t(b.tokens), d = std::size_t(c.dim), kv = std::size_t(c.kv_dim()),
+                      f = std::size_t(c.hidden_dim), hs = std::size_t(c.head_size()), H = std::size_t(c.n_heads),
+                      L = std::size_t(c.n_layers), V = std::size_t(c.vocab_size);
+    const std::size_t layer_weights = (2 * d * d + 2 * d * kv + 3 * d * f + n * d) * sizeof(float);  // and E's rows
+    const std::size_t lens = (L + 1) * (2 * d + V) * sizeof(float) + 3 * V * sizeof(double);         // and top_five's, the KL's
+    const std::size_t whole_layer = 3 * H * n * n * sizeof(float) + layer_weights;                   // real_model_open_layer
+    // The selected head's stages: the layer's q, q_rot, k_rot, v and concat, each head's slices, and four (n, n)
+    // matrices for it and for each head in flight.
+    const std::size_t stages =
+        (3 * n * d + 2 * n * kv + H * (4 * n * hs + 2 * n) + (1 + std::size_t(std::max(threads, 1))) * 4 * n * n) * sizeof(float);
+    trace_options changed = trace_options::lean();  // real_model_intervene: one layer whole
+    changed.keep_head_matrices = [](int l, int) { return l == 0; };
+    changed.threads = threads;
+    b.reading = llama_forward_bytes(c, b.tokens, reading_options(threads)) + lens + whole_layer + stages +
+                llama_forward_bytes(c, b.tokens, changed) + layer_weights;
+    const recorded r = generation_record(c, b.tokens, b.steps);
+    b.generation = llama_decoder_bytes(c, llama_generate_capacity(c, b.tokens, b.steps)) + r.floats * sizeof(float) +
+                   r.steps * (sizeof(int) + sizeof(std::size_t)) + (n + std::size_t(b.steps)) * sizeof(int);
+    return b;
+}
+
+std::optional<std::string> real_model_memory_problem(const llama_config& c, std::size_t weight_bytes, int threads) {
+    const real_model_bytes b = real_model_peak_bytes(c, weight_bytes, threads);
+    if (b.total() <= page_memory_budget)
+        return std::nullopt;
+    return "reading " + std::to_string(b.tokens) + " tokens and generating " + std::to_string(b.steps) + " after them needs " +
+           std::to_string(b.total()) + " bytes (" + megabytes(b.total()) + ": the weights " + megabytes(b.weights) +
+           ", the reading " + megabytes(b.reading) + ", the generation " + megabytes(b.generation) +
+           "); the page holds at most " + std::to_string(page_memory_budget) + " bytes (" + megabytes(page_memory_budget) +
+           "): a model with fewer layers, heads or weights opens";
+}
 
 std::size_t real_model::parameters() const {
     const llama_config& c = model.config;
@@ -100,6 +160,9 @@ std::optional<std::string> real_model_open(const real_model_file& a, const real_
     const bool b_first = !llama_checkpoint_header(a.bytes, a.size, probe) && llama_checkpoint_header(b.bytes, b.size, probe);
     const real_model_file& ckpt = b_first ? b : a;
     const real_model_file& tokf = b_first ? a : b;
+    if (llama_checkpoint_header(ckpt.bytes, ckpt.size, probe))
+        if (auto too_big = real_model_memory_problem(probe, ckpt.size, threads_available()))
+            return ckpt.name + ": " + *too_big;
     real_model m;
     std::string why;
     const bool read = ckpt.owner && ckpt.owner.get() == ckpt.bytes ? llama_checkpoint_adopt(ckpt.owner, ckpt.size, m.model, &why)
@@ -127,9 +190,7 @@ void real_model_read(const real_model& m, const std::string& text, real_model_re
     }
     for (std::size_t i = 1; i < out.ids.size(); ++i)
         out.decoded += llama_decode_piece(m.tok, out.ids[i - 1], out.ids[i]);
-    trace_options all;
-    all.threads = m.threads;
-    out.tr = llama_forward(m.model, out.ids, llama_experiment(m.model.config), all, &m.tok);
+    out.tr = llama_forward(m.model, out.ids, llama_experiment(m.model.config), reading_options(m.threads), &m.tok);
     summarise_heads(out);
     const int last = int(out.ids.size()) - 1;
     out.next = top_five(out.tr.logits.row(last), m.model.config.vocab_size);
@@ -323,7 +384,12 @@ real_model_findings real_model_find(const real_model& m, const real_model_readin
 void real_model_generate_start(const real_model& m, const std::vector<int>& prompt, const llama_sampling& s, int steps,
                                real_model_generation& g, int threads) {
     g = real_model_generation{};
-    g.decoder = std::make_unique<llama_decoder>(m.model);
+    const int prompt_tokens = int(prompt.size());
+    g.decoder = std::make_unique<llama_decoder>(m.model, llama_generate_capacity(m.model.config, prompt_tokens, steps));
+    const recorded r = generation_record(m.model.config, prompt_tokens, steps);
+    g.attention.reserve(r.floats);  // grown step by step it would take up to twice as much
+    g.query_pos.reserve(r.steps);
+    g.at.reserve(r.steps);
     g.decoder->threads = threads;
     g.g = rng(s.seed);
     g.sampling = s;

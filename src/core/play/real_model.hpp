@@ -58,6 +58,8 @@ struct real_model {
 // checkpoint but `b` is, b is the checkpoint and a the tokenizer. On a problem
 // out is unchanged and the message names the file and what is wrong. A file
 // without a name is one the person did not choose: the message asks for both.
+// A model the page cannot hold (real_model_memory_problem) is refused from its
+// header, before its weights are taken.
 std::optional<std::string> real_model_open(const real_model_file& a, const real_model_file& b, real_model& out);
 
 // One head's behaviour on the text (train_diagnostics.hpp's scores on its
@@ -164,8 +166,29 @@ struct real_model_findings {
 
 real_model_findings real_model_find(const real_model& m, const real_model_reading& r);
 
+// The page's memory for a model, counted from its header before anything is
+// allocated, at the most the page asks of it: the weights (the checkpoint's
+// bytes); the reading of `tokens` (real_model_max_tokens, or the context when
+// shorter) — its pass keeping each head's weights, a layer made whole, the
+// selected head's stages and the pass with changes beside it; and the
+// generation of `steps` more (view.gen_tokens' largest) — its KV cache and each
+// step's attention kept for the map. L × H × n² weights are most of a reading
+// (8 layers of 256 heads over 256 tokens: 512 MB). `threads`: the heads side by
+// side (each in flight holds its four (n, n) matrices).
+struct real_model_bytes {
+    int tokens = 0, steps = 0;
+    std::size_t weights = 0, reading = 0, generation = 0;
+    std::size_t total() const { return weights + reading + generation; }
+};
+real_model_bytes real_model_peak_bytes(const llama_config& c, std::size_t weight_bytes, int threads = 1);
+
+// Why the page cannot hold a model of config c with weight_bytes of weights:
+// its peak above page_memory_budget, said with each part in bytes. nullopt when
+// it can.
+std::optional<std::string> real_model_memory_problem(const llama_config& c, std::size_t weight_bytes, int threads = 1);
+
 struct real_model_generation {
-    std::unique_ptr<llama_decoder> decoder;  // the KV cache
+    std::unique_ptr<llama_decoder> decoder;  // the KV cache, for the prompt and the tokens asked
     rng g{1};
     llama_sampling sampling;
     std::vector<int> ids;  // the prompt, then each token generated
@@ -183,8 +206,10 @@ struct real_model_generation {
     std::vector<float> attention;
 };
 
-// A generation from the prompt ids (already read): the cache made, nothing fed
-// yet; its steps on `threads` threads (the same tokens for any count).
+// A generation from the prompt ids (already read): the cache made for the
+// prompt and `steps` tokens (not the whole context), the attention's store
+// reserved whole, nothing fed yet; its steps on `threads` threads (the same
+// tokens for any count).
 void real_model_generate_start(const real_model& m, const std::vector<int>& prompt, const llama_sampling& s, int steps,
                                real_model_generation& g, int threads = 1);
 // Feeds what is pending (the prompt, one token per call after the first) and

@@ -79,15 +79,9 @@ std::string utf8_problem(std::string_view s) {
             ++i;
             continue;
         }
-        const int len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        const std::size_t len = utf8_length(s, i);
         const auto at = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-        // The second byte's range rules out overlong forms, surrogates and > U+10FFFF.
-        const unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-        const unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-        bool ok = len > 0 && at(1) >= lo && at(1) <= hi;
-        for (int k = 2; ok && k < len; ++k)
-            ok = at(std::size_t(k)) >= 0x80 && at(std::size_t(k)) <= 0xBF;
-        if (!ok) {
+        if (len == 0) {
             // Named by the lead byte and the second byte's range (a continuation byte
             // either way); anything else is a stray, truncated or impossible sequence.
             const bool cont = at(1) >= 0x80 && at(1) <= 0xBF;
@@ -98,7 +92,7 @@ std::string utf8_problem(std::string_view s) {
                                                                                                   : "a broken byte sequence";
             return "is not valid UTF-8: " + std::string(what) + " at byte " + std::to_string(i);
         }
-        i += std::size_t(len);
+        i += len;
     }
     return "";
 }
