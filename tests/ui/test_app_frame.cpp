@@ -1006,3 +1006,34 @@ TEST_CASE(
     frame(a);
     CHECK(a.model.tr.output.data.size() > 0);
 }
+
+// A link's tokenizer= is part of what it reads: the same checkpoint read with
+// another tokenizer is still wanted (the page then looks for the named one), and
+// opening files makes the link name both (tokenizer= from the tokenizer's hash).
+TEST_CASE("a link naming the tokenizer wants that tokenizer; an opened model's link names both files") {
+    ui::app a;
+    ui::app_init(a, experiment{});
+    const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b"});
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 264, 48, true), 3);
+    const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"};
+    const real_model_file t1{tok.data(), tok.size(), "t.bin", "1111111111111111aaaa"};
+    const real_model_file t2{tok.data(), tok.size(), "t.bin", "2222222222222222bbbb"};
+    const std::string urls = "&model_url=m%2Fx.bin&tokenizer_url=m%2Ft.bin";
+    REQUIRE(
+        ui::app_change(a, change::open("v=1&text=a%20b&model=x.bin@0123456789abcdef&tokenizer=t.bin@1111111111111111" + urls)));
+    CHECK(ui::app_wanted_model(a) == "x.bin@0123456789abcdef");
+    CHECK(ui::app_open_model(a, x, t2).empty());  // the checkpoint, with another tokenizer: still wanted
+    CHECK(ui::app_wanted_model(a) == "x.bin@0123456789abcdef");
+    CHECK(a.options.tokenizer == "t.bin@2222222222222222");  // the link names what is open
+    CHECK(a.options.model_url.empty());                      // the addresses were the other tokenizer's
+    REQUIRE(
+        ui::app_change(a, change::open("v=1&text=a%20b&model=x.bin@0123456789abcdef&tokenizer=t.bin@1111111111111111" + urls)));
+    CHECK(ui::app_open_model(a, x, t1).empty());
+    CHECK(ui::app_wanted_model(a).empty());
+    CHECK(ui::app_link(a).find("&model=x.bin@0123456789abcdef&tokenizer=t.bin@1111111111111111&model_url=") != std::string::npos);
+    // A link without tokenizer= (written before it existed) is satisfied by the checkpoint; once open, it names both.
+    REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b&model=x.bin@0123456789abcdef")));
+    CHECK(ui::app_wanted_model(a).empty());
+    CHECK(ui::app_open_model(a, x, t2).empty());
+    CHECK(ui::app_link(a).find("&model=x.bin@0123456789abcdef&tokenizer=t.bin@2222222222222222") != std::string::npos);
+}
