@@ -67,6 +67,7 @@ struct cell_ref {
 enum class share_action {
     copy_link,
     copy_embed,
+    copy_embed_poster,  // the embed code of a poster (view.poster=1): nothing loads or trains until the reader's Run
     export_csv,
     export_json,
     export_png,

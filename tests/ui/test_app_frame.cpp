@@ -1037,3 +1037,15 @@ TEST_CASE("a link naming the tokenizer wants that tokenizer; an opened model's l
     CHECK(ui::app_open_model(a, x, t2).empty());
     CHECK(ui::app_link(a).find("&model=x.bin@0123456789abcdef&tokenizer=t.bin@2222222222222222") != std::string::npos);
 }
+
+// issue 49, item 10: Share's poster form of the embed (nothing loads or trains until Run).
+TEST_CASE("the embed link of a poster is the embed link with view.poster=1; the live one has none") {
+    ui::app a;
+    ui::app_init(a, experiment{});
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=0", false));
+    const std::string live = ui::share_embed_link(a), poster = ui::share_embed_link(a, true);
+    CHECK(live.find("view.poster") == std::string::npos);
+    CHECK(poster == live + "&view.poster=1");
+    CHECK(link_parse(poster).view.poster);
+    CHECK(link_parse(poster).errors.empty());
+}
