@@ -1022,12 +1022,14 @@ TEST_CASE("a link naming the tokenizer wants that tokenizer; an opened model's l
     REQUIRE(
         ui::app_change(a, change::open("v=1&text=a%20b&model=x.bin@0123456789abcdef&tokenizer=t.bin@1111111111111111" + urls)));
     CHECK(ui::app_wanted_model(a) == "x.bin@0123456789abcdef");
-    CHECK(ui::app_open_model(a, x, t2).empty());  // the checkpoint, with another tokenizer: still wanted
-    CHECK(ui::app_wanted_model(a) == "x.bin@0123456789abcdef");
-    CHECK(a.options.tokenizer == "t.bin@2222222222222222");  // the link names what is open
-    CHECK(a.options.model_url.empty());                      // the addresses were the other tokenizer's
+    CHECK(ui::app_open_model(a, x, t2).empty());  // other files opened (chosen): the link names what is open
+    CHECK(ui::app_wanted_model(a).empty());
+    CHECK(a.options.tokenizer == "t.bin@2222222222222222");
+    CHECK(a.options.model_url.empty());  // the addresses were the other tokenizer's
+    // The link naming t1 again: the checkpoint open with another tokenizer is not what it reads.
     REQUIRE(
         ui::app_change(a, change::open("v=1&text=a%20b&model=x.bin@0123456789abcdef&tokenizer=t.bin@1111111111111111" + urls)));
+    CHECK(ui::app_wanted_model(a) == "x.bin@0123456789abcdef");
     CHECK(ui::app_open_model(a, x, t1).empty());
     CHECK(ui::app_wanted_model(a).empty());
     CHECK(ui::app_link(a).find("&model=x.bin@0123456789abcdef&tokenizer=t.bin@1111111111111111&model_url=") != std::string::npos);

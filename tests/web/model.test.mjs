@@ -651,6 +651,11 @@ test('a model_url= download stops at what the checkpoint\'s header allows; zeros
 // issue 49, item 15: files the browser will not read, and a store that cannot keep a model, are said on the page.
 test('a chosen file the browser refuses to read is said in the Model window; a full or cleared store says "not kept", then keeps again', async () => {
   const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
+  // The chooser with the same two files again (its value cleared first, as the Model window's button does).
+  const chooseAgain = async (p) => {
+    await p.evaluate(() => { document.getElementById('model-files').value = ''; });
+    await p.setInputFiles('#model-files', [ckpt, tok]);
+  };
   try {
     // Chromium refuses to read a file of 2 GiB or more at once (NotReadableError): as such a file behaves.
     await page.evaluate(() => {
@@ -665,12 +670,12 @@ test('a chosen file the browser refuses to read is said in the Model window; a f
       window.realPut = IDBObjectStore.prototype.put;
       IDBObjectStore.prototype.put = function () { throw new DOMException('full', 'QuotaExceededError'); };
     });
-    await page.setInputFiles('#model-files', [ckpt, tok]);
+    await chooseAgain(page);
     u = await until(page, (x) => x.realModel && x.realModel.ids && x.realModel.notKept && x.widgets.model_not_kept, 'the model, not kept');
     assert.equal(u.realModel.notKept, 'the browser\'s storage for this site is full');
     assert.equal(u.realModel.kept, 0);
     await page.evaluate(() => { IDBObjectStore.prototype.put = window.realPut; });
-    await page.setInputFiles('#model-files', [ckpt, tok]);
+    await chooseAgain(page);
     u = await until(page, (x) => x.realModel && x.realModel.kept === 1 && x.realModel.notKept === '', 'the model, kept');
 
     // "Clear site data" closes the store under the page: the next model is kept all the same, without a reload.
@@ -678,7 +683,7 @@ test('a chosen file the browser refuses to read is said in the Model window; a f
     await cdp.send('Storage.clearDataForOrigin', { origin: new URL(suite.server.url).origin, storageTypes: 'indexeddb' });
     await page.evaluate(() => window.attnShell.models.tell());
     await until(page, (x) => x.realModel.kept === 0, 'the store, emptied');
-    await page.setInputFiles('#model-files', [ckpt, tok]);
+    await chooseAgain(page);
     u = await until(page, (x) => x.realModel && x.realModel.kept === 1, 'the model, kept again');
     assert.equal(u.realModel.notKept, '');
     assert.deepEqual(problems, []);
