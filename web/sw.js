@@ -15,6 +15,11 @@
 // another file of the site, so the cache keys every response by its path alone,
 // and holds at most MAX_ENTRIES paths (the site has about a dozen files): the
 // oldest one that the first load does not need is dropped for a new one.
+// Besides the first load's files, it keeps at most MAX_OTHER_BYTES in all (by
+// their Content-Length; one without it, or larger alone, is not kept), and never
+// a request made with cache: 'no-store': the page fetches a link's model files
+// so (web/shell.js keeps a model in IndexedDB, once), and a model a host serves
+// from this origin is not stored a second time here.
 'use strict';
 
 let buildId = 'dev';
@@ -35,6 +40,7 @@ const APP = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'f
 const REQUIRED = ['./', 'index.html', 'shell.js', 'shell.css', ...APP, 'attn.data', 'favicon.svg'];
 const OPTIONAL = ['blog.html'];
 const MAX_ENTRIES = 32;
+const MAX_OTHER_BYTES = 16 << 20;  // the Chinese font (assets/ui-cjk.ttf) and the blog, with room
 
 // The cache's key for a request: its URL without the query or fragment.
 function pathKey(url) {
@@ -53,20 +59,31 @@ function keep(cache, request, response) {
   keeping = keeping.then(() => keepNow(cache, request, response)).catch(() => {});
   return keeping;
 }
+// The bytes a response says it has (Content-Length), or null.
+function bytesOf(response) {
+  const n = Number(response.headers.get('Content-Length'));
+  return response.headers.has('Content-Length') && Number.isFinite(n) && n >= 0 ? n : null;
+}
 async function keepNow(cache, request, response) {
   const key = pathKey(request.url);
-  const keys = (await cache.keys()).map((r) => r.url);
-  if (!keys.includes(key)) {
-    const required = requiredKeys();
-    let over = keys.length + 1 - MAX_ENTRIES;
-    for (const old of keys) {  // oldest first: the order entries were added
-      if (over <= 0) break;
-      if (required.has(old)) continue;
-      await cache.delete(old);
-      --over;
-    }
-    if (over > 0) return;  // nothing left to drop: the site's own files stay
+  const required = requiredKeys();
+  const size = bytesOf(response);
+  if (!required.has(key) && (size === null || size > MAX_OTHER_BYTES)) return;
+  const keys = (await cache.keys()).map((r) => r.url).filter((k) => k !== key);
+  const others = [];  // oldest first: the order entries were added
+  for (const k of keys) {
+    if (required.has(k)) continue;
+    const hit = await cache.match(k);
+    others.push({ key: k, size: (hit && bytesOf(hit)) || 0 });
   }
+  let count = keys.length + 1, bytes = others.reduce((sum, o) => sum + o.size, 0) + (required.has(key) ? 0 : size);
+  for (const old of others) {
+    if (count <= MAX_ENTRIES && bytes <= MAX_OTHER_BYTES) break;
+    await cache.delete(old.key);
+    --count;
+    bytes -= old.size;
+  }
+  if (count > MAX_ENTRIES || bytes > MAX_OTHER_BYTES) return;  // nothing left to drop: the site's own files stay
   await cache.put(key, response);
 }
 
@@ -116,7 +133,7 @@ async function networkFirst(request) {
   const cache = await caches.open(CACHE);
   try {
     const response = await fetch(request);
-    if (response.ok && response.status === 200 && response.type === 'basic')
+    if (response.ok && response.status === 200 && response.type === 'basic' && request.cache !== 'no-store')
       keep(cache, request, response.clone()).catch(() => {});
     return withIsolation(response);
   } catch (err) {

@@ -230,10 +230,12 @@ std::string real_model_json(const attn::ui::app& a) {
                   a.view.model_open ? "true" : "false", r.reading.cut ? "true" : "false", a.view.model_layer, a.view.model_head);
     std::string out = buf;
     out += ",\"key\":" + attn::json_string(attn::link_model_ref(r.model->name, r.model->sha256)) +
+           ",\"tokenizerKey\":" + attn::json_string(attn::link_model_ref(r.model->tokenizer_name, r.model->tokenizer_sha256)) +
            ",\"kept\":" + std::to_string(r.kept.size());
     out += ",\"name\":" + attn::json_string(r.model->name) + ",\"tokenizer\":" + attn::json_string(r.model->tokenizer_name) +
-           ",\"error\":" + attn::json_string(r.error) + ",\"text\":" + attn::json_string(r.reading.text) +
-           ",\"decoded\":" + attn::json_string(r.reading.decoded) + ",\"ids\":[";
+           ",\"error\":" + attn::json_string(r.error) + ",\"notKept\":" + attn::json_string(r.not_kept) +
+           ",\"text\":" + attn::json_string(r.reading.text) + ",\"decoded\":" + attn::json_string(r.reading.decoded) +
+           ",\"ids\":[";
     for (std::size_t i = 0; i < r.reading.ids.size(); ++i)
         out += (i ? "," : "") + std::to_string(r.reading.ids[i]);
     out += "],\"next\":[";
@@ -263,14 +265,16 @@ std::string real_model_json(const attn::ui::app& a) {
     return out + real_readout_json(a) + "}";
 }
 
-// ,"wantedModel": the model the link names and has not opened, with where a host
-// keeps it (the shell fetches it from there), or null; ,"modelFetch": that fetch
+// ,"wantedModel": the model the link names and has not opened, with its
+// tokenizer= ("" when the link names none) and where a host keeps the files
+// (the shell fetches them from there), or null; ,"modelFetch": that fetch
 // under way ({received, total, file}, file "" when none runs).
 std::string wanted_model_json(const attn::ui::app& a) {
     const std::string wanted = attn::ui::app_wanted_model(a);
     std::string out = ",\"wantedModel\":";
     out += wanted.empty() ? std::string("null")
-                          : "{\"key\":" + attn::json_string(wanted) + ",\"url\":" + attn::json_string(a.options.model_url) +
+                          : "{\"key\":" + attn::json_string(wanted) + ",\"tokenizer\":" + attn::json_string(a.options.tokenizer) +
+                                ",\"url\":" + attn::json_string(a.options.model_url) +
                                 ",\"tokenizerUrl\":" + attn::json_string(a.options.tokenizer_url) + "}";
     char fetch[160];
     std::snprintf(fetch, sizeof fetch, ",\"modelFetch\":{\"received\":%.0f,\"total\":%.0f,\"file\":", a.real.fetch.received,
@@ -582,6 +586,24 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_model(const char* name_a, unsign
 EMSCRIPTEN_KEEPALIVE void attn_hook_model_fetch(const char* file, double received, double total, const char* error) {
     if (g_app)
         attn::ui::app_model_fetch(*g_app, file ? file : "", received, total, error ? error : "");
+}
+
+// How long the link's two files may be, from the checkpoint's first `size` bytes
+// (web/shell.js reads them first of a model_url= download):
+// {"checkpoint":bytes,"tokenizer":bytes} or {"error":why} (attn::real_model_download_limits).
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_model_limits(const unsigned char* head, double size, const char* name) {
+    const attn::real_model_limits l = attn::real_model_download_limits(head, head ? std::size_t(size) : 0, name ? name : "");
+    g_buffer = l.error.empty()
+                   ? "{\"checkpoint\":" + std::to_string(l.checkpoint) + ",\"tokenizer\":" + std::to_string(l.tokenizer) + "}"
+                   : "{\"error\":" + attn::json_string(l.error) + "}";
+    return g_buffer.c_str();
+}
+
+// The open model could not be kept in this browser (IndexedDB full, cleared or
+// refused): why, shown in the Model window ("" when it was kept).
+EMSCRIPTEN_KEEPALIVE void attn_hook_model_not_kept(const char* why) {
+    if (g_app)
+        g_app->real.not_kept = why ? why : "";
 }
 
 // The models the page keeps (IndexedDB), one per line: key, name, tokenizer, bytes (tabs between).

@@ -228,8 +228,10 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
                 a.notice = platform::bridge_copy_link(ui::app_link(a));
                 break;
             case ui::share_action::copy_embed:
-                a.notice = platform::bridge_copy_embed(ui::share_embed_code(platform::bridge_page_url(), ui::share_embed_link(a),
-                                                                            ui::share_embed_height(a), ui::share_embed_title(a)));
+            case ui::share_action::copy_embed_poster:
+                a.notice = platform::bridge_copy_embed(ui::share_embed_code(
+                    platform::bridge_page_url(), ui::share_embed_link(a, action == ui::share_action::copy_embed_poster),
+                    ui::share_embed_height(a), ui::share_embed_title(a)));
                 break;
             case ui::share_action::export_csv:
             case ui::share_action::export_json:

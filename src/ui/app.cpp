@@ -66,6 +66,7 @@ namespace {
 // tokenizer_url=): the Model window opens on it (the page fetches or finds it).
 void adopt_model(app& a, const link_view& v) {
     a.options.model = v.model;
+    a.options.tokenizer = v.tokenizer;
     a.options.model_url = v.model_url;
     a.options.tokenizer_url = v.tokenizer_url;
     a.view.model_open = true;
@@ -217,14 +218,16 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
     a.real.stages_made = stages_made, a.real.pipeline_made = pipeline_made;
     a.real.exp = llama_experiment(a.real.model->model.config);
     const std::string key = link_model_ref(a.real.model->name, a.real.model->sha256);
-    if (key != a.options.model)  // the addresses a link named were another model's
-        a.options.model_url.clear(), a.options.tokenizer_url.clear();
+    const std::string tokenizer = link_model_ref(a.real.model->tokenizer_name, a.real.model->tokenizer_sha256);  // "": not hashed
+    if (key != a.options.model || (!a.options.tokenizer.empty() && tokenizer != a.options.tokenizer))
+        a.options.model_url.clear(), a.options.tokenizer_url.clear();  // the addresses a link named were other files
     if (!a.options.model.empty() && key != a.options.model) {  // so were its head and changes (a link naming none keeps them)
         a.view.model_layer = a.view.model_head = 0;
         a.view.model_changes = {};
         a.view.model_pipeline = false;
     }
     a.options.model = key;  // the link names it (never its weights)
+    a.options.tokenizer = tokenizer;
     a.view.model_open = true;
     // The first reading now, before the page is told the model opened: it keeps
     // the files in the browser only once this has come through.
@@ -242,7 +245,11 @@ void app_model_fetch(app& a, std::string_view file, double received, double tota
 }
 
 std::string app_wanted_model(const app& a) {
-    const bool open = a.real.model && link_model_ref(a.real.model->name, a.real.model->sha256) == a.options.model;
+    const real_model* m = a.real.model.get();
+    // A link naming the tokenizer wants that one: the same checkpoint read with another is not what it shows.
+    const bool open =
+        m && link_model_ref(m->name, m->sha256) == a.options.model &&
+        (a.options.tokenizer.empty() || link_model_ref(m->tokenizer_name, m->tokenizer_sha256) == a.options.tokenizer);
     return open ? "" : a.options.model;
 }
 

@@ -67,6 +67,7 @@ struct cell_ref {
 enum class share_action {
     copy_link,
     copy_embed,
+    copy_embed_poster,  // the embed code of a poster (view.poster=1): nothing loads or trains until the reader's Run
     export_csv,
     export_json,
     export_png,
@@ -154,7 +155,8 @@ struct model_state {
     // a layer is made whole for them (the maps' source).
     experiment exp;
     std::uint64_t pipeline_made = 0;
-    std::string error;  // why the last files were refused ("" when they were not)
+    std::string error;     // why the last files were refused ("" when they were not)
+    std::string not_kept;  // why the open model could not be kept in this browser (the page says; "" otherwise)
     // The models this browser keeps (the page's IndexedDB, web/shell.js), as the
     // page last told them: the window lists them to open or remove.
     struct stored {

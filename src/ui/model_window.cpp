@@ -150,6 +150,13 @@ void model_card(const app& a, frame_out& out) {
           tr("parameters", "参数"));
     if (!a.real.error.empty())
         text_colored(out, ImVec4(0.95f, 0.45f, 0.35f, 1.0f), "%s", a.real.error.c_str());
+    if (!a.real.not_kept.empty()) {
+        textf(out,
+              tr("Open, but not kept in this browser (%s): a link naming it asks for the files again.",
+                 "已打开，但没有保存在这个浏览器里（%s）：引用它的链接会再次要求这两个文件。"),
+              a.real.not_kept.c_str());
+        mark_widget(out, "model_not_kept");
+    }
 }
 
 void text_row(const app& a, frame_out& out) {

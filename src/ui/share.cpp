@@ -195,9 +195,10 @@ export_file share_export_json(const app& a) {
     return {"attn-trace.json", "application/json", trace_to_json(a.model.exp, a.model.tr)};
 }
 
-std::string share_embed_link(const app& a) {
+std::string share_embed_link(const app& a, bool poster) {
     link_view v = app_view(a);
     v.embed = true;
+    v.poster = poster;
     const bool compare_seen = a.model.pin && a.view.compare_shown;
     return link_encode(a.model.exp, v, compare_seen ? a.model.pin : std::nullopt);
 }
@@ -293,6 +294,15 @@ void share_menu(const app& a, frame_out& out) {
     item(tr("Copy link", "复制链接"), "share_copy_link", share_action::copy_link);
     link_length_note(a, out);
     item(tr("Copy embed code", "复制嵌入代码"), "share_copy_embed", share_action::copy_embed);
+    item(tr("Copy embed code: a poster (runs when clicked)", "复制嵌入代码：海报（点击后才运行）"), "share_copy_embed_poster",
+         share_action::copy_embed_poster);
+    if (a.model.exp.train.task != train_task::none) {  // what a recipe's embed costs each reader
+        text_disabled(out,
+                      tr("Each reader's page trains this model to step %d itself; a poster only when Run is pressed.",
+                         "每位读者的页面都会自己把这个模型训练到第 %d 步；海报要按下运行才训练。"),
+                      a.model.exp.train.trained_steps());
+        mark_widget(out, "share_embed_cost");
+    }
     section_text(out, tr("Export", "导出"));
     item(tr("This stage's matrices (CSV)", "这一步的矩阵（CSV）"), "share_export_csv", share_action::export_csv);
     // The experiment's trace: while the pipeline shows a real model, say whose it is (`attn eval --model … --json` is the

@@ -36,7 +36,9 @@ inline const char* share_png_name() { return "attn-canvas.png"; }
 // The link with view.embed=1 (for the iframe snippet), and without it (the
 // embed's "Open in the full playground" button). The embed carries only what its
 // author sees: the pinned A (pin=) only while the compare view shows it.
-std::string share_embed_link(const app& a);
+// `poster`: with view.poster=1, a click-to-run embed (docs/embedding.md#posters):
+// a recipe's model is trained in a reader's page only when that reader presses Run.
+std::string share_embed_link(const app& a, bool poster = false);
 std::string share_full_link(const app& a);
 
 // "Copy embed code": the <iframe> of `embed_link` at `page` (the page's URL without

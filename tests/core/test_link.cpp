@@ -717,3 +717,37 @@ TEST_CASE("link: model_url= and tokenizer_url= say where a host keeps the files;
           std::vector<std::string>{"model_url needs model=<file name>@<16 hex digits>: the page checks the fetched file's "
                                    "SHA-256 against it"});
 }
+
+TEST_CASE("link: tokenizer=<file name>@<16 hex digits> names the model's tokenizer; with model=, once; it round-trips") {
+    const std::string m = "v=1&text=Once&model=stories15M.bin@0123456789abcdef";
+    const link_parse_result r = link_parse(m + "&tokenizer=tokenizer.bin@fedcba9876543210&model_url=a.bin&tokenizer_url=t.bin");
+    REQUIRE(r.errors.empty());
+    CHECK(r.view.tokenizer == "tokenizer.bin@fedcba9876543210");
+    const std::string again = link_encode(*r.value, r.view);
+    CHECK(again.find("&model=stories15M.bin@0123456789abcdef&tokenizer=tokenizer.bin@fedcba9876543210&model_url=") !=
+          std::string::npos);
+    CHECK(link_parse(again).view == r.view);
+    CHECK(link_parse(m).view.tokenizer.empty());  // a link written before tokenizer= existed still opens
+    const auto errors = [&](const std::string& link) { return link_parse(link).errors; };
+    CHECK(errors(m + "&tokenizer=t.bin@0123") ==
+          std::vector<std::string>{"tokenizer='t.bin@0123' is not <file name>@<16 hex digits> (the name: letters, digits, "
+                                   ". _ -, at most 128 of them; the digits: the start of the file's SHA-256)"});
+    CHECK(errors(m + "&tokenizer=t.bin@0123456789abcdef&tokenizer=t.bin@0123456789abcdef") ==
+          std::vector<std::string>{"tokenizer is given twice"});
+    CHECK(errors("v=1&text=a&tokenizer=t.bin@0123456789abcdef") ==
+          std::vector<std::string>{"tokenizer needs model=<file name>@<16 hex digits>: it names that model's tokenizer"});
+}
+
+// The page decodes an address with decodeURIComponent: what it cannot decode is
+// the link's error, not a fetch that never starts.
+TEST_CASE("link: model_url= and tokenizer_url= must percent-decode to UTF-8 text") {
+    const std::string m = "v=1&text=Once&model=stories15M.bin@0123456789abcdef";
+    const std::string why =
+        " is not a percent-encoded address: each % must start two hex digits, and the bytes they make "
+        "must be UTF-8 text";
+    CHECK(link_parse(m + "&model_url=%FF&tokenizer_url=t.bin").errors == std::vector<std::string>{"model_url='%FF'" + why});
+    CHECK(link_parse(m + "&model_url=a.bin&tokenizer_url=t%2.bin").errors ==
+          std::vector<std::string>{"tokenizer_url='t%2.bin'" + why});
+    CHECK(link_parse(m + "&model_url=a.bin&tokenizer_url=t%").errors == std::vector<std::string>{"tokenizer_url='t%'" + why});
+    CHECK(link_parse(m + "&model_url=m%2F%E6%A8%A1.bin&tokenizer_url=t%20v2.bin").errors.empty());
+}

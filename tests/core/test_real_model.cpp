@@ -377,3 +377,29 @@ TEST_CASE("real model: one file, or none, asks for both") {
     CHECK(real_model_open({nullptr, 0, "", ""}, {nullptr, 0, "", ""}, m)->find("choose two files at once") == 0);
     CHECK(m.model.weights.empty());
 }
+
+// A link's model_url= download is read no further than its header says the file
+// is (and the tokenizer no further than its vocabulary allows): the page asks
+// real_model_download_limits after the first 256 bytes.
+TEST_CASE("real model: a download's limits come from the checkpoint's first bytes; bytes that are no header are refused") {
+    const llama_config c = test::llama_test_config(32, 64, 2, 4, 2, 300, 48, true);
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(c, 1);
+    const real_model_limits l = real_model_download_limits(ckpt.data(), 256, "m.bin");
+    CHECK(l.error.empty());
+    CHECK(l.checkpoint == std::int64_t(ckpt.size()));
+    CHECK(l.tokenizer == 4 + 300 * (8 + 1024));
+    const test::llama_bytes tok = test::llama_test_tokenizer(pieces, 1024);
+    CHECK(std::int64_t(tok.size()) <= real_model_download_limits(ckpt.data(), 256, "m.bin").tokenizer);
+    // A version-0 header is 28 bytes: they are enough.
+    const std::int32_t v0[] = {32, 64, 2, 4, 2, -300, 48};
+    const real_model_limits l0 = real_model_download_limits(reinterpret_cast<const unsigned char*>(v0), sizeof v0, "legacy.bin");
+    CHECK(l0.error.empty());
+    CHECK(l0.checkpoint > 28);
+    // Zeros (a host answering anything): no checkpoint, said with the file's name, no limit to grow to.
+    const std::vector<unsigned char> zeros(256, 0);
+    const real_model_limits z = real_model_download_limits(zeros.data(), zeros.size(), "zeros.bin");
+    CHECK(z.error.rfind("zeros.bin: ", 0) == 0);
+    CHECK(z.checkpoint == 0);
+    CHECK(real_model_download_limits(ckpt.data(), 100, "m.bin").error ==
+          "m.bin: the file is 100 bytes: too short for its 256-byte header");
+}

@@ -1253,3 +1253,48 @@ TEST_CASE(
     frame(a);
     CHECK(a.model.tr.output.data.size() > 0);
 }
+
+// A link's tokenizer= is part of what it reads: the same checkpoint read with
+// another tokenizer is still wanted (the page then looks for the named one), and
+// opening files makes the link name both (tokenizer= from the tokenizer's hash).
+TEST_CASE("a link naming the tokenizer wants that tokenizer; an opened model's link names both files") {
+    ui::app a;
+    ui::app_init(a, experiment{});
+    const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b"});
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 264, 48, true), 3);
+    const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"};
+    const real_model_file t1{tok.data(), tok.size(), "t.bin", "1111111111111111aaaa"};
+    const real_model_file t2{tok.data(), tok.size(), "t.bin", "2222222222222222bbbb"};
+    const std::string urls = "&model_url=m%2Fx.bin&tokenizer_url=m%2Ft.bin";
+    REQUIRE(
+        ui::app_change(a, change::open("v=1&text=a%20b&model=x.bin@0123456789abcdef&tokenizer=t.bin@1111111111111111" + urls)));
+    CHECK(ui::app_wanted_model(a) == "x.bin@0123456789abcdef");
+    CHECK(ui::app_open_model(a, x, t2).empty());  // other files opened (chosen): the link names what is open
+    CHECK(ui::app_wanted_model(a).empty());
+    CHECK(a.options.tokenizer == "t.bin@2222222222222222");
+    CHECK(a.options.model_url.empty());  // the addresses were the other tokenizer's
+    // The link naming t1 again: the checkpoint open with another tokenizer is not what it reads.
+    REQUIRE(
+        ui::app_change(a, change::open("v=1&text=a%20b&model=x.bin@0123456789abcdef&tokenizer=t.bin@1111111111111111" + urls)));
+    CHECK(ui::app_wanted_model(a) == "x.bin@0123456789abcdef");
+    CHECK(ui::app_open_model(a, x, t1).empty());
+    CHECK(ui::app_wanted_model(a).empty());
+    CHECK(ui::app_link(a).find("&model=x.bin@0123456789abcdef&tokenizer=t.bin@1111111111111111&model_url=") != std::string::npos);
+    // A link without tokenizer= (written before it existed) is satisfied by the checkpoint; once open, it names both.
+    REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b&model=x.bin@0123456789abcdef")));
+    CHECK(ui::app_wanted_model(a).empty());
+    CHECK(ui::app_open_model(a, x, t2).empty());
+    CHECK(ui::app_link(a).find("&model=x.bin@0123456789abcdef&tokenizer=t.bin@2222222222222222") != std::string::npos);
+}
+
+// issue 49, item 10: Share's poster form of the embed (nothing loads or trains until Run).
+TEST_CASE("the embed link of a poster is the embed link with view.poster=1; the live one has none") {
+    ui::app a;
+    ui::app_init(a, experiment{});
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=0", false));
+    const std::string live = ui::share_embed_link(a), poster = ui::share_embed_link(a, true);
+    CHECK(live.find("view.poster") == std::string::npos);
+    CHECK(poster == live + "&view.poster=1");
+    CHECK(link_parse(poster).view.poster);
+    CHECK(link_parse(poster).errors.empty());
+}

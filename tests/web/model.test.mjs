@@ -518,3 +518,152 @@ test('a link with model_url= and tokenizer_url=: fetched with progress, hash che
     await context.close();
   }
 });
+
+// issue 49, item 13: a link's tokenizer is part of what it reads. A link whose
+// tokenizer_url= is someone else's (here a tokenizer whose first score differs:
+// any other bytes) opens that pair and keeps it, but a later link reads the
+// tokenizer it names (tokenizer=, checked like model=) or, written before
+// tokenizer= existed, the one at its own tokenizer_url=; one naming neither is
+// not given a tokenizer this browser fetched for another link.
+test('a kept model\'s tokenizer opens for a link only when the link names its hash: a hostile tokenizer_url= poisons nothing', async () => {
+  const bytes = fs.readFileSync(ckpt), tokBytes = fs.readFileSync(tok);
+  const evil = Buffer.from(tokBytes);
+  evil.writeFloatLE(1.5, 4);  // token 0's score: still a tokenizer, other bytes
+  const sha = (b) => crypto.createHash('sha256').update(b).digest('hex').slice(0, 16);
+  const [hash, good, bad] = [sha(bytes), sha(tokBytes), sha(evil)];
+  const host = 'https://models.example.test/';
+  const asked = [];
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 720 } });
+  await context.route(host + '**', (route) => {
+    const p = new URL(route.request().url()).pathname;
+    asked.push(p);
+    const body = p === '/tiny.bin' ? bytes : p === '/tok/tokenizer.bin' ? tokBytes : p === '/evil/tokenizer.bin' ? evil : null;
+    return route.fulfill(body ? { status: 200, body, headers: { 'Access-Control-Allow-Origin': '*' } } : { status: 404, body: 'no' });
+  });
+  const link = (tokDir, named) => `#v=1&text=Once%20upon&model=tiny.bin@${hash}` + (named ? `&tokenizer=tokenizer.bin@${named}` : '') +
+    `&model_url=${encodeURIComponent(host + 'tiny.bin')}&tokenizer_url=${encodeURIComponent(host + tokDir + '/tokenizer.bin')}`;
+  const open = async (hashPart) => {
+    const page = await context.newPage();
+    await page.goto(suite.server.url + hashPart);
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    return page;
+  };
+  const opened = (page, tokHash, what) => until(page, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0 &&
+    x.realModel.tokenizerKey === `tokenizer.bin@${tokHash}` && x.wantedModel === null, what);
+  try {
+    // The attacker's link (no tokenizer=, as links were written): opened, and kept.
+    let page = await open(link('evil'));
+    await opened(page, bad, 'the attacker\'s pair');
+    assert.ok((await ui(page)).link.includes(`tokenizer=tokenizer.bin@${bad}`), 'the page names the tokenizer it read');
+    // The legitimate link of the same form, in another tab: its own tokenizer_url=, fetched (the kept checkpoint is not).
+    asked.length = 0;
+    page = await open(link('tok'));
+    let u = await opened(page, good, 'the legitimate tokenizer, not the kept one');
+    assert.deepEqual(asked, ['/tok/tokenizer.bin']);
+    // A link that names the attacker's tokenizer keeps that pair again; one naming the legitimate one then reads it.
+    await page.evaluate((h) => { location.hash = h; }, link('evil', bad));
+    await opened(page, bad, 'the pair that link names');
+    // A tokenizer that is not the one the link names: refused, said, not opened.
+    await page.evaluate((h) => { location.hash = h; }, link('evil', good));
+    u = await until(page, (x) => x.realModel && /is not the tokenizer the link names/.test(x.realModel.error || ''), 'the refusal');
+    assert.match(u.realModel.error, new RegExp(`its SHA-256 starts ${bad}, the link says ${good}`));
+    assert.equal(u.realModel.tokenizerKey, `tokenizer.bin@${bad}`, 'the open model stays as it was');
+    await page.evaluate((h) => { location.hash = h; }, link('tok', good));
+    u = await opened(page, good, 'the tokenizer the link names');
+    assert.ok(u.link.includes(`&model=tiny.bin@${hash}&tokenizer=tokenizer.bin@${good}&model_url=`));
+    // A link naming the model alone (no addresses, no tokenizer=): the store's fetched pair is not taken on trust.
+    page = await open(`#v=1&text=Once%20upon&model=tiny.bin@${hash}`);
+    u = await until(page, (x) => x.widgets.model_wanted, 'the request for the files');
+    assert.equal(u.realModel.ids, undefined, 'nothing opened from the store');
+    assert.equal(u.realModel.kept, 1, 'the kept model is listed, to open by hand');
+  } finally {
+    await context.close();
+  }
+});
+
+// issue 49, item 15: a link's model_url= is read no further than its header says
+// the file is; an address the page cannot decode is the link's error, not a
+// fetch that never ends.
+test('a model_url= download stops at what the checkpoint\'s header allows; zeros are refused at the header; %FF is a link error', async () => {
+  const bytes = fs.readFileSync(ckpt), tokBytes = fs.readFileSync(tok);
+  const hash = crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const host = 'https://models.example.test/';
+  const bodies = {
+    '/long.bin': Buffer.concat([bytes, Buffer.alloc(4 << 20)]),  // the model, then 4 MB more
+    '/zeros.bin': Buffer.alloc(4 << 20),
+    '/tokenizer.bin': tokBytes,
+    '/big-tokenizer.bin': Buffer.concat([tokBytes, Buffer.alloc(8 << 20)]),
+    '/tiny.bin': bytes,
+  };
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 720 } });
+  await context.route(host + '**', (route) => {
+    const body = bodies[new URL(route.request().url()).pathname];
+    return route.fulfill(body ? { status: 200, body, headers: { 'Access-Control-Allow-Origin': '*' } } : { status: 404, body: 'no' });
+  });
+  const link = (file, tokFile = 'tokenizer.bin') => `#v=1&text=Once&model=tiny.bin@${hash}` +
+    `&model_url=${encodeURIComponent(host + file)}&tokenizer_url=${encodeURIComponent(host + tokFile)}`;
+  const page = await context.newPage();
+  const failed = (what) => until(page, (x) => x.realModel && x.realModel.error && x.modelFetch.file === '', what);
+  try {
+    await page.goto(suite.server.url + link('long.bin'));
+    await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
+    let u = await failed('the long file, stopped');
+    assert.match(u.realModel.error, new RegExp(`long\\.bin is (more than )?\\d+ bytes, longer than tiny\\.bin can be \\(${bytes.length} bytes, as its header describes\\): stopped`));
+    await page.evaluate((h) => { location.hash = h; }, link('zeros.bin'));
+    u = await until(page, (x) => x.realModel && /^tiny\.bin: /.test(x.realModel.error || '') && x.modelFetch.file === '', 'the zeros, refused');
+    assert.doesNotMatch(u.realModel.error, /SHA-256/, 'refused at the header, not after reading it all');
+    await page.evaluate((h) => { location.hash = h; }, link('tiny.bin', 'big-tokenizer.bin'));
+    u = await until(page, (x) => x.realModel && /big-tokenizer\.bin is/.test(x.realModel.error || '') && x.modelFetch.file === '', 'the long tokenizer, stopped');
+    assert.match(u.realModel.error, /longer than big-tokenizer\.bin can be \(\d+ bytes, the longest tokenizer for the checkpoint's vocabulary\)/);
+    // model_url=%FF: refused with the link, never "fetching…" for ever.
+    const answer = await page.evaluate((h) => window.attn.openLink(h), link('tiny.bin').slice(1).replace(encodeURIComponent(host + 'tiny.bin'), '%FF'));
+    assert.match(answer, /model_url='%FF' is not a percent-encoded address/);
+    assert.equal((await ui(page)).modelFetch.file, '', 'nothing is being fetched');
+  } finally {
+    await context.close();
+  }
+});
+
+// issue 49, item 15: files the browser will not read, and a store that cannot keep a model, are said on the page.
+test('a chosen file the browser refuses to read is said in the Model window; a full or cleared store says "not kept", then keeps again', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url, { width: 1280, height: 720 });
+  // The chooser with the same two files again (its value cleared first, as the Model window's button does).
+  const chooseAgain = async (p) => {
+    await p.evaluate(() => { document.getElementById('model-files').value = ''; });
+    await p.setInputFiles('#model-files', [ckpt, tok]);
+  };
+  try {
+    // Chromium refuses to read a file of 2 GiB or more at once (NotReadableError): as such a file behaves.
+    await page.evaluate(() => {
+      const big = (name) => ({ name, size: 2 ** 31, arrayBuffer: () => Promise.reject(new DOMException('The requested file could not be read', 'NotReadableError')) });
+      window.attnShell.readModelFiles([big('huge.bin'), big('tokenizer.bin')]);
+    });
+    let u = await until(page, (x) => x.realModel && x.realModel.error && x.widgets.model_choose, 'the refusal, said');
+    assert.match(u.realModel.error, /^huge\.bin \(2147\.5 MB\) could not be read: The requested file could not be read/);
+
+    // A full store: the model opens, and the window says it is not kept.
+    await page.evaluate(() => {
+      window.realPut = IDBObjectStore.prototype.put;
+      IDBObjectStore.prototype.put = function () { throw new DOMException('full', 'QuotaExceededError'); };
+    });
+    await chooseAgain(page);
+    u = await until(page, (x) => x.realModel && x.realModel.ids && x.realModel.notKept && x.widgets.model_not_kept, 'the model, not kept');
+    assert.equal(u.realModel.notKept, 'the browser\'s storage for this site is full');
+    assert.equal(u.realModel.kept, 0);
+    await page.evaluate(() => { IDBObjectStore.prototype.put = window.realPut; });
+    await chooseAgain(page);
+    u = await until(page, (x) => x.realModel && x.realModel.kept === 1 && x.realModel.notKept === '', 'the model, kept');
+
+    // "Clear site data" closes the store under the page: the next model is kept all the same, without a reload.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Storage.clearDataForOrigin', { origin: new URL(suite.server.url).origin, storageTypes: 'indexeddb' });
+    await page.evaluate(() => window.attnShell.models.tell());
+    await until(page, (x) => x.realModel.kept === 0, 'the store, emptied');
+    await chooseAgain(page);
+    u = await until(page, (x) => x.realModel && x.realModel.kept === 1, 'the model, kept again');
+    assert.equal(u.realModel.notKept, '');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

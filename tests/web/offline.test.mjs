@@ -4,7 +4,8 @@
 // so the test can change files as a rebuild would.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -144,6 +145,41 @@ test('sw.js keeps one entry per path: ?query variants add nothing, a fetch with 
       assert.ok(paths.includes(f), 'still cached: ' + f);
     assert.ok(paths.includes('/extra-39.txt'), 'the newest file is kept');
     assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// issue 49, item 15: a model a link fetches from this origin (model_url=) is kept
+// in IndexedDB, not a second time in Cache Storage, and a large file fetched
+// some other way is not cached either (the cache is bounded in bytes, not only entries).
+test('sw.js keeps no model a link fetches, and no file past its byte bound', async () => {
+  const dir = path.join(site, 'models');
+  fs.mkdirSync(dir, { recursive: true });
+  execFileSync('/usr/bin/python3', [path.join(root, 'tests', 'llama_files.py'), dir, '--shape', 'tiny', '--version', '1'], { stdio: 'ignore' });
+  fs.writeFileSync(path.join(site, 'large.bin'), Buffer.alloc(20 << 20));
+  fs.writeFileSync(path.join(site, 'small.txt'), 'small\n');
+  const hash = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, 'tiny.bin'))).digest('hex').slice(0, 16);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    await page.goto(url + '#v=1&heads=2');
+    await up(page);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
+    // Another document (a query, not only a hash): loaded through the worker.
+    await page.goto(url + `?m=1#v=1&text=Once&model=tiny.bin@${hash}&model_url=models%2Ftiny.bin&tokenizer_url=models%2Ftokenizer.bin`);
+    await up(page);
+    assert.ok(await page.evaluate(() => !!navigator.serviceWorker.controller), 'the worker answers this page');
+    await page.waitForFunction(() => { const m = window.attn.ui().realModel; return m && m.ids && m.ids.length > 0; }, null, { timeout: 30000 });
+    await page.evaluate(() => fetch('large.bin').then((r) => r.arrayBuffer()));
+    // The worker keeps one response at a time, in order: once small.txt is in, the earlier ones were decided.
+    await page.evaluate(() => fetch('small.txt').then((r) => r.text()));
+    let paths = [];
+    for (let i = 0; i < 200 && !paths.includes('/small.txt'); ++i) paths = Object.values(await cachedPaths(page)).flat();
+    assert.ok(paths.includes('/small.txt'), 'a small file is kept');
+    assert.ok(!paths.includes('/models/tiny.bin') && !paths.includes('/models/tokenizer.bin'), 'no model file: ' + paths.join(' '));
+    assert.ok(!paths.includes('/large.bin'), 'no 20 MB file');
   } finally {
     await context.close();
   }

@@ -351,3 +351,33 @@ test('a bad, truncated or oversized link: a banner says what is wrong, the defau
     });
   }
 });
+
+// issue 49, item 10: a teacher's embed need not train in every reader's page as
+// it loads: Share offers the poster form (view.poster=1), which loads and trains
+// nothing until the reader presses Run, and says what the live form costs.
+test('Share: the embed code of a poster, which trains only on Run; a recipe\'s menu says each reader trains it', async () => {
+  const { page, context, problems } = await openPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=0', { width: 1280, height: 720 });
+  try {
+    await recordShell(page);
+    await click(page, 'share');
+    assert.ok((await ui(page)).widgets.share_embed_cost, 'the menu says what a live embed of a recipe costs');
+    await click(page, 'share_copy_embed_poster');
+    const [snippet] = await page.evaluate(() => window.__copied);
+    const src = snippet.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&');
+    assert.ok(src.endsWith('#' + (await ui(page)).link + '&view.embed=1&view.poster=1'), src);
+    assert.match(snippet, /title="Attention playground: L9 Watch an induction head form"/);
+    // The snippet on a host page: a poster, nothing of the app downloaded.
+    const host = await context.newPage();
+    const requested = [];
+    host.on('request', (r) => requested.push(new URL(r.url()).pathname));
+    await context.route(suite.server.url + 'poster-host.html', (route) =>
+      route.fulfill({ contentType: 'text/html', body: '<!doctype html><html><body>' + snippet + '</body></html>' }));
+    await host.goto(suite.server.url + 'poster-host.html');
+    const frame = await (await host.waitForSelector('iframe')).contentFrame();
+    await frame.waitForSelector('#poster-run', { timeout: 10000 });
+    assert.ok(!requested.some((p) => /attn(-mt)?\.(js|wasm)$/.test(p)), 'no app before Run: ' + requested.join(' '));
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

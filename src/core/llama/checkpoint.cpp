@@ -144,7 +144,7 @@ std::size_t header_bytes(const llama_config& c) { return c.version == 0 ? v0_hea
 
 std::int64_t llama_checkpoint_bytes(const llama_config& c) { return std::int64_t(header_bytes(c)) + weight_floats(c) * 4; }
 
-bool llama_checkpoint_header(const unsigned char* bytes, std::size_t size, llama_config& out, std::string* error) {
+bool llama_checkpoint_fields(const unsigned char* bytes, std::size_t size, llama_config& out, std::string* error) {
     out = llama_config{};
     if (!bytes || size < v0_header)
         return fail(error, "the file is " + std::to_string(size) + " bytes: too short for a llama2.c checkpoint's header");
@@ -186,6 +186,14 @@ bool llama_checkpoint_header(const unsigned char* bytes, std::size_t size, llama
     if (weight_floats(c) > llama_limits::max_floats)
         return fail(error, "the model has " + std::to_string(weight_floats(c)) + " weights, more than the " +
                                std::to_string(llama_limits::max_floats) + " the page can hold");
+    out = c;
+    return true;
+}
+
+bool llama_checkpoint_header(const unsigned char* bytes, std::size_t size, llama_config& out, std::string* error) {
+    llama_config c;
+    if (!llama_checkpoint_fields(bytes, size, c, error))
+        return false;
     const std::int64_t want = llama_checkpoint_bytes(c);
     if (std::int64_t(size) != want)
         return fail(error, std::string(std::int64_t(size) < want ? "the file is truncated: " : "the file is too long: ") +

@@ -79,6 +79,12 @@ struct llama_model {
     const float* at(const llama_tensor& t) const { return weights.data() + t.offset; }
 };
 
+// The header alone, from a file's first `size` bytes (its first 256, or all it
+// has): the version and the fields checked as below, but not the file's length.
+// What the page reads first of a download, to know how long the file may be
+// (llama_checkpoint_bytes) before it takes more.
+bool llama_checkpoint_fields(const unsigned char* bytes, std::size_t size, llama_config& out, std::string* error = nullptr);
+
 // The header of `size` bytes at `bytes`: the version, the fields checked against
 // llama_limits and each other (dim a multiple of n_heads, an even head size for
 // RoPE's pairs, n_heads a multiple of n_kv_heads), and the file's length against

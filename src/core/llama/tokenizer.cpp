@@ -1,5 +1,6 @@
 #include "llama/tokenizer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -8,6 +9,8 @@
 namespace attn {
 
 namespace {
+
+constexpr int max_piece_bytes = 1024;  // max_token_length's limit
 
 bool fail(std::string* error, std::string why) {
     if (error)
@@ -67,6 +70,10 @@ void characters(const llama_tokenizer& t, std::string_view text, std::vector<int
 
 }  // namespace
 
+std::int64_t llama_tokenizer_max_bytes(int vocab_size) {
+    return 4 + std::int64_t(std::max(vocab_size, 0)) * (8 + max_piece_bytes);  // max_token_length, then score, length, bytes
+}
+
 bool llama_tokenizer_read(const unsigned char* bytes, std::size_t size, int vocab_size, llama_tokenizer& out,
                           std::string* error) {
     out = llama_tokenizer{};
@@ -78,7 +85,7 @@ bool llama_tokenizer_read(const unsigned char* bytes, std::size_t size, int voca
     llama_tokenizer t;
     std::int32_t max_len = 0;
     std::memcpy(&max_len, bytes, 4);
-    if (max_len < 1 || max_len > 1024)
+    if (max_len < 1 || max_len > max_piece_bytes)
         return fail(error, "the tokenizer's max_token_length " + std::to_string(max_len) + " is out of range (1 to 1024)");
     t.max_token_length = max_len;
     // Every token takes at least 8 bytes: a count the file cannot hold is refused before allocating.

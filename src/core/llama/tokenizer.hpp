@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -32,6 +33,10 @@ struct llama_tokenizer {
 // and a message naming the problem (and out left empty) otherwise.
 bool llama_tokenizer_read(const unsigned char* bytes, std::size_t size, int vocab_size, llama_tokenizer& out,
                           std::string* error = nullptr);
+
+// The longest a tokenizer.bin of vocab_size tokens can be that llama_tokenizer_read
+// accepts (every piece max_token_length's limit, 1024 bytes long).
+std::int64_t llama_tokenizer_max_bytes(int vocab_size);
 
 inline constexpr int llama_bos = 1, llama_eos = 2;
 

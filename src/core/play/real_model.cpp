@@ -152,6 +152,18 @@ std::size_t real_model::parameters() const {
     return model.weights.size() - rope;
 }
 
+real_model_limits real_model_download_limits(const unsigned char* head, std::size_t size, const std::string& name) {
+    llama_config c;
+    real_model_limits out;
+    if (!llama_checkpoint_fields(head, size, c, &out.error)) {
+        out.error = name + ": " + out.error;
+        return out;
+    }
+    out.checkpoint = llama_checkpoint_bytes(c);
+    out.tokenizer = llama_tokenizer_max_bytes(c.vocab_size);
+    return out;
+}
+
 std::optional<std::string> real_model_open(const real_model_file& a, const real_model_file& b, real_model& out) {
     const char* two = "choose two files at once: the checkpoint (.bin) and its tokenizer (tokenizer.bin)";
     if (a.name.empty() || b.name.empty())  // the page's chooser gave one file, or none, or more than two
@@ -175,6 +187,7 @@ std::optional<std::string> real_model_open(const real_model_file& a, const real_
     m.tokenizer_name = tokf.name;
     m.file_bytes = ckpt.size;
     m.sha256 = ckpt.sha256;
+    m.tokenizer_sha256 = tokf.sha256;
     out = std::move(m);
     return std::nullopt;
 }

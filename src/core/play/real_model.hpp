@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,10 +45,11 @@ struct real_model_file {
 };
 
 struct real_model {
-    std::string name;            // the checkpoint's file name
-    std::string tokenizer_name;  // the tokenizer's
-    std::size_t file_bytes = 0;  // the checkpoint's size
-    std::string sha256;          // the checkpoint's, as the page gave it ("" unknown)
+    std::string name;              // the checkpoint's file name
+    std::string tokenizer_name;    // the tokenizer's
+    std::size_t file_bytes = 0;    // the checkpoint's size
+    std::string sha256;            // the checkpoint's, as the page gave it ("" unknown)
+    std::string tokenizer_sha256;  // the tokenizer's, likewise
     llama_model model;
     llama_tokenizer tok;
     int threads = 1;                 // the traced passes' heads side by side (trace_options::threads; the same bits)
@@ -61,6 +63,17 @@ struct real_model {
 // A model the page cannot hold (real_model_memory_problem) is refused from its
 // header, before its weights are taken.
 std::optional<std::string> real_model_open(const real_model_file& a, const real_model_file& b, real_model& out);
+
+// How long the two files of a link's model_url= / tokenizer_url= may be, from the
+// checkpoint's first bytes (its header: 28 bytes for version 0, 256 for 1): the
+// bytes its header describes, and the longest tokenizer its vocabulary allows.
+// The page stops a download past them. `error` (the limits 0) when the bytes
+// are no checkpoint's header, named `name`.
+struct real_model_limits {
+    std::int64_t checkpoint = 0, tokenizer = 0;
+    std::string error;
+};
+real_model_limits real_model_download_limits(const unsigned char* head, std::size_t size, const std::string& name);
 
 // One head's behaviour on the text (train_diagnostics.hpp's scores on its
 // weights): the mean weight on the previous token, on the first token (the

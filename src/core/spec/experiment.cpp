@@ -37,6 +37,23 @@ std::string percent_encode(std::string_view s) {
     return out;
 }
 
+// A key as an error message names it: as it is when it reads as a key, else quoted
+// (cut to 40 bytes: a pasted link may hold a key of kilobytes).
+std::string key_label(std::string_view key) {
+    bool plain = !key.empty() && key.size() <= 40;
+    for (char c : key)
+        plain = plain && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.');
+    return plain ? std::string(key) : quoted(key);
+}
+
+// The key table's readers and writers (keys.hpp), under the names this file uses.
+bool parse_int(std::string_view s, long long& out) { return key_parse_whole(s, out); }
+std::string format_float(float x) { return key_format_float(x); }
+
+}  // namespace
+
+namespace {
+
 int hex_value(char c) {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -46,6 +63,8 @@ int hex_value(char c) {
         return c - 'A' + 10;
     return -1;
 }
+
+}  // namespace
 
 std::optional<std::string> percent_decode(std::string_view s) {
     std::string out;
@@ -66,10 +85,6 @@ std::optional<std::string> percent_decode(std::string_view s) {
     return out;
 }
 
-// "" when s is valid UTF-8 without NUL, else what is wrong (for "<key> <problem>").
-// Rejects what a lenient decoder would let through into tokens and JSON: stray
-// continuation bytes, truncated sequences, overlong forms (C0 80 for NUL), UTF-16
-// surrogates (ED A0 80 ..) and code points above U+10FFFF (F4 90 .., F5 ..).
 std::string utf8_problem(std::string_view s) {
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
@@ -96,21 +111,6 @@ std::string utf8_problem(std::string_view s) {
     }
     return "";
 }
-
-// A key as an error message names it: as it is when it reads as a key, else quoted
-// (cut to 40 bytes: a pasted link may hold a key of kilobytes).
-std::string key_label(std::string_view key) {
-    bool plain = !key.empty() && key.size() <= 40;
-    for (char c : key)
-        plain = plain && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.');
-    return plain ? std::string(key) : quoted(key);
-}
-
-// The key table's readers and writers (keys.hpp), under the names this file uses.
-bool parse_int(std::string_view s, long long& out) { return key_parse_whole(s, out); }
-std::string format_float(float x) { return key_format_float(x); }
-
-}  // namespace
 
 // [SECTION] format
 

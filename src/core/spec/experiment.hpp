@@ -66,6 +66,14 @@ std::vector<std::string> recipe_validate(const experiment& e);
 // every integer key is read; the native app's flags use it too.
 bool parse_whole_number(std::string_view s, long long& out);
 
+// s with each %XX replaced by its byte; nullopt when a '%' is not followed by two hex digits.
+std::optional<std::string> percent_decode(std::string_view s);
+// "" when s is valid UTF-8 without NUL, else what is wrong (for "<key> <problem>").
+// Rejects what a lenient decoder would let through into tokens and JSON: stray
+// continuation bytes, truncated sequences, overlong forms (C0 80 for NUL), UTF-16
+// surrogates (ED A0 80 ..) and code points above U+10FFFF (F4 90 .., F5 ..).
+std::string utf8_problem(std::string_view s);
+
 // d_k of e (d_model / heads).
 inline int experiment_d_k(const experiment& e) { return e.heads > 0 ? e.d_model / e.heads : 0; }
 // The FFN's hidden width with block=full: 4·d_model (W_1 is (d_model, that)).

@@ -542,6 +542,8 @@ std::string view_to_text(const link_view& v) {
                 s += "&" + std::string(k.name) + "=" + value;
     if (!v.model.empty())
         s += "&model=" + v.model;
+    if (!v.tokenizer.empty())
+        s += "&tokenizer=" + v.tokenizer;
     if (!v.model_url.empty())
         s += "&model_url=" + v.model_url + "&tokenizer_url=" + v.tokenizer_url;
     return s;
@@ -663,7 +665,7 @@ std::string link_model_ref(std::string_view file_name, std::string_view sha256) 
     return link_model_problem(out) ? "" : out;
 }
 
-std::optional<std::string> link_model_problem(std::string_view value) {
+std::optional<std::string> link_model_problem(std::string_view value, std::string_view key) {
     const std::size_t at = value.rfind('@');
     const std::string_view name = at == std::string_view::npos ? value : value.substr(0, at);
     const std::string_view hash = at == std::string_view::npos ? std::string_view() : value.substr(at + 1);
@@ -674,7 +676,8 @@ std::optional<std::string> link_model_problem(std::string_view value) {
     if (at == std::string_view::npos || name.empty() || name.size() > link_limits::max_model_name ||
         !std::all_of(name.begin(), name.end(), name_char) || hash.size() != 16 ||
         !std::all_of(hash.begin(), hash.end(), hex_char))
-        return "model=" + quoted(value) + " is not <file name>@<16 hex digits> (the name: letters, digits, . _ -, at most " +
+        return std::string(key) + "=" + quoted(value) +
+               " is not <file name>@<16 hex digits> (the name: letters, digits, . _ -, at most " +
                std::to_string(link_limits::max_model_name) + " of them; the digits: the start of the file's SHA-256)";
     return std::nullopt;
 }
@@ -699,6 +702,11 @@ std::optional<std::string> link_url_problem(std::string_view key, std::string_vi
         if (scheme != "http" && scheme != "https")
             return head + quoted(value.substr(0, 80)) + " is not an http:// or https:// address or a path on this site";
     }
+    const auto decoded = percent_decode(value);
+    if (!decoded || !utf8_problem(*decoded).empty())
+        return head + quoted(value.substr(0, 80)) +
+               " is not a percent-encoded address: each % must start two hex digits, and the bytes they make must be "
+               "UTF-8 text";
     return std::nullopt;
 }
 
@@ -749,18 +757,23 @@ std::optional<experiment> link_parse_pin(std::string_view value, std::vector<std
 namespace {
 
 struct model_keys_seen {
-    bool model_url = false, tokenizer_url = false;
+    bool model = false, tokenizer = false, model_url = false, tokenizer_url = false;
 };
 
-// model=, model_url=, tokenizer_url= into v (false: pair is none of them).
+// model=, tokenizer=, model_url=, tokenizer_url= into v (false: pair is none of them).
 bool model_pair(std::string_view pair, link_view& v, model_keys_seen& seen, std::vector<std::string>& errors) {
-    if (pair.substr(0, 6) == "model=") {
-        if (!v.model.empty())
-            errors.push_back("model is given twice");
-        else if (auto problem = link_model_problem(pair.substr(6)))
+    const bool model = pair.substr(0, 6) == "model=";
+    if (model || pair.substr(0, 10) == "tokenizer=") {
+        const std::string_view key = model ? "model" : "tokenizer", value = pair.substr(key.size() + 1);
+        std::string& into = model ? v.model : v.tokenizer;
+        bool& given = model ? seen.model : seen.tokenizer;
+        if (given)
+            errors.push_back(std::string(key) + " is given twice");
+        else if (auto problem = link_model_problem(value, key))
             errors.push_back(*problem);
         else
-            v.model = std::string(pair.substr(6));
+            into = std::string(value);
+        given = true;
         return true;
     }
     const bool ckpt = pair.substr(0, 10) == "model_url=";
@@ -785,6 +798,8 @@ void model_pairs_check(const link_view& v, const model_keys_seen& seen, std::vec
         errors.push_back(
             "model_url needs model=<file name>@<16 hex digits>: the page checks the fetched file's SHA-256 "
             "against it");
+    if (!v.tokenizer.empty() && v.model.empty())
+        errors.push_back("tokenizer needs model=<file name>@<16 hex digits>: it names that model's tokenizer");
 }
 
 }  // namespace

@@ -118,10 +118,11 @@ struct link_parts {
 };
 link_parts link_split(std::string_view link);
 
-// Why `value` (after "model=") is not <file name>@<16 lowercase hex digits>: the
-// name of letters, digits, '.', '_' and '-' (at most link_limits::max_model_name),
-// the digits the start of the checkpoint's SHA-256. nullopt when it is.
-std::optional<std::string> link_model_problem(std::string_view value);
+// Why `value` (after "model=", or `key`= : "tokenizer") is not <file name>@<16
+// lowercase hex digits>: the name of letters, digits, '.', '_' and '-' (at most
+// link_limits::max_model_name), the digits the start of the file's SHA-256.
+// nullopt when it is.
+std::optional<std::string> link_model_problem(std::string_view value, std::string_view key = "model");
 // The model= value of a file: its name's base (after the last '/' or '\\') with
 // every other character as '_', cut to max_model_name, '@', the first 16 hex
 // digits of sha256 (lowercase). "" when sha256 has fewer than 16 digits.
@@ -131,7 +132,8 @@ std::string link_model_ref(std::string_view file_name, std::string_view sha256);
 // the page may fetch a model from: http:// or https://, or a path relative to the
 // page (no other scheme); at most link_limits::max_url bytes of URL characters,
 // percent-encoded as in any link (no space, '&', '#', quote or control
-// character). nullopt when it is.
+// character; each %XX two hex digits, the bytes they make valid UTF-8, as the
+// page's decodeURIComponent needs). nullopt when it is.
 std::optional<std::string> link_url_problem(std::string_view key, std::string_view value);
 
 // The experiment of a text form, from `base`; the text form carries scale's

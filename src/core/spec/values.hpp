@@ -172,9 +172,15 @@ struct link_view {
     // model=<file name>@<the first 16 hex digits of its SHA-256>: the real model the
     // link reads (link_model_problem says the form); the weights never travel in it.
     std::string model;
+    // tokenizer=<file name>@<the first 16 hex digits of its SHA-256> (with model=):
+    // the tokenizer the model is read with. A kept or fetched tokenizer is used
+    // for the link only when its hash is this; a link without it (written before
+    // it existed) never takes its tokenizer from the browser's store on trust.
+    std::string tokenizer;
     // model_url=, tokenizer_url= (with model=, both or neither): where a host
     // keeps the two files, fetched when the link is opened in a browser that
-    // does not keep the model, the checkpoint's SHA-256 checked against model=.
+    // does not keep the model, the checkpoint's SHA-256 checked against model=
+    // and the tokenizer's against tokenizer= (when the link has it).
     // As written in the link (percent-encoded; link_url_problem says the form).
     std::string model_url, tokenizer_url;
     // The Model window's "Continue", sampled as llama2.c samples: a shared link
