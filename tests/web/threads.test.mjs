@@ -179,15 +179,15 @@ test('isolated: a training worker ended while L9 trains stops the job with a mes
   assert.equal(await page.evaluate((r) => window.attn.setExperiment(r + '&trained=120'), lessonRecipe()), '');
   let killed = false;
   for (let i = 0; i < 2000 && !killed; i++) {
-    const t = (await ui(page)).train;
-    assert.ok(!t.done, 'the job is ended while it trains');
-    // In one turn of the page's thread: the job is out (inStep, apart) and its worker is running.
-    killed = t.inStep && t.apart && await page.evaluate(() => {
-      const running = PThread.runningWorkers;
-      if (running.length < 2) return false;
+    // In one turn of the page's thread: the job is out (inStep, apart), so its worker is the last running.
+    const r = await page.evaluate(() => {
+      const t = window.attn.ui().train, running = PThread.runningWorkers;
+      if (t.done || !t.inStep || !t.apart || running.length < 1) return { done: t.done, killed: false };
       running[running.length - 1].terminate();
-      return true;
+      return { done: t.done, killed: true };
     });
+    assert.ok(!r.done, 'the job is ended while it trains');
+    killed = r.killed;
     if (!killed) await frames(page, 1);
   }
   assert.ok(killed, 'a training worker was running');
