@@ -2,6 +2,8 @@
 // answering one line per request on stdin, as the native runner does:
 //   train_run ID REPS THREADS -> seconds per step
 //   train_losses ID N         -> the first N losses, JSON
+//   llama_load MODEL TOKENIZER N -> the files read (bench_llama_load's JSON)
+//   llama_generate STEPS THREADS -> {"seconds":…} a token, through the KV cache
 //   quit
 // bench/run.mjs times its training rows on 2, 4 and 8 threads here, away from the
 // benchmark's own process (which holds the single-threaded build, tfjs and the
@@ -23,6 +25,8 @@ for await (const line of lines) {
   const n = args.map(Number);
   if (cmd === 'train_run') console.log(String(ours.trainRun(n[0], n[1], n[2])));
   else if (cmd === 'train_losses') console.log(JSON.stringify(ours.trainLosses(n[0], n[1])));
+  else if (cmd === 'llama_load') console.log(JSON.stringify(ours.llamaLoad(fs.readFileSync(args[0]), fs.readFileSync(args[1]), n[2])));
+  else if (cmd === 'llama_generate') console.log(JSON.stringify({ seconds: ours.llamaGenerate(n[0], n[1]).seconds }));
   else if (cmd === 'quit') break;
   else console.log(JSON.stringify({ error: `unknown request: ${line}` }));
 }

@@ -232,6 +232,16 @@ class CliTest(unittest.TestCase):
         self.assertIn("held-out", text.stdout)
         self.assertIn("zeroed", text.stdout)
 
+    def test_threads_follow_the_cpu_affinity(self):
+        # Under `taskset -c 0` the process may run on one CPU whatever the machine has
+        # (a container's cpuset): the cores it counts are the ones it may use.
+        recipe = "v=1&d_model=16&heads=2&layers=2&pos=rope&train=copy_offset&steps=4&batch=8&seq=12&vocab=8"
+        p = subprocess.run(["taskset", "-c", "0", ATTN, "train", recipe, "--json", "--threads", "2"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("attn: 2 threads on 1 core: the same weights, more slowly than 1", p.stderr)
+        self.assertEqual(json.loads(p.stdout)["weights_hash"], json.loads(run("train", recipe, "--json").stdout)["weights_hash"])
+
     def test_train_rejects_bad_recipes(self):
         for bad, words in [("v=1&train=juggle", "train must be"), ("v=1&train=induction&lr=nan", "lr must be a finite number"),
                            ("v=1&train=induction&steps=999999", "steps must be between 0 and 20000"),

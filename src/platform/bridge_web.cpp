@@ -117,7 +117,7 @@ std::string train_json(const attn::ui::app& a, bool heads) {
          ",\"long\":" + (attn::train_is_long(a.model.exp) ? "true" : "false") + "}";
     // Between frames: a step begun and not finished (or steps going on beside the drawing: trainer_launch), a
     // held-out measure under way (trainer_advance's pieces).
-    const bool in_step = t.run && (t.job.busy() || attn::train_step_in_progress(*t.run));
+    const bool in_step = t.run && !t.lost && (t.job.busy() || attn::train_step_in_progress(*t.run));
     j += std::string(",\"inStep\":") + (in_step ? "true" : "false") +
          ",\"measuring\":" + (t.measuring_step >= 0 ? "true" : "false") + ",\"threads\":" +
          std::to_string(attn::session_train_threads(a.model)) +  // what the steps run on (apart: all but the drawing's)

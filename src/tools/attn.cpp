@@ -383,8 +383,8 @@ int run_command(int argc, char** argv) {
     }
     train_threads = o.threads > 0 ? o.threads : attn::threads_available();
     if (o.threads > attn::threads_available())
-        std::fprintf(stderr, "attn: %d threads on %d cores: the same weights, more slowly than %d\n", o.threads,
-                     attn::threads_available(), attn::threads_available());
+        std::fprintf(stderr, "attn: %d threads on %d %s: the same weights, more slowly than %d\n", o.threads,
+                     attn::threads_available(), attn::threads_available() == 1 ? "core" : "cores", attn::threads_available());
     attn::experiment e;
     attn::link_view view;
     if (!parse_link_or_report(o.link.c_str(), e, o.command == attn::cli_command::check, &view))

@@ -570,7 +570,13 @@ void panel_train(const app& a, frame_out& out) {
     const trainer& t = a.model.train;
     section_text(out, tr("Train", "训练"));
     mark_widget(out, "train_title");
-    if (!t.error.empty())
+    if (t.lost)  // (t.error says the same in English, for the text view and tests)
+        text_colored(out, theme_bad(),
+                     tr("Training stopped at step %d: a worker thread stopped answering (a browser may end one). Reload "
+                        "the page to train again.",
+                        "训练在第 %d 步停止：一个工作线程不再响应（浏览器可能会结束它）。重新加载页面即可再次训练。"),
+                     t.job_step);
+    else if (!t.error.empty())
         text_colored(out, theme_bad(), "%s", t.error.c_str());
     if (!t.run)
         return;

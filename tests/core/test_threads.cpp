@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <string>
@@ -170,6 +171,66 @@ TEST_CASE(
         mixed.threads = 3;
         REQUIRE(train_step(mixed));
         CHECK(train_weights_hash(mixed) == hashes[0]);
+    }
+}
+
+TEST_CASE("parallel_for: with its helpers held back (never showing up) a call completes on the caller, every item once") {
+    if (!threads_background())
+        return;
+    threads_start(4);
+    threads_hold_helpers(true);
+    std::vector<std::atomic<int>> seen(300);
+    background_job caller;  // a pool that waited for its helpers would never finish this
+    caller.start(
+        [&seen](const std::atomic<bool>&) { parallel_for(300, 4, [&seen](int i) { seen[std::size_t(i)].fetch_add(1); }); });
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);  // (a bound, not a measure)
+    while (!caller.finished() && std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+    CHECK(caller.finished());
+    threads_hold_helpers(false);  // (the old pool finished then)
+    caller.stop();
+    for (const auto& v : seen)
+        CHECK(v.load() == 1);
+    parallel_for(300, 4, [&seen](int i) { seen[std::size_t(i)].fetch_add(1); });  // and the helpers, released, work again
+    for (const auto& v : seen)
+        CHECK(v.load() == 2);
+}
+
+TEST_CASE("training and generation: the same bits with the helpers held back throughout, or now and then (a busy machine)") {
+    if (!threads_background())
+        return;
+    threads_start(3);
+    for (const bool flicker : {false, true}) {
+        CAPTURE(flicker);
+        background_job toggler;  // holds the helpers back and lets them go, over and over, while the steps run
+        if (flicker)
+            toggler.start([](const std::atomic<bool>& stop) {
+                for (int i = 0; !stop.load(); ++i) {
+                    threads_hold_helpers(i % 2 == 0);
+                    std::this_thread::sleep_for(std::chrono::microseconds(300));
+                }
+                threads_hold_helpers(false);
+            });
+        else
+            threads_hold_helpers(true);
+        for (const char* link : links) {
+            INFO(link);
+            train_run one = run_of(link), three = run_of(link);
+            three.threads = 3;
+            while (train_step(one)) {
+                REQUIRE(train_step(three));
+                CHECK(train_weights_hash(three) == train_weights_hash(one));
+            }
+        }
+        const test::llama_bytes b = test::llama_test_checkpoint(test::llama_test_config(96, 200, 2, 6, 2, 301, 32, false), 5);
+        llama_model m;
+        std::string why;
+        REQUIRE_MESSAGE(llama_checkpoint_read(b.data(), b.size(), m, &why), why);
+        const llama_sampling s{0.9f, 0.9f, 7};
+        const std::vector<int> tokens = llama_generate(m, {1, 5, 9}, 20, s);
+        CHECK(llama_generate(m, {1, 5, 9}, 20, s, 3) == tokens);
+        toggler.stop();
+        threads_hold_helpers(false);
     }
 }
 
@@ -509,4 +570,42 @@ TEST_CASE("training apart: Pause A keeps the steps A's job took until it landed"
         CHECK(trainer_step(s.pin_train) == reached);  // never counted down, never on
     }
     CHECK(trainer_step(s.train) == 0);  // B stays where it is
+}
+
+TEST_CASE(
+    "training apart: a job whose thread never answers (a worker a browser ended) is given up; the frames go on and say why") {
+    if (!threads_background())
+        return;
+    threads_set_patience(0.2);
+    threads_hold_jobs(true);    // the job's thread stops before it runs: it never answers
+    session& s = *new session;  // never freed: what the job's thread may write stays its own (trainer::lost)
+    s.threads = 3;
+    REQUIRE(session_apply(s, change::set(apart_recipe(60))).accepted);
+    session_update(s);
+    frame_apart(s);
+    REQUIRE(s.train.job.busy());
+    // Frames until the job is taken in (train_pace::post), which waits at most the
+    // patience: a stop that joined the thread would hang here.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);  // (a bound, not a measure)
+    while (!s.train.lost && std::chrono::steady_clock::now() < until)
+        frame_apart(s);
+    CHECK(s.train.lost);
+    CHECK(!s.train.job.busy());
+    CHECK(s.train.error ==
+          "training stopped at step 0: a worker thread stopped answering (a browser may end one). Reload the page "
+          "to train again.");
+    CHECK(trainer_done(s.train));
+    CHECK(!trainer_training(s.train));
+    CHECK(trainer_stopped(s.train));
+    CHECK(trainer_step(s.train) == 0);
+    for (int i = 0; i < 3; ++i)  // later frames launch nothing and wait for nothing
+        frame_apart(s);
+    CHECK(!s.train.job.busy());
+    REQUIRE(session_apply(s, change::set(apart_recipe(90))).accepted);  // nor does another recipe touch the run
+    session_update(s);
+    frame_apart(s);
+    CHECK(s.train.lost);
+    CHECK(!s.train.job.busy());
+    threads_hold_jobs(false);  // (the thread goes on now, into memory nobody frees)
+    threads_set_patience(5.0);
 }

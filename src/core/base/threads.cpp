@@ -9,6 +9,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sched.h>
+#endif
+
 namespace attn {
 
 namespace {
@@ -21,32 +25,90 @@ constexpr bool have_threads = true;
 
 thread_local bool inside_item = false;
 
+// The test hook's gate (threads_hold_helpers): workers wait here before they
+// take part in a job.
+struct helper_gate {
+    std::atomic<bool> held{false};
+    std::mutex m;
+    std::condition_variable open;
+    void pass() {
+        if (!held.load(std::memory_order_acquire))
+            return;
+        std::unique_lock<std::mutex> lock(m);
+        open.wait(lock, [this] { return !held.load(std::memory_order_acquire); });
+    }
+};
+helper_gate& the_gate() {
+    static helper_gate& g = *new helper_gate;
+    return g;
+}
+
+// The job word: the job's number (its top 24 bits), its next unclaimed item and
+// its item count (20 bits each). A thread takes an item by moving `next` on with
+// one compare-and-swap, only while the number is still the job it came for and
+// items are left, so an item is taken once, by whoever comes first.
+constexpr int item_bits = 20;
+constexpr std::uint64_t item_mask = (std::uint64_t(1) << item_bits) - 1;
+constexpr int items_max = int(item_mask);  // a call with more runs them in jobs of this many
+constexpr int job_shift = 2 * item_bits;
+constexpr std::uint32_t job_mask = (std::uint32_t(1) << (64 - job_shift)) - 1;
+std::uint32_t job_of(std::uint64_t w) { return std::uint32_t(w >> job_shift); }
+
 // Workers started on first use and kept for the program's life (never joined:
-// the process ends them); each job names how many of them take part (the first
-// `helpers`), and the caller waits until every one has left it. A worker that
-// has left a job looks for the next one for a moment (`linger`) before it
-// sleeps, and so does a caller for its helpers: the jobs of a training step come
-// microseconds apart, and a sleeping thread's wake-up costs more than that
-// (tens of µs natively, more between wasm workers) — a late helper leaves the
-// caller one group more to do. A job wakes only its helpers, each on its own
-// condition: once a call on 8 threads has started 7 workers, a job on 2 wakes
-// one of them, not all 7 to find they are not wanted (on two cores that took
-// ~4 % from every later training step on 2 threads in Node).
+// the process ends them); each job names how many of them may take part (the
+// first `helpers`). The caller takes items like any helper and then waits only
+// for the items a helper has taken and not finished: a helper the system has
+// not run yet (both cores busy with another program), or one that never comes,
+// costs the caller its share of the items, never a wait for it to wake — on a
+// busy machine the threaded paths were otherwise far slower than one thread
+// (waiting on every job for a descheduled helper to wake and find nothing to do).
+// A worker that has left a job looks for the next one for a moment (`linger`)
+// before it sleeps, and so does a caller for the items in flight: the jobs of a
+// training step come microseconds apart, and a sleeping thread's wake-up costs
+// more than that (tens of µs natively, more between wasm workers). A job wakes
+// only its helpers, each on its own condition: once a call on 8 threads has
+// started 7 workers, a job on 2 wakes one of them, not all 7 to find they are not
+// wanted (on two cores that took ~4 % from every later training step on 2
+// threads in Node).
 struct pool {
     static constexpr std::chrono::microseconds linger{200};
     std::mutex m;
     std::condition_variable wake[threads_max], idle;
     std::vector<std::thread> workers;
+    // The job's: written before `word` names it, and read only by a thread that
+    // holds one of its items, while the caller waits for that item.
     void (*call)(void*, int) = nullptr;
     void* fn = nullptr;
-    int n = 0, helpers = 0;
-    std::atomic<int> next{0}, busy{0};
-    std::atomic<std::uint64_t> job{0};
+    int helpers = 0;  // under m
+    std::atomic<std::uint64_t> word{0};
+    std::atomic<int> done{0};  // the job's items finished
 
-    void take() {
+    // An unclaimed item of job `id` (and the job's item count in n), else -1.
+    int claim(std::uint32_t id, int& n) {
+        std::uint64_t w = word.load(std::memory_order_acquire);
+        for (;;) {
+            const int next = int((w >> item_bits) & item_mask);
+            n = int(w & item_mask);
+            if (job_of(w) != id || next >= n)
+                return -1;
+            if (word.compare_exchange_weak(w, w + (std::uint64_t(1) << item_bits), std::memory_order_acq_rel,
+                                           std::memory_order_acquire))
+                return next;
+        }
+    }
+
+    // Items of job `id` until none is left to claim; a helper finishing the job's
+    // last item wakes its caller.
+    void take(std::uint32_t id, bool helper) {
         inside_item = true;
-        for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1))
+        int n = 0;
+        for (int i = claim(id, n); i >= 0; i = claim(id, n)) {
             call(fn, i);
+            if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == n && helper) {
+                std::lock_guard<std::mutex> lock(m);  // (the caller checks done under m before it sleeps)
+                idle.notify_one();
+            }
+        }
         inside_item = false;
     }
 
@@ -61,18 +123,15 @@ struct pool {
     // Only a worker that took part in a job lingers after it, and only until the
     // next job appears: one not among that job's helpers sleeps until one it is.
     void work(int index) {
-        std::uint64_t seen = 0;
+        std::uint32_t seen = 0;
         for (;;) {
-            spin([&] { return job.load(std::memory_order_acquire) != seen; });
+            spin([&] { return job_of(word.load(std::memory_order_acquire)) != seen; });
             std::unique_lock<std::mutex> lock(m);
-            wake[index].wait(lock, [&] { return job.load(std::memory_order_relaxed) != seen && index < helpers; });
-            seen = job.load(std::memory_order_relaxed);
+            wake[index].wait(lock, [&] { return job_of(word.load(std::memory_order_relaxed)) != seen && index < helpers; });
+            seen = job_of(word.load(std::memory_order_relaxed));
             lock.unlock();
-            take();
-            if (busy.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-                lock.lock();  // (the caller checks busy under m before it sleeps)
-                idle.notify_one();
-            }
+            the_gate().pass();
+            take(seen, true);
         }
     }
 
@@ -86,19 +145,20 @@ struct pool {
     void run(int items, int threads, void (*c)(void*, int), void* f) {
         const int h = std::min(threads, items) - 1;
         grow(h);
+        std::uint32_t id = 0;
         {
             std::lock_guard<std::mutex> lock(m);
-            call = c, fn = f, n = items, helpers = h;
-            busy.store(h, std::memory_order_relaxed);
-            next.store(0, std::memory_order_relaxed);
-            job.fetch_add(1, std::memory_order_release);
+            call = c, fn = f, helpers = h;
+            done.store(0, std::memory_order_relaxed);
+            id = (job_of(word.load(std::memory_order_relaxed)) + 1) & job_mask;
+            word.store(std::uint64_t(id) << job_shift | std::uint64_t(items), std::memory_order_release);
         }
         for (int i = 0; i < h; ++i)
             wake[i].notify_one();
-        take();
-        spin([&] { return busy.load(std::memory_order_acquire) == 0; });
+        take(id, false);
+        spin([&] { return done.load(std::memory_order_acquire) == items; });
         std::unique_lock<std::mutex> lock(m);
-        idle.wait(lock, [&] { return busy.load(std::memory_order_acquire) == 0; });
+        idle.wait(lock, [&] { return done.load(std::memory_order_acquire) == items; });
     }
 };
 
@@ -118,7 +178,17 @@ shared_pool& the_pool() {
 int threads_available() {
     if (!have_threads)
         return 1;
-    return std::clamp(int(std::thread::hardware_concurrency()), 1, threads_max);
+    int n = int(std::thread::hardware_concurrency());
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+    // The CPUs this process may run on (taskset, a container's cpuset), which
+    // hardware_concurrency ignores: 64 threads on two allowed CPUs of a 64-core
+    // host would take turns on them.
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        n = CPU_COUNT(&allowed);
+#endif
+    return std::clamp(n, 1, threads_max);
 }
 
 std::string threads_problem(int n) {
@@ -142,7 +212,30 @@ void parallel_for_call(int n, int threads, void (*call)(void*, int), void* fn) {
             call(fn, i);
         return;
     }
-    s.p.run(n, std::min(threads, threads_max), call, fn);
+    struct part {  // items first … first + items_max − 1 (a job holds at most items_max)
+        void (*call)(void*, int);
+        void* fn;
+        int first;
+    };
+    for (int first = 0; first < n; first += items_max) {
+        part o{call, fn, first};
+        s.p.run(
+            std::min(n - first, items_max), std::min(threads, threads_max),
+            [](void* p, int i) {
+                const part& o = *static_cast<const part*>(p);
+                o.call(o.fn, o.first + i);
+            },
+            &o);
+    }
+}
+
+void threads_hold_helpers(bool held) {
+    helper_gate& g = the_gate();
+    {
+        std::lock_guard<std::mutex> lock(g.m);
+        g.held.store(held, std::memory_order_release);
+    }
+    g.open.notify_all();
 }
 
 void threads_start(int threads) {
@@ -158,20 +251,52 @@ bool threads_background() { return have_threads; }
 struct background_job::state {
     std::atomic<bool> stop{false}, finished{false};
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    std::mutex m;  // finished is set under it, for stop's bounded wait
+    std::condition_variable done;
     std::thread thread;
 };
 
+namespace {
+
+std::atomic<double> job_patience{5.0};
+helper_gate& job_gate() {  // threads_hold_jobs
+    static helper_gate& g = *new helper_gate;
+    return g;
+}
+
+}  // namespace
+
+void threads_set_patience(double seconds) { job_patience.store(seconds); }
+
+void threads_hold_jobs(bool held) {
+    helper_gate& g = job_gate();
+    {
+        std::lock_guard<std::mutex> lock(g.m);
+        g.held.store(held, std::memory_order_release);
+    }
+    g.open.notify_all();
+}
+
 background_job::background_job() = default;
-background_job::background_job(const background_job& o) { o.stop(); }
-background_job::background_job(background_job&& o) noexcept { o.stop(); }
+// (A copy of a job given up is given up too: what its owner holds may be half written.)
+background_job::background_job(const background_job& o) {
+    o.stop();
+    lost_ = o.lost_;
+}
+background_job::background_job(background_job&& o) noexcept {
+    o.stop();
+    lost_ = o.lost_;
+}
 background_job& background_job::operator=(const background_job& o) {
     stop();
     o.stop();
+    lost_ = lost_ || o.lost_;
     return *this;
 }
 background_job& background_job::operator=(background_job&& o) noexcept {
     stop();
     o.stop();
+    lost_ = lost_ || o.lost_;
     return *this;
 }
 background_job::~background_job() { stop(); }
@@ -185,18 +310,36 @@ void background_job::start(std::function<void(const std::atomic<bool>& stop)> fn
         s->finished = true;
         return;
     }
+    // s outlives the thread: a job given up (stop) leaves it to the thread for good.
     s->thread = std::thread([s, fn = std::move(fn)] {
+        job_gate().pass();
         fn(s->stop);
-        s->finished.store(true, std::memory_order_release);
+        {
+            std::lock_guard<std::mutex> lock(s->m);
+            s->finished.store(true, std::memory_order_release);
+        }
+        s->done.notify_all();
     });
 }
 
 void background_job::stop() const {
     if (!state_)
         return;
-    state_->stop.store(true, std::memory_order_relaxed);
-    if (state_->thread.joinable())
-        state_->thread.join();
+    state* s = state_.get();
+    s->stop.store(true, std::memory_order_relaxed);
+    if (s->thread.joinable()) {
+        std::unique_lock<std::mutex> lock(s->m);
+        const auto patience = std::chrono::duration<double>(job_patience.load());
+        if (!s->done.wait_for(lock, patience, [s] { return s->finished.load(std::memory_order_acquire); })) {
+            lock.unlock();
+            s->thread.detach();
+            (void)state_.release();  // the thread's, never freed: it may yet run
+            lost_ = true;
+            return;
+        }
+        lock.unlock();
+        s->thread.join();
+    }
     state_.reset();
 }
 

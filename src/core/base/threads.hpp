@@ -7,6 +7,12 @@
 // and reduces the items' results in a fixed order afterwards, which is what makes
 // the bits the same for every thread count (train.cpp's row groups).
 //
+// On a busy machine (another program on every core) a helper may not run for
+// milliseconds: the caller takes every item no helper has taken yet and waits
+// only for those a helper is running, so a job costs at worst about what it
+// costs on one thread, never a wait for a sleeping helper, and the items and
+// their reduction stay the same whoever runs them.
+//
 // Where the build has no threads (wasm without pthreads) every call runs its items
 // in order on the caller. A call from inside an item also runs inline, and so
 // does a call made while another thread's call has the pool (a frame's traced
@@ -23,8 +29,9 @@
 
 namespace attn {
 
-// The threads this machine offers: std::thread::hardware_concurrency (at least 1),
-// 1 where the build has no threads.
+// The threads this process may run on: on Linux the CPUs of its affinity mask
+// (sched_getaffinity: taskset, a container's cpuset), elsewhere
+// std::thread::hardware_concurrency; at least 1, and 1 where the build has no threads.
 int threads_available();
 
 // The largest thread count a caller may ask for (more is clamped).
@@ -49,6 +56,17 @@ void parallel_for(int n, int threads, F&& fn) {
         n, threads, [](void* p, int item) { (*static_cast<f*>(p))(item); }, const_cast<void*>(static_cast<const void*>(&fn)));
 }
 
+// For tests: while held, the pool's workers stop before they take part in a job
+// (a helper the system has not run yet, or one that never comes); the callers
+// then run every item themselves. Released, they go on.
+void threads_hold_helpers(bool held);
+
+// For tests: how long background_job::stop waits for fn (seconds; 5 unless set),
+// and, while held, a background_job's thread stops before it runs fn (a worker
+// that never starts, or one a browser ended).
+void threads_set_patience(double seconds);
+void threads_hold_jobs(bool held);
+
 // Whether work can run on a thread of its own beside the caller (background_job):
 // false where the build has no threads.
 bool threads_background();
@@ -67,6 +85,13 @@ void threads_start(int threads);
 // moving, assigning or destroying a busy one stops it first, so an owner whose
 // members fn writes declares its job before them (and stops it in its own
 // destructor). Where the build has no threads start runs fn on the caller.
+//
+// stop() waits at most 5 seconds (threads_set_patience) for fn to return: a thread
+// that does not answer by then is taken as gone (a browser may end a page's
+// worker, and the page's thread must never wait on one for good). The job is
+// then given up: lost() turns true and stays so, the thread keeps the job's
+// state, and whatever fn writes stays its own for good (its owner must never
+// touch it again: trainer::lost).
 class background_job {
   public:
     background_job();
@@ -81,10 +106,12 @@ class background_job {
     bool busy() const { return state_ != nullptr; }
     bool finished() const;   // busy, and fn has returned
     double seconds() const;  // since start (0 when idle)
+    bool lost() const { return lost_; }
 
   private:
     struct state;
     mutable std::unique_ptr<state> state_;
+    mutable bool lost_ = false;
 };
 
 }  // namespace attn

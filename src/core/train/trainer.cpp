@@ -276,7 +276,24 @@ const trainer* trainer_store_find(const trainer_store& s, const std::string& key
     return nullptr;
 }
 
+namespace {
+
+// Whether t's job was given up (its thread stopped answering), saying so once.
+bool given_up(trainer& t) {
+    if (t.lost || !t.job.lost())
+        return t.lost;
+    t.lost = true;
+    t.error = "training stopped at step " + std::to_string(t.job_step) +
+              ": a worker thread stopped answering (a browser may end one). Reload the page to train again.";
+    ++t.weights_version;
+    return true;
+}
+
+}  // namespace
+
 bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept, trainer* twin) {
+    if (given_up(t))
+        return false;
     bool changed = false;
     experiment k = trainer_key(e);
     const bool moved = !(k == t.key) || !t.synced;
@@ -295,7 +312,7 @@ bool trainer_sync(trainer& t, const experiment& e, trainer_store* kept, trainer*
 
 bool trainer_advance(trainer& t, double seconds, int threads, bool steps_here) {
     bool changed = trainer_collect(t);
-    if (!t.run)
+    if (!t.run || t.lost)
         return changed;
     train_run& r = *t.run;
     r.threads = threads;
@@ -413,7 +430,7 @@ void step_apart(train_run& r, int target, int marked, train_scored_job& m, const
 }  // namespace
 
 bool trainer_launch(trainer& t, int threads) {
-    if (!threads_background() || t.job.busy() || !t.run)
+    if (!threads_background() || given_up(t) || t.job.busy() || !t.run)
         return false;
     train_run& r = *t.run;
     if (!r.error.empty() || r.step >= t.target || snapshot_for_target(t) >= 0)
@@ -437,9 +454,11 @@ bool trainer_launch(trainer& t, int threads) {
 }
 
 bool trainer_collect(trainer& t) {
-    if (!t.job.busy())
+    if (given_up(t) || !t.job.busy())
         return false;
     t.job.stop();
+    if (given_up(t))
+        return true;
     train_run& r = *t.run;
     const bool changed = r.step != t.job_step || !r.error.empty(), measured = !t.job_out.marks.empty();
     if (!r.error.empty())
@@ -480,14 +499,16 @@ void trainer_finish(trainer& t) {
 
 // While a job is out, the run is its: these answer from the launch (trainer_launch).
 bool trainer_done(const trainer& t) {
-    return !t.run || (!t.job.busy() && (!t.run->error.empty() || t.run->step == t.target) && t.measuring_step < 0);
+    return !t.run || t.lost || (!t.job.busy() && (!t.run->error.empty() || t.run->step == t.target) && t.measuring_step < 0);
 }
 
-bool trainer_training(const trainer& t) { return t.run && (t.job.busy() || (t.run->error.empty() && t.run->step != t.target)); }
+bool trainer_training(const trainer& t) {
+    return t.run && !t.lost && (t.job.busy() || (t.run->error.empty() && t.run->step != t.target));
+}
 
-bool trainer_stopped(const trainer& t) { return t.run && !t.job.busy() && !t.run->error.empty(); }
+bool trainer_stopped(const trainer& t) { return t.lost || (t.run && !t.job.busy() && !t.run->error.empty()); }
 
-int trainer_step(const trainer& t) { return !t.run ? 0 : t.job.busy() ? t.job_step : t.run->step; }
+int trainer_step(const trainer& t) { return !t.run ? 0 : t.job.busy() || t.lost ? t.job_step : t.run->step; }
 
 std::optional<train_point> trainer_last_point(const trainer& t) {
     const int step = trainer_step(t);

@@ -92,6 +92,10 @@ struct trainer {
     train_scored_job measuring;
     int measuring_step = -1, measuring_mark = -1;
     bool synced = false;  // key has been set by trainer_sync
+    // The job's thread stopped answering (background_job::lost: a browser ended
+    // its worker): the run and the job_ members are that thread's for good, never
+    // written or freed here again; training stops where it was (error says so).
+    bool lost = false;
 
     trainer() = default;
     trainer(const trainer&) = default;
@@ -173,6 +177,8 @@ bool trainer_launch(trainer& t, int threads);
 // Stops the job (within a piece of a step, about a millisecond) and takes in
 // what it did as trainer_advance would have: the curve, a snapshot's measure to
 // do, the probe, an error. True when the weights changed. Nothing without a job.
+// A job whose thread does not answer is given up (background_job::stop): t.lost,
+// and from then on trainer_sync, trainer_advance and trainer_launch do nothing.
 bool trainer_collect(trainer& t);
 
 // Steps until the target is reached (or training stopped).
