@@ -57,7 +57,9 @@ TEST_CASE("llama memory: llama_forward_bytes bounds the bytes the pass allocates
                                                            {"one layer whole", one_layer}};
     for (const int n : {5, 40, 200}) {
         const std::vector<int> ids = some_ids(n, c.vocab_size);
-        for (const auto& [what, opt] : cases) {
+        for (const auto& one : cases) {
+            const auto& what = one.first;  // (not a structured binding: clang 14 cannot capture one in INFO's lambda)
+            const auto& opt = one.second;
             INFO(what << ", " << n << " tokens");
             alloc_counter_start();
             {
