@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "heatmap.hpp"
 #include "i18n.hpp"
@@ -193,6 +194,12 @@ void next_tokens(const app& a, frame_out& out) {
         ImGui::SameLine();
         textf(out, "%7s  \"%s\"  (%s %d)", percent(t.probability).c_str(), next_piece(a, t.id).c_str(), tr("id", "编号"), t.id);
     }
+    if (r.embedding_decides) {
+        ImGui::PushTextWrapPos(0.0f);
+        text_colored(out, theme_bad(), "%s", real_embedding_decides_text());
+        ImGui::PopTextWrapPos();
+        mark_widget(out, "model_embedding_decides");
+    }
 }
 
 // The selected head's attention at each sampled step, a row added as each token
@@ -306,15 +313,20 @@ void heads_overview(const app& a, frame_out& out) {
     opt.show_values = opt.show_legend = false;
     opt.max_height = 1e6f;
     opt.cell = (tile - font * 0.6f) / float(n);  // the map's child keeps a little padding
-    if (ImGui::BeginTable("heads", c.n_heads + 1, ImGuiTableFlags_SizingFixedFit)) {
-        ImGui::TableSetupColumn("layer", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize(tr("layer 00", "层 00")).x);
-        for (int h = 0; h < c.n_heads; ++h)
+    // As many heads a row as the window shows whole, a layer's others on the rows under it: a map is drawn
+    // whole and the window scrolls (a phone's 844 px cut the sixth head, with its own scrollbar).
+    const float label = ImGui::CalcTextSize(tr("layer 00", "层 00")).x, gap = ImGui::GetStyle().CellPadding.x * 2.0f;
+    const int across = std::clamp(int((ImGui::GetContentRegionAvail().x - label - gap) / (tile + gap)), 1, c.n_heads);
+    if (ImGui::BeginTable("heads", across + 1, ImGuiTableFlags_SizingFixedFit)) {
+        ImGui::TableSetupColumn("layer", ImGuiTableColumnFlags_WidthFixed, label);
+        for (int h = 0; h < across; ++h)
             ImGui::TableSetupColumn("head", ImGuiTableColumnFlags_WidthFixed, tile);
         for (const real_head_summary& h : r.heads) {
-            if (h.head == 0) {
+            if (h.head % across == 0) {
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
-                textf(out, "%s %d", tr("layer", "层"), h.layer);
+                if (h.head == 0)
+                    textf(out, "%s %d", tr("layer", "层"), h.layer);
             }
             ImGui::TableNextColumn();
             ImGui::PushID(h.layer * 1000 + h.head);
@@ -586,34 +598,54 @@ void attribution(const app& a, frame_out& out) {
 void lens(const app& a, frame_out& out) {
     const real_model_reading& r = a.real.reading;
     section_text(out, tr("What each layer would predict (logit lens)", "每一层会预测什么（logit lens）"));
-    const std::string target = next_piece(a, r.next[0].id);
+    // The cells first: each column as wide as its widest cell or header. A fixed
+    // width wraps a long piece ("<pad8882>") into lines however much room the
+    // window has; a fitted column would wrap on the first frame and stay narrow.
+    const std::string heads[3] = {tr("residual after", "残差流位置"), tr("its likeliest", "它最可能的"),
+                                  "\"" + next_piece(a, r.next[0].id) + "\""};
+    std::vector<std::string> cells;
+    for (const llama_lens_row& row : r.lens) {
+        cells.push_back(row.layer < 0 ? tr("the embedding", "嵌入") : tr("layer", "层") + (" " + std::to_string(row.layer)));
+        cells.push_back("\"" + next_piece(a, row.top) + "\" " + percent(row.top_probability));
+        char rank[64];
+        std::snprintf(rank, sizeof rank, "%s  (%s %d)", percent(row.target_probability).c_str(), tr("rank", "排名"),
+                      row.target_rank + 1);
+        cells.push_back(rank);
+    }
+    float width[3];
+    for (int col = 0; col < 3; ++col) {
+        width[col] = ImGui::CalcTextSize(heads[col].c_str()).x;
+        for (std::size_t i = std::size_t(col); i < cells.size(); i += 3)
+            width[col] = std::max(width[col], ImGui::CalcTextSize(cells[i].c_str()).x);
+    }
     if (!ImGui::BeginTable("model_lens", 3, ImGuiTableFlags_SizingFixedFit))
         return;
-    // Widths from the widest cell: a fitted column would wrap its text on the first frame and stay narrow.
-    const float font = ImGui::GetFontSize();
-    ImGui::TableSetupColumn(
-        tr("residual after", "残差流位置"), ImGuiTableColumnFlags_WidthFixed,
-        std::max(ImGui::CalcTextSize(tr("the embedding", "嵌入")).x, ImGui::CalcTextSize(tr("residual after", "残差流位置")).x) +
-            font * 0.5f);
-    ImGui::TableSetupColumn(tr("its likeliest", "它最可能的"), ImGuiTableColumnFlags_WidthFixed, font * 12.0f);
-    ImGui::TableSetupColumn(("\"" + target + "\"").c_str(), ImGuiTableColumnFlags_WidthFixed, font * 10.0f);
+    const float pad = ImGui::GetFontSize() * 0.5f;
+    for (int col = 0; col < 3; ++col)
+        ImGui::TableSetupColumn(heads[col].c_str(), ImGuiTableColumnFlags_WidthFixed, width[col] + pad);
     ImGui::TableHeadersRow();
-    for (const llama_lens_row& row : r.lens) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
         ImGui::TableNextColumn();
-        if (row.layer < 0)
-            text_plain(out, tr("the embedding", "嵌入"));
-        else
-            textf(out, "%s %d", tr("layer", "层"), row.layer);
-        ImGui::TableNextColumn();
-        textf(out, "\"%s\" %s", next_piece(a, row.top).c_str(), percent(row.top_probability).c_str());
-        ImGui::TableNextColumn();
-        textf(out, "%s  (%s %d)", percent(row.target_probability).c_str(), tr("rank", "排名"), row.target_rank + 1);
+        text_plain(out, cells[i].c_str());
+        if (i % 3 == 1)  // where a layer's likeliest piece lies: one line high when it fits
+            mark_rect(out, "model_lens_top_" + std::to_string(i / 3));
     }
     ImGui::EndTable();
     mark_widget(out, "model_lens");
 }
 
 }  // namespace
+
+const char* real_embedding_decides_text() {
+    return tr(
+        "The embedding alone decides this model's predictions on this text: after every layer the likeliest next "
+        "token is the embedding's, and at every position the model predicts what that token's embedding row "
+        "predicts by itself. No layer changes a prediction here, as in a file of random or broken weights, not a "
+        "trained model.",
+        "在这段文字上，这个模型的预测只由嵌入决定：每一层之后最可能的下一个词元都和嵌入的一样，"
+        "而且在每个位置，模型预测的都正是该词元的嵌入行单独预测的词元。这里没有哪一层改变了预测，"
+        "就像随机或损坏的权重文件，而不是训练过的模型。");
+}
 
 std::string real_changes_text(const real_interventions& iv) {
     std::string s;

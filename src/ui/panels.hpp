@@ -52,6 +52,9 @@ void panel_model(const app& a, frame_out& out);      // model_window.cpp: a real
 void real_cache_lines(const app& a, frame_out& out, const char* name);
 // A real model's changes in words: "zeroed 0.3, 2.1 · masked 3 edge(s)" (the Model window, the text view).
 std::string real_changes_text(const real_interventions& iv);
+// What the Model window and the text view say when the embedding alone decides a
+// model's predictions (real_model_reading::embedding_decides).
+const char* real_embedding_decides_text();
 void panel_start(const app& a, frame_out& out);  // inspector.cpp: the first visit's start card: three ways in
 
 void share_menu(const app& a, frame_out& out);  // share.cpp: the top bar's Share menu (copy link / embed code, exports)

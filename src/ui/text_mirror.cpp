@@ -176,6 +176,13 @@ void put_real_model_tables(std::string& out, const app& a, bool first) {
     out += first ? "" : ",";
     put_plain_table(out, std::string(tr("Model ", "模型 ")) + r.model->name + tr(": the next token", "：下一个词元"), rows, cols,
                     cells);
+    if (r.reading.embedding_decides) {
+        out += ",{\"caption\":";
+        put_string(out, std::string(tr("Model ", "模型 ")) + r.model->name + tr(": its embedding decides", "：由嵌入决定"));
+        out += ",\"note\":";
+        put_string(out, real_embedding_decides_text());
+        out += '}';
+    }
     if (const real_model_generation& g = r.gen; !g.ids.empty()) {  // "Continue": the text with what it wrote
         char made[96];
         std::snprintf(made, sizeof made, tr(": %d tokens generated", "：已生成 %d 个词元"), int(g.ids.size()) - g.prompt);

@@ -228,6 +228,11 @@ void mark_widget(frame_out& out, const char* name) {
     note_clip(out, name);
 }
 
+void mark_rect(frame_out& out, const std::string& name) {
+    const ImVec2 p0 = ImGui::GetItemRectMin(), p1 = ImGui::GetItemRectMax();
+    out.widgets.push_back({name, p0.x, p0.y, p1.x, p1.y, ImGui::GetCurrentWindow()->Name});
+}
+
 void text_plain(frame_out& out, const char* s) {
     text_wrapped(s);
     note_clip(out, s);

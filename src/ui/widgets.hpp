@@ -14,6 +14,9 @@ namespace attn::ui {
 
 // Records the last ImGui item's rectangle under `name` (tests click through these).
 void mark_widget(frame_out& out, const char* name);
+// The rectangle alone, for a text already noted (its cell in a table, say): no
+// clip or focus noted again under `name`.
+void mark_rect(frame_out& out, const std::string& name);
 // The same for the whole current window.
 void mark_window(frame_out& out, const char* name);
 

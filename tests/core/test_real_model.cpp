@@ -223,6 +223,40 @@ TEST_CASE("real model: a zeroed head's effect is the ablated pass's prediction; 
     CHECK(problems[4].find("tokens 0 to " + std::to_string(n - 1)) != std::string::npos);
 }
 
+TEST_CASE("real model: a file whose layers write nothing is said to be decided by its embedding; a working one is not") {
+    const std::string text = "Once upon a time Once upon";
+    // Random weights: the layers change predictions.
+    const opened_model o = opened(text);
+    CHECK_FALSE(o.r.embedding_decides);
+    // Attention and FFN weights all zero: the residual is the embedding after every layer.
+    files f = make_files();
+    test::llama_test_zero_layers(f.ckpt);
+    real_model m;
+    REQUIRE_FALSE(real_model_open(f.a(), f.b(), m));
+    real_model_reading r;
+    real_model_read(m, text, r);
+    CHECK(r.embedding_decides);
+    for (const llama_lens_row& row : r.lens)
+        CHECK(row.top == r.lens[0].top);
+    // Zeroing a head changes nothing there.
+    real_effect fx;
+    real_model_intervene(m, r, {{{1, 2}}, {}}, 1, fx);
+    REQUIRE(fx.made);
+    CHECK(fx.next[0].id == r.next[0].id);
+    CHECK(fx.kl == doctest::Approx(0.0));
+    // The lens alike at every layer is not enough: a position whose prediction the layers changed says no.
+    CHECK(llama_embedding_decides(m.model, r.tr, r.ids, r.lens));
+    std::vector<llama_lens_row> differs = r.lens;
+    differs.back().top = (differs.back().top + 1) % m.model.config.vocab_size;
+    CHECK_FALSE(llama_embedding_decides(m.model, r.tr, r.ids, differs));
+    trace changed = r.tr;
+    const int V = m.model.config.vocab_size;
+    float* z = changed.logits.row(1);
+    const int top = int(std::max_element(z, z + V) - z);
+    z[(top + 1) % V] = z[top] + 1.0f;
+    CHECK_FALSE(llama_embedding_decides(m.model, changed, r.ids, r.lens));
+}
+
 TEST_CASE("real model: masked edges change the head's weights and the prediction as the experiment's edges= do") {
     auto [f, m, r] = opened("Once upon a time Once upon");
     const int n = int(r.ids.size());

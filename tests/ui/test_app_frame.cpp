@@ -250,6 +250,107 @@ TEST_CASE("the Model window's changes are said beside the controls' counts, and 
     CHECK_FALSE(find_widget(a, "controls_model_changes"));
 }
 
+TEST_CASE("the Model window's logit lens: a long piece stays on one line, each column as wide as its widest cell") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    // A llama-3-like special piece, whose embedding leads along dimension 0: the likeliest after every layer.
+    const std::string piece = "<|reserved_special_token_88|>";
+    const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b", piece});
+    test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 265, 48, true), 3);
+    const llama_model places = test::llama_test_places(ckpt);
+    for (std::size_t v = 0; v < 265; ++v)
+        test::llama_test_put(ckpt, places.token_embedding, v * 32, v == 264 ? 20.0f : 10.0f);
+    const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"}, t{tok.data(), tok.size(), "t.bin"};
+    REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b")));
+    REQUIRE(ui::app_open_model(a, x, t).empty());
+    REQUIRE(a.real.reading.lens.size() == 3);
+    CHECK(a.real.reading.lens[1].top == 264);
+    for (int i = 0; i < 4; ++i)
+        frame(a);
+    const float line = ImGui::GetTextLineHeight();
+    for (int row = 0; row < 3; ++row) {
+        const ui::widget_rect* cell = find_widget(a, "model_lens_top_" + std::to_string(row));
+        REQUIRE(cell);
+        CHECK(cell->y1 - cell->y0 <= line + 0.5f);  // one line, not the piece wrapped over three
+        CHECK(cell->x1 - cell->x0 >= ImGui::CalcTextSize(("\"" + piece + "\"").c_str()).x);
+    }
+    CHECK(a.reports.clipped.empty());
+}
+
+TEST_CASE("the Model window says plainly when a model's embedding alone decides its predictions, in both languages") {
+    headless_imgui imgui;
+    const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b"});
+    const test::llama_bytes working = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 264, 48, true), 3);
+    test::llama_bytes idle = working;
+    test::llama_test_zero_layers(idle);  // its layers write nothing
+    const real_model_file t{tok.data(), tok.size(), "t.bin"};
+    for (const ui::language l : {ui::language::en, ui::language::zh}) {
+        ui::ui_set_language(l);
+        ui::app a;
+        ui::app_init(a, experiment{});
+        REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b")));
+        REQUIRE(ui::app_open_model(a, {working.data(), working.size(), "working.bin", "0123456789abcdef0123"}, t).empty());
+        for (int i = 0; i < 3; ++i)
+            frame(a);
+        CHECK_FALSE(a.real.reading.embedding_decides);
+        CHECK_FALSE(find_widget(a, "model_embedding_decides"));
+        CHECK(ui::text_mirror_json(a).find(ui::real_embedding_decides_text()) == std::string::npos);
+        REQUIRE(ui::app_open_model(a, {idle.data(), idle.size(), "idle.bin", "fedcba9876543210fedc"}, t).empty());
+        for (int i = 0; i < 3; ++i)
+            frame(a);
+        CHECK(a.real.reading.embedding_decides);
+        CHECK(find_widget(a, "model_embedding_decides"));
+        std::string said;
+        json_string_append(said, ui::real_embedding_decides_text());
+        CHECK(ui::text_mirror_json(a).find(said.substr(1, said.size() - 2)) != std::string::npos);
+        CHECK(std::string(ui::real_embedding_decides_text()).find(l == ui::language::zh ? "嵌入" : "embedding") !=
+              std::string::npos);
+    }
+    ui::ui_set_language(ui::language::en);
+}
+
+TEST_CASE("on a phone (844 × 390) the Model window's heads wrap: each map drawn whole, the window scrolls, no map does") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(844, 390);
+    ui::app a;
+    ui::app_init(a, experiment{});
+    const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b"});
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(48, 64, 2, 6, 2, 264, 48, true), 3);
+    REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b")));
+    REQUIRE(
+        ui::app_open_model(a, {ckpt.data(), ckpt.size(), "six.bin", "0123456789abcdef0123"}, {tok.data(), tok.size(), "t.bin"})
+            .empty());
+    for (int i = 0; i < 4; ++i)
+        frame(a);
+    ImGuiWindow* model = ImGui::FindWindowByName("Model###model");
+    REQUIRE(model);
+    CHECK_FALSE(model->ScrollbarX);  // the heads fit across; the window scrolls down to the others
+    CHECK(model->ScrollbarY);
+    // Scrolled down a little at a time: each head's map, once in view, sits whole in the window and in its own child.
+    std::set<std::string> seen;
+    for (int step = 0; step < 60 && seen.size() < 12; ++step) {
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 6; ++h) {
+                const std::string name = "model_head_" + std::to_string(l) + "_" + std::to_string(h);
+                const ui::widget_rect* map = find_widget(a, name);
+                REQUIRE(map);
+                const ImGuiWindow* own = map->window.empty() ? nullptr : ImGui::FindWindowByName(map->window.c_str());
+                if (!own)  // scrolled out of view: not drawn this frame
+                    continue;
+                CAPTURE(name);
+                seen.insert(name);
+                CHECK(map->x1 <= model->InnerClipRect.Max.x + 0.5f);  // whole across the window
+                CHECK_FALSE(own->ScrollbarX);
+                CHECK_FALSE(own->ScrollbarY);
+                CHECK(map->x1 <= own->InnerClipRect.Max.x + 0.5f);
+            }
+        ImGui::SetScrollY(model, model->Scroll.y + 60.0f);
+        frame(a);
+    }
+    CHECK(seen.size() == 12);
+}
+
 TEST_CASE("the pipeline shows a real model's layer: every stage draws its own numbers, the inspector explains them") {
     headless_imgui imgui;
     ui::app a;

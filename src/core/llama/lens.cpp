@@ -1,5 +1,6 @@
 #include "llama/lens.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/kernels.hpp"
@@ -64,6 +65,51 @@ std::vector<llama_lens_row> llama_logit_lens(const llama_model& m, const trace& 
         out.push_back({r - 1, top, float(1.0 / sum), float(std::exp(double(z[target]) - double(z[top])) / sum), rank});
     }
     return out;
+}
+
+namespace {
+
+int argmax(const float* z, int n) {
+    int top = 0;
+    for (int v = 1; v < n; ++v)
+        top = z[v] > z[top] ? v : top;
+    return top;
+}
+
+}  // namespace
+
+bool llama_embedding_decides(const llama_model& m, const trace& t, const std::vector<int>& ids,
+                             const std::vector<llama_lens_row>& lens) {
+    if (lens.empty() || ids.empty() || std::size_t(t.logits.rows) != ids.size())
+        return false;
+    for (const llama_lens_row& row : lens)
+        if (row.top != lens[0].top)
+            return false;
+    const int d = m.config.dim, V = m.config.vocab_size, n = int(ids.size());
+    // Each distinct token once (its first position): its embedding row predicts the same wherever it stands.
+    std::vector<int> first, which(static_cast<std::size_t>(n));
+    for (int p = 0; p < n; ++p) {
+        const auto it =
+            std::find_if(first.begin(), first.end(), [&](int q) { return ids[std::size_t(q)] == ids[std::size_t(p)]; });
+        which[std::size_t(p)] = int(it - first.begin());
+        if (it == first.end())
+            first.push_back(p);
+    }
+    constexpr int chunk = 16;
+    matrix resid(chunk, d), normed(chunk, d), logits(chunk, V);
+    for (int at = 0; at < int(first.size()); at += chunk) {
+        const int rows = std::min(chunk, int(first.size()) - at);
+        for (int r = 0; r < rows; ++r)
+            std::copy(t.x0.row(first[std::size_t(at + r)]), t.x0.row(first[std::size_t(at + r)]) + d, resid.row(r));
+        rmsnorm_gain_rows(resid.data.data(), m.at(m.rms_final), normed.data.data(), rows, d, llama_norm_eps);
+        kernel_matmul_bt(normed.data.data(), m.at(m.classifier), logits.data.data(), rows, V, d);
+        for (int p = 0; p < n; ++p) {  // the positions of this chunk's tokens
+            const int r = which[std::size_t(p)] - at;
+            if (r >= 0 && r < rows && argmax(logits.row(r), V) != argmax(t.logits.row(p), V))
+                return false;
+        }
+    }
+    return true;
 }
 
 llama_attribution llama_direct_logit_attribution(const llama_model& m, const trace& t, int pos, int target) {

@@ -38,6 +38,17 @@ struct llama_lens_row {
 // n_layers + 1 rows, the embedding's first.
 std::vector<llama_lens_row> llama_logit_lens(const llama_model& m, const trace& t, int pos, int target);
 
+// Whether the token embedding alone decides the model's predictions on the
+// traced text (its token ids): the lens's likeliest token (lens, as llama_logit_lens gives it)
+// is the same after the embedding and after every layer, and at every position
+// the model's likeliest next token is the one that token's embedding row alone
+// predicts (through the final norm and the classifier). Then no layer changes a
+// prediction: a file of random or broken weights, not a trained model. Cheap
+// when the lens already differs; else a pass of the classifier per distinct
+// token, stopping at the first that differs.
+bool llama_embedding_decides(const llama_model& m, const trace& t, const std::vector<int>& ids,
+                             const std::vector<llama_lens_row>& lens);
+
 struct llama_attribution {
     int pos = 0, target = 0;
     float logit = 0;           // the model's logit of target at pos (the trace's)

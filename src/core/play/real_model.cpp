@@ -209,6 +209,7 @@ void real_model_read(const real_model& m, const std::string& text, real_model_re
     out.next = top_five(out.tr.logits.row(last), m.model.config.vocab_size);
     out.lens = llama_logit_lens(m.model, out.tr, last, out.next[0].id);
     out.attribution = llama_direct_logit_attribution(m.model, out.tr, last, out.next[0].id);
+    out.embedding_decides = llama_embedding_decides(m.model, out.tr, out.ids, out.lens);
 }
 
 namespace {

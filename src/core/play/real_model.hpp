@@ -106,6 +106,9 @@ struct real_model_reading {
     // (llama/lens.hpp; the final norm's scale from this very pass).
     std::vector<llama_lens_row> lens;
     llama_attribution attribution;
+    // The embedding alone decides every prediction on this text (llama_embedding_decides):
+    // the layers change nothing that counts — a random or broken file.
+    bool embedding_decides = false;
     int whole_layer = -1;  // the layer real_model_open_layer made whole (-1: none)
 };
 
