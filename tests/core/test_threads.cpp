@@ -577,8 +577,10 @@ TEST_CASE(
     if (!threads_background())
         return;
     threads_set_patience(0.2);
-    threads_hold_jobs(true);    // the job's thread stops before it runs: it never answers
-    session& s = *new session;  // never freed: what the job's thread may write stays its own (trainer::lost)
+    threads_hold_jobs(true);  // the job's thread stops before it runs: it never answers
+    // Never freed (and reachable): what the job's thread may write stays its own (trainer::lost).
+    static session* kept = new session;
+    session& s = *kept;
     s.threads = 3;
     REQUIRE(session_apply(s, change::set(apart_recipe(60))).accepted);
     session_update(s);

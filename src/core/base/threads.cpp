@@ -322,6 +322,19 @@ void background_job::start(std::function<void(const std::atomic<bool>& stop)> fn
     });
 }
 
+namespace {
+
+// The states of the jobs stop() gave up: their threads may yet run, so they are
+// never freed, and listed here they stay reachable (kept, not leaked).
+void background_job_keep_lost(void* s) {
+    static std::mutex m;
+    static std::vector<void*>& lost = *new std::vector<void*>;
+    std::lock_guard<std::mutex> lock(m);
+    lost.push_back(s);
+}
+
+}  // namespace
+
 void background_job::stop() const {
     if (!state_)
         return;
@@ -333,7 +346,7 @@ void background_job::stop() const {
         if (!s->done.wait_for(lock, patience, [s] { return s->finished.load(std::memory_order_acquire); })) {
             lock.unlock();
             s->thread.detach();
-            (void)state_.release();  // the thread's, never freed: it may yet run
+            background_job_keep_lost(state_.release());  // the thread's, never freed: it may yet run
             lost_ = true;
             return;
         }
