@@ -122,6 +122,11 @@ std::string train_json(const attn::ui::app& a, bool heads) {
          ",\"measuring\":" + (t.measuring_step >= 0 ? "true" : "false") + ",\"threads\":" +
          std::to_string(attn::session_train_threads(a.model)) +  // what the steps run on (apart: all but the drawing's)
          ",\"apart\":" + (attn::session_trains_apart(a.model) ? "true" : "false");  // beside the drawing (training.hpp)
+    j += ",\"stops\":[";  // the scrubber's stops: the grid's steps and the dense snapshots taken (trainer_snapshot_steps)
+    const std::vector<int> stops = attn::trainer_snapshot_steps(t);
+    for (std::size_t i = 0; i < stops.size(); ++i)
+        j += (i ? "," : "") + std::to_string(stops[i]);
+    j += "]";
     if (heads) {
         j += ",\"measuredStep\":" + std::to_string(t.measured_step) + ",\"heads\":" + heads_json(t.now);
         j += ",\"kept\":[";  // the measures at each snapshot the run reached

@@ -74,11 +74,14 @@ test('a diverged run says where it stopped and why; Reset, undo and the scrubber
   await stoppedAt21(page);
   assert.doesNotMatch((await ui(page)).link, /&trained=/);
 
-  // The scrubber back to the kept step 10 (index 2 of 61): restored, measured as kept.
+  // The scrubber back to the kept step 10 (a stop of the grid's 61 and the dense snapshots taken,
+  // ui().train.stops): restored, measured as kept.
   await reveal(page, 'train_scrub');
   const w = await widget(page, 'train_scrub');
-  const width = w[2] - w[0], grab = Math.max((width - 4) / 61, 4);
-  await click(page, 'train_scrub', (2 + grab / 2 + (2 / 60) * (width - 4 - grab)) / width);
+  const stops = (await ui(page)).train.stops, index = stops.indexOf(10);
+  assert.ok(index > 0, JSON.stringify(stops));
+  const width = w[2] - w[0], grab = Math.max((width - 4) / stops.length, 4);
+  await click(page, 'train_scrub', (2 + grab / 2 + (index / (stops.length - 1)) * (width - 4 - grab)) / width);
   t = await settle(page);
   assert.equal(t.done, true);
   assert.equal(t.stopped, false);

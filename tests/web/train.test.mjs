@@ -109,10 +109,12 @@ test('Step, Reset, Train, Pause and the scrubber move through one run; a kept st
   ({ t } = await trainUntilDone(page));
   assert.equal(t.step, 111);
   assert.ok((await ui(page)).link.includes('&trained=111'));
-  // The scrubber over the kept steps: back to the one at 50 (index 2 of 61).
+  // The scrubber over the kept steps (ui().train.stops): back to the one at 50.
   const w = await widget(page, 'train_scrub');
-  const width = w[2] - w[0], grab = Math.max((width - 4) / 61, 4);
-  await click(page, 'train_scrub', (2 + grab / 2 + (2 / 60) * (width - 4 - grab)) / width);
+  const stops = (await ui(page)).train.stops, index = stops.indexOf(50);
+  assert.ok(index > 0, JSON.stringify(stops));
+  const width = w[2] - w[0], grab = Math.max((width - 4) / stops.length, 4);
+  await click(page, 'train_scrub', (2 + grab / 2 + (index / (stops.length - 1)) * (width - 4 - grab)) / width);
   ({ t } = await trainUntilDone(page));
   assert.equal(t.step, 50);
   const mark = kept.find((k) => k.step === 50);
