@@ -67,7 +67,8 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     assert.equal((await ui(page)).realModel, null, 'no model before one is opened');
     await click(page, 'view_menu');
     await choose(page, 'view_model', [tok, ckpt]);  // either order
-    let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model');
+    // The reading can arrive between a frame's drawing and ui(): wait for the frame that draws it.
+    let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.widgets.model_continue, 'the model');
     let m = u.realModel;
     assert.equal(m.name, 'tiny.bin');
     assert.equal(m.tokenizer, 'tokenizer.bin');
