@@ -526,6 +526,21 @@ bool frame_begin(frame_loop& f) {
     return true;
 }
 
+// Emscripten 3.1.6's glBufferData passes WebGL2 a size of 0 with a pointer as
+// "from there to the end of the heap": a draw list that has no vertices now but
+// kept its allocation (a child window holding only a heatmap's callback, as in
+// Compare) sent ~30 MB a frame to the GPU process, and Compare at 1440×900 drew
+// 3 frames/s. Such a list gives its memory back, so the backend passes a null pointer.
+void release_empty_buffers(ImDrawData* dd) {
+    for (int i = 0; i < dd->CmdListsCount; ++i) {
+        ImDrawList* list = dd->CmdLists[i];
+        if (list->VtxBuffer.Size == 0)
+            list->VtxBuffer.clear();
+        if (list->IdxBuffer.Size == 0)
+            list->IdxBuffer.clear();
+    }
+}
+
 // The frame ImGui rendered, onto the framebuffer cleared to the window colour; its size in fb_w, fb_h.
 void frame_render(GLFWwindow* window, int& fb_w, int& fb_h) {
     glfwGetFramebufferSize(window, &fb_w, &fb_h);
@@ -533,6 +548,7 @@ void frame_render(GLFWwindow* window, int& fb_w, int& fb_h) {
     const ImVec4 clear = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
     glClearColor(clear.x, clear.y, clear.z, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
+    release_empty_buffers(ImGui::GetDrawData());
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 

@@ -83,6 +83,21 @@ export async function launchBrowser() {
     // two cores shared with the page's own drawing and training) is slow, not broken. Waits that
     // name no timeout (page.goto, waitForFunction, waitForSelector…) get this one.
     context.setDefaultTimeout(PATIENCE);
+    // A WebGL2 bufferData with a view and length 0 uploads the view from its offset to its
+    // end: from the wasm heap, tens of MB a frame (main.cpp, release_empty_buffers). Said
+    // once as a console error, which every test that collects problems fails on.
+    await context.addInitScript(() => {
+      if (typeof WebGL2RenderingContext === 'undefined') return;
+      const bufferData = WebGL2RenderingContext.prototype.bufferData;
+      let said = false;
+      WebGL2RenderingContext.prototype.bufferData = function (...a) {
+        if (!said && a.length >= 5 && ArrayBuffer.isView(a[1]) && a[4] === 0 && a[1].byteLength - a[3] > 0) {
+          said = true;
+          console.error(`bufferData of length 0 from offset ${a[3]}: ${a[1].byteLength - a[3]} bytes of the heap uploaded`);
+        }
+        return bufferData.apply(this, a);
+      };
+    });
     if (!firstVisit) {
       await context.addInitScript(() => {
         try { window.localStorage.setItem('attn.start', 'seen'); } catch (e) { /* storage disabled */ }

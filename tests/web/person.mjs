@@ -35,7 +35,9 @@ export async function startEmbed(f) {
   if (await f.$('#poster-run')) await f.click('#poster-run');
   await f.waitForFunction(() => window.attn && window.attnShell && window.attnShell.firstFrameSeen);
 }
-export const ui = (page) => page.evaluate(() => window.attn.ui());
+// ui() crosses as text: Playwright's value serialiser takes ~60 ms for its ~60 KB
+// (the loss curve's points), JSON text ~15 ms, and the page's thread waits on it.
+export const ui = async (page) => JSON.parse(await page.evaluate(() => JSON.stringify(window.attn.ui())));
 export const trace = (page) => page.evaluate(() => window.attn.trace());
 export const experiment = (page) => page.evaluate(() => window.attn.experiment());
 
