@@ -344,6 +344,16 @@ void draw_columns(app& a) {
 
 }  // namespace
 
+namespace {
+
+// Each map cut by a box of its own, beside the text items cut by their windows.
+void report_cut_maps(app& a) {
+    for (const heatmap_cut& c : a.heatmaps->cut())
+        a.reports.clipped.push_back({"map " + c.id, c.window, c.x0, c.y0, c.x1, c.y1, c.box_x0, c.box_y0, c.box_x1, c.box_y1});
+}
+
+}  // namespace
+
 void app_draw(app& a) {
     IM_ASSERT(a.heatmaps && "the platform hands the app its heatmap_context before the first frame");
     app_update(a);
@@ -360,6 +370,7 @@ void app_draw(app& a) {
         draw_embed(a, vp);
         draw_panel(a, toast);
         a.reports.focus_label = focus_label_end(a);
+        report_cut_maps(a);
         return;
     }
     draw_panel(a, top_bar);
@@ -375,6 +386,7 @@ void app_draw(app& a) {
         draw_panel(a, panel_start);
     draw_panel(a, toast);
     a.reports.focus_label = focus_label_end(a);
+    report_cut_maps(a);
 }
 
 }  // namespace attn::ui

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -124,6 +125,8 @@ struct heatmap_context::state {
     float pinch_x = 0.0f, pinch_y = 0.0f;
     std::string tooltip;  // the hovered cell's tooltip, in frame tooltip_frame
     int tooltip_frame = -1;
+    std::vector<heatmap_cut> cut;  // the maps cut in frame cut_frame
+    int cut_frame = -1;
 };
 
 heatmap_context::heatmap_context() : state_(std::make_unique<state>()) {}
@@ -139,6 +142,10 @@ heatmap_gpu* heatmap_context::gpu() const { return state_->gpu; }
 
 std::string heatmap_context::tooltip() const {
     return state_->tooltip_frame == ImGui::GetFrameCount() ? state_->tooltip : std::string();
+}
+
+std::vector<heatmap_cut> heatmap_context::cut() const {
+    return state_->cut_frame == ImGui::GetFrameCount() ? state_->cut : std::vector<heatmap_cut>{};
 }
 
 void heatmap_context::set_pinch(float factor, float x, float y) {
@@ -277,10 +284,12 @@ struct layout {
     float cell = 0.0f;                         // after the options' and the user's zoom
     float scroll_dx = 0.0f, scroll_dy = 0.0f;  // the scroll a Ctrl + wheel zoom asks for
     float row_band = 0.0f, col_band = 0.0f, sums_w = 0.0f;
-    bool col_vertical = false;  // column labels turned a quarter (wider than a cell even when smaller)
-    float col_font = 0.0f;      // upright column labels' size: the font's, or down to 0.7 of it to fit a cell
+    int row_every = 1, col_every = 1;  // a label every k-th row and column (sparse labels)
+    bool col_vertical = false;         // column labels turned a quarter (wider than a cell even when smaller)
+    float col_font = 0.0f;             // upright column labels' size: the font's, or down to 0.7 of it to fit a cell
     float grid_w = 0.0f, grid_h = 0.0f, total_w = 0.0f, total_h = 0.0f;
     ImVec2 child_size;
+    bool cut = false;  // a scrollbar of its own although the map could be whole (docs/using.md)
     colormap map = colormap::sequential;
     heatmap_range range;
     bool show_values = false;
@@ -295,10 +304,11 @@ void layout_cell(layout& l, widget_state& st, const heatmap_options& opt, int fr
                  const heatmap_context::state& ctx) {
     const ImGuiIO& io = ImGui::GetIO();
     float base = opt.cell;
-    if (base <= 0.0f) {
-        const float fit = fit_width / float(std::max(l.cols, 1));
+    const float fit = fit_width / float(std::max(l.cols, 1));
+    if (base <= 0.0f)
         base = std::clamp(fit, l.font * 0.3f, l.font * 3.0f);
-    }
+    else if (opt.zoom == 1.0f)  // a cell asked for (one that fits the numbers) shrinks to keep the map whole
+        base = std::min(base, std::max(fit, l.font * 0.3f));
     const float min_cell = 0.25f, max_cell = l.font * 12.0f;
     float factor = 1.0f;
     ImVec2 about = io.MousePos;
@@ -343,14 +353,19 @@ layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& 
     const float cell = l.cell;
 
     const bool text_fits = cell >= font * 0.85f;  // a line of text per row
-    l.row_band = text_fits ? row_band_full : 0.0f;
+    const bool sparse = opt.sparse_labels && !text_fits && cell > 0.0f;
+    l.row_band = text_fits || sparse ? row_band_full : 0.0f;
     l.sums_w = text_fits ? sums_full : 0.0f;
-    const bool col_labels = text_fits && col_label_full > 0.0f;
+    const bool col_labels = (text_fits || sparse) && col_label_full > 0.0f;
     // Upright when the widest label fits a cell at 0.7 of the font or more: a
     // letter turned on its side ("m" as three prongs) is hard to read.
     const float fit = col_label_full > 0.0f ? (cell - 2.0f) / col_label_full : 1.0f;
-    l.col_vertical = col_labels && fit < 0.7f;
-    l.col_font = font * std::min(fit, 1.0f);
+    l.col_vertical = col_labels && !sparse && fit < 0.7f;
+    l.col_font = sparse ? font : font * std::min(fit, 1.0f);
+    if (sparse) {  // labels a line of text apart, columns' a label's width and a space apart
+        l.row_every = int(std::ceil(font * 1.05f / cell));
+        l.col_every = int(std::ceil((col_label_full + font) / cell));
+    }
     l.col_band = !col_labels      ? 0.0f
                  : l.col_vertical ? std::min(col_label_full, font * 8.0f) + style.ItemSpacing.y
                                   : l.col_font + style.ItemSpacing.y;
@@ -367,6 +382,11 @@ layout layout_compute(widget_state& st, const matrix& m, const heatmap_options& 
     need_x = l.total_w + (need_y ? sb : 0.0f) > max_w;
     l.child_size = ImVec2(std::min(max_w, l.total_w + (need_y ? sb : 0.0f) + 1.0f),
                           std::min(max_h, l.total_h + (need_x ? sb : 0.0f) + 1.0f));
+    // A map is drawn whole, unless the person zoomed it, it is wider than the panel
+    // at the smallest cell, or taller than two screens (where it scrolls in place).
+    const bool zoomed = opt.zoom * st.user_zoom != 1.0f;
+    l.cut = !zoomed &&
+            ((need_x && float(l.cols) * font * 0.3f <= avail.x) || (need_y && l.total_h <= 2.0f * ImGui::GetIO().DisplaySize.y));
 
     l.map = opt.map;
     l.range = opt.fixed_range ? heatmap_range{opt.lo, opt.hi} : l.map == colormap::diverging ? st.diverging : st.sequential;
@@ -581,6 +601,18 @@ void overlay_row_sums(ImDrawList* dl, const widget_state& st, const layout& l, c
     }
 }
 
+// Sparse labels: every k-th from the first, the last and the highlighted one,
+// each alone within k of its neighbours (the highlighted one wins over a
+// multiple of k near it, the last over the multiple before it).
+bool sparse_label_shown(int i, int k, int highlighted, int n) {
+    if (i == highlighted || i == n - 1)
+        return true;
+    if (i % k != 0)
+        return false;
+    const bool near_highlight = highlighted >= 0 && std::abs(i - highlighted) < k;
+    return !near_highlight && n - 1 - i >= k;
+}
+
 // Sticky labels: an opaque band over whatever scrolled under it.
 void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const layout& l, const placement& p,
                            heatmap_result& result) {
@@ -592,6 +624,8 @@ void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const lay
     dl->AddRectFilled(ImVec2(p.clip0.x, top), ImVec2(p.clip1.x, top + l.col_band), ImGui::GetColorU32(ImGuiCol_WindowBg, 1.0f));
     dl->PushClipRect(ImVec2(p.open0.x, top), ImVec2(p.clip1.x, top + l.col_band), true);
     for (int c = p.c0; c < p.c1 && c < int(opt.col_labels->size()); ++c) {
+        if (l.col_every > 1 && !sparse_label_shown(c, l.col_every, opt.highlight_col, int(opt.col_labels->size())))
+            continue;
         const char* s = (*opt.col_labels)[std::size_t(c)].c_str();
         const float x = p.grid0.x + float(c) * cell;
         const ImU32 col = c == opt.highlight_col ? highlight_label_colour() : text_col;
@@ -618,6 +652,8 @@ void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout
     dl->AddRectFilled(ImVec2(left, top), ImVec2(left + band, p.clip1.y), ImGui::GetColorU32(ImGuiCol_WindowBg, 1.0f));
     dl->PushClipRect(ImVec2(left, top), ImVec2(left + band, p.clip1.y), true);
     for (int r = p.r0; r < p.r1 && r < int(opt.row_labels->size()); ++r) {
+        if (l.row_every > 1 && !sparse_label_shown(r, l.row_every, opt.highlight_row, int(opt.row_labels->size())))
+            continue;
         const char* s = (*opt.row_labels)[std::size_t(r)].c_str();
         const float y = p.grid0.y + float(r) * cell;
         if (r == hovered_row)
@@ -786,6 +822,15 @@ heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matr
         overlays_draw(dl, st, m, opt, l, p, result);
     }
     ImGui::EndChild();
+    if (l.cut && result.cells_x1 > result.cells_x0) {  // drawn, and cut by its own box
+        if (ctx.cut_frame != frame) {
+            ctx.cut.clear();
+            ctx.cut_frame = frame;
+        }
+        const ImVec2 b0 = ImGui::GetItemRectMin(), b1 = ImGui::GetItemRectMax();
+        ctx.cut.push_back(
+            {id, result.window, result.cells_x0, result.cells_y0, result.cells_x1, result.cells_y1, b0.x, b0.y, b1.x, b1.y});
+    }
     if (opt.hover_value && result.hovered_row >= 0) {
         ctx.tooltip = hover_tooltip(m, opt, result.hovered_row, result.hovered_col);
         ctx.tooltip_frame = frame;

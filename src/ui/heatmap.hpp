@@ -61,6 +61,7 @@ struct heatmap_options {
     int highlight_row = -1, highlight_col = -1;  // e.g. the selected query row, followed through stages
     int cursor_row = -1, cursor_col = -1;        // the keyboard's cell (the selected one); -1: from highlight_row, column 0
     bool show_values = true, show_row_sums = false, show_legend = true;
+    bool sparse_labels = false;  // cells too small for a label each: every k-th label (and the highlighted ones)
     bool fixed_range = false;
     float lo = 0, hi = 1;        // with fixed_range; else [min, max] of finite values (diverging: symmetric ±max|x|)
     bool veiled = false;         // nothing of it reaches the output (a zeroed head): dimmed and struck through
@@ -99,6 +100,14 @@ class heatmap_gpu;
 // What the heatmap widgets keep between frames: each widget's cache (keyed by
 // its ImGui id; dropped with its texture once it has not been drawn for 300
 // frames) and the renderer they draw with. Owned by the platform.
+// A map drawn with a scrollbar of its own although it could be whole: its id,
+// the scrolling child, where its cells are and the box that cuts them (screen pixels).
+struct heatmap_cut {
+    std::string id, window;
+    float x0, y0, x1, y1;
+    float box_x0, box_y0, box_x1, box_y1;
+};
+
 class heatmap_context {
   public:
     heatmap_context();
@@ -119,6 +128,9 @@ class heatmap_context {
     // The hovered cell's tooltip drawn in this frame ("row 2 (b)   column 1 (a)
     // value 0.97"), or "" when none: what a person reads on hover, for tests.
     std::string tooltip() const;
+
+    // The maps cut in this frame (heatmap_cut): ui().clipped counts them with the cut text.
+    std::vector<heatmap_cut> cut() const;
 
     struct state;  // heatmap.cpp
     state& internal() { return *state_; }

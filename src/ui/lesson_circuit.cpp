@@ -653,7 +653,14 @@ void patch_view(const app& a, frame_out& out, const circuit_study& s, const circ
     report_map(out, "l11_patch_map", r, opt.axes);
     if (r.clicked_row >= 0 && r.clicked_col >= 0)
         lesson_wants(a, out).cell = {r.clicked_col / p.h, r.clicked_col % p.h, r.clicked_row == s.n ? p.T : r.clicked_row};
+    // A button's or a cell's result is drawn below the map: brought into view once it is there.
+    ImGui::BeginGroup();
     cell_result(out, s);
+    ImGui::EndGroup();
+    const circuit_cell& cell = s.cell;
+    const std::uint64_t asked =
+        cell.valid() ? 1 + std::uint64_t(cell.layer) * 1000003u + std::uint64_t(cell.head) * 1009u + std::uint64_t(cell.pos) : 0;
+    reveal_when_new("l11_cell_result", asked, s.patched && !s.cell_probs.empty());
     for (const circuit_path_recovery& pr : p.paths)
         if (pr.layer_a == 0 && pr.head_a == s.claims.previous.head && pr.layer_b == s.claims.induction.layer &&
             pr.head_b == s.claims.induction.head) {
@@ -823,6 +830,7 @@ void position_map(const app& a, frame_out& out, const circuit_study& s, const ci
                           ImGui::GetFontSize() * 0.8f);
     opt.row_labels = &m.positions;
     opt.col_labels = &m.snap_steps;
+    opt.sparse_labels = true;  // ticks: a few positions and steps, the drop's step among them
     if (k.drop_step >= 0)
         opt.highlight_col = circuits_timeline_drop_snapshot(s.timeline);
     opt.axes = tr("↓ position in the row   → training step (kept snapshots; lit: the drop)",

@@ -210,6 +210,23 @@ void note_clip(frame_out& out, const char* text) {
     note_clip_rect(out, text, ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax()));
 }
 
+void reveal_when_new(const char* key, std::uint64_t value, bool ready) {
+    ImGuiWindow& w = *ImGui::GetCurrentWindow();
+    ImGuiStorage& s = w.StateStorage;
+    const ImGuiID id = ImGui::GetID(key), seen_key = ImHashStr("##seen", 0, id);
+    const int folded = int(value ^ (value >> 32));  // the storage keeps ints
+    if (!s.GetBool(seen_key)) {                     // what the view opened with (a link's) is not news
+        s.SetBool(seen_key, true);
+        s.SetInt(id, folded);
+        return;
+    }
+    if (!ready || s.GetInt(id, 0) == folded)
+        return;
+    s.SetInt(id, folded);
+    if (value != 0)
+        ImGui::ScrollToItem(ImGuiScrollFlags_KeepVisibleEdgeY);
+}
+
 void keep_in_place(const char* key, bool active) {
     ImGuiWindow& w = *ImGui::GetCurrentWindow();
     ImGuiStorage& s = w.StateStorage;

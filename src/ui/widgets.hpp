@@ -26,6 +26,12 @@ void mark_window(frame_out& out, const char* name);
 // was wholly in view before. `key` names it within the window.
 void keep_in_place(const char* key, bool active);
 
+// Scrolls the window just enough to show the last item (a group: a result drawn
+// below the control that asked for it) once it is `ready` for a `value` (what was
+// asked: not 0) other than the one it last showed or first saw; then the person
+// scrolls freely. `key` names it within the window.
+void reveal_when_new(const char* key, std::uint64_t value, bool ready);
+
 // Records the last ImGui item in out.clipped when its window cuts it (what
 // counts as cut: item_cut in app.cpp). ImGui has no hook for text items, so
 // everything a person reads is drawn through the helpers below, and mark_widget

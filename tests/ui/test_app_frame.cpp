@@ -983,6 +983,88 @@ TEST_CASE("a text or button its window cuts is counted once, with its text; one 
 
 namespace {
 
+// The maps heatmap_draw reports cut after two frames of `opt` over a 16 × 16 map
+// in a window 300 pixels wide (the second frame knows the first's sizes).
+std::vector<ui::heatmap_cut> cut_maps(const ui::heatmap_options& opt, int rows = 16) {
+    ui::heatmap_context heatmaps;
+    matrix m(rows, 16);
+    for (std::size_t i = 0; i < m.data.size(); ++i)
+        m.data[i] = float(i % 7) - 3.0f;
+    std::vector<ui::heatmap_cut> cut;
+    for (int f = 0; f < 2; ++f) {
+        ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+        ImGui::NewFrame();
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(300, 900));
+        ImGui::Begin("maps", nullptr, ImGuiWindowFlags_NoSavedSettings);
+        ui::heatmap_draw(heatmaps, "map", m, opt);
+        cut = heatmaps.cut();
+        ImGui::End();
+        ImGui::Render();
+    }
+    return cut;
+}
+
+}  // namespace
+
+TEST_CASE("a map with a scrollbar of its own is counted as cut (ui().clipped); one fitted, zoomed or over two screens is not") {
+    headless_imgui imgui;
+    ui::heatmap_options fit;
+    CHECK(cut_maps(fit).empty());  // cells sized to the width: whole
+    ui::heatmap_options wide;
+    wide.cell = 40.0f;  // 640 pixels of cells asked for in a 300-pixel window: the cells shrink to fit
+    CHECK(cut_maps(wide).empty());
+    ui::heatmap_options zoomed = wide;
+    zoomed.zoom = 1.5f;  // the person asked for it: scrolls sideways, not counted
+    CHECK(cut_maps(zoomed).empty());
+    ui::heatmap_options tall;
+    tall.max_height = 200.0f;
+    const auto cut = cut_maps(tall);  // 16 rows in 200 pixels
+    REQUIRE(cut.size() == 1);
+    CHECK(cut[0].id == "map");
+    CHECK(cut[0].y1 > cut[0].box_y1);
+    CHECK(cut_maps(tall, 2000).empty());  // 2000 rows: over two screens, scrolls in place
+}
+
+TEST_CASE("a map whose cells are too small for a label each shows ticks with sparse labels: the highlighted one among them") {
+    headless_imgui imgui;
+    ui::heatmap_context heatmaps;
+    matrix m(22, 61, 1.0f);  // L12's position × snapshot map
+    std::vector<std::string> rows, cols;
+    for (int r = 0; r < m.rows; ++r)
+        rows.push_back(std::to_string(r));
+    for (int c = 0; c < m.cols; ++c)
+        cols.push_back(std::to_string(c * 25));
+    const auto draw = [&](bool sparse) {
+        ui::heatmap_options opt;
+        opt.cell = 6.0f;
+        opt.row_labels = &rows;
+        opt.col_labels = &cols;
+        opt.highlight_col = 13;
+        opt.sparse_labels = sparse;
+        ui::heatmap_result r;
+        for (int f = 0; f < 2; ++f) {
+            ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+            ImGui::NewFrame();
+            ImGui::SetNextWindowPos(ImVec2(0, 0));
+            ImGui::SetNextWindowSize(ImVec2(600, 900));
+            ImGui::Begin("ticks", nullptr, ImGuiWindowFlags_NoSavedSettings);
+            r = ui::heatmap_draw(heatmaps, sparse ? "sparse" : "plain", m, opt);
+            ImGui::End();
+            ImGui::Render();
+        }
+        return r;
+    };
+    const ui::heatmap_result plain = draw(false), sparse = draw(true);
+    CHECK(plain.highlight_col_label.x1 <= plain.highlight_col_label.x0);     // no labels at all
+    CHECK(sparse.highlight_col_label.x1 > sparse.highlight_col_label.x0);    // the drop's step is labelled
+    CHECK(sparse.cells_x0 > plain.cells_x0);                                 // a band of row labels left of the cells
+    CHECK(sparse.cells_x1 - sparse.cells_x0 == doctest::Approx(61 * 6.0f));  // the cells as asked: the ticks fit beside them
+    CHECK(heatmaps.cut().empty());
+}
+
+namespace {
+
 // A renderer that keeps what each texture holds and which it drew this frame.
 struct recording_gpu : ui::heatmap_gpu {
     std::map<std::uint64_t, std::vector<float>> values;  // each texture's cell values (the texels' first of two)

@@ -265,6 +265,8 @@ test('L10 a shortcut: positional heads solve copy_offset, no induction head, and
   assert.ok(m.task_acc_zeroed < 0.5, `its positional heads zeroed: ${m.task_acc_zeroed}`);
   // Side by side with L9's model: pin this one as A, open L9, compare.
   await click(page, 'l10_zero_none');
+  // The card offers the pin once the intact model's measure is back (claims wait for their evidence).
+  await page.waitForFunction(() => !!window.attn.ui().widgets.l10_pin, null, { polling: 100 });
   await click(page, 'l10_pin');
   assert.equal((await ui(page)).compare.pinned, true);
   await click(page, 'l10_open_l9');
@@ -321,8 +323,13 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   assert.equal(n.icl_shown, 1);
   assert.ok(n.ld_clean > n.ld_corrupt, `the text's clean answer wins: LD ${n.ld_clean} vs ${n.ld_corrupt}`);
   const u = await ui(page);
+  // Every map whole, with every number or none (then its tooltip has them): the 16 × 16 QK and OV maps'
+  // cells shrink to the card's width when numbers do not fit it (issue 49, item 7).
   for (const name of ['l11_comp_map', 'l11_comp_base', 'l11_qk_map', 'l11_ov_map', 'l11_patch_map'])
-    assert.ok(u.maps.some((m) => m.name === name && m.cells > 0 && m.labelled === m.cells), `${name}: every number drawn`);
+    assert.ok(u.maps.some((m) => m.name === name && m.cells > 0 && (m.labelled === m.cells || m.labelled === 0)), `${name}: every number or none`);
+  assert.deepEqual(u.clippedItems.filter((c) => c.text.startsWith('map ')), [], 'no map cut by a box of its own');
+  for (const name of ['l11_comp_map', 'l11_patch_map'])
+    assert.ok(u.maps.some((m) => m.name === name && m.labelled === m.cells), `${name}: every number drawn`);
   for (const name of ['l11_k_curve', 'l11_paths', 'l11_comp_q', 'l11_comp_v'])
     assert.ok(u.widgets[name], name);
   const tv = await page.evaluate(() => window.attn.textView());
@@ -362,6 +369,10 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   const waitNumbers = (f) => page.waitForFunction(f, null, { polling: 100 });
   await click(page, 'l11_patch_induction');
   await waitNumbers(() => window.attn.ui().numbers.cell_brings_back === 1 && window.attn.ui().numbers.cell_recovery > 0.8);
+  // The result, drawn below the map, comes into view by itself (issue 49, item 7).
+  await frames(page, 3);
+  const sentence = (await ui(page)).widgets.l11_cell_sentence;
+  assert.ok(sentence && sentence[1] >= 0 && sentence[3] <= page.viewportSize().height, `the result in view: ${sentence}`);
   await click(page, 'l11_patch_other');
   await waitNumbers(() => window.attn.ui().numbers.cell_brings_back === 0);
   n = await numbers();
