@@ -637,7 +637,10 @@ void overlay_column_labels(ImDrawList* dl, const heatmap_options& opt, const lay
             text_vertical(dl, ImVec2(x + (cell - l.font) * 0.5f, top + l.col_band - style.ItemSpacing.y * 0.5f), col, s);
         } else {
             const float w = ImGui::CalcTextSize(s).x * l.col_font / l.font;
-            dl->AddText(ImGui::GetFont(), l.col_font, ImVec2(x + (cell - w) * 0.5f, top + style.ItemSpacing.y * 0.5f), col, s);
+            float tx = x + (cell - w) * 0.5f;
+            if (l.col_every > 1)  // a tick's label wider than its cell stays over the map: the last one's too
+                tx = std::clamp(tx, p.grid0.x, std::max(p.grid0.x, p.grid0.x + float(l.cols) * cell - w));
+            dl->AddText(ImGui::GetFont(), l.col_font, ImVec2(tx, top + style.ItemSpacing.y * 0.5f), col, s);
         }
     }
     dl->PopClipRect();
@@ -659,7 +662,10 @@ void overlay_row_labels(ImDrawList* dl, const heatmap_options& opt, const layout
         if (r == hovered_row)
             dl->AddRectFilled(ImVec2(left, y), ImVec2(left + band, y + cell), hover_bg);
         const float w = ImGui::CalcTextSize(s).x;
-        dl->AddText(ImVec2(left + band - style.ItemSpacing.x * 0.5f - w, y + (cell - l.font) * 0.5f),
+        float ty = y + (cell - l.font) * 0.5f;
+        if (l.row_every > 1)  // a tick's label taller than its row stays beside the map: the first one's too
+            ty = std::clamp(ty, p.grid0.y, std::max(p.grid0.y, p.grid0.y + float(l.rows) * cell - l.font));
+        dl->AddText(ImVec2(left + band - style.ItemSpacing.x * 0.5f - w, ty),
                     r == opt.highlight_row ? highlight_label_colour() : text_col, s);
         if (r == opt.highlight_row)
             result.highlight_row_label = {left, std::max(y, top), left + band, std::min(y + cell, p.clip1.y)};
