@@ -983,26 +983,32 @@ TEST_CASE("a text or button its window cuts is counted once, with its text; one 
 
 namespace {
 
-// The maps heatmap_draw reports cut after two frames of `opt` over a 16 × 16 map
-// in a window 300 pixels wide (the second frame knows the first's sizes).
+// Map `m` drawn by heatmap_draw as `id` in a window `width` pixels wide, twice (the
+// second frame knows the first's sizes): what the second frame drew.
+ui::heatmap_result map_in_window(ui::heatmap_context& heatmaps, const char* id, const matrix& m, const ui::heatmap_options& opt,
+                                 float width) {
+    ui::heatmap_result r;
+    for (int f = 0; f < 2; ++f) {
+        ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+        ImGui::NewFrame();
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(width, 900));
+        ImGui::Begin("maps", nullptr, ImGuiWindowFlags_NoSavedSettings);
+        r = ui::heatmap_draw(heatmaps, id, m, opt);
+        ImGui::End();
+        ImGui::Render();
+    }
+    return r;
+}
+
+// The maps heatmap_draw reports cut for `opt` over a 16-column map in a window 300 pixels wide.
 std::vector<ui::heatmap_cut> cut_maps(const ui::heatmap_options& opt, int rows = 16) {
     ui::heatmap_context heatmaps;
     matrix m(rows, 16);
     for (std::size_t i = 0; i < m.data.size(); ++i)
         m.data[i] = float(i % 7) - 3.0f;
-    std::vector<ui::heatmap_cut> cut;
-    for (int f = 0; f < 2; ++f) {
-        ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
-        ImGui::NewFrame();
-        ImGui::SetNextWindowPos(ImVec2(0, 0));
-        ImGui::SetNextWindowSize(ImVec2(300, 900));
-        ImGui::Begin("maps", nullptr, ImGuiWindowFlags_NoSavedSettings);
-        ui::heatmap_draw(heatmaps, "map", m, opt);
-        cut = heatmaps.cut();
-        ImGui::End();
-        ImGui::Render();
-    }
-    return cut;
+    map_in_window(heatmaps, "map", m, opt, 300.0f);
+    return heatmaps.cut();
 }
 
 }  // namespace
@@ -1042,18 +1048,7 @@ TEST_CASE("a map whose cells are too small for a label each shows ticks with spa
         opt.col_labels = &cols;
         opt.highlight_col = 13;
         opt.sparse_labels = sparse;
-        ui::heatmap_result r;
-        for (int f = 0; f < 2; ++f) {
-            ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
-            ImGui::NewFrame();
-            ImGui::SetNextWindowPos(ImVec2(0, 0));
-            ImGui::SetNextWindowSize(ImVec2(600, 900));
-            ImGui::Begin("ticks", nullptr, ImGuiWindowFlags_NoSavedSettings);
-            r = ui::heatmap_draw(heatmaps, sparse ? "sparse" : "plain", m, opt);
-            ImGui::End();
-            ImGui::Render();
-        }
-        return r;
+        return map_in_window(heatmaps, sparse ? "sparse" : "plain", m, opt, 600.0f);
     };
     const ui::heatmap_result plain = draw(false), sparse = draw(true);
     CHECK(plain.highlight_col_label.x1 <= plain.highlight_col_label.x0);     // no labels at all
