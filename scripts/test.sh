@@ -8,7 +8,7 @@
 #      the threaded build's (pthreads) thread pool and training hashes on threads;
 #   4. the real page in headless Chromium (playwright-core).
 # Stage 2 (build and tests) runs in the background at the lowest CPU priority
-# from the start, on whatever core the other stages leave idle (the single-
+# (its session's autogroup too) from the start, on whatever core the other stages leave idle (the single-
 # threaded tests, the browser waiting for frames); its output is shown at the
 # end. A second run with nothing changed only rebuilds what changed.
 #
@@ -53,6 +53,10 @@ if [ $quick = 0 ]; then
   setsid bash -c '
     set -e
     start=$SECONDS
+    # setsid makes a session, and with the kernel'"'"'s autogroups (sched_autogroup_enabled) a session
+    # shares the CPU with the others as a whole: nice alone would rank it only among its own
+    # processes, and it took a core from the foreground. Its autogroup gets the nice too.
+    echo 19 2>/dev/null >/proc/self/autogroup || true
     nice -n 19 cmake --preset native-asan >/dev/null
     nice -n 19 cmake --build --preset native-asan -j "$1" --target attn_core_tests attn_ui_app_tests
     nice -n 19 ctest --preset native-asan -j "$1" -R "^(core|core_train|core_train_induction|ui_app_frames)\$"

@@ -1050,6 +1050,12 @@
       return;
     }
     if (++posterFramesDrawn < 10 || Object.values(shell.fonts).includes('loading')) return;
+    // The canvas holds a picture only in the animation frame that drew it: the app draws a
+    // frame only when it changed, so ask for one and take the picture after it.
+    if (window.Module._attn_hook_frame_drawn && !window.Module._attn_hook_frame_drawn()) {
+      window.Module._attn_hook_redraw();
+      return;
+    }
     posterCaptured = true;
     try {
       const width = canvas.clientWidth, height = canvas.clientHeight;

@@ -69,6 +69,13 @@ void bridge_focus_label(const std::string& label);
 // Tells the page the first frame is drawn (hides the loading indicator).
 void bridge_first_frame();
 
+// The web page draws a frame only when it changed (main.cpp, frame_draws): the page's
+// JS reads the canvas (the poster's picture, web/shell.js) only right after a drawn
+// frame. main.cpp tells whether this frame was drawn; bridge_take_redraw is true once
+// after the page asked for a drawn frame. Natively every frame is drawn (false).
+void bridge_frame_drawn(bool drawn);
+bool bridge_take_redraw();
+
 // Size the canvas must have in device pixels, and the device pixel ratio.
 // Returns false natively (the window decides).
 bool bridge_canvas_size(int& width, int& height, float& pixel_ratio);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "i18n.hpp"
@@ -30,7 +31,9 @@
 namespace {
 attn::ui::app* g_app = nullptr;
 attn::ui::touch_input* g_touch = nullptr;
-std::string g_buffer;  // holds the last string returned to JS
+std::string g_buffer;        // holds the last string returned to JS
+bool g_frame_drawn = false;  // main.cpp drew the frame that ran last
+bool g_redraw = false;       // the page asked for a drawn frame
 
 // Every ImGui window drawn this frame, for the zoom test (nothing a person must
 // read is clipped): its name, its parent's, the visible rectangle (CSS pixels),
@@ -558,6 +561,10 @@ EMSCRIPTEN_KEEPALIVE int attn_hook_keyboard_nav() {
 // Whether a lesson's reading of the trained model is still under way (L11, L12).
 EMSCRIPTEN_KEEPALIVE int attn_hook_reading() { return g_app && g_app->reports.reading ? 1 : 0; }
 
+// Whether the app drew the frame that just ran (bridge_frame_drawn); asks for the next to be drawn.
+EMSCRIPTEN_KEEPALIVE int attn_hook_frame_drawn() { return g_frame_drawn ? 1 : 0; }
+EMSCRIPTEN_KEEPALIVE void attn_hook_redraw() { g_redraw = true; }
+
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
     g_buffer.clear();
     if (g_app)
@@ -874,6 +881,10 @@ void bridge_focus_label(const std::string& label) {
         label.c_str());
 }
 
+void bridge_frame_drawn(bool drawn) { g_frame_drawn = drawn; }
+
+bool bridge_take_redraw() { return std::exchange(g_redraw, false); }
+
 void bridge_first_frame() {
     EM_ASM({
         if (window.attnShell)
@@ -959,6 +970,8 @@ void bridge_report_height(float) {}
 void bridge_page_theme(bool) {}
 void bridge_focus_label(const std::string&) {}
 void bridge_first_frame() {}
+void bridge_frame_drawn(bool) {}
+bool bridge_take_redraw() { return false; }
 bool bridge_canvas_size(int&, int&, float&) { return false; }
 void bridge_resize_canvas(int, int) {}
 bool bridge_fetch_font(const char*) { return false; }

@@ -14,6 +14,7 @@
 #include <GL/glext.h>
 #endif
 
+#include "frame_signature.hpp"
 #include "shaders.hpp"
 
 namespace attn::platform {
@@ -52,6 +53,7 @@ class heatmap_gl final : public ui::heatmap_gpu {
     bool draw(ImDrawList* dl, std::uint64_t key, ImVec2 p0, ImVec2 p1, const ui::heatmap_gpu_style& style) override;
     void draw_legend(ImDrawList* dl, ImVec2 p0, ImVec2 p1, const ui::heatmap_gpu_style& style) override;
     void forget(std::uint64_t key) override;
+    std::uint64_t frame_signature() const override;
 
   private:
     struct texture {
@@ -79,6 +81,7 @@ class heatmap_gl final : public ui::heatmap_gpu {
     std::unordered_map<std::uint64_t, texture> textures_;
     std::deque<command> commands_;  // this frame's; a deque keeps their addresses
     int commands_frame_ = -1;
+    std::uint64_t uploads_ = 0;  // textures uploaded or freed so far
 };
 
 bool heatmap_gl::init() {
@@ -175,6 +178,7 @@ void heatmap_gl::upload(std::uint64_t key, int rows, int cols, const float* texe
         t.cols = cols;
     }
     glBindTexture(GL_TEXTURE_2D, GLuint(last));
+    ++uploads_;
 }
 
 void heatmap_gl::forget(std::uint64_t key) {
@@ -183,6 +187,24 @@ void heatmap_gl::forget(std::uint64_t key) {
         return;
     glDeleteTextures(1, &it->second.id);
     textures_.erase(it);
+    ++uploads_;
+}
+
+// Each of this frame's commands but its `self`, field by field (the struct has padding), after
+// the upload count: an upload changes a texture's texels under the same id.
+std::uint64_t heatmap_gl::frame_signature() const {
+    std::uint64_t h = hash_mix(0, uploads_);
+    if (commands_frame_ != ImGui::GetFrameCount())
+        return h;  // no quad this frame: the commands are last frame's
+    for (const command& c : commands_) {
+        const ui::heatmap_gpu_style& s = c.style;
+        for (float v : {c.p0.x, c.p0.y, c.p1.x, c.p1.y, s.range.lo, s.range.hi, s.cell_px, s.gap.x, s.gap.y, s.gap.z, s.gap.w})
+            h = hash_mix(h, float_bits(v));
+        for (std::uint64_t v : {std::uint64_t(c.texture), std::uint64_t(c.rows), std::uint64_t(c.cols), std::uint64_t(s.map),
+                                std::uint64_t(s.markers)})
+            h = hash_mix(h, v);
+    }
+    return h;
 }
 
 bool heatmap_gl::draw(ImDrawList* dl, std::uint64_t key, ImVec2 p0, ImVec2 p1, const ui::heatmap_gpu_style& style) {

@@ -43,8 +43,10 @@
 #include "bridge.hpp"
 #include "fonts.hpp"
 #include "frame.hpp"
+#include "frame_signature.hpp"
 #include "heatmap.hpp"
 #include "heatmap_gl.hpp"
+#include "heatmap_gpu.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
@@ -498,6 +500,8 @@ struct frame_loop {
     style_state shown;
     int frame_index = 0;
     double frame_start = -1.0;
+    bool fonts_rebuilt = false;         // this frame's atlas is new (its texture too)
+    std::uint64_t drawn_signature = 0;  // the last drawn frame's (frame_signature.hpp)
 };
 
 // The events, training's pace, the style and fonts for this frame's scale, and a
@@ -517,7 +521,7 @@ bool frame_begin(frame_loop& f) {
     // new character (Chinese, from the font loaded when first needed), rebuilds
     // it here, before NewFrame. The UI adds its own strings via ui::glyphs_require.
     attn::platform::fonts_require_text(f.app.model.exp.text);
-    attn::platform::fonts_update_before_frame(scale);
+    f.fonts_rebuilt = attn::platform::fonts_update_before_frame(scale);
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -541,9 +545,31 @@ void release_empty_buffers(ImDrawData* dd) {
     }
 }
 
-// The frame ImGui rendered, onto the framebuffer cleared to the window colour; its size in fb_w, fb_h.
-void frame_render(GLFWwindow* window, int& fb_w, int& fb_h) {
-    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+// Whether this frame is drawn. Natively always (the loop's pace is the swap's). On the web
+// only when it would draw other pixels than the last drawn frame (its signature differs),
+// its font atlas is new, or a request reads the pixels (share_service's PNG): the canvas
+// keeps showing the last drawn frame, and an idle page costs its ImGui frame alone.
+bool frame_draws(frame_loop& f, int fb_w, int fb_h) {
+#ifdef __EMSCRIPTEN__
+    namespace p = attn::platform;
+    const ImVec4 clear = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    std::uint64_t h = p::draw_data_signature(ImGui::GetDrawData());
+    h = p::hash_mix(h, f.heatmaps.gpu() ? f.heatmaps.gpu()->frame_signature() : 0);
+    for (float v : {float(fb_w), float(fb_h), clear.x, clear.y, clear.z})
+        h = p::hash_mix(h, p::float_bits(v));
+    const bool draw =
+        h != f.drawn_signature || f.fonts_rebuilt || !f.app.requests.empty() || f.frame_index < 3 || p::bridge_take_redraw();
+    if (draw)
+        f.drawn_signature = h;
+    return draw;
+#else
+    (void)f, (void)fb_w, (void)fb_h;
+    return true;
+#endif
+}
+
+// The frame ImGui rendered, onto the framebuffer (fb_w × fb_h) cleared to the window colour.
+void frame_render(int fb_w, int fb_h) {
     glViewport(0, 0, fb_w, fb_h);
     const ImVec4 clear = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
     glClearColor(clear.x, clear.y, clear.z, 1.0f);
@@ -562,7 +588,11 @@ bool frame_run(frame_loop& f) {
     attn::ui::app_draw(f.app);
     ImGui::Render();
     int fb_w = 0, fb_h = 0;
-    frame_render(f.window, fb_w, fb_h);
+    glfwGetFramebufferSize(f.window, &fb_w, &fb_h);
+    const bool drawn = frame_draws(f, fb_w, fb_h);
+    if (drawn)
+        frame_render(fb_w, fb_h);
+    attn::platform::bridge_frame_drawn(drawn);
 
     if (!f.app.requests.empty() || !f.app.kept_open.empty() || !f.app.kept_remove.empty())
         share_service(f.app, fb_w, fb_h);
@@ -576,7 +606,8 @@ bool frame_run(frame_loop& f) {
         }
         return false;
     }
-    glfwSwapBuffers(f.window);
+    if (drawn)
+        glfwSwapBuffers(f.window);
     return true;
 }
 

@@ -39,6 +39,11 @@ class heatmap_gpu {
 
     // Frees texture `key` (a no-op when there is none).
     virtual void forget(std::uint64_t key) = 0;
+
+    // What this frame's queued quads draw, with every texture as uploaded: a frame
+    // whose ImGui draw data and signature equal the last drawn one's draws the same
+    // pixels, and the web page leaves it undrawn (src/platform/main.cpp).
+    virtual std::uint64_t frame_signature() const = 0;
 };
 
 }  // namespace attn::ui

@@ -1078,6 +1078,7 @@ struct recording_gpu : ui::heatmap_gpu {
     }
     void draw_legend(ImDrawList*, ImVec2, ImVec2, const ui::heatmap_gpu_style&) override {}
     void forget(std::uint64_t key) override { values.erase(key); }
+    std::uint64_t frame_signature() const override { return 0; }
 
     // Whether some texture drawn this frame holds exactly m's values.
     bool shows(const matrix& m) const {

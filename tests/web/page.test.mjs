@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, openPage, withPage, canvasStats, browserSuite } from './harness.mjs';
-import { num, at, frames, ui, click } from './person.mjs';
+import { num, at, frames, ui, click, settle } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -155,6 +155,37 @@ test('one WebGL context at the canvas size, and frames that do not ask the GPU f
     assert.equal(await page.evaluate(() => window.glWatch.reads), before, 'no more reads over twenty frames');
     const stats = await canvasStats(page);
     assert.ok(stats.variance > 100, `canvas is not blank (pixel variance ${stats.variance.toFixed(1)})`);
+  });
+});
+
+// An idle page draws nothing (src/platform/main.cpp, frame_draws): its frames run (the UI
+// is live) but a frame that would draw the same pixels as the last drawn one is left
+// undrawn, and the canvas keeps showing that one. Without a GPU (software WebGL) an idle
+// 1280×720 page drew ~1.6 cores' worth; a change draws in its own frame.
+test('an idle page draws nothing and keeps its picture; a change draws at once', async () => {
+  const prepare = (page) => page.addInitScript(() => {
+    window.glDraws = 0;
+    for (const name of ['drawElements', 'drawArrays', 'clear']) {
+      const f = WebGL2RenderingContext.prototype[name];
+      WebGL2RenderingContext.prototype[name] = function (...a) { ++window.glDraws; return f.apply(this, a); };
+    }
+  });
+  await withPage(suite.browser, suite.server.url, { width: 1000, height: 600, prepare }, async ({ page }) => {
+    const idleDraws = async () => {
+      await settle(page);
+      await frames(page, 3);  // the settled frame drawn
+      const before = await page.evaluate(() => window.glDraws);
+      await frames(page, 20);
+      return (await page.evaluate(() => window.glDraws)) - before;
+    };
+    assert.equal(await idleDraws(), 0, 'twenty idle frames drew nothing');
+    const stats = await canvasStats(page);
+    assert.ok(stats.variance > 100, `the canvas still shows the page (pixel variance ${stats.variance.toFixed(1)})`);
+    const before = await page.evaluate(() => window.glDraws);
+    await page.evaluate(() => window.attn.setExperiment('v=1&heads=4'));
+    await frames(page, 2);
+    assert.ok((await page.evaluate(() => window.glDraws)) > before, 'the change was drawn');
+    assert.equal(await idleDraws(), 0, 'idle again: nothing drawn');
   });
 });
 
