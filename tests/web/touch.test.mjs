@@ -78,7 +78,10 @@ async function swipeTo(page, finger, name) {
     if (drawn && r[1] >= 0 && r[3] <= HEIGHT) return r;
     const up = !drawn || r[3] > HEIGHT;
     await finger.swipe(x, up ? HEIGHT * 0.7 : HEIGHT * 0.3, up ? HEIGHT * 0.3 : HEIGHT * 0.7, 4, true);
-    await page.waitForFunction(() => {  // until it has stopped coasting
+    // Until it has stopped coasting: no gesture under way (a tap while the panel coasts stops it
+    // and presses nothing, as on a phone), and the scroll the same two frames apart.
+    await page.waitForFunction(() => {
+      if (window.attn.ui().touch.mode !== 0) return false;
       const a = JSON.stringify(window.attn.ui().windows.map((w) => w.scroll));
       return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() =>
         resolve(a === JSON.stringify(window.attn.ui().windows.map((w) => w.scroll))))));
@@ -123,11 +126,18 @@ test('touch: a tap opens a tooltip and a tap elsewhere closes it; a swipe scroll
     assert.equal((await rect(page, 'train_title'))[1], stopped, 'it stopped');
     assert.ok(stopped <= coasted, `it stopped further on: ${stopped} after ${coasted}`);
 
-    // Train, below the fold, is reached by swiping and pressed by a tap.
+    // Train, below the fold, is reached by swiping and pressed by a tap. Once the untrained model's
+    // measure is done: until then the card above Train can still change its height (on a busy
+    // machine it ended after the swipe, Train moved and the tap pressed what came under it).
+    await page.waitForFunction(() => window.attn.ui().train.done);
     const train = await swipeTo(page, finger, 'train_run');
     await finger.tap((train[0] + train[2]) / 2, (train[1] + train[3]) / 2);
-    await page.waitForFunction(() => window.attn.ui().train.target > 0)
-      .catch(() => assert.fail('a tap on Train did not start training'));
+    await page.waitForFunction(() => window.attn.ui().train.target > 0, null, { timeout: 30000 })
+      .catch(async () => {
+        const u = await ui(page);
+        assert.fail(`a tap on Train did not start training: tapped ${train}, Train now at ${u.widgets.train_run}, ` +
+          `touch ${JSON.stringify(u.touch)}, train ${JSON.stringify({ ...u.train, curve: undefined, kept: undefined })}`);
+      });
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
