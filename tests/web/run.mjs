@@ -14,7 +14,7 @@
 //
 //   node tests/web/run.mjs                          # every tests/web/*.test.mjs
 //   node tests/web/run.mjs tests/web/links.test.mjs --test-name-pattern=poster
-//   ATTN_WEB_JOBS=1 node tests/web/run.mjs          # one file at a time
+//   ATTN_WEB_JOBS=3 node tests/web/run.mjs          # three files side by side
 //
 // Arguments starting with '-' go to `node --test`; the exit code is its.
 import { spawn } from 'node:child_process';

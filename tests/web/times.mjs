@@ -20,7 +20,7 @@ export default async function* times(source) {
     }
   }
   const s = (ms) => (ms / 1000).toFixed(1).padStart(7) + ' s';
-  let out = '\n=== browser files (the time of their tests; files run side by side) ===\n';
+  let out = '\n=== browser files (the time of their tests) ===\n';
   let busy = 0;
   for (const [file, f] of [...files].sort((a, b) => b[1].busy - a[1].busy)) {
     out += `${s(f.busy)}  ${path.basename(file)}\n`;
