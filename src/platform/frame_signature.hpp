@@ -38,7 +38,8 @@ inline std::uint64_t hash_words(std::uint64_t h, const void* p, std::size_t byte
         h = hash_mix(h, w);
     }
     std::uint64_t rest = 0;
-    std::memcpy(&rest, c + i, bytes - i);
+    if (bytes > i)  // an empty list's buffer may be null: no memcpy from it
+        std::memcpy(&rest, c + i, bytes - i);
     return hash_mix(hash_mix(h, rest), bytes);
 }
 

@@ -557,8 +557,8 @@ bool frame_draws(frame_loop& f, int fb_w, int fb_h) {
     h = p::hash_mix(h, f.heatmaps.gpu() ? f.heatmaps.gpu()->frame_signature() : 0);
     for (float v : {float(fb_w), float(fb_h), clear.x, clear.y, clear.z})
         h = p::hash_mix(h, p::float_bits(v));
-    const bool draw =
-        h != f.drawn_signature || f.fonts_rebuilt || !f.app.requests.empty() || f.frame_index < 3 || p::bridge_take_redraw();
+    const bool asked = p::bridge_take_redraw();  // taken every frame, so a request is not left for a later one
+    const bool draw = asked || h != f.drawn_signature || f.fonts_rebuilt || !f.app.requests.empty() || f.frame_index < 3;
     if (draw)
         f.drawn_signature = h;
     return draw;
