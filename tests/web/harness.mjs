@@ -78,7 +78,9 @@ export async function launchBrowser() {
     : await chromium.launch(chromiumOptions);
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async ({ firstVisit = false, ...options } = {}) => {
-    const context = await newContext({ colorScheme: 'dark', ...options });
+    // Reduced motion: the loading overlay's 0.2 s fade (shell.css, its only transition) is
+    // skipped, which appShown waits for on every open.
+    const context = await newContext({ colorScheme: 'dark', reducedMotion: 'reduce', ...options });
     // A wait fails only when what it waits for never comes: a busy machine (CI beside other work,
     // two cores shared with the page's own drawing and training) is slow, not broken. Waits that
     // name no timeout (page.goto, waitForFunction, waitForSelector…) get this one.

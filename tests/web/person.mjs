@@ -137,9 +137,12 @@ export async function holdKey(page, k) {
   await page.keyboard.up(k);
   await frames(page, 1);
 }
+// A key pressed and released at once: down and up are sent together, not the up
+// after the down's round trip, which on a busy machine landed frames later, long
+// enough a hold for ImGui to repeat the key (one ArrowRight moved 6 → 10 stages).
 export async function key(page, k, times = 1) {
   for (let i = 0; i < times; i++) {
-    await page.keyboard.press(k);
+    await Promise.all([page.keyboard.down(k), page.keyboard.up(k)]);
     await frames(page, 2);
   }
 }

@@ -2,6 +2,7 @@
 // sum of its tests' times: files run side by side, so their spans overlap), the
 // stage's whole time and the ten slowest tests, so that the browser stage's cost
 // is read off every run (docs/testing.md keeps the figures).
+import fs from 'node:fs';
 import path from 'node:path';
 
 export default async function* times(source) {
@@ -18,6 +19,11 @@ export default async function* times(source) {
       tests.push({ file, name, ms: details?.duration_ms ?? 0 });
       f.busy += details?.duration_ms ?? 0;
     }
+  }
+  // ATTN_WEB_TIMES=<file>: every test's time, one a line (ms, file, name), for finding where the time goes.
+  if (process.env.ATTN_WEB_TIMES) {
+    fs.writeFileSync(process.env.ATTN_WEB_TIMES,
+      tests.map((t) => `${Math.round(t.ms)}\t${path.basename(t.file)}\t${t.name}\n`).join(''), { flag: 'a' });
   }
   const s = (ms) => (ms / 1000).toFixed(1).padStart(7) + ' s';
   let out = '\n=== browser files (the time of their tests) ===\n';
