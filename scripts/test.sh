@@ -28,6 +28,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 t0=$SECONDS
 times=()
+done_ok=0
 last=$t0
 last_name=
 stage() {
@@ -63,8 +64,9 @@ if [ $quick = 0 ]; then
     echo "(ASan + UBSan stage: $((SECONDS - start)) s in the background)"
   ' asan "$jobs" >"$asan_log" 2>&1 &
   asan_pid=$!
-  trap '[ -n "$asan_pid" ] && kill -- -"$asan_pid" 2>/dev/null; true' EXIT
 fi
+# On the way out: stop the background stage, and when a stage failed, still say what each took.
+trap '[ -n "$asan_pid" ] && kill -- -"$asan_pid" 2>/dev/null; [ $done_ok = 1 ] || { last_name="${last_name:+$last_name (failed)}"; summary; }; true' EXIT
 
 # The cheap native tests --quick runs: everything but the native app under Xvfb,
 # serve.py's and the set-up script's own tests (they change with those files only).
@@ -159,8 +161,8 @@ if [ -n "$asan_pid" ]; then
   else
     cat "$asan_log"
     echo "the ASan + UBSan stage failed (exit $status); its log: $asan_log"
-    summary
     exit $status
   fi
 fi
 summary
+done_ok=1

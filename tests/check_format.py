@@ -31,6 +31,16 @@ def main():
     fix = "--fix" in sys.argv
     bad = []
     files = list(sources())
+    total = len(files)
+    # One clang-format for every file first (a process a file took 25 s of a core): only the
+    # files it finds unformatted are formatted again one by one, for their diffs.
+    if not fix:
+        check = subprocess.run([exe, "--style=file", "--dry-run", "--Werror"] + files, cwd=ROOT, capture_output=True, text=True)
+        if check.returncode == 0:
+            print("formatted: %d files" % len(files))
+            return 0
+        named = set(line.split(":", 1)[0] for line in check.stderr.splitlines() if ": error:" in line)
+        files = [f for f in files if f in named] or files
     for path in files:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -46,7 +56,7 @@ def main():
                 print("\n".join(list(diff)[:30]))
     rel = [os.path.relpath(p, ROOT) for p in bad]
     if bad and not fix:
-        print("\n%d of %d files are not formatted: %s\nfix with: python3 tests/check_format.py --fix" % (len(bad), len(files), ", ".join(rel)))
+        print("\n%d of %d files are not formatted: %s\nfix with: python3 tests/check_format.py --fix" % (len(bad), total, ", ".join(rel)))
         return 1
     print("%s %d files" % ("reformatted %d of" % len(bad) if fix else "formatted:", len(files)))
     return 0

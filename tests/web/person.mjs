@@ -140,9 +140,15 @@ export async function holdKey(page, k) {
 // A key pressed and released at once: down and up are sent together, not the up
 // after the down's round trip, which on a busy machine landed frames later, long
 // enough a hold for ImGui to repeat the key (one ArrowRight moved 6 → 10 stages).
+// A chord ("Control+z") holds its modifiers around that press.
 export async function key(page, k, times = 1) {
+  const cut = k.lastIndexOf('+', k.length - 2);
+  const modifiers = cut > 0 ? k.slice(0, cut).split('+') : [];
+  const main = cut > 0 ? k.slice(cut + 1) : k;
   for (let i = 0; i < times; i++) {
-    await Promise.all([page.keyboard.down(k), page.keyboard.up(k)]);
+    for (const m of modifiers) await page.keyboard.down(m);
+    await Promise.all([page.keyboard.down(main), page.keyboard.up(main)]);
+    for (const m of [...modifiers].reverse()) await page.keyboard.up(m);
     await frames(page, 2);
   }
 }
