@@ -406,6 +406,50 @@ TEST_CASE("a run left for another experiment is kept: reopening its recipe finds
     CHECK(train_weights_hash(*s.train.run) == hash);
 }
 
+// A run scrubbed back to step 0 still holds every step it took: left there for another
+// experiment it is kept too, and its end is reached again without a step (it was dropped,
+// and the page trained L9's 1500 steps again after a look at its first snapshot).
+TEST_CASE("a run left at step 0 after training is kept: its recipe's end comes back with no step run again") {
+    session s;
+    const experiment r = small_recipe(40);
+    REQUIRE(session_apply(s, change::set(r)).accepted);
+    session_update(s);
+    trainer_finish(s.train);
+    const std::string hash = train_weights_hash(*s.train.run);
+    experiment start = r;
+    start.train.trained = 0;
+    REQUIRE(session_apply(s, change::set(start)).accepted);
+    session_update(s);
+    trainer_finish(s.train);
+    REQUIRE(trainer_step(s.train) == 0);
+    REQUIRE(session_apply(s, change::set(experiment{})).accepted);
+    session_update(s);
+    REQUIRE(s.kept.entries.size() == 1);
+    CHECK(s.kept.entries[0].key == trainer_store_key(r));
+
+    REQUIRE(session_apply(s, change::set(r)).accepted);
+    session_update(s);
+    REQUIRE(s.train.run);
+    trainer_advance(s.train, 1e9, 1, false);  // no step may be taken
+    CHECK(trainer_step(s.train) == 40);
+    CHECK(trainer_done(s.train));
+    CHECK(s.train.curve.size() == 40);
+    CHECK(train_weights_hash(*s.train.run) == hash);
+
+    // A run that never took a step is not kept: it is as cheap to start again.
+    REQUIRE(session_apply(s, change::set(start)).accepted);
+    session_update(s);
+    experiment fresh = small_recipe(30);
+    fresh.train.lr = 0.02f;
+    fresh.train.trained = 0;
+    REQUIRE(session_apply(s, change::set(fresh)).accepted);
+    session_update(s);
+    REQUIRE(session_apply(s, change::set(experiment{})).accepted);
+    session_update(s);
+    REQUIRE(s.kept.entries.size() == 1);
+    CHECK(s.kept.entries[0].key == trainer_store_key(r));
+}
+
 TEST_CASE("a lesson's link opens its recipe at the step its kept run reached; a plain link at the step it names") {
     session s;
     experiment r = small_recipe(40);

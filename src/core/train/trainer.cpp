@@ -242,7 +242,7 @@ std::size_t trainer_bytes(const trainer& t) {
 std::string trainer_store_key(const experiment& e) { return experiment_to_text(trainer_key(e)); }
 
 void trainer_store_put(trainer_store& s, trainer t) {
-    if (!t.run || t.run->step == 0)
+    if (!t.run || t.curve.empty())  // never stepped; one scrubbed back to 0 keeps its steps
         return;
     std::string key = trainer_store_key(t.key);
     trainer_store_take(s, key);  // the older copy of the same run goes

@@ -131,7 +131,7 @@ struct trainer_store {
 // The canonical text of trainer_key(e): everything that determines the run's bits.
 std::string trainer_store_key(const experiment& e);
 
-// Keeps t's run (one that has taken a step; any other is cheap to start again).
+// Keeps t's run (one that has ever taken a step, also when scrubbed back to 0; any other is cheap to start again).
 void trainer_store_put(trainer_store& s, trainer t);
 
 // The kept run of this key, taken out of the store; none when there is none.
