@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,19 +27,25 @@ using namespace attn;
 namespace {
 
 // Trained as the page trains it: through the trainer, which keeps the measures
-// of every snapshot that lessons L9 and L10 read (measure_training.hpp).
+// of every snapshot that lessons L9 and L10 read (measure_training.hpp). Each
+// experiment is trained once a process, on each kernel set, and copied for every
+// case that asks (a case changes its copy): the same bits as training it again.
 trainer trained(const char* recipe, std::uint32_t seed = 0) {
     const auto parsed = experiment_parse(recipe);
     REQUIRE(parsed.value);
     experiment e = *parsed.value;
     if (seed)
         e.seed = seed;  // other initial weights, the same batches
+    static std::map<std::string, trainer> done;
+    const std::string key = std::string(kernel_arch_name()) + " " + experiment_to_text(e);
+    if (const auto it = done.find(key); it != done.end())
+        return it->second;
     trainer t;
     trainer_sync(t, e);
     REQUIRE(t.run);
     trainer_finish(t);
     REQUIRE(t.error.empty());
-    return t;
+    return done.emplace(key, t).first->second;
 }
 
 // L9's claims on the lesson's own model: a plateau, then a drop at which the

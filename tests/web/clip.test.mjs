@@ -7,10 +7,14 @@
 // checked trained, at three of their kept snapshots, in both languages (below).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, browserSuite } from './harness.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { withPage, browserSuite, root } from './harness.mjs';
 import { click, frames, reveal, settle, ui } from './person.mjs';
 
 const suite = browserSuite();
+const lessonRecipe = fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8')
+  .match(/recipe_lesson_induction =\s*"([^"]+)"/)[1];
 
 // Each stage of the default experiment (stage 9, the residual, needs a block
 // that has one), then each lesson as its own link opens it.
@@ -31,9 +35,32 @@ async function show(page, link) {
 // the lit line of code (a rectangle for tests to find).
 const notTarget = (name) => name.startsWith('grid_') || name === 'code_lit';
 
+// The start card (a first visit) and the help panel are read whole too; on the
+// phone the heads of a stage stack one per row and keep their numbers. Then, on
+// the same page, every stage and lesson.
 for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
-  test(`${width}×${height}: no text is cut in any stage or lesson` + (height < 500 ? '; touch targets ≥ 32 px' : ''), async () => {
-    await withPage(suite.browser, suite.server.url, { width, height }, async ({ page }) => {
+  test(`${width}×${height}: the start card, the help panel and every stage and lesson: no text is cut` +
+    (height < 500 ? '; one head per row, numbers shown; touch targets ≥ 32 px' : ''), async () => {
+    await withPage(suite.browser, suite.server.url, { width, height, firstVisit: true }, async ({ page }) => {
+      await frames(page, 3);
+      let state = await ui(page);
+      assert.ok(state.widgets.start_card, 'the start card is on screen');
+      assert.equal(state.clipped, 0, `start card: ${JSON.stringify(state.clippedItems, null, 1)}`);
+      await click(page, 'start_explore');
+      await page.waitForFunction(() => !window.attn.ui().widgets.start_card);
+      await click(page, 'help');
+      await page.waitForFunction(() => window.attn.ui().widgets.help_table);
+      await frames(page, 2);
+      state = await ui(page);
+      assert.equal(state.clipped, 0, `help: ${JSON.stringify(state.clippedItems, null, 1)}`);
+      await click(page, 'help');  // closed again: the stages and lessons as a return visit shows them
+      await page.waitForFunction(() => !window.attn.ui().widgets.help_table);
+      if (height < 500) {
+        state = await show(page, 'v=1&view.stage=5');
+        const [h0, h1] = [state.widgets.grid_head0, state.widgets.grid_head1];
+        assert.ok(h0 && h1 && h1[1] >= h0[3], `head 1 below head 0: ${JSON.stringify([h0, h1])}`);
+        for (const m of state.maps) assert.equal(m.labelled, m.cells, `${m.name}: every number shown`);
+      }
       for (const v of views) {
         const state = await show(page, v.link);
         assert.equal(state.clipped, 0, `${v.name} at ${width}×${height}: ${JSON.stringify(state.clippedItems, null, 1)}`);
@@ -51,38 +78,12 @@ for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
   });
 }
 
-// The start card (a first visit) and the help panel are read whole too; on the
-// phone the heads of a stage stack one per row and keep their numbers.
-for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
-  test(`${width}×${height}: the start card and the help panel are not cut` + (height < 500 ? '; one head per row, numbers shown' : ''), async () => {
-    await withPage(suite.browser, suite.server.url, { width, height, firstVisit: true }, async ({ page }) => {
-      await frames(page, 3);
-      let state = await ui(page);
-      assert.ok(state.widgets.start_card, 'the start card is on screen');
-      assert.equal(state.clipped, 0, `start card: ${JSON.stringify(state.clippedItems, null, 1)}`);
-      await click(page, 'start_explore');
-      await page.waitForFunction(() => !window.attn.ui().widgets.start_card);
-      await click(page, 'help');
-      await page.waitForFunction(() => window.attn.ui().widgets.help_table);
-      await frames(page, 2);
-      state = await ui(page);
-      assert.equal(state.clipped, 0, `help: ${JSON.stringify(state.clippedItems, null, 1)}`);
-      if (height < 500) {
-        state = await show(page, 'v=1&view.stage=5');
-        const [h0, h1] = [state.widgets.grid_head0, state.widgets.grid_head1];
-        assert.ok(h0 && h1 && h1[1] >= h0[3], `head 1 below head 0: ${JSON.stringify([h0, h1])}`);
-        for (const m of state.maps) assert.equal(m.labelled, m.cells, `${m.name}: every number shown`);
-      }
-    });
-  });
-}
-
 // After training, the lessons that train (L9, L10) show their claims, the claimed
 // head's labelled map and every head's scores: at 1440×900, in English and 中文,
 // at the first, a middle and the last kept snapshot the scrubber shows (descending:
 // going back restores a snapshot, nothing retrains), nothing is cut and the panel
 // does not reach past its edge sideways. Each lesson trains once.
-test('1440×900: L9 and L10 trained, at the first, a middle and the last kept snapshot, EN and 中文: no text is cut', async () => {
+test('1440×900: L9 and L10 trained, at the first, a middle and the last kept snapshot, EN and 中文, then L9\'s prediction at the Output stage at every size: no text is cut', async () => {
   await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page }) => {
     for (const lesson of [9, 10]) {
       let state = await show(page, 'v=1&view.lesson=' + lesson);  // without trained=: trains to the end
@@ -113,16 +114,11 @@ test('1440×900: L9 and L10 trained, at the first, a middle and the last kept sn
       }
       if ((await ui(page)).language !== 'en') await page.keyboard.press('l');
     }
-  });
-});
-
-// The Output stage of a trained model adds its prediction and logit lens under the
-// output's map: at each size, in English and 中文, scrolled to them, nothing is cut.
-test('the prediction of a trained model at the Output stage: no text is cut at any size, EN and 中文', async () => {
-  await withPage(suite.browser, suite.server.url, { width: 1280, height: 720 }, async ({ page }) => {
-    const recipe = 'v=1&text=j%20a%20b%20c%20d%20e%20f%20g%20c%20d%20e%20f%20g&d_model=48&heads=4&layers=2&block=attn_res&pos=rope&train=induction&steps=300';
-    await show(page, recipe + '&view.stage=10&view.row=8');
-    await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null, { timeout: 600000, polling: 250 });
+    // The Output stage of a trained model (L9's, kept: not trained again) adds its prediction and
+    // logit lens under the output's map: at each size, in English and 中文, scrolled to them, nothing is cut.
+    await show(page, lessonRecipe + '&view.stage=10&view.row=8');
+    await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done && t.step === 1500; }, null,
+      { polling: 250 });
     for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
       await page.setViewportSize({ width, height });
       for (const language of ['en', 'zh']) {

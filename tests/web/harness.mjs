@@ -79,8 +79,10 @@ export async function launchBrowser() {
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async ({ firstVisit = false, ...options } = {}) => {
     // Reduced motion: the loading overlay's 0.2 s fade (shell.css, its only transition) is
-    // skipped, which appShown waits for on every open.
-    const context = await newContext({ colorScheme: 'dark', reducedMotion: 'reduce', ...options });
+    // skipped, which appShown waits for on every open. No service worker unless a test asks
+    // (serviceWorkers: 'allow': the offline and threads tests): in a new context each page's
+    // sw.js fetched and stored the whole site again, ~0.5 s of a core an open.
+    const context = await newContext({ colorScheme: 'dark', reducedMotion: 'reduce', serviceWorkers: 'block', ...options });
     // A wait fails only when what it waits for never comes: a busy machine (CI beside other work,
     // two cores shared with the page's own drawing and training) is slow, not broken. Waits that
     // name no timeout (page.goto, waitForFunction, waitForSelector…) get this one.
@@ -114,8 +116,8 @@ export async function launchBrowser() {
 // errors, page errors and any request to another host. `prepare(page)` runs
 // before the page loads (to watch or route its requests).
 export async function openPage(browser, url,
-  { width = 1280, height = 720, deviceScaleFactor = 1, colorScheme = 'dark', prepare, firstVisit = false } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme, firstVisit });
+  { width = 1280, height = 720, deviceScaleFactor = 1, colorScheme = 'dark', prepare, firstVisit = false, serviceWorkers = 'block' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme, firstVisit, serviceWorkers });
   const page = await context.newPage();
   const problems = [];
   const origin = new URL(url).origin;

@@ -46,7 +46,7 @@ const cachedPaths = (page) => page.evaluate(async () => {
 });
 
 test('after one visit the playground opens and computes offline; a new build replaces the cache', async () => {
-  const context = await browser.newContext();
+  const context = await browser.newContext({ serviceWorkers: 'allow' });
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
@@ -98,7 +98,7 @@ test('after one visit the playground opens and computes offline; a new build rep
 
 test('sw.js keeps one entry per path: ?query variants add nothing, a fetch with a query is answered offline from its path, the cache is bounded', async () => {
   for (let i = 0; i < 40; ++i) fs.writeFileSync(path.join(site, `extra-${i}.txt`), `extra file ${i}\n`);
-  const context = await browser.newContext();
+  const context = await browser.newContext({ serviceWorkers: 'allow' });
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push('pageerror: ' + e.message));
@@ -165,7 +165,7 @@ test('sw.js keeps no model a link fetches, and no file past its byte bound', asy
   fs.writeFileSync(path.join(site, 'large.bin'), Buffer.alloc(20 << 20));
   fs.writeFileSync(path.join(site, 'small.txt'), 'small\n');
   const hash = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, 'tiny.bin'))).digest('hex').slice(0, 16);
-  const context = await browser.newContext();
+  const context = await browser.newContext({ serviceWorkers: 'allow' });
   const page = await context.newPage();
   try {
     await page.goto(url + '#v=1&heads=2');

@@ -144,7 +144,7 @@ for (const [how, { expect, prepare }] of Object.entries(failures)) {
 }
 
 test('a host without COOP/COEP: the first load runs single-threaded; the service worker adds them, and the next load runs threaded', async () => {
-  await withPage(browser, `${plain.url}#${lessonRecipe()}&trained=20`, async ({ page }) => {
+  await withPage(browser, `${plain.url}#${lessonRecipe()}&trained=20`, { serviceWorkers: 'allow' }, async ({ page }) => {
     let shell = await page.evaluate(() => ({ build: window.attnShell.build, isolated: self.crossOriginIsolated }));
     assert.deepEqual(shell, { build: 'single', isolated: false }, 'the first load is not the worker\'s');
     await page.waitForFunction(() => navigator.serviceWorker && navigator.serviceWorker.controller);
