@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, openPage, browserSuite } from './harness.mjs';
+import { root, openPage, browserSuite, withPage } from './harness.mjs';
 import { frames, ui, click, key, widget, reveal, startEmbed, hearTraining } from './person.mjs';
 
 const suite = browserSuite();
@@ -53,60 +53,59 @@ async function stoppedAt21(page) {
 
 test('a diverged run says where it stopped and why; Reset, undo and the scrubber restore kept snapshots', async () => {
   const recipe = divergingRecipe();
-  const { page, problems } = await openPage(suite.browser, `${suite.server.url}#${recipe}`, { width: 1440, height: 900 });
-  let t = await stoppedAt21(page);
-  assert.deepEqual(t.kept.map((k) => k.step), [0, 5, 10, 15, 20], 'the snapshots taken before the stop');
-  const kept = t.kept;
+  await withPage(suite.browser, `${suite.server.url}#${recipe}`, { width: 1440, height: 900 }, async ({ page, problems }) => {
+    let t = await stoppedAt21(page);
+    assert.deepEqual(t.kept.map((k) => k.step), [0, 5, 10, 15, 20], 'the snapshots taken before the stop');
+    const kept = t.kept;
 
-  // Reset: step 0 again, the stop cleared, and the link says trained=0.
-  await reveal(page, 'train_reset');
-  await click(page, 'train_reset');
-  t = await settle(page);
-  assert.equal(t.done, true);
-  assert.equal(t.stopped, false);
-  assert.equal(t.step, 0);
-  assert.equal(t.error, '');
-  assert.equal(t.heldOutAccuracy, kept[0].heldOutAccuracy, 'the measures of the kept step 0');
-  assert.ok((await ui(page)).link.includes('&trained=0'));
+    // Reset: step 0 again, the stop cleared, and the link says trained=0.
+    await reveal(page, 'train_reset');
+    await click(page, 'train_reset');
+    t = await settle(page);
+    assert.equal(t.done, true);
+    assert.equal(t.stopped, false);
+    assert.equal(t.step, 0);
+    assert.equal(t.error, '');
+    assert.equal(t.heldOutAccuracy, kept[0].heldOutAccuracy, 'the measures of the kept step 0');
+    assert.ok((await ui(page)).link.includes('&trained=0'));
 
-  // Undo: the run as the link asked for it, stopped at 21 again.
-  await key(page, 'Control+z');
-  await stoppedAt21(page);
-  assert.doesNotMatch((await ui(page)).link, /&trained=/);
+    // Undo: the run as the link asked for it, stopped at 21 again.
+    await key(page, 'Control+z');
+    await stoppedAt21(page);
+    assert.doesNotMatch((await ui(page)).link, /&trained=/);
 
-  // The scrubber back to the kept step 10 (a stop of the grid's 61 and the dense snapshots taken,
-  // ui().train.stops): restored, measured as kept.
-  await reveal(page, 'train_scrub');
-  const w = await widget(page, 'train_scrub');
-  const stops = (await ui(page)).train.stops, index = stops.indexOf(10);
-  assert.ok(index > 0, JSON.stringify(stops));
-  const width = w[2] - w[0], grab = Math.max((width - 4) / stops.length, 4);
-  await click(page, 'train_scrub', (2 + grab / 2 + (index / (stops.length - 1)) * (width - 4 - grab)) / width);
-  t = await settle(page);
-  assert.equal(t.done, true);
-  assert.equal(t.stopped, false);
-  assert.equal(t.step, 10, 'the model shown is the one the link names');
-  assert.ok((await ui(page)).link.includes('&trained=10'));
-  const mark = kept.find((k) => k.step === 10);
-  assert.equal(t.heldOutAccuracy, mark.heldOutAccuracy);
-  assert.equal(t.heldOutLoss, mark.heldOutLoss);
-  assert.match(await summary(page), /Trained to step 10 of 300; held-out accuracy \d+%\./);
+    // The scrubber back to the kept step 10 (a stop of the grid's 61 and the dense snapshots taken,
+    // ui().train.stops): restored, measured as kept.
+    await reveal(page, 'train_scrub');
+    const w = await widget(page, 'train_scrub');
+    const stops = (await ui(page)).train.stops, index = stops.indexOf(10);
+    assert.ok(index > 0, JSON.stringify(stops));
+    const width = w[2] - w[0], grab = Math.max((width - 4) / stops.length, 4);
+    await click(page, 'train_scrub', (2 + grab / 2 + (index / (stops.length - 1)) * (width - 4 - grab)) / width);
+    t = await settle(page);
+    assert.equal(t.done, true);
+    assert.equal(t.stopped, false);
+    assert.equal(t.step, 10, 'the model shown is the one the link names');
+    assert.ok((await ui(page)).link.includes('&trained=10'));
+    const mark = kept.find((k) => k.step === 10);
+    assert.equal(t.heldOutAccuracy, mark.heldOutAccuracy);
+    assert.equal(t.heldOutLoss, mark.heldOutLoss);
+    assert.match(await summary(page), /Trained to step 10 of 300; held-out accuracy \d+%\./);
 
-  // Step goes on from there; at the stop, Step is not offered (the next loss is NaN).
-  await reveal(page, 'train_step');
-  await click(page, 'train_step');
-  t = await settle(page);
-  assert.equal(t.step, 11);
-  assert.ok((await ui(page)).link.includes('&trained=11'));
-  await click(page, 'train_run');
-  await stoppedAt21(page);
-  const before = (await ui(page)).link;
-  await click(page, 'train_step');
-  await frames(page, 2);
-  assert.equal((await ui(page)).link, before, 'Step is disabled on a stopped run: the link does not name a step never shown');
-  assert.equal((await train(page)).step, 21);
-  assert.deepEqual(problems, []);
-  await page.close();
+    // Step goes on from there; at the stop, Step is not offered (the next loss is NaN).
+    await reveal(page, 'train_step');
+    await click(page, 'train_step');
+    t = await settle(page);
+    assert.equal(t.step, 11);
+    assert.ok((await ui(page)).link.includes('&trained=11'));
+    await click(page, 'train_run');
+    await stoppedAt21(page);
+    const before = (await ui(page)).link;
+    await click(page, 'train_step');
+    await frames(page, 2);
+    assert.equal((await ui(page)).link, before, 'Step is disabled on a stopped run: the link does not name a step never shown');
+    assert.equal((await train(page)).step, 21);
+  });
 });
 
 test('an embed\'s host hears attn:train with stopped and the error, never done, when the loss becomes NaN', async () => {

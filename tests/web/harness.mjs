@@ -182,7 +182,7 @@ async function lifecycle(opened, state) {
 
 async function reusedPage(browser, url, options) {
   const { width = 1280, height = 720, deviceScaleFactor = 1, colorScheme = 'dark', serviceWorkers = 'block' } = options;
-  const key = JSON.stringify([deviceScaleFactor, colorScheme, serviceWorkers]);
+  const key = JSON.stringify([new URL(url).origin, deviceScaleFactor, colorScheme, serviceWorkers]);
   const kept = reused.get(browser);
   if (kept && (kept.key !== key || kept.page.isClosed())) {
     reused.delete(browser);

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, openPage, browserSuite } from './harness.mjs';
+import { root, openPage, browserSuite, withPage } from './harness.mjs';
 import { frames, ui, click, key, widget, reveal } from './person.mjs';
 
 const suite = browserSuite();
@@ -27,23 +27,22 @@ function recordedHashes() {
 }
 
 test('Chromium trains the induction lesson to the weights Node computes, bit for bit', async () => {
-  const { page, problems } = await openPage(suite.browser, suite.server.url);
-  const recipe = lessonRecipe();
-  const recorded = recordedHashes();
-  assert.equal(await page.evaluate((r) => window.attn.trainHash(r, 0), recipe), recorded.step0);
-  assert.equal(await page.evaluate((r) => window.attn.trainHash(r, 20), recipe), recorded.step20);
-  const bad = await page.evaluate(() => window.attn.trainHash('v=1&train=induction&lr=nan'));
-  assert.match(bad, /^error: lr must be a finite number/);
-  // trainHash(r, N) is the model of the link r&trained=N: with a schedule that
-  // follows steps, training a shorter run instead would be another model.
-  const cosine = 'v=1&d_model=16&heads=2&layers=2&block=attn_res&pos=rope&train=induction&steps=60&warmup=5&sched=cosine&batch=8&seq=12&vocab=8';
-  const named = await page.evaluate((r) => window.attn.trainHash(r + '&trained=20'), cosine);
-  assert.match(named, /^[0-9a-f]{16}$/);
-  assert.equal(await page.evaluate((r) => window.attn.trainHash(r, 20), cosine), named);
-  assert.notEqual(await page.evaluate((r) => window.attn.trainHash(r.replace('steps=60', 'steps=20')), cosine), named);
-  assert.match(await page.evaluate((r) => window.attn.trainHash(r, 61), cosine), /^error: trained must be at most steps \(60\)/);
-  assert.deepEqual(problems, []);
-  await page.close();
+  await withPage(suite.browser, suite.server.url, async ({ page, problems }) => {
+    const recipe = lessonRecipe();
+    const recorded = recordedHashes();
+    assert.equal(await page.evaluate((r) => window.attn.trainHash(r, 0), recipe), recorded.step0);
+    assert.equal(await page.evaluate((r) => window.attn.trainHash(r, 20), recipe), recorded.step20);
+    const bad = await page.evaluate(() => window.attn.trainHash('v=1&train=induction&lr=nan'));
+    assert.match(bad, /^error: lr must be a finite number/);
+    // trainHash(r, N) is the model of the link r&trained=N: with a schedule that
+    // follows steps, training a shorter run instead would be another model.
+    const cosine = 'v=1&d_model=16&heads=2&layers=2&block=attn_res&pos=rope&train=induction&steps=60&warmup=5&sched=cosine&batch=8&seq=12&vocab=8';
+    const named = await page.evaluate((r) => window.attn.trainHash(r + '&trained=20'), cosine);
+    assert.match(named, /^[0-9a-f]{16}$/);
+    assert.equal(await page.evaluate((r) => window.attn.trainHash(r, 20), cosine), named);
+    assert.notEqual(await page.evaluate((r) => window.attn.trainHash(r.replace('steps=60', 'steps=20')), cosine), named);
+    assert.match(await page.evaluate((r) => window.attn.trainHash(r, 61), cosine), /^error: trained must be at most steps \(60\)/);
+  });
 });
 
 const train = async (page) => (await ui(page)).train;
@@ -112,111 +111,108 @@ test('a recipe link trains in the page, frame after frame, to the weights Node c
 
 test('Step, Reset, Train, Pause and the scrubber move through one run; a kept step shows its measures exactly', async () => {
   const recipe = lessonRecipe();
-  const { page, problems } = await openPage(suite.browser, `${suite.server.url}#${recipe}&trained=110`, { width: 1440, height: 900 });
-  let { t } = await trainUntilDone(page);
-  const kept = t.kept;
-  await click(page, 'train_step');
-  ({ t } = await trainUntilDone(page));
-  assert.equal(t.step, 111);
-  assert.ok((await ui(page)).link.includes('&trained=111'));
-  // The scrubber over the kept steps (ui().train.stops): back to the one at 50.
-  const w = await widget(page, 'train_scrub');
-  const stops = (await ui(page)).train.stops, index = stops.indexOf(50);
-  assert.ok(index > 0, JSON.stringify(stops));
-  const width = w[2] - w[0], grab = Math.max((width - 4) / stops.length, 4);
-  await click(page, 'train_scrub', (2 + grab / 2 + (index / (stops.length - 1)) * (width - 4 - grab)) / width);
-  ({ t } = await trainUntilDone(page));
-  assert.equal(t.step, 50);
-  const mark = kept.find((k) => k.step === 50);
-  assert.equal(t.heldOutLoss, mark.heldOutLoss);
-  assert.equal(t.heldOutAccuracy, mark.heldOutAccuracy);
-  assert.deepEqual(t.heads, mark.heads, 'every head\'s scores as the run measured them at step 50');
-  await click(page, 'train_reset');
-  ({ t } = await trainUntilDone(page));
-  assert.equal(t.step, 0);
-  assert.equal(t.hash, recordedHashes().step0);
-  await click(page, 'train_run');
-  await page.waitForFunction(() => window.attn.ui().train.step > 30);
-  // Pause lands a frame after the step it was pressed at: the steps training took
-  // meanwhile are kept, and the step shown never counts down on the way to the pause
-  // (read on every animation frame from before the press until it has landed; a press at
-  // a snapshot's step would not count down either way: tests/core/test_threads.cpp checks
-  // the rule for any step).
-  await page.evaluate(() => {
-    window.__steps = [];
-    const tick = () => {
-      const t = window.attn.ui().train;
-      window.__steps.push(t.step);
-      if (!t.done) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
+  await withPage(suite.browser, `${suite.server.url}#${recipe}&trained=110`, { width: 1440, height: 900 }, async ({ page, problems }) => {
+    let { t } = await trainUntilDone(page);
+    const kept = t.kept;
+    await click(page, 'train_step');
+    ({ t } = await trainUntilDone(page));
+    assert.equal(t.step, 111);
+    assert.ok((await ui(page)).link.includes('&trained=111'));
+    // The scrubber over the kept steps (ui().train.stops): back to the one at 50.
+    const w = await widget(page, 'train_scrub');
+    const stops = (await ui(page)).train.stops, index = stops.indexOf(50);
+    assert.ok(index > 0, JSON.stringify(stops));
+    const width = w[2] - w[0], grab = Math.max((width - 4) / stops.length, 4);
+    await click(page, 'train_scrub', (2 + grab / 2 + (index / (stops.length - 1)) * (width - 4 - grab)) / width);
+    ({ t } = await trainUntilDone(page));
+    assert.equal(t.step, 50);
+    const mark = kept.find((k) => k.step === 50);
+    assert.equal(t.heldOutLoss, mark.heldOutLoss);
+    assert.equal(t.heldOutAccuracy, mark.heldOutAccuracy);
+    assert.deepEqual(t.heads, mark.heads, 'every head\'s scores as the run measured them at step 50');
+    await click(page, 'train_reset');
+    ({ t } = await trainUntilDone(page));
+    assert.equal(t.step, 0);
+    assert.equal(t.hash, recordedHashes().step0);
+    await click(page, 'train_run');
+    await page.waitForFunction(() => window.attn.ui().train.step > 30);
+    // Pause lands a frame after the step it was pressed at: the steps training took
+    // meanwhile are kept, and the step shown never counts down on the way to the pause
+    // (read on every animation frame from before the press until it has landed; a press at
+    // a snapshot's step would not count down either way: tests/core/test_threads.cpp checks
+    // the rule for any step).
+    await page.evaluate(() => {
+      window.__steps = [];
+      const tick = () => {
+        const t = window.attn.ui().train;
+        window.__steps.push(t.step);
+        if (!t.done) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    await frames(page, 2);
+    await click(page, 'train_pause');
+    ({ t } = await trainUntilDone(page));
+    const steps = await page.evaluate(() => window.__steps);
+    const pressedAt = steps[0];
+    assert.ok(steps.every((x, i) => i === 0 || x >= steps[i - 1]), `the step shown from before Pause until it landed: ${steps.join(' ')}`);
+    assert.ok(t.step >= pressedAt && t.step < 1500, `paused at ${t.step} (${pressedAt} before the press)`);
+    assert.ok((await ui(page)).link.includes(`&trained=${t.step}`));
+    assert.equal(t.hash, await page.evaluate(([r, n]) => window.attn.trainHash(r, n), [recipe, t.step]),
+      'the paused weights are those of training straight to that step');
   });
-  await frames(page, 2);
-  await click(page, 'train_pause');
-  ({ t } = await trainUntilDone(page));
-  const steps = await page.evaluate(() => window.__steps);
-  const pressedAt = steps[0];
-  assert.ok(steps.every((x, i) => i === 0 || x >= steps[i - 1]), `the step shown from before Pause until it landed: ${steps.join(' ')}`);
-  assert.ok(t.step >= pressedAt && t.step < 1500, `paused at ${t.step} (${pressedAt} before the press)`);
-  assert.ok((await ui(page)).link.includes(`&trained=${t.step}`));
-  assert.equal(t.hash, await page.evaluate(([r, n]) => window.attn.trainHash(r, n), [recipe, t.step]),
-    'the paused weights are those of training straight to that step');
-  assert.deepEqual(problems, []);
-  await page.close();
 });
 
 test('Change the recipe: a new task and fewer steps are a new run, shown untrained, on a row of the new task; Train trains it; undo goes back', async () => {
   const recipe = lessonRecipe();
-  const { page, problems } = await openPage(suite.browser, `${suite.server.url}#${recipe}&trained=0`, { width: 1440, height: 900 });
-  await click(page, 'train_recipe');
-  await click(page, 'recipe_task');
-  await click(page, 'recipe_task_1');  // copy the token a fixed offset back
-  let e = await page.evaluate(() => window.attn.experiment());
-  assert.match(e, /&train=copy_offset/);
-  assert.match(e, /&trained=0/, 'a new run opens untrained');
-  const text = decodeURIComponent(e.match(/text=([^&]*)/)[1]).split(' ');
-  assert.equal(text.length, 24, 'the text is a row of the new task');
-  assert.ok(text.every((s) => /^[a-p]$/.test(s)), `its symbols are the task's: ${text.join(' ')}`);
-  let t = await train(page);
-  assert.equal(t.step, 0);
-  assert.equal(t.error, '');
-  await click(page, 'recipe_steps', 0.01);  // the slider's left end: a short run
-  t = await train(page);
-  assert.ok(t.target === 0 && t.step === 0, 'still untrained');
-  const steps = Number((await page.evaluate(() => window.attn.experiment())).match(/&steps=(\d+)/)[1]);
-  assert.ok(steps >= 10 && steps <= 20, `${steps} steps`);
-  await click(page, 'train_run');
-  ({ t } = await trainUntilDone(page));
-  assert.equal(t.step, steps);
-  e = await page.evaluate(() => window.attn.experiment());
-  assert.doesNotMatch(e, /&trained=/, 'trained to the end: the key is omitted');
-  await key(page, 'Control+z', 3);  // Train, the steps, the task: back to the lesson's recipe
-  e = await page.evaluate(() => window.attn.experiment());
-  assert.match(e, /&train=induction&steps=1500/);
-  assert.deepEqual(problems, []);
-  await page.close();
+  await withPage(suite.browser, `${suite.server.url}#${recipe}&trained=0`, { width: 1440, height: 900 }, async ({ page, problems }) => {
+    await click(page, 'train_recipe');
+    await click(page, 'recipe_task');
+    await click(page, 'recipe_task_1');  // copy the token a fixed offset back
+    let e = await page.evaluate(() => window.attn.experiment());
+    assert.match(e, /&train=copy_offset/);
+    assert.match(e, /&trained=0/, 'a new run opens untrained');
+    const text = decodeURIComponent(e.match(/text=([^&]*)/)[1]).split(' ');
+    assert.equal(text.length, 24, 'the text is a row of the new task');
+    assert.ok(text.every((s) => /^[a-p]$/.test(s)), `its symbols are the task's: ${text.join(' ')}`);
+    let t = await train(page);
+    assert.equal(t.step, 0);
+    assert.equal(t.error, '');
+    await click(page, 'recipe_steps', 0.01);  // the slider's left end: a short run
+    t = await train(page);
+    assert.ok(t.target === 0 && t.step === 0, 'still untrained');
+    const steps = Number((await page.evaluate(() => window.attn.experiment())).match(/&steps=(\d+)/)[1]);
+    assert.ok(steps >= 10 && steps <= 20, `${steps} steps`);
+    await click(page, 'train_run');
+    ({ t } = await trainUntilDone(page));
+    assert.equal(t.step, steps);
+    e = await page.evaluate(() => window.attn.experiment());
+    assert.doesNotMatch(e, /&trained=/, 'trained to the end: the key is omitted');
+    await key(page, 'Control+z', 3);  // Train, the steps, the task: back to the lesson's recipe
+    e = await page.evaluate(() => window.attn.experiment());
+    assert.match(e, /&train=induction&steps=1500/);
+  });
 });
 
 test('a trained run is kept: open L9 trained, then L3, then L9 again, and it is trained at once, with the same weights', async () => {
-  const { page, problems } = await openPage(suite.browser, `${suite.server.url}#v=1&view.lesson=9&trained=120`, { width: 1280, height: 720 });
-  let { t } = await trainUntilDone(page);
-  assert.equal(t.step, 120);
-  const hash = t.hash;
-  assert.equal(hash, recordedHashes().step120);
-  await click(page, 'lesson3');
-  assert.equal((await ui(page)).lesson, 2);
-  assert.equal((await ui(page)).train, null, 'L3 has no recipe');
-  await click(page, 'lesson9');  // the lesson's button: its link says trained=0
-  await frames(page, 2);
-  const u = await ui(page);
-  assert.equal(u.lesson, 8);
-  assert.equal(u.train.done, true, 'no training frames: the kept run is at its step');
-  assert.equal(u.train.step, 120, 'where the run was left, not from zero');
-  assert.equal(u.train.hash, hash, 'the same weights');
-  assert.equal(u.train.kept.length, t.kept.length, 'its measures kept with it');
-  assert.ok(u.link.includes('&trained=120'), 'the link says how far it is trained');
-  assert.deepEqual(problems, []);
-  await page.close();
+  await withPage(suite.browser, `${suite.server.url}#v=1&view.lesson=9&trained=120`, { width: 1280, height: 720 }, async ({ page, problems }) => {
+    let { t } = await trainUntilDone(page);
+    assert.equal(t.step, 120);
+    const hash = t.hash;
+    assert.equal(hash, recordedHashes().step120);
+    await click(page, 'lesson3');
+    assert.equal((await ui(page)).lesson, 2);
+    assert.equal((await ui(page)).train, null, 'L3 has no recipe');
+    await click(page, 'lesson9');  // the lesson's button: its link says trained=0
+    await frames(page, 2);
+    const u = await ui(page);
+    assert.equal(u.lesson, 8);
+    assert.equal(u.train.done, true, 'no training frames: the kept run is at its step');
+    assert.equal(u.train.step, 120, 'where the run was left, not from zero');
+    assert.equal(u.train.hash, hash, 'the same weights');
+    assert.equal(u.train.kept.length, t.kept.length, 'its measures kept with it');
+    assert.ok(u.link.includes('&trained=120'), 'the link says how far it is trained');
+  });
 });
 
 test('pinning a trained model as A shares its run; a pinned recipe still training says so and shows no difference', async () => {
