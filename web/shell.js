@@ -758,8 +758,7 @@
         return this.fetchBytes(w.tokenizerUrl, tokName, tell, () => limits.tokenizer, 'the longest tokenizer for the checkpoint\'s vocabulary').then((tok) => this.sha256(tok).then((tokSha) => {
           if (wantTok && tokSha.slice(0, 16) !== wantTok)
             throw new Error('the file at ' + decodeURIComponent(w.tokenizerUrl) + ' is not the tokenizer the link names: its SHA-256 starts ' + tokSha.slice(0, 16) + ', the link says ' + wantTok);
-          const still = this.wanted();
-          if (!still || still.key !== w.key) throw new Error('stopped');  // the link moved on meanwhile
+          if (this.asks(this.wanted()) !== this.asks(w)) throw new Error('stopped');  // the link moved on meanwhile
           tell('', 0, 0);
           return this.openAndKeep([{ name, bytes: ckpt.bytes, sha: ckpt.sha }, { name: tokName, bytes: tok, sha: tokSha }]);
         }));
@@ -784,17 +783,19 @@
     // (when it keeps what the link reads: see the top), or fetched from the link's
     // addresses — at start and after a link changes (a pasted link, back, a host's
     // attn:set). One at a time.
-    // A link that names another model (or none) while one is fetched stops that
-    // fetch, and the new one follows when it has ended.
+    // A link that asks for something else (another model, none, or the same model
+    // with another tokenizer or address) while one is fetched or still being kept
+    // stops that fetch, and the new one follows when it has ended.
     follow() {
       if (!window.Module || !window.Module.ccall) return Promise.resolve();
       const w = this.wanted();
+      const asks = this.asks(w);
       if (this.following) {
-        if (!w || w.key !== this.following) { this.again = true; this.stop(); }
+        if (asks !== this.following) { this.again = true; this.stop(); }
         return Promise.resolve();
       }
       if (!w) return Promise.resolve();
-      this.following = w.key;
+      this.following = asks;
       return this.run('readonly', (s) => s.get(w.key)).catch(() => undefined).then((kept) => {
         if (!kept) return w.url ? this.fetchNamed(w, null) : undefined;
         return this.trusts(kept, w).then((trusted) => {
@@ -807,6 +808,8 @@
         if (this.again) { this.again = false; this.follow(); }
       });
     },
+    // What a wanted() asks for, as one string ('' for nothing).
+    asks(w) { return w ? JSON.stringify([w.key, w.tokenizer, w.url, w.tokenizerUrl]) : ''; },
     // The model the app's link names and has not opened ({key, tokenizer, url, tokenizerUrl}), or null.
     wanted() {
       return JSON.parse(window.Module.ccall('attn_hook_ui_state', 'string', [], [])).wantedModel;

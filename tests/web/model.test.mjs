@@ -534,12 +534,15 @@ test('a kept model\'s tokenizer opens for a link only when the link names its ha
   const [hash, good, bad] = [sha(bytes), sha(tokBytes), sha(evil)];
   const host = 'https://models.example.test/';
   const asked = [];
+  let held = null;  // when set, the legitimate tokenizer is answered only once it resolves
   const context = await suite.browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await context.route(host + '**', (route) => {
+  await context.route(host + '**', async (route) => {
     const p = new URL(route.request().url()).pathname;
     asked.push(p);
+    if (p === '/tok/tokenizer.bin' && held) await held;
     const body = p === '/tiny.bin' ? bytes : p === '/tok/tokenizer.bin' ? tokBytes : p === '/evil/tokenizer.bin' ? evil : null;
-    return route.fulfill(body ? { status: 200, body, headers: { 'Access-Control-Allow-Origin': '*' } } : { status: 404, body: 'no' });
+    return route.fulfill(body ? { status: 200, body, headers: { 'Access-Control-Allow-Origin': '*' } } : { status: 404, body: 'no' })
+      .catch(() => undefined);  // the page stopped that fetch
   });
   const link = (tokDir, named) => `#v=1&text=Once%20upon&model=tiny.bin@${hash}` + (named ? `&tokenizer=tokenizer.bin@${named}` : '') +
     `&model_url=${encodeURIComponent(host + 'tiny.bin')}&tokenizer_url=${encodeURIComponent(host + tokDir + '/tokenizer.bin')}`;
@@ -569,6 +572,20 @@ test('a kept model\'s tokenizer opens for a link only when the link names its ha
     u = await until(page, (x) => x.realModel && /is not the tokenizer the link names/.test(x.realModel.error || ''), 'the refusal');
     assert.match(u.realModel.error, new RegExp(`its SHA-256 starts ${bad}, the link says ${good}`));
     assert.equal(u.realModel.tokenizerKey, `tokenizer.bin@${bad}`, 'the open model stays as it was');
+    // Two links of the same model in a row, the second while the first's tokenizer is still on its
+    // way: the second is followed (it was once dropped as "the same model", and the first's pair opened).
+    asked.length = 0;
+    let answer;
+    held = new Promise((resolve) => { answer = resolve; });
+    await page.evaluate((h) => { location.hash = h; }, link('tok', good));
+    await until(page, () => asked.includes('/tok/tokenizer.bin'), 'the first link\'s fetch');
+    await page.evaluate((h) => { location.hash = h; }, link('evil', good));
+    await frames(page, 2);
+    held = null;
+    answer();
+    u = await until(page, (x) => asked.includes('/evil/tokenizer.bin') && x.realModel &&
+      /is not the tokenizer the link names/.test(x.realModel.error || ''), 'the second link\'s refusal');
+    assert.equal(u.realModel.tokenizerKey, `tokenizer.bin@${bad}`, 'the first link\'s pair did not open in its place');
     await page.evaluate((h) => { location.hash = h; }, link('tok', good));
     u = await opened(page, good, 'the tokenizer the link names');
     assert.ok(u.link.includes(`&model=tiny.bin@${hash}&tokenizer=tokenizer.bin@${good}&model_url=`));
