@@ -148,37 +148,22 @@ export async function withPage(browser, url, options, fn) {
   if (typeof options === 'function') [options, fn] = [{}, options];
   const own = options.fresh || options.prepare || options.firstVisit ||
     /\bcontext\b|\.route\(|addInitScript|exposeFunction|emulateMedia/.test(fn.toString());
-  if (own) {
-    const opened = await openPage(browser, url, options);
-    try {
-      await fn(opened);
-      assert.deepEqual(opened.problems, []);
-    } finally {
-      await opened.context.close();
-    }
-    return;
-  }
-  const opened = await reusedPage(browser, url, options);
+  const opened = own ? await openPage(browser, url, options) : await reusedPage(browser, url, options);
+  let passed = false;
   try {
     await fn(opened);
     assert.deepEqual(opened.problems, []);
-    await lifecycle(opened, 'frozen');  // an idle page still costs its frames (~0.3 of a core)
-  } catch (e) {
-    reused.delete(browser);
-    await opened.context.close().catch(() => {});
-    throw e;
+    passed = true;
+  } finally {
+    if (own || !passed) {
+      if (!own) reused.delete(browser);
+      await opened.context.close().catch(() => {});
+    }
   }
 }
 
 // withPage's reused page, one per browser connection (a test file's): { page, context, problems, key }.
 const reused = new Map();
-
-async function lifecycle(opened, state) {
-  try {
-    opened.cdp = opened.cdp || await opened.context.newCDPSession(opened.page);
-    await opened.cdp.send('Page.setWebLifecycleState', { state });
-  } catch (e) { /* not Chromium's protocol: the page goes on drawing */ }
-}
 
 async function reusedPage(browser, url, options) {
   const { width = 1280, height = 720, deviceScaleFactor = 1, colorScheme = 'dark', serviceWorkers = 'block' } = options;
@@ -188,7 +173,6 @@ async function reusedPage(browser, url, options) {
     reused.delete(browser);
     await kept.context.close().catch(() => {});
   } else if (kept) {
-    await lifecycle(kept, 'active');
     await kept.page.evaluate(async () => {
       try { window.localStorage.clear(); window.sessionStorage.clear(); } catch (e) { /* storage disabled */ }
       const names = indexedDB.databases ? (await indexedDB.databases()).map((d) => d.name) : [];
