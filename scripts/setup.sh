@@ -22,7 +22,7 @@ log() { printf '[setup] %s\n' "$*"; }
 # the tests need the rest.
 pkgs_web=(cmake make g++ emscripten python3 python3-fonttools fonts-dejavu-core fonts-wqy-microhei libeigen3-dev)
 pkgs_test=(libglfw3-dev doctest-dev xvfb xauth chromium python3-numpy python3-torch
-           clang-format imagemagick clang-14)  # clang-14: the ASan + UBSan stage (and emscripten's)
+           clang-format imagemagick clang-14)  # clang-14: the native debug and ASan + UBSan builds (and emscripten's)
 # From trixie, pinned low so that nothing else is upgraded: xsimd >= 11 has the wasm arch.
 pkgs_trixie=(libxsimd-dev)
 imgui_version=1.90.1
