@@ -591,7 +591,7 @@ test('a kept model\'s tokenizer opens for a link only when the link names its ha
     assert.ok(u.link.includes(`&model=tiny.bin@${hash}&tokenizer=tokenizer.bin@${good}&model_url=`));
     // A link naming the model alone (no addresses, no tokenizer=): the store's fetched pair is not taken on trust.
     page = await open(`#v=1&text=Once%20upon&model=tiny.bin@${hash}`);
-    u = await until(page, (x) => x.widgets.model_wanted, 'the request for the files');
+    u = await until(page, (x) => x.widgets.model_wanted && x.realModel && x.realModel.kept === 1, 'the request for the files, and the kept list');
     assert.equal(u.realModel.ids, undefined, 'nothing opened from the store');
     assert.equal(u.realModel.kept, 1, 'the kept model is listed, to open by hand');
   } finally {
