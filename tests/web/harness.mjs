@@ -61,7 +61,7 @@ export const chromiumOptions = {
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   headless: true,
   args: [
-    '--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+    '--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-gpu-compositing',
     '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
     '--disable-quic', '--disable-default-apps',
   ],
