@@ -354,6 +354,10 @@
       if (Number.isFinite(height) && height > 0) notifyHost({ type: 'attn:resize', height });
     },
     embedded,
+    // Called by the app for the trained runs this browser keeps ([Runs] below).
+    runWanted(key, reach) { runs.wanted(String(key), Number(reach)); },
+    get runs() { return { taken: runs.taken, refused: runs.refused.slice() }; },
+    runStore(key, reach, bytes) { runs.store(String(key), Number(reach), bytes); },
     // Called by the app while a recipe's model trains: the host hears attn:train.
     trainProgress(json) {
       let progress;
@@ -521,6 +525,48 @@
   };
   window.attnShell = shell;
 
+  // One IndexedDB object store (keyPath 'key') of this site: open() once, run() a transaction.
+  const keptStore = (dbName, storeName) => ({
+    db: null,
+    open() {
+      if (this.db) return this.db;
+      this.db = new Promise((resolve, reject) => {
+        if (!window.indexedDB) return reject(new Error('this browser gives the page no IndexedDB (a private window?)'));
+        const r = indexedDB.open(dbName, 1);
+        r.onupgradeneeded = () => r.result.createObjectStore(storeName, { keyPath: 'key' });
+        r.onsuccess = () => {
+          const db = r.result;
+          // Closed under the page ("clear site data", another tab deleting the store):
+          // the next use opens it again instead of failing until a reload.
+          const forget = () => { if (this.db === opened) this.db = null; };
+          db.onclose = forget;
+          db.onversionchange = () => { db.close(); forget(); };
+          resolve(db);
+        };
+        r.onerror = () => reject(r.error);
+        r.onblocked = () => reject(new Error('the store is held by another tab'));
+      });
+      const opened = this.db;
+      opened.catch(() => { if (this.db === opened) this.db = null; });
+      return opened;
+    },
+    // One transaction; tried again once on a fresh connection when the last one
+    // was closed under the page (the browser's InvalidStateError).
+    run(mode, body, again = true) {
+      return this.open().then((db) => new Promise((resolve, reject) => {
+        const t = db.transaction(storeName, mode);
+        const result = body(t.objectStore(storeName));
+        t.oncomplete = () => resolve(result && 'result' in result ? result.result : undefined);
+        t.onerror = () => reject(t.error);
+        t.onabort = () => reject(t.error || new Error('the browser stopped the write'));
+      })).catch((e) => {
+        if (!again || !e || e.name !== 'InvalidStateError') throw e;
+        this.db = null;
+        return this.run(mode, body, false);
+      });
+    }
+  });
+
   // [Models] real models the person opened (the Model window): each kept in this
   // browser's IndexedDB under name@hash (the first 16 hex digits of the
   // checkpoint's SHA-256, which a link's model= names), with its tokenizer and
@@ -543,45 +589,7 @@
   // a host answering endless bytes, with or without Content-Length, is stopped
   // with a message. Both are fetched with cache: 'no-store', which sw.js also
   // reads as "do not keep" (the model is kept here, once).
-  const models = {
-    db: null,
-    open() {
-      if (this.db) return this.db;
-      this.db = new Promise((resolve, reject) => {
-        if (!window.indexedDB) return reject(new Error('this browser gives the page no IndexedDB (a private window?)'));
-        const r = indexedDB.open('attn-models', 1);
-        r.onupgradeneeded = () => r.result.createObjectStore('models', { keyPath: 'key' });
-        r.onsuccess = () => {
-          const db = r.result;
-          // Closed under the page ("clear site data", another tab deleting the store):
-          // the next use opens it again instead of failing until a reload.
-          const forget = () => { if (this.db === opened) this.db = null; };
-          db.onclose = forget;
-          db.onversionchange = () => { db.close(); forget(); };
-          resolve(db);
-        };
-        r.onerror = () => reject(r.error);
-        r.onblocked = () => reject(new Error('the store is held by another tab'));
-      });
-      const opened = this.db;
-      opened.catch(() => { if (this.db === opened) this.db = null; });
-      return opened;
-    },
-    // One transaction; tried again once on a fresh connection when the last one
-    // was closed under the page (the browser's InvalidStateError).
-    run(mode, body, again = true) {
-      return this.open().then((db) => new Promise((resolve, reject) => {
-        const t = db.transaction('models', mode);
-        const result = body(t.objectStore('models'));
-        t.oncomplete = () => resolve(result && 'result' in result ? result.result : undefined);
-        t.onerror = () => reject(t.error);
-        t.onabort = () => reject(t.error || new Error('the browser stopped the write'));
-      })).catch((e) => {
-        if (!again || !e || e.name !== 'InvalidStateError') throw e;
-        this.db = null;
-        return this.run(mode, body, false);
-      });
-    },
+  const models = Object.assign(keptStore('attn-models', 'models'), {
     list() { return this.run('readonly', (s) => s.getAll()).catch(() => []); },
     remove(key) { return this.run('readwrite', (s) => s.delete(key)).catch(() => undefined); },
     // The kept models' names and sizes to the app (attn_hook_kept_models).
@@ -814,7 +822,86 @@
     wanted() {
       return JSON.parse(window.Module.ccall('attn_hook_ui_state', 'string', [], [])).wantedModel;
     },
-  };
+  });
+  // [Runs] trained runs kept in this browser's IndexedDB ('attn-runs') under their
+  // recipe's canonical text: a recipe trained once opens trained again on a
+  // reload, in another tab or in another frame of a page, without training again.
+  // The app asks for a recipe's run when it starts one (runWanted) and hands over a
+  // run at its step that went further than the one kept (runStore): trainer_save's
+  // bytes, which the core checks against its own arithmetic before it takes them
+  // (src/core/train/trainer_file.hpp), so a run another build wrote is dropped here
+  // and trained again. The record under '' lists the others' sizes: at most
+  // runs.budget bytes together, the one stored longest ago goes first. Never sent
+  // anywhere. A page that stores a run tells the site's other pages (a
+  // BroadcastChannel), and one that is training that recipe takes it.
+  const runs = Object.assign(keptStore('attn-runs', 'runs'), {
+    budget: 256 << 20,
+    asked: '',
+    taken: 0,      // runs the app took in place of training (for the tests: shell.runs)
+    refused: [],   // why the app refused the ones it refused
+    channel: null,
+    listen() {
+      if (this.channel || typeof BroadcastChannel === 'undefined') return;
+      this.channel = new BroadcastChannel('attn-runs');
+      this.channel.onmessage = (m) => {
+        if (m.data && m.data.key === this.asked) this.wanted(m.data.key, -1);
+      };
+    },
+    // The app started a run of `key` that reached `reach`: the kept one, when it went further.
+    wanted(key, reach) {
+      this.listen();
+      this.asked = key;
+      return this.run('readonly', (s) => s.get(key)).then((r) => {
+        if (!r || r.reach <= reach || key !== this.asked) return;
+        const why = this.give(new Uint8Array(r.bytes));
+        if (!why) this.taken++;
+        if (why && !/went as far/.test(why)) {
+          this.refused.push(why);
+          return this.remove(key);  // another build's, or damaged: trained again
+        }
+      }).catch(() => undefined);
+    },
+    give(bytes) {
+      const M = window.Module;
+      const p = M._malloc(bytes.length);
+      if (!p) return 'these bytes do not fit in the page\'s memory';
+      M.HEAPU8.set(bytes, p);
+      const why = M.ccall('attn_hook_keep_run', 'string', ['number', 'number'], [p, bytes.length]);
+      M._free(p);
+      return why;
+    },
+    // The list record and its entries {key, size, time}, changed by `edit(list, store)` in one transaction.
+    edit(body) {
+      return this.run('readwrite', (s) => {
+        const got = s.get('');
+        got.onsuccess = () => {
+          const list = (got.result && Array.isArray(got.result.list)) ? got.result.list : [];
+          s.put({ key: '', list: body(list, s) });
+        };
+      });
+    },
+    store(key, reach, bytes) {
+      if (bytes.length > this.budget / 2) return Promise.resolve();
+      return this.edit((list, s) => {
+        s.put({ key, reach, bytes: bytes.buffer });
+        list = list.filter((e) => e.key !== key).concat([{ key, size: bytes.length, time: Date.now() }]);
+        list.sort((a, b) => a.time - b.time);
+        let total = list.reduce((n, e) => n + e.size, 0);
+        while (total > this.budget && list.length > 1) {
+          const old = list.shift();
+          s.delete(old.key);
+          total -= old.size;
+        }
+        return list;
+      }).then(() => {
+        if (this.channel) this.channel.postMessage({ key, reach });
+      }).catch(() => undefined);
+    },
+    remove(key) {
+      return this.edit((list, s) => { s.delete(key); return list.filter((e) => e.key !== key); }).catch(() => undefined);
+    },
+  });
+
   // Two byte arrays as one.
   function concat(a, b) {
     const out = new Uint8Array(a.length + b.length);

@@ -33,6 +33,13 @@ void bridge_publish_text_view(ui::app& a);
 // arrives. No-op natively.
 void bridge_report_training(const ui::app& a);
 
+// Trained runs kept in the browser (web/shell.js "runs", train/trainer_file.hpp):
+// when the recipe trained changes, the page is asked for its kept run
+// (attnShell.runWanted), which comes back through attn_hook_keep_run; a run at its
+// step that went further than the one the page keeps is handed over
+// (attnShell.runStore). No-op natively.
+void bridge_keep_runs(const ui::app& a);
+
 // An embed's content height in CSS pixels, told to the host (attn:resize) when
 // it changes by a pixel or more. No-op natively.
 void bridge_report_height(float css_pixels);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -27,9 +28,15 @@
 #include "text_mirror.hpp"
 #include "train/task.hpp"
 #include "train/train.hpp"
+#include "train/trainer_file.hpp"
 
 namespace {
 attn::ui::app* g_app = nullptr;
+// Kept runs (bridge_keep_runs): the recipe whose run was last asked for, and the
+// furthest step the page's store holds of each recipe as far as this page knows
+// (handed over from here, or given from there).
+std::string g_run_asked;
+std::map<std::string, int> g_run_stored;
 attn::ui::touch_input* g_touch = nullptr;
 std::string g_buffer;        // holds the last string returned to JS
 bool g_frame_drawn = false;  // main.cpp drew the frame that ran last
@@ -624,6 +631,21 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_kept_models(const char* lines) {
         attn::ui::app_set_kept_models(*g_app, lines);
 }
 
+// A run the page kept (web/shell.js "runs": trainer_save's bytes, `size` of them,
+// read here and not kept): "" when the session took it, else why not.
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_keep_run(const unsigned char* bytes, double size) {
+    attn::trainer_load_result r = attn::trainer_load(bytes, bytes ? std::size_t(size) : 0);
+    g_buffer = r.error;
+    if (!r.run || !g_app)
+        return g_buffer.c_str();
+    int& stored = g_run_stored.try_emplace(r.key, 0).first->second;
+    stored = std::max(stored, r.run->run->reach);
+    if (!attn::session_keep_run(g_app->model, std::move(*r.run)))
+        g_buffer = "this page's run of that recipe went as far";
+    g_redraw = true;
+    return g_buffer.c_str();
+}
+
 // The page's answer to bridge_fetch_font: `bytes` (size bytes, from Module._malloc)
 // now belongs to the fonts; nullptr if the fetch failed.
 EMSCRIPTEN_KEEPALIVE void attn_hook_font_received(const char* file_name, unsigned char* bytes, int size) {
@@ -679,6 +701,38 @@ void bridge_report_training(const ui::app& a) {
                 window.attnShell.trainProgress(UTF8ToString($0));
         },
         json.c_str());
+}
+
+void bridge_keep_runs(const ui::app& a) {
+    const attn::trainer& t = a.model.train;
+    if (!t.run || t.lost)
+        return;
+    static std::uint64_t keyed_version = ~std::uint64_t(0);  // a new run bumps the version (trainer_sync)
+    static std::string key;
+    if (t.weights_version != keyed_version) {
+        keyed_version = t.weights_version;
+        key = attn::trainer_store_key(t.key);
+    }
+    if (key != g_run_asked) {
+        g_run_asked = key;
+        EM_ASM(
+            {
+                if (window.attnShell && window.attnShell.runWanted)
+                    window.attnShell.runWanted(UTF8ToString($0), $1);
+            },
+            key.c_str(), t.run->reach);
+    }
+    const auto stored = g_run_stored.find(key);
+    if ((stored != g_run_stored.end() && stored->second >= t.run->reach) || !attn::trainer_save_problem(t).empty())
+        return;
+    const std::vector<unsigned char> bytes = attn::trainer_save(t);
+    g_run_stored[key] = t.run->reach;
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.runStore)
+                window.attnShell.runStore(UTF8ToString($0), $1, HEAPU8.slice($2, $2 + $3));
+        },
+        key.c_str(), t.run->reach, bytes.data(), bytes.size());
 }
 
 void bridge_publish_text_view(ui::app& a) {
@@ -960,6 +1014,7 @@ void bridge_attach_touch(ui::touch_input*) {}
 bool bridge_publish(const ui::app&) { return true; }
 void bridge_publish_text_view(ui::app&) {}
 void bridge_report_training(const ui::app&) {}
+void bridge_keep_runs(const ui::app&) {}
 void bridge_toggle_text_view() {}
 void bridge_open_model_files() {}
 void bridge_stop_model_fetch() {}

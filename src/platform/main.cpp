@@ -399,6 +399,7 @@ void publish_and_remember(attn::ui::app& app, remembered& kept) {
     }
     attn::platform::bridge_publish_text_view(app);
     attn::platform::bridge_report_training(app);
+    attn::platform::bridge_keep_runs(app);
     attn::platform::bridge_focus_label(app.reports.focus_label);
     if (app.options.embed && app.reports.content_height > 0)
         attn::platform::bridge_report_height(app.reports.content_height / (app.scale > 0 ? app.scale : 1.0f));

@@ -4,19 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, withPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, click, reveal, gotoStage, hoverCell, tooltipValue, STAGE, num, settle } from './person.mjs';
+import { frames, ui, trace, click, reveal, gotoStage, hoverCell, tooltipValue, STAGE, num, settle, until } from './person.mjs';
 
 const suite = browserSuite();
 
-// Waits (frame by frame, no fixed sleep) until ui() satisfies `ok`; returns it.
-async function until(page, ok, what) {
-  for (let i = 0; i < 200; i++) {
-    const u = await ui(page);
-    if (ok(u)) return u;
-    await frames(page, 2);
-  }
-  assert.fail('timed out waiting for ' + what);
-}
 
 test('pin, change nothing: B − A is exactly 0; change the scale: it is not; the link keeps the pin', async () => {
   await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page, context, problems }) => {

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withPage, browserSuite, screenshotPixels } from './harness.mjs';
-import { frames, ui, click, reveal, revealCells, gotoStage, STAGE, num } from './person.mjs';
+import { frames, ui, click, reveal, revealCells, gotoStage, STAGE, num, until } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -16,15 +16,6 @@ async function trained(page) {
     { timeout: 600000, polling: 250 });
 }
 
-// Until ui() satisfies ok (frame by frame).
-async function until(page, ok, what) {
-  for (let i = 0; i < 300; i++) {
-    const u = await ui(page);
-    if (ok(u)) return u;
-    await frames(page, 2);
-  }
-  assert.fail('timed out waiting for ' + what);
-}
 
 // The luminance of each unmasked cell (key ≤ query) of the map whose cells are at
 // `rect` (CSS pixels), sampled in the cell's top strip (above the number a cell

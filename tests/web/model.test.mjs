@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openPage, withPage, browserSuite, root } from './harness.mjs';
-import { frames, ui, click, revealCells } from './person.mjs';
+import { frames, ui, click, revealCells, until } from './person.mjs';
 
 const suite = browserSuite();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-model-'));
@@ -23,14 +23,9 @@ execFileSync('/usr/bin/python3', [path.join(root, 'tests', 'llama_files.py'), di
 const ckpt = path.join(dir, 'tiny.bin');
 const tok = path.join(dir, 'tokenizer.bin');
 
-async function until(page, ok, what) {
-  for (let i = 0; i < 300; i++) {
-    const u = await ui(page);
-    if (ok(u)) return u;
-    await frames(page, 2);
-  }
-  assert.fail('timed out waiting for ' + what + ': ' + JSON.stringify((await ui(page)).realModel));
-}
+// until(), the failure saying the Model window's state.
+const untilModel = (page, ok, what) => untilModel(page, ok, what, (u) => ': ' + JSON.stringify(u.realModel));
+
 
 // Turns the wheel over the Model window until widget `name` lies inside it
 // (below its title bar): the window scrolls, not the page.
@@ -59,7 +54,7 @@ async function choose(page, name, files) {
 async function generate(page) {
   await revealInWindow(page, 'model_continue');
   await click(page, 'model_continue');
-  return (await until(page, (u) => u.realModel.gen.done && u.realModel.gen.ids.length > 0, 'the generation')).realModel.gen;
+  return (await untilModel(page, (u) => u.realModel.gen.done && u.realModel.gen.ids.length > 0, 'the generation')).realModel.gen;
 }
 
 test('open a llama2.c model through the file chooser: its tokens, next token, heads, a seeded generation; bad files refused', async () => {
@@ -68,7 +63,7 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     await click(page, 'view_menu');
     await choose(page, 'view_model', [tok, ckpt]);  // either order
     // The reading can arrive between a frame's drawing and ui(): wait for the frame that draws it.
-    let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.widgets.model_continue, 'the model');
+    let u = await untilModel(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.widgets.model_continue, 'the model');
     let m = u.realModel;
     assert.equal(m.name, 'tiny.bin');
     assert.equal(m.tokenizer, 'tokenizer.bin');
@@ -106,7 +101,7 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     await page.keyboard.press('Control+A');
     await page.keyboard.type('Once upon a time Once upon a time');
     await page.keyboard.press('Enter');
-    u = await until(page, (x) => x.realModel.decoded === 'Once upon a time Once upon a time', 'the new text');
+    u = await untilModel(page, (x) => x.realModel.decoded === 'Once upon a time Once upon a time', 'the new text');
     assert.ok(u.realModel.heads.every((h) => h.induction >= 0), 'a repeated text has induction scores');
     assert.equal(await page.evaluate(() => window.attn.experiment().includes('text=Once%20upon%20a%20time%20Once')), true,
       'the text is the experiment\'s: the link carries it');
@@ -114,7 +109,7 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     // A click on a head's small map shows it large.
     await revealInWindow(page, 'model_head_1_2');
     await click(page, 'model_head_1_2');
-    u = await until(page, (x) => x.realModel.layer === 1 && x.realModel.head === 2, 'the selected head');
+    u = await untilModel(page, (x) => x.realModel.layer === 1 && x.realModel.head === 2, 'the selected head');
 
     // Continue: the same seed generates the same tokens.
     const first = await generate(page);
@@ -139,7 +134,7 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     assert.equal(cache.context, cache.perToken * cfg.seqLen, 'and a whole context\'s');
     // L5's decode view says the same of this model's cache, beside its own small experiment's.
     assert.equal(await page.evaluate(() => window.attn.openLink('v=1&view.lesson=5')), '');
-    const l5 = await until(page, (x) => x.lesson === 4 && x.numbers.real_per_token !== undefined, 'L5 over the open model');
+    const l5 = await untilModel(page, (x) => x.lesson === 4 && x.numbers.real_per_token !== undefined, 'L5 over the open model');
     assert.equal(l5.numbers.real_per_token, cache.perToken);
     assert.equal(l5.numbers.real_per_token_mha, cache.perTokenMha);
     assert.equal(l5.numbers.real_last_step_read, cache.lastStepRead, 'the last Continue step\'s read');
@@ -151,12 +146,12 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     fs.writeFileSync(cut, bytes.subarray(0, bytes.length - 100));
     await revealInWindow(page, 'model_choose');
     await choose(page, 'model_choose', [cut, tok]);
-    u = await until(page, (x) => x.realModel.error !== '', 'the refusal');
+    u = await untilModel(page, (x) => x.realModel.error !== '', 'the refusal');
     assert.match(u.realModel.error, /^cut\.bin: the file is truncated/);
     assert.equal(u.realModel.name, 'tiny.bin', 'the model opened before stays');
     // One file alone: the window asks for both.
     await choose(page, 'model_choose', [ckpt]);
-    u = await until(page, (x) => x.realModel.error.startsWith('only tiny.bin'), 'the single file refused');
+    u = await untilModel(page, (x) => x.realModel.error.startsWith('only tiny.bin'), 'the single file refused');
     assert.match(u.realModel.error, /choose two files at once/);
   });
 });
@@ -169,7 +164,7 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
   await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page, problems }) => {
     await click(page, 'view_menu');
     await choose(page, 'view_model', [ckpt, tok]);
-    let m = (await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model')).realModel;
+    let m = (await untilModel(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model')).realModel;
     const top = m.next[0];
     assert.equal(m.lens.length, m.config.layers + 1, 'the embedding and each layer');
     assert.equal(m.lens[0].layer, -1);
@@ -198,7 +193,7 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     const [bl, bh] = [Math.floor(best / m.config.heads), best % m.config.heads];
     await revealInWindow(page, `model_part_${bl}_${bh}`);
     await click(page, `model_part_${bl}_${bh}`);
-    m = (await until(page, (x) => x.realModel.layer === bl && x.realModel.head === bh, 'the part\'s head selected')).realModel;
+    m = (await untilModel(page, (x) => x.realModel.layer === bl && x.realModel.head === bh, 'the part\'s head selected')).realModel;
     assert.equal(m.effect, null, 'nothing zeroed yet');
     // The selected head's earlier stages, recomputed for it: the mask stage hides the later keys.
     const n = m.ids.length;
@@ -215,7 +210,7 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     // Zeroed: the model runs again without it, and the window says what changed.
     await revealInWindow(page, 'model_zero');
     await click(page, 'model_zero');
-    m = (await until(page, (x) => x.realModel.effect !== null, 'the zeroed head\'s effect')).realModel;
+    m = (await untilModel(page, (x) => x.realModel.effect !== null, 'the zeroed head\'s effect')).realModel;
     assert.deepEqual(m.changes.ablate, [[bl, bh]]);
     assert.equal(m.effect.layer, bl, 'the selected head\'s layer kept whole');
     assert.equal(m.effect.next.length, 5);
@@ -226,14 +221,14 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     // A head of another layer selected: the changes run again with that layer kept whole.
     await revealInWindow(page, 'model_head_0_0');
     await click(page, 'model_head_0_0');
-    m = (await until(page, (x) => x.realModel.effect && x.realModel.effect.layer === 0 && x.realModel.head === 0,
+    m = (await untilModel(page, (x) => x.realModel.effect && x.realModel.effect.layer === 0 && x.realModel.head === 0,
       'the changes run again with layer 0 kept whole')).realModel;
     await page.waitForFunction((h) => location.hash.includes('view.model_ablate=' + h), `${bl}.${bh}`);
     // A click on a softmax cell masks that edge: the changed pass runs, the head's row
     // shares its weight among the keys left, and the link holds the edge.
     await revealInWindow(page, 'model_selected');
     await click(page, 'model_selected', 0.5 / n, (n - 0.5) / n);  // query n−1, key 0
-    m = (await until(page, (x) => x.realModel.changes.edges.length === 1 && x.realModel.effect !== null, 'the masked edge\'s effect')).realModel;
+    m = (await untilModel(page, (x) => x.realModel.changes.edges.length === 1 && x.realModel.effect !== null, 'the masked edge\'s effect')).realModel;
     assert.deepEqual(m.changes.edges[0], [0, 0, n - 1, 0]);
     assert.deepEqual(m.changes.ablate, [[bl, bh]], 'the zeroed head stays zeroed');
     assert.deepEqual(m.changes.problems, []);
@@ -243,7 +238,7 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     assert.ok(tv2.tables.find((t) => t.caption && t.caption.startsWith('Model: the next token with the changes')), 'the text view says the effect');
     await revealInWindow(page, 'model_changes_clear');
     await click(page, 'model_changes_clear');
-    m = (await until(page, (x) => x.realModel.changes.edges.length === 0 && x.realModel.changes.ablate.length === 0, 'the changes cleared')).realModel;
+    m = (await untilModel(page, (x) => x.realModel.changes.edges.length === 0 && x.realModel.changes.ablate.length === 0, 'the changes cleared')).realModel;
     assert.equal(m.effect, null, 'nothing changed: no effect');
     await frames(page, 4);
     const settled = await ui(page);
@@ -258,14 +253,14 @@ test('a real model\'s layer in the pipeline: every stage, the inspector on its c
   await withPage(suite.browser, suite.server.url, { width: 1280, height: 720 }, async ({ page }) => {
     await click(page, 'view_menu');
     await choose(page, 'view_model', [ckpt, tok]);
-    let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model');
+    let u = await untilModel(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model');
     const n = u.realModel.ids.length, heads = u.realModel.config.heads;
     assert.equal(u.pipeline.real, false, 'the pipeline shows the experiment until asked');
     await revealInWindow(page, 'model_head_1_2');
     await click(page, 'model_head_1_2');
     await revealInWindow(page, 'model_pipeline_open');
     await click(page, 'model_pipeline_open');
-    u = await until(page, (x) => x.pipeline.real && !x.realModel.open, 'the pipeline on the model');
+    u = await untilModel(page, (x) => x.pipeline.real && !x.realModel.open, 'the pipeline on the model');
     assert.deepEqual([u.pipeline.layer, u.pipeline.heads, u.pipeline.tokens], [1, heads, n]);
     assert.ok(u.widgets.pipeline_model, 'the pipeline says which model it shows');
     await page.waitForFunction(() => location.hash.includes('view.model_pipeline=1'));
@@ -275,7 +270,7 @@ test('a real model\'s layer in the pipeline: every stage, the inspector on its c
     assert.ok(u.widgets[`grid_head${heads - 1}`], 'every head');
     // The scores stage: q·k for a clicked cell, in the inspector.
     await click(page, 'stage2');
-    u = await until(page, (x) => x.stage === 2 && grid(x, 'grid_head2'), 'the scores');
+    u = await untilModel(page, (x) => x.stage === 2 && grid(x, 'grid_head2'), 'the scores');
     assert.equal(grid(u, 'grid_head2').cells, n * n);
     await revealCells(page, 'grid_head2');
     await click(page, 'grid_head2', 0.5 / n, (n - 0.5) / n);
@@ -283,10 +278,10 @@ test('a real model\'s layer in the pipeline: every stage, the inspector on its c
     assert.match(inspector, /q_i·k_j = /, 'the inspector explains the model\'s score');
     // Softmax: a click masks that edge of the model; the pipeline draws the changed pass.
     await click(page, 'stage5');
-    await until(page, (x) => x.stage === 5 && grid(x, 'grid_head1'), 'the softmax maps');
+    await untilModel(page, (x) => x.stage === 5 && grid(x, 'grid_head1'), 'the softmax maps');
     await revealCells(page, 'grid_head1');
     await click(page, 'grid_head1', 0.5 / n, (n - 0.5) / n);
-    u = await until(page, (x) => x.realModel.changes.edges.length === 1 && x.realModel.effect !== null, 'the masked edge\'s pass');
+    u = await untilModel(page, (x) => x.realModel.changes.edges.length === 1 && x.realModel.effect !== null, 'the masked edge\'s pass');
     assert.deepEqual(u.realModel.changes.edges[0], [1, 1, n - 1, 0]);
     assert.equal(u.realModel.open, false, 'run for the pipeline, the window closed');
     await frames(page, 2);
@@ -298,14 +293,14 @@ test('a real model\'s layer in the pipeline: every stage, the inspector on its c
     assert.match(inspector, /exp\(/, 'the inspector explains the weight');
     // The Model window, from the pipeline: the edge's effect on the next token; its button comes back.
     await click(page, 'pipeline_model_window');
-    u = await until(page, (x) => x.realModel.open && x.realModel.effect !== null, 'the Model window with the edge\'s effect');
+    u = await untilModel(page, (x) => x.realModel.open && x.realModel.effect !== null, 'the Model window with the edge\'s effect');
     assert.ok(u.realModel.effect.kl >= 0);
     await revealInWindow(page, 'model_pipeline_open');
     await click(page, 'model_pipeline_open');
-    await until(page, (x) => x.pipeline.real && !x.realModel.open, 'the pipeline again');
+    await untilModel(page, (x) => x.pipeline.real && !x.realModel.open, 'the pipeline again');
     // Back to the experiment: the toy's maps again.
     await click(page, 'pipeline_model_back');
-    u = await until(page, (x) => !x.pipeline.real, 'the experiment again');
+    u = await untilModel(page, (x) => !x.pipeline.real, 'the experiment again');
     assert.equal(u.pipeline.tokens, (await page.evaluate(() => window.attn.trace())).tokens.length);
   });
 });
@@ -321,7 +316,7 @@ test('L13 a real model: asks for one, then says its shape, GQA and the heads it 
     assert.equal(u.numbers.model_open, 0, 'no model yet');
     assert.ok(u.widgets.l13_open, 'the card offers to open one');
     await choose(page, 'l13_open', [ckpt, tok]);
-    u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.numbers.model_open === 1, 'the lesson reading the model');
+    u = await untilModel(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.numbers.model_open === 1, 'the lesson reading the model');
     const n = u.numbers, m = u.realModel;
     assert.equal(m.text, 'Once upon a time there was a cat. Once upon a time', 'the lesson\'s text, read by the model');
     assert.equal(n.heads, m.config.layers * m.config.heads);
@@ -345,9 +340,9 @@ test('L13 a real model: asks for one, then says its shape, GQA and the heads it 
     // "Layer L in the pipeline below": the lesson's model in the pipeline under its card
     // (Escape closes the Model window over it first).
     await page.keyboard.press('Escape');
-    await until(page, (x) => !x.realModel.open, 'the Model window closed by Escape');
+    await untilModel(page, (x) => !x.realModel.open, 'the Model window closed by Escape');
     await click(page, 'l13_pipeline');
-    const shown = await until(page, (x) => x.pipeline.real, 'the model in the pipeline');
+    const shown = await untilModel(page, (x) => x.pipeline.real, 'the model in the pipeline');
     assert.equal(shown.stage, 5, 'at the softmax stage');
     assert.equal(shown.lesson, 12, 'the lesson stays open');
     assert.deepEqual([shown.pipeline.layer, shown.pipeline.heads], [shown.realModel.layer, m.config.heads]);
@@ -358,13 +353,13 @@ test('L13 a real model: asks for one, then says its shape, GQA and the heads it 
     const found = ['l13_sink', 'l13_previous', 'l13_induction'].find((w) => u.widgets[w]);
     if (found) {
       await click(page, found);
-      u = await until(page, (x) => x.realModel.open, 'the Model window');
+      u = await untilModel(page, (x) => x.realModel.open, 'the Model window');
       const score = { l13_sink: 'sink', l13_previous: 'prev', l13_induction: 'induction' }[found];
       const best = m.heads.reduce((a, b) => (b[score] > a[score] ? b : a));
       assert.deepEqual([u.realModel.layer, u.realModel.head], [best.layer, best.head], 'the strongest head of ' + found);
     } else {
       await click(page, 'l13_window');
-      await until(page, (x) => x.realModel.open, 'the Model window');
+      await untilModel(page, (x) => x.realModel.open, 'the Model window');
     }
   });
 });
@@ -374,7 +369,7 @@ test('a link names the model (model=name@hash): this browser keeps it, opens it 
   await withPage(suite.browser, suite.server.url, { width: 1280, height: 720 }, async ({ page, context }) => {
     await click(page, 'view_menu');
     await choose(page, 'view_model', [ckpt, tok]);
-    let u = await until(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.realModel.kept === 1, 'the model, kept');
+    let u = await untilModel(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.realModel.kept === 1, 'the model, kept');
     assert.equal(u.realModel.key, `tiny.bin@${hash}`);
     await page.waitForFunction((h) => location.hash.includes('&model=tiny.bin@' + h), hash);
     // Continue's seed typed in the window: the link carries it (view.gen_seed), so the other tab samples alike.
@@ -390,16 +385,16 @@ test('a link names the model (model=name@hash): this browser keeps it, opens it 
     await click(page, 'view_menu');
     assert.ok((await ui(page)).widgets[`view_kept_remove_tiny.bin@${hash}`], 'the menu offers to remove it');
     await click(page, `view_kept_open_tiny.bin@${hash}`);
-    await until(page, (x) => x.realModel.open && x.realModel.key === `tiny.bin@${hash}`, 'the model opened from the View menu');
+    await untilModel(page, (x) => x.realModel.open && x.realModel.key === `tiny.bin@${hash}`, 'the model opened from the View menu');
 
     // The same link in another tab of this browser: the model opens from the store, reads the same, generates the same.
     const other = await context.newPage();
     // With a head zeroed and an edge masked: they run as soon as the model opens.
     await other.goto(suite.server.url + '#' + link.replace('&model=', '&view.model_head=1.1&view.model_ablate=0.1&view.model_edges=1.1.2.0&model='));
     await other.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen);
-    u = await until(other, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0, 'the kept model, opened by the link');
+    u = await untilModel(other, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0, 'the kept model, opened by the link');
     assert.equal(u.realModel.key, `tiny.bin@${hash}`);
-    u = await until(other, (x) => x.realModel.effect !== null, 'the link\'s changes run');
+    u = await untilModel(other, (x) => x.realModel.effect !== null, 'the link\'s changes run');
     assert.deepEqual([u.realModel.layer, u.realModel.head], [1, 1], 'the link\'s selected head');
     assert.deepEqual(u.realModel.changes.ablate, [[0, 1]]);
     assert.deepEqual(u.realModel.changes.edges, [[1, 1, 2, 0]]);
@@ -411,11 +406,11 @@ test('a link names the model (model=name@hash): this browser keeps it, opens it 
     // Removed from the browser: the link now asks for the file by its name.
     await revealInWindow(other, `model_kept_remove_tiny.bin@${hash}`);
     await click(other, `model_kept_remove_tiny.bin@${hash}`);
-    await until(other, (x) => x.realModel.kept === 0, 'the removal');
+    await untilModel(other, (x) => x.realModel.kept === 0, 'the removal');
     const third = await context.newPage();
     await third.goto(suite.server.url + '#' + link);
     await third.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen);
-    u = await until(third, (x) => x.widgets.model_wanted, 'the request for the file');
+    u = await untilModel(third, (x) => x.widgets.model_wanted, 'the request for the file');
     assert.equal(u.realModel, null, 'no model: this browser no longer keeps it');
     assert.ok(u.link.includes(`model=tiny.bin@${hash}`), 'the link still names it');
   });
@@ -425,7 +420,7 @@ test('the Model window on a phone (844×390): opened, nothing of it cut, the cho
   await withPage(suite.browser, suite.server.url, { width: 844, height: 390 }, async ({ page }) => {
     await click(page, 'view_menu');
     await choose(page, 'view_model', [ckpt, tok]);
-    await until(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model');
+    await untilModel(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model');
     await frames(page, 4);  // a settled window (see the first test)
     const u = await ui(page);
     assert.deepEqual(u.clippedItems.filter((c) => c.window.startsWith('Model')), [], 'no text of the Model window is cut');
@@ -459,12 +454,12 @@ test('a link with model_url= and tokenizer_url=: fetched with progress, hash che
   const ours = (problems) => problems.filter((p) => !p.startsWith('foreign request: ' + host));
   let { page, context, problems } = await openPage(suite.browser, suite.server.url + link(`tiny.bin@${hash}`, 'tiny.bin'), { prepare });
   try {
-    let u = await until(page, (x) => x.modelFetch.file === 'tiny.bin' && x.widgets.model_fetch, 'the checkpoint\'s fetch shown');
+    let u = await untilModel(page, (x) => x.modelFetch.file === 'tiny.bin' && x.widgets.model_fetch, 'the checkpoint\'s fetch shown');
     assert.equal(u.wantedModel.key, `tiny.bin@${hash}`);
     held['tiny.bin'].release();
-    u = await until(page, (x) => x.modelFetch.file === 'tokenizer.bin' && x.widgets.model_fetch, 'the tokenizer\'s fetch shown');
+    u = await untilModel(page, (x) => x.modelFetch.file === 'tokenizer.bin' && x.widgets.model_fetch, 'the tokenizer\'s fetch shown');
     held['tokenizer.bin'].release();
-    u = await until(page, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0 && x.realModel.kept === 1, 'the fetched model, opened and kept');
+    u = await untilModel(page, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0 && x.realModel.kept === 1, 'the fetched model, opened and kept');
     assert.equal(u.realModel.key, `tiny.bin@${hash}`);
     assert.equal(u.realModel.bytes, bytes.length);
     assert.equal(u.wantedModel, null);
@@ -477,7 +472,7 @@ test('a link with model_url= and tokenizer_url=: fetched with progress, hash che
     // A file that is not the model the link names (its hash differs): refused, said, nothing opened.
     ({ page, context, problems } = await openPage(suite.browser, suite.server.url + link('tiny.bin@0123456789abcdef', 'tiny.bin'), { prepare }));
     // The state says the error at once; the widgets are the last frame's: wait for the frame that draws it.
-    u = await until(page, (x) => x.realModel && x.realModel.error && x.widgets.model_wanted, 'the refusal');
+    u = await untilModel(page, (x) => x.realModel && x.realModel.error && x.widgets.model_wanted, 'the refusal');
     assert.match(u.realModel.error, new RegExp(`is not the model the link names: its SHA-256 starts ${hash}, the link says 0123456789abcdef`));
     assert.equal(u.realModel.bytes, undefined, 'no model opened');
     assert.ok(u.widgets.model_wanted, 'the window still asks for the file');
@@ -486,7 +481,7 @@ test('a link with model_url= and tokenizer_url=: fetched with progress, hash che
 
     // A fetch that fails (404): said, with the address.
     ({ page, context, problems } = await openPage(suite.browser, suite.server.url + link(`tiny.bin@${hash}`, 'missing.bin'), { prepare }));
-    u = await until(page, (x) => x.realModel && x.realModel.error && x.widgets.model_wanted, 'the failed fetch');
+    u = await untilModel(page, (x) => x.realModel && x.realModel.error && x.widgets.model_wanted, 'the failed fetch');
     assert.match(u.realModel.error, /missing\.bin: HTTP 404/);
     assert.deepEqual(ours(problems).filter((p) => !/404/.test(p)), []);
     await context.close();
@@ -497,10 +492,10 @@ test('a link with model_url= and tokenizer_url=: fetched with progress, hash che
     ({ page, context, problems } = await openPage(suite.browser, suite.server.url, { prepare }));
     asked.length = 0;
     await page.evaluate((h) => { location.hash = h; }, link(`tiny.bin@${hash}`, 'tiny.bin'));
-    u = await until(page, (x) => x.modelFetch.file === 'tiny.bin' && x.widgets.model_fetch_stop, 'the pasted link\'s fetch shown');
+    u = await untilModel(page, (x) => x.modelFetch.file === 'tiny.bin' && x.widgets.model_fetch_stop, 'the pasted link\'s fetch shown');
     assert.deepEqual(asked, ['tiny.bin']);
     await click(page, 'model_fetch_stop');
-    u = await until(page, (x) => x.realModel && x.realModel.error && x.modelFetch.file === '', 'the stop');
+    u = await untilModel(page, (x) => x.realModel && x.realModel.error && x.modelFetch.file === '', 'the stop');
     assert.match(u.realModel.error, /^stopped fetching tiny\.bin/);
     assert.equal(u.realModel.bytes, undefined, 'nothing opened');
     held['tiny.bin'].release();
@@ -508,9 +503,9 @@ test('a link with model_url= and tokenizer_url=: fetched with progress, hash che
     hold('tiny.bin');
     asked.length = 0;
     await page.evaluate((h) => { location.hash = h; }, link(`tiny.bin@${hash}`, 'tiny.bin') + '&heads=2');
-    await until(page, (x) => x.modelFetch.file === 'tiny.bin', 'the first link\'s fetch');
+    await untilModel(page, (x) => x.modelFetch.file === 'tiny.bin', 'the first link\'s fetch');
     await page.evaluate((h) => { location.hash = h; }, link('other.bin@0123456789abcdef', 'missing.bin'));
-    u = await until(page, (x) => x.realModel && /missing\.bin: HTTP 404/.test(x.realModel.error || ''), 'the second link\'s fetch, failed');
+    u = await untilModel(page, (x) => x.realModel && /missing\.bin: HTTP 404/.test(x.realModel.error || ''), 'the second link\'s fetch, failed');
     assert.deepEqual(asked, ['tiny.bin', 'missing.bin'], 'the first stopped, the second fetched');
     assert.equal(u.wantedModel.key, 'other.bin@0123456789abcdef');
     held['tiny.bin'].release();
@@ -552,7 +547,7 @@ test('a kept model\'s tokenizer opens for a link only when the link names its ha
     await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
     return page;
   };
-  const opened = (page, tokHash, what) => until(page, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0 &&
+  const opened = (page, tokHash, what) => untilModel(page, (x) => x.realModel && x.realModel.ids && x.realModel.ids.length > 0 &&
     x.realModel.tokenizerKey === `tokenizer.bin@${tokHash}` && x.wantedModel === null, what);
   try {
     // The attacker's link (no tokenizer=, as links were written): opened, and kept.
@@ -569,7 +564,7 @@ test('a kept model\'s tokenizer opens for a link only when the link names its ha
     await opened(page, bad, 'the pair that link names');
     // A tokenizer that is not the one the link names: refused, said, not opened.
     await page.evaluate((h) => { location.hash = h; }, link('evil', good));
-    u = await until(page, (x) => x.realModel && /is not the tokenizer the link names/.test(x.realModel.error || ''), 'the refusal');
+    u = await untilModel(page, (x) => x.realModel && /is not the tokenizer the link names/.test(x.realModel.error || ''), 'the refusal');
     assert.match(u.realModel.error, new RegExp(`its SHA-256 starts ${bad}, the link says ${good}`));
     assert.equal(u.realModel.tokenizerKey, `tokenizer.bin@${bad}`, 'the open model stays as it was');
     // Two links of the same model in a row, the second while the first's tokenizer is still on its
@@ -578,12 +573,12 @@ test('a kept model\'s tokenizer opens for a link only when the link names its ha
     let answer;
     held = new Promise((resolve) => { answer = resolve; });
     await page.evaluate((h) => { location.hash = h; }, link('tok', good));
-    await until(page, () => asked.includes('/tok/tokenizer.bin'), 'the first link\'s fetch');
+    await untilModel(page, () => asked.includes('/tok/tokenizer.bin'), 'the first link\'s fetch');
     await page.evaluate((h) => { location.hash = h; }, link('evil', good));
     await frames(page, 2);
     held = null;
     answer();
-    u = await until(page, (x) => asked.includes('/evil/tokenizer.bin') && x.realModel &&
+    u = await untilModel(page, (x) => asked.includes('/evil/tokenizer.bin') && x.realModel &&
       /is not the tokenizer the link names/.test(x.realModel.error || ''), 'the second link\'s refusal');
     assert.equal(u.realModel.tokenizerKey, `tokenizer.bin@${bad}`, 'the first link\'s pair did not open in its place');
     await page.evaluate((h) => { location.hash = h; }, link('tok', good));
@@ -591,7 +586,7 @@ test('a kept model\'s tokenizer opens for a link only when the link names its ha
     assert.ok(u.link.includes(`&model=tiny.bin@${hash}&tokenizer=tokenizer.bin@${good}&model_url=`));
     // A link naming the model alone (no addresses, no tokenizer=): the store's fetched pair is not taken on trust.
     page = await open(`#v=1&text=Once%20upon&model=tiny.bin@${hash}`);
-    u = await until(page, (x) => x.widgets.model_wanted && x.realModel && x.realModel.kept === 1, 'the request for the files, and the kept list');
+    u = await untilModel(page, (x) => x.widgets.model_wanted && x.realModel && x.realModel.kept === 1, 'the request for the files, and the kept list');
     assert.equal(u.realModel.ids, undefined, 'nothing opened from the store');
     assert.equal(u.realModel.kept, 1, 'the kept model is listed, to open by hand');
   } finally {
@@ -621,17 +616,17 @@ test('a model_url= download stops at what the checkpoint\'s header allows; zeros
   const link = (file, tokFile = 'tokenizer.bin') => `#v=1&text=Once&model=tiny.bin@${hash}` +
     `&model_url=${encodeURIComponent(host + file)}&tokenizer_url=${encodeURIComponent(host + tokFile)}`;
   const page = await context.newPage();
-  const failed = (what) => until(page, (x) => x.realModel && x.realModel.error && x.modelFetch.file === '', what);
+  const failed = (what) => untilModel(page, (x) => x.realModel && x.realModel.error && x.modelFetch.file === '', what);
   try {
     await page.goto(suite.server.url + link('long.bin'));
     await page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen, null, { timeout: 60000 });
     let u = await failed('the long file, stopped');
     assert.match(u.realModel.error, new RegExp(`long\\.bin is (more than )?\\d+ bytes, longer than tiny\\.bin can be \\(${bytes.length} bytes, as its header describes\\): stopped`));
     await page.evaluate((h) => { location.hash = h; }, link('zeros.bin'));
-    u = await until(page, (x) => x.realModel && /^tiny\.bin: /.test(x.realModel.error || '') && x.modelFetch.file === '', 'the zeros, refused');
+    u = await untilModel(page, (x) => x.realModel && /^tiny\.bin: /.test(x.realModel.error || '') && x.modelFetch.file === '', 'the zeros, refused');
     assert.doesNotMatch(u.realModel.error, /SHA-256/, 'refused at the header, not after reading it all');
     await page.evaluate((h) => { location.hash = h; }, link('tiny.bin', 'big-tokenizer.bin'));
-    u = await until(page, (x) => x.realModel && /big-tokenizer\.bin is/.test(x.realModel.error || '') && x.modelFetch.file === '', 'the long tokenizer, stopped');
+    u = await untilModel(page, (x) => x.realModel && /big-tokenizer\.bin is/.test(x.realModel.error || '') && x.modelFetch.file === '', 'the long tokenizer, stopped');
     assert.match(u.realModel.error, /longer than big-tokenizer\.bin can be \(\d+ bytes, the longest tokenizer for the checkpoint's vocabulary\)/);
     // model_url=%FF: refused with the link, never "fetching…" for ever.
     const answer = await page.evaluate((h) => window.attn.openLink(h), link('tiny.bin').slice(1).replace(encodeURIComponent(host + 'tiny.bin'), '%FF'));
@@ -656,7 +651,7 @@ test('a chosen file the browser refuses to read is said in the Model window; a f
       const big = (name) => ({ name, size: 2 ** 31, arrayBuffer: () => Promise.reject(new DOMException('The requested file could not be read', 'NotReadableError')) });
       window.attnShell.readModelFiles([big('huge.bin'), big('tokenizer.bin')]);
     });
-    let u = await until(page, (x) => x.realModel && x.realModel.error && x.widgets.model_choose, 'the refusal, said');
+    let u = await untilModel(page, (x) => x.realModel && x.realModel.error && x.widgets.model_choose, 'the refusal, said');
     assert.match(u.realModel.error, /^huge\.bin \(2147\.5 MB\) could not be read: The requested file could not be read/);
 
     // A full store: the model opens, and the window says it is not kept.
@@ -665,20 +660,20 @@ test('a chosen file the browser refuses to read is said in the Model window; a f
       IDBObjectStore.prototype.put = function () { throw new DOMException('full', 'QuotaExceededError'); };
     });
     await chooseAgain(page);
-    u = await until(page, (x) => x.realModel && x.realModel.ids && x.realModel.notKept && x.widgets.model_not_kept, 'the model, not kept');
+    u = await untilModel(page, (x) => x.realModel && x.realModel.ids && x.realModel.notKept && x.widgets.model_not_kept, 'the model, not kept');
     assert.equal(u.realModel.notKept, 'the browser\'s storage for this site is full');
     assert.equal(u.realModel.kept, 0);
     await page.evaluate(() => { IDBObjectStore.prototype.put = window.realPut; });
     await chooseAgain(page);
-    u = await until(page, (x) => x.realModel && x.realModel.kept === 1 && x.realModel.notKept === '', 'the model, kept');
+    u = await untilModel(page, (x) => x.realModel && x.realModel.kept === 1 && x.realModel.notKept === '', 'the model, kept');
 
     // "Clear site data" closes the store under the page: the next model is kept all the same, without a reload.
     const cdp = await context.newCDPSession(page);
     await cdp.send('Storage.clearDataForOrigin', { origin: new URL(suite.server.url).origin, storageTypes: 'indexeddb' });
     await page.evaluate(() => window.attnShell.models.tell());
-    await until(page, (x) => x.realModel.kept === 0, 'the store, emptied');
+    await untilModel(page, (x) => x.realModel.kept === 0, 'the store, emptied');
     await chooseAgain(page);
-    u = await until(page, (x) => x.realModel && x.realModel.kept === 1, 'the model, kept again');
+    u = await untilModel(page, (x) => x.realModel && x.realModel.kept === 1, 'the model, kept again');
     assert.equal(u.realModel.notKept, '');
     assert.deepEqual(problems, []);
   } finally {

@@ -28,6 +28,16 @@ export async function settle(page, what = 'the page') {
   }
   assert.fail('the layout of ' + what + ' did not settle');
 }
+// Waits (frame by frame, no fixed sleep) until ui() satisfies `ok`; returns that
+// state. `what` names it in the failure, and `say(u)` adds what the failure shows.
+export async function until(page, ok, what, say = () => '') {
+  for (let i = 0; i < 300; i++) {
+    const u = await ui(page);
+    if (ok(u)) return u;
+    await frames(page, 2);
+  }
+  assert.fail('timed out waiting for ' + what + say(await ui(page)));
+}
 // An embed's frame, up and drawing: a poster (view.poster=1) is started as a
 // person would, by pressing its Run button.
 export async function startEmbed(f) {

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, openPage, browserSuite, withPage } from './harness.mjs';
-import { frames, ui, click, key, widget, reveal } from './person.mjs';
+import { root, openPage, browserSuite, withPage, appShown } from './harness.mjs';
+import { frames, ui, click, key, widget, reveal, until } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -212,6 +212,59 @@ test('a trained run is kept: open L9 trained, then L3, then L9 again, and it is 
     assert.equal(u.train.hash, hash, 'the same weights');
     assert.equal(u.train.kept.length, t.kept.length, 'its measures kept with it');
     assert.ok(u.link.includes('&trained=120'), 'the link says how far it is trained');
+  });
+});
+
+// Waits until this page's origin keeps `n` runs (web/shell.js [Runs]: the list record's entries).
+async function untilKept(page, n) {
+  const kept = () => page.evaluate(() => new Promise((resolve) => {
+    const r = indexedDB.open('attn-runs', 1);
+    r.onupgradeneeded = () => r.result.createObjectStore('runs', { keyPath: 'key' });
+    r.onsuccess = () => {
+      const got = r.result.transaction('runs').objectStore('runs').get('');
+      got.onsuccess = () => { resolve(got.result ? got.result.list.length : 0); r.result.close(); };
+    };
+  }));
+  for (let i = 0; i < 300 && (await kept()) !== n; i++) await frames(page, 2);
+  assert.equal(await kept(), n, 'runs kept');
+}
+
+test('a trained run is kept in this browser: reloaded, its link is trained at once with the same weights; altered, it is trained again', async () => {
+  await withPage(suite.browser, `${suite.server.url}#v=1&view.lesson=9&trained=120`, { width: 1280, height: 720 }, async ({ page }) => {
+    const { t } = await trainUntilDone(page);
+    assert.equal(t.hash, recordedHashes().step120);
+    await untilKept(page, 1);
+    await page.reload();
+    await appShown(page);
+    let u = await until(page, (x) => x.train && x.train.done, 'the link at its step');
+    assert.deepEqual(await page.evaluate(() => window.attnShell.runs), { taken: 1, refused: [] },
+      'the kept run was taken in place of the page\'s own, which had not reached it');
+    assert.equal(u.train.step, 120);
+    assert.equal(u.train.hash, t.hash, 'the same weights');
+    assert.equal(u.train.kept.length, t.kept.length, 'its measures kept with it');
+
+    // A byte of it altered (a damaged store, another build): refused, trained again, stored again.
+    await page.evaluate(() => new Promise((resolve) => {
+      const r = indexedDB.open('attn-runs', 1);
+      r.onsuccess = () => {
+        const s = r.result.transaction('runs', 'readwrite').objectStore('runs');
+        const c = s.openCursor();
+        c.onsuccess = () => {
+          if (!c.result) { r.result.close(); resolve(); return; }
+          const v = c.result.value;
+          if (v.bytes) { const b = new Uint8Array(v.bytes); b[b.length >> 1] ^= 1; c.result.update(v); }
+          c.result.continue();
+        };
+      };
+    }));
+    await page.reload();
+    await appShown(page);
+    u = (await trainUntilDone(page)).t;
+    assert.equal(u.hash, t.hash, 'trained again to the same bits');
+    const runs = await page.evaluate(() => window.attnShell.runs);
+    assert.equal(runs.taken, 0);
+    assert.match(runs.refused.join(), /checksum does not match/);
+    await untilKept(page, 1);  // stored again
   });
 });
 

@@ -24,7 +24,9 @@
 // Training runs are kept while the session lives (trainer.hpp's trainer_store):
 // leaving a recipe and coming back finds its run at its step, A and B of one
 // recipe share the run (a copy), and a lesson's link (change::resume) opens its
-// recipe at the step its kept run reached.
+// recipe at the step its kept run reached. The page also keeps runs in the
+// browser (train/trainer_file.hpp, web/shell.js [Runs]) and gives them back
+// through session_keep_run (training.hpp).
 #pragma once
 
 #include <cstdint>

@@ -40,6 +40,31 @@ double session_train(session& s, double slice) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+bool session_keep_run(session& s, trainer t) {
+    if (!t.run)
+        return false;
+    const std::string key = trainer_store_key(t.key);
+    const int reach = t.run->reach;
+    const auto further = [&](trainer& here) {  // here is of the same recipe: whether t goes further
+        trainer_collect(here);                 // its job's steps counted
+        return !here.run || here.run->reach < reach;
+    };
+    if (s.train.synced && trainer_store_key(s.train.key) == key) {
+        if (!further(s.train))
+            return false;
+        t.weights_version = s.train.weights_version + 1;  // everything traced from the old run follows
+        s.train = std::move(t);
+        trainer_sync(s.train, s.exp);  // exp's step: restored from a kept snapshot by the frames' training
+        return true;
+    }
+    if (s.pin_train.synced && trainer_store_key(s.pin_train.key) == key && !further(s.pin_train))
+        return false;
+    if (const trainer* kept = trainer_store_find(s.kept, key); kept && kept->run && kept->run->reach >= reach)
+        return false;
+    trainer_store_put(s.kept, std::move(t));
+    return true;
+}
+
 bool session_trains_apart(const session& s) { return s.threads > 1 && threads_background(); }
 
 int session_train_threads(const session& s) { return session_trains_apart(s) ? s.threads - 1 : s.threads; }

@@ -55,6 +55,14 @@ void session_train_launch(session& s);
 // on the recipe's size); in the frames, all of them.
 int session_train_threads(const session& s);
 
+// A run kept beyond the page (trainer_file.hpp: the browser's store) given back:
+// when it is the run of exp's recipe and reached further than the one training
+// now, it takes that one's place (the step shown is still exp's: only the
+// training it spares changes); otherwise it joins the kept runs (s.kept), unless
+// a run of its recipe there or pinned reached as far. False when it was not
+// taken (a run here went as far).
+bool session_keep_run(session& s, trainer t);
+
 // The measures of the trained model at its step (the task effect of the ablated
 // heads, the every-head ablation table, L10's shortcut), each taking held-out
 // rows for at most about `slice` seconds; a new model starts them again.

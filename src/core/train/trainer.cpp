@@ -93,6 +93,17 @@ std::optional<trainer> kept_run(const std::string& key, trainer_store* kept, tra
     return kept ? trainer_store_take(*kept, key) : std::nullopt;
 }
 
+// The probe row: held-out row 0 of the run's task.
+void set_probe_row(trainer& t) {
+    const train_run& r = *t.run;
+    t.probe_tokens.assign(r.eval_tokens.begin(), r.eval_tokens.begin() + r.T);
+    t.probe_targets.assign(r.eval_targets.begin(), r.eval_targets.begin() + r.T);
+    t.probe_counted.assign(r.eval_counted.begin(), r.eval_counted.begin() + r.T);
+    t.probe_symbols.clear();
+    for (int v : t.probe_tokens)
+        t.probe_symbols.push_back(task_symbol(v));
+}
+
 void start_run(trainer& t, const experiment& key, trainer_store* kept, trainer* twin) {
     const std::uint64_t version = t.weights_version;
     const bool had_run = t.run.has_value();
@@ -125,11 +136,7 @@ void start_run(trainer& t, const experiment& key, trainer_store* kept, trainer* 
     t.curve.reserve(std::size_t(key.train.steps));
     t.smooth.reserve(std::size_t(key.train.steps));
     t.marks.reserve(r.snapshots.size());
-    t.probe_tokens.assign(r.eval_tokens.begin(), r.eval_tokens.begin() + r.T);
-    t.probe_targets.assign(r.eval_targets.begin(), r.eval_targets.begin() + r.T);
-    t.probe_counted.assign(r.eval_counted.begin(), r.eval_counted.begin() + r.T);
-    for (int v : t.probe_tokens)
-        t.probe_symbols.push_back(task_symbol(v));
+    set_probe_row(t);
     mark_snapshot(t);
 }
 
@@ -222,6 +229,13 @@ experiment trainer_key(const experiment& e) {
     k.decode = 0;
     k.train = e.train.run_identity();
     return k;
+}
+
+void trainer_adopt(trainer& t) {
+    set_probe_row(t);
+    t.synced = true;
+    t.target = t.run->step;
+    measure_now(t);
 }
 
 std::size_t trainer_bytes(const trainer& t) {

@@ -108,6 +108,12 @@ struct trainer {
 // e with only what training reads: the model, the recipe (without `trained`).
 experiment trainer_key(const experiment& e);
 
+// A trainer around a run whose state was set from outside (trainer_file.hpp):
+// t.run, key, curve, smooth, marks, now and measured_step are set; this lays out
+// the probe row, sets the target at the run's step and measures it (the probe;
+// `now` from its mark when the step has one).
+void trainer_adopt(trainer& t);
+
 // The bytes a run kept in a trainer_store holds (its vectors' capacities).
 std::size_t trainer_bytes(const trainer& t);
 
