@@ -155,6 +155,9 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
     """Serves files from `site` (a class attribute set before serving) and nothing else."""
 
     site = SITE
+    # --test-runs: a folder served read-only under /test-runs/ beside the site (the
+    # browser tests' trained runs, tests/web/harness.mjs keepRun); None: not served.
+    runs = None
     server_version = "attn-serve"
     sys_version = ""
     timeout = IDLE_TIMEOUT  # also the socket timeout of every write
@@ -196,7 +199,10 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
         parts = [p for p in path.split("/") if p]
         if any(p in ("..", ".") or p.startswith(".") for p in parts):
             return None
-        root = os.path.realpath(self.site)
+        root = self.site
+        if self.runs and parts[:1] == ["test-runs"]:
+            root, parts = self.runs, parts[1:]
+        root = os.path.realpath(root)
         full = os.path.realpath(os.path.join(root, *parts))
         if os.path.commonpath([root, full]) != root:
             return None
@@ -304,9 +310,10 @@ class BoundedServer(http.server.ThreadingHTTPServer):
 
 
 def make_server(host, port, site, idle_timeout=IDLE_TIMEOUT, request_deadline=REQUEST_DEADLINE, max_threads=MAX_THREADS,
-                isolate=True):
+                isolate=True, runs=None):
     handler = type("BoundSiteHandler", (SiteHandler,),
-                   {"site": site, "timeout": idle_timeout, "request_deadline": request_deadline, "isolate": isolate})
+                   {"site": site, "timeout": idle_timeout, "request_deadline": request_deadline, "isolate": isolate,
+                    "runs": runs})
     server_class = type("BoundServer", (BoundedServer,), {"max_threads": max_threads})
     return server_class((host, port), handler)
 
@@ -319,6 +326,7 @@ def main(argv=None):
     ap.add_argument("--no-isolation", action="store_true",
                     help="leave out COOP/COEP: the page is not cross-origin isolated and runs its single-threaded build")
     ap.add_argument("--site", default=SITE, help=argparse.SUPPRESS)
+    ap.add_argument("--test-runs", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     if not args.no_build:
@@ -331,7 +339,7 @@ def main(argv=None):
         print("serve.py: no built site in %s; run without --no-build first." % args.site, file=sys.stderr)
         return 1
     try:
-        server = make_server(args.host, args.port, args.site, isolate=not args.no_isolation)
+        server = make_server(args.host, args.port, args.site, isolate=not args.no_isolation, runs=args.test_runs)
     except OSError as e:
         print("serve.py: cannot listen on %s:%d: %s" % (args.host, args.port, e.strerror), file=sys.stderr)
         return 1

@@ -91,6 +91,32 @@ class ServeTest(unittest.TestCase):
             plain.shutdown()
             plain.server_close()
 
+    def test_test_runs_folder(self):
+        # --test-runs: the browser tests' trained runs under /test-runs/, read-only, nothing
+        # above that folder; without it /test-runs/ is the site's (none here: 404).
+        runs = os.path.join(os.path.dirname(self.site), "runs")
+        os.makedirs(runs, exist_ok=True)
+        with open(os.path.join(runs, "a.run"), "wb") as f:
+            f.write(b"attn-run" + bytes(100))
+        self.assertEqual(self.get("/test-runs/a.run")[0].status, 404)
+        server = serve.make_server("127.0.0.1", 0, self.site, runs=runs)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            def get(path):
+                conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=5)
+                conn.request("GET", path)
+                r = conn.getresponse()
+                body = r.read()
+                conn.close()
+                return r.status, body
+            self.assertEqual(get("/test-runs/a.run"), (200, b"attn-run" + bytes(100)))
+            self.assertEqual(get("/")[0], 200)
+            for bad in ("/test-runs/../secret.txt", "/test-runs/%2e%2e/secret.txt", "/test-runs/", "/test-runs/b.run"):
+                self.assertEqual(get(bad)[0], 404, bad)
+        finally:
+            server.shutdown()
+            server.server_close()
+
     def test_head(self):
         r, body = self.get("/attn.wasm", method="HEAD")
         self.assertEqual(r.status, 200)

@@ -42,7 +42,9 @@
 // change path, src/core/play/session.hpp). experiment() -> its text form;
 // setExperiment(link) -> "" or the problems (the view stays); openLink(link) ->
 // "" or the problems (the experiment and its view, as a pasted link opens);
-// errors(), trace(), ui(), textView() (the text mirror's JSON, built now).
+// errors(), trace(), ui(), textView() (the text mirror's JSON, built now);
+// keepRun(bytes) -> "" or why not: a trained run (trainer_save's bytes, as the
+// [Runs] store keeps them) given to the app as a kept run would be.
 //
 // Embedding (docs/embedding.md): inside an <iframe> the page talks to its
 // parent with window.postMessage. The parent's origin comes from ?host=<origin>
@@ -1400,6 +1402,7 @@
           trainHash: (recipe, steps = -1) =>
             Module.ccall('attn_hook_train_hash', 'string', ['string', 'number'], [String(recipe), Number(steps)]),
           textView: () => JSON.parse(call('attn_hook_text_view')),
+          keepRun: (bytes) => runs.give(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)),
         };
       },
     };

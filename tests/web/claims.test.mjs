@@ -3,7 +3,7 @@
 // behind them; in 中文 the sentences read as Chinese and wrap between characters.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, browserSuite } from './harness.mjs';
+import { openPage, browserSuite, keepRun, lessonRecipe } from './harness.mjs';
 import { ui, click, key, reveal, frames, hoverCell, tooltipValue } from './person.mjs';
 
 let page, problems;
@@ -30,6 +30,7 @@ test('L9 trained: the card words its claims from the model, and the text view ha
   let l = await lines();
   assert.ok(l.some((s) => /^Press Train in the Train panel/.test(s)), `untrained: ${l.join(' | ')}`);
   assert.ok(!l.some((s) => /^[123]\. /.test(s)), `no claim before training: ${l.join(' | ')}`);
+  await keepRun(page, lessonRecipe());  // trained once for every test that reads it (harness.mjs)
   await click(page, 'train_run');
   const t = await trained();
   assert.equal(t.step, 1500);

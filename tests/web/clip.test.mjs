@@ -7,14 +7,10 @@
 // checked trained, at three of their kept snapshots, in both languages (below).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { withPage, browserSuite, root } from './harness.mjs';
+import { withPage, browserSuite, keepRun, lessonRecipe } from './harness.mjs';
 import { click, frames, reveal, settle, ui } from './person.mjs';
 
 const suite = browserSuite();
-const lessonRecipe = fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8')
-  .match(/recipe_lesson_induction =\s*"([^"]+)"/)[1];
 
 // Each stage of the default experiment (stage 9, the residual, needs a block
 // that has one), then each lesson as its own link opens it.
@@ -86,7 +82,8 @@ for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {
 test('1440×900: L9 and L10 trained, at the first, a middle and the last kept snapshot, EN and 中文, then L9\'s prediction at the Output stage at every size: no text is cut', async () => {
   await withPage(suite.browser, suite.server.url, { width: 1440, height: 900 }, async ({ page }) => {
     for (const lesson of [9, 10]) {
-      let state = await show(page, 'v=1&view.lesson=' + lesson);  // without trained=: trains to the end
+      await keepRun(page, lessonRecipe(lesson === 9 ? 'induction' : 'copy_offset'));  // trained once (harness.mjs)
+      let state = await show(page, 'v=1&view.lesson=' + lesson);  // at the end of its kept run
       await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done; }, null,
         { timeout: 1200000, polling: 250 });
       state = await ui(page);
@@ -116,7 +113,7 @@ test('1440×900: L9 and L10 trained, at the first, a middle and the last kept sn
     }
     // The Output stage of a trained model (L9's, kept: not trained again) adds its prediction and
     // logit lens under the output's map: at each size, in English and 中文, scrolled to them, nothing is cut.
-    await show(page, lessonRecipe + '&view.stage=10&view.row=8');
+    await show(page, lessonRecipe() + '&view.stage=10&view.row=8');
     await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done && t.step === 1500; }, null,
       { polling: 250 });
     for (const [width, height] of [[1280, 720], [1440, 900], [844, 390]]) {

@@ -7,6 +7,9 @@
 // each file still runs in its own Node process, with its own browser contexts.
 // Run alone (node --test tests/web/<file>.test.mjs), a file starts its own.
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import zlib from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +20,7 @@ import { chromium } from 'playwright-core';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export async function startServer(extraArgs = []) {
-  const proc = spawn('python3', [path.join(root, 'serve.py'), '--no-build', '--port', '0', ...extraArgs], {
+  const proc = spawn('python3', [path.join(root, 'serve.py'), '--no-build', '--port', '0', '--test-runs', testRuns(), ...extraArgs], {
     cwd: root,
     env: { ...process.env, ATTN_SERVE_QUIET: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -190,6 +193,77 @@ async function reusedPage(browser, url, options) {
   opened.key = key;
   reused.set(browser, opened);
   return opened;
+}
+
+// A lesson's recipe link, read from the core's own source (src/core/spec/recipe.hpp:
+// recipe_lesson_<name>): 'induction' (L9's), 'copy_offset' (L10's).
+export function lessonRecipe(name = 'induction') {
+  const src = fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8');
+  return src.match(new RegExp(`recipe_lesson_${name} =\\s*"([^"]+)"`))[1];
+}
+
+// Train once, use many times: a test that needs a trained model and does not test
+// training gives its page the recipe's run with keepRun(page, recipe) (a recipe
+// link, trained to its end), as the browser's store of runs gives it on a reload
+// (web/shell.js [Runs], window.attn.keepRun): the page takes it in place of
+// training, at the step its experiment asks for (so an untrained lesson stays
+// untrained until Train, which then finds every step kept). The run is trained
+// once per test command, by the first test that asks, in a page of its own (the
+// page's build, its arithmetic: the bits a page would train), and kept as a file
+// in the folder every test file shares (testRuns(): run.mjs's, ATTN_TEST_RUNS),
+// which serve.py serves under /test-runs/ (--test-runs); the page fetches it from
+// there (17 MB crosses Playwright's protocol in ~5 s, HTTP in a fraction of one) and
+// checks the bytes as it checks any kept run.
+export function testRuns() {
+  if (!process.env.ATTN_TEST_RUNS) process.env.ATTN_TEST_RUNS = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-test-runs-'));
+  return process.env.ATTN_TEST_RUNS;
+}
+
+export async function keepRun(page, recipe) {
+  const name = crypto.createHash('sha256').update(recipe).digest('hex').slice(0, 16) + '.run';
+  const file = path.join(testRuns(), name);
+  if (!fs.existsSync(file)) await trainRun(page.context().browser(), new URL(page.url()).origin, recipe, file);
+  const why = await page.evaluate((url) => fetch(url).then((r) => {
+    if (!r.ok) throw new Error(url + ': HTTP ' + r.status);
+    return r.arrayBuffer();
+  }).then((b) => window.attn.keepRun(b)), '/test-runs/' + name);
+  // (Its own run of the recipe may have gone as far meanwhile: then it needs none.)
+  assert.match(why, /^$|went as far/, `the page takes the kept run of ${recipe}`);
+}
+
+// Trains `recipe` to its end in a page of its own and writes the run the page stored to `file`.
+async function trainRun(browser, origin, recipe, file) {
+  const context = await browser.newContext({ acceptDownloads: true });
+  try {
+    const page = await context.newPage();
+    await page.goto(origin + '/#' + recipe);
+    await appShown(page);
+    await page.waitForFunction(() => { const t = window.attn.ui().train; return t && t.done && t.step === t.steps; }, null, { polling: 250 });
+    // The page stores the run the frame after it is done; its bytes leave as a download (~1 s for 17 MB).
+    await page.waitForFunction(() => new Promise((resolve) => {
+      const r = indexedDB.open('attn-runs', 1);
+      r.onupgradeneeded = () => r.result.createObjectStore('runs', { keyPath: 'key' });
+      r.onsuccess = () => {
+        const all = r.result.transaction('runs').objectStore('runs').getAll();
+        all.onsuccess = () => {
+          r.result.close();
+          const run = all.result.find((x) => x.bytes);
+          if (run) window.__run = new Blob([run.bytes]);
+          resolve(!!run);
+        };
+      };
+    }), null, { polling: 250 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => {
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(window.__run);
+      a.download = 'run';
+      a.click();
+    })]);
+    await download.saveAs(file + '.part');
+    fs.renameSync(file + '.part', file);
+  } finally {
+    await context.close();
+  }
 }
 
 // Opens a poster (view.poster=1: a click-to-run embed, web/shell.js "Poster")

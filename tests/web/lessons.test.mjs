@@ -3,9 +3,7 @@
 // the lesson's own controls as a person would.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { openPage, browserSuite, root } from './harness.mjs';
+import { openPage, browserSuite, keepRun, lessonRecipe } from './harness.mjs';
 import { frames, ui, trace, experiment, click, key, gotoStage, STAGE, widget, reveal, revealCells, settle, contrastIn } from './person.mjs';
 
 // One page for all lessons, closed with the browser.
@@ -29,8 +27,6 @@ async function openLesson(n) {
   return state;
 }
 const numbers = async () => (await ui(page)).numbers;
-const lessonRecipe = () => fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8')
-  .match(/recipe_lesson_induction =\s*"([^"]+)"/)[1];
 // The numbers once the zeroed heads' task effect is measured: the held-out rows
 // take a few frames (a few rows a frame), and until then the page shows none.
 async function zeroedNumbers() {
@@ -210,6 +206,8 @@ test('L9 an induction head forms: a plateau, a drop, the induction score jumps; 
   await openLesson(9);
   let t = (await ui(page)).train;
   assert.equal(t.step, 0, 'the lesson opens untrained');
+  await keepRun(page, lessonRecipe());  // trained once for every test that reads it (harness.mjs)
+  assert.equal((await ui(page)).train.step, 0, 'still untrained: a kept run only spares training');
   await click(page, 'train_run');
   t = await trained();  // all 1500 steps: the lesson's model as the core's tests train it
   assert.equal(t.step, 1500);
@@ -253,6 +251,7 @@ test('L9 an induction head forms: a plateau, a drop, the induction score jumps; 
 
 test('L10 a shortcut: positional heads solve copy_offset, no induction head, and the model fails the induction task', async () => {
   await openLesson(10);
+  await keepRun(page, lessonRecipe('copy_offset'));
   await click(page, 'train_run');
   const t = await trained();
   assert.equal(t.step, 300);

@@ -5,7 +5,7 @@
 // layer 0 and an induction head in layer 1: different pictures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, browserSuite, screenshotPixels } from './harness.mjs';
+import { withPage, browserSuite, screenshotPixels, keepRun, lessonRecipe } from './harness.mjs';
 import { frames, ui, click, reveal, revealCells, gotoStage, STAGE, num, until } from './person.mjs';
 
 const suite = browserSuite();
@@ -71,6 +71,7 @@ test('L9 trained: the layer control redraws every head map with that layer\'s we
   await withPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=0',
     { width: 1440, height: 900 }, async ({ page }) => {
     await trained(page);
+    await keepRun(page, lessonRecipe());  // B's step 400 is one of its kept snapshots: nothing trains (harness.mjs)
     await gotoStage(page, STAGE.weights);
     const ta = await page.evaluate(() => window.attn.trace());
     await reveal(page, 'pin');

@@ -24,7 +24,7 @@ const ckpt = path.join(dir, 'tiny.bin');
 const tok = path.join(dir, 'tokenizer.bin');
 
 // until(), the failure saying the Model window's state.
-const untilModel = (page, ok, what) => untilModel(page, ok, what, (u) => ': ' + JSON.stringify(u.realModel));
+const untilModel = (page, ok, what) => until(page, ok, what, (u) => ': ' + JSON.stringify(u.realModel));
 
 
 // Turns the wheel over the Model window until widget `name` lies inside it

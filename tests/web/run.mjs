@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { root, startServer, chromiumOptions } from './harness.mjs';
+import { root, startServer, chromiumOptions, testRuns } from './harness.mjs';
 
 const args = process.argv.slice(2);
 const options = args.filter((a) => a.startsWith('-'));
@@ -37,6 +37,8 @@ const ALONE = ['freeze.test.mjs', 'touch.test.mjs'];
 const alone = files.filter((f) => ALONE.includes(path.basename(f)));
 const together = files.filter((f) => !alone.includes(f));
 
+// The trained runs the files share (harness.mjs keepRun): trained once, by the first test that asks.
+const runs = testRuns();
 const server = await startServer();
 const browser = await chromium.launchServer(chromiumOptions);
 let code = 1;
@@ -66,5 +68,6 @@ try {
 } finally {
   await browser.close();
   server.stop();
+  fs.rmSync(runs, { recursive: true, force: true });
 }
 process.exit(code);

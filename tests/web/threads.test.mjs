@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, openPage, withPage, appShown, startServer, launchBrowser } from './harness.mjs';
+import { root, openPage, withPage, appShown, startServer, launchBrowser, lessonRecipe } from './harness.mjs';
 import { frames, ui } from './person.mjs';
 
 let isolated, plain, browser;
@@ -23,10 +23,6 @@ after(async () => {
   plain?.stop();
 });
 
-function lessonRecipe() {
-  const src = fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8');
-  return src.match(/recipe_lesson_induction =\s*"([^"]+)"/)[1];
-}
 function recordedHashes() {
   const src = fs.readFileSync(path.join(root, 'tests', 'core', 'test_train_learning.cpp'), 'utf8');
   return { step20: src.match(/recorded_hash_step20 = "([0-9a-f]{16})"/)[1], step120: src.match(/recorded_hash_step120 = "([0-9a-f]{16})"/)[1] };

@@ -5,20 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, openPage, browserSuite, withPage, appShown } from './harness.mjs';
+import { root, openPage, browserSuite, withPage, appShown, keepRun, lessonRecipe } from './harness.mjs';
 import { frames, ui, click, key, widget, reveal, until } from './person.mjs';
 
 const suite = browserSuite();
 
 // The recipe and the hashes, read from the core's own sources so they never drift.
-function lessonRecipe() {
-  const src = fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8');
-  return src.match(/recipe_lesson_induction =\s*"([^"]+)"/)[1];
-}
-function copyRecipe() {
-  const src = fs.readFileSync(path.join(root, 'src', 'core', 'spec', 'recipe.hpp'), 'utf8');
-  return src.match(/recipe_lesson_copy_offset =\s*"([^"]+)"/)[1];
-}
 function recordedHashes() {
   const src = fs.readFileSync(path.join(root, 'tests', 'core', 'test_train_learning.cpp'), 'utf8');
   const m = src.match(/recorded_hash_step0 = "([0-9a-f]{16})"[\s\S]*recorded_hash_step20 = "([0-9a-f]{16})"/);
@@ -269,8 +261,9 @@ test('a trained run is kept in this browser: reloaded, its link is trained at on
 });
 
 test('pinning a trained model as A shares its run; a pinned recipe still training says so and shows no difference', async () => {
-  const recipe = copyRecipe();  // L10's: 300 steps
+  const recipe = lessonRecipe('copy_offset');  // L10's: 300 steps
   const { page, problems } = await openPage(suite.browser, `${suite.server.url}#${recipe}`, { width: 1280, height: 720 });
+  await keepRun(page, recipe);  // trained once (harness.mjs): what this test trains is A, in the new tab below
   await trainUntilDone(page);
   await reveal(page, 'pin');
   await click(page, 'pin');
