@@ -298,8 +298,9 @@ void share_menu(const app& a, frame_out& out) {
          share_action::copy_embed_poster);
     if (a.model.exp.train.task != train_task::none) {  // what a recipe's embed costs each reader
         text_disabled(out,
-                      tr("Each reader's page trains this model to step %d itself; a poster only when Run is pressed.",
-                         "每位读者的页面都会自己把这个模型训练到第 %d 步；海报要按下运行才训练。"),
+                      tr("Each reader's browser trains this model to step %d once and keeps the run; a poster trains "
+                         "only when Run is pressed.",
+                         "每位读者的浏览器会把这个模型训练到第 %d 步一次并保存结果；海报要按下运行才训练。"),
                       a.model.exp.train.trained_steps());
         mark_widget(out, "share_embed_cost");
     }
