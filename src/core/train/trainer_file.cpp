@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace attn {
 
@@ -198,10 +199,27 @@ void read_run(reader& in, train_run& r) {
         in.error = kept_problem(r);
 }
 
+// Runs `check(r)` on one thread from a kept snapshot's state, then puts the run
+// back as it was (its weights, moments, step, curve, threads and error): both
+// checks below train from a snapshot and must leave the run at its step.
+template <class F>
+auto with_run_restored(train_run& r, F&& check) {
+    const std::vector<float> params = r.params, m = r.adam_m, v = r.adam_v;
+    const std::vector<train_point> curve = r.curve;
+    const int step = r.step, threads = r.threads;
+    const std::string error = r.error;
+    r.threads = 1;  // the same bits as any count
+    const auto result = check(r);
+    r.curve = curve;
+    r.params = params, r.adam_m = m, r.adam_v = v;
+    r.step = step, r.threads = threads, r.error = error;
+    train_step_abandon(r);
+    return result;
+}
+
 // Whether this build's arithmetic gives the run's bits: the step after its
-// latest kept snapshot before `reach`, taken again from it on one thread (the
-// same bits as any count), must give the curve's point there. The run is put
-// back at its step afterwards.
+// latest kept snapshot before `reach`, taken again from it, must give the
+// curve's point there.
 std::string retake_problem(train_run& r) {
     int from = -1;
     for (int s : train_kept_steps(r))
@@ -210,17 +228,11 @@ std::string retake_problem(train_run& r) {
     if (from < 0)
         return "it keeps no snapshot to check it from";
     const train_point want = r.curve[std::size_t(from)];
-    const std::vector<float> params = r.params, m = r.adam_m, v = r.adam_v;
-    const int step = r.step, threads = r.threads;
-    const std::string error = r.error;
-    train_restore_step(r, from);
-    r.threads = 1;
-    const bool stepped = train_step(r);  // false: the loss was not finite there (the curve's point is)
-    const train_point got = r.curve[std::size_t(from)];
-    r.curve[std::size_t(from)] = want;
-    r.params = params, r.adam_m = m, r.adam_v = v;
-    r.step = step, r.threads = threads, r.error = error;
-    train_step_abandon(r);
+    const auto [stepped, got] = with_run_restored(r, [from](train_run& x) {
+        train_restore_step(x, from);
+        const bool ok = train_step(x);  // false: the loss was not finite there (the curve's point is)
+        return std::pair{ok, x.curve[std::size_t(from)]};
+    });
     const auto same = [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; };
     if (stepped && same(got.loss, want.loss) && same(got.acc, want.acc) && same(got.grad_norm, want.grad_norm) &&
         same(got.lr, want.lr))
@@ -231,21 +243,16 @@ std::string retake_problem(train_run& r) {
 
 // Whether the weights at the run's step are the ones its kept snapshot before
 // them gives: restored and stepped on to the run's step (at most a grid
-// interval), they must be the same bits. The run is left at its step.
+// interval), they must be the same bits.
 std::string weights_problem(train_run& r) {
-    const std::vector<float> params = r.params, m = r.adam_m, v = r.adam_v;
-    const std::vector<train_point> curve = r.curve;
-    const int step = r.step, threads = r.threads;
-    const std::string error = r.error;
-    train_restore_step(r, train_kept_before(r, step));
-    r.threads = 1;
-    while (r.step < step && train_step(r)) {
-    }
-    const bool same = r.step == step && r.params == params && r.adam_m == m && r.adam_v == v;
-    r.curve = curve;
-    r.params = params, r.adam_m = m, r.adam_v = v;
-    r.step = step, r.threads = threads, r.error = error;
-    train_step_abandon(r);
+    const int step = r.step;
+    const bool same = with_run_restored(r, [step](train_run& x) {
+        const std::vector<float> params = x.params, m = x.adam_m, v = x.adam_v;
+        train_restore_step(x, train_kept_before(x, step));
+        while (x.step < step && train_step(x)) {
+        }
+        return x.step == step && x.params == params && x.adam_m == m && x.adam_v == v;
+    });
     return same ? "" : "its weights at step " + std::to_string(step) + " are not the ones its snapshot before them trains to";
 }
 
