@@ -287,6 +287,38 @@
     if (open) textViewEl.focus();
     else if (!framed) document.getElementById('canvas').focus();
   }
+  // [Sleep] An idle app sleeps (src/platform/main.cpp, frame_rest: its main loop
+  // paused, no animation frame) and runs a frame every tick meanwhile
+  // (shell.sleep). Whatever may change what it shows wakes it: an input event,
+  // a resize, the system's theme, a hook's call (Module.ccall, but for the
+  // hooks that only read; wrapped when the runtime starts). Registered first,
+  // on the window, capturing: before any listener can stop the event.
+  let sleeps = 0, wakeable = false;  // wakeable: the runtime is up (wakeOnCalls)
+  function wake() {
+    if (!wakeable) return;
+    shell.asleep = false;
+    window.Module._attn_hook_wake();
+  }
+  for (const type of ['pointerdown', 'pointermove', 'pointerup', 'pointercancel', 'mousedown', 'mousemove', 'mouseup',
+    'wheel', 'keydown', 'keyup', 'keypress', 'touchstart', 'touchmove', 'touchend', 'touchcancel', 'focus', 'blur',
+    'focusin', 'focusout', 'resize', 'visibilitychange', 'paste', 'copy', 'cut', 'compositionstart', 'compositionupdate',
+    'compositionend', 'contextmenu', 'dragover', 'drop', 'hashchange', 'popstate', 'message'])
+    window.addEventListener(type, wake, { capture: true, passive: true });
+  for (const query of ['(prefers-color-scheme: light)', '(pointer: coarse)', '(resolution: ' + window.devicePixelRatio + 'dppx)'])
+    window.matchMedia(query).addEventListener('change', wake);
+  if (window.ResizeObserver) new ResizeObserver(wake).observe(document.getElementById('canvas'));
+  const hooksThatRead = new Set(['attn_hook_ui_state', 'attn_hook_trace_json', 'attn_hook_experiment', 'attn_hook_errors',
+    'attn_hook_text_view', 'attn_hook_model_limits', 'attn_hook_train_hash']);
+  function wakeOnCalls(M) {
+    wakeable = true;
+    const ccall = M.ccall;
+    M.ccall = function (name, ...rest) {
+      const result = ccall.call(this, name, ...rest);
+      if (!hooksThatRead.has(name)) wake();
+      return result;
+    };
+  }
+
   // The app (GLFW) listens for keys on the whole window and keeps Tab from
   // moving the focus. Keys typed into the page's own elements (the skip button,
   // the text view) are not the app's, and Tab from anywhere but the canvas moves
@@ -334,6 +366,21 @@
   let pendingTextView = null;  // the text mirror that came before the first frame
   const shell = {
     firstFrameSeen: false,
+    // [Sleep]: whether the app sleeps now, its frames run (postMainLoop) and the
+    // frames of its ticks among them.
+    asleep: false,
+    framesRun: 0,
+    ticks: 0,
+    sleep(ms) {
+      shell.asleep = true;
+      const id = ++sleeps;
+      setTimeout(() => {
+        if (id !== sleeps || !shell.asleep) return;  // woken meanwhile: this tick is an old sleep's
+        shell.asleep = false;
+        shell.ticks++;
+        window.Module._attn_hook_tick();
+      }, ms);
+    },
     textView(json) {
       let doc;
       try { doc = JSON.parse(String(json)); } catch (e) { return; }
@@ -1146,6 +1193,7 @@
     // frame only when it changed, so ask for one and take the picture after it.
     if (window.Module._attn_hook_frame_drawn && !window.Module._attn_hook_frame_drawn()) {
       window.Module._attn_hook_redraw();
+      wake();
       return;
     }
     posterCaptured = true;
@@ -1366,10 +1414,16 @@
         return true;
       },
       // Right after a frame is drawn, while its pixels are still readable.
-      postMainLoop() { if (posterLink !== null) capturePoster(Module.canvas); },
+      postMainLoop() {
+        shell.framesRun++;
+        if (posterLink === null) return;
+        capturePoster(Module.canvas);
+        if (!posterCaptured) wake();  // its frames are counted: the app stays awake until the picture is taken
+      },
       onAbort: (what) => stale() || fallBack(what) || fatal('The playground stopped', [String(what)]),
       onRuntimeInitialized() {
         mainStarted = true;
+        wakeOnCalls(Module);
         progress(1, 'Starting…');
         // main() reads these arguments next, in this task: the link in the address bar
         // now, so one pasted (or gone back to) while the app downloaded is the one it

@@ -83,6 +83,14 @@ void bridge_first_frame();
 void bridge_frame_drawn(bool drawn);
 bool bridge_take_redraw();
 
+// An idle page sleeps (main.cpp, frame_rest): bridge_sleep pauses the main loop (no
+// animation frame, no ImGui frame) until web/shell.js wakes it (attn_hook_wake: an
+// input event, a hook's call that may change the app, a resize) or a tick `tick_ms`
+// later (attn_hook_tick: one frame, for what runs on a clock). bridge_take_wake is
+// true once after a wake. Natively: no sleep, never woken.
+void bridge_sleep(int tick_ms);
+bool bridge_take_wake();
+
 // Size the canvas must have in device pixels, and the device pixel ratio.
 // Returns false natively (the window decides).
 bool bridge_canvas_size(int& width, int& height, float& pixel_ratio);

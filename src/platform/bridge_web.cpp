@@ -41,6 +41,8 @@ attn::ui::touch_input* g_touch = nullptr;
 std::string g_buffer;        // holds the last string returned to JS
 bool g_frame_drawn = false;  // main.cpp drew the frame that ran last
 bool g_redraw = false;       // the page asked for a drawn frame
+bool g_asleep = false;       // the main loop is paused (bridge_sleep)
+bool g_woken = false;        // woken since the last frame took it (bridge_take_wake)
 
 // Every ImGui window drawn this frame, for the zoom test (nothing a person must
 // read is clipped): its name, its parent's, the visible rectangle (CSS pixels),
@@ -572,6 +574,19 @@ EMSCRIPTEN_KEEPALIVE int attn_hook_reading() { return g_app && g_app->reports.re
 EMSCRIPTEN_KEEPALIVE int attn_hook_frame_drawn() { return g_frame_drawn ? 1 : 0; }
 EMSCRIPTEN_KEEPALIVE void attn_hook_redraw() { g_redraw = true; }
 
+// The main loop asleep (bridge_sleep): a wake runs it again and keeps it awake a while
+// (an event, a call that may change the app); a tick runs it for one frame, which may
+// sleep again. web/shell.js calls both.
+EMSCRIPTEN_KEEPALIVE void attn_hook_wake() {
+    g_woken = true;
+    if (std::exchange(g_asleep, false))
+        emscripten_resume_main_loop();
+}
+EMSCRIPTEN_KEEPALIVE void attn_hook_tick() {
+    if (std::exchange(g_asleep, false))
+        emscripten_resume_main_loop();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
     g_buffer.clear();
     if (g_app)
@@ -939,6 +954,24 @@ void bridge_frame_drawn(bool drawn) { g_frame_drawn = drawn; }
 
 bool bridge_take_redraw() { return std::exchange(g_redraw, false); }
 
+void bridge_sleep(int tick_ms) {
+    if (g_asleep)
+        return;
+    g_asleep = true;
+    emscripten_pause_main_loop();
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.sleep)
+                window.attnShell.sleep($0);
+            else
+                setTimeout(
+                    function() { Module._attn_hook_tick(); }, $0);
+        },
+        tick_ms);
+}
+
+bool bridge_take_wake() { return std::exchange(g_woken, false); }
+
 void bridge_first_frame() {
     EM_ASM({
         if (window.attnShell)
@@ -1027,6 +1060,8 @@ void bridge_focus_label(const std::string&) {}
 void bridge_first_frame() {}
 void bridge_frame_drawn(bool) {}
 bool bridge_take_redraw() { return false; }
+void bridge_sleep(int) {}
+bool bridge_take_wake() { return false; }
 bool bridge_canvas_size(int&, int&, float&) { return false; }
 void bridge_resize_canvas(int, int) {}
 bool bridge_fetch_font(const char*) { return false; }

@@ -503,6 +503,7 @@ struct frame_loop {
     double frame_start = -1.0;
     bool fonts_rebuilt = false;         // this frame's atlas is new (its texture too)
     std::uint64_t drawn_signature = 0;  // the last drawn frame's (frame_signature.hpp)
+    double awake_until = 0;             // glfwGetTime(): the web page sleeps after this (frame_rest)
 };
 
 // The events, training's pace, the style and fonts for this frame's scale, and a
@@ -579,6 +580,26 @@ void frame_render(int fb_w, int fb_h) {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 
+// On the web a page that shows the same picture with nothing under way sleeps: its
+// main loop pauses (no animation frame, no ImGui frame: an idle page took ~15 % of a
+// core in frames that drew nothing) until web/shell.js wakes it (an input event, a
+// hook's call, a resize), and runs a frame every tick meanwhile (a notice's clock,
+// work that shows nothing yet). It stays awake a second after anything drew, woke it
+// or is under way (ui::app_working): a tooltip's delay, a typed field's caret.
+void frame_rest(frame_loop& f, bool drawn) {
+#ifdef __EMSCRIPTEN__
+    constexpr double awake_seconds = 1.0;
+    constexpr int tick_ms = 200;
+    const double now = glfwGetTime();
+    if (attn::platform::bridge_take_wake() || drawn || attn::ui::app_working(f.app) || ImGui::GetIO().WantTextInput)
+        f.awake_until = now + awake_seconds;
+    else if (now >= f.awake_until)
+        attn::platform::bridge_sleep(tick_ms);
+#else
+    (void)f, (void)drawn;
+#endif
+}
+
 // One frame: drawn, shown, its requests served and the link published; false
 // to stop (the window closed, or the last of --frames, screenshot taken).
 bool frame_run(frame_loop& f) {
@@ -609,6 +630,7 @@ bool frame_run(frame_loop& f) {
     }
     if (drawn)
         glfwSwapBuffers(f.window);
+    frame_rest(f, drawn);
     return true;
 }
 

@@ -397,4 +397,10 @@ void app_set_layout_text(app& a, std::string_view text) {
 
 void app_train(app& a) { a.train_spent = session_train(a.model, a.pace.slice); }
 
+bool app_working(const app& a) {
+    const session& m = a.model;
+    return a.pending || a.pending_announced || !trainer_done(m.train) || !trainer_done(m.pin_train) || a.reports.reading ||
+           session_measuring(m) || (a.real.model && (!a.real.gen.done || a.real.effect_announced));
+}
+
 }  // namespace attn::ui

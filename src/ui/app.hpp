@@ -328,6 +328,11 @@ std::string app_link(const app& a);
 // follows the experiment and takes a.pace.slice seconds of steps.
 void app_train(app& a);
 
+// Whether the app has work under way that the next frames do (a change waiting, a
+// run training, a measure or a reading of the trained model, a real model
+// generating): the web page does not sleep meanwhile (main.cpp, frame_rest).
+bool app_working(const app& a);
+
 // Opens a real model from its two files (either order: play/real_model.hpp),
 // reads the experiment's text with it (the first reading, app_model_update) and
 // shows the Model window. "" when it opened and read; else why not, kept in

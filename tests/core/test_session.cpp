@@ -601,6 +601,29 @@ TEST_CASE("pin: a pinned recipe of another shape than B is not trained, nor its 
     CHECK(session_pin_pending(s).b == 300);
 }
 
+TEST_CASE("session_measuring: the trained model's measures have work left until session_measure_trained is through") {
+    session s;
+    const change_result r = session_apply(s, change::open("v=1&text=a%20b%20c&train=induction&steps=20&ablate=0.0"));
+    REQUIRE_MESSAGE(r.accepted, joined(r.errors));
+    session_update(s);
+    REQUIRE(s.train.run);
+    CHECK_FALSE(session_measuring(s));  // training: nothing to measure yet (the page is awake for training)
+    for (int i = 0; i < 1000 && !trainer_done(s.train); ++i)
+        session_train(s, 1.0);
+    REQUIRE(trainer_done(s.train));
+    session_update(s);
+    CHECK(session_measuring(s));  // the ablated head's task effect, the every-head table: to do
+    int slices = 0;
+    for (; slices < 100000 && session_measuring(s); ++slices)
+        session_measure_trained(s, 1e-4);
+    CHECK_FALSE(session_measuring(s));
+    CHECK(slices > 1);  // it took slices, and said so until the last
+    CHECK(s.ablated_task.valid);
+    CHECK(s.each_head.complete());
+    session_measure_trained(s, 1e-4);  // nothing left: nothing starts again
+    CHECK_FALSE(session_measuring(s));
+}
+
 TEST_CASE("training's slice follows the frame interval to the one aimed at, within its bounds") {
     train_pace p;
     const double first = p.slice;

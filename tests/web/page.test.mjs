@@ -162,7 +162,7 @@ test('one WebGL context at the canvas size, and frames that do not ask the GPU f
 // is live) but a frame that would draw the same pixels as the last drawn one is left
 // undrawn, and the canvas keeps showing that one. Without a GPU (software WebGL) an idle
 // 1280×720 page drew ~1.6 cores' worth; a change draws in its own frame.
-test('an idle page draws nothing and keeps its picture; a change draws at once', async () => {
+test('an idle page draws nothing and keeps its picture, then sleeps until an event or a change wakes it; a change draws at once', async () => {
   const prepare = (page) => page.addInitScript(() => {
     window.glDraws = 0;
     for (const name of ['drawElements', 'drawArrays', 'clear']) {
@@ -186,6 +186,30 @@ test('an idle page draws nothing and keeps its picture; a change draws at once',
     await frames(page, 2);
     assert.ok((await page.evaluate(() => window.glDraws)) > before, 'the change was drawn');
     assert.equal(await idleDraws(), 0, 'idle again: nothing drawn');
+
+    // A second idle (main.cpp, frame_rest): the app sleeps, its loop paused; only the
+    // shell's ticks run a frame, until an event or a hook's call wakes it.
+    const state = () => page.evaluate(() => ({ frames: window.attnShell.framesRun, ticks: window.attnShell.ticks, asleep: window.attnShell.asleep }));
+    const asleep = async () => {
+      await page.waitForFunction(() => window.attnShell.asleep, null, { polling: 50 });
+      const a = await state();
+      await frames(page, 30);  // thirty of the browser's animation frames
+      const b = await state();
+      assert.ok(b.frames - a.frames <= b.ticks - a.ticks + 1, `asleep, the ticks' frames alone: ${JSON.stringify([a, b])}`);
+      return b;
+    };
+    let b = await asleep();
+    await page.mouse.move(300, 200);
+    await frames(page, 4);
+    let c = await state();
+    assert.ok(c.frames - b.frames >= 2 + (c.ticks - b.ticks), `a mouse move wakes it: ${JSON.stringify([b, c])}`);
+    b = await asleep();
+    const drawsAsleep = await page.evaluate(() => window.glDraws);
+    await page.evaluate(() => window.attn.setExperiment('v=1&heads=2'));
+    await frames(page, 2);
+    assert.ok((await page.evaluate(() => window.glDraws)) > drawsAsleep, 'a hook\'s change wakes it and is drawn at once');
+    c = await state();
+    assert.ok(!c.asleep && c.frames - b.frames >= 2, `awake after the change: ${JSON.stringify([b, c])}`);
   });
 });
 

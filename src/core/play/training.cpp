@@ -207,6 +207,15 @@ void session_measure_trained(session& s, double slice) {
     update_shortcut(s, slice);
 }
 
+bool session_measuring(const session& s) {
+    const trainer& t = s.train;
+    const bool at_step = t.run && trainer_done(t);
+    return (at_step && !s.exp.ablate.empty() && !(s.ablated_task.valid && s.ablated_task.version == s.version)) ||
+           (at_step && t.error.empty() && !s.each_head.complete()) ||
+           (at_step && s.exp.train.task != train_task::induction && !t.now.heads.empty() &&
+            !(s.shortcut.valid && s.shortcut.version == s.version));
+}
+
 bool session_measure_circuit(session& s, double slice) {
     // prediction.tokens are the text's n symbols for a trained recipe (predict.hpp).
     return circuit_study_update(s.train, s.prediction.tokens, s.circuit, slice);

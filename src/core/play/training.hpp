@@ -67,6 +67,8 @@ bool session_keep_run(session& s, trainer t);
 // heads, the every-head ablation table, L10's shortcut), each taking held-out
 // rows for at most about `slice` seconds; a new model starts them again.
 void session_measure_trained(session& s, double slice);
+// Whether those measures have work left for the next session_measure_trained.
+bool session_measuring(const session& s);
 
 // L11's and L12's measures of the trained model (circuit_study.hpp) on the page's
 // text (s.prediction's symbols), for about `slice` seconds: nothing until the
