@@ -4,10 +4,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "base/random.hpp"
 #include "base/tokenize.hpp"
 #include "circuits/patching.hpp"
 #include "circuits/predict.hpp"
@@ -21,10 +26,30 @@
 #include "train/train.hpp"
 #include "train/train_diagnostics.hpp"
 #include "train/trainer.hpp"
+#include "train/trainer_file.hpp"
 
 using namespace attn;
 
 namespace {
+
+#ifdef ATTN_TEST_RUNS_DIR
+// The wasm build (under Node) keeps a lesson's own run where the browser tests take
+// it (tests/web/harness.mjs, keepRun: ATTN_TEST_RUNS_DIR/<FNV-1a of the recipe>.run)
+// instead of training the lesson again in a page: this build's bits, which the page
+// checks as it checks any kept run (trainer_file.hpp), so one that differs fails there.
+void keep_for_the_page(const char* recipe, const trainer& t) {
+    const std::vector<unsigned char> bytes = trainer_save(t);
+    REQUIRE_MESSAGE(!bytes.empty(), trainer_save_problem(t));
+    char name[32];
+    std::snprintf(name, sizeof name, "%016llx.run", static_cast<unsigned long long>(hash_bytes(recipe)));
+    const std::filesystem::path dir = ATTN_TEST_RUNS_DIR, file = dir / name;
+    // Written aside and renamed: CTest's parts train it side by side, and a reader never sees half a file.
+    const std::filesystem::path aside = file.string() + "." + std::to_string(std::random_device{}());
+    std::filesystem::create_directories(dir);
+    std::ofstream(aside, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    std::filesystem::rename(aside, file);
+}
+#endif
 
 // Trained as the page trains it: through the trainer, which keeps the measures
 // of every snapshot that lessons L9 and L10 read (measure_training.hpp). Each
@@ -45,6 +70,10 @@ trainer trained(const char* recipe, std::uint32_t seed = 0) {
     REQUIRE(t.run);
     trainer_finish(t);
     REQUIRE(t.error.empty());
+#ifdef ATTN_TEST_RUNS_DIR
+    if (experiment_to_text(e) == experiment_to_text(*parsed.value))
+        keep_for_the_page(recipe, t);
+#endif
     return done.emplace(key, t).first->second;
 }
 

@@ -207,9 +207,10 @@ export function lessonRecipe(name = 'induction') {
 // link, trained to its end), as the browser's store of runs gives it on a reload
 // (web/shell.js [Runs], window.attn.keepRun): the page takes it in place of
 // training, at the step its experiment asks for (so an untrained lesson stays
-// untrained until Train, which then finds every step kept). The run is trained
-// once per test command, by the first test that asks, in a page of its own (the
-// page's build, its arithmetic: the bits a page would train), and kept as a file
+// untrained until Train, which then finds every step kept). The run is the one the
+// wasm core tests kept under Node (builtRun: L9's and L10's), or else trained once
+// per test command, by the first test that asks, in a page of its own (the page's
+// build, its arithmetic: the bits a page would train), and kept as a file
 // in the folder every test file shares (testRuns(): run.mjs's, ATTN_TEST_RUNS),
 // which serve.py serves under /test-runs/ (--test-runs); the page fetches it from
 // there (17 MB crosses Playwright's protocol in ~5 s, HTTP in a fraction of one) and
@@ -222,13 +223,32 @@ export function testRuns() {
 export async function keepRun(page, recipe) {
   const name = crypto.createHash('sha256').update(recipe).digest('hex').slice(0, 16) + '.run';
   const file = path.join(testRuns(), name);
-  if (!fs.existsSync(file)) await trainRun(page.context().browser(), new URL(page.url()).origin, recipe, file);
+  const built = builtRun(recipe);
+  if (!fs.existsSync(file) && built) fs.copyFileSync(built, file);
+  else if (!fs.existsSync(file)) await trainRun(page.context().browser(), new URL(page.url()).origin, recipe, file);
   const why = await page.evaluate((url) => fetch(url).then((r) => {
     if (!r.ok) throw new Error(url + ': HTTP ' + r.status);
     return r.arrayBuffer();
   }).then((b) => window.attn.keepRun(b)), '/test-runs/' + name);
   // (Its own run of the recipe may have gone as far meanwhile: then it needs none.)
   assert.match(why, /^$|went as far/, `the page takes the kept run of ${recipe}`);
+}
+
+// A lesson's run the wasm core tests kept under Node (scripts/test.sh runs them before
+// the browser: tests/core/test_train_learning.cpp, keep_for_the_page), the same bits a
+// page trains: build/web/test-runs/<FNV-1a of the recipe, 16 hex digits>.run, when it
+// was written after the site's wasm (an older build's would be refused). Else null.
+function builtRun(recipe) {
+  let h = 0xcbf29ce484222325n;
+  for (const c of Buffer.from(recipe)) h = BigInt.asUintN(64, (h ^ BigInt(c)) * 0x100000001b3n);
+  const web = path.join(root, 'build', 'web');
+  const file = path.join(web, 'test-runs', h.toString(16).padStart(16, '0') + '.run');
+  try {
+    const site = Math.max(...['attn.wasm', 'attn-mt.wasm'].map((f) => fs.statSync(path.join(web, 'site', f)).mtimeMs));
+    return fs.statSync(file).mtimeMs > site ? file : null;
+  } catch (e) {
+    return null;
+  }
 }
 
 // Trains `recipe` to its end in a page of its own and writes the run the page stored to `file`.
