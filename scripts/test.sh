@@ -60,7 +60,10 @@ if [ $quick = 0 ]; then
     echo 19 2>/dev/null >/proc/self/autogroup || true
     nice -n 19 cmake --preset native-asan >/dev/null
     nice -n 19 cmake --build --preset native-asan -j "$1" --target attn_core_tests attn_ui_app_tests
-    nice -n 19 ctest --preset native-asan -j "$1" -R "^(core|core_train|core_train_induction|ui_app_frames)\$"
+    # Not core_train_induction: L9 trained to its 1500th step runs the code core_train runs in
+    # shorter runs (under ASan ~25 s more); its claims hold natively (three seeds, three kernel
+    # sets) and in wasm.
+    nice -n 19 ctest --preset native-asan -j "$1" -R "^(core|core_train|ui_app_frames)\$"
     echo "(ASan + UBSan stage: $((SECONDS - start)) s in the background)"
   ' asan "$jobs" >"$asan_log" 2>&1 &
   asan_pid=$!
