@@ -11,6 +11,7 @@
 #include "heatmap_data.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
+#include "imgui_internal.h"
 #include "lesson_parts.hpp"
 #include "lessons.hpp"
 #include "model/export.hpp"
@@ -280,14 +281,44 @@ void link_length_note(const app& a, frame_out& out) {
 
 }  // namespace
 
+std::string share_embed_cost(const experiment& e) {
+    if (e.train.task == train_task::none)
+        return "";
+    if (e.train.trained_steps() == 0)
+        return tr(
+            "A reader sees this model untrained; their browser trains it when they press Train, once, and keeps "
+            "the run.",
+            "读者看到的是未训练的模型；按下训练后，浏览器才训练一次并保存结果。");
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  tr("Each reader's browser trains this model to step %d once and keeps the run; a poster trains only "
+                     "when Run is pressed.",
+                     "每位读者的浏览器会把这个模型训练到第 %d 步一次并保存结果；海报要按下运行才训练。"),
+                  e.train.trained_steps());
+    return text;
+}
+
 void share_menu(const app& a, frame_out& out) {
     if (ImGui::Button(tr("Share", "分享")))
         ImGui::OpenPopup("share_popup");
     mark_widget(out, "share");
+    // At most ~32 lines of text wide, and never wider than the screen: its sentences wrap
+    // (in 中文 the longest ran past the right edge at 1280 and 1440 px).
+    const float font = ImGui::GetFontSize();
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(std::min(font * 32.0f, vp->WorkSize.x - font), FLT_MAX));
     if (!ImGui::BeginPopup("share_popup"))
         return;
+    // A popup is placed once, as it appears; its sentences can widen it after (in 中文 the
+    // glyphs arrive with their font): kept inside the screen every frame.
+    const ImGuiWindow& popup = *ImGui::GetCurrentWindow();
+    const float right = vp->WorkPos.x + vp->WorkSize.x;
+    if (popup.Pos.x + popup.Size.x > right + 0.5f)
+        ImGui::SetWindowPos(ImVec2(std::max(vp->WorkPos.x, right - popup.Size.x), popup.Pos.y));
+    // SpanAllColumns (outside a table: the window's width) and no box over the spacing beside it:
+    // in the touch layout (ItemSpacing 10 px > WindowPadding 8) that box ran a pixel past the popup.
     auto item = [&out](const char* label, const char* name, share_action action) {
-        if (ImGui::Selectable(label))
+        if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns))
             out.share.push_back(action);
         mark_widget(out, name);
     };
@@ -296,12 +327,8 @@ void share_menu(const app& a, frame_out& out) {
     item(tr("Copy embed code", "复制嵌入代码"), "share_copy_embed", share_action::copy_embed);
     item(tr("Copy embed code: a poster (runs when clicked)", "复制嵌入代码：海报（点击后才运行）"), "share_copy_embed_poster",
          share_action::copy_embed_poster);
-    if (a.model.exp.train.task != train_task::none) {  // what a recipe's embed costs each reader
-        text_disabled(out,
-                      tr("Each reader's browser trains this model to step %d once and keeps the run; a poster trains "
-                         "only when Run is pressed.",
-                         "每位读者的浏览器会把这个模型训练到第 %d 步一次并保存结果；海报要按下运行才训练。"),
-                      a.model.exp.train.trained_steps());
+    if (const std::string cost = share_embed_cost(a.model.exp); !cost.empty()) {
+        text_disabled(out, "%s", cost.c_str());
         mark_widget(out, "share_embed_cost");
     }
     section_text(out, tr("Export", "导出"));

@@ -52,5 +52,9 @@ std::string share_embed_code(const std::string& page, const std::string& embed_l
 int share_embed_height(const app& a);
 // The frame's title: the playground and the open lesson.
 std::string share_embed_title(const app& a);
+// What a live embed of a recipe costs each reader, in the interface's language
+// (the Share menu says it): "" for an experiment without a recipe. A link at step 0
+// opens untrained and trains only when the reader presses Train.
+std::string share_embed_cost(const experiment& e);
 
 }  // namespace attn::ui

@@ -901,6 +901,21 @@ TEST_CASE("compare while A's model is not at its step: the summary says A is sti
     CHECK(ui::compare_summary_text(c) == "A is still training (step 3 of 30).");
 }
 
+TEST_CASE("Share says what a live embed of a recipe costs a reader: training to its step, or none until Train at step 0") {
+    CHECK(ui::share_embed_cost(experiment{}).empty());  // no recipe: nothing trains
+    experiment e = *experiment_parse(recipe_lesson_induction).value;
+    CHECK(ui::share_embed_cost(e).find("to step 1500 once") != std::string::npos);
+    e.train.trained = 400;
+    CHECK(ui::share_embed_cost(e).find("to step 400 once") != std::string::npos);
+    e.train.trained = 0;  // the link opens untrained: not "trains this model to step 0"
+    const std::string untrained = ui::share_embed_cost(e);
+    CHECK(untrained.find("step") == std::string::npos);
+    CHECK(untrained.find("untrained") != std::string::npos);
+    ui::ui_set_language(ui::language::zh);
+    CHECK(ui::share_embed_cost(e).find("未训练") != std::string::npos);
+    ui::ui_set_language(ui::language::en);
+}
+
 TEST_CASE("the embed code: the frame, a first height the view needs, the resize script; pin= only while compare shows A") {
     headless_imgui imgui;
     ui::app a;

@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, withPage, browserSuite } from './harness.mjs';
-import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE, num, reveal } from './person.mjs';
+import { frames, ui, trace, experiment, widget, click, key, gotoStage, STAGE, num, reveal, settle } from './person.mjs';
 
 const suite = browserSuite();
 
@@ -349,6 +349,29 @@ test('a bad, truncated or oversized link: a banner says what is wrong, the defau
       await click(page, 'banner_close');
       assert.ok(!(await ui(page)).widgets.banner, 'the banner closes');
     });
+  }
+});
+
+// The Share menu of a recipe holds sentences: in 中文 at 1440 and 1280 px the longest
+// ran past the screen's right edge (9 items cut). They wrap within the screen now.
+test('the Share menu of a lesson, in English and 中文, at 1440, 1280 and on a phone: inside the screen, nothing cut', async () => {
+  for (const [width, height] of [[1440, 900], [1280, 720], [844, 390]]) {
+    for (const lang of ['en', 'zh']) {
+      await withPage(suite.browser, suite.server.url + '#v=1&view.lesson=9&trained=0', { width, height }, async ({ page }) => {
+        if (lang === 'zh') {
+          await key(page, 'l');
+          await page.waitForFunction(() => window.attn.textView().lang === 'zh');
+        }
+        await reveal(page, 'share');
+        await click(page, 'share');
+        const u = await settle(page, `the Share menu, ${width}×${height}, ${lang}`);
+        assert.equal(u.clipped, 0, `${width}×${height} ${lang}: cut ${JSON.stringify(u.clippedItems)}`);
+        for (const name of ['share_copy_link', 'share_embed_cost', 'share_export_svg']) {
+          const r = u.widgets[name];
+          assert.ok(r && r[0] >= 0 && r[2] <= width && r[3] <= height, `${width}×${height} ${lang}: ${name} on screen: ${JSON.stringify(r)}`);
+        }
+      });
+    }
   }
 });
 
