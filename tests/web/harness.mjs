@@ -237,15 +237,15 @@ export async function keepRun(page, recipe) {
 // A lesson's run the wasm core tests kept under Node (scripts/test.sh runs them before
 // the browser: tests/core/test_train_learning.cpp, keep_for_the_page), the same bits a
 // page trains: build/web/test-runs/<FNV-1a of the recipe, 16 hex digits>.run, when it
-// was written after the site's wasm (an older build's would be refused). Else null.
+// was written by the core tests built last (they and the site are built from one core:
+// an older build's would be refused). Else null.
 function builtRun(recipe) {
   let h = 0xcbf29ce484222325n;
   for (const c of Buffer.from(recipe)) h = BigInt.asUintN(64, (h ^ BigInt(c)) * 0x100000001b3n);
   const web = path.join(root, 'build', 'web');
   const file = path.join(web, 'test-runs', h.toString(16).padStart(16, '0') + '.run');
   try {
-    const site = Math.max(...['attn.wasm', 'attn-mt.wasm'].map((f) => fs.statSync(path.join(web, 'site', f)).mtimeMs));
-    return fs.statSync(file).mtimeMs > site ? file : null;
+    return fs.statSync(file).mtimeMs > fs.statSync(path.join(web, 'tests', 'attn_core_tests.wasm')).mtimeMs ? file : null;
   } catch (e) {
     return null;
   }
