@@ -69,8 +69,7 @@ if [ $quick = 0 ]; then
   asan_pid=$!
 fi
 # On the way out: stop the background stage, and when a stage failed, still say what each took.
-threads_pid=
-trap '[ -n "$asan_pid" ] && kill -- -"$asan_pid" 2>/dev/null; [ -n "$threads_pid" ] && kill "$threads_pid" 2>/dev/null; [ $done_ok = 1 ] || { last_name="${last_name:+$last_name (failed)}"; summary; }; true' EXIT
+trap '[ -n "$asan_pid" ] && kill -- -"$asan_pid" 2>/dev/null; [ $done_ok = 1 ] || { last_name="${last_name:+$last_name (failed)}"; summary; }; true' EXIT
 
 # The cheap native tests --quick runs: everything but the native app under Xvfb,
 # serve.py's and the set-up script's own tests (they change with those files only).
@@ -90,9 +89,7 @@ cmake --build --preset native-debug -j "$jobs"
 if [ $quick = 1 ]; then
   ctest --preset native-debug -j "$jobs" -R "$quick_native"
 else
-  # One slot more than the cores: native_app and native_heatmap mostly wait for their window
-  # (Xvfb), and the cores stay busy meanwhile.
-  ctest --preset native-debug -j $((jobs + 1))
+  ctest --preset native-debug -j "$jobs"
 fi
 
 # --quick: the browser test files of what changed against main (committed on
@@ -136,25 +133,16 @@ if [ $quick = 1 ]; then
 fi
 
 if [ $quick = 0 ] || [ ${#web_tests[@]} -gt 0 ]; then
-  stage "web builds (threaded beside single-threaded) and the core tests in wasm (Node)"
-  # The threaded build beside the web preset's test programs and their tests under Node (each
-  # leaves a core idle while it links or ends); the site last: its build id covers attn-mt.*.
+  stage "web builds (threaded, then single-threaded) and the core tests in wasm (Node)"
+  # The threaded build first: its attn-mt.* go into the site, whose build id the web preset computes.
   cmake --preset web-threads >/dev/null
+  cmake --build --preset web-threads -j "$jobs"
   cmake --preset web >/dev/null
-  threads_log=build/web-threads-build.log
-  cmake --build --preset web-threads -j "$jobs" >"$threads_log" 2>&1 &
-  threads_pid=$!
-  cmake --build --preset web -j "$jobs" --target attn_core_tests attn_ui_app_tests attn_ui_tests
-  [ $quick = 0 ] && ctest --preset web -j "$jobs"
-  if ! wait "$threads_pid"; then
-    cat "$threads_log"
-    echo "the threaded web build failed; its log: $threads_log"
-    exit 1
-  fi
-  threads_pid=
-  tail -n 3 "$threads_log"
   cmake --build --preset web -j "$jobs"
-  [ $quick = 0 ] && ctest --preset web-threads -j "$jobs"
+  if [ $quick = 0 ]; then
+    ctest --preset web-threads -j "$jobs"
+    ctest --preset web -j "$jobs"
+  fi
 
   if [ $quick = 0 ]; then
     stage "the page in headless Chromium"
