@@ -18,19 +18,19 @@ async function trained(page) {
 
 
 // The luminance of each unmasked cell (key ≤ query) of the map whose cells are at
-// `rect` (CSS pixels: the screenshot's, at a device scale of 1) in the screenshot
-// `img`, sampled in the cell's top strip (above the number a cell may print, below
-// the highlight lines on its edges). Rows and columns of the selected cell are left
-// out (their highlight crosses the cells).
-function cellLuma(img, rect, n, skipRow) {
+// `rect` (CSS pixels), sampled in the cell's top strip (above the number a cell
+// may print, below the highlight lines on its edges). Rows and columns of the
+// selected cell are left out (their highlight crosses the cells).
+async function cellLuma(page, rect, n, skipRow) {
   const [x0, y0, x1, y1] = rect;
+  const img = await screenshotPixels(page, { x: x0, y: y0, width: x1 - x0, height: y1 - y0 });
   const d = img.data;
-  const cw = (x1 - x0) / n, ch = (y1 - y0) / n;
+  const cw = img.width / n, ch = img.height / n;
   const out = [];
   for (let r = 0; r < n; r++) {
     if (r === skipRow) continue;
     for (let k = 0; k <= r; k++) {
-      const x = Math.floor(x0 + k * cw + cw / 2), y = Math.floor(y0 + r * ch + Math.max(3, ch * 0.18));
+      const x = Math.floor(k * cw + cw / 2), y = Math.floor(r * ch + Math.max(3, ch * 0.18));
       const j = (y * img.width + x) * 4;
       out.push({ r, k, luma: 0.2126 * d[j] + 0.7152 * d[j + 1] + 0.0722 * d[j + 2] });
     }
@@ -52,18 +52,13 @@ function correlation(xs, ys) {
 // How well the picture of map `name` follows each candidate matrix (a weights
 // map {shape, data} of window.attn.trace()): the correlation of its cells'
 // luminance with the candidate's values (viridis grows brighter with the value).
-// One screenshot of the viewport serves every map drawn in the same layout (the maps'
-// places, the layer, the compare view): a layer's four heads are on screen together.
-let shot = null;
 async function follows(page, name, candidates) {
   await revealCells(page, name);
   await page.mouse.move(2, 2);  // no hover band over the cells
   await frames(page, 2);
   const u = await ui(page);
   const n = candidates[0].shape[0];
-  const key = JSON.stringify([u.widgets, u.layer, u.compare, u.sel_row]);
-  if (!shot || shot.key !== key) shot = { key, img: await screenshotPixels(page) };
-  const cells = cellLuma(shot.img, u.widgets[name], n, u.sel_row);
+  const cells = await cellLuma(page, u.widgets[name], n, u.sel_row);
   const luma = cells.map((c) => c.luma);
   return candidates.map((m) => correlation(luma, cells.map((c) => num(m.data[c.r * n + c.k]))));
 }
