@@ -223,9 +223,11 @@ export function testRuns() {
 export async function keepRun(page, recipe) {
   const name = crypto.createHash('sha256').update(recipe).digest('hex').slice(0, 16) + '.run';
   const file = path.join(testRuns(), name);
-  const built = builtRun(recipe);
-  if (!fs.existsSync(file) && built) fs.copyFileSync(built, file);
-  else if (!fs.existsSync(file)) await trainRun(page.context().browser(), new URL(page.url()).origin, recipe, file);
+  if (!fs.existsSync(file)) {
+    const built = builtRun(recipe);
+    if (built) fs.copyFileSync(built, file);
+    else await trainRun(page.context().browser(), new URL(page.url()).origin, recipe, file);
+  }
   const why = await page.evaluate((url) => fetch(url).then((r) => {
     if (!r.ok) throw new Error(url + ': HTTP ' + r.status);
     return r.arrayBuffer();
