@@ -896,10 +896,12 @@
         if (m.data && m.data.key === this.asked) this.wanted(m.data.key, -1);
       };
     },
-    // The app started a run of `key` that reached `reach`: the kept one, when it went further.
+    // The app started a run of `key` that reached `reach`: the kept one, when it
+    // went further; then the answer, which the run waits for before its steps.
     wanted(key, reach) {
       this.listen();
       this.asked = key;
+      const answered = () => window.Module.ccall('attn_hook_run_answered', null, ['string'], [key]);
       return this.run('readonly', (s) => s.get(key)).then((r) => {
         if (!r || r.reach <= reach || key !== this.asked) return;
         const why = this.give(new Uint8Array(r.bytes));
@@ -908,7 +910,7 @@
           this.refused.push(why);
           return this.remove(key);  // another build's, or damaged: trained again
         }
-      }).catch(() => undefined);
+      }).catch(() => undefined).finally(answered);
     },
     give(bytes) {
       const M = window.Module;

@@ -35,9 +35,10 @@ void bridge_report_training(const ui::app& a);
 
 // Trained runs kept in the browser (web/shell.js "runs", train/trainer_file.hpp):
 // when the recipe trained changes, the page is asked for its kept run
-// (attnShell.runWanted), which comes back through attn_hook_keep_run; a run at its
-// step that went further than the one the page keeps is handed over
-// (attnShell.runStore). No-op natively.
+// (attnShell.runWanted), which comes back through attn_hook_keep_run and then
+// attn_hook_run_answered (session_run_answered: the run takes no step before
+// that, or for at most 3 s); a run at its step that went further than the one
+// the page keeps is handed over (attnShell.runStore). No-op natively.
 void bridge_keep_runs(const ui::app& a);
 
 // An embed's content height in CSS pixels, told to the host (attn:resize) when

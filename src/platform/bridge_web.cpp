@@ -36,6 +36,7 @@ attn::ui::app* g_app = nullptr;
 // furthest step the page's store holds of each recipe as far as this page knows
 // (handed over from here, or given from there).
 std::string g_run_asked;
+constexpr double run_answer_ms = 3000;  // the longest training waits for the store's answer
 std::map<std::string, int> g_run_stored;
 attn::ui::touch_input* g_touch = nullptr;
 std::string g_buffer;        // holds the last string returned to JS
@@ -646,6 +647,12 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_kept_models(const char* lines) {
         attn::ui::app_set_kept_models(*g_app, lines);
 }
 
+// The page's store answered the ask for `key`'s run (after giving it, when it had one).
+EMSCRIPTEN_KEEPALIVE void attn_hook_run_answered(const char* key) {
+    if (g_app && key)
+        attn::session_run_answered(g_app->model, key);
+}
+
 // A run the page kept (web/shell.js "runs": trainer_save's bytes, `size` of them,
 // read here and not kept): "" when the session took it, else why not.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_keep_run(const unsigned char* bytes, double size) {
@@ -671,7 +678,10 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_font_received(const char* file_name, unsigne
 
 namespace attn::platform {
 
-void bridge_attach(ui::app* a) { g_app = a; }
+void bridge_attach(ui::app* a) {
+    g_app = a;
+    a->model.runs_beyond = true;  // the page's store of runs: asked before a recipe trains (bridge_keep_runs)
+}
 void bridge_attach_touch(ui::touch_input* t) { g_touch = t; }
 
 bool bridge_publish(const ui::app& a) {
@@ -728,15 +738,23 @@ void bridge_keep_runs(const ui::app& a) {
         keyed_version = t.weights_version;
         key = attn::trainer_store_key(t.key);
     }
-    if (key != g_run_asked) {
-        g_run_asked = key;
-        EM_ASM(
+    static double asked_at = 0;
+    if (a.model.run_asked != g_run_asked) {  // the session waits for the answer (session_run_answered)
+        g_run_asked = a.model.run_asked;
+        asked_at = emscripten_get_now();
+        const bool asked = EM_ASM_INT(
             {
-                if (window.attnShell && window.attnShell.runWanted)
-                    window.attnShell.runWanted(UTF8ToString($0), $1);
+                if (!window.attnShell || !window.attnShell.runWanted)
+                    return 0;
+                window.attnShell.runWanted(UTF8ToString($0), $1);
+                return 1;
             },
-            key.c_str(), t.run->reach);
+            g_run_asked.c_str(), t.run->reach);
+        if (!asked)
+            attn::session_run_answered(g_app->model, g_run_asked);
     }
+    if (a.model.run_awaited && emscripten_get_now() - asked_at > run_answer_ms)  // a store that hangs: train
+        attn::session_run_answered(g_app->model, g_run_asked);
     const auto stored = g_run_stored.find(key);
     if ((stored != g_run_stored.end() && stored->second >= t.run->reach) || !attn::trainer_save_problem(t).empty())
         return;

@@ -213,3 +213,29 @@ TEST_CASE("a kept run given back to a session: in place of a run of its recipe t
     CHECK(trainer_done(t.train));
     CHECK(train_weights_hash(*t.train.run) == hash);
 }
+
+TEST_CASE("a store of runs beyond the session: asked once a recipe, and no step is taken before its answer") {
+    session s;
+    s.runs_beyond = true;
+    REQUIRE(session_apply(s, change::set(recipe(20))).accepted);
+    session_update(s);
+    CHECK(session_train(s, 1.0) == 0);
+    CHECK(s.run_awaited);
+    const std::string key = s.run_asked;
+    CHECK(key == trainer_store_key(s.train.key));
+    for (int i = 0; i < 3; ++i)
+        session_train(s, 1.0);
+    CHECK(trainer_step(s.train) == 0);  // the kept run, when there is one, spares these steps
+    session_run_answered(s, "another recipe's key");
+    CHECK(s.run_awaited);
+    session_run_answered(s, key);
+    CHECK_FALSE(s.run_awaited);
+    session_train(s, 1.0);
+    CHECK(trainer_step(s.train) > 0);
+    // Another step of the same recipe: asked already, nothing waits.
+    REQUIRE(session_apply(s, change::set(recipe(30))).accepted);
+    session_update(s);
+    session_train(s, 1.0);
+    CHECK(s.run_asked == key);
+    CHECK_FALSE(s.run_awaited);
+}

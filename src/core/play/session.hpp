@@ -146,6 +146,13 @@ struct session {
     trace pin_tr;                          // pin's trace (empty when nothing is pinned)
     std::uint64_t pin_traced_version = 0;  // the pin_version pin_tr belongs to
     trainer_store kept;                    // the runs neither train nor pin_train holds now
+    // A store of runs beyond the session (the page's: web/shell.js [Runs]) that
+    // may hold exp's run further: session_train asks it once for each recipe
+    // (run_asked, trainer_store_key) and takes no step until it answered
+    // (session_run_answered), so the run it gives is not raced by steps it spares.
+    bool runs_beyond = false;
+    std::string run_asked;
+    bool run_awaited = false;
     // What the trained model does at its step, a few held-out rows a frame
     // (session_measure_trained, training.hpp).
     task_effect ablated_task;  // the task with exp's ablated heads zeroed, beside the model intact

@@ -31,6 +31,14 @@ double session_train(session& s, double slice) {
     trainer& t = s.train;
     const bool apart = session_trains_apart(s);
     trainer_sync(t, s.exp, &s.kept, &s.pin_train);
+    if (s.runs_beyond && t.run) {
+        if (std::string key = trainer_store_key(t.key); key != s.run_asked) {
+            s.run_asked = std::move(key);
+            s.run_awaited = true;
+        }
+        if (s.run_awaited)
+            return 0;
+    }
     const auto start = std::chrono::steady_clock::now();
     advance(t, slice, s.threads, apart);
     if (trainer_done(t) && s.pin) {  // then a pinned recipe of B's shape, retrained to its step beside it
@@ -65,12 +73,17 @@ bool session_keep_run(session& s, trainer t) {
     return true;
 }
 
+void session_run_answered(session& s, const std::string& key) {
+    if (key == s.run_asked)
+        s.run_awaited = false;
+}
+
 bool session_trains_apart(const session& s) { return s.threads > 1 && threads_background(); }
 
 int session_train_threads(const session& s) { return session_trains_apart(s) ? s.threads - 1 : s.threads; }
 
 void session_train_launch(session& s) {
-    if (!session_trains_apart(s))
+    if (!session_trains_apart(s) || s.run_awaited)
         return;
     const int threads = session_train_threads(s);
     if (!trainer_launch(s.train, threads) && trainer_done(s.train) && s.pin)

@@ -38,7 +38,8 @@ void train_pace_update(train_pace& p, double frame_interval, double trained_seco
 
 // About `slice` seconds of training: the trainer follows the experiment and takes
 // steps; once it is at its step, a pinned recipe of B's shape is retrained beside
-// it. Returns the seconds it took. Training apart, it takes no step itself: it
+// it. While the store beyond is asked for the recipe's run (session::runs_beyond)
+// it takes no step. Returns the seconds it took. Training apart, it takes no step itself: it
 // takes in the job's steps (every train_pace::post seconds at most) and measures.
 double session_train(session& s, double slice);
 
@@ -62,6 +63,9 @@ int session_train_threads(const session& s);
 // a run of its recipe there or pinned reached as far. False when it was not
 // taken (a run here went as far).
 bool session_keep_run(session& s, trainer t);
+// The store beyond answered the ask for `key` (with a run, given first, or
+// none): exp's run trains again. An answer for a key no longer asked is dropped.
+void session_run_answered(session& s, const std::string& key);
 
 // The measures of the trained model at its step (the task effect of the ablated
 // heads, the every-head ablation table, L10's shortcut), each taking held-out
