@@ -406,7 +406,8 @@
     // Called by the app for the trained runs this browser keeps ([Runs] below).
     runWanted(key, reach) { runs.wanted(String(key), Number(reach)); },
     get runs() { return { taken: runs.taken, refused: runs.refused.slice() }; },
-    runStore(key, reach, bytes) { runs.store(String(key), Number(reach), bytes); },
+    runStore(key, reach, bytes) { runs.stored = runs.store(String(key), Number(reach), bytes); },
+    runTraining(key, training, awaited) { runs.training(String(key), !!training, !!awaited); },
     // Called by the app while a recipe's model trains: the host hears attn:train.
     trainProgress(json) {
       let progress;
@@ -883,34 +884,91 @@
   // runs.budget bytes together, the one stored longest ago goes first. Never sent
   // anywhere. A page that stores a run tells the site's other pages (a
   // BroadcastChannel), and one that is training that recipe takes it.
+  //
+  // One page of the site trains a recipe at a time (frames of one recipe on a
+  // teacher's page, two tabs): a page that finds no run kept takes the Web Lock
+  // 'attn-train <key>' while it trains that recipe (runTraining: the app says when it
+  // trains), and stores its run before it lets go. A page that finds the lock held
+  // tells the app (attn_hook_run_elsewhere: its Train panel says so, its run takes
+  // no step), waits for the lock, then looks again: the other's run, stored, is
+  // taken; none (that page closed or stopped), it trains itself.
   const runs = Object.assign(keptStore('attn-runs', 'runs'), {
     budget: 256 << 20,
     asked: '',
     taken: 0,      // runs the app took in place of training (for the tests: shell.runs)
     refused: [],   // why the app refused the ones it refused
     channel: null,
+    waiting: '',   // the key whose lock another page holds, waited for
+    held: null,    // { key, release } while this page holds a recipe's lock
+    told: { key: '', training: false, awaited: false },  // the app's last runTraining
+    stored: Promise.resolve(),  // the last store, done before a lock is let go
     listen() {
       if (this.channel || typeof BroadcastChannel === 'undefined') return;
       this.channel = new BroadcastChannel('attn-runs');
       this.channel.onmessage = (m) => {
-        if (m.data && m.data.key === this.asked) this.wanted(m.data.key, -1);
+        if (m.data && m.data.key === this.asked && this.waiting !== this.asked) this.offer(m.data.key, -1);
       };
     },
-    // The app started a run of `key` that reached `reach`: the kept one, when it
-    // went further; then the answer, which the run waits for before its steps.
-    wanted(key, reach) {
-      this.listen();
-      this.asked = key;
-      const answered = () => window.Module.ccall('attn_hook_run_answered', null, ['string'], [key]);
+    // The kept run of `key` to the app, when it went further than `reach`: whether it took one.
+    offer(key, reach) {
       return this.run('readonly', (s) => s.get(key)).then((r) => {
-        if (!r || r.reach <= reach || key !== this.asked) return;
+        if (!r || r.reach <= reach || key !== this.asked) return false;
         const why = this.give(new Uint8Array(r.bytes));
         if (!why) this.taken++;
         if (why && !/went as far/.test(why)) {
           this.refused.push(why);
-          return this.remove(key);  // another build's, or damaged: trained again
+          return this.remove(key).then(() => false);  // another build's, or damaged: trained again
         }
-      }).catch(() => undefined).finally(answered);
+        return !why;
+      }).catch(() => false);
+    },
+    // The app started a run of `key` that reached `reach`: the kept one, when it
+    // went further; else the lock, or the wait for the page that holds it; then
+    // the answer, which the run waits for before its steps.
+    async wanted(key, reach) {
+      this.listen();
+      this.asked = key;
+      if (this.held && this.held.key !== key) this.letGo();
+      const M = window.Module;
+      try {
+        while (key === this.asked) {
+          if (await this.offer(key, reach)) return;
+          if (key !== this.asked || !navigator.locks || (this.held && this.held.key === key)) return;
+          if (await this.hold(key)) {
+            const told = this.told;  // a run that stopped waiting (the app's 3 s) and is not training: no lock
+            if (told.key === key && !told.awaited && !told.training) this.letGo();
+            return;
+          }
+          this.waiting = key;
+          M.ccall('attn_hook_run_elsewhere', null, ['string'], [key]);
+          await navigator.locks.request('attn-train ' + key, () => undefined);  // until the other lets go
+          this.waiting = '';
+        }
+      } catch (e) {
+        this.waiting = '';  // no lock or no store: trained here
+      } finally {
+        if (key === this.asked) M.ccall('attn_hook_run_answered', null, ['string'], [key]);
+      }
+    },
+    // The lock of `key`, when no other page holds it: kept until letGo.
+    hold(key) {
+      return new Promise((granted) => {
+        navigator.locks.request('attn-train ' + key, { ifAvailable: true }, (lock) => {
+          if (!lock) return granted(false);
+          granted(true);
+          return new Promise((release) => { this.held = { key, release }; });
+        }).catch(() => granted(true));
+      });
+    },
+    letGo() {
+      const held = this.held;
+      this.held = null;
+      if (held) this.stored.finally(held.release);  // its run stored first: the waiting page finds it
+    },
+    // The app: whether it trains `key` now, and whether its run awaits the answer.
+    training(key, training, awaited) {
+      this.told = { key, training, awaited };
+      if (this.held && (this.held.key !== key || (!training && !awaited))) this.letGo();
     },
     give(bytes) {
       const M = window.Module;

@@ -653,6 +653,12 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_run_answered(const char* key) {
         attn::session_run_answered(g_app->model, key);
 }
 
+// Another page of the site trains `key`: the answer waits for its run.
+EMSCRIPTEN_KEEPALIVE void attn_hook_run_elsewhere(const char* key) {
+    if (g_app && key)
+        attn::session_run_elsewhere(g_app->model, key);
+}
+
 // A run the page kept (web/shell.js "runs": trainer_save's bytes, `size` of them,
 // read here and not kept): "" when the session took it, else why not.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_keep_run(const unsigned char* bytes, double size) {
@@ -728,19 +734,14 @@ void bridge_report_training(const ui::app& a) {
         json.c_str());
 }
 
-void bridge_keep_runs(const ui::app& a) {
-    const attn::trainer& t = a.model.train;
-    if (!t.run || t.lost)
-        return;
-    static std::uint64_t keyed_version = ~std::uint64_t(0);  // a new run bumps the version (trainer_sync)
-    static std::string key;
-    if (t.weights_version != keyed_version) {
-        keyed_version = t.weights_version;
-        key = attn::trainer_store_key(t.key);
-    }
+namespace {
+
+// The page's store asked once for each recipe the session asks (session::run_asked); a
+// store that has not answered in run_answer_ms, unless another page trains the recipe: trained here.
+void ask_for_run(const attn::session& s) {
     static double asked_at = 0;
-    if (a.model.run_asked != g_run_asked) {  // the session waits for the answer (session_run_answered)
-        g_run_asked = a.model.run_asked;
+    if (s.run_asked != g_run_asked) {
+        g_run_asked = s.run_asked;
         asked_at = emscripten_get_now();
         const bool asked = EM_ASM_INT(
             {
@@ -749,12 +750,43 @@ void bridge_keep_runs(const ui::app& a) {
                 window.attnShell.runWanted(UTF8ToString($0), $1);
                 return 1;
             },
-            g_run_asked.c_str(), t.run->reach);
+            g_run_asked.c_str(), s.train.run ? s.train.run->reach : 0);
         if (!asked)
             attn::session_run_answered(g_app->model, g_run_asked);
     }
-    if (a.model.run_awaited && emscripten_get_now() - asked_at > run_answer_ms)  // a store that hangs: train
+    if (s.run_elsewhere)  // waited for as long as the other page trains
+        asked_at = emscripten_get_now();
+    else if (s.run_awaited && emscripten_get_now() - asked_at > run_answer_ms)
         attn::session_run_answered(g_app->model, g_run_asked);
+}
+
+// Whether this page trains the recipe asked (its measures included) or awaits the
+// answer, told when it changes: the page holds the site's lock of the recipe
+// meanwhile (web/shell.js [Runs]), after the run's store this frame may start.
+void tell_training(const attn::session& s) {
+    static std::string told_key;
+    static int told = -1;
+    const bool training = s.train.run && !s.train.lost && !attn::trainer_done(s.train) && !s.run_awaited;
+    const int now = (training ? 1 : 0) | (s.run_awaited ? 2 : 0);
+    if (told_key == g_run_asked && told == now)
+        return;
+    told_key = g_run_asked, told = now;
+    EM_ASM(
+        {
+            if (window.attnShell && window.attnShell.runTraining)
+                window.attnShell.runTraining(UTF8ToString($0), $1 & 1, $1 & 2);
+        },
+        told_key.c_str(), told);
+}
+
+// The run at its step, handed to the page's store when it went further than the one kept.
+void store_run(const attn::trainer& t) {
+    static std::uint64_t keyed_version = ~std::uint64_t(0);  // a new run bumps the version (trainer_sync)
+    static std::string key;
+    if (t.weights_version != keyed_version) {
+        keyed_version = t.weights_version;
+        key = attn::trainer_store_key(t.key);
+    }
     const auto stored = g_run_stored.find(key);
     if ((stored != g_run_stored.end() && stored->second >= t.run->reach) || !attn::trainer_save_problem(t).empty())
         return;
@@ -766,6 +798,17 @@ void bridge_keep_runs(const ui::app& a) {
                 window.attnShell.runStore(UTF8ToString($0), $1, HEAPU8.slice($2, $2 + $3));
         },
         key.c_str(), t.run->reach, bytes.data(), bytes.size());
+}
+
+}  // namespace
+
+void bridge_keep_runs(const ui::app& a) {
+    const attn::trainer& t = a.model.train;
+    if (t.run && !t.lost) {
+        ask_for_run(a.model);
+        store_run(t);
+    }
+    tell_training(a.model);
 }
 
 void bridge_publish_text_view(ui::app& a) {

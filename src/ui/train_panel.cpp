@@ -233,16 +233,23 @@ void buttons(const app& a, frame_out& out, const trainer& t) {
     ImGui::SameLine();
     char overlay[96];
     std::snprintf(overlay, sizeof overlay, "%s %d / %d%s", tr("step", "步"), step, steps,
-                  running              ? tr("  training…", "  训练中…")
-                  : trainer_stopped(t) ? tr("  stopped", "  已停止")
-                  : !trainer_done(t)   ? tr("  measuring…", "  测量中…")
-                                       : "");
+                  a.model.run_elsewhere ? tr("  waiting…", "  等待中…")
+                  : running             ? tr("  training…", "  训练中…")
+                  : trainer_stopped(t)  ? tr("  stopped", "  已停止")
+                  : !trainer_done(t)    ? tr("  measuring…", "  测量中…")
+                                        : "");
     ImGui::ProgressBar(float(step) / float(std::max(steps, 1)), ImVec2(visible_width(), 0), overlay);
     mark_widget(out, "train_progress");
     // What trains stays in view: the lesson's card above grows (claims, a map)
     // around the loss's drop; the page scrolls by as much.
     keep_in_place("train_progress", running);
     note_clip(out, overlay);
+    if (a.model.run_elsewhere) {  // web/shell.js [Runs]: one page of the site trains a recipe at a time
+        ImGui::TextWrapped("%s", tr("Another tab or frame of this site is training this recipe: its run is "
+                                    "taken here once it is stored, without training it twice.",
+                                    "本站的另一个标签页或框架正在训练这个配方：它存好后这里直接取用，不再重复训练。"));
+        mark_widget(out, "train_elsewhere");
+    }
 }
 
 struct curve_box {

@@ -228,8 +228,18 @@ TEST_CASE("a store of runs beyond the session: asked once a recipe, and no step 
     CHECK(trainer_step(s.train) == 0);  // the kept run, when there is one, spares these steps
     session_run_answered(s, "another recipe's key");
     CHECK(s.run_awaited);
+    // Another page trains it: the answer waits for that page's run, and says so.
+    session_run_elsewhere(s, "another recipe's key");
+    CHECK_FALSE(s.run_elsewhere);
+    session_run_elsewhere(s, key);
+    CHECK(s.run_elsewhere);
+    session_train(s, 1.0);
+    CHECK(trainer_step(s.train) == 0);
     session_run_answered(s, key);
     CHECK_FALSE(s.run_awaited);
+    CHECK_FALSE(s.run_elsewhere);
+    session_run_elsewhere(s, key);  // late: answered already, nothing waits
+    CHECK_FALSE(s.run_elsewhere);
     session_train(s, 1.0);
     CHECK(trainer_step(s.train) > 0);
     // Another step of the same recipe: asked already, nothing waits.

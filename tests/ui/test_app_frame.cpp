@@ -1500,3 +1500,25 @@ TEST_CASE("the embed link of a poster is the embed link with view.poster=1; the 
     CHECK(link_parse(poster).view.poster);
     CHECK(link_parse(poster).errors.empty());
 }
+
+TEST_CASE("a recipe another page of the site trains: the Train panel says its run is awaited, and no step is taken") {
+    headless_imgui imgui;
+    ui::app a;
+    ui::app_init(a, experiment{});
+    a.model.runs_beyond = true;  // the page's store of runs (web/shell.js [Runs])
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=1500"));
+    for (int i = 0; i < 3; ++i)
+        frame(a);
+    REQUIRE(a.model.run_awaited);
+    CHECK_FALSE(find_widget(a, "train_elsewhere"));  // asked, no word yet: the store answers in a moment
+    session_run_elsewhere(a.model, a.model.run_asked);
+    for (int i = 0; i < 3; ++i)
+        frame(a);
+    CHECK(widget_seen(a, "train_elsewhere"));
+    CHECK(trainer_step(a.model.train) == 0);
+    session_run_answered(a.model, a.model.run_asked);  // that page closed: trained here
+    for (int i = 0; i < 50 && trainer_step(a.model.train) == 0; ++i)
+        frame(a);
+    CHECK(trainer_step(a.model.train) > 0);
+    CHECK_FALSE(find_widget(a, "train_elsewhere"));
+}

@@ -221,6 +221,78 @@ async function untilKept(page, n) {
   assert.equal(await kept(), n, 'runs kept');
 }
 
+// One page of the site trains a recipe at a time (web/shell.js [Runs]): the page training it holds
+// the Web Lock 'attn-train <key>' and stores its run before it lets go; a second tab or frame
+// of the recipe that finds the lock held takes no step, says it waits, and takes the run once
+// it is stored. The second page's wait is made certain by the test holding the lock itself,
+// as a page still training would.
+test('one page of the site trains a recipe at a time: a second tab of it waits, trains no step, and takes the first one\'s run', async () => {
+  const prepare = (page) => page.addInitScript(() => {
+    window.__locksSeen = new Set();  // every lock this page held, sampled each frame
+    const look = () => {
+      if (navigator.locks) navigator.locks.query().then((q) => q.held.forEach((l) => window.__locksSeen.add(l.name)));
+      requestAnimationFrame(look);
+    };
+    requestAnimationFrame(look);
+  });
+  await withPage(suite.browser, `${suite.server.url}#v=1&view.lesson=9&trained=120`, { prepare }, async ({ page, context, problems }) => {
+    const { t } = await trainUntilDone(page);
+    assert.equal(t.hash, recordedHashes().step120);
+    await untilKept(page, 1);
+    const held = await page.evaluate(() => [...window.__locksSeen]);
+    assert.equal(held.length, 1, `the page held one lock while it trained: ${held}`);
+    assert.match(held[0], /^attn-train v=1&/);
+    const lock = held[0];
+    const heldNow = () => page.evaluate(() => navigator.locks.query().then((q) => q.held.map((l) => l.name)));
+    for (let i = 0; i < 300 && (await heldNow()).length > 0; i++) await frames(page, 2);
+    assert.deepEqual(await heldNow(), [], 'the lock let go once the run was stored');
+
+    // The test stands for a page still training: it holds the lock, with the store emptied.
+    const runsKept = await page.evaluate(() => new Promise((resolve) => {
+      const r = indexedDB.open('attn-runs', 1);
+      r.onsuccess = () => {
+        const s = r.result.transaction('runs', 'readwrite').objectStore('runs');
+        const all = s.getAll();
+        all.onsuccess = () => {  // kept in the page: an ArrayBuffer does not cross to Node and back whole
+          window.__kept = all.result;
+          s.clear();
+          r.result.close();
+          resolve(all.result.filter((v) => v.bytes).length);
+        };
+      };
+    }));
+    assert.equal(runsKept, 1, 'one run kept');
+    await page.evaluate((name) => new Promise((held) => {
+      navigator.locks.request(name, () => { held(); return new Promise((release) => { window.__release = release; }); });
+    }), lock);
+
+    const second = await context.newPage();
+    second.on('pageerror', (e) => problems.push('second: ' + e.message));
+    await second.goto(`${suite.server.url}#v=1&view.lesson=9&trained=120`);
+    await appShown(second);
+    let u = await until(second, (x) => x.train && x.widgets.train_elsewhere, 'the second tab says it waits');
+    await frames(second, 10);
+    u = await ui(second);
+    assert.equal(u.train.step, 0, 'no step while the other page trains');
+    assert.ok(u.widgets.train_elsewhere);
+
+    // The "first page" stores its run and lets go: the second takes it, at its step, with the same weights.
+    await page.evaluate(() => new Promise((resolve) => {
+      const r = indexedDB.open('attn-runs', 1);
+      r.onsuccess = () => {
+        const tx = r.result.transaction('runs', 'readwrite');
+        for (const v of window.__kept) tx.objectStore('runs').put(v);
+        tx.oncomplete = () => { r.result.close(); window.__release(); resolve(); };
+      };
+    }));
+    u = await until(second, (x) => x.train && x.train.done, 'the second tab at its step');
+    assert.deepEqual(await second.evaluate(() => window.attnShell.runs), { taken: 1, refused: [] });
+    assert.equal(u.train.step, 120);
+    assert.equal(u.train.hash, t.hash, 'the first one\'s weights');
+    assert.ok(!u.widgets.train_elsewhere);
+  });
+});
+
 test('a trained run is kept in this browser: reloaded, its link is trained at once with the same weights; altered, it is trained again', async () => {
   await withPage(suite.browser, `${suite.server.url}#v=1&view.lesson=9&trained=120`, { width: 1280, height: 720 }, async ({ page }) => {
     const { t } = await trainUntilDone(page);

@@ -150,9 +150,12 @@ struct session {
     // may hold exp's run further: session_train asks it once for each recipe
     // (run_asked, trainer_store_key) and takes no step until it answered
     // (session_run_answered), so the run it gives is not raced by steps it spares.
+    // While another page of the site trains the recipe (session_run_elsewhere),
+    // the answer is its run, when it is stored: the Train panel says so.
     bool runs_beyond = false;
     std::string run_asked;
     bool run_awaited = false;
+    bool run_elsewhere = false;
     // What the trained model does at its step, a few held-out rows a frame
     // (session_measure_trained, training.hpp).
     task_effect ablated_task;  // the task with exp's ablated heads zeroed, beside the model intact

@@ -35,6 +35,7 @@ double session_train(session& s, double slice) {
         if (std::string key = trainer_store_key(t.key); key != s.run_asked) {
             s.run_asked = std::move(key);
             s.run_awaited = true;
+            s.run_elsewhere = false;
         }
         if (s.run_awaited)
             return 0;
@@ -75,7 +76,12 @@ bool session_keep_run(session& s, trainer t) {
 
 void session_run_answered(session& s, const std::string& key) {
     if (key == s.run_asked)
-        s.run_awaited = false;
+        s.run_awaited = s.run_elsewhere = false;
+}
+
+void session_run_elsewhere(session& s, const std::string& key) {
+    if (key == s.run_asked && s.run_awaited)
+        s.run_elsewhere = true;
 }
 
 bool session_trains_apart(const session& s) { return s.threads > 1 && threads_background(); }
