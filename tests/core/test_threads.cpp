@@ -611,3 +611,38 @@ TEST_CASE(
     threads_hold_jobs(false);  // (the thread goes on now, into memory nobody frees)
     threads_set_patience(5.0);
 }
+
+TEST_CASE("thread_choice: a repeated piece of work runs on one thread while one is faster, else on the count asked") {
+    // Times as a busy machine gives them (two threads slower than one), then a quiet one's.
+    thread_choice c;
+    const auto run = [&c](int pieces, double many, double one) {
+        int on_many = 0;
+        for (int i = 0; i < pieces; ++i) {
+            const int n = thread_choice_next(c, 2);
+            CHECK((n == 1 || n == 2));
+            on_many += n == 2;
+            thread_choice_took(c, 2, n == 2 ? many : one);
+        }
+        return on_many;
+    };
+    // Busy: two threads take twice one's time; only the probes run on two.
+    int on_many = run(thread_choice::cycle * 4, 2e-3, 1e-3);
+    CHECK(on_many == 4 * thread_choice::probe);
+    // Quiet: two threads help; all but the one-thread probes run on two, from the next cycle on.
+    on_many = run(thread_choice::cycle * 4, 0.5e-3, 1e-3);
+    CHECK(on_many == 4 * (thread_choice::cycle - thread_choice::probe));
+    // An outlier among the probes (a page fault, a frame) does not decide: the median does.
+    thread_choice d;
+    for (int i = 0; i < 2 * thread_choice::probe; ++i) {
+        const int n = thread_choice_next(d, 2);
+        thread_choice_took(d, 2, n == 2 ? (i == 0 ? 50e-3 : 0.5e-3) : 1e-3);
+    }
+    CHECK(thread_choice_next(d, 2) == 2);
+    // One thread asked: always one, nothing probed.
+    thread_choice e;
+    for (int i = 0; i < 100; ++i) {
+        CHECK(thread_choice_next(e, 1) == 1);
+        thread_choice_took(e, 1, 1e-3);
+    }
+    CHECK(e.piece == 0);
+}

@@ -191,6 +191,35 @@ int threads_available() {
     return std::clamp(n, 1, threads_max);
 }
 
+int thread_choice_next(const thread_choice& c, int threads) {
+    if (threads <= 1 || c.piece < thread_choice::probe)
+        return std::max(threads, 1);
+    if (c.piece < 2 * thread_choice::probe)
+        return 1;
+    return c.one_faster ? 1 : threads;
+}
+
+void thread_choice_took(thread_choice& c, int threads, double seconds) {
+    if (threads <= 1)
+        return;
+    constexpr int probe = thread_choice::probe;
+    if (c.piece < probe)
+        c.many[c.piece] = seconds;
+    else if (c.piece < 2 * probe)
+        c.one[c.piece - probe] = seconds;
+    if (++c.piece == 2 * probe) {
+        const auto median = [](const double* t) {
+            double s[probe];
+            std::copy(t, t + probe, s);
+            std::sort(s, s + probe);
+            return (s[(probe - 1) / 2] + s[probe / 2]) / 2;
+        };
+        c.one_faster = median(c.one) < median(c.many);
+    }
+    if (c.piece >= thread_choice::cycle)
+        c.piece = 0;
+}
+
 std::string threads_problem(int n) {
     if (n < 1)
         return "threads must be at least 1, not " + std::to_string(n);

@@ -77,6 +77,27 @@ bool threads_background();
 // before a background_job uses the pool.
 void threads_start(int threads);
 
+// Threads for a piece of work done again and again (a generated token's pass):
+// the count asked, or one while one is faster. On a busy machine (another
+// program on every core) a job's helpers wait for a core often enough that one
+// thread beats two (bench/contention.mjs); on a quiet one the cores help. Every
+// `cycle` pieces the first `probe` run on the count asked and the next `probe` on
+// one thread, and the cycle's rest takes whichever had the lower median time.
+// The bits are the same for any count, so the choice changes only the time.
+//
+//   const int n = thread_choice_next(c, threads);
+//   work(n);
+//   thread_choice_took(c, threads, seconds);
+struct thread_choice {
+    static constexpr int probe = 4, cycle = 64;
+    int piece = 0;            // of the cycle
+    bool one_faster = false;  // the last probes' verdict
+    double many[probe] = {};  // the probes' seconds on the count asked
+    double one[probe] = {};   // and on one thread
+};
+int thread_choice_next(const thread_choice& c, int threads);
+void thread_choice_took(thread_choice& c, int threads, double seconds);
+
 // One piece of work on a thread of its own, beside the caller (the page's
 // training beside its drawing, trainer.hpp): start(fn) runs fn(stop) there, fn
 // returning soon after `stop` turns true; stop() asks for that and waits. It may

@@ -1,6 +1,7 @@
 #include "llama/generate.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <initializer_list>
 
@@ -34,14 +35,14 @@ struct product {
 constexpr int row_align = 16;
 void matvecs(const llama_decoder& d, std::initializer_list<product> products) {
     const bool small = std::all_of(products.begin(), products.end(), [](const product& p) { return p.out < row_align; });
-    if (d.threads <= 1 || small) {
+    if (d.running <= 1 || small) {
         for (const product& p : products)
             kernel_matmul_bt(p.x, d.model->at(p.w), p.y, 1, p.out, p.in);
         return;
     }
-    parallel_for(d.threads, d.threads, [&d, products](int i) {
+    parallel_for(d.running, d.running, [&d, products](int i) {
         for (const product& p : products) {
-            const int per = (p.out + d.threads - 1) / d.threads, rows = (per + row_align - 1) / row_align * row_align;
+            const int per = (p.out + d.running - 1) / d.running, rows = (per + row_align - 1) / row_align * row_align;
             const int r0 = i * rows;
             if (r0 < p.out)
                 kernel_matmul_bt(p.x, d.model->at(p.w) + std::size_t(r0) * std::size_t(p.in), p.y + r0, 1,
@@ -90,7 +91,7 @@ void layer_step(llama_decoder& d, int l) {
         rope_rotate(d.q.data() + c0, 1, hs, d.pos, llama_rope_base);
     for (int c0 = 0; c0 < kv_dim; c0 += hs)
         rope_rotate(k + c0, 1, hs, d.pos, llama_rope_base);
-    parallel_for(c.n_heads, d.threads, [&d, l, hs](int h) { attend(d, l, h, d.xb.data() + std::size_t(h) * std::size_t(hs)); });
+    parallel_for(c.n_heads, d.running, [&d, l, hs](int h) { attend(d, l, h, d.xb.data() + std::size_t(h) * std::size_t(hs)); });
     matvecs(d, {{w.wo, d.xb.data(), d.xb2.data(), dim, dim}});
     for (int i = 0; i < dim; ++i)
         d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
@@ -163,6 +164,8 @@ llama_decoder::llama_decoder(const llama_model& m, int tokens) : model(&m), capa
 const float* llama_decoder::step(int token) {
     const llama_model& m = *model;
     const llama_config& c = m.config;
+    running = thread_choice_next(choice, threads);
+    const auto start = std::chrono::steady_clock::now();
     const float* row = m.at(m.token_embedding) + std::size_t(token) * std::size_t(c.dim);
     std::copy(row, row + c.dim, x.begin());
     for (int l = 0; l < c.n_layers; ++l)
@@ -170,6 +173,7 @@ const float* llama_decoder::step(int token) {
     rmsnorm_gain_rows(x.data(), m.at(m.rms_final), x.data(), 1, c.dim, llama_norm_eps);
     matvecs(*this, {{m.classifier, x.data(), logits.data(), c.vocab_size, c.dim}});
     ++pos;
+    thread_choice_took(choice, threads, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return logits.data();
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/random.hpp"
+#include "base/threads.hpp"
 #include "llama/checkpoint.hpp"
 
 namespace attn {
@@ -38,8 +39,11 @@ struct llama_decoder {
     std::vector<float> logits;                  // (vocab) the last step's
     std::vector<float> x, xb, xb2, q, hb, hb2;  // scratch of one position
     // The threads a step's products (rows in blocks) and heads run on
-    // (base/threads.hpp): the same bits for any count.
+    // (base/threads.hpp): the same bits for any count. A step runs on `threads`
+    // or on one, whichever is faster now (thread_choice: one on a busy machine).
     int threads = 1;
+    thread_choice choice;
+    int running = 1;  // this step's
 
     // Feeds `token` (in [0, vocab)) at position pos (< capacity) and returns the
     // logits of the next token. The caller checks both (llama_tokens_problem).
