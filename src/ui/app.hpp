@@ -220,6 +220,7 @@ struct app {
     // was recomputed under it (views hold references into model.tr while they draw).
     std::optional<change> pending;
     link_scope pending_scope = link_scope::everything;
+    bool threads_lost_said = false;       // the notice that a worker stopped answering (threads_lost) was posted
     bool pending_announced = false;       // a costly pending change: one frame says "computing" before it runs
     bool experiment_changed = false;      // set on every accepted change; the platform clears it once published
     link_view options;                    // view.hide / readonly / embed of the link it opened (lesson, stage, row unused)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/threads.hpp"
 #include "i18n.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // the focused item's label: the test engine hook's context
@@ -265,6 +266,13 @@ void app_update(app& a) {
     a.reports.maps.clear();
     a.reports.clipped.clear();
     a.reports.keyboard_focus.clear();
+    if (threads_lost() && !a.threads_lost_said) {  // base/threads.hpp: said once, the page goes on
+        a.threads_lost_said = true;
+        a.notice =
+            tr("A worker thread stopped answering (a browser may end one): the page goes on on one thread. "
+               "Reload it to use every core.",
+               "一个工作线程停止响应（浏览器可能会结束它）：页面改用单线程继续运行。重新加载页面即可再用所有核心。");
+    }
     expire_notice(a);
 }
 

@@ -646,3 +646,41 @@ TEST_CASE("thread_choice: a repeated piece of work runs on one thread while one 
     }
     CHECK(e.piece == 0);
 }
+
+TEST_CASE(
+    "parallel_for: a helper that stops in the middle of an item (a browser ended its worker): the caller runs that item after "
+    "its patience, and every later call alone") {
+    threads_set_patience(0.2);
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<bool> helper_in{false}, release{false};
+    std::vector<int> ran(16, 0);  // written by the caller alone: the helper's item never writes
+    parallel_for(16, 2, [&](int i) {
+        if (std::this_thread::get_id() != caller) {
+            if (!helper_in.exchange(true))
+                while (!release.load())  // stopped here until the test lets it go
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return;
+        }
+        // The caller's first item waits for the helper to stop in one of its own.
+        for (int k = 0; k < 5000 && !helper_in.load(); ++k)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        ++ran[std::size_t(i)];
+    });
+    REQUIRE(helper_in.load());
+    CHECK(threads_lost());
+    // Every item ran once on the caller: its own, and the one the helper stopped in.
+    for (const int r : ran)
+        CHECK(r == 1);
+    // From now on every call runs on its caller.
+    std::vector<std::thread::id> on(8);
+    parallel_for(8, 2, [&on](int i) { on[std::size_t(i)] = std::this_thread::get_id(); });
+    for (const std::thread::id& id : on)
+        CHECK(id == caller);
+    release.store(true);
+    threads_mend();
+    CHECK_FALSE(threads_lost());
+    threads_set_patience(5.0);
+    std::atomic<int> count{0};
+    parallel_for(64, 2, [&count](int) { count.fetch_add(1); });
+    CHECK(count.load() == 64);
+}

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -24,6 +26,10 @@ constexpr bool have_threads = true;
 #endif
 
 thread_local bool inside_item = false;
+
+// How long a caller waits for a thread that does not answer (threads_set_patience).
+std::atomic<double> job_patience{5.0};
+double job_patience_seconds() { return job_patience.load(std::memory_order_relaxed); }
 
 // The test hook's gate (threads_hold_helpers): workers wait here before they
 // take part in a job.
@@ -82,6 +88,15 @@ struct pool {
     int helpers = 0;  // under m
     std::atomic<std::uint64_t> word{0};
     std::atomic<int> done{0};  // the job's items finished
+    // The item each worker is running (-1: none). A caller that waited past its
+    // patience for an item (a worker a browser ended mid-item) takes it over
+    // (exchange to -1) and runs it itself; the pool is lost from then on.
+    std::atomic<int> running[threads_max];
+    std::atomic<bool> lost{false};
+    pool() {
+        for (std::atomic<int>& r : running)
+            r.store(-1, std::memory_order_relaxed);
+    }
 
     // An unclaimed item of job `id` (and the job's item count in n), else -1.
     int claim(std::uint32_t id, int& n) {
@@ -99,16 +114,46 @@ struct pool {
 
     // Items of job `id` until none is left to claim; a helper finishing the job's
     // last item wakes its caller.
-    void take(std::uint32_t id, bool helper) {
+    // `index`: the worker's, or -1 for the caller. Returns the seconds of its longest item.
+    double take(std::uint32_t id, int index) {
         inside_item = true;
         int n = 0;
+        double longest = 0;
         for (int i = claim(id, n); i >= 0; i = claim(id, n)) {
-            call(fn, i);
-            if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == n && helper) {
+            if (index >= 0)
+                running[index].store(i, std::memory_order_release);
+            if (index >= 0) {
+                call(fn, i);
+            } else {  // the caller times its items: a helper's is expected to take about as long
+                const auto start = std::chrono::steady_clock::now();
+                call(fn, i);
+                longest = std::max(longest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            }
+            if (index >= 0 && running[index].exchange(-1, std::memory_order_acq_rel) < 0)
+                break;  // the caller took this item over: this worker is done with the pool
+            if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == n && index >= 0) {
                 std::lock_guard<std::mutex> lock(m);  // (the caller checks done under m before it sleeps)
                 idle.notify_one();
             }
         }
+        inside_item = false;
+        return longest;
+    }
+
+    // The caller waited past its patience: every item a helper still holds is run here.
+    void take_over(int h) {
+        {
+            std::lock_guard<std::mutex> lock(m);
+            lost.store(true, std::memory_order_release);
+        }
+        for (std::condition_variable& w : wake)
+            w.notify_one();  // the sleeping workers end
+        inside_item = true;
+        for (int w = 0; w < h; ++w)
+            if (const int i = running[w].exchange(-1, std::memory_order_acq_rel); i >= 0) {
+                call(fn, i);
+                done.fetch_add(1, std::memory_order_acq_rel);
+            }
         inside_item = false;
     }
 
@@ -127,11 +172,18 @@ struct pool {
         for (;;) {
             spin([&] { return job_of(word.load(std::memory_order_acquire)) != seen; });
             std::unique_lock<std::mutex> lock(m);
-            wake[index].wait(lock, [&] { return job_of(word.load(std::memory_order_relaxed)) != seen && index < helpers; });
+            wake[index].wait(lock, [&] {
+                return lost.load(std::memory_order_relaxed) ||
+                       (job_of(word.load(std::memory_order_relaxed)) != seen && index < helpers);
+            });
+            if (lost.load(std::memory_order_relaxed))
+                return;  // a caller took an item over: the pool runs no job again
             seen = job_of(word.load(std::memory_order_relaxed));
             lock.unlock();
             the_gate().pass();
-            take(seen, true);
+            take(seen, index);
+            if (lost.load(std::memory_order_acquire))
+                return;  // a caller took an item over: the pool runs no job again
         }
     }
 
@@ -155,10 +207,22 @@ struct pool {
         }
         for (int i = 0; i < h; ++i)
             wake[i].notify_one();
-        take(id, false);
+        const double own = take(id, -1);
         spin([&] { return done.load(std::memory_order_acquire) == items; });
         std::unique_lock<std::mutex> lock(m);
-        idle.wait(lock, [&] { return done.load(std::memory_order_acquire) == items; });
+        // A helper's item takes about what the caller's took: one that takes far longer
+        // (and past the patience) belongs to a worker that is gone.
+        const auto patience = std::chrono::duration<double>(std::max(job_patience_seconds(), 20 * own));
+        if (idle.wait_for(lock, patience, [&] { return done.load(std::memory_order_acquire) == items; }))
+            return;
+        lock.unlock();
+        take_over(h);
+        lock.lock();
+        // Every item is run now, unless a worker ended between taking an item and naming it.
+        if (!idle.wait_for(lock, patience, [&] { return done.load(std::memory_order_acquire) == items; })) {
+            std::fputs("attn: a worker thread ended in the middle of an item it had not named; stopping\n", stderr);
+            std::abort();
+        }
     }
 };
 
@@ -236,7 +300,7 @@ void parallel_for_call(int n, int threads, void (*call)(void*, int), void* fn) {
     }
     shared_pool& s = the_pool();
     std::unique_lock<std::mutex> lock(s.one_job, std::try_to_lock);
-    if (!lock.owns_lock()) {  // another thread's call has it: the items here, in order
+    if (!lock.owns_lock() || s.p.lost.load(std::memory_order_acquire)) {  // another thread's call has it, or lost: here
         for (int i = 0; i < n; ++i)
             call(fn, i);
         return;
@@ -287,7 +351,6 @@ struct background_job::state {
 
 namespace {
 
-std::atomic<double> job_patience{5.0};
 helper_gate& job_gate() {  // threads_hold_jobs
     static helper_gate& g = *new helper_gate;
     return g;
@@ -296,6 +359,21 @@ helper_gate& job_gate() {  // threads_hold_jobs
 }  // namespace
 
 void threads_set_patience(double seconds) { job_patience.store(seconds); }
+
+bool threads_lost() { return have_threads && the_pool().p.lost.load(std::memory_order_acquire); }
+
+void threads_mend() {
+    shared_pool& s = the_pool();
+    std::lock_guard<std::mutex> one(s.one_job);
+    if (!s.p.lost.load(std::memory_order_acquire))
+        return;
+    for (std::thread& w : s.p.workers)  // each ends once its item, if it had one, returns
+        w.join();
+    s.p.workers.clear();
+    for (std::atomic<int>& r : s.p.running)
+        r.store(-1, std::memory_order_relaxed);
+    s.p.lost.store(false, std::memory_order_release);
+}
 
 void threads_hold_jobs(bool held) {
     helper_gate& g = job_gate();

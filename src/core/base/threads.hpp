@@ -61,11 +61,23 @@ void parallel_for(int n, int threads, F&& fn) {
 // then run every item themselves. Released, they go on.
 void threads_hold_helpers(bool held);
 
-// For tests: how long background_job::stop waits for fn (seconds; 5 unless set),
+// For tests: how long background_job::stop waits for fn and a caller for a
+// helper's item (seconds; 5 unless set),
 // and, while held, a background_job's thread stops before it runs fn (a worker
 // that never starts, or one a browser ended).
 void threads_set_patience(double seconds);
 void threads_hold_jobs(bool held);
+
+// Whether a worker of the pool stopped answering in the middle of an item (a
+// browser may end one): a caller waits for a helper's item at most the
+// patience (or 20 times its own longest item), then runs the items the helpers
+// still hold itself, and every later call runs on its caller alone. A helper
+// that was only slow (descheduled for longer than that) would write its item a
+// second time, the same bits. The page says so (the app's notice).
+bool threads_lost();
+// For tests: after threads_lost, waits for the pool's workers to end (one stopped
+// in an item, once that item returns) and makes the pool whole again.
+void threads_mend();
 
 // Whether work can run on a thread of its own beside the caller (background_job):
 // false where the build has no threads.

@@ -86,7 +86,11 @@ void session_run_elsewhere(session& s, const std::string& key) {
 
 bool session_trains_apart(const session& s) { return s.threads > 1 && threads_background(); }
 
-int session_train_threads(const session& s) { return session_trains_apart(s) ? s.threads - 1 : s.threads; }
+int session_train_threads(const session& s) {
+    if (threads_lost())  // a worker stopped answering: every call of the pool runs on its caller
+        return 1;
+    return session_trains_apart(s) ? s.threads - 1 : s.threads;
+}
 
 void session_train_launch(session& s) {
     if (!session_trains_apart(s) || s.run_awaited)
