@@ -886,7 +886,8 @@
   // BroadcastChannel), and one that is training that recipe takes it.
   //
   // One page of the site trains a recipe at a time (frames of one recipe on a
-  // teacher's page, two tabs): a page that finds no run kept takes the Web Lock
+  // teacher's page, two tabs). The app asks when a recipe's run is made and
+  // whenever its training starts again (Train pressed): a page that finds no run kept takes the Web Lock
   // 'attn-train <key>' while it trains that recipe (runTraining: the app says when it
   // trains), and stores its run before it lets go. A page that finds the lock held
   // tells the app (attn_hook_run_elsewhere: its Train panel says so, its run takes
@@ -911,7 +912,12 @@
     },
     // The kept run of `key` to the app, when it went further than `reach`: whether it took one.
     offer(key, reach) {
-      return this.run('readonly', (s) => s.get(key)).then((r) => {
+      // The list's entry first: a run that went no further is not read (17 MB for L9).
+      return this.run('readonly', (s) => s.get('')).then((list) => {
+        const entry = list && Array.isArray(list.list) ? list.list.find((e) => e.key === key) : null;
+        if (!entry || (entry.reach !== undefined && entry.reach <= reach)) return null;
+        return this.run('readonly', (s) => s.get(key));
+      }).then((r) => {
         if (!r || r.reach <= reach || key !== this.asked) return false;
         const why = this.give(new Uint8Array(r.bytes));
         if (!why) this.taken++;
@@ -925,10 +931,13 @@
     // The app started a run of `key` that reached `reach`: the kept one, when it
     // went further; else the lock, or the wait for the page that holds it; then
     // the answer, which the run waits for before its steps.
-    async wanted(key, reach) {
+    wanted(key, reach) {
       this.listen();
       this.asked = key;
       if (this.held && this.held.key !== key) this.letGo();
+      return this.settle(key, reach);
+    },
+    async settle(key, reach) {
       const M = window.Module;
       try {
         while (key === this.asked) {
@@ -940,7 +949,7 @@
             return;
           }
           this.waiting = key;
-          M.ccall('attn_hook_run_elsewhere', null, ['string'], [key]);
+          M.ccall('attn_hook_run_elsewhere', null, ['string'], [key]);  // its run takes no step meanwhile
           await navigator.locks.request('attn-train ' + key, () => undefined);  // until the other lets go
           this.waiting = '';
         }
@@ -993,7 +1002,7 @@
       if (bytes.length > this.budget / 2) return Promise.resolve();
       return this.edit((list, s) => {
         s.put({ key, reach, bytes: bytes.buffer });
-        list = list.filter((e) => e.key !== key).concat([{ key, size: bytes.length, time: Date.now() }]);
+        list = list.filter((e) => e.key !== key).concat([{ key, reach, size: bytes.length, time: Date.now() }]);
         list.sort((a, b) => a.time - b.time);
         let total = list.reduce((n, e) => n + e.size, 0);
         while (total > this.budget && list.length > 1) {

@@ -736,11 +736,13 @@ void bridge_report_training(const ui::app& a) {
 
 namespace {
 
-// The page's store asked once for each recipe the session asks (session::run_asked); a
+// The page's store asked each time the session asks (session::run_asks); a
 // store that has not answered in run_answer_ms, unless another page trains the recipe: trained here.
 void ask_for_run(const attn::session& s) {
     static double asked_at = 0;
-    if (s.run_asked != g_run_asked) {
+    static int asks = 0;
+    if (s.run_asks != asks) {
+        asks = s.run_asks;
         g_run_asked = s.run_asked;
         asked_at = emscripten_get_now();
         const bool asked = EM_ASM_INT(

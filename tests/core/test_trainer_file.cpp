@@ -238,14 +238,41 @@ TEST_CASE("a store of runs beyond the session: asked once a recipe, and no step 
     session_run_answered(s, key);
     CHECK_FALSE(s.run_awaited);
     CHECK_FALSE(s.run_elsewhere);
-    session_run_elsewhere(s, key);  // late: answered already, nothing waits
-    CHECK_FALSE(s.run_elsewhere);
+    const auto a_step_on = [&s] {  // slices until the run takes a step (not to its end)
+        const int from = trainer_step(s.train);
+        for (int i = 0; i < 100000 && trainer_step(s.train) == from; ++i)
+            session_train(s, 1e-5);
+        return trainer_step(s.train) > from;
+    };
+    CHECK(a_step_on());
+    // Paused, then trained on (Train pressed again): asked again, since another page may have
+    // trained the recipe meanwhile; no step until the answer.
+    const int at = trainer_step(s.train), asks = s.run_asks;
+    experiment paused = s.exp;
+    paused.train.trained = at;
+    REQUIRE(session_apply(s, change::set(paused)).accepted);
+    session_update(s);
     session_train(s, 1.0);
-    CHECK(trainer_step(s.train) > 0);
-    // Another step of the same recipe: asked already, nothing waits.
+    CHECK(s.run_asks == asks);  // not training: nothing asked
+    CHECK_FALSE(s.run_awaited);
+    experiment on = s.exp;
+    on.train.trained = 20;
+    REQUIRE(session_apply(s, change::set(on)).accepted);
+    session_update(s);
+    session_train(s, 1.0);
+    CHECK(s.run_asks == asks + 1);
+    CHECK(s.run_awaited);
+    session_run_elsewhere(s, key);
+    CHECK(s.run_elsewhere);
+    session_train(s, 1.0);
+    CHECK(trainer_step(s.train) == at);
+    session_run_answered(s, key);
+    CHECK(a_step_on());
+    // Another step of the same recipe while it trains: asked already, nothing waits.
     REQUIRE(session_apply(s, change::set(recipe(30))).accepted);
     session_update(s);
     session_train(s, 1.0);
     CHECK(s.run_asked == key);
+    CHECK(s.run_asks == asks + 1);
     CHECK_FALSE(s.run_awaited);
 }

@@ -290,6 +290,19 @@ test('one page of the site trains a recipe at a time: a second tab of it waits, 
     assert.equal(u.train.step, 120);
     assert.equal(u.train.hash, t.hash, 'the first one\'s weights');
     assert.ok(!u.widgets.train_elsewhere);
+
+    // Training that starts later (further steps asked for) while another page holds the lock:
+    // the second tab stops where it is and waits; let go with nothing newer stored, it trains on.
+    await page.evaluate((name) => new Promise((held) => {
+      navigator.locks.request(name, () => { held(); return new Promise((release) => { window.__release = release; }); });
+    }), lock);
+    assert.equal(await second.evaluate(() => window.attn.setExperiment(window.attn.experiment().replace('&trained=120', '&trained=140'))), '');
+    u = await until(second, (x) => x.train && x.widgets.train_elsewhere, 'the second tab waits as its training starts');
+    await frames(second, 5);
+    assert.equal((await ui(second)).train.step, 120, 'no step while the other page holds the recipe');
+    await page.evaluate(() => window.__release());
+    u = await until(second, (x) => x.train && x.train.done && x.train.step === 140, 'trained on to 140 once let go');
+    assert.ok(!u.widgets.train_elsewhere);
   });
 });
 

@@ -147,15 +147,20 @@ struct session {
     std::uint64_t pin_traced_version = 0;  // the pin_version pin_tr belongs to
     trainer_store kept;                    // the runs neither train nor pin_train holds now
     // A store of runs beyond the session (the page's: web/shell.js [Runs]) that
-    // may hold exp's run further: session_train asks it once for each recipe
-    // (run_asked, trainer_store_key) and takes no step until it answered
-    // (session_run_answered), so the run it gives is not raced by steps it spares.
-    // While another page of the site trains the recipe (session_run_elsewhere),
-    // the answer is its run, when it is stored: the Train panel says so.
+    // may hold exp's run further: session_train asks it (run_asks counts the
+    // asks, run_asked names the recipe, trainer_store_key) when a recipe's run is
+    // made and whenever it starts training past its reach again (not a scrub
+    // within it), and takes no step until it
+    // answered (session_run_answered), so the run it gives is not raced by steps
+    // it spares. While another page of the site trains the recipe
+    // (session_run_elsewhere), the answer is its run, when it is stored: the
+    // Train panel says so.
     bool runs_beyond = false;
     std::string run_asked;
+    int run_asks = 0;
     bool run_awaited = false;
     bool run_elsewhere = false;
+    bool run_was_training = false;  // as of the last session_train
     // What the trained model does at its step, a few held-out rows a frame
     // (session_measure_trained, training.hpp).
     task_effect ablated_task;  // the task with exp's ablated heads zeroed, beside the model intact

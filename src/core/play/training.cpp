@@ -32,11 +32,15 @@ double session_train(session& s, double slice) {
     const bool apart = session_trains_apart(s);
     trainer_sync(t, s.exp, &s.kept, &s.pin_train);
     if (s.runs_beyond && t.run) {
-        if (std::string key = trainer_store_key(t.key); key != s.run_asked) {
+        std::string key = trainer_store_key(t.key);
+        const bool training = trainer_training(t) && t.target > t.run->reach;  // steps no run here has taken
+        if (key != s.run_asked || (training && !s.run_was_training)) {
             s.run_asked = std::move(key);
+            ++s.run_asks;
             s.run_awaited = true;
             s.run_elsewhere = false;
         }
+        s.run_was_training = training;
         if (s.run_awaited)
             return 0;
     }

@@ -66,7 +66,7 @@ bool session_keep_run(session& s, trainer t);
 // The store beyond answered the ask for `key` (with a run, given first, or
 // none): exp's run trains again. An answer for a key no longer asked is dropped.
 void session_run_answered(session& s, const std::string& key);
-// The store beyond says another page trains `key` now: the answer waits for its run.
+// The store beyond says another page trains `key` now: the answer waits for that page's run.
 void session_run_elsewhere(session& s, const std::string& key);
 
 // The measures of the trained model at its step (the task effect of the ablated
