@@ -656,7 +656,9 @@ TEST_CASE(
     const std::thread::id caller = std::this_thread::get_id();
     std::atomic<bool> helper_in{false}, release{false};
     std::vector<int> ran(16, 0);  // written by the caller alone: the helper's item never writes
-    parallel_for(16, 2, [&](int i) {
+    // Named, not a temporary: the stopped helper runs on in it after parallel_for returned (a
+    // worker a browser ended never does), so it must outlive the call (ASan: stack-use-after-scope).
+    const auto item = [&](int i) {
         if (std::this_thread::get_id() != caller) {
             if (!helper_in.exchange(true))
                 while (!release.load())  // stopped here until the test lets it go
@@ -667,7 +669,8 @@ TEST_CASE(
         for (int k = 0; k < 5000 && !helper_in.load(); ++k)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         ++ran[std::size_t(i)];
-    });
+    };
+    parallel_for(16, 2, item);
     REQUIRE(helper_in.load());
     CHECK(threads_lost());
     // Every item ran once on the caller: its own, and the one the helper stopped in.
