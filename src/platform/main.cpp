@@ -298,6 +298,7 @@ remembered app_start(attn::ui::app& app, const options& opt) {
     attn::ui::app_init(app, attn::experiment{});
     // Every core, at most train_groups (a step has no more parts); 1 in a build without threads.
     app.model.threads = opt.threads > 0 ? opt.threads : std::min(attn::threads_available(), attn::train_groups);
+    app.model.trace_paced = true;  // this loop draws the maps: their trace a share of the time while training
     const std::string link = start_link(opt);
     if (!link.empty() && !attn::ui::app_open_link(app, link, false)) {
         for (const auto& e : app.errors)
@@ -513,8 +514,13 @@ bool frame_begin(frame_loop& f) {
     if (glfwWindowShouldClose(f.window))
         return false;
     const double now = glfwGetTime();  // training's slice follows the frame interval (train_pace_update)
-    if (f.frame_start >= 0)
-        attn::train_pace_update(f.app.pace, now - f.frame_start, f.app.train_spent);
+    if (f.frame_start >= 0) {
+        const double interval = now - f.frame_start;
+        if (f.app.traced)  // what drawing a new trace cost beyond the page's other frames
+            attn::session_trace_drawn(f.app.model, interval - f.app.train_spent - f.app.pace.drawing);
+        attn::train_pace_update(f.app.pace, interval, f.app.train_spent);
+    }
+    f.app.traced = false;
     f.frame_start = now;
 
     const float scale = frame_scale(f.window);

@@ -38,6 +38,7 @@ bool cell_exists(const app& a, const cell_ref& c) {
 void app_sync(app& a) {
     if (!session_update(a.model))
         return;
+    a.traced = true;
     // The view stays inside the new trace.
     const int n = int(a.model.tr.tokens.size());
     a.view.sel_row = std::clamp(a.view.sel_row, 0, n - 1);

@@ -240,6 +240,7 @@ struct app {
     // the page keeps drawing (the platform may lower it): play/training.hpp.
     train_pace pace;
     double train_spent = 0;  // seconds the last app_train took (train_pace_update)
+    bool traced = false;     // app_sync traced since the platform last timed a frame (session_trace_drawn)
     model_state real;        // a real model opened from files (the Model window)
     // A kept model to open or remove (the Model window asked): the platform does
     // it after the frame (the page's store) and clears them.

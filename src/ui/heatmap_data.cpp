@@ -174,15 +174,30 @@ const char* heatmap_format_value(float v, char* buf, std::size_t size) {
     return buf;
 }
 
+int heatmap_value_chars(float v) {
+    if (std::isnan(v))
+        return 3;
+    if (std::isinf(v))
+        return v > 0 ? 3 : 4;
+    const float a = std::fabs(v);
+    const int sign = v < 0.0f ? 1 : 0;
+    if (a < 9.995f)  // "%.2f": a sign only where it does not round to 0.00 (a double's exact digits)
+        return 4 + (sign && double(a) >= 0.005 ? 1 : 0);
+    if (a < 99.95f)  // "%.1f": 10.0 to 99.9
+        return 4 + sign;
+    if (a < 9999.5f)  // "%.0f": 100 to 9999, 999.5 rounding to even 1000
+        return (a >= 999.5f ? 4 : 3) + sign;
+    return 5 + sign;  // "%.0e": 1e+04 to 3e+38
+}
+
 heatmap_value_extent heatmap_value_extent_of(const matrix& m, const matrix* masked_from) {
     heatmap_value_extent e;
-    char buf[24];
     for (int r = 0; r < m.rows; ++r)
         for (int c = 0; c < m.cols; ++c) {
             if (heatmap_classify(m, masked_from, r, c) == heatmap_cell::masked)
                 continue;
             ++e.cells;
-            e.widest_chars = std::max(e.widest_chars, int(std::strlen(heatmap_format_value(m(r, c), buf, sizeof buf))));
+            e.widest_chars = std::max(e.widest_chars, heatmap_value_chars(m(r, c)));
         }
     return e;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "base/tokenize.hpp"
@@ -268,6 +269,54 @@ TEST_CASE("session_update: the trace is recomputed once per accepted change, at 
     CHECK(s.has_baseline);
     CHECK(s.baseline.tokens == s.tr.tokens);
     CHECK(s.traced_version == s.version);
+}
+
+TEST_CASE("session_update: new weights of a run that trains are traced a share of the time at most; once it stops, at once") {
+    CHECK(session_trace_due(false, 3600.0, 0.0));  // not training: always
+    CHECK(session_trace_due(true, 0.0, 0.0));      // a trace that costs nothing: every frame
+    CHECK(session_trace_due(true, 0.5 * trace_free, 0.0));
+    CHECK_FALSE(session_trace_due(true, 0.1, 0.1));
+    CHECK(session_trace_due(true, 0.1, (1.0 / trace_share - 1.0) * 0.1));
+    session s;
+    s.trace_paced = true;  // as the page's frame loop sets it
+    const change_result r = session_apply(s, change::open("v=1&text=a%20b%20c&train=induction&steps=20"));
+    REQUIRE_MESSAGE(r.accepted, joined(r.errors));
+    session_update(s);
+    REQUIRE(s.train.run);
+    const auto step = [&s] {  // pieces until the weights change (a step)
+        const std::uint64_t before = s.train.weights_version;
+        for (int i = 0; i < 1000 && s.train.weights_version == before; ++i)
+            session_train(s, 1e-6);
+    };
+    step();
+    REQUIRE(trainer_training(s.train));
+    s.trace_seconds = 0.0;     // the last trace cost nothing
+    CHECK(session_update(s));  // so the new weights are traced at once
+    const std::uint64_t traced = s.traced_weights;
+    CHECK(traced == s.train.weights_version);
+    session_trace_drawn(s, 3600.0);  // the frame that drew it took an hour longer than the others
+    session_trace_drawn(s, -1.0);    // one faster than the others takes nothing off
+    CHECK(s.trace_seconds >= 3600.0);
+    step();
+    REQUIRE(trainer_training(s.train));
+    REQUIRE(s.train.weights_version != traced);
+    CHECK_FALSE(session_update(s));  // still training: the trace waits, and so does every map of it
+    CHECK(s.traced_weights == traced);
+    for (int i = 0; i < 1000 && trainer_training(s.train); ++i)
+        session_train(s, 1.0);
+    REQUIRE(trainer_done(s.train));
+    CHECK(session_update(s));  // done: the last weights at once
+    CHECK(s.traced_weights == s.train.weights_version);
+    CHECK(s.trace_seconds < 3600.0);  // what that trace took
+    // Without the page's frames (the command line, a host, a test) every new weights are traced at once.
+    session bare;
+    REQUIRE(session_apply(bare, change::open("v=1&text=a%20b%20c&train=induction&steps=20")).accepted);
+    session_update(bare);
+    bare.trace_seconds = 3600.0;
+    for (int i = 0; i < 1000 && bare.train.weights_version == bare.traced_weights; ++i)
+        session_train(bare, 1e-6);
+    REQUIRE(trainer_training(bare.train));
+    CHECK(session_update(bare));
 }
 
 TEST_CASE("editing rules: what a control changes keeps the experiment valid and drops what no longer fits") {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -139,6 +141,37 @@ TEST_CASE("numbers in cells stay short") {
     CHECK(std::string(heatmap_format_value(-0.001f, buf, sizeof buf)) == "0.00");  // rounds to zero: no sign
     CHECK(std::string(heatmap_format_value(-0.0f, buf, sizeof buf)) == "0.00");
     CHECK(std::string(heatmap_format_value(-0.006f, buf, sizeof buf)) == "-0.01");
+}
+
+TEST_CASE("a number's length in a cell is the length of its text, without formatting it") {
+    char buf[24];
+    int checked = 0, wrong = 0;
+    const auto same = [&](float v) {
+        ++checked;
+        if (heatmap_value_chars(v) != int(std::strlen(heatmap_format_value(v, buf, sizeof buf))))
+            ++wrong;
+    };
+    // Around every edge where the text changes length (each float within 64 steps), both signs.
+    for (const float edge : {0.0f, 0.005f, 9.995f, 99.95f, 999.5f, 9999.5f, 3.4e38f})
+        for (const float sign : {1.0f, -1.0f}) {
+            float v = edge;
+            for (int i = 0; i < 64; ++i)
+                v = std::nextafter(v, 0.0f);
+            for (int i = 0; i < 128; ++i, v = std::nextafter(v, inf_f))
+                same(sign * v);
+        }
+    for (const float v : {nan_f, inf_f, -inf_f, -0.0f})
+        same(v);
+    // Every binary exponent a float has, with random mantissas and signs.
+    std::uint32_t x = 12345;
+    for (int i = 0; i < 200000; ++i) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        float v;
+        std::memcpy(&v, &x, sizeof v);
+        same(v);
+    }
+    CHECK(checked > 200000);
+    CHECK(wrong == 0);
 }
 
 // [SECTION] colour vision deficiency: Machado, Oliveira & Fernandes (2009),

@@ -1,6 +1,7 @@
 #include "play/session.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "base/tokenize.hpp"
@@ -263,7 +264,9 @@ bool session_update(session& s) {
         changed = true;
     }
     trainer_sync(s.train, s.exp, &s.kept, &s.pin_train);
-    if (s.traced_weights != s.train.weights_version) {
+    const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.traced_at).count();
+    if (s.traced_weights != s.train.weights_version &&
+        session_trace_due(s.trace_paced && trainer_training(s.train), s.trace_seconds, since)) {
         s.traced_weights = s.train.weights_version;
         ++s.version;  // the same experiment, other weights: what is drawn from the trace changes
     }
@@ -271,6 +274,7 @@ bool session_update(session& s) {
         return changed;
     // One trace at a time, and a lean baseline (its output is all it is read
     // for): the peak forward.hpp's experiment_peak_bytes bounds.
+    const auto start = std::chrono::steady_clock::now();
     s.tr = trace{};
     s.baseline = trace{};
     s.tr = trace_model(s.exp, s.train, s.threads);
@@ -284,7 +288,15 @@ bool session_update(session& s) {
     if (s.train.run)
         circuits_predict(*s.train.run, s.tr, s.prediction);
     s.traced_version = s.version;
+    s.traced_at = std::chrono::steady_clock::now();
+    s.trace_seconds = std::chrono::duration<double>(s.traced_at - start).count();
     return true;
 }
+
+bool session_trace_due(bool training, double cost, double since) {
+    return !training || cost < trace_free || since >= (1.0 / trace_share - 1.0) * cost;
+}
+
+void session_trace_drawn(session& s, double excess) { s.trace_seconds += std::max(excess, 0.0); }
 
 }  // namespace attn

@@ -29,6 +29,7 @@
 // through session_keep_run (training.hpp).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -146,6 +147,16 @@ struct session {
     trace pin_tr;                          // pin's trace (empty when nothing is pinned)
     std::uint64_t pin_traced_version = 0;  // the pin_version pin_tr belongs to
     trainer_store kept;                    // the runs neither train nor pin_train holds now
+    // While the run trains, its new weights are traced on exp's text a share of
+    // the time at most (session_trace_due): a text of 1024 tokens costs a trace,
+    // and the frame that draws its maps, far more than the steps between frames.
+    // trace_seconds: what the last trace took, and its frame beyond the others';
+    // traced_at: when it ended. trace_paced: set by the page's frame loop; without
+    // it (the command line, a host or a test calling the core) every new weights
+    // are traced at once.
+    bool trace_paced = false;
+    double trace_seconds = 0;
+    std::chrono::steady_clock::time_point traced_at;
     // A store of runs beyond the session (the page's: web/shell.js [Runs]) that
     // may hold exp's run further: session_train asks it (run_asks counts the
     // asks, run_asked names the recipe, trainer_store_key) when a recipe's run is
@@ -181,8 +192,24 @@ struct change_result {
 change_result session_apply(session& s, const change& c);
 
 // Recomputes the trace when the experiment changed since the last call (and
-// A's when the pin did); true when it did.
+// A's when the pin did); true when it did. New weights of a run that is still
+// training are traced only when session_trace_due.
 bool session_update(session& s);
+
+// Whether a run's new weights are traced now: always once it stops training
+// (done, paused, stopped), and while it trains when the last trace cost less
+// than `trace_free` (the lessons' texts: the maps follow every step); else once
+// `since` seconds have passed since the last trace ended, (1 / share - 1) times
+// what it took (`cost`), so tracing takes at most `share` of the page's time and
+// training the rest: a text of 1024 tokens is traced a few times a second, the
+// maps a fraction of a second behind the steps.
+inline constexpr double trace_free = 0.004;
+inline constexpr double trace_share = 0.15;
+bool session_trace_due(bool training, double cost, double since);
+
+// The page's frame that drew the last trace took `excess` seconds more than its
+// other frames (its training aside): that is the trace's cost too.
+void session_trace_drawn(session& s, double excess);
 
 // A's shape against B's, from the experiments alone: the tokens, layers and heads
 // every stage's compare needs (as compare_trace_mismatch finds them in the
