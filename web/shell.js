@@ -944,8 +944,7 @@
           if (await this.offer(key, reach)) return;
           if (key !== this.asked || !navigator.locks || (this.held && this.held.key === key)) return;
           if (await this.hold(key)) {
-            const told = this.told;  // a run that stopped waiting (the app's 3 s) and is not training: no lock
-            if (told.key === key && !told.awaited && !told.training) this.letGo();
+            if (this.idle(key)) this.letGo();  // a run that stopped waiting (the app's 3 s): no lock
             return;
           }
           this.waiting = key;
@@ -977,7 +976,12 @@
     // The app: whether it trains `key` now, and whether its run awaits the answer.
     training(key, training, awaited) {
       this.told = { key, training, awaited };
-      if (this.held && (this.held.key !== key || (!training && !awaited))) this.letGo();
+      if (this.held && (this.held.key !== key || this.idle(key))) this.letGo();
+    },
+    // Whether the app's last word on `key` says it neither trains it nor awaits its answer.
+    idle(key) {
+      const told = this.told;
+      return told.key === key && !told.training && !told.awaited;
     },
     give(bytes) {
       const M = window.Module;

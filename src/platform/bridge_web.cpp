@@ -32,10 +32,8 @@
 
 namespace {
 attn::ui::app* g_app = nullptr;
-// Kept runs (bridge_keep_runs): the recipe whose run was last asked for, and the
-// furthest step the page's store holds of each recipe as far as this page knows
-// (handed over from here, or given from there).
-std::string g_run_asked;
+// Kept runs (bridge_keep_runs): the furthest step the page's store holds of each
+// recipe as far as this page knows (handed over from here, or given from there).
 constexpr double run_answer_ms = 3000;  // the longest training waits for the store's answer
 std::map<std::string, int> g_run_stored;
 attn::ui::touch_input* g_touch = nullptr;
@@ -743,7 +741,6 @@ void ask_for_run(const attn::session& s) {
     static int asks = 0;
     if (s.run_asks != asks) {
         asks = s.run_asks;
-        g_run_asked = s.run_asked;
         asked_at = emscripten_get_now();
         const bool asked = EM_ASM_INT(
             {
@@ -752,14 +749,14 @@ void ask_for_run(const attn::session& s) {
                 window.attnShell.runWanted(UTF8ToString($0), $1);
                 return 1;
             },
-            g_run_asked.c_str(), s.train.run ? s.train.run->reach : 0);
+            s.run_asked.c_str(), s.train.run ? s.train.run->reach : 0);
         if (!asked)
-            attn::session_run_answered(g_app->model, g_run_asked);
+            attn::session_run_answered(g_app->model, s.run_asked);
     }
     if (s.run_elsewhere)  // waited for as long as the other page trains
         asked_at = emscripten_get_now();
     else if (s.run_awaited && emscripten_get_now() - asked_at > run_answer_ms)
-        attn::session_run_answered(g_app->model, g_run_asked);
+        attn::session_run_answered(g_app->model, s.run_asked);
 }
 
 // Whether this page trains the recipe asked (its measures included) or awaits the
@@ -770,9 +767,9 @@ void tell_training(const attn::session& s) {
     static int told = -1;
     const bool training = s.train.run && !s.train.lost && !attn::trainer_done(s.train) && !s.run_awaited;
     const int now = (training ? 1 : 0) | (s.run_awaited ? 2 : 0);
-    if (told_key == g_run_asked && told == now)
+    if (told_key == s.run_asked && told == now)
         return;
-    told_key = g_run_asked, told = now;
+    told_key = s.run_asked, told = now;
     EM_ASM(
         {
             if (window.attnShell && window.attnShell.runTraining)
