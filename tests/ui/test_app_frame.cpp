@@ -1522,3 +1522,36 @@ TEST_CASE("a recipe another page of the site trains: the Train panel says its ru
     CHECK(trainer_step(a.model.train) > 0);
     CHECK_FALSE(find_widget(a, "train_elsewhere"));
 }
+
+TEST_CASE(
+    "the scrubber says where the kept snapshots lie (every k steps up to the run's reach, and the dense ones); after Reset the "
+    "train loss is none yet") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(1440, 900);
+    ui::app a;
+    ui::app_init(a, experiment{});
+    REQUIRE(ui::app_open_link(a, "v=1&text=a%20b%20c&train=induction&steps=300"));
+    frame(a);  // the run is made
+    REQUIRE(a.model.train.run);
+    for (int i = 0; i < 5000 && !trainer_done(a.model.train); ++i)
+        frame(a);
+    REQUIRE(trainer_done(a.model.train));
+    frame(a);
+    const trainer_kept_summary k = trainer_kept_spacing(a.model.train);
+    REQUIRE(k.every > 1);
+    CHECK(k.reach == 300);
+    const std::string text = frame_text(a);
+    const std::string said = "Kept (ticks): every " + std::to_string(k.every) + " steps up to step 300";
+    CHECK_MESSAGE(text.find(said) != std::string::npos, text);
+    if (k.dense > 0)
+        CHECK(text.find("and " + std::to_string(k.dense) + " more where the loss fell fastest") != std::string::npos);
+    // Reset: back at step 0 no batch has been trained on, so there is no train loss (not a loss of 0).
+    experiment e = a.model.exp;
+    e.train.trained = 0;
+    REQUIRE(ui::app_change(a, change::set(e), ui::link_scope::experiment));
+    for (int i = 0; i < 50 && trainer_step(a.model.train) != 0; ++i)
+        frame(a);
+    REQUIRE(trainer_step(a.model.train) == 0);
+    CHECK_FALSE(trainer_last_point(a.model.train));
+    CHECK(frame_text(a).find("train loss and accuracy: none yet (no step taken)") != std::string::npos);
+}
