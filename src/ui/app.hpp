@@ -239,9 +239,10 @@ struct app {
     // Training (a recipe's experiment): seconds of training steps per frame, so
     // the page keeps drawing (the platform may lower it): play/training.hpp.
     train_pace pace;
-    double train_spent = 0;  // seconds the last app_train took (train_pace_update)
-    bool traced = false;     // app_sync traced since the platform last timed a frame (session_trace_drawn)
-    model_state real;        // a real model opened from files (the Model window)
+    double train_spent = 0;    // seconds the last app_train took (train_pace_update)
+    bool traced = false;       // app_sync traced since the platform last timed a frame (session_trace_drawn)
+    float top_bar_bottom = 0;  // this frame's: where the top bar ends (the Model window stays below it)
+    model_state real;          // a real model opened from files (the Model window)
     // A kept model to open or remove (the Model window asked): the platform does
     // it after the frame (the page's store) and clears them.
     std::string kept_open, kept_remove;

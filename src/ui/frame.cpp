@@ -382,6 +382,7 @@ void app_draw(app& a) {
         return;
     }
     draw_panel(a, top_bar);
+    a.top_bar_bottom = ImGui::GetCursorScreenPos().y;
     draw_panel(a, banner);
 
     draw_columns(a);

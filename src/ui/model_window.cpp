@@ -683,10 +683,13 @@ void real_cache_lines(const app& a, frame_out& out, const char* name) {
 }
 
 void panel_model(const app& a, frame_out& out) {
+    // Over the page but below its top bar, which stays reachable (View, Share, the language): on a phone
+    // the bar is a tenth of the height.
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
-                            ImGuiCond_Always, ImVec2(0.5f, 0.5f));
-    ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x * 0.94f, vp->WorkSize.y * 0.92f), ImGuiCond_Always);
+    const float top = std::max(vp->WorkPos.y + vp->WorkSize.y * 0.04f, a.top_bar_bottom);
+    const float bottom = vp->WorkPos.y + vp->WorkSize.y * 0.96f;
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.03f, top), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x * 0.94f, std::max(bottom - top, vp->WorkSize.y * 0.5f)), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(1.0f);  // over the pipeline: its maps must not show through
     bool open = true;
     ImGui::Begin(tr("Model###model", "模型###model"), &open,

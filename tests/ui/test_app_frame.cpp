@@ -310,7 +310,9 @@ TEST_CASE("the Model window says plainly when a model's embedding alone decides 
     ui::ui_set_language(ui::language::en);
 }
 
-TEST_CASE("on a phone (844 × 390) the Model window's heads wrap: each map drawn whole, the window scrolls, no map does") {
+TEST_CASE(
+    "on a phone (844 × 390) the Model window's heads wrap: each map drawn whole, the window scrolls, no map does; the top bar "
+    "stays uncovered") {
     headless_imgui imgui;
     ImGui::GetIO().DisplaySize = ImVec2(844, 390);
     ui::app a;
@@ -325,6 +327,13 @@ TEST_CASE("on a phone (844 × 390) the Model window's heads wrap: each map drawn
         frame(a);
     ImGuiWindow* model = ImGui::FindWindowByName("Model###model");
     REQUIRE(model);
+    const auto below_top_bar = [&a, model] {  // the top bar (View, Share, the language) stays uncovered
+        const ui::widget_rect* language = find_widget(a, "language");
+        REQUIRE(language);
+        CHECK(model->Pos.y >= language->y1);
+        CHECK(model->Pos.y + model->Size.y <= ImGui::GetIO().DisplaySize.y);
+    };
+    below_top_bar();
     CHECK_FALSE(model->ScrollbarX);  // the heads fit across; the window scrolls down to the others
     CHECK(model->ScrollbarY);
     // Scrolled down a little at a time: each head's map, once in view, sits whole in the window and in its own child.
@@ -349,6 +358,10 @@ TEST_CASE("on a phone (844 × 390) the Model window's heads wrap: each map drawn
         frame(a);
     }
     CHECK(seen.size() == 12);
+    ImGui::GetIO().DisplaySize = ImVec2(1280, 720);
+    frame(a);
+    frame(a);
+    below_top_bar();
 }
 
 TEST_CASE("the pipeline shows a real model's layer: every stage draws its own numbers, the inspector explains them") {
