@@ -1568,3 +1568,20 @@ TEST_CASE(
     CHECK_FALSE(trainer_last_point(a.model.train));
     CHECK(frame_text(a).find("train loss and accuracy: none yet (no step taken)") != std::string::npos);
 }
+
+TEST_CASE("L10 untrained claims nothing of its model: no shortcut read, no head map of a claim, the pin's condition unmet") {
+    headless_imgui imgui;
+    ImGui::GetIO().DisplaySize = ImVec2(1440, 900);
+    ui::app a;
+    ui::app_init(a, experiment{});
+    REQUIRE(ui::app_open_link(a, "v=1&view.lesson=10&trained=0"));
+    for (int i = 0; i < 3000 && !a.model.shortcut.valid; ++i)
+        frame(a);
+    REQUIRE(a.model.shortcut.valid);  // measured at step 0
+    frame(a);
+    CHECK_FALSE(a.model.shortcut.measure.solved);  // the pin is enabled only for a model that solves its task
+    CHECK_FALSE(a.model.shortcut.measure.shortcut_shown);
+    CHECK_FALSE(a.model.shortcut.measure.fails_induction_shown);
+    REQUIRE(find_widget(a, "l10_pin"));
+    CHECK_FALSE(find_widget(a, "l10_head_map"));  // the claim's head map, drawn only where the claim is read
+}
