@@ -1327,9 +1327,11 @@ TEST_CASE("Tab goes on from Train once its run is done, and the focused button s
     ImGui::GetIO().ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
 }
 
-TEST_CASE("while a run trains, what grows above the Train panel does not push its progress bar off the screen") {
+// At a desktop's, a laptop's and a phone's size.
+void train_panel_stays(ImVec2 size) {
+    CAPTURE(size.x);
     headless_imgui imgui;
-    ImGui::GetIO().DisplaySize = ImVec2(1280, 720);
+    ImGui::GetIO().DisplaySize = size;
     ui::app a;
     ui::app_init(a, experiment{});
     ui::ui_set_language(ui::language::zh);  // English takes more lines above the bar than 中文
@@ -1374,6 +1376,11 @@ TEST_CASE("while a run trains, what grows above the Train panel does not push it
     CHECK(settled() == doctest::Approx(before).epsilon(0.002));
     CHECK(widget_seen(a, "train_progress"));
     ui::ui_set_language(ui::language::en);
+}
+
+TEST_CASE("while a run trains, what grows above the Train panel does not push its progress bar off the screen") {
+    for (const ImVec2 size : {ImVec2(1440, 900), ImVec2(1280, 720), ImVec2(844, 390)})
+        train_panel_stays(size);
 }
 
 TEST_CASE("a notice is a toast over the page: nothing under it moves, × closes it, it goes by itself after a few seconds") {
