@@ -113,15 +113,15 @@ if [ $quick = 1 ]; then
       tests/web/*.test.mjs) [ -f "$f" ] && pick[$f]=1; continue ;;
       tests/web/*.mjs) pick[tests/web/page.test.mjs]=1; pick[tests/web/playground.test.mjs]=1; continue ;;
       README.md) pick[tests/web/links.test.mjs]=1; continue ;;  # its links are opened
-      src/ui/heatmap* | src/platform/heatmap_gl* | shaders/*) area=(heatmap maps) ;;
-      src/ui/lesson* | src/core/play/lesson_preset* | src/core/play/measure_lessons*) area=(lessons claims) ;;
+      src/ui/maps/heatmap* | src/platform/heatmap_gl* | shaders/*) area=(heatmap maps) ;;
+      src/ui/view/lessons* | src/core/play/lesson_preset* | src/core/play/measure_lessons*) area=(lessons claims) ;;
       src/core/play/circuit_study* | src/core/play/measure_c* | src/core/circuits/*) area=(lessons) ;;
-      src/ui/compare_patch* | src/core/play/compare_patch*) area=(compare) ;;
-      src/ui/train_panel* | src/core/train/* | src/core/spec/recipe* | src/core/play/measure_training* | src/core/play/training*) area=(train diverge) ;;
-      src/ui/share* | src/core/play/link* | src/core/spec/*) area=(share links) ;;
-      src/ui/touch*) area=(touch) ;;
-      src/ui/text_mirror* | src/ui/theme*) area=(a11y) ;;
-      src/platform/fonts* | src/ui/i18n*) area=(fonts) ;;
+      src/ui/panels/compare_patch* | src/core/play/compare_patch*) area=(compare) ;;
+      src/ui/panels/train_panel* | src/core/train/* | src/core/spec/recipe* | src/core/play/measure_training* | src/core/play/training*) area=(train diverge) ;;
+      src/ui/frame/share* | src/core/play/link* | src/core/spec/*) area=(share links) ;;
+      src/ui/frame/touch*) area=(touch) ;;
+      src/ui/frame/text_mirror* | src/ui/look/theme*) area=(a11y) ;;
+      src/platform/fonts* | src/ui/look/i18n*) area=(fonts) ;;
       web/* | src/* | shaders/*) ;;
       *) continue ;;
     esac

@@ -19,22 +19,22 @@
 #include <type_traits>
 #include <vector>
 
-#include "app.hpp"
 #include "base/text_util.hpp"
 #include "base/threads.hpp"
-#include "frame.hpp"
-#include "heatmap.hpp"
-#include "heatmap_gpu.hpp"
-#include "i18n.hpp"
-#include "lesson_views.hpp"
+#include "frame/frame.hpp"
+#include "frame/share.hpp"
+#include "frame/text_mirror.hpp"
+#include "lessons/lesson_views.hpp"
 #include "llama_test_files.hpp"
-#include "panels.hpp"
+#include "look/i18n.hpp"
+#include "maps/heatmap.hpp"
+#include "maps/heatmap_gpu.hpp"
+#include "panels/panels.hpp"
 #include "play/edit.hpp"
-#include "share.hpp"
 #include "spec/recipe.hpp"
-#include "stages.hpp"
-#include "text_mirror.hpp"
 #include "train/trainer.hpp"
+#include "view/app.hpp"
+#include "view/stages.hpp"
 
 using namespace attn;
 
