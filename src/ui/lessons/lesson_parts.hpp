@@ -1,5 +1,5 @@
-// What the lessons' views share (lesson_views.cpp defines these), and the views of
-// the circuit lessons L11 and L12 (lesson_circuit.cpp), and L13's (lesson_model.cpp).
+// What the lessons' views share (lesson_parts.cpp defines these), and the views of
+// the circuit lessons L11 and L12 (l11_circuit.cpp, l12_context.cpp), and L13's (l13_real_model.cpp).
 #pragma once
 
 #include <string>
@@ -36,6 +36,10 @@ claim_line claim(claim_style style, const char* format, ...) IM_FMTARGS(2);
 // The card's sentences in their styles.
 void draw_claims(frame_out& out, const std::vector<claim_line>& lines);
 
+// A button asking for the experiment with only head h zeroed (none: nothing zeroed), lit while it is so.
+void zero_button(const app& a, frame_out& out, const char* label, const char* name, head_ref h);
+// The held-out accuracy with the zeroed heads, once the trainer is at its step.
+void zeroed_task_line(const app& a, frame_out& out);
 // Controls that change the experiment, drawn disabled in a read-only link
 // (apply() refuses them anyway). The lesson's own view controls (L2's d_k, L5's
 // tile stepper) stay live: they change what is shown, not what is shared.
@@ -49,6 +53,19 @@ class experiment_controls {
 
 }  // namespace lesson_parts
 
+// Each lesson's view, in its own file (lessons/l01_lookup.cpp … l10_shortcut.cpp), drawn
+// under the card (card.cpp's table of lesson pages), and L9's sentences.
+void view_lookup(const app& a, frame_out& out);
+void view_sqrt_dk(const app& a, frame_out& out);
+void view_subspaces(const app& a, frame_out& out);
+void view_order(const app& a, frame_out& out);
+void view_cost(const app& a, frame_out& out);
+void view_code(const app& a, frame_out& out);
+void view_not_explanations(const app& a, frame_out& out);
+void view_bugs(const app& a, frame_out& out);
+void view_formation(const app& a, frame_out& out);
+lesson_claims formation_claims(const app& a);
+void view_shortcut(const app& a, frame_out& out);
 // L11's card and views: the circuit of L9's trained model, from the session's
 // circuit study (play/circuit_study.hpp). L12's: learning in context over training.
 void view_circuit(const app& a, frame_out& out);
@@ -82,7 +99,7 @@ lesson_claims circuit_lesson_claims(const app& a);
 lesson_claims context_lesson_claims(const app& a);
 
 // L13's card: the real model of the Model window on the lesson's text
-// (lesson_model.cpp), and its sentences (none until a model is read).
+// (l13_real_model.cpp), and its sentences (none until a model is read).
 void view_real_model(const app& a, frame_out& out);
 lesson_claims model_lesson_claims(const app& a);
 
