@@ -13,6 +13,7 @@ import re
 import sys
 
 ROOMS = ['kernels', 'base', 'spec', 'model', 'llama', 'train', 'circuits', 'play']  # lowest first (src/core/CMakeLists.txt)
+UI_ROOMS = ['look', 'maps', 'view', 'panels', 'lessons', 'frame']  # lowest first (src/ui/README.md)
 LAYERS = {'core': {'core'}, 'ui': {'core', 'ui'}, 'platform': {'core', 'ui', 'platform'}, 'tools': {'core', 'tools'}}
 FOREIGN = re.compile(r'^(imgui|GLFW|GL/|emscripten)')  # headers the core never includes
 
@@ -27,7 +28,7 @@ def sources(src):
 def where(src, path):
     """(layer, room) of a file under src; room is None outside src/core."""
     parts = os.path.relpath(path, src).split(os.sep)
-    room = parts[1] if parts[0] == 'core' and len(parts) > 2 else None
+    room = parts[1] if parts[0] in ('core', 'ui') and len(parts) > 2 else None
     return parts[0], room
 
 
@@ -58,8 +59,13 @@ def check(src):
                     problems.append(f'{name}: every core file lives in a room of {ROOMS} ({inc})')
                 elif ROOMS.index(t_room) > ROOMS.index(room):
                     problems.append(f'{name}: room {room} includes the higher room {t_room} ({inc})')
-            if t_layer == 'core' and not inc.startswith(f'{t_room}/'):
-                problems.append(f'{name}: include core headers by their room: "{t_room}/{os.path.basename(inc)}", not "{inc}"')
+            if layer == 'ui' and t_layer == 'ui':
+                if room not in UI_ROOMS or t_room not in UI_ROOMS:
+                    problems.append(f'{name}: every ui file lives in a room of {UI_ROOMS} ({inc})')
+                elif UI_ROOMS.index(t_room) > UI_ROOMS.index(room):
+                    problems.append(f'{name}: ui room {room} includes the higher room {t_room} ({inc})')
+            if t_layer in ('core', 'ui') and not inc.startswith(f'{t_room}/'):
+                problems.append(f'{name}: include {t_layer} headers by their room: "{t_room}/{os.path.basename(inc)}", not "{inc}"')
             if unit(target) != unit(p):
                 graph[unit(p)].add(unit(target))
     return problems + cycles(graph, src)

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""No function in src/ is longer than 80 lines (the style the project keeps: small
-functions a reader takes in at once). Prints the long ones; exit 1 if any.
+"""No C++ function in src/, tests/ or bench/ (DIRS) is longer than 80 lines (the style
+the project keeps: small functions a reader takes in at once). Prints the long ones;
+exit 1 if any.
 
-usage: function_length.py [--self-test] [DIR] [--limit N] [--list]
+usage: function_length.py [--self-test] [DIR ...] [--limit N] [--list]
 
 Functions are found by brace matching, not by layout: comments, string literals
 (raw strings too), character literals and preprocessor lines are blanked first,
@@ -23,13 +24,16 @@ namespace level (`const auto f = [](int x) { ... };`) is a function of its own.
 The length is the lines from the body's '{' to its '}', both counted (the measure
 of ../shared/tools/funclen.py); the report names the line the signature starts on.
 --self-test checks the finder on small samples of every kind above, and that it
-still sees most definitions of src/ (ctest runs it), so it cannot silently go blind.
+still sees the definitions of every folder of DIRS (ctest runs it), so it cannot
+silently go blind.
 """
 import pathlib
 import re
 import sys
 
 LIMIT = 80
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DIRS = ('src', 'tests', 'bench')  # the folders whose C++ is checked
 SOURCE_SUFFIXES = ('.cpp', '.hpp', '.h', '.cc', '.inl')
 QUALIFIERS = re.compile(r'\)\s*(?:(?:const|noexcept|override|final|mutable|&&|&)\s*)*'
                         r'(?:->\s*[\w:<>,\s\*&]+)?$')
@@ -199,11 +203,18 @@ def functions(text):
     return found
 
 
-def long_functions(root, limit):
+def sources(roots):
+    """(root, path) of every C++ file under the roots, in order; none in a node_modules
+    folder (bench/run.sh installs its npm packages in bench/)."""
+    for root in roots:
+        for path in sorted(root.rglob('*')):
+            if path.suffix in SOURCE_SUFFIXES and 'node_modules' not in path.relative_to(root).parts:
+                yield root, path
+
+
+def long_functions(roots, limit):
     rows, count = [], 0
-    for path in sorted(root.rglob('*')):
-        if path.suffix not in SOURCE_SUFFIXES:
-            continue
+    for root, path in sources(roots):
         for first, open_line, close_line, header in functions(blank(path.read_text(encoding='utf-8'))):
             count += 1
             lines = close_line - open_line + 1
@@ -264,27 +275,27 @@ def self_test():
         if sorted(got) != sorted(want):
             failures += 1
             print(f'FAIL: found {got}, expected {want} in:\n{source}')
-    # Blind to src/? Every definition the plain layout shows (a line at column 0 with
-    # '(' that ends in '{') must be the start of a function the finder sees.
-    root = pathlib.Path(__file__).resolve().parent.parent / 'src'
-    seen = missed = 0
-    for path in sorted(root.rglob('*')):
-        if path.suffix not in SOURCE_SUFFIXES:
-            continue
+    # Blind to a folder? Every definition the plain layout shows (a line at column 0 with
+    # '(' that ends in '{') must be the start of a function the finder sees, in the files
+    # the check reads, and each folder must show about as many as it does today.
+    least = {'src': 200, 'tests': 100, 'bench': 20}  # of 1294, 549 and 53
+    seen, missed = dict.fromkeys(DIRS, 0), 0
+    for root, path in sources([ROOT / d for d in DIRS]):
         text = path.read_text(encoding='utf-8')
         opens = {o for _, o, _, _ in functions(blank(text))}
         for number, line in enumerate(text.split('\n'), 1):
             if line and not line[0].isspace() and line.rstrip().endswith('{') and '(' in line \
                     and not re.match(r'(namespace|struct|class|enum|union|extern|#|//)', line):
-                seen += 1
+                seen[root.name] += 1
                 if number not in opens:
                     missed += 1
-                    print(f'FAIL: {path.relative_to(root.parent)}:{number} looks like a definition, not found')
-    if seen < 200:
-        failures += 1
-        print(f'FAIL: only {seen} definitions at column 0 in src/: is the tree there?')
-    print(f'self-test: {len(SAMPLES)} samples, {seen} column-0 definitions in src/ checked, '
-          f'{failures + missed} failures')
+                    print(f'FAIL: {path.relative_to(ROOT)}:{number} looks like a definition, not found')
+    for d in DIRS:
+        if seen[d] < least.get(d, 0):
+            failures += 1
+            print(f'FAIL: only {seen[d]} definitions at column 0 in {d}/: is the tree there?')
+    counts = ', '.join(f'{seen[d]} in {d}/' for d in DIRS)
+    print(f'self-test: {len(SAMPLES)} samples, column-0 definitions checked: {counts}; {failures + missed} failures')
     return 1 if failures or missed else 0
 
 
@@ -293,8 +304,8 @@ def main(argv):
         return self_test()
     limit = int(argv[argv.index('--limit') + 1]) if '--limit' in argv else LIMIT
     dirs = [a for i, a in enumerate(argv) if not a.startswith('--') and (i == 0 or argv[i - 1] != '--limit')]
-    root = pathlib.Path(dirs[0]).resolve() if dirs else pathlib.Path(__file__).resolve().parent.parent / 'src'
-    rows, count = long_functions(root, limit)
+    roots = [pathlib.Path(d).resolve() for d in dirs] or [ROOT / d for d in DIRS]
+    rows, count = long_functions(roots, limit)
     for lines, where, name in rows:
         print(f'{where}: {name}: {lines} lines')
     print(f'{len(rows)} of {count} functions over {limit} lines')

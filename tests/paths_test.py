@@ -2,7 +2,7 @@
 """Every path of the project a file names exists.
 
 Comments, docs and scripts name files as `src/core/play/session.hpp`, a stem
-(`src/ui/touch`: its .cpp and .hpp; `src/ui/lesson*`) or a folder; when files move (the core into
+(`src/ui/frame/touch`: its .cpp and .hpp; `src/ui/lessons/lesson*`) or a folder; when files move (the core into
 its rooms, for one) a name left behind points nowhere and the reader, or a script
 that reads it (the benchmark read a recipe from the core's old flat folder; `test.sh --quick` picks
 browser tests by these names), is lost. A name counts if it exists from the

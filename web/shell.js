@@ -20,7 +20,7 @@
 //                             localStorage, or nothing when it is disabled (private mode).
 //   openUrl(url)              -> boolean: an http(s) URL in a new tab, noopener.
 //   embedded                  true when the link has view.embed=1 or the page is in a frame.
-//   textView(json)            the app's text mirror (src/ui/text_mirror.hpp), when it
+//   textView(json)            the app's text mirror (src/ui/frame/text_mirror.hpp), when it
 //                             changed (at most every 250 ms; every second while a model
 //                             trains): rendered into #textview as headings, <table>s
 //                             and lines; its summary is announced
@@ -338,7 +338,7 @@
   document.getElementById('skip').addEventListener('click', () => setTextViewOpen(true));
   document.getElementById('tv-close').addEventListener('click', () => setTextViewOpen(false));
 
-  // [Touch] A finger on the canvas is the app's (src/ui/touch.hpp: a tap clicks, a
+  // [Touch] A finger on the canvas is the app's (src/ui/frame/touch.hpp: a tap clicks, a
   // swipe scrolls the panel under it and coasts, two fingers pinch a map): each
   // touch goes to attn_hook_touch in the canvas's device pixels. Emscripten's
   // GLFW would take a touch for a mouse button without a position (its touchmove
@@ -1149,7 +1149,7 @@
       'Residual (+ FFN)', 'Output'],
     defaultStage: 0,
     defaultText: 'the cat chased the dog',
-    // src/ui/lessons.cpp (title) and src/core/play/lesson_preset.cpp (sentence, first stage)
+    // src/ui/view/lessons.cpp (title) and src/core/play/lesson_preset.cpp (sentence, first stage)
     lessons: [
       { id: 'L1', title: 'Attention is a soft dictionary lookup', text: 'the cat chased the dog', stage: 5 },
       { id: 'L2', title: 'Why divide by √d_k', text: 'the cat chased the dog', stage: 3 },

@@ -64,6 +64,106 @@ double step_weight_bytes(const attn::llama_model& m) {
     return floats * sizeof(float);
 }
 
+// One weight product of bench_llama_profile: a layer's tensor (or the classifier) and its times.
+struct profile_part {
+    const char* name;
+    attn::llama_tensor attn::llama_layer_tensors::*field;  // null: the classifier
+    int out, in;
+    double step = 1e30, probe = 1e30, hot = 1e30, bt = 0, transposed = 0;
+};
+
+std::vector<profile_part> profile_parts(const attn::llama_config& c) {
+    const int dim = c.dim, kv = c.kv_dim(), f = c.hidden_dim, V = c.vocab_size;
+    using T = attn::llama_layer_tensors;
+    return {{"wq", &T::wq, dim, dim}, {"wk", &T::wk, kv, dim}, {"wv", &T::wv, kv, dim}, {"wo", &T::wo, dim, dim},
+            {"w1", &T::w1, f, dim},   {"w3", &T::w3, f, dim},  {"w2", &T::w2, dim, f},  {"classifier", nullptr, V, dim}};
+}
+
+const float* profile_weight(const attn::llama_model& m, const profile_part& p, std::size_t layer) {
+    return p.field ? m.at(m.layers[layer].*p.field) : m.at(m.classifier);
+}
+
+// The least seconds of `trials` calls, after one call to warm up.
+template <class F>
+double best_of(int trials, F&& call) {
+    double best = 1e30;
+    call();
+    for (int r = 0; r < trials; ++r) {
+        const auto t0 = clock_type::now();
+        call();
+        best = std::min(best, seconds_since(t0));
+    }
+    return best;
+}
+
+// Decode: a step's products (kernel_matmul_bt with one row, as generate.cpp's
+// matvec calls it) in the step's order, layer by layer then the classifier, each
+// timed, so that the weights stream from wherever a step finds them (the trial
+// of the least total is kept, into each part's `into`).
+template <class F>
+void time_step_products(const attn::llama_model& m, std::vector<profile_part>& parts, int reps, F&& product,
+                        double profile_part::*into) {
+    double best_total = 1e30;
+    std::vector<double> times(parts.size());
+    for (int r = 0; r <= reps; ++r) {
+        std::fill(times.begin(), times.end(), 0.0);
+        for (std::size_t l = 0; l < m.layers.size(); ++l)
+            for (std::size_t i = 0; i < parts.size(); ++i) {
+                if (!parts[i].field && l + 1 < m.layers.size())
+                    continue;  // the classifier after the last layer
+                const auto t0 = clock_type::now();
+                product(profile_weight(m, parts[i], l), parts[i].out, parts[i].in);
+                times[i] += seconds_since(t0);
+            }
+        double total = 0;
+        for (const double t : times)
+            total += t;
+        if (r > 0 && total < best_total) {
+            best_total = total;
+            for (std::size_t i = 0; i < parts.size(); ++i)
+                parts[i].*into = times[i];
+        }
+    }
+}
+
+// R1: each product as forward.cpp's project calls it, kernel_matmul_bt(x, W) for
+// n rows, and kernel_matmul(x, Wᵀ) on a transposed copy made beforehand; returns the
+// seconds of a pass's products from those times.
+double time_forward_products(const attn::llama_model& m, std::vector<profile_part>& parts, int n, const float* x, float* y) {
+    double products = 0;
+    std::vector<float> wt;
+    for (profile_part& p : parts) {
+        const float* w = profile_weight(m, p, 0);
+        wt.resize(std::size_t(p.out) * std::size_t(p.in));
+        for (int i = 0; i < p.out; ++i)
+            for (int j = 0; j < p.in; ++j)
+                wt[std::size_t(j) * std::size_t(p.out) + std::size_t(i)] = w[std::size_t(i) * std::size_t(p.in) + std::size_t(j)];
+        p.bt = best_of(3, [&] { attn::kernel_matmul_bt(x, w, y, n, p.out, p.in); });
+        p.transposed = best_of(3, [&] { attn::kernel_matmul(x, wt.data(), y, n, p.in, p.out); });
+        products += p.bt * (p.field ? m.config.n_layers : 1);
+    }
+    return products;
+}
+
+// bench_llama_profile's JSON: the decode step, the lean pass and its products, then each part.
+std::string profile_json(const attn::llama_config& c, const std::vector<profile_part>& parts, int n, double step, double pass,
+                         double products) {
+    std::string o = "{\"step_seconds\":" + num(step) + ",\"forward_rows\":" + std::to_string(n) +
+                    ",\"forward_seconds\":" + num(pass) + ",\"forward_products_seconds\":" + num(products) + ",\"parts\":[";
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const profile_part& p = parts[i];
+        const double bytes = double(p.out) * p.in * sizeof(float), flop = 2.0 * n * p.out * p.in;
+        o += std::string(i ? "," : "") + "{\"name\":\"" + p.name + "\",\"out\":" + std::to_string(p.out) +
+             ",\"in\":" + std::to_string(p.in) + ",\"layers\":" + std::to_string(p.field ? c.n_layers : 1) +
+             ",\"step_seconds\":" + num(p.step) +
+             ",\"step_gbytes_per_s\":" + num(bytes * (p.field ? c.n_layers : 1) / p.step / 1e9) +
+             ",\"probe_step_seconds\":" + num(p.probe) + ",\"hot_gbytes_per_s\":" + num(bytes / p.hot / 1e9) +
+             ",\"matmul_bt_gflops\":" + num(flop / p.bt / 1e9) +
+             ",\"matmul_transposed_gflops\":" + num(flop / p.transposed / 1e9) + "}";
+    }
+    return o + "]}";
+}
+
 }  // namespace
 
 extern "C" {
@@ -167,65 +267,21 @@ const char* bench_llama_profile(int reps) {
     llama_state& s = state();
     const attn::llama_model& m = s.model;
     const attn::llama_config& c = m.config;
-    const int dim = c.dim, kv = c.kv_dim(), f = c.hidden_dim, V = c.vocab_size, n = int(s.forward_ids.size());
+    const int dim = c.dim, f = c.hidden_dim, V = c.vocab_size, n = int(s.forward_ids.size());
     std::vector<float> x(std::size_t(n) * std::size_t(std::max(dim, f)), 0.01f),
-        y(std::size_t(n) * std::size_t(std::max({dim, f, V}))), wt;
-    struct part {
-        const char* name;
-        attn::llama_tensor attn::llama_layer_tensors::*field;  // null: the classifier
-        int out, in;
-        double step = 1e30, probe = 1e30, hot = 1e30, bt = 0, transposed = 0;
-    };
-    using T = attn::llama_layer_tensors;
-    std::vector<part> parts = {{"wq", &T::wq, dim, dim}, {"wk", &T::wk, kv, dim},        {"wv", &T::wv, kv, dim},
-                               {"wo", &T::wo, dim, dim}, {"w1", &T::w1, f, dim},         {"w3", &T::w3, f, dim},
-                               {"w2", &T::w2, dim, f},   {"classifier", nullptr, V, dim}};
-    const auto weight = [&](const part& p, std::size_t layer) {
-        return p.field ? m.at(m.layers[layer].*p.field) : m.at(m.classifier);
-    };
-    const auto best_of = [&](int trials, auto&& call) {
-        double best = 1e30;
-        call();
-        for (int r = 0; r < trials; ++r) {
-            const auto t0 = clock_type::now();
-            call();
-            best = std::min(best, seconds_since(t0));
-        }
-        return best;
-    };
-    // Decode: a step's products (kernel_matmul_bt with one row, as generate.cpp's
-    // matvec calls it) in the step's order, layer by layer then the classifier, each
-    // timed, so that the weights stream from wherever a step finds them (the trial
-    // of the least total is kept); and layer 0's alone, again and again (in the cache).
-    const auto step_products = [&](auto&& product, double part::*into) {
-        double best_total = 1e30;
-        std::vector<double> times(parts.size());
-        for (int r = 0; r <= reps; ++r) {
-            std::fill(times.begin(), times.end(), 0.0);
-            for (std::size_t l = 0; l < m.layers.size(); ++l)
-                for (std::size_t i = 0; i < parts.size(); ++i) {
-                    if (!parts[i].field && l + 1 < m.layers.size())
-                        continue;  // the classifier after the last layer
-                    const auto t0 = clock_type::now();
-                    product(weight(parts[i], l), parts[i].out, parts[i].in);
-                    times[i] += seconds_since(t0);
-                }
-            double total = 0;
-            for (const double t : times)
-                total += t;
-            if (r > 0 && total < best_total) {
-                best_total = total;
-                for (std::size_t i = 0; i < parts.size(); ++i)
-                    parts[i].*into = times[i];
-            }
-        }
-    };
-    step_products([&](const float* w, int out, int in) { attn::kernel_matmul_bt(x.data(), w, y.data(), 1, out, in); },
-                  &part::step);
+        y(std::size_t(n) * std::size_t(std::max({dim, f, V})));
+    std::vector<profile_part> parts = profile_parts(c);
+    time_step_products(
+        m, parts, reps, [&](const float* w, int out, int in) { attn::kernel_matmul_bt(x.data(), w, y.data(), 1, out, in); },
+        &profile_part::step);
     // The same products by peak.cpp's plain matrix-vector product (eight rows at a time).
-    step_products([&](const float* w, int out, int in) { bench_matvec_probe(w, x.data(), y.data(), out, in); }, &part::probe);
-    for (part& p : parts)
-        p.hot = best_of(std::max(reps, 50), [&] { attn::kernel_matmul_bt(x.data(), weight(p, 0), y.data(), 1, p.out, p.in); });
+    time_step_products(
+        m, parts, reps, [&](const float* w, int out, int in) { bench_matvec_probe(w, x.data(), y.data(), out, in); },
+        &profile_part::probe);
+    // Layer 0's alone, again and again (in the cache).
+    for (profile_part& p : parts)
+        p.hot = best_of(std::max(reps, 50),
+                        [&] { attn::kernel_matmul_bt(x.data(), profile_weight(m, p, 0), y.data(), 1, p.out, p.in); });
     attn::llama_decoder& d = *s.decoder;
     d.reset();
     for (const int t : s.prompt_ids)
@@ -235,38 +291,10 @@ const char* bench_llama_profile(int reps) {
         d.pos = p0;
         d.step(3);
     });
-    // R1: each product as forward.cpp's project calls it, kernel_matmul_bt(x, W) for
-    // n rows, and kernel_matmul(x, Wᵀ) on a transposed copy made beforehand; the
-    // products of a pass from those times, and the lean pass itself.
-    double products = 0;
-    for (part& p : parts) {
-        const float* w = weight(p, 0);
-        wt.resize(std::size_t(p.out) * std::size_t(p.in));
-        for (int i = 0; i < p.out; ++i)
-            for (int j = 0; j < p.in; ++j)
-                wt[std::size_t(j) * std::size_t(p.out) + std::size_t(i)] = w[std::size_t(i) * std::size_t(p.in) + std::size_t(j)];
-        p.bt = best_of(3, [&] { attn::kernel_matmul_bt(x.data(), w, y.data(), n, p.out, p.in); });
-        p.transposed = best_of(3, [&] { attn::kernel_matmul(x.data(), wt.data(), y.data(), n, p.in, p.out); });
-        products += p.bt * (p.field ? c.n_layers : 1);
-    }
-    std::vector<float>().swap(wt);
+    const double products = time_forward_products(m, parts, n, x.data(), y.data());
     const attn::experiment e = attn::llama_experiment(c);
     const double pass = best_of(3, [&] { attn::llama_forward(m, s.forward_ids, e, attn::trace_options::lean()); });
-    std::string o = "{\"step_seconds\":" + num(step) + ",\"forward_rows\":" + std::to_string(n) +
-                    ",\"forward_seconds\":" + num(pass) + ",\"forward_products_seconds\":" + num(products) + ",\"parts\":[";
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        const part& p = parts[i];
-        const double bytes = double(p.out) * p.in * sizeof(float), flop = 2.0 * n * p.out * p.in;
-        o += std::string(i ? "," : "") + "{\"name\":\"" + p.name + "\",\"out\":" + std::to_string(p.out) +
-             ",\"in\":" + std::to_string(p.in) + ",\"layers\":" + std::to_string(p.field ? c.n_layers : 1) +
-             ",\"step_seconds\":" + num(p.step) +
-             ",\"step_gbytes_per_s\":" + num(bytes * (p.field ? c.n_layers : 1) / p.step / 1e9) +
-             ",\"probe_step_seconds\":" + num(p.probe) + ",\"hot_gbytes_per_s\":" + num(bytes / p.hot / 1e9) +
-             ",\"matmul_bt_gflops\":" + num(flop / p.bt / 1e9) +
-             ",\"matmul_transposed_gflops\":" + num(flop / p.transposed / 1e9) + "}";
-    }
-    o += "]}";
-    s.json = o;
+    s.json = profile_json(c, parts, n, step, pass, products);
     return s.json.c_str();
 }
 }

@@ -44,6 +44,146 @@ std::vector<unsigned char> read_bytes(const std::string& path) {
     return out;
 }
 
+// The attention workloads' and the probes' commands (describe … arch above); false when cmd is none of them.
+bool kernel_command(const std::string& cmd, std::istringstream& in) {
+    if (cmd == "describe") {
+        std::cout << bench_describe() << std::endl;
+    } else if (cmd == "dump") {
+        std::string dir;
+        in >> dir;
+        for (int id = 0; id < bench_workload_count(); ++id) {
+            for (int i = 0; i < bench_input_count(id); ++i)
+                write_floats(dir + "/" + std::to_string(id) + "." + std::to_string(i) + ".f32", bench_input(id, i),
+                             bench_input_size(id, i));
+            write_floats(dir + "/" + std::to_string(id) + ".out.f32", bench_output(id), bench_output_size(id));
+        }
+        std::cout << "ok" << std::endl;
+    } else if (cmd == "run") {
+        int id = 0, reps = 1;
+        in >> id >> reps;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.9g", bench_run(id, reps));
+        std::cout << buf << std::endl;
+    } else if (cmd == "peak") {
+        double seconds = 1.0;
+        in >> seconds;
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"flops\":%.6g,\"bandwidth\":%.6g}", bench_arch(),
+                      bench_peak_flops(seconds), bench_peak_bandwidth(seconds));
+        std::cout << buf << std::endl;
+    } else if (cmd == "bandwidth") {
+        double seconds = 1.0, bytes = 0;
+        int threads = 1;
+        in >> seconds >> bytes;
+        if (!(in >> threads))
+            threads = 1;
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"bytes\":%.0f,\"threads\":%d,\"bandwidth\":%.6g}", bench_arch(), bytes,
+                      threads, bench_read_bandwidth_threads(seconds, bytes, threads));
+        std::cout << buf << std::endl;
+    } else if (cmd == "arch") {
+        std::string name;
+        in >> name;
+        std::cout << (bench_use_arch(name.c_str()) ? "ok" : "error: no kernel set " + name) << std::endl;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// The training and circuits commands (train_describe … circuits above); false when cmd is none of them.
+bool train_command(const std::string& cmd, std::istringstream& in) {
+    if (cmd == "train_describe") {
+        std::string out = "[";
+        for (int id = 0; id < bench_train_count(); ++id)
+            out += std::string(id ? "," : "") + "{\"id\":" + std::to_string(id) + ",\"name\":\"" + bench_train_name(id) +
+                   "\",\"recipe\":\"" + bench_train_recipe(id) + "\"}";
+        std::cout << out << "]" << std::endl;
+    } else if (cmd == "train_run") {
+        int id = 0, reps = 1, threads = 1;
+        in >> id >> reps;
+        if (!(in >> threads))
+            threads = 1;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.9g", bench_train_run(id, reps, threads));
+        std::cout << buf << std::endl;
+    } else if (cmd == "train_learn") {
+        int step = -1;
+        const double seconds = bench_train_learn(&step);
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "{\"seconds\":%.6g,\"step\":%d}", seconds, step);
+        std::cout << buf << std::endl;
+    } else if (cmd == "circuits") {
+        double c[4] = {};
+        bench_circuits(c, 20);
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "{\"read\":%.6g,\"timeline\":%.6g,\"timeline32\":%.6g,\"first\":%.6g}", c[0], c[1], c[2],
+                      c[3]);
+        std::cout << buf << std::endl;
+    } else if (cmd == "train_losses") {
+        int id = 0, n = 0;
+        in >> id >> n;
+        std::string out = "[";
+        for (int s = 0; s < n; ++s) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%s%.9g", s ? "," : "", double(bench_train_loss(id, s)));
+            out += buf;
+        }
+        std::cout << out << "]" << std::endl;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// The real models' commands (llama_load … llama_profile above); false when cmd is none of them.
+bool llama_command(const std::string& cmd, std::istringstream& in) {
+    if (cmd == "llama_load") {
+        std::string model, tokenizer;
+        int n = 256;
+        in >> model >> tokenizer >> n;
+        const std::vector<unsigned char> m = read_bytes(model), t = read_bytes(tokenizer);
+        std::cout << bench_llama_load(m.data(), double(m.size()), t.data(), double(t.size()), n) << std::endl;
+    } else if (cmd == "llama_forward") {
+        int lean = 1, reps = 1;
+        in >> lean >> reps;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.9g", bench_llama_forward(lean, reps));
+        std::cout << buf << std::endl;
+    } else if (cmd == "llama_logits") {
+        std::string file;
+        in >> file;
+        write_floats(file, bench_llama_logits(), bench_llama_logits_size());
+        std::cout << "ok" << std::endl;
+    } else if (cmd == "llama_generate") {
+        int steps = 128, threads = 1;
+        in >> steps;
+        if (!(in >> threads))
+            threads = 1;
+        const double seconds = bench_llama_generate(steps, threads);  // before bench_llama_prompt_seconds
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "{\"seconds\":%.9g,\"prompt_seconds\":%.9g,\"ids\":[", seconds,
+                      bench_llama_prompt_seconds());
+        std::string out = buf;
+        for (int i = 0; i < bench_llama_generated_count(); ++i)
+            out += (i ? "," : "") + std::to_string(bench_llama_generated()[i]);
+        std::cout << out << "]}" << std::endl;
+    } else if (cmd == "llama_cache_bytes") {
+        int steps = 128;
+        in >> steps;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.0f", bench_llama_cache_bytes(steps));
+        std::cout << buf << std::endl;
+    } else if (cmd == "llama_profile") {
+        int reps = 20;
+        in >> reps;
+        std::cout << bench_llama_profile(reps) << std::endl;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 int main() {
@@ -52,126 +192,9 @@ int main() {
         std::istringstream in(line);
         std::string cmd;
         in >> cmd;
-        if (cmd == "describe") {
-            std::cout << bench_describe() << std::endl;
-        } else if (cmd == "dump") {
-            std::string dir;
-            in >> dir;
-            for (int id = 0; id < bench_workload_count(); ++id) {
-                for (int i = 0; i < bench_input_count(id); ++i)
-                    write_floats(dir + "/" + std::to_string(id) + "." + std::to_string(i) + ".f32", bench_input(id, i),
-                                 bench_input_size(id, i));
-                write_floats(dir + "/" + std::to_string(id) + ".out.f32", bench_output(id), bench_output_size(id));
-            }
-            std::cout << "ok" << std::endl;
-        } else if (cmd == "run") {
-            int id = 0, reps = 1;
-            in >> id >> reps;
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%.9g", bench_run(id, reps));
-            std::cout << buf << std::endl;
-        } else if (cmd == "peak") {
-            double seconds = 1.0;
-            in >> seconds;
-            char buf[256];
-            std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"flops\":%.6g,\"bandwidth\":%.6g}", bench_arch(),
-                          bench_peak_flops(seconds), bench_peak_bandwidth(seconds));
-            std::cout << buf << std::endl;
-        } else if (cmd == "bandwidth") {
-            double seconds = 1.0, bytes = 0;
-            int threads = 1;
-            in >> seconds >> bytes;
-            if (!(in >> threads))
-                threads = 1;
-            char buf[256];
-            std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"bytes\":%.0f,\"threads\":%d,\"bandwidth\":%.6g}", bench_arch(),
-                          bytes, threads, bench_read_bandwidth_threads(seconds, bytes, threads));
-            std::cout << buf << std::endl;
-        } else if (cmd == "arch") {
-            std::string name;
-            in >> name;
-            std::cout << (bench_use_arch(name.c_str()) ? "ok" : "error: no kernel set " + name) << std::endl;
-        } else if (cmd == "train_describe") {
-            std::string out = "[";
-            for (int id = 0; id < bench_train_count(); ++id)
-                out += std::string(id ? "," : "") + "{\"id\":" + std::to_string(id) + ",\"name\":\"" + bench_train_name(id) +
-                       "\",\"recipe\":\"" + bench_train_recipe(id) + "\"}";
-            std::cout << out << "]" << std::endl;
-        } else if (cmd == "train_run") {
-            int id = 0, reps = 1, threads = 1;
-            in >> id >> reps;
-            if (!(in >> threads))
-                threads = 1;
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%.9g", bench_train_run(id, reps, threads));
-            std::cout << buf << std::endl;
-        } else if (cmd == "train_learn") {
-            int step = -1;
-            const double seconds = bench_train_learn(&step);
-            char buf[96];
-            std::snprintf(buf, sizeof buf, "{\"seconds\":%.6g,\"step\":%d}", seconds, step);
-            std::cout << buf << std::endl;
-        } else if (cmd == "circuits") {
-            double c[4] = {};
-            bench_circuits(c, 20);
-            char buf[160];
-            std::snprintf(buf, sizeof buf, "{\"read\":%.6g,\"timeline\":%.6g,\"timeline32\":%.6g,\"first\":%.6g}", c[0], c[1],
-                          c[2], c[3]);
-            std::cout << buf << std::endl;
-        } else if (cmd == "train_losses") {
-            int id = 0, n = 0;
-            in >> id >> n;
-            std::string out = "[";
-            for (int s = 0; s < n; ++s) {
-                char buf[32];
-                std::snprintf(buf, sizeof buf, "%s%.9g", s ? "," : "", double(bench_train_loss(id, s)));
-                out += buf;
-            }
-            std::cout << out << "]" << std::endl;
-        } else if (cmd == "llama_load") {
-            std::string model, tokenizer;
-            int n = 256;
-            in >> model >> tokenizer >> n;
-            const std::vector<unsigned char> m = read_bytes(model), t = read_bytes(tokenizer);
-            std::cout << bench_llama_load(m.data(), double(m.size()), t.data(), double(t.size()), n) << std::endl;
-        } else if (cmd == "llama_forward") {
-            int lean = 1, reps = 1;
-            in >> lean >> reps;
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%.9g", bench_llama_forward(lean, reps));
-            std::cout << buf << std::endl;
-        } else if (cmd == "llama_logits") {
-            std::string file;
-            in >> file;
-            write_floats(file, bench_llama_logits(), bench_llama_logits_size());
-            std::cout << "ok" << std::endl;
-        } else if (cmd == "llama_generate") {
-            int steps = 128, threads = 1;
-            in >> steps;
-            if (!(in >> threads))
-                threads = 1;
-            const double seconds = bench_llama_generate(steps, threads);  // before bench_llama_prompt_seconds
-            char buf[128];
-            std::snprintf(buf, sizeof buf, "{\"seconds\":%.9g,\"prompt_seconds\":%.9g,\"ids\":[", seconds,
-                          bench_llama_prompt_seconds());
-            std::string out = buf;
-            for (int i = 0; i < bench_llama_generated_count(); ++i)
-                out += (i ? "," : "") + std::to_string(bench_llama_generated()[i]);
-            std::cout << out << "]}" << std::endl;
-        } else if (cmd == "llama_cache_bytes") {
-            int steps = 128;
-            in >> steps;
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%.0f", bench_llama_cache_bytes(steps));
-            std::cout << buf << std::endl;
-        } else if (cmd == "llama_profile") {
-            int reps = 20;
-            in >> reps;
-            std::cout << bench_llama_profile(reps) << std::endl;
-        } else if (cmd == "quit") {
+        if (cmd == "quit")
             break;
-        } else {
+        if (!kernel_command(cmd, in) && !train_command(cmd, in) && !llama_command(cmd, in))
             std::cout << "error: unknown command " << cmd << std::endl;
-        }
     }
 }

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "app.hpp"
-#include "touch.hpp"
+#include "frame/touch.hpp"
+#include "view/app.hpp"
 
 namespace attn::platform {
 

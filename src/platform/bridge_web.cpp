@@ -16,16 +16,16 @@
 #include <utility>
 #include <vector>
 
-#include "i18n.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // the windows' scroll state, for windows_json
+#include "look/i18n.hpp"
 
 #include "base/text_util.hpp"
 #include "fonts.hpp"
+#include "frame/text_mirror.hpp"
 #include "model/trace_json.hpp"
-#include "panels.hpp"
+#include "panels/panels.hpp"
 #include "play/training.hpp"
-#include "text_mirror.hpp"
 #include "train/task.hpp"
 #include "train/train.hpp"
 #include "train/trainer_file.hpp"

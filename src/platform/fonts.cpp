@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "bridge.hpp"
-#include "glyphs.hpp"
 #include "imgui.h"
 #include "imgui_impl_opengl3.h"
 #include "imgui_internal.h"  // ImTextCharFromUtf8: decode exactly as ImGui will draw
+#include "look/glyphs.hpp"
 
 #ifndef ATTN_ASSET_DIR
 #define ATTN_ASSET_DIR "assets"

@@ -6,7 +6,7 @@
 //   fonts_require_text(app.exp.text);              // each frame, any text to be drawn
 //   fonts_update_before_frame(pixel_ratio);        // each frame, before ImGui::NewFrame
 //
-// The UI reaches fonts_require_text through ui::glyphs_require (src/ui/glyphs.hpp),
+// The UI reaches fonts_require_text through ui::glyphs_require (src/ui/look/glyphs.hpp),
 // which fonts_init connects. Natively the Chinese font is read from the asset
 // folder; on the web the page fetches it (bridge_fetch_font) and hands the bytes
 // to fonts_receive. When it is missing, a message goes to stderr (the console on

@@ -13,7 +13,7 @@
 
 #include <memory>
 
-#include "heatmap_gpu.hpp"
+#include "maps/heatmap_gpu.hpp"
 
 namespace attn::platform {
 

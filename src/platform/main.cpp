@@ -38,26 +38,26 @@
 #endif
 #include <GLFW/glfw3.h>
 
-#include "app.hpp"
 #include "base/threads.hpp"
 #include "bridge.hpp"
 #include "fonts.hpp"
-#include "frame.hpp"
+#include "frame/frame.hpp"
+#include "frame/share.hpp"
+#include "frame/touch.hpp"
 #include "frame_signature.hpp"
-#include "heatmap.hpp"
 #include "heatmap_gl.hpp"
-#include "heatmap_gpu.hpp"
-#include "i18n.hpp"
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
-#include "lessons.hpp"
+#include "look/i18n.hpp"
+#include "look/theme.hpp"
+#include "maps/heatmap.hpp"
+#include "maps/heatmap_gpu.hpp"
 #include "png_write.hpp"
-#include "share.hpp"
-#include "theme.hpp"
-#include "touch.hpp"
 #include "train/train.hpp"
 #include "train/trainer.hpp"
+#include "view/app.hpp"
+#include "view/lessons.hpp"
 
 namespace {
 

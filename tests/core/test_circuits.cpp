@@ -716,6 +716,46 @@ TEST_CASE("patching: rows of different shapes, a corruption for another task and
         CHECK(std::isnan(circuits_patch_run(run, p, &c, 1)));
 }
 
+namespace {
+
+// Patched runs after the first on L9's model (p holds a row's patching; prev and ind are the
+// previous-token and induction heads): nothing allocated, the same bits from kept projections.
+void check_patched_runs_after_the_first(train_run& run, circuit_patching& p, int prev, int ind) {
+    // A patched run after the first allocates nothing.
+    circuit_patch c;
+    c.kind = circuit_patch::path;
+    c.layer = 1;
+    c.head = ind;
+    c.sender_head = prev;
+    alloc_counter_start();
+    const double ld = circuits_patch_run(run, p, &c, 1);
+    CHECK(alloc_counter_stop() == 0);
+    CHECK(circuits_recovery(p, ld) > 0.5);
+    // A patched run starting from the corrupted run's kept projections gives the bits a
+    // run through the whole layer gives: a stream patch where both runs agree (position
+    // 0: before the swap, causal) forces the whole layer without changing its input.
+    const std::size_t td = std::size_t(p.T * p.d);
+    REQUIRE(std::equal(p.clean_x.begin() + std::ptrdiff_t(td), p.clean_x.begin() + std::ptrdiff_t(td + std::size_t(p.d)),
+                       p.corrupt_x.begin() + std::ptrdiff_t(td)));
+    for (circuit_patch one : {patch_of(circuit_patch::head_out, 1, ind, 5), c}) {
+        circuits_patch_run(run, p, &one, 1);
+        const std::vector<float> kept = p.patched_logits;
+        const circuit_patch both[2] = {one, patch_of(circuit_patch::resid, 1, 0, 0)};
+        circuits_patch_run(run, p, both, 2);
+        CHECK(p.patched_logits == kept);
+    }
+    // So does a whole row's patching after the first (every sweep).
+    const auto t0 = std::chrono::steady_clock::now();
+    REQUIRE(circuits_patching_row(run, 1, p));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    MESSAGE("one row's patching (" << p.paths.size() << " pairs): " << ms << " ms");
+    alloc_counter_start();
+    REQUIRE(circuits_patching_row(run, 1, p));
+    CHECK(alloc_counter_stop() == 0);
+}
+
+}  // namespace
+
 TEST_CASE("patching: on L9's model the previous-token head acts through the induction head's keys" *
           doctest::skip(l9_under_sanitizers)) {
     train_run& run = lesson_induction();
@@ -766,37 +806,7 @@ TEST_CASE("patching: on L9's model the previous-token head acts through the indu
     CHECK(stats(k_all).first > 0.8);  // measured 1.007, 0.747 at least
     CHECK(stats(prev_all).first > 0.8);
     CHECK(stats(ind_all).first > 0.8);
-    // A patched run after the first allocates nothing.
-    circuit_patch c;
-    c.kind = circuit_patch::path;
-    c.layer = 1;
-    c.head = ind;
-    c.sender_head = prev;
-    alloc_counter_start();
-    const double ld = circuits_patch_run(run, p, &c, 1);
-    CHECK(alloc_counter_stop() == 0);
-    CHECK(circuits_recovery(p, ld) > 0.5);
-    // A patched run starting from the corrupted run's kept projections gives the bits a
-    // run through the whole layer gives: a stream patch where both runs agree (position
-    // 0: before the swap, causal) forces the whole layer without changing its input.
-    const std::size_t td = std::size_t(p.T * p.d);
-    REQUIRE(std::equal(p.clean_x.begin() + std::ptrdiff_t(td), p.clean_x.begin() + std::ptrdiff_t(td + std::size_t(p.d)),
-                       p.corrupt_x.begin() + std::ptrdiff_t(td)));
-    for (circuit_patch one : {patch_of(circuit_patch::head_out, 1, ind, 5), c}) {
-        circuits_patch_run(run, p, &one, 1);
-        const std::vector<float> kept = p.patched_logits;
-        const circuit_patch both[2] = {one, patch_of(circuit_patch::resid, 1, 0, 0)};
-        circuits_patch_run(run, p, both, 2);
-        CHECK(p.patched_logits == kept);
-    }
-    // So does a whole row's patching after the first (every sweep).
-    const auto t0 = std::chrono::steady_clock::now();
-    REQUIRE(circuits_patching_row(run, 1, p));
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    MESSAGE("one row's patching (" << p.paths.size() << " pairs): " << ms << " ms");
-    alloc_counter_start();
-    REQUIRE(circuits_patching_row(run, 1, p));
-    CHECK(alloc_counter_stop() == 0);
+    check_patched_runs_after_the_first(run, p, prev, ind);
 }
 
 // --- Over training (circuits/timeline.hpp) -----------------------------------------

@@ -235,92 +235,105 @@ TEST_CASE("link golden v=1: canonical forms") {
     }
 }
 
+namespace {
+
+// A compressed form with no '#' in front: every field at its v=1 default but the sentence.
+void check_compressed_defaults() {
+    const auto r = link_decode("z=AcQCaba_9f8BHE9c-R1L4ci3nFati4U85Ufalgjz-7TJTDBhAAT91szyE--ImdQZcbV7tNiBnvV-GZXsAUVa");
+    INFO(all_errors(r.errors));
+    REQUIRE(r.value);
+    experiment expected;  // the v=1 defaults, spelled out, and a longer sentence
+    expected.text = "the quick brown fox jumps over the lazy dog while the cat sleeps";
+    expected.seed = 1;
+    expected.d_model = 8;
+    expected.heads = 2;
+    expected.kv_heads = 2;
+    expected.layers = 1;
+    expected.block = block_kind::attention_only;
+    expected.weights = weight_init::random;
+    expected.pos = positional::none;
+    expected.rope_base = 10000.0f;
+    expected.pos_offset = 0;
+    expected.mask = mask_kind::causal;
+    expected.pad = 0;
+    expected.scale = score_scale::sqrt_dk;
+    expected.softmax = softmax_mode::stable;
+    expected.temperature = 1.0f;
+    expected.mask_at = mask_placement::before_softmax;
+    expected.use_wo = true;
+    expected.prec = precision::fp32;
+    expected.decode = 0;
+    CHECK(*r.value == expected);
+}
+
+// Chinese text, GQA, RoPE, edges and edits in a whole URL, with a view after the link.
+void check_compressed_url_with_view() {
+    const auto r = link_parse(
+        "https://example.org/attn/index.html?embed=1#z=AcsDnW9e7_wQJSasjO063Lcm8GNgyzx7cJxaWVR4YcF-Ru5bxbiMxHmkBM1f2vaAx66Tb_"
+        "qPc0ObFWQQjk8nk0NLzb5w2I_Qsk3TbD6N-NIRsCNAaJ-BnGlMiLOzi3YgtGx8hmcI_Fp5U5bZMy5a0hvraYRvKXIEeombK72q0eeomAptjY23Oes"
+        "&view.lesson=3&view.stage=5&view.row=2&view.hide=controls,code&view.readonly=1&view.embed=1");
+    INFO(all_errors(r.errors));
+    REQUIRE(r.value);
+    const experiment& e = *r.value;
+    CHECK(e.text == "我们今天学习注意力机制，猫追狗，狗追猫。");
+    CHECK(e.d_model == 16);
+    CHECK(e.heads == 4);
+    CHECK(e.kv_heads == 2);
+    CHECK(e.pos == positional::rope);
+    CHECK(e.edges == std::vector<masked_edge>{{0, 1, 3, 2}, {0, 3, 9, 1}});
+    CHECK(e.edits == std::vector<value_edit>{{edit_target::x, 0, 2, 3, 0.5f}, {edit_target::w_q, 0, 15, 1, -2.75f}});
+    CHECK(e.mask == mask_kind::causal);
+    CHECK(e.seed == 1);
+    link_view v;
+    v.lesson = 3;
+    v.stage = 5;
+    v.row = 2;
+    v.hide[std::size_t(view_panel::controls)] = true;
+    v.hide[std::size_t(view_panel::code)] = true;
+    v.readonly = true;
+    v.embed = true;
+    CHECK(r.view == v);
+}
+
+// A busy experiment (a full block, specialised weights, padding, bf16): a band of masked edges, 17 edits, two ablated heads.
+void check_compressed_busy() {
+    const auto r = link_decode(
+        "#z=AbsGRM4d_F_sVXtTo6Q4aL_Q0m-KblpWzfguktF4nU0Apue2tbXKSj6_vZ0G1YrOzJ8xELlXB2h7LeZ7h0i963HIaVUqo00CpbgIbeKaC1uO03"
+        "hbUyCyNkl8kq3M3VUh-kkbx7OX4GWR6Zlk-mloBLf4NUQxSuHBpNnLCgm7czwjwG2iYvBbGdaBX82K6L5fcbmXmIk_BBytLqlQDVxHgdR8vUx32FH"
+        "cusaUVyLYgHqzqAuJkbKBCpdIm9hWqLW_4YSMmJIB_tVzf5SYYXeqrhOat83aduKMPPdcm4tY_YZSqbKQUZ0");
+    INFO(all_errors(r.errors));
+    REQUIRE(r.value);
+    const experiment& e = *r.value;
+    CHECK(e.text == "the cat chased the dog because the dog took the cat's toy");
+    CHECK(e.d_model == 16);
+    CHECK(e.heads == 4);
+    CHECK(e.kv_heads == 1);
+    CHECK(e.layers == 2);
+    CHECK(e.block == block_kind::full);
+    CHECK(e.weights == weight_init::specialised);
+    CHECK(e.mask == mask_kind::padding);
+    CHECK(e.pad == 1);
+    CHECK(e.softmax == softmax_mode::no_max);
+    CHECK(e.temperature == 0.5f);
+    CHECK(e.prec == precision::bf16);
+    std::vector<masked_edge> band;  // a local-attention band masked in layer 1, head 2
+    for (int q = 0; q < 12; ++q)
+        for (int k = 0; k + 3 < q; ++k)
+            band.push_back({1, 2, q, k});
+    CHECK(e.edges == band);
+    REQUIRE(e.edits.size() == 17);
+    for (int j = 0; j < 16; ++j)
+        CHECK(e.edits[std::size_t(j)] == value_edit{edit_target::x, 0, 4, j, 0.25f * float(j) - 2.0f});
+    CHECK(e.edits[16] == value_edit{edit_target::w_2, 1, 63, 15, 1e-3f});
+    CHECK(e.ablate == std::vector<ablated_head>{{0, 1}, {1, 3}});
+}
+
+}  // namespace
+
 TEST_CASE("link golden v=1: compressed forms") {
-    {
-        const auto r = link_decode("z=AcQCaba_9f8BHE9c-R1L4ci3nFati4U85Ufalgjz-7TJTDBhAAT91szyE--ImdQZcbV7tNiBnvV-GZXsAUVa");
-        INFO(all_errors(r.errors));
-        REQUIRE(r.value);
-        experiment expected;  // the v=1 defaults, spelled out, and a longer sentence
-        expected.text = "the quick brown fox jumps over the lazy dog while the cat sleeps";
-        expected.seed = 1;
-        expected.d_model = 8;
-        expected.heads = 2;
-        expected.kv_heads = 2;
-        expected.layers = 1;
-        expected.block = block_kind::attention_only;
-        expected.weights = weight_init::random;
-        expected.pos = positional::none;
-        expected.rope_base = 10000.0f;
-        expected.pos_offset = 0;
-        expected.mask = mask_kind::causal;
-        expected.pad = 0;
-        expected.scale = score_scale::sqrt_dk;
-        expected.softmax = softmax_mode::stable;
-        expected.temperature = 1.0f;
-        expected.mask_at = mask_placement::before_softmax;
-        expected.use_wo = true;
-        expected.prec = precision::fp32;
-        expected.decode = 0;
-        CHECK(*r.value == expected);
-    }
-    {
-        const auto r = link_parse(
-            "https://example.org/attn/index.html?embed=1#z=AcsDnW9e7_wQJSasjO063Lcm8GNgyzx7cJxaWVR4YcF-Ru5bxbiMxHmkBM1f2vaAx66Tb_"
-            "qPc0ObFWQQjk8nk0NLzb5w2I_Qsk3TbD6N-NIRsCNAaJ-BnGlMiLOzi3YgtGx8hmcI_Fp5U5bZMy5a0hvraYRvKXIEeombK72q0eeomAptjY23Oes"
-            "&view.lesson=3&view.stage=5&view.row=2&view.hide=controls,code&view.readonly=1&view.embed=1");
-        INFO(all_errors(r.errors));
-        REQUIRE(r.value);
-        const experiment& e = *r.value;
-        CHECK(e.text == "我们今天学习注意力机制，猫追狗，狗追猫。");
-        CHECK(e.d_model == 16);
-        CHECK(e.heads == 4);
-        CHECK(e.kv_heads == 2);
-        CHECK(e.pos == positional::rope);
-        CHECK(e.edges == std::vector<masked_edge>{{0, 1, 3, 2}, {0, 3, 9, 1}});
-        CHECK(e.edits == std::vector<value_edit>{{edit_target::x, 0, 2, 3, 0.5f}, {edit_target::w_q, 0, 15, 1, -2.75f}});
-        CHECK(e.mask == mask_kind::causal);
-        CHECK(e.seed == 1);
-        link_view v;
-        v.lesson = 3;
-        v.stage = 5;
-        v.row = 2;
-        v.hide[std::size_t(view_panel::controls)] = true;
-        v.hide[std::size_t(view_panel::code)] = true;
-        v.readonly = true;
-        v.embed = true;
-        CHECK(r.view == v);
-    }
-    {
-        const auto r = link_decode(
-            "#z=AbsGRM4d_F_sVXtTo6Q4aL_Q0m-KblpWzfguktF4nU0Apue2tbXKSj6_vZ0G1YrOzJ8xELlXB2h7LeZ7h0i963HIaVUqo00CpbgIbeKaC1uO03"
-            "hbUyCyNkl8kq3M3VUh-kkbx7OX4GWR6Zlk-mloBLf4NUQxSuHBpNnLCgm7czwjwG2iYvBbGdaBX82K6L5fcbmXmIk_BBytLqlQDVxHgdR8vUx32FH"
-            "cusaUVyLYgHqzqAuJkbKBCpdIm9hWqLW_4YSMmJIB_tVzf5SYYXeqrhOat83aduKMPPdcm4tY_YZSqbKQUZ0");
-        INFO(all_errors(r.errors));
-        REQUIRE(r.value);
-        const experiment& e = *r.value;
-        CHECK(e.text == "the cat chased the dog because the dog took the cat's toy");
-        CHECK(e.d_model == 16);
-        CHECK(e.heads == 4);
-        CHECK(e.kv_heads == 1);
-        CHECK(e.layers == 2);
-        CHECK(e.block == block_kind::full);
-        CHECK(e.weights == weight_init::specialised);
-        CHECK(e.mask == mask_kind::padding);
-        CHECK(e.pad == 1);
-        CHECK(e.softmax == softmax_mode::no_max);
-        CHECK(e.temperature == 0.5f);
-        CHECK(e.prec == precision::bf16);
-        std::vector<masked_edge> band;  // a local-attention band masked in layer 1, head 2
-        for (int q = 0; q < 12; ++q)
-            for (int k = 0; k + 3 < q; ++k)
-                band.push_back({1, 2, q, k});
-        CHECK(e.edges == band);
-        REQUIRE(e.edits.size() == 17);
-        for (int j = 0; j < 16; ++j)
-            CHECK(e.edits[std::size_t(j)] == value_edit{edit_target::x, 0, 4, j, 0.25f * float(j) - 2.0f});
-        CHECK(e.edits[16] == value_edit{edit_target::w_2, 1, 63, 15, 1e-3f});
-        CHECK(e.ablate == std::vector<ablated_head>{{0, 1}, {1, 3}});
-    }
+    check_compressed_defaults();
+    check_compressed_url_with_view();
+    check_compressed_busy();
 }
 
 TEST_CASE("link: the encoder writes the same bytes on every platform") {

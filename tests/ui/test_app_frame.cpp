@@ -19,22 +19,22 @@
 #include <type_traits>
 #include <vector>
 
-#include "app.hpp"
 #include "base/text_util.hpp"
 #include "base/threads.hpp"
-#include "frame.hpp"
-#include "heatmap.hpp"
-#include "heatmap_gpu.hpp"
-#include "i18n.hpp"
-#include "lesson_views.hpp"
+#include "frame/frame.hpp"
+#include "frame/share.hpp"
+#include "frame/text_mirror.hpp"
+#include "lessons/lesson_views.hpp"
 #include "llama_test_files.hpp"
-#include "panels.hpp"
+#include "look/i18n.hpp"
+#include "maps/heatmap.hpp"
+#include "maps/heatmap_gpu.hpp"
+#include "panels/panels.hpp"
 #include "play/edit.hpp"
-#include "share.hpp"
 #include "spec/recipe.hpp"
-#include "stages.hpp"
-#include "text_mirror.hpp"
 #include "train/trainer.hpp"
+#include "view/app.hpp"
+#include "view/stages.hpp"
 
 using namespace attn;
 
@@ -364,6 +364,47 @@ TEST_CASE(
     below_top_bar();
 }
 
+namespace {
+
+// Every stage of the pipeline draws the real model's numbers, each head's where the stage has them.
+void check_every_stage_draws(ui::app& a) {
+    for (int s = 0; s < stage_count; ++s) {
+        INFO("stage " << s);
+        a.view.current = stage(s);
+        frame(a);
+        CHECK(find_widget(a, "pipeline_model"));
+        CHECK(find_widget(a, "controls_model_note"));  // the controls say they are the experiment's
+        CHECK_FALSE(a.reports.maps.empty());
+        for (const auto& m : a.reports.maps)
+            CHECK(m.cells > 0);
+        if (ui::stage_per_head(stage(s)))
+            CHECK(find_widget(a, "grid_head3"));
+    }
+}
+
+// A masked edge and a zeroed head: the pipeline draws the changed pass (the edge masked, the head veiled).
+void check_changed_pass(ui::app& a) {
+    const std::uint64_t before = a.real.pipeline_made;
+    a.view.model_changes = {{{1, 2}}, {{1, 0, 3, 0}}};
+    frame(a);
+    frame(a);
+    REQUIRE(ui::app_model_effect_current(a));
+    CHECK(ui::app_pipeline(a).tr == &a.real.effect.tr);
+    const auto cells = [&](const char* name) {
+        for (const auto& m : a.reports.maps)
+            if (m.name == name)
+                return m.cells;
+        return -1;
+    };
+    CHECK(cells("grid_head0") == 5 * 6 / 2 - 1);  // the causal mask's hidden keys, and the masked edge
+    CHECK(cells("grid_head1") == 5 * 6 / 2);
+    CHECK(ui::app_pipeline(a).tr->layers[1].heads[2].ablated);
+    CHECK(find_widget(a, "pipeline_model_changes"));
+    CHECK(a.real.pipeline_made == before);  // the reading's layer is not made again
+}
+
+}  // namespace
+
 TEST_CASE("the pipeline shows a real model's layer: every stage draws its own numbers, the inspector explains them") {
     headless_imgui imgui;
     ui::app a;
@@ -385,18 +426,7 @@ TEST_CASE("the pipeline shows a real model's layer: every stage draws its own nu
     CHECK(p.exp->heads == 4);
     CHECK(p.exp->kv_heads == 2);
     CHECK(p.tr->tokens.size() == 5);  // BOS and the four tokens
-    for (int s = 0; s < stage_count; ++s) {
-        INFO("stage " << s);
-        a.view.current = stage(s);
-        frame(a);
-        CHECK(find_widget(a, "pipeline_model"));
-        CHECK(find_widget(a, "controls_model_note"));  // the controls say they are the experiment's
-        CHECK_FALSE(a.reports.maps.empty());
-        for (const auto& m : a.reports.maps)
-            CHECK(m.cells > 0);
-        if (ui::stage_per_head(stage(s)))
-            CHECK(find_widget(a, "grid_head3"));
-    }
+    check_every_stage_draws(a);
     // The block stage is the llama's: SwiGLU's gate and up, beside the residual.
     const auto block = ui::stage_matrices(stage::block, *p.tr, p.layer, 0);
     REQUIRE(block.size() == 6);
@@ -416,24 +446,7 @@ TEST_CASE("the pipeline shows a real model's layer: every stage draws its own nu
     CHECK(ui::text_mirror_json(a).find("The pipeline shows the model x.bin, layer 1.") != std::string::npos);
     CHECK(ui::app_link(a).find("view.model_pipeline=1") != std::string::npos);
     CHECK(ui::share_export_csv(a).bytes.find("layer 1 head 3: P") != std::string::npos);  // the export is what it shows
-    // A masked edge and a zeroed head: the pipeline draws the changed pass (the edge masked, the head veiled).
-    const std::uint64_t before = a.real.pipeline_made;
-    a.view.model_changes = {{{1, 2}}, {{1, 0, 3, 0}}};
-    frame(a);
-    frame(a);
-    REQUIRE(ui::app_model_effect_current(a));
-    CHECK(ui::app_pipeline(a).tr == &a.real.effect.tr);
-    const auto cells = [&](const char* name) {
-        for (const auto& m : a.reports.maps)
-            if (m.name == name)
-                return m.cells;
-        return -1;
-    };
-    CHECK(cells("grid_head0") == 5 * 6 / 2 - 1);  // the causal mask's hidden keys, and the masked edge
-    CHECK(cells("grid_head1") == 5 * 6 / 2);
-    CHECK(ui::app_pipeline(a).tr->layers[1].heads[2].ablated);
-    CHECK(find_widget(a, "pipeline_model_changes"));
-    CHECK(a.real.pipeline_made == before);  // the reading's layer is not made again
+    check_changed_pass(a);
     // A text edit while on the model's block stage (the experiment has none): the stage stays.
     a.view.current = stage::block;
     experiment next = a.model.exp;

@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "heatmap_data.hpp"
+#include "maps/heatmap_data.hpp"
 
 using namespace attn;
 using namespace attn::ui;

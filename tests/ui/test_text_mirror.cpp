@@ -7,9 +7,9 @@
 #include <limits>
 #include <string>
 
-#include "app.hpp"
-#include "heatmap_data.hpp"
-#include "text_mirror.hpp"
+#include "frame/text_mirror.hpp"
+#include "maps/heatmap_data.hpp"
+#include "view/app.hpp"
 
 using namespace attn;
 

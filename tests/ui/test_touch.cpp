@@ -1,4 +1,4 @@
-// Touch gestures (src/ui/touch.hpp): the arithmetic alone, then applied to a
+// Touch gestures (src/ui/frame/touch.hpp): the arithmetic alone, then applied to a
 // headless ImGui context: a tap clicks, a swipe scrolls the window under the
 // finger and coasts after release, a press on a scrollbar drags it, a pinch
 // reports its factor.
@@ -9,8 +9,8 @@
 #include <cmath>
 #include <vector>
 
-#include "heatmap.hpp"
-#include "touch.hpp"
+#include "frame/touch.hpp"
+#include "maps/heatmap.hpp"
 
 using namespace attn;
 using ui::touch_phase;

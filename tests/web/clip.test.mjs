@@ -1,7 +1,7 @@
 // Nothing a person must read is cut by its window: at 1280×720, 1440×900 and a
 // phone in landscape (844×390), every stage and every lesson reports zero
 // clipped text items (window.attn.ui().clipped, counted by the app against each
-// item's window: src/ui/app.cpp, item_cut). On the phone, whose page gets the
+// item's window: src/ui/view/app.cpp, item_cut). On the phone, whose page gets the
 // touch layout, every named target is at least 32 CSS px each way. No map
 // scrolls inside the scrolling panel. The lessons that train (L9, L10) are also
 // checked trained, at three of their kept snapshots, in both languages (below).

@@ -1,6 +1,6 @@
 // The pipeline's stages, from the tokens to the output: what a link's
 // view.stage and the native --stage count (0 = embeddings … 10 = output), and
-// which of them an experiment has. How each is drawn lives in src/ui/stages.cpp.
+// which of them an experiment has. How each is drawn lives in src/ui/view/stages.cpp.
 #pragma once
 
 #include "spec/experiment.hpp"

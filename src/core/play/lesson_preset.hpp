@@ -3,7 +3,7 @@
 // view.lesson=N starts from lesson N's experiment and its own keys override only
 // what they name (link.hpp), so the playground, the native app and the CLI open
 // the same experiment for the same link. The lessons' texts and views are the
-// UI's (src/ui/lessons.cpp).
+// UI's (src/ui/view/lessons.cpp).
 #pragma once
 
 #include <array>

@@ -1,7 +1,7 @@
 // A real model opened in the page (llama2.c files, llama/): the two files read
 // and checked, the text's traced pass with what the model predicts next and
 // what each head does on the text, and generation a token at a time so that the
-// page keeps drawing. The page's Model window (src/ui/model_window.cpp) draws
+// page keeps drawing. The page's Model window (src/ui/panels/model_window.cpp) draws
 // these; it computes nothing itself.
 //
 //   real_model m;

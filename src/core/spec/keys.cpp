@@ -564,7 +564,7 @@ std::vector<key_row> attention_rows() {
     };
 }
 
-// The help of the keys a control edits is shown on hover (src/ui/controls.cpp).
+// The help of the keys a control edits is shown on hover (src/ui/panels/controls.cpp).
 std::vector<key_row> experiment_rows() {
     std::vector<key_row> rows = shape_rows();
     for (key_row& r : attention_rows())

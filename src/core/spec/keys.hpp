@@ -5,7 +5,7 @@
 // step and scale of the control that edits it, and its help in English and Chinese.
 // The canonical writer and the parser (experiment_to_text and experiment_parse,
 // recipe.hpp's keys, link_codec's view keys), the recipe's range checks, the editing
-// rules' clamps (play/edit.hpp) and the controls (src/ui/controls.cpp, the Train
+// rules' clamps (play/edit.hpp) and the controls (src/ui/panels/controls.cpp, the Train
 // panel) all read these rows; none of them restates a key's number or name.
 //
 // The rows are in the canonical order: the experiment's keys, then the recipe's,

@@ -1,0 +1,89 @@
+// What the lessons' views share (lesson_views.cpp defines these), and the views of
+// the circuit lessons L11 and L12 (lesson_circuit.cpp), and L13's (lesson_model.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "imgui.h"
+#include "maps/heatmap_data.hpp"
+#include "view/app.hpp"
+#include "view/lessons.hpp"
+
+namespace attn::ui {
+
+namespace lesson_parts {
+
+// A number the view measured, for the page's hook and the text view.
+void number(frame_out& out, const char* name, double v);
+
+// The lesson's view as this frame asks for it so far.
+lesson_view& lesson_wants(const app& a, frame_out& out);
+
+// "%.4g", and NaN and ±∞ as what they are.
+std::string fmt(double x);
+
+// Horizontal bars for one value per label, centred on zero when signed.
+void bars(frame_out& out, const char* id, const std::vector<std::string>& labels, const std::vector<float>& v, bool signed_values,
+          ImU32 col);
+
+// On the line of the item before when a button labelled `label` fits there, else on the next.
+void same_line_if_fits(const char* label);
+
+// A sentence from a format in the current language.
+claim_line claim(claim_style style, const char* format, ...) IM_FMTARGS(2);
+
+// The card's sentences in their styles.
+void draw_claims(frame_out& out, const std::vector<claim_line>& lines);
+
+// Controls that change the experiment, drawn disabled in a read-only link
+// (apply() refuses them anyway). The lesson's own view controls (L2's d_k, L5's
+// tile stepper) stay live: they change what is shown, not what is shared.
+class experiment_controls {
+  public:
+    explicit experiment_controls(const app& a) { ImGui::BeginDisabled(a.options.readonly); }
+    ~experiment_controls() { ImGui::EndDisabled(); }
+    experiment_controls(const experiment_controls&) = delete;
+    experiment_controls& operator=(const experiment_controls&) = delete;
+};
+
+}  // namespace lesson_parts
+
+// L11's card and views: the circuit of L9's trained model, from the session's
+// circuit study (play/circuit_study.hpp). L12's: learning in context over training.
+void view_circuit(const app& a, frame_out& out);
+void view_context(const app& a, frame_out& out);
+
+// A lesson's map or curve as a table for the text view: a caption, row and column
+// headers, the cells as text.
+struct lesson_table {
+    std::string caption;
+    std::vector<std::string> rows, cols;
+    std::vector<std::vector<std::string>> cells;
+};
+
+// L11's and L12's maps as the page draws them (their colour range), for the SVG
+// export; pointers into the maps' memo, valid until the next frame.
+struct lesson_map {
+    std::string title;
+    const matrix* m = nullptr;
+    const std::vector<std::string>*rows = nullptr, *cols = nullptr;
+    colormap map = colormap::sequential;
+    float lo = 0, hi = 1;
+};
+std::vector<lesson_map> circuit_lesson_maps(const app& a);
+
+// L11's and L12's maps and curves as tables (empty for another lesson, or until
+// the circuit is read).
+std::vector<lesson_table> circuit_lesson_tables(const app& a);
+
+// L11's and L12's sentences for the model at its step (the text view lists them).
+lesson_claims circuit_lesson_claims(const app& a);
+lesson_claims context_lesson_claims(const app& a);
+
+// L13's card: the real model of the Model window on the lesson's text
+// (lesson_model.cpp), and its sentences (none until a model is read).
+void view_real_model(const app& a, frame_out& out);
+lesson_claims model_lesson_claims(const app& a);
+
+}  // namespace attn::ui

@@ -1,0 +1,23 @@
+// The interface language. Every string the UI shows is written once in both
+// languages at the place it is used: tr("Heads", "头数").
+#pragma once
+
+#include "look/glyphs.hpp"
+
+namespace attn::ui {
+
+enum class language { en, zh };
+
+language ui_language();
+void ui_set_language(language l);
+
+// The string for the current language, announced to the font loader, which
+// adds the glyphs it lacks to the atlas the first time they appear: Chinese
+// strings, and English ones that quote Chinese (L4's "猫追狗").
+inline const char* tr(const char* en, const char* zh) {
+    const char* s = ui_language() == language::zh ? zh : en;
+    glyphs_require(s);
+    return s;
+}
+
+}  // namespace attn::ui
