@@ -49,18 +49,6 @@ void number(frame_out& out, const char* name, double v) {
 // The lesson's view as this frame asks for it so far.
 lesson_view& lesson_wants(const app& a, frame_out& out) { return view_edit(a, out).lesson; }
 
-std::string fmt(double x) {
-    if (std::isnan(x))
-        return "NaN";
-    if (std::isinf(x))
-        return x > 0 ? "+∞" : "−∞";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", x);
-    std::string s = buf;
-    drop_negative_zero(s);
-    return s;
-}
-
 // Horizontal bars for one value per token, centred on zero when signed.
 void bars(frame_out& out, const char* id, const std::vector<std::string>& labels, const std::vector<float>& v, bool signed_values,
           ImU32 col) {
@@ -86,7 +74,7 @@ void bars(frame_out& out, const char* id, const std::vector<std::string>& labels
             dl->AddLine(ImVec2(x0, p.y), ImVec2(x0, p.y + h), IM_COL32(160, 160, 160, 120));
         ImGui::Dummy(ImVec2(width, h));
         ImGui::SameLine();
-        text_disabled(out, "%s", fmt(v[i]).c_str());
+        text_disabled(out, "%s", number_text(v[i]).c_str());
     }
     ImGui::PopID();
 }
@@ -355,8 +343,8 @@ void order_rope(const app& a, frame_out& out) {
     const rope_shift_measure& rm = a.memo.lesson.rope.get(a.model.version, std::uint64_t(a.view.sel_row), [&] {
         return measure_rope_shift(a.model.exp, a.model.tr, a.view.sel_row);
     });
-    textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), fmt(rm.score).c_str());
-    textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), fmt(rm.score_unshifted).c_str());
+    textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), number_text(rm.score).c_str());
+    textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), number_text(rm.score_unshifted).c_str());
     ImGui::EndGroup();
     number(out, "rope_score_shift_diff", rm.score_diff);
     number(out, "rope_q_moved", rm.q_moved);
@@ -396,7 +384,7 @@ void view_order(const app& a, frame_out& out) {
     text_colored(out, same ? theme_good() : theme_bad(), "%s %s",
                  same ? tr("Same outputs, token for token:", "逐词元输出相同：")
                       : tr("Order matters now — outputs differ by", "现在顺序有影响——输出相差"),
-                 fmt(out_diff).c_str());
+                 number_text(out_diff).c_str());
     number(out, "reverse_output_diff", out_diff);
     number(out, "reverse_weight_diff", w_diff);
 
@@ -430,6 +418,29 @@ void cost_curve(const app& a, frame_out& out) {
               "(fp32)");
         number(out, "cost_ratio_32x", m.ratio_32x);
     }
+}
+
+// A tile's query rows: the running max and sum before and after it, and the rescale.
+void tile_rows(frame_out& out, const tiled_step& ts) {
+    if (!ImGui::BeginTable("tile", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+        return;
+    ImGui::TableSetupColumn(tr("row", "行"));
+    ImGui::TableSetupColumn("max m");
+    ImGui::TableSetupColumn(tr("sum l", "和 l"));
+    ImGui::TableSetupColumn(tr("rescale", "重缩放"));
+    ImGui::TableHeadersRow();
+    for (int r = 0; r < ts.q_rows; ++r) {
+        const std::size_t i = std::size_t(r);
+        ImGui::TableNextColumn();
+        textf(out, "%d", ts.q0 + r);
+        ImGui::TableNextColumn();
+        textf(out, "%s → %s", number_text(ts.max_before[i]).c_str(), number_text(ts.max_after[i]).c_str());
+        ImGui::TableNextColumn();
+        textf(out, "%s → %s", number_text(ts.sum_before[i]).c_str(), number_text(ts.sum_after[i]).c_str());
+        ImGui::TableNextColumn();
+        textf(out, "×%s", number_text(ts.rescale[i]).c_str());
+    }
+    ImGui::EndTable();
 }
 
 // (b) Tiled online softmax on head 0 of layer 0.
@@ -478,28 +489,11 @@ void tile_stepper(const app& a, frame_out& out) {
         const tiled_step& ts = steps[std::size_t(step - 1)];
         textf(out, "%s %d–%d × %s %d–%d%s", tr("queries", "查询"), ts.q0, ts.q0 + ts.q_rows - 1, tr("keys", "键"), ts.k0,
               ts.k0 + ts.k_rows - 1, ts.skipped ? tr("  (fully masked: skipped)", "（完全被掩码：跳过）") : "");
-        if (ImGui::BeginTable("tile", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-            ImGui::TableSetupColumn(tr("row", "行"));
-            ImGui::TableSetupColumn("max m");
-            ImGui::TableSetupColumn(tr("sum l", "和 l"));
-            ImGui::TableSetupColumn(tr("rescale", "重缩放"));
-            ImGui::TableHeadersRow();
-            for (int r = 0; r < ts.q_rows; ++r) {
-                ImGui::TableNextColumn();
-                textf(out, "%d", ts.q0 + r);
-                ImGui::TableNextColumn();
-                textf(out, "%s → %s", fmt(ts.max_before[std::size_t(r)]).c_str(), fmt(ts.max_after[std::size_t(r)]).c_str());
-                ImGui::TableNextColumn();
-                textf(out, "%s → %s", fmt(ts.sum_before[std::size_t(r)]).c_str(), fmt(ts.sum_after[std::size_t(r)]).c_str());
-                ImGui::TableNextColumn();
-                textf(out, "×%s", fmt(ts.rescale[std::size_t(r)]).c_str());
-            }
-            ImGui::EndTable();
-        }
+        tile_rows(out, ts);
     } else {
         text_disabled(out, "%s", tr("Press step ▶ to run the first tile.", "按\"下一块 ▶\"运行第一块。"));
     }
-    textf(out, "%s %s", tr("max |tiled − plain| =", "最大 |分块 − 普通| ="), fmt(m.max_diff).c_str());
+    textf(out, "%s %s", tr("max |tiled − plain| =", "最大 |分块 − 普通| ="), number_text(m.max_diff).c_str());
     textf(out, "%s %zu B   %s %zu B", tr("working memory: tiled", "工作内存：分块"), m.tiled_bytes,
           tr("plain (n²)", "普通（n²）"), m.plain_bytes);
     ImGui::EndGroup();
@@ -532,7 +526,8 @@ void decode_panel(const app& a, frame_out& out) {
         return;
     textf(out, "%s %d %s × %d KV %s; %s 1, %s %d", tr("cache:", "缓存："), m.cache_rows, tr("rows", "行"), a.model.exp.kv_heads,
           tr("heads", "头"), tr("computed this step:", "本步新算："), tr("reused:", "复用："), m.cache_rows - 1);
-    textf(out, "%s %s", tr("max |decoded − full causal pass| =", "最大 |解码 − 完整因果计算| ="), fmt(m.max_diff).c_str());
+    textf(out, "%s %s", tr("max |decoded − full causal pass| =", "最大 |解码 − 完整因果计算| ="),
+          number_text(m.max_diff).c_str());
     number(out, "decode_max_diff", m.max_diff);
     for (int kv : {h, std::max(1, a.model.exp.kv_heads), 1}) {
         const double bytes = kv == h ? m.bytes_mha : kv == 1 ? m.bytes_mqa : m.bytes_gqa;
@@ -650,7 +645,7 @@ void view_bugs(const app& a, frame_out& out) {
     if (m.overflow_row >= 0)
         textf(out, "%s (%d, %d) = %s > 11.09 → e^x > 65504",
               tr("first logit past fp16's exp limit:", "第一个超过 fp16 exp 上限的 logit："), m.overflow_row, m.overflow_col,
-              fmt(m.overflow_logit).c_str());
+              number_text(m.overflow_logit).c_str());
     text_plain(out, tr("output − correct output:", "输出 − 正确输出："));
     heatmap_options opt;
     opt.map = colormap::diverging;
@@ -661,7 +656,7 @@ void view_bugs(const app& a, frame_out& out) {
     opt.hover_value = true;
     heatmap_draw(*a.heatmaps, "l8_diff", m.diff, opt);
     note_clip(out, "l8_diff");
-    textf(out, "‖y‖ = %s   ‖y_correct‖ = %s", fmt(m.output_norm).c_str(), fmt(m.correct_output_norm).c_str());
+    textf(out, "‖y‖ = %s   ‖y_correct‖ = %s", number_text(m.output_norm).c_str(), number_text(m.correct_output_norm).c_str());
     number(out, "min_row_sum", m.min_row_sum);
     number(out, "nan_count", m.nan_count);
     number(out, "correct_nan_count", m.correct_nan_count);
