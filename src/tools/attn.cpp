@@ -158,15 +158,7 @@ void print_train_json(const attn::train_run& run, const attn::train_diagnostics&
 }
 
 // A number for a table: NaN and ±inf as what they are, never printf's "-nan".
-std::string text_number(double x, const char* format) {
-    if (std::isnan(x))
-        return "NaN";
-    if (std::isinf(x))
-        return x > 0 ? "+inf" : "-inf";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, format, x);
-    return buf;
-}
+std::string text_number(double x, const char* format) { return attn::number_text(x, format, {"NaN", "+inf", "-inf"}); }
 
 // The same as a table.
 void print_train_text(const attn::experiment& e, const attn::train_run& run, const attn::train_diagnostics& diag, int every) {

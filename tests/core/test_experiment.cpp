@@ -325,3 +325,27 @@ TEST_CASE("text_nonfinite_named: printf's nan and inf tokens read as the views n
     CHECK(text_nonfinite_named("-nan") == "NaN");
     CHECK(text_nonfinite_named("“nan”") == "“nan”");  // a quoted token of a text is a word
 }
+
+// Issue 51, item 4: the panels, the lessons, the maps' cells, the text view and the
+// command line wrote this four times over.
+TEST_CASE("number_text: printf's text of a number, NaN and ±∞ by name, a rounded zero without its sign") {
+    const double nan = std::nan(""), inf = double(INFINITY);
+    CHECK(number_text(nan) == "NaN");
+    CHECK(number_text(-nan) == "NaN");
+    CHECK(number_text(inf) == "+∞");
+    CHECK(number_text(-inf) == "−∞");
+    CHECK(number_text(0.0) == "0");
+    CHECK(number_text(-0.0, "%.2f") == "0.00");
+    CHECK(number_text(-0.001, "%.2f") == "0.00");  // rounds to zero: no sign
+    CHECK(number_text(-0.006, "%.2f") == "-0.01");
+    CHECK(number_text(0.123456) == "0.1235");  // "%.4g" unless told
+    CHECK(number_text(1234567.0) == "1.235e+06");
+    CHECK(number_text(0.4567, "%.1f%%") == "0.5%");
+    CHECK(number_text(0.941 * 100.0, "%.1f %%") == "94.1 %");
+    CHECK(number_text(1e300, "%.2f").size() == 304);  // longer than any buffer: whole
+    const nonfinite_words spelled{"NaN", "+infinity", "−infinity"};
+    CHECK(number_text(inf, "%.3f", spelled) == "+infinity");
+    CHECK(number_text(-inf, "%.3f", spelled) == "−infinity");
+    CHECK(number_text(nan, "%.3f", spelled) == "NaN");
+    CHECK(number_text(2.5, "%.3f", spelled) == "2.500");
+}

@@ -1,7 +1,9 @@
 // Small text helpers shared by the parsers of the experiment and of links.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -31,6 +33,36 @@ inline void drop_negative_zero(std::string& s) {
         if (digits && zero)
             s.erase(i, sign);
     }
+}
+
+// What a number that is not finite reads as: NaN and ±∞ by name, never printf's
+// "-nan" or "inf". The text view spells them out (src/ui/look/i18n.hpp), the
+// command line writes "+inf" and "-inf".
+struct nonfinite_words {
+    const char* nan = "NaN";
+    const char* plus_inf = "+∞";
+    const char* minus_inf = "−∞";
+};
+
+// v as printf writes it with `format` (one conversion of a double: "%.4g",
+// "%.1f%%"), NaN and ±∞ as `words` name them, and a number whose digits round to
+// zero without its sign (drop_negative_zero): the number text of every panel,
+// lesson, map cell, the text view and the command line.
+inline std::string number_text(double v, const char* format = "%.4g", const nonfinite_words& words = {}) {
+    if (std::isnan(v))
+        return words.nan;
+    if (std::isinf(v))
+        return v > 0 ? words.plus_inf : words.minus_inf;
+    char buf[64];
+    const int n = std::snprintf(buf, sizeof buf, format, v);
+    std::string s = buf;
+    if (n >= int(sizeof buf)) {  // a long one ("%.2f" of 1e300): written again whole
+        s.assign(std::size_t(n) + 1, '\0');
+        std::snprintf(s.data(), s.size(), format, v);
+        s.pop_back();
+    }
+    drop_negative_zero(s);
+    return s;
 }
 
 // s in single quotes for an error message, cut to 40 bytes ("'abc...'"), never

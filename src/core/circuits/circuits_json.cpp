@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/text_util.hpp"
+#include "model/rules.hpp"
 #include "spec/experiment.hpp"
 #include "spec/keys.hpp"
 #include "train/task.hpp"
@@ -246,16 +247,13 @@ void model_json(std::string& o, const train_run& r) {
     const experiment& e = r.e;
     const char* block = e.block == block_kind::full ? "full" : e.block == block_kind::attention_residual ? "attn_res" : "attn";
     const char* pos[] = {"none", "sin", "rope", "learned"};  // the link's spelling
-    const double scale = e.scale == score_scale::sqrt_dk ? 1.0 / std::sqrt(double(r.dk))
-                         : e.scale == score_scale::none  ? 1.0
-                                                         : double(e.scale_value);
     o += ",\"model\":{\"T\":" + std::to_string(r.T) + ",\"V\":" + std::to_string(r.V) + ",\"d\":" + std::to_string(r.d) +
          ",\"h\":" + std::to_string(r.h) + ",\"g\":" + std::to_string(r.g) + ",\"L\":" + std::to_string(r.L) +
          ",\"dk\":" + std::to_string(r.dk) + ",\"block\":\"" + block + "\",\"pos\":\"" + pos[int(e.pos)] +
          "\",\"wo\":" + (e.use_wo ? "true" : "false") + ",\"pos_offset\":" + std::to_string(e.pos_offset) + ",\"rope_base\":";
     number(o, e.rope_base);
     o += ",\"scale\":";
-    number(o, scale);
+    number(o, experiment_score_scale(e));  // the float the passes multiply by
     o += ",\"temperature\":";
     number(o, e.temperature);
     o += ",\"mask\":";

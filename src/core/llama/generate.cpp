@@ -59,7 +59,7 @@ void attend(llama_decoder& d, int l, int h, float* out) {
     const std::size_t layer = std::size_t(l) * std::size_t(d.capacity) * std::size_t(kv_dim);
     const float* q = d.q.data() + std::size_t(h) * std::size_t(hs);
     float* att = d.attention.data() + (std::size_t(l) * std::size_t(c.n_heads) + std::size_t(h)) * std::size_t(d.capacity);
-    const float scale = 1.0f / std::sqrt(float(hs));
+    const float scale = score_scale_default(hs);
     for (int t = 0; t <= d.pos; ++t) {
         const float* k = d.key_cache.data() + layer + std::size_t(t) * std::size_t(kv_dim) + std::size_t(g * hs);
         float s = 0.0f;

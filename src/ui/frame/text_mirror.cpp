@@ -21,6 +21,9 @@ namespace {
 
 void put_string(std::string& out, const std::string& s) { json_string_append(out, s); }
 
+// A number of the text view's: NaN and ±∞ spelled out (a screen reader reads them).
+std::string spelled_number(double v, const char* format) { return number_text(v, format, nonfinite_spelled()); }
+
 void put_strings(std::string& out, const std::vector<std::string>& list) {
     out += '[';
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -108,7 +111,6 @@ void put_compare_tables(std::string& out, const app& a, int& budget, bool& first
 
 void put_plain_table(std::string& out, const std::string& caption, const std::vector<std::string>& rows,
                      const std::vector<std::string>& cols, const std::vector<std::vector<std::string>>& cells);
-std::string number_text(double v, const char* format);
 
 // The Model window's direct logit attribution (every part) and logit lens.
 void put_real_readout_tables(std::string& out, const app& a) {
@@ -117,14 +119,14 @@ void put_real_readout_tables(std::string& out, const app& a) {
     const int heads = r.model->model.config.n_heads;
     const std::string target = "\"" + llama_decode_piece(r.model->tok, r.reading.ids.back(), at.target) + "\"";
     std::vector<std::string> rows{tr("embedding", "嵌入")}, cols{tr("part of the logit", "logit 的部分")};
-    std::vector<std::vector<std::string>> cells{{number_text(double(at.embedding), "%.4f")}};
+    std::vector<std::vector<std::string>> cells{{spelled_number(double(at.embedding), "%.4f")}};
     for (std::size_t i = 0; i < at.heads.size(); ++i) {
         rows.push_back(std::string(tr("head ", "头 ")) + std::to_string(int(i) / heads) + "." + std::to_string(int(i) % heads));
-        cells.push_back({number_text(double(at.heads[i]), "%.4f")});
+        cells.push_back({spelled_number(double(at.heads[i]), "%.4f")});
     }
     for (std::size_t l = 0; l < at.ffn.size(); ++l) {
         rows.push_back("FFN " + std::to_string(l));
-        cells.push_back({number_text(double(at.ffn[l]), "%.4f")});
+        cells.push_back({spelled_number(double(at.ffn[l]), "%.4f")});
     }
     out += ',';
     put_plain_table(out,
@@ -138,7 +140,8 @@ void put_real_readout_tables(std::string& out, const app& a) {
         rows.push_back(l.layer < 0 ? std::string(tr("the embedding", "嵌入"))
                                    : std::string(tr("layer ", "层 ")) + std::to_string(l.layer));
         cells.push_back({"\"" + llama_decode_piece(r.model->tok, r.reading.ids.back(), l.top) + "\"",
-                         number_text(double(l.top_probability), "%.4f"), number_text(double(l.target_probability), "%.4f")});
+                         spelled_number(double(l.top_probability), "%.4f"),
+                         spelled_number(double(l.target_probability), "%.4f")});
     }
     out += ',';
     put_plain_table(out, tr("Model: what each layer would predict (logit lens)", "模型：每一层会预测什么（logit lens）"), rows,
@@ -150,14 +153,14 @@ void put_real_readout_tables(std::string& out, const app& a) {
     cols = {tr("the model", "原模型"), tr("with the changes", "改动之后")};
     for (std::size_t i = 0; i < r.reading.next.size() && i < r.effect.reading_ids_probability.size(); ++i) {
         rows.push_back("\"" + llama_decode_piece(r.model->tok, r.reading.ids.back(), r.reading.next[i].id) + "\"");
-        cells.push_back({number_text(double(r.reading.next[i].probability), "%.4f"),
-                         number_text(double(r.effect.reading_ids_probability[i]), "%.4f")});
+        cells.push_back({spelled_number(double(r.reading.next[i].probability), "%.4f"),
+                         spelled_number(double(r.effect.reading_ids_probability[i]), "%.4f")});
     }
     out += ',';
     put_plain_table(out,
                     std::string(tr("Model: the next token with the changes (", "模型：改动之后的下一个词元（")) +
                         real_changes_text(a.view.model_changes) + tr("; KL ", "；KL ") +
-                        number_text(double(r.effect.kl), "%.3g") + ")",
+                        spelled_number(double(r.effect.kl), "%.3g") + ")",
                     rows, cols, cells);
 }
 
@@ -171,7 +174,7 @@ void put_real_model_tables(std::string& out, const app& a, bool first) {
     std::vector<std::vector<std::string>> cells;
     for (const real_next_token& t : r.reading.next) {
         rows.push_back("\"" + llama_decode_piece(r.model->tok, r.reading.ids.back(), t.id) + "\"");
-        cells.push_back({number_text(double(t.probability), "%.4f")});
+        cells.push_back({spelled_number(double(t.probability), "%.4f")});
     }
     out += first ? "" : ",";
     put_plain_table(out, std::string(tr("Model ", "模型 ")) + r.model->name + tr(": the next token", "：下一个词元"), rows, cols,
@@ -198,8 +201,8 @@ void put_real_model_tables(std::string& out, const app& a, bool first) {
     cols = {"prev", "sink", "ind"};
     for (const real_head_summary& h : r.reading.heads) {
         rows.push_back(std::to_string(h.layer) + "." + std::to_string(h.head));
-        cells.push_back({number_text(double(h.prev), "%.3f"), number_text(double(h.sink), "%.3f"),
-                         h.induction < 0 ? std::string("—") : number_text(double(h.induction), "%.3f")});
+        cells.push_back({spelled_number(double(h.prev), "%.3f"), spelled_number(double(h.sink), "%.3f"),
+                         h.induction < 0 ? std::string("—") : spelled_number(double(h.induction), "%.3f")});
     }
     out += ',';
     put_plain_table(out,
@@ -270,18 +273,6 @@ void put_plain_table(std::string& out, const std::string& caption, const std::ve
     out += "]}";
 }
 
-std::string number_text(double v, const char* format) {
-    if (std::isnan(v))
-        return "NaN";
-    if (std::isinf(v))
-        return v > 0 ? tr("+infinity", "+无穷") : tr("−infinity", "−无穷");
-    char buf[40];
-    std::snprintf(buf, sizeof buf, format, v);
-    std::string s = buf;
-    drop_negative_zero(s);
-    return s;
-}
-
 // "Patch from A" as a table, after the stage's while the compare shows it.
 void put_compare_patch_table(std::string& out, const app& a, bool first) {
     text_table t;
@@ -297,7 +288,7 @@ void put_compare_patch_table(std::string& out, const app& a, bool first) {
 void put_prediction_tables(std::string& out, const app& a) {
     const circuit_prediction& p = a.model.prediction;
     const int t = std::clamp(a.view.sel_row, 0, p.n - 1), target = p.targets[std::size_t(t)];
-    auto percent = [](float v) { return number_text(double(v) * 100.0, "%.1f %%"); };
+    auto percent = [](float v) { return spelled_number(double(v) * 100.0, "%.1f %%"); };
     std::vector<std::string> rows, cols = {tr("probability", "概率"), tr("the text's next token", "文本中的下一个词元")};
     std::vector<std::vector<std::string>> cells;
     for (int i = 0; i < p.top_k; ++i) {
@@ -358,10 +349,10 @@ void put_training_tables(std::string& out, const app& a) {
         const head_scores& s = t.now.heads[k];
         rows.push_back(std::string(tr("layer ", "第 ")) + std::to_string(int(k) / h) + tr(" · head ", " 层 · 头 ") +
                        std::to_string(int(k) % h));
-        std::vector<std::string> row = {number_text(s.prev_mean(), "%.2f"), number_text(s.induction_mean(), "%.2f")};
+        std::vector<std::string> row = {spelled_number(s.prev_mean(), "%.2f"), spelled_number(s.induction_mean(), "%.2f")};
         if (offset)
-            row.push_back(number_text(s.offset_mean(), "%.2f"));
-        row.push_back(number_text(s.sink_mean(), "%.2f"));
+            row.push_back(spelled_number(s.offset_mean(), "%.2f"));
+        row.push_back(spelled_number(s.sink_mean(), "%.2f"));
         cells.push_back(std::move(row));
     }
     char caption[160];
@@ -374,8 +365,8 @@ void put_training_tables(std::string& out, const app& a) {
     for (const trainer_mark& m : t.marks) {
         rows.push_back(std::string(tr("step ", "第 ")) + std::to_string(m.step) + tr("", " 步"));
         const bool taken = m.step > 0 && std::size_t(m.step) <= t.curve.size();
-        cells.push_back({taken ? number_text(t.curve[std::size_t(m.step - 1)].loss, "%.4g") : "—",
-                         number_text(m.held_out.loss, "%.4g"), number_text(double(m.held_out.acc) * 100.0, "%.1f%%")});
+        cells.push_back({taken ? spelled_number(t.curve[std::size_t(m.step - 1)].loss, "%.4g") : "—",
+                         spelled_number(m.held_out.loss, "%.4g"), spelled_number(double(m.held_out.acc) * 100.0, "%.1f%%")});
     }
     out += ',';
     put_plain_table(out, tr("The curve at the kept snapshots", "保留快照处的曲线"), rows, cols, cells);
@@ -386,12 +377,12 @@ void put_training_tables(std::string& out, const app& a) {
     rows.clear(), cells.clear();
     cols = {tr("held-out accuracy", "留出集准确率"), tr("held-out loss", "留出集损失")};
     rows.push_back(tr("none zeroed", "不置零"));
-    cells.push_back({number_text(double(each.intact.acc) * 100.0, "%.1f%%"), number_text(each.intact.loss, "%.4g")});
+    cells.push_back({spelled_number(double(each.intact.acc) * 100.0, "%.1f%%"), spelled_number(each.intact.loss, "%.4g")});
     for (const auto& [head, r] : each.rows) {
         char name[48];
         std::snprintf(name, sizeof name, tr("layer %d head %d zeroed", "第 %d 层第 %d 个头置零"), head.layer, head.head);
         rows.push_back(name);
-        cells.push_back({number_text(double(r.acc) * 100.0, "%.1f%%"), number_text(r.loss, "%.4g")});
+        cells.push_back({spelled_number(double(r.acc) * 100.0, "%.1f%%"), spelled_number(r.loss, "%.4g")});
     }
     std::snprintf(caption, sizeof caption,
                   each.complete() ? tr("Each head zeroed alone, at step %d", "第 %d 步时逐个将头置零")
@@ -473,12 +464,12 @@ std::string summary(app& a) {
                           tr(" Training stopped at step %d of %d: %s. Held-out accuracy %s.",
                              " 训练在第 %d 步停止（共 %d 步）：%s。留出集准确率 %s。"),
                           trainer_step(t), e.train.steps, t.error.c_str(),
-                          number_text(double(t.now.held_out.acc) * 100.0, "%.0f%%").c_str());
+                          spelled_number(double(t.now.held_out.acc) * 100.0, "%.0f%%").c_str());
         else if (trainer_done(t))
             std::snprintf(
                 buf, sizeof buf,
                 tr(" Trained to step %d of %d; held-out accuracy %s.", " 已训练到第 %d 步（共 %d 步）；留出集准确率 %s。"),
-                trainer_step(t), e.train.steps, number_text(double(t.now.held_out.acc) * 100.0, "%.0f%%").c_str());
+                trainer_step(t), e.train.steps, spelled_number(double(t.now.held_out.acc) * 100.0, "%.0f%%").c_str());
         else
             std::snprintf(buf, sizeof buf, "%s", tr(" Training…", " 训练中…"));
         s += buf;
@@ -513,7 +504,7 @@ std::string summary(app& a) {
         if (!problems.empty())
             s += " " + std::string(tr("They do not run: ", "它们不会运行：")) + problems.front() + ".";
         else if (app_model_effect_current(a))
-            s += " KL " + number_text(double(a.real.effect.kl), "%.3g") + " nats.";
+            s += " KL " + spelled_number(double(a.real.effect.kl), "%.3g") + " nats.";
     }
     if (a.model.tr.nan_count || a.model.tr.inf_count)
         s += " " + std::to_string(a.model.tr.nan_count) + " NaN, " + std::to_string(a.model.tr.inf_count) +

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 #include "lessons/lesson_parts.hpp"
+
+#include "base/text_util.hpp"
 #include "lessons/lesson_views.hpp"
 #include "look/i18n.hpp"
 #include "look/theme.hpp"
@@ -258,7 +260,7 @@ lesson_table matrix_table(const std::string& caption, const matrix& m, const std
     for (int r = 0; r < m.rows; ++r) {
         std::vector<std::string> row;
         for (int c = 0; c < m.cols; ++c)
-            row.push_back(pending && std::isinf((*pending)(r, c)) ? tr("pending", "待测") : fmt(m(r, c)));
+            row.push_back(pending && std::isinf((*pending)(r, c)) ? tr("pending", "待测") : number_text(m(r, c)));
         t.cells.push_back(std::move(row));
     }
     return t;
@@ -274,7 +276,7 @@ lesson_table curve_table(const std::string& caption, const circuit_study& s, con
         std::vector<std::string> row;
         const bool pending = circuit_study_pending(s, int(i));
         for (const std::vector<float>* v : values)
-            row.push_back(pending ? tr("pending", "待测") : i < v->size() ? fmt((*v)[i]) : "");
+            row.push_back(pending ? tr("pending", "待测") : i < v->size() ? number_text((*v)[i]) : "");
         t.cells.push_back(std::move(row));
     }
     return t;

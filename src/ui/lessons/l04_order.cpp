@@ -81,8 +81,8 @@ void order_rope(const app& a, frame_out& out) {
     const rope_shift_measure& rm = a.memo.lesson.rope.get(a.model.version, std::uint64_t(a.view.sel_row), [&] {
         return measure_rope_shift(a.model.exp, a.model.tr, a.view.sel_row);
     });
-    textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), fmt(rm.score).c_str());
-    textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), fmt(rm.score_unshifted).c_str());
+    textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at this shift:", "当前平移："), number_text(rm.score).c_str());
+    textf(out, "score(%d, %d) %s %s", rm.row, rm.key, tr("at shift 0:", "平移 0："), number_text(rm.score_unshifted).c_str());
     ImGui::EndGroup();
     number(out, "rope_score_shift_diff", rm.score_diff);
     number(out, "rope_q_moved", rm.q_moved);
@@ -124,7 +124,7 @@ void view_order(const app& a, frame_out& out) {
     text_colored(out, same ? theme_good() : theme_bad(), "%s %s",
                  same ? tr("Same outputs, token for token:", "逐词元输出相同：")
                       : tr("Order matters now — outputs differ by", "现在顺序有影响——输出相差"),
-                 fmt(out_diff).c_str());
+                 number_text(out_diff).c_str());
     number(out, "reverse_output_diff", out_diff);
     number(out, "reverse_weight_diff", w_diff);
 

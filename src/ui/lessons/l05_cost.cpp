@@ -95,18 +95,20 @@ void tile_stepper(const app& a, frame_out& out) {
                 ImGui::TableNextColumn();
                 textf(out, "%d", ts.q0 + r);
                 ImGui::TableNextColumn();
-                textf(out, "%s → %s", fmt(ts.max_before[std::size_t(r)]).c_str(), fmt(ts.max_after[std::size_t(r)]).c_str());
+                textf(out, "%s → %s", number_text(ts.max_before[std::size_t(r)]).c_str(),
+                      number_text(ts.max_after[std::size_t(r)]).c_str());
                 ImGui::TableNextColumn();
-                textf(out, "%s → %s", fmt(ts.sum_before[std::size_t(r)]).c_str(), fmt(ts.sum_after[std::size_t(r)]).c_str());
+                textf(out, "%s → %s", number_text(ts.sum_before[std::size_t(r)]).c_str(),
+                      number_text(ts.sum_after[std::size_t(r)]).c_str());
                 ImGui::TableNextColumn();
-                textf(out, "×%s", fmt(ts.rescale[std::size_t(r)]).c_str());
+                textf(out, "×%s", number_text(ts.rescale[std::size_t(r)]).c_str());
             }
             ImGui::EndTable();
         }
     } else {
         text_disabled(out, "%s", tr("Press step ▶ to run the first tile.", "按\"下一块 ▶\"运行第一块。"));
     }
-    textf(out, "%s %s", tr("max |tiled − plain| =", "最大 |分块 − 普通| ="), fmt(m.max_diff).c_str());
+    textf(out, "%s %s", tr("max |tiled − plain| =", "最大 |分块 − 普通| ="), number_text(m.max_diff).c_str());
     textf(out, "%s %zu B   %s %zu B", tr("working memory: tiled", "工作内存：分块"), m.tiled_bytes,
           tr("plain (n²)", "普通（n²）"), m.plain_bytes);
     ImGui::EndGroup();
@@ -139,7 +141,8 @@ void decode_panel(const app& a, frame_out& out) {
         return;
     textf(out, "%s %d %s × %d KV %s; %s 1, %s %d", tr("cache:", "缓存："), m.cache_rows, tr("rows", "行"), a.model.exp.kv_heads,
           tr("heads", "头"), tr("computed this step:", "本步新算："), tr("reused:", "复用："), m.cache_rows - 1);
-    textf(out, "%s %s", tr("max |decoded − full causal pass| =", "最大 |解码 − 完整因果计算| ="), fmt(m.max_diff).c_str());
+    textf(out, "%s %s", tr("max |decoded − full causal pass| =", "最大 |解码 − 完整因果计算| ="),
+          number_text(m.max_diff).c_str());
     number(out, "decode_max_diff", m.max_diff);
     for (int kv : {h, std::max(1, a.model.exp.kv_heads), 1}) {
         const double bytes = kv == h ? m.bytes_mha : kv == 1 ? m.bytes_mqa : m.bytes_gqa;

@@ -45,7 +45,7 @@ void view_bugs(const app& a, frame_out& out) {
     if (m.overflow_row >= 0)
         textf(out, "%s (%d, %d) = %s > 11.09 → e^x > 65504",
               tr("first logit past fp16's exp limit:", "第一个超过 fp16 exp 上限的 logit："), m.overflow_row, m.overflow_col,
-              fmt(m.overflow_logit).c_str());
+              number_text(m.overflow_logit).c_str());
     text_plain(out, tr("output − correct output:", "输出 − 正确输出："));
     heatmap_options opt;
     opt.map = colormap::diverging;
@@ -56,7 +56,7 @@ void view_bugs(const app& a, frame_out& out) {
     opt.hover_value = true;
     heatmap_draw(*a.heatmaps, "l8_diff", m.diff, opt);
     note_clip(out, "l8_diff");
-    textf(out, "‖y‖ = %s   ‖y_correct‖ = %s", fmt(m.output_norm).c_str(), fmt(m.correct_output_norm).c_str());
+    textf(out, "‖y‖ = %s   ‖y_correct‖ = %s", number_text(m.output_norm).c_str(), number_text(m.correct_output_norm).c_str());
     number(out, "min_row_sum", m.min_row_sum);
     number(out, "nan_count", m.nan_count);
     number(out, "correct_nan_count", m.correct_nan_count);

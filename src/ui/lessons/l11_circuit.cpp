@@ -7,6 +7,8 @@
 #include <vector>
 #include "lessons/circuit_parts.hpp"
 #include "lessons/lesson_parts.hpp"
+
+#include "base/text_util.hpp"
 #include "lessons/lesson_views.hpp"
 #include "look/i18n.hpp"
 #include "look/theme.hpp"
@@ -237,7 +239,7 @@ void paths_view(const app& a, frame_out& out, const circuit_study& s) {
           tr("After token %d (%s) the model predicts %s (logit %s). The logit is the sum of these paths:",
              "在第 %d 个词元（%s）之后，模型预测 %s（logit %s）。这个 logit 是下面这些路径之和："),
           t, task_symbol(r.tokens[std::size_t(t)]).c_str(), task_symbol(v).c_str(),
-          fmt(r.logits[std::size_t(t) * std::size_t(r.V) + std::size_t(v)]).c_str());
+          number_text(r.logits[std::size_t(t) * std::size_t(r.V) + std::size_t(v)]).c_str());
     std::vector<int> order(r.path_parts.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = int(i);
@@ -325,7 +327,7 @@ void cell_result(frame_out& out, const circuit_study& s) {
     const std::string where = s.cell.pos >= p.T ? std::string(tr("every position", "所有位置"))
                                                 : std::string(tr("position ", "位置 ")) + std::to_string(s.cell.pos);
     textf(out, tr("%s at %s patched back: recovery %s", "%s 在%s补回：恢复 %s"), head_name(s.cell.layer, s.cell.head).c_str(),
-          where.c_str(), fmt(s.cell_recovery).c_str());
+          where.c_str(), number_text(s.cell_recovery).c_str());
     // Worded from the result by the thresholds of docs/circuits.md ("A recovery in words").
     const cell_reading reading = circuit_study_cell_reading(s);
     const bool back = reading.word == recovery_word::back || reading.word == recovery_word::beyond;
@@ -399,7 +401,7 @@ void patch_view(const app& a, frame_out& out, const circuit_study& s, const circ
     textf(out,
           tr("logit difference (clean answer − corrupted answer): clean %s, corrupted %s",
              "logit 差（干净答案 − 被破坏的答案）：干净 %s，被破坏 %s"),
-          fmt(p.ld_clean).c_str(), fmt(p.ld_corrupt).c_str());
+          number_text(p.ld_clean).c_str(), number_text(p.ld_corrupt).c_str());
     patch_buttons(a, out, s);
     heatmap_options opt = small_map(a, -1, 1, colormap::diverging, 5);
     opt.row_labels = &m.patch_rows;
@@ -428,7 +430,8 @@ void patch_view(const app& a, frame_out& out, const circuit_study& s, const circ
             textf(out,
                   tr("Path patching layer 0 · head %d's write into layer %d · head %d alone: keys %s, queries %s, values %s",
                      "只把第 0 层 · 头 %d 的写入补进第 %d 层 · 头 %d：键 %s，查询 %s，值 %s"),
-                  pr.head_a, pr.layer_b, pr.head_b, fmt(pr.k).c_str(), fmt(pr.q).c_str(), fmt(pr.v).c_str());
+                  pr.head_a, pr.layer_b, pr.head_b, number_text(pr.k).c_str(), number_text(pr.q).c_str(),
+                  number_text(pr.v).c_str());
             number(out, "path_k", pr.k);
         }
 }

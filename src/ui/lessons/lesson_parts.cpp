@@ -33,18 +33,6 @@ void number(frame_out& out, const char* name, double v) {
 // The lesson's view as this frame asks for it so far.
 lesson_view& lesson_wants(const app& a, frame_out& out) { return view_edit(a, out).lesson; }
 
-std::string fmt(double x) {
-    if (std::isnan(x))
-        return "NaN";
-    if (std::isinf(x))
-        return x > 0 ? "+∞" : "−∞";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", x);
-    std::string s = buf;
-    drop_negative_zero(s);
-    return s;
-}
-
 // Horizontal bars for one value per token, centred on zero when signed.
 void bars(frame_out& out, const char* id, const std::vector<std::string>& labels, const std::vector<float>& v, bool signed_values,
           ImU32 col) {
@@ -70,7 +58,7 @@ void bars(frame_out& out, const char* id, const std::vector<std::string>& labels
             dl->AddLine(ImVec2(x0, p.y), ImVec2(x0, p.y + h), IM_COL32(160, 160, 160, 120));
         ImGui::Dummy(ImVec2(width, h));
         ImGui::SameLine();
-        text_disabled(out, "%s", fmt(v[i]).c_str());
+        text_disabled(out, "%s", number_text(v[i]).c_str());
     }
     ImGui::PopID();
 }

@@ -20,9 +20,6 @@ void number(frame_out& out, const char* name, double v);
 // The lesson's view as this frame asks for it so far.
 lesson_view& lesson_wants(const app& a, frame_out& out);
 
-// "%.4g", and NaN and ±∞ as what they are.
-std::string fmt(double x);
-
 // Horizontal bars for one value per label, centred on zero when signed.
 void bars(frame_out& out, const char* id, const std::vector<std::string>& labels, const std::vector<float>& v, bool signed_values,
           ImU32 col);

@@ -2,6 +2,7 @@
 // languages at the place it is used: tr("Heads", "头数").
 #pragma once
 
+#include "base/text_util.hpp"
 #include "look/glyphs.hpp"
 
 namespace attn::ui {
@@ -19,5 +20,9 @@ inline const char* tr(const char* en, const char* zh) {
     glyphs_require(s);
     return s;
 }
+
+// NaN and ±∞ spelled out in the current language ("+infinity", "+无穷"), as the
+// text view writes them for a screen reader (number_text's words).
+nonfinite_words nonfinite_spelled();
 
 }  // namespace attn::ui

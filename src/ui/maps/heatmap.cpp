@@ -856,14 +856,9 @@ heatmap_result heatmap_draw(heatmap_context& context, const char* id, const matr
 }
 
 std::string text_mirror_cell(float value, bool masked) {
-    if (std::isnan(value))
-        return "NaN";
-    if (masked)
+    if (masked && !std::isnan(value))
         return tr("masked", "已屏蔽");
-    if (std::isinf(value))
-        return value > 0 ? tr("+infinity", "+无穷") : tr("−infinity", "−无穷");
-    char buf[16];
-    return heatmap_format_value(value, buf, sizeof buf);
+    return number_text(value, heatmap_value_format(value), nonfinite_spelled());
 }
 
 }  // namespace attn::ui

@@ -154,22 +154,14 @@ rgb heatmap_color_cell(colormap map, heatmap_range range, heatmap_cell c, float 
 
 float heatmap_luma(rgb c) { return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b; }
 
-const char* heatmap_format_value(float v, char* buf, std::size_t size) {
+const char* heatmap_value_format(float v) {
     const float a = std::fabs(v);
-    if (std::isnan(v))
-        std::snprintf(buf, size, "nan");
-    else if (std::isinf(v))
-        std::snprintf(buf, size, v > 0 ? "inf" : "-inf");
-    else if (a < 9.995f)
-        std::snprintf(buf, size, "%.2f", double(v));
-    else if (a < 99.95f)
-        std::snprintf(buf, size, "%.1f", double(v));
-    else if (a < 9999.5f)
-        std::snprintf(buf, size, "%.0f", double(v));
-    else
-        std::snprintf(buf, size, "%.0e", double(v));
-    std::string text = buf;
-    drop_negative_zero(text);  // "-0.00" rounds to zero: "0.00"
+    return a < 9.995f ? "%.2f" : a < 99.95f ? "%.1f" : a < 9999.5f ? "%.0f" : "%.0e";
+}
+
+const char* heatmap_format_value(float v, char* buf, std::size_t size) {
+    // "-0.00" rounds to zero: "0.00" (number_text drops the sign).
+    const std::string text = number_text(v, heatmap_value_format(v), {"nan", "inf", "-inf"});
     std::snprintf(buf, size, "%s", text.c_str());
     return buf;
 }

@@ -68,6 +68,9 @@ float heatmap_luma(rgb c);
 // ("0.25", "-3.14", "12.5", "-1234", "1e+05"), "nan", "inf", "-inf".
 // Writes into buf (size >= 16) and returns it.
 const char* heatmap_format_value(float v, char* buf, std::size_t size);
+// The printf format that text takes for a finite v, by its size: "%.2f", "%.1f",
+// "%.0f" or "%.0e" (number_text writes it; the text view's cells too).
+const char* heatmap_value_format(float v);
 // The length of heatmap_format_value(v) without formatting it: a map of 1024
 // tokens holds a million cells, measured each time the weights traced change.
 int heatmap_value_chars(float v);

@@ -21,18 +21,6 @@ namespace attn::ui {
 
 namespace {
 
-std::string fmt(float x) {
-    if (std::isnan(x))
-        return "NaN";
-    if (std::isinf(x))
-        return x > 0 ? "+∞" : "−∞";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", double(x));
-    std::string s = buf;
-    drop_negative_zero(s);
-    return s;
-}
-
 // "a·b + c·d + … = r" for a dot product over k terms, the first few written out.
 std::string dot_terms(const float* a, int sa, const float* b, int sb, int k, float result) {
     std::string s;
@@ -40,11 +28,11 @@ std::string dot_terms(const float* a, int sa, const float* b, int sb, int k, flo
     for (int i = 0; i < shown; ++i) {
         if (i)
             s += " + ";
-        s += "(" + fmt(a[i * sa]) + ")·(" + fmt(b[i * sb]) + ")";
+        s += "(" + number_text(a[i * sa]) + ")·(" + number_text(b[i * sb]) + ")";
     }
     if (k > shown)
         s += " + … (" + std::to_string(k - shown) + tr(" more)", " 项)");
-    return s + " = " + fmt(result);
+    return s + " = " + number_text(result);
 }
 
 // Q, K or V (i, c) as the sum that made it, and RoPE's turn for Q and K.
@@ -64,7 +52,7 @@ std::string projection_line(const app& a, const stage_matrix& sm, int i, int j, 
                        dot_terms(lt.normed.row(i), 1, w.data.data() + j, w.cols, w.rows, before(i, j));
     if (p.exp->pos == positional::rope && which != 'V')
         line += tr("\nthen rotated by RoPE for position ", "\n再按 RoPE 旋转，位置 ") + std::to_string(p.exp->pos_offset + i) +
-                " → " + fmt(v);
+                " → " + number_text(v);
     return line;
 }
 
@@ -74,10 +62,10 @@ std::string weights_line(const app& a, const head_trace& ht, int i, int j, float
     float mx = -INFINITY;
     for (int k = 0; k < ht.masked.cols; ++k)
         mx = std::max(mx, ht.masked(i, k));
-    std::string line = "exp(" + fmt(ht.masked(i, j)) + " − " + fmt(mx) + ") / Σ = " + fmt(v);
-    line += std::string("\n") + tr("row sum ", "行和 ") + fmt(ht.row_sums[std::size_t(i)]) + tr(",  entropy ", "，熵 ") +
-            fmt(ht.row_entropies[std::size_t(i)]) + " nats";
-    line += std::string("\n\"") + tokens[std::size_t(i)] + "\" " + tr("takes ", "从 \"") + fmt(v * 100.0f) +
+    std::string line = "exp(" + number_text(ht.masked(i, j)) + " − " + number_text(mx) + ") / Σ = " + number_text(v);
+    line += std::string("\n") + tr("row sum ", "行和 ") + number_text(ht.row_sums[std::size_t(i)]) + tr(",  entropy ", "，熵 ") +
+            number_text(ht.row_entropies[std::size_t(i)]) + " nats";
+    line += std::string("\n\"") + tokens[std::size_t(i)] + "\" " + tr("takes ", "从 \"") + number_text(v * 100.0f) +
             tr("% of its mix from \"", "% 的内容来自 \"") + tokens[std::size_t(j)] + "\"";
     line += tr("\nclick: mask this edge (click again to restore)", "\n点击：屏蔽这条边（再点恢复）");
     return line;
@@ -94,7 +82,8 @@ std::string stage_line(const app& a, const cell_ref& c, const stage_matrix& sm, 
     switch (c.at) {
         case stage::embeddings:
             if (sm.label[0] == 'X' && !t.positions.empty())
-                return "X = E + PE = " + fmt(t.params.embeddings(i, j)) + " + " + fmt(t.positions(i, j)) + " = " + fmt(v);
+                return "X = E + PE = " + number_text(t.params.embeddings(i, j)) + " + " + number_text(t.positions(i, j)) + " = " +
+                       number_text(v);
             return {};
         case stage::projections:
             return projection_line(a, sm, i, j, v);
@@ -102,7 +91,7 @@ std::string stage_line(const app& a, const cell_ref& c, const stage_matrix& sm, 
             return "q_i·k_j = " + dot_terms(ht.q.row(i), 1, ht.k.row(j), 1, dk, v) + "\n\"" + t.tokens[std::size_t(i)] +
                    "\" → \"" + t.tokens[std::size_t(j)] + "\"";
         case stage::scaled:  // the scale the forward pass used, from the experiment (model/rules.hpp)
-            return fmt(ht.scores(i, j)) + " × " + fmt(experiment_score_scale(*p.exp)) + " = " + fmt(v);
+            return number_text(ht.scores(i, j)) + " × " + number_text(experiment_score_scale(*p.exp)) + " = " + number_text(v);
         case stage::masked:
             return std::isinf(v) && v < 0 ? tr("hidden: key j may not be seen from query i", "被屏蔽：查询 i 看不到键 j")
                                           : tr("visible: the scaled score passes through", "可见：缩放后的分数原样通过");
@@ -138,7 +127,7 @@ std::vector<std::string> explanation_of(const app& a, const cell_ref& c) {
     const float v = (*sm.m)(c.row, c.col);
     if (stage_per_head(c.at))
         out.push_back(std::string(tr("head", "头")) + " " + std::to_string(c.head));
-    out.push_back(std::string(sm.label) + "(" + std::to_string(c.row) + ", " + std::to_string(c.col) + ") = " + fmt(v));
+    out.push_back(std::string(sm.label) + "(" + std::to_string(c.row) + ", " + std::to_string(c.col) + ") = " + number_text(v));
     std::string line = stage_line(a, c, sm, v);
     if (c.at == stage::output && !p.real) {  // a trained model's prediction at this row, in words
         const std::string story = prediction_story(a.model.prediction, a.view.layer, c.row);

@@ -19,13 +19,7 @@ namespace {
 std::string quoted(const std::string& s) { return std::string(tr("“", "“")) + s + tr("”", "”"); }
 
 // "94.1 %", or what a non-finite probability is.
-std::string percent(float p) {
-    if (!std::isfinite(p))
-        return std::isnan(p) ? "NaN" : "∞";
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "%.1f %%", double(p) * 100.0);
-    return buf;
-}
+std::string percent(float p) { return number_text(double(p) * 100.0, "%.1f %%", {"NaN", "∞", "∞"}); }
 
 // One bar per top token: its symbol, a bar as long as its probability, the
 // percentage, and "next in the text" beside the text's own next token.

@@ -23,20 +23,6 @@ namespace attn::ui {
 
 namespace {
 
-// A measure as printf would write it, but NaN and ±∞ as what they are (a NaN
-// model's accuracy is NaN, not a percentage).
-std::string number_text(float v, const char* format) {
-    if (std::isnan(v))
-        return "NaN";
-    if (std::isinf(v))
-        return v > 0 ? "+∞" : "−∞";
-    char buf[40];
-    std::snprintf(buf, sizeof buf, format, double(v));
-    std::string s = buf;
-    drop_negative_zero(s);
-    return s;
-}
-
 // The experiment with the model shown trained to `step` (steps: all of it).
 void request_trained(const app& a, frame_out& out, int step) {
     experiment next = a.model.exp;
