@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <initializer_list>
 
 #include "base/text_util.hpp"
 #include "kernels/kernels.hpp"
+#include "model/export.hpp"
 
 namespace attn {
 
@@ -36,16 +36,14 @@ struct sink {
 // tokenizer may hold pieces that are not).
 void append_string(sink& out, std::string_view s) { json_string_append(out.buf, s); }
 
+// A number as the CSV writes it; NaN and the infinities, which JSON lacks, as strings.
 void append_float(sink& out, float x) {
-    if (std::isnan(x)) {
-        out += "\"nan\"";
-    } else if (std::isinf(x)) {
-        out += x > 0 ? "\"inf\"" : "\"-inf\"";
-    } else {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.9g", double(x));
-        out += buf;
-    }
+    const bool text = !std::isfinite(x);
+    if (text)
+        out += '"';
+    export_append_float(out.buf, x);
+    if (text)
+        out += '"';
 }
 
 void append_matrix(sink& out, const matrix& m) {
