@@ -27,17 +27,27 @@ const char* const glsl_prefix = "#version 300 es\nprecision highp float;\nprecis
 const char* const glsl_prefix = "#version 130\n#line 1\n";
 #endif
 
+// Whether a shader's or a program's `status` (compiled, linked) is set; when it
+// is not, its info log goes to stderr under `what` ("shader x does not compile").
+template <class GetIv, class GetLog>
+bool gl_status_ok(GLuint object, GLenum status, GetIv get_iv, GetLog get_log, const std::string& what) {
+    GLint ok = GL_FALSE;
+    get_iv(object, status, &ok);
+    if (ok)
+        return true;
+    char log[2048] = "";
+    get_log(object, sizeof log, nullptr, log);
+    std::fprintf(stderr, "attn_app: %s:\n%s\n", what.c_str(), log);
+    return false;
+}
+
 GLuint shader_compile(GLenum kind, const char* body, const char* name) {
     const GLuint s = glCreateShader(kind);
     const char* parts[2] = {glsl_prefix, body};
     glShaderSource(s, 2, parts, nullptr);
     glCompileShader(s);
-    GLint ok = GL_FALSE;
-    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[2048] = "";
-        glGetShaderInfoLog(s, sizeof log, nullptr, log);
-        std::fprintf(stderr, "attn_app: shader %s does not compile:\n%s\n", name, log);
+    if (!gl_status_ok(s, GL_COMPILE_STATUS, glGetShaderiv, glGetShaderInfoLog,
+                      "shader " + std::string(name) + " does not compile")) {
         glDeleteShader(s);
         return 0;
     }
@@ -101,14 +111,8 @@ bool heatmap_gl::init() {
     glLinkProgram(program_);
     glDeleteShader(vs);
     glDeleteShader(fs);
-    GLint ok = GL_FALSE;
-    glGetProgramiv(program_, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[2048] = "";
-        glGetProgramInfoLog(program_, sizeof log, nullptr, log);
-        std::fprintf(stderr, "attn_app: heatmap shaders do not link:\n%s\n", log);
+    if (!gl_status_ok(program_, GL_LINK_STATUS, glGetProgramiv, glGetProgramInfoLog, "heatmap shaders do not link"))
         return false;
-    }
     loc_.rect = glGetUniformLocation(program_, "u_rect");
     loc_.display = glGetUniformLocation(program_, "u_display");
     loc_.tex = glGetUniformLocation(program_, "u_tex");

@@ -31,35 +31,33 @@ const float* act(const train_run& r, std::size_t slot) { return r.acts.data() + 
 
 std::size_t tv(const circuit_read& c) { return std::size_t(c.T) * std::size_t(c.V); }
 
-// dst(T, V) = x(T, d)·W_u, summed in double.
-void unembed(const train_run& r, const float* x, float* dst) {
-    const float* wu = param(r, r.layout.w_u);
-    for (int t = 0; t < r.T; ++t)
-        for (int v = 0; v < r.V; ++v) {
+// dst(n, m) = a(n, k) · b(k, m), each entry summed in double from 0 over k in
+// order: a's rows are `lda` floats apart, b's `ldb`, dst's m.
+void times(const float* a, int lda, const float* b, int ldb, float* dst, int n, int k, int m) {
+    for (int t = 0; t < n; ++t)
+        for (int c = 0; c < m; ++c) {
             double s = 0;
-            for (int q = 0; q < r.d; ++q)
-                s += double(x[t * r.d + q]) * double(wu[q * r.V + v]);
-            dst[t * r.V + v] = float(s);
+            for (int q = 0; q < k; ++q)
+                s += double(a[t * lda + q]) * double(b[q * ldb + c]);
+            dst[t * m + c] = float(s);
         }
 }
+
+// dst(T, V) = x(T, d)·W_u, summed in double.
+void unembed(const train_run& r, const float* x, float* dst) { times(x, r.d, param(r, r.layout.w_u), r.V, dst, r.T, r.d, r.V); }
 
 // dst(T, d) = in(T, d_k) · W_O^h (d_k rows of W_O), or placed in head h's columns
 // when W_O is off. `in` has row stride `stride`.
 void head_out(const train_run& r, int l, int h, const float* in, int stride, float* dst) {
     const int T = r.T, d = r.d, dk = r.dk;
     const train_tensor& wo = r.layout.layers[std::size_t(l)].w_o;
+    if (wo.size()) {
+        times(in, stride, param(r, wo) + std::size_t(h * dk) * std::size_t(d), d, dst, T, dk, d);
+        return;
+    }
     for (int t = 0; t < T; ++t)
-        for (int c = 0; c < d; ++c) {
-            double s = 0;
-            if (wo.size()) {
-                const float* w = param(r, wo) + std::size_t(h * dk) * std::size_t(d);
-                for (int q = 0; q < dk; ++q)
-                    s += double(in[t * stride + q]) * double(w[q * d + c]);
-            } else if (c >= h * dk && c < (h + 1) * dk) {
-                s = in[t * stride + (c - h * dk)];
-            }
-            dst[t * d + c] = float(s);
-        }
+        for (int c = 0; c < d; ++c)
+            dst[t * d + c] = c >= h * dk && c < (h + 1) * dk ? in[t * stride + (c - h * dk)] : 0.0f;
 }
 
 // Head h of layer l applied to in(T, d) with the row's attention att(T, T) held
@@ -69,20 +67,8 @@ void head_write(const train_run& r, int l, int h, const float* in, const float* 
     const float* wv = param(r, r.layout.layers[std::size_t(l)].w_v);
     float* vals = hv;
     float* mixed = hv + std::size_t(T * dk);
-    for (int t = 0; t < T; ++t)
-        for (int q = 0; q < dk; ++q) {
-            double s = 0;
-            for (int c = 0; c < d; ++c)
-                s += double(in[t * d + c]) * double(wv[c * kv + j * dk + q]);
-            vals[t * dk + q] = float(s);
-        }
-    for (int t = 0; t < T; ++t)
-        for (int q = 0; q < dk; ++q) {
-            double s = 0;
-            for (int u = 0; u < T; ++u)
-                s += double(att[t * T + u]) * double(vals[u * dk + q]);
-            mixed[t * dk + q] = float(s);
-        }
+    times(in, d, wv + j * dk, kv, vals, T, d, dk);
+    times(att, T, vals, dk, mixed, T, T, dk);
     head_out(r, l, h, mixed, dk, dst);
 }
 
@@ -197,15 +183,8 @@ void logit_lens(const train_run& r, circuit_read& c) {
 
 // The FFN's write of layer l (block=full): relu(n(r)·W_1)·W_2, from the row's hidden layer.
 void ffn_write(const train_run& r, int l, float* dst) {
-    const float* hid = act(r, r.slots.layers[std::size_t(l)].hid);
-    const float* w2 = param(r, r.layout.layers[std::size_t(l)].w_2);
-    for (int t = 0; t < r.T; ++t)
-        for (int q = 0; q < r.d; ++q) {
-            double s = 0;
-            for (int u = 0; u < r.f; ++u)
-                s += double(hid[t * r.f + u]) * double(w2[u * r.d + q]);
-            dst[t * r.d + q] = float(s);
-        }
+    times(act(r, r.slots.layers[std::size_t(l)].hid), r.f, param(r, r.layout.layers[std::size_t(l)].w_2), r.d, dst, r.T, r.f,
+          r.d);
 }
 
 // Each part's write into the last residual stream, unembedded. The embedding and

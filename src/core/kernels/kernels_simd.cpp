@@ -59,6 +59,40 @@ constexpr int tile_rows = 4, tile_cols = 2;
 constexpr int panel_w = tile_cols * W;  // columns per packed strip: one tile wide
 constexpr int pack_min_rows = 8;        // fewer rows of a: b is read in place
 
+// A register tile of R rows × C batches of B (N floats each), the three products'
+// below share: it starts from c (R rows ldc floats apart) or, given none, from
+// zero; each step loads C batches of a row of b and multiplies them by R
+// broadcast scalars of a, a_at(r) for row r (called once per row, in order), into
+// the accumulators; at the end it is stored into c.
+template <class B, int R, int C>
+inline void tile_start(B (&acc)[R][C], const float* c, int ldc) {
+    constexpr int N = int(B::size);
+    for (int r = 0; r < R; ++r)
+        for (int q = 0; q < C; ++q)
+            acc[r][q] = c ? B::load_unaligned(c + r * ldc + q * N) : B(0.0f);
+}
+
+template <class B, int R, int C, class A>
+inline void tile_step(B (&acc)[R][C], A&& a_at, const float* b) {
+    constexpr int N = int(B::size);
+    B bv[C];
+    for (int q = 0; q < C; ++q)
+        bv[q] = B::load_unaligned(b + q * N);
+    for (int r = 0; r < R; ++r) {
+        const B ar(a_at(r));
+        for (int q = 0; q < C; ++q)
+            acc[r][q] = xsimd::fma(ar, bv[q], acc[r][q]);
+    }
+}
+
+template <class B, int R, int C>
+inline void tile_store(const B (&acc)[R][C], float* c, int ldc) {
+    constexpr int N = int(B::size);
+    for (int r = 0; r < R; ++r)
+        for (int q = 0; q < C; ++q)
+            acc[r][q].store_unaligned(c + r * ldc + q * N);
+}
+
 // c[0..R)[j..j + C·W) (+)= a[0..R)[p0..p1) · b[p0..p1)[j..j + C·W): R rows of a
 // (row stride lda), b and c with row stride ldb / ldc. R·C accumulators live in
 // registers for the whole walk over p; each step loads C batches of b and
@@ -66,9 +100,7 @@ constexpr int pack_min_rows = 8;        // fewer rows of a: b is read in place
 template <int R, int C>
 inline void matmul_tile(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int p0, int p1, bool accumulate) {
     batch acc[R][C];
-    for (int r = 0; r < R; ++r)
-        for (int q = 0; q < C; ++q)
-            acc[r][q] = accumulate ? batch::load_unaligned(c + r * ldc + q * W) : batch(0.0f);
+    tile_start(acc, accumulate ? c : nullptr, ldc);
     // Pointers stepped by hand, one per row of a and one for b: in wasm each
     // load then needs no address arithmetic of its own (emscripten runs LLVM
     // without loop strength reduction, and V8 does not do it either).
@@ -76,19 +108,10 @@ inline void matmul_tile(const float* a, int lda, const float* b, int ldb, float*
     for (int r = 0; r < R; ++r)
         ap[r] = a + r * lda + p0;
     const float* bp = b + p0 * ldb;
-    for (int steps = p1 - p0; steps > 0; --steps, bp += ldb) {
-        batch bv[C];
-        for (int q = 0; q < C; ++q)
-            bv[q] = batch::load_unaligned(bp + q * W);
-        for (int r = 0; r < R; ++r) {
-            const batch ar(*ap[r]++);
-            for (int q = 0; q < C; ++q)
-                acc[r][q] = xsimd::fma(ar, bv[q], acc[r][q]);
-        }
-    }
-    for (int r = 0; r < R; ++r)
-        for (int q = 0; q < C; ++q)
-            acc[r][q].store_unaligned(c + r * ldc + q * W);
+    for (int steps = p1 - p0; steps > 0; --steps, bp += ldb)
+        tile_step(
+            acc, [&ap](int r) { return *ap[r]++; }, bp);
+    tile_store(acc, c, ldc);
 }
 
 // Columns [j, width) of R rows of c, in tiles of C batches, then of C/2, C/4, ...
@@ -362,24 +385,12 @@ void kernel_matmul_scale_acc(const float* a, const float* b, float* c, int n, in
 // zero per element, R·C of them side by side.
 template <class B, int R, int C>
 inline void matmul_bt_narrow_tile(const float* a, int d, const float* bt, float* c, int ldc) {
-    constexpr int N = int(B::size);
     B acc[R][C];
-    for (int r = 0; r < R; ++r)
-        for (int q = 0; q < C; ++q)
-            acc[r][q] = B(0.0f);
-    for (int p = 0; p < d; ++p) {
-        B bv[C];
-        for (int q = 0; q < C; ++q)
-            bv[q] = B::load_unaligned(bt + p * m_block + q * N);
-        for (int r = 0; r < R; ++r) {
-            const B ar(a[r * d + p]);
-            for (int q = 0; q < C; ++q)
-                acc[r][q] = xsimd::fma(ar, bv[q], acc[r][q]);
-        }
-    }
-    for (int r = 0; r < R; ++r)
-        for (int q = 0; q < C; ++q)
-            acc[r][q].store_unaligned(c + r * ldc + q * N);
+    tile_start(acc, nullptr, 0);
+    for (int p = 0; p < d; ++p)
+        tile_step(
+            acc, [a, d, p](int r) { return a[r * d + p]; }, bt + p * m_block);
+    tile_store(acc, c, ldc);
 }
 
 // Columns [j, j1) of R rows with C batches of B at a time while whole ones fit.
@@ -519,6 +530,28 @@ void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, in
 
 // --- [SECTION] softmax --------------------------------------------------------
 
+// The reduction and polynomial both exps below share, U batches step by step:
+// t = x·log2e + 1.5·2^23 holds n, x·log2e rounded, in its low mantissa bits;
+// p = e^r for r = x − n·ln2 (|r| ≤ ln2/2, ln2 in two parts), Cephes' degree-6
+// polynomial. What is left to each is 2^n, from t, and its range.
+constexpr float exp_round_magic = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer in the low mantissa bits
+
+template <int U>
+inline void exp_reduced(const batch* x, const batch* t, batch* p) {
+    const batch round_magic(exp_round_magic), ln2_hi(0.693359375f), ln2_lo(-2.12194440e-4f);
+    batch r[U];
+    for (int u = 0; u < U; ++u) {
+        const batch n = t[u] - round_magic;
+        r[u] = xsimd::fnma(n, ln2_lo, xsimd::fnma(n, ln2_hi, x[u]));  // x − n·ln2, ln2 in two parts
+        p[u] = batch(1.9875691500e-4f);
+    }
+    for (const float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
+        for (int u = 0; u < U; ++u)
+            p[u] = xsimd::fma(p[u], r[u], batch(c));
+    for (int u = 0; u < U; ++u)
+        p[u] = xsimd::fma(p[u] * r[u], r[u], r[u]) + batch(1.0f);
+}
+
 // e^x for x ≤ 0 (what a softmax with its max subtracted sees), within 2 ulp of
 // std::exp; below −87 (where e^x leaves the normal floats) it gives exactly 0,
 // and NaN stays NaN. Cody–Waite reduction x = n·ln2 + r, |r| ≤ ln2/2, Cephes'
@@ -536,24 +569,15 @@ void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, in
 template <int U>
 inline void exp_nonpositive(batch* x) {
     using ibatch = xsimd::batch<std::int32_t>;
-    const batch round_magic(12582912.0f);  // 1.5·2^23: adding it rounds to an integer in the low mantissa bits
-    const batch lo(-87.0f), log2e(1.44269504088896341f), ln2_hi(0.693359375f), ln2_lo(-2.12194440e-4f);
+    const batch round_magic(exp_round_magic), lo(-87.0f), log2e(1.44269504088896341f);
     decltype(x[0] < lo) underflow[U];
-    batch t[U], r[U], p[U];
+    batch t[U], p[U];
     for (int u = 0; u < U; ++u) {
         underflow[u] = x[u] < lo;
         t[u] = xsimd::fma(x[u], log2e, round_magic);
     }
+    exp_reduced<U>(x, t, p);
     for (int u = 0; u < U; ++u) {
-        const batch n = t[u] - round_magic;
-        r[u] = xsimd::fnma(n, ln2_lo, xsimd::fnma(n, ln2_hi, x[u]));  // x − n·ln2, ln2 in two parts
-        p[u] = batch(1.9875691500e-4f);
-    }
-    for (const float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
-        for (int u = 0; u < U; ++u)
-            p[u] = xsimd::fma(p[u], r[u], batch(c));
-    for (int u = 0; u < U; ++u) {
-        p[u] = xsimd::fma(p[u] * r[u], r[u], r[u]) + batch(1.0f);
         // 2^n: n + 127 in the exponent field; n ≥ −126 in every lane kept.
         const ibatch n_int = xsimd::bitwise_cast<std::int32_t>(t[u]) - xsimd::bitwise_cast<std::int32_t>(round_magic);
         x[u] = xsimd::select(underflow[u], batch(0.0f), p[u] * xsimd::bitwise_cast<float>((n_int + ibatch(127)) << 23));
@@ -563,30 +587,21 @@ inline void exp_nonpositive(batch* x) {
 // e^x over the whole float range, as std::exp rounds it to within 2 ulp: +inf
 // above ln(FLT_MAX) ≈ 88.72, subnormal results down to e^−103.97, 0 below, NaN
 // for NaN. The softmax without max-subtraction (the article's bug) needs it to
-// overflow exactly where fp32 does. Same reduction and polynomial as
-// exp_nonpositive; 2^n is applied as 2^⌊n/2⌋ · 2^(n−⌊n/2⌋) so that both factors
+// overflow exactly where fp32 does. The same reduction and polynomial as
+// exp_nonpositive (exp_reduced); 2^n is applied as 2^⌊n/2⌋ · 2^(n−⌊n/2⌋) so that both factors
 // stay normal for n in [−151, 129]. The clamp to [−104, 89] keeps n there and
 // is written as compare-and-select, which leaves NaN alone.
 template <int U>
 inline void exp_full(batch* x) {
     using ibatch = xsimd::batch<std::int32_t>;
-    const batch round_magic(12582912.0f), lo(-104.0f), hi(89.0f);
-    const batch log2e(1.44269504088896341f), ln2_hi(0.693359375f), ln2_lo(-2.12194440e-4f);
-    batch t[U], r[U], p[U];
+    const batch round_magic(exp_round_magic), lo(-104.0f), hi(89.0f), log2e(1.44269504088896341f);
+    batch t[U], p[U];
     for (int u = 0; u < U; ++u) {
         x[u] = xsimd::select(x[u] < lo, lo, xsimd::select(x[u] > hi, hi, x[u]));
         t[u] = xsimd::fma(x[u], log2e, round_magic);
     }
+    exp_reduced<U>(x, t, p);
     for (int u = 0; u < U; ++u) {
-        const batch n = t[u] - round_magic;
-        r[u] = xsimd::fnma(n, ln2_lo, xsimd::fnma(n, ln2_hi, x[u]));
-        p[u] = batch(1.9875691500e-4f);
-    }
-    for (const float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
-        for (int u = 0; u < U; ++u)
-            p[u] = xsimd::fma(p[u], r[u], batch(c));
-    for (int u = 0; u < U; ++u) {
-        p[u] = xsimd::fma(p[u] * r[u], r[u], r[u]) + batch(1.0f);
         const ibatch n_int = xsimd::bitwise_cast<std::int32_t>(t[u]) - xsimd::bitwise_cast<std::int32_t>(round_magic);
         const ibatch n1 = n_int >> 1, n2 = n_int - n1;
         x[u] = p[u] * xsimd::bitwise_cast<float>((n1 + ibatch(127)) << 23) * xsimd::bitwise_cast<float>((n2 + ibatch(127)) << 23);
@@ -618,37 +633,44 @@ inline batch max_batches(const float* x, int end) {
     return xsimd::max(xsimd::max(m[0], m[1]), xsimd::max(m[2], m[3]));
 }
 
-// e^(x − shift) over r[0, mv) in place (mv a multiple of W), U batches at a
-// time, then one at a time; returns the sum. stable: every x − shift ≤ 0 (or
-// NaN) and the short exp serves; otherwise the full-range one.
-template <bool stable>
-batch exp_shifted(float* r, int mv, float shift) {
-    const batch bs(shift);
-    batch bsum(0.0f);
-    constexpr int U = 4;
+// e^(x − shift) over x[0, end) in place (end a multiple of W), U batches whose
+// exps run side by side, then batch by batch; each batch is added into sum in
+// column order. stable: every x − shift ≤ 0 (or NaN) and the short exp serves;
+// otherwise the full-range one. Returns the column it stopped at (end).
+template <int U, bool stable>
+int exp_shift_add(float* x, int end, const batch& shift, batch& sum) {
     int j = 0;
-    for (; j + U * W <= mv; j += U * W) {
+    for (; j + U * W <= end; j += U * W) {
         batch e[U];
         for (int u = 0; u < U; ++u)
-            e[u] = batch::load_unaligned(r + j + u * W) - bs;
+            e[u] = batch::load_unaligned(x + j + u * W) - shift;
         if constexpr (stable)
             exp_nonpositive<U>(e);
         else
             exp_full<U>(e);
         for (int u = 0; u < U; ++u) {
-            e[u].store_unaligned(r + j + u * W);
-            bsum += e[u];
+            e[u].store_unaligned(x + j + u * W);
+            sum += e[u];
         }
     }
-    for (; j < mv; j += W) {
-        batch e = batch::load_unaligned(r + j) - bs;
+    for (; j < end; j += W) {
+        batch e = batch::load_unaligned(x + j) - shift;
         if constexpr (stable)
             exp_nonpositive<1>(&e);
         else
             exp_full<1>(&e);
-        e.store_unaligned(r + j);
-        bsum += e;
+        e.store_unaligned(x + j);
+        sum += e;
     }
+    return j;
+}
+
+// e^(x − shift) over r[0, mv) in place (mv a multiple of W), four batches at a
+// time; returns the sum.
+template <bool stable>
+batch exp_shifted(float* r, int mv, float shift) {
+    batch bsum(0.0f);
+    exp_shift_add<4, stable>(r, mv, batch(shift), bsum);
     return bsum;
 }
 
@@ -823,25 +845,7 @@ float online_tile_max(float* sr, int vis, float scale) {
 // the batches in column order. U = 4 in wasm and with SSE, where eight would spill.
 constexpr int online_chunk = W >= 8 ? 8 : 4;
 int online_weights(float* sr, const batch& shift, int vv, batch& sum) {
-    constexpr int U = online_chunk;
-    int j = 0;
-    for (; j + U * W <= vv; j += U * W) {
-        batch e[U];
-        for (int u = 0; u < U; ++u)
-            e[u] = batch::load_unaligned(sr + j + u * W) - shift;
-        exp_nonpositive<U>(e);
-        for (int u = 0; u < U; ++u) {
-            e[u].store_unaligned(sr + j + u * W);
-            sum += e[u];
-        }
-    }
-    for (; j < vv; j += W) {
-        batch e = batch::load_unaligned(sr + j) - shift;
-        exp_nonpositive<1>(&e);
-        e.store_unaligned(sr + j);
-        sum += e;
-    }
-    return j;
+    return exp_shift_add<online_chunk, true>(sr, vv, shift, sum);
 }
 
 // The last vis − j < W weights of a row through one padded batch, the masked rest
@@ -920,12 +924,9 @@ bool matmul_bt_transposes(int n, int d) {
 // are skipped (a template parameter: V8 does not hoist a test out of the loop).
 template <class B, int R, int C, bool Skip>
 void matmul_at_acc_tile(const float* a, const float* b, float* c, int n, int k, int m, int p, int j) {
-    constexpr int N = int(B::size);
     float* cp = c + p * m + j;
     B acc[R][C];
-    for (int i = 0; i < R; ++i)
-        for (int q = 0; q < C; ++q)
-            acc[i][q] = B::load_unaligned(cp + i * m + q * N);
+    tile_start(acc, cp, m);
     for (int r = 0; r < n; ++r) {
         const float* ar = a + r * k + p;
         if constexpr (Skip) {
@@ -935,18 +936,10 @@ void matmul_at_acc_tile(const float* a, const float* b, float* c, int n, int k, 
             if (zero)
                 continue;
         }
-        B bv[C];
-        for (int q = 0; q < C; ++q)
-            bv[q] = B::load_unaligned(b + r * m + j + q * N);
-        for (int i = 0; i < R; ++i) {
-            const B av(ar[i]);
-            for (int q = 0; q < C; ++q)
-                acc[i][q] = xsimd::fma(av, bv[q], acc[i][q]);
-        }
+        tile_step(
+            acc, [ar](int i) { return ar[i]; }, b + r * m + j);
     }
-    for (int i = 0; i < R; ++i)
-        for (int q = 0; q < C; ++q)
-            acc[i][q].store_unaligned(cp + i * m + q * N);
+    tile_store(acc, cp, m);
 }
 
 // Natively the wide sets finish a row's last columns, fewer than W, with the

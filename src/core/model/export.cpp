@@ -25,19 +25,19 @@ std::string label(const std::vector<std::string>* labels, int i) {
     return std::to_string(i);
 }
 
-void append_value(std::string& out, float v) {
-    if (std::isnan(v)) {
+}  // namespace
+
+void export_append_float(std::string& out, float x) {
+    if (std::isnan(x)) {
         out += "nan";
-    } else if (std::isinf(v)) {
-        out += v > 0 ? "inf" : "-inf";
+    } else if (std::isinf(x)) {
+        out += x > 0 ? "inf" : "-inf";
     } else {
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%.9g", double(v));
+        std::snprintf(buf, sizeof buf, "%.9g", double(x));
         out += buf;
     }
 }
-
-}  // namespace
 
 std::string matrix_to_csv(const matrix& m, const std::vector<std::string>* row_labels,
                           const std::vector<std::string>* col_labels) {
@@ -49,7 +49,7 @@ std::string matrix_to_csv(const matrix& m, const std::vector<std::string>* row_l
         out += label(row_labels, r);
         for (int c = 0; c < m.cols; ++c) {
             out += ',';
-            append_value(out, m(r, c));
+            export_append_float(out, m(r, c));
         }
         out += "\n";
     }

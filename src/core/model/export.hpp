@@ -21,4 +21,8 @@ std::string matrix_to_csv(const matrix& m, const std::vector<std::string>* row_l
 // One CSV field: `text` quoted when it has to be.
 std::string csv_field(const std::string& text);
 
+// x appended as the files write a number: %.9g (it round-trips exactly), NaN and
+// the infinities as nan, inf and -inf (the trace's JSON puts those in quotes).
+void export_append_float(std::string& out, float x);
+
 }  // namespace attn

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <initializer_list>
 
 #include "base/text_util.hpp"
 #include "kernels/kernels.hpp"
+#include "model/export.hpp"
 
 namespace attn {
 
@@ -36,16 +36,14 @@ struct sink {
 // tokenizer may hold pieces that are not).
 void append_string(sink& out, std::string_view s) { json_string_append(out.buf, s); }
 
+// A number as the CSV writes it; NaN and the infinities, which JSON lacks, as strings.
 void append_float(sink& out, float x) {
-    if (std::isnan(x)) {
-        out += "\"nan\"";
-    } else if (std::isinf(x)) {
-        out += x > 0 ? "\"inf\"" : "\"-inf\"";
-    } else {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.9g", double(x));
-        out += buf;
-    }
+    const bool text = !std::isfinite(x);
+    if (text)
+        out += '"';
+    export_append_float(out.buf, x);
+    if (text)
+        out += '"';
 }
 
 void append_matrix(sink& out, const matrix& m) {
@@ -67,14 +65,30 @@ void append_key(sink& out, const char* key) {
     out += "\":";
 }
 
-void append_floats(sink& out, const std::vector<float>& v) {
+// [item,item,…]: write(i) for each i below count that keep(i) selects.
+template <class Keep, class Write>
+void append_array(sink& out, std::size_t count, Keep keep, Write write) {
     out += '[';
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (i)
+    bool first = true;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!keep(i))
+            continue;
+        if (!first)
             out += ',';
-        append_float(out, v[i]);
+        first = false;
+        write(i);
     }
     out += ']';
+}
+
+template <class Write>
+void append_array(sink& out, std::size_t count, Write write) {
+    append_array(
+        out, count, [](std::size_t) { return true; }, write);
+}
+
+void append_floats(sink& out, const std::vector<float>& v) {
+    append_array(out, v.size(), [&](std::size_t i) { append_float(out, v[i]); });
 }
 
 // Writes "name":<matrix> for each non-empty selected matrix, each followed by a comma.
@@ -137,36 +151,22 @@ void write_layer(sink& out, const trace_json_select& sel, const layer_trace& lt,
                      {"ffn_out", &lt.ffn_out},
                      {"output", &lt.output}});
     append_key(out, "heads");
-    out += '[';
-    bool first = true;
-    for (std::size_t h = 0; h < lt.heads.size(); ++h) {
-        if (!sel.head(int(h)))
-            continue;
-        if (!first)
-            out += ',';
-        first = false;
-        write_head(out, sel, lt.heads[h], int(h));
-    }
-    out += "]}";
+    append_array(
+        out, lt.heads.size(), [&](std::size_t h) { return sel.head(int(h)); },
+        [&](std::size_t h) { write_head(out, sel, lt.heads[h], int(h)); });
+    out += '}';
 }
 
 void write_decode(sink& out, const decode_trace& dt) {
-    out += ",\"decode\":{\"steps\":" + std::to_string(dt.steps) + ",\"bytes_read\":[";
-    for (std::size_t i = 0; i < dt.bytes_read.size(); ++i)
-        out += (i ? "," : "") + std::to_string(dt.bytes_read[i]);
-    out += "],";
+    out += ",\"decode\":{\"steps\":" + std::to_string(dt.steps) + ",\"bytes_read\":";
+    append_array(out, dt.bytes_read.size(), [&](std::size_t i) { out += std::to_string(dt.bytes_read[i]); });
+    out += ',';
     append_key(out, "out");
     append_matrix(out, dt.out);
     for (const auto& [name, list] : {std::pair{"cache_k", &dt.cache.k}, std::pair{"cache_v", &dt.cache.v}}) {
         out += ',';
         append_key(out, name);
-        out += '[';
-        for (std::size_t g = 0; g < list->size(); ++g) {
-            if (g)
-                out += ',';
-            append_matrix(out, (*list)[g]);
-        }
-        out += ']';
+        append_array(out, list->size(), [&, list = list](std::size_t g) { append_matrix(out, (*list)[g]); });
     }
     out += '}';
 }
@@ -255,13 +255,8 @@ void trace_write_json(const experiment& e, const trace& t, const trace_json_sele
     append_string(out, kernel_arch_name());
     out += ',';
     append_key(out, "tokens");
-    out += '[';
-    for (std::size_t i = 0; i < t.tokens.size(); ++i) {
-        if (i)
-            out += ',';
-        append_string(out, t.tokens[i]);
-    }
-    out += "],";
+    append_array(out, t.tokens.size(), [&](std::size_t i) { append_string(out, t.tokens[i]); });
+    out += ',';
     append_matrices(out, sel,
                     {{"x", &t.params.embeddings},
                      {"positions", &t.positions},
@@ -271,18 +266,12 @@ void trace_write_json(const experiment& e, const trace& t, const trace_json_sele
                      {"logits", &t.logits}});
     out += "\"nan_count\":" + std::to_string(t.nan_count) + ",\"inf_count\":" + std::to_string(t.inf_count) + ",";
     append_key(out, "layers");
-    out += '[';
-    bool first = true;
-    for (std::size_t l = 0; l < t.layers.size(); ++l) {
-        if (!sel.layer(int(l)))
-            continue;
-        if (!first)
-            out += ',';
-        first = false;
-        static const layer_weights none;  // a model whose weights the trace does not hold (llama)
-        write_layer(out, sel, t.layers[l], l < t.params.layers.size() ? t.params.layers[l] : none, int(l));
-    }
-    out += "]";
+    append_array(
+        out, t.layers.size(), [&](std::size_t l) { return sel.layer(int(l)); },
+        [&](std::size_t l) {
+            static const layer_weights none;  // a model whose weights the trace does not hold (llama)
+            write_layer(out, sel, t.layers[l], l < t.params.layers.size() ? t.params.layers[l] : none, int(l));
+        });
     if (t.decode.steps > 0 && sel.stage("decode"))
         write_decode(out, t.decode);
     out += '}';

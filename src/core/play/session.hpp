@@ -71,44 +71,18 @@ struct change {
     // stopped meanwhile (a loss not finite) goes back to the step shown.
     bool pause = false;
 
-    static change set(experiment e, double time = -1.0) {
-        change c;
-        c.next = std::move(e);
-        c.time = time;
-        return c;
-    }
+    static change set(experiment e, double time = -1.0) { return {.next = std::move(e), .time = time}; }
     static change open(std::string link, bool record = true) {
-        change c;
-        c.what = kind::link;
-        c.link = std::move(link);
-        c.record = record;
-        return c;
+        return {.what = kind::link, .link = std::move(link), .record = record};
     }
-    static change undo() {
-        change c;
-        c.what = kind::undo;
-        return c;
-    }
-    static change redo() {
-        change c;
-        c.what = kind::redo;
-        return c;
-    }
-    static change pin(experiment a) {
-        change c;
-        c.what = kind::pin;
-        c.next = std::move(a);
-        return c;
-    }
+    static change undo() { return {.what = kind::undo}; }
+    static change redo() { return {.what = kind::redo}; }
+    static change pin(experiment a) { return {.what = kind::pin, .next = std::move(a)}; }
     static change paused(change c) {
         c.pause = true;
         return c;
     }
-    static change unpin() {
-        change c;
-        c.what = kind::unpin;
-        return c;
-    }
+    static change unpin() { return {.what = kind::unpin}; }
 };
 
 // What one undo step restores: the experiment and the pinned A.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "base/threads.hpp"
 #include "play/measure_training.hpp"
@@ -139,34 +140,55 @@ std::vector<head_override> zeroed(const std::vector<ablated_head>& heads) {
     return out;
 }
 
+// The life of a measure kept by the session's version (task_effect,
+// shortcut_result): valid at `version` once done, `measuring` the version its
+// jobs in progress are for (0: none).
+template <class M>
+bool measured_at(const M& r, std::uint64_t version) {
+    return r.valid && r.version == version;
+}
+template <class M>
+void measure_drop(M& r) {
+    r.valid = false;
+    r.measuring = 0;
+}
+// True when the measure for `version` starts now: its jobs are to be set afresh.
+template <class M>
+bool measure_starts(M& r, std::uint64_t version) {
+    if (r.measuring == version)
+        return false;
+    r.valid = false;
+    r.measuring = version;
+    return true;
+}
+template <class M>
+void measure_done(M& r, std::uint64_t version) {
+    r.version = version;
+    r.valid = true;
+    r.measuring = 0;
+}
+
 // L10's shortcut measures of a model trained on another task than induction.
 void update_shortcut(session& m, double slice) {
     trainer& t = m.train;
     shortcut_result& s = m.shortcut;
     if (!t.run || m.exp.train.task == train_task::induction || !trainer_done(t)) {
-        s.valid = false;
-        s.measuring = 0;
+        measure_drop(s);
         return;
     }
-    if (s.valid && s.version == m.version)
+    if (measured_at(s, m.version))
         return;
     if (t.now.heads.empty()) {  // nothing measured: nothing to say (measure_shortcut's empty measure)
         s = shortcut_result{};
-        s.valid = true;
-        s.version = m.version;
+        measure_done(s, m.version);
         return;
     }
-    if (s.measuring != m.version) {
-        s.valid = false;
-        s.measuring = m.version;
+    if (measure_starts(s, m.version))
         s.job = shortcut_induction_job(t);
-    }
     if (!evaluate_for(*t.run, s.job, slice))
         return;
     s.measure = measure_shortcut(t, s.job.result());
-    s.version = m.version;
-    s.valid = true;
-    s.measuring = 0;
+    measure_done(s, m.version);
 }
 
 // The task effect of the ablated heads, once the trainer is at its step.
@@ -174,15 +196,12 @@ void update_task_effect(session& m, double slice) {
     trainer& t = m.train;
     task_effect& e = m.ablated_task;
     if (!t.run || m.exp.ablate.empty() || !trainer_done(t)) {
-        e.valid = false;
-        e.measuring = 0;
+        measure_drop(e);
         return;
     }
-    if (e.valid && e.version == m.version)
+    if (measured_at(e, m.version))
         return;
-    if (e.measuring != m.version) {
-        e.valid = false;
-        e.measuring = m.version;
+    if (measure_starts(e, m.version)) {
         e.base_job = train_eval_job{};
         e.ablated_job = train_eval_job{};
         e.ablated_job.heads = zeroed(m.exp.ablate);
@@ -191,9 +210,7 @@ void update_task_effect(session& m, double slice) {
         return;
     e.base = e.base_job.result();
     e.ablated = e.ablated_job.result();
-    e.version = m.version;
-    e.valid = true;
-    e.measuring = 0;
+    measure_done(e, m.version);
 }
 
 // The every-head ablation table, once the trainer is at its step: the model
@@ -237,10 +254,9 @@ void session_measure_trained(session& s, double slice) {
 bool session_measuring(const session& s) {
     const trainer& t = s.train;
     const bool at_step = t.run && trainer_done(t);
-    return (at_step && !s.exp.ablate.empty() && !(s.ablated_task.valid && s.ablated_task.version == s.version)) ||
+    return (at_step && !s.exp.ablate.empty() && !measured_at(s.ablated_task, s.version)) ||
            (at_step && t.error.empty() && !s.each_head.complete()) ||
-           (at_step && s.exp.train.task != train_task::induction && !t.now.heads.empty() &&
-            !(s.shortcut.valid && s.shortcut.version == s.version));
+           (at_step && s.exp.train.task != train_task::induction && !t.now.heads.empty() && !measured_at(s.shortcut, s.version));
 }
 
 bool session_measure_circuit(session& s, double slice) {

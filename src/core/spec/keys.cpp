@@ -710,6 +710,25 @@ const std::vector<key_row>& table() {
 
 // [SECTION] reading a key from its row
 
+// A value of k as the link writes it: a whole number's digits, a number's
+// shortest exact form, a choice's name ("" for a key of its own form).
+std::string value_text(const key_row& k, double v) {
+    switch (k.kind) {
+        case key_kind::whole:
+            return whole_text(v);
+        case key_kind::number:
+            return key_format_float(float(v));
+        case key_kind::choice:
+            return name_in(k.choices, int(v));
+        case key_kind::other:
+            break;
+    }
+    return "";
+}
+
+// "<lo> and <hi>": k's limits, as its values are written.
+std::string limits_text(const key_row& k) { return value_text(k, k.lo) + " and " + value_text(k, k.hi); }
+
 std::string read_whole(const key_row& k, key_values x, std::string_view v) {
     if (k.part == key_part::view) {
         int n = 0;
@@ -722,7 +741,7 @@ std::string read_whole(const key_row& k, key_values x, std::string_view v) {
     if (!parse_int(v, n))
         return "must be a whole number, not " + quoted(v);
     if (double(n) < k.lo || double(n) > k.hi)
-        return "must be between " + whole_text(k.lo) + " and " + whole_text(k.hi) + ", not " + std::string(v);
+        return "must be between " + limits_text(k) + ", not " + std::string(v);
     k.set(x, double(n));
     return "";
 }
@@ -741,8 +760,7 @@ std::string read_number(const key_row& k, key_values x, std::string_view v) {
         return "must be a finite number, not " + quoted(v);
     k.set(x, f);
     if (!(f >= float(k.lo) && f <= float(k.hi)))
-        return "must be between " + key_format_float(float(k.lo)) + " and " + key_format_float(float(k.hi)) + ", not " +
-               std::string(v);
+        return "must be between " + limits_text(k) + ", not " + std::string(v);
     return "";
 }
 
@@ -794,34 +812,21 @@ std::string key_read(const key_row& k, key_values x, std::string_view value) {
 std::string key_write(const key_row& k, key_const_values x) {
     if (k.write)
         return k.write(x);
-    switch (k.kind) {
-        case key_kind::whole:
-            return whole_text(k.get(x));
-        case key_kind::number:
-            return key_format_float(float(k.get(x)));
-        case key_kind::choice:
-            return name_in(k.choices, int(k.get(x)));
-        case key_kind::other:
-            break;
-    }
-    return "";
+    return k.kind == key_kind::other ? "" : value_text(k, k.get(x));
 }
 
 std::string key_check(const key_row& k, key_const_values x) {
     if (k.check)
         return k.check(x);
-    const auto range = [&k] {
-        return (k.kind == key_kind::whole ? whole_text(k.lo) : key_format_float(float(k.lo))) + " and " +
-               (k.kind == key_kind::whole ? whole_text(k.hi) : key_format_float(float(k.hi)));
-    };
     if (k.kind == key_kind::whole) {
         const double v = k.get(x);
-        return v >= k.lo && v <= k.hi ? std::string() : "must be between " + range();
+        return v >= k.lo && v <= k.hi ? std::string() : "must be between " + limits_text(k);
     }
     if (k.kind == key_kind::number) {
         const double v = k.get(x);
-        return std::isfinite(v) && v >= k.lo && v <= k.hi && !(k.lo_open && v == k.lo) ? std::string()
-                                                                                       : "must be a number between " + range();
+        return std::isfinite(v) && v >= k.lo && v <= k.hi && !(k.lo_open && v == k.lo)
+                   ? std::string()
+                   : "must be a number between " + limits_text(k);
     }
     return "";
 }

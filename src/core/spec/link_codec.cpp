@@ -760,35 +760,40 @@ struct model_keys_seen {
     bool model = false, tokenizer = false, model_url = false, tokenizer_url = false;
 };
 
+// The keys naming a real model: where each goes in the link's view, whether it
+// was seen, and what is wrong with its value (nullopt: nothing).
+struct model_key {
+    std::string_view key;
+    std::string link_view::*into;
+    bool model_keys_seen::*given;
+    std::optional<std::string> (*problem)(std::string_view key, std::string_view value);
+};
+constexpr model_key model_keys[] = {
+    {"model", &link_view::model, &model_keys_seen::model,
+     [](std::string_view key, std::string_view value) { return link_model_problem(value, key); }},
+    {"tokenizer", &link_view::tokenizer, &model_keys_seen::tokenizer,
+     [](std::string_view key, std::string_view value) { return link_model_problem(value, key); }},
+    {"model_url", &link_view::model_url, &model_keys_seen::model_url, link_url_problem},
+    {"tokenizer_url", &link_view::tokenizer_url, &model_keys_seen::tokenizer_url, link_url_problem},
+};
+
 // model=, tokenizer=, model_url=, tokenizer_url= into v (false: pair is none of them).
 bool model_pair(std::string_view pair, link_view& v, model_keys_seen& seen, std::vector<std::string>& errors) {
-    const bool model = pair.substr(0, 6) == "model=";
-    if (model || pair.substr(0, 10) == "tokenizer=") {
-        const std::string_view key = model ? "model" : "tokenizer", value = pair.substr(key.size() + 1);
-        std::string& into = model ? v.model : v.tokenizer;
-        bool& given = model ? seen.model : seen.tokenizer;
+    for (const model_key& k : model_keys) {
+        if (pair.substr(0, k.key.size()) != k.key || pair.substr(k.key.size(), 1) != "=")
+            continue;
+        const std::string_view value = pair.substr(k.key.size() + 1);
+        bool& given = seen.*k.given;
         if (given)
-            errors.push_back(std::string(key) + " is given twice");
-        else if (auto problem = link_model_problem(value, key))
+            errors.push_back(std::string(k.key) + " is given twice");
+        else if (auto problem = k.problem(k.key, value))
             errors.push_back(*problem);
         else
-            into = std::string(value);
+            v.*k.into = std::string(value);
         given = true;
         return true;
     }
-    const bool ckpt = pair.substr(0, 10) == "model_url=";
-    if (!ckpt && pair.substr(0, 14) != "tokenizer_url=")
-        return false;
-    const std::string_view key = ckpt ? "model_url" : "tokenizer_url", value = pair.substr(key.size() + 1);
-    bool& given = ckpt ? seen.model_url : seen.tokenizer_url;
-    if (given)
-        errors.push_back(std::string(key) + " is given twice");
-    else if (auto problem = link_url_problem(key, value))
-        errors.push_back(*problem);
-    else
-        (ckpt ? v.model_url : v.tokenizer_url) = std::string(value);
-    given = true;
-    return true;
+    return false;
 }
 
 void model_pairs_check(const link_view& v, const model_keys_seen& seen, std::vector<std::string>& errors) {

@@ -325,43 +325,16 @@ void context_tables(const circuit_study& s, const circuit_maps& m, std::vector<l
                                   {&s.timeline.kl_uniform, &s.timeline.kl_unigram, &s.timeline.kl_bigram}));
 }
 
-}  // namespace
-
-std::vector<lesson_table> circuit_lesson_tables(const app& a) {
-    std::vector<lesson_table> out;
-    const circuit_study* s = study_of(a);
-    if (!s || (a.view.lesson.index != 10 && a.view.lesson.index != 11))
-        return out;
-    const circuit_maps& m = maps_of(a, *s);
-    if (a.view.lesson.index == 10 && s->claims.applies)
-        circuit_tables(*s, m, out);
-    if (a.view.lesson.index == 11)
-        context_tables(*s, m, out);
-    return out;
+// A map with its own range, as heatmap_draw finds it for a map without a fixed one.
+void own_range_map(std::vector<lesson_map>& out, std::string title, const matrix& x, const std::vector<std::string>& rows,
+                   const std::vector<std::string>& cols, colormap map) {
+    if (x.empty())
+        return;
+    const heatmap_range r = heatmap_range_compute(x, nullptr, map);
+    out.push_back({std::move(title), &x, &rows, &cols, map, r.lo, r.hi});
 }
 
-std::vector<lesson_map> circuit_lesson_maps(const app& a) {
-    std::vector<lesson_map> out;
-    const circuit_study* s = study_of(a);
-    if (!s || (a.view.lesson.index != 10 && a.view.lesson.index != 11))
-        return out;
-    const circuit_maps& m = maps_of(a, *s);
-    // Its own range, as heatmap_draw finds it for a map without a fixed one.
-    auto own = [&](std::string title, const matrix& x, const std::vector<std::string>& rows, const std::vector<std::string>& cols,
-                   colormap map) {
-        if (x.empty())
-            return;
-        const heatmap_range r = heatmap_range_compute(x, nullptr, map);
-        out.push_back({std::move(title), &x, &rows, &cols, map, r.lo, r.hi});
-    };
-    if (a.view.lesson.index == 11) {
-        if (!m.any_pending)  // a pending snapshot holds no number to colour (the table says "pending")
-            own(tr("Held-out loss of the next token: position × step", "下一个词元的留出集损失：位置 × 训练步"), m.pos_loss,
-                m.positions, m.snap_steps, colormap::sequential);
-        return out;
-    }
-    if (!s->claims.applies)
-        return out;
+void circuit_maps_list(const circuit_study&, const circuit_maps& m, std::vector<lesson_map>& out) {
     const char* kinds[3] = {"Q", "K", "V"};
     for (int k = 0; k < 3; ++k)
         out.push_back(
@@ -369,15 +342,47 @@ std::vector<lesson_map> circuit_lesson_maps(const app& a) {
              &m.comp[k], &m.l0, &m.l1, colormap::sequential, 0, m.comp_hi});
     out.push_back({tr("Random weights of the same shapes", "同样形状的随机权重"), &m.base, &m.base_rows, &m.base_cols,
                    colormap::sequential, 0, m.comp_hi});
-    own(tr("QK through the previous-token head: query token × token before the key",
-           "经过前一词元头的 QK：查询词元 × 键前面的词元"),
-        m.k_map, m.symbols, m.symbols, colormap::diverging);
-    own(tr("The induction head's OV circuit: token attended to × logit", "归纳头的 OV 回路：被关注的词元 × logit"), m.ov,
-        m.symbols, m.symbols, colormap::diverging);
+    own_range_map(out,
+                  tr("QK through the previous-token head: query token × token before the key",
+                     "经过前一词元头的 QK：查询词元 × 键前面的词元"),
+                  m.k_map, m.symbols, m.symbols, colormap::diverging);
+    own_range_map(out, tr("The induction head's OV circuit: token attended to × logit", "归纳头的 OV 回路：被关注的词元 × logit"),
+                  m.ov, m.symbols, m.symbols, colormap::diverging);
     if (!m.patch.empty())
         out.push_back({tr("Patching: recovery by position × head", "修补：按位置 × 头的恢复"), &m.patch, &m.patch_rows, &m.heads,
                        colormap::diverging, -1, 1});
+}
+
+void context_maps_list(const circuit_study&, const circuit_maps& m, std::vector<lesson_map>& out) {
+    if (!m.any_pending)  // a pending snapshot holds no number to colour (the table says "pending")
+        own_range_map(out, tr("Held-out loss of the next token: position × step", "下一个词元的留出集损失：位置 × 训练步"),
+                      m.pos_loss, m.positions, m.snap_steps, colormap::sequential);
+}
+
+// What the open lesson shows of the study: L11's (index 10) while its claims
+// apply, L12's (index 11); nothing for another lesson or while the study does
+// not describe the model shown.
+template <class T>
+std::vector<T> circuit_lesson_parts(const app& a, void (*circuit)(const circuit_study&, const circuit_maps&, std::vector<T>&),
+                                    void (*context)(const circuit_study&, const circuit_maps&, std::vector<T>&)) {
+    std::vector<T> out;
+    const circuit_study* s = study_of(a);
+    if (!s || (a.view.lesson.index != 10 && a.view.lesson.index != 11))
+        return out;
+    const circuit_maps& m = maps_of(a, *s);
+    if (a.view.lesson.index == 10 && s->claims.applies)
+        circuit(*s, m, out);
+    if (a.view.lesson.index == 11)
+        context(*s, m, out);
     return out;
+}
+
+}  // namespace
+
+std::vector<lesson_table> circuit_lesson_tables(const app& a) { return circuit_lesson_parts(a, circuit_tables, context_tables); }
+
+std::vector<lesson_map> circuit_lesson_maps(const app& a) {
+    return circuit_lesson_parts(a, circuit_maps_list, context_maps_list);
 }
 
 }  // namespace attn::ui

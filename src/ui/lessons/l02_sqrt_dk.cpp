@@ -56,11 +56,8 @@ void view_sqrt_dk(const app& a, frame_out& out) {
     text_disabled(out, "%s", axis);
     ImGui::EndGroup();
     mark_widget(out, "l2_hist");
-    if (ImGui::BeginTable("l2", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-        ImGui::TableSetupColumn(tr("softmax over 8 keys", "8 个键上的 softmax"));
-        ImGui::TableSetupColumn(tr("not scaled", "不缩放"));
-        ImGui::TableSetupColumn(tr("÷ √d_k", "÷ √d_k"));
-        ImGui::TableHeadersRow();
+    if (table_with_headers(
+            "l2", {tr("softmax over 8 keys", "8 个键上的 softmax"), tr("not scaled", "不缩放"), tr("÷ √d_k", "÷ √d_k")})) {
         const char* rows[] = {tr("row entropy (max ln 8 = 2.08)", "行熵（最大 ln 8 = 2.08）"),
                               tr("‖Jacobian‖ (gradient size)", "‖雅可比‖（梯度大小）")};
         const double vals[2][2] = {{ent_raw, ent_scaled}, {jac_raw, jac_scaled}};

@@ -27,12 +27,7 @@ void view_subspaces(const app& a, frame_out& out) {
     const int d = a.model.exp.d_model;
     const subspace_measure& m =
         a.memo.lesson.subspaces.get(a.model.version, 0, [&] { return measure_subspaces(a.model.exp, a.model.tr); });
-    if (ImGui::BeginTable("l3", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-        ImGui::TableSetupColumn(tr("heads", "头数"));
-        ImGui::TableSetupColumn("d_k");
-        ImGui::TableSetupColumn(tr("parameters", "参数量"));
-        ImGui::TableSetupColumn(tr("matrix FLOPs", "矩阵 FLOPs"));
-        ImGui::TableHeadersRow();
+    if (table_with_headers("l3", {tr("heads", "头数"), "d_k", tr("parameters", "参数量"), tr("matrix FLOPs", "矩阵 FLOPs")})) {
         for (const heads_cost& c : m.by_heads) {
             ImGui::TableNextColumn();
             textf(out, c.heads == a.model.exp.heads ? "%d  ←" : "%d", c.heads);

@@ -85,12 +85,7 @@ void tile_stepper(const app& a, frame_out& out) {
         const tiled_step& ts = steps[std::size_t(step - 1)];
         textf(out, "%s %d–%d × %s %d–%d%s", tr("queries", "查询"), ts.q0, ts.q0 + ts.q_rows - 1, tr("keys", "键"), ts.k0,
               ts.k0 + ts.k_rows - 1, ts.skipped ? tr("  (fully masked: skipped)", "（完全被掩码：跳过）") : "");
-        if (ImGui::BeginTable("tile", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-            ImGui::TableSetupColumn(tr("row", "行"));
-            ImGui::TableSetupColumn("max m");
-            ImGui::TableSetupColumn(tr("sum l", "和 l"));
-            ImGui::TableSetupColumn(tr("rescale", "重缩放"));
-            ImGui::TableHeadersRow();
+        if (table_with_headers("tile", {tr("row", "行"), "max m", tr("sum l", "和 l"), tr("rescale", "重缩放")})) {
             for (int r = 0; r < ts.q_rows; ++r) {
                 ImGui::TableNextColumn();
                 textf(out, "%d", ts.q0 + r);

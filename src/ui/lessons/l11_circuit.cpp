@@ -192,19 +192,26 @@ void rise_view(const app& a, frame_out& out, const circuit_study& s) {
                      "灰带：随机权重（均值 ± 标准差）；虚线：损失下降处；实线：模型当前所在的步"));
 }
 
+// One of the induction head's maps over the symbols (rows and columns alike), on
+// its own diverging range, under `title` (its two %d: the head's layer and index).
+void symbol_map(const app& a, frame_out& out, const circuit_claims& c, const char* title, const char* name, const matrix& x,
+                const std::vector<std::string>& symbols, const char* axes) {
+    textf(out, title, c.induction.layer, c.induction.head);
+    heatmap_options opt = small_map(a, 0, 0, colormap::diverging, 5);
+    opt.fixed_range = false;
+    opt.row_labels = opt.col_labels = &symbols;
+    opt.axes = axes;
+    report_map(out, name, heatmap_draw(*a.heatmaps, name, x, opt), opt.axes);
+}
+
 void weights_view(const app& a, frame_out& out, const circuit_study& s, const circuit_maps& m) {
     const circuit_claims& c = s.claims;
     section_text(out, tr("What the two heads do to tokens (weights only)", "两个头对词元做了什么（只看权重）"));
     if (!m.k_map.empty()) {
-        textf(out,
-              tr("QK through the previous-token head: layer %d · head %d's query token × the token before each key",
-                 "经过前一词元头的 QK：第 %d 层 · 头 %d 的查询词元 × 每个键前面的那个词元"),
-              c.induction.layer, c.induction.head);
-        heatmap_options opt = small_map(a, 0, 0, colormap::diverging, 5);
-        opt.fixed_range = false;
-        opt.row_labels = opt.col_labels = &m.symbols;
-        opt.axes = tr("↓ query token   → token before the key", "↓ 查询词元   → 键前面的词元");
-        report_map(out, "l11_qk_map", heatmap_draw(*a.heatmaps, "l11_qk_map", m.k_map, opt), opt.axes);
+        symbol_map(a, out, c,
+                   tr("QK through the previous-token head: layer %d · head %d's query token × the token before each key",
+                      "经过前一词元头的 QK：第 %d 层 · 头 %d 的查询词元 × 每个键前面的那个词元"),
+                   "l11_qk_map", m.k_map, m.symbols, tr("↓ query token   → token before the key", "↓ 查询词元   → 键前面的词元"));
         for (const circuit_k_map& k : s.weights.k_maps)
             if (k.layer_a == 0 && k.head_a == c.previous.head && k.layer_b == c.induction.layer && k.head_b == c.induction.head)
                 textf(out,
@@ -212,17 +219,11 @@ void weights_view(const app& a, frame_out& out, const circuit_study& s, const ci
                          "对角线 top-1：%.0f%% 的查询词元给“自己上一次出现之后的键”打分最高"),
                       double(k.top1) * 100.0);
     }
-    if (!m.ov.empty()) {
-        textf(out,
-              tr("OV of layer %d · head %d: the token attended to × the logit its write raises",
-                 "第 %d 层 · 头 %d 的 OV：被关注的词元 × 它的写入抬高的 logit"),
-              c.induction.layer, c.induction.head);
-        heatmap_options opt = small_map(a, 0, 0, colormap::diverging, 5);
-        opt.fixed_range = false;
-        opt.row_labels = opt.col_labels = &m.symbols;
-        opt.axes = tr("↓ token attended to   → logit", "↓ 被关注的词元   → logit");
-        report_map(out, "l11_ov_map", heatmap_draw(*a.heatmaps, "l11_ov_map", m.ov, opt), opt.axes);
-    }
+    if (!m.ov.empty())
+        symbol_map(a, out, c,
+                   tr("OV of layer %d · head %d: the token attended to × the logit its write raises",
+                      "第 %d 层 · 头 %d 的 OV：被关注的词元 × 它的写入抬高的 logit"),
+                   "l11_ov_map", m.ov, m.symbols, tr("↓ token attended to   → logit", "↓ 被关注的词元   → logit"));
 }
 
 void paths_view(const app& a, frame_out& out, const circuit_study& s) {

@@ -78,6 +78,18 @@ void mark_control(frame_out& out, const char* name, const char* slider_label = n
         ImGui::SetTooltip("%s", tr(h->en, h->zh));
 }
 
+// The input of the key named `key` over a copy of `field`, recorded as control
+// `name`: the field takes the value when it moves, and `changed` is set.
+template <class T>
+void key_field(frame_out& out, const char* key, const char* name, const char* label, T& field, bool& changed) {
+    T v = field;
+    if (key_input(key_of(key), label, v)) {
+        field = v;
+        changed = true;
+    }
+    mark_control(out, name, label);
+}
+
 }  // namespace
 
 namespace {
@@ -275,22 +287,10 @@ void mask_and_positions(const app& a, frame_out& out, experiment& next, bool& ch
         mark_control(out, "pad", tr("padding tokens", "填充词元"));
     }
     changed |= key_combo(out, "positions", tr("positions", "位置编码"), key_of("pos"), next.pos);
-    if (next.pos != positional::none) {
-        int offset = next.pos_offset;
-        if (key_input(key_of("pos_offset"), tr("first position", "起始位置"), offset)) {
-            next.pos_offset = offset;
-            changed = true;
-        }
-        mark_control(out, "pos_offset", tr("first position", "起始位置"));
-    }
-    if (next.pos == positional::rope) {
-        float base = next.rope_base;
-        if (key_input(key_of("rope_base"), tr("RoPE base", "RoPE 底数"), base)) {
-            next.rope_base = base;
-            changed = true;
-        }
-        mark_control(out, "rope_base", tr("RoPE base", "RoPE 底数"));
-    }
+    if (next.pos != positional::none)
+        key_field(out, "pos_offset", "pos_offset", tr("first position", "起始位置"), next.pos_offset, changed);
+    if (next.pos == positional::rope)
+        key_field(out, "rope_base", "rope_base", tr("RoPE base", "RoPE 底数"), next.rope_base, changed);
 }
 
 // Scale, softmax and its temperature.
@@ -299,23 +299,11 @@ void scores_and_softmax(frame_out& out, experiment& next, bool& changed) {
                      {{score_scale::sqrt_dk, "1/√d_k"},
                       {score_scale::none, tr("none", "不缩放")},
                       {score_scale::custom, tr("custom", "自定义")}});
-    if (next.scale == score_scale::custom) {
-        float s = next.scale_value;
-        if (key_input(key_of("scale"), tr("factor", "系数"), s)) {
-            next.scale_value = s;
-            changed = true;
-        }
-        mark_control(out, "scale_factor", tr("factor", "系数"));
-    }
+    if (next.scale == score_scale::custom)
+        key_field(out, "scale", "scale_factor", tr("factor", "系数"), next.scale_value, changed);
     changed |= key_combo(out, "softmax", tr("softmax", "softmax"), key_of("softmax"), next.softmax);
-    if (next.softmax != softmax_mode::argmax) {
-        float t = next.temperature;
-        if (key_input(key_of("temp"), tr("temperature", "温度"), t)) {
-            next.temperature = t;
-            changed = true;
-        }
-        mark_control(out, "temperature", tr("temperature", "温度"));
-    }
+    if (next.softmax != softmax_mode::argmax)
+        key_field(out, "temp", "temperature", tr("temperature", "温度"), next.temperature, changed);
 }
 
 // The settings a newcomer need not meet first: the KV heads, the block, W_O, the

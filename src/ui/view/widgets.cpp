@@ -311,6 +311,15 @@ float visible_width() {
     return w->InnerRect.Max.x - w->WindowPadding.x - ImGui::GetCursorScreenPos().x;
 }
 
+bool table_with_headers(const char* id, std::initializer_list<const char*> headers) {
+    if (!ImGui::BeginTable(id, int(headers.size()), ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+        return false;
+    for (const char* h : headers)
+        ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    return true;
+}
+
 void same_line_if_fits(float next_width) {
     if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + next_width <=
         ImGui::GetCursorScreenPos().x + visible_width())

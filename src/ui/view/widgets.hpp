@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "imgui.h"
@@ -71,6 +72,10 @@ std::string byte_size(std::size_t bytes);
 // punctuation, never inside a number ("0.002", "1,234"). A word longer than the
 // line stays whole (ImGui cuts it).
 std::string text_break_lines(const char* s, const char* end, float width);
+
+// ImGui::BeginTable with borders and its columns sized to their content, one
+// column per header and the header row drawn; ImGui::EndTable after it when true.
+bool table_with_headers(const char* id, std::initializer_list<const char*> headers);
 
 // After an item: ImGui::SameLine() when an item `next_width` wide still fits
 // before the window's visible right edge, else the next item starts a new line
