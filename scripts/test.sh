@@ -73,13 +73,13 @@ trap '[ -n "$asan_pid" ] && kill -- -"$asan_pid" 2>/dev/null; [ $done_ok = 1 ] |
 
 # The cheap native tests --quick runs: everything but the native app under Xvfb,
 # serve.py's and the set-up script's own tests (they change with those files only).
-quick_native='^(core|core_train|core_train_induction|core_kernel_sets_.*|ui_app_frames|ui_heatmap_data|format|function_length|floors|web_modules|paths|cli|article_embed|kernel_symbols)$'
+quick_native='^(core|core_train|core_train_induction|core_kernel_sets_.*|ui_app_frames|ui_heatmap_data|format|function_length|function_length_js|floors|web_modules|paths|cli|article_embed|kernel_symbols)$'
 # The training parts of the core tests (minutes) only when the core, its tests or the build changed
 # against main: a change upstairs (src/ui, src/platform, web/) cannot change what they compute.
 if [ $quick = 1 ]; then
   base=$(git merge-base HEAD main 2>/dev/null || git merge-base HEAD origin/main 2>/dev/null || git rev-parse HEAD)
   if ! { git diff --name-only "$base"; git ls-files --others --exclude-standard; } | grep -qE '^(src/core/|tests/core/|tests/CMakeLists.txt|CMakeLists.txt|cmake/|src/core/CMakeLists.txt)'; then
-    quick_native='^(core|ui_app_frames|ui_heatmap_data|format|function_length|floors|web_modules|paths|cli|article_embed|kernel_symbols)$'
+    quick_native='^(core|ui_app_frames|ui_heatmap_data|format|function_length|function_length_js|floors|web_modules|paths|cli|article_embed|kernel_symbols)$'
   fi
 fi
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """No function in src/ is longer than 80 lines (the style the project keeps: small
-functions a reader takes in at once). Prints the long ones; exit 1 if any.
+functions a reader takes in at once). Prints the long ones; exit 1 if any. The
+JavaScript of web/, tests/web/ and scripts/ has its own finder, function_length_js.py.
 
 usage: function_length.py [--self-test] [DIR] [--limit N] [--list]
 
