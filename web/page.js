@@ -38,12 +38,13 @@
 //                             picture store ({save, load}) (posters.js).
 // The modules keep their state here where tests read it: firstFrameSeen, asleep,
 // framesRun, ticks, fonts, build, fallback, posterSaved, posterSavedUnder, posterRun.
+// shell.js sets window.attnShell once the object has all its calls (a page's init
+// script may wrap them as it is set, as bench/run.mjs does firstFrame).
 export const shell = {
   firstFrameSeen: false,
   // Font files the app asked for: name -> 'loading' | 'loaded' | 'failed' (services.js).
   fonts: {},
 };
-window.attnShell = shell;
 
 const loading = document.getElementById('loading');
 const bar = document.getElementById('loading-bar');

@@ -86,6 +86,7 @@ const calls = {
   posterPictures,
 };
 for (const part of [calls, runHooks]) Object.defineProperties(shell, Object.getOwnPropertyDescriptors(part));
+window.attnShell = shell;  // whole: an init script may wrap its calls as it is set
 
 startTheme(linkAtLoad);
 listenForWaking();  // first: before any listener can stop an event
