@@ -19,7 +19,7 @@ thread); a malformed request line gets 400 and HTTP/0.9 requests are refused.
 
 Every response says Cross-Origin-Opener-Policy: same-origin and
 Cross-Origin-Embedder-Policy: require-corp, which makes the page cross-origin
-isolated: the browser then gives it SharedArrayBuffer, and web/shell.js loads
+isolated: the browser then gives it SharedArrayBuffer, and web/app.js loads
 the threaded build (attn-mt.*, training on every core). A host that cannot send
 these headers serves the single-threaded build (attn.*), with the same bits.
 """

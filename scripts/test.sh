@@ -73,13 +73,13 @@ trap '[ -n "$asan_pid" ] && kill -- -"$asan_pid" 2>/dev/null; [ $done_ok = 1 ] |
 
 # The cheap native tests --quick runs: everything but the native app under Xvfb,
 # serve.py's and the set-up script's own tests (they change with those files only).
-quick_native='^(core|core_train|core_train_induction|core_kernel_sets_.*|ui_app_frames|ui_heatmap_data|format|function_length|floors|floors_.*|paths|docs_names|cli|article_embed|kernel_symbols)$'
+quick_native='^(core|core_train|core_train_induction|core_kernel_sets_.*|ui_app_frames|ui_heatmap_data|format|function_length|function_length_js|floors|floors_.*|web_modules|paths|docs_names|cli|article_embed|kernel_symbols)$'
 # The training parts of the core tests (minutes) only when the core, its tests or the build changed
 # against main: a change upstairs (src/ui, src/platform, web/) cannot change what they compute.
 if [ $quick = 1 ]; then
   base=$(git merge-base HEAD main 2>/dev/null || git merge-base HEAD origin/main 2>/dev/null || git rev-parse HEAD)
   if ! { git diff --name-only "$base"; git ls-files --others --exclude-standard; } | grep -qE '^(src/core/|tests/core/|tests/CMakeLists.txt|CMakeLists.txt|cmake/|src/core/CMakeLists.txt)'; then
-    quick_native='^(core|ui_app_frames|ui_heatmap_data|format|function_length|floors|floors_.*|paths|docs_names|cli|article_embed|kernel_symbols)$'
+    quick_native='^(core|ui_app_frames|ui_heatmap_data|format|function_length|function_length_js|floors|floors_.*|web_modules|paths|docs_names|cli|article_embed|kernel_symbols)$'
   fi
 fi
 
@@ -98,7 +98,7 @@ fi
 #   - a changed shared helper (another tests/web/*.mjs) runs page and playground;
 #   - a changed README.md runs links (every link in it is opened);
 #   - a changed file under web/, src/ or shaders/ runs page (the smoke test), the
-#     test files whose text names the file (e.g. "shell.js", "recipe.hpp"), and
+#     test files whose text names the file (e.g. "posters.js", "recipe.hpp"), and
 #     those of its area below.
 # Nothing of these changed: no browser test and no web build. The whole command
 # (and CI) runs every file.
@@ -114,7 +114,7 @@ if [ $quick = 1 ]; then
       tests/web/*.mjs) pick[tests/web/page.test.mjs]=1; pick[tests/web/playground.test.mjs]=1; continue ;;
       README.md) pick[tests/web/links.test.mjs]=1; continue ;;  # its links are opened
       src/ui/maps/heatmap* | src/platform/heatmap_gl* | shaders/*) area=(heatmap maps) ;;
-      src/ui/view/lessons* | src/ui/lessons/* | src/core/play/lesson_preset* | src/core/play/measure_lessons*) area=(lessons claims) ;;
+      src/ui/view/lessons* | src/ui/view/lessons* | src/core/play/lesson_preset* | src/core/play/measure_lessons*) area=(lessons claims) ;;
       src/core/play/circuit_study* | src/core/play/measure_c* | src/core/circuits/*) area=(lessons) ;;
       src/ui/panels/compare_patch* | src/core/play/compare_patch*) area=(compare) ;;
       src/ui/panels/train_panel* | src/core/train/* | src/core/spec/recipe* | src/core/play/measure_training* | src/core/play/training*) area=(train diverge) ;;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """No C++ function in src/, tests/ or bench/ (DIRS) is longer than 80 lines (the style
 the project keeps: small functions a reader takes in at once). Prints the long ones;
-exit 1 if any.
+exit 1 if any. The
+JavaScript of web/, tests/web/ and scripts/ has its own finder, function_length_js.py.
 
 usage: function_length.py [--self-test] [DIR ...] [--limit N] [--list]
 

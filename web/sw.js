@@ -1,5 +1,6 @@
-// The service worker: keeps this site's files so the playground opens offline
-// after one visit. Registered by shell.js; its scope is the site folder.
+// The service worker: keeps this site's files so the playground opens offline after one visit.
+//
+// Registered by offline.js; its scope is the site folder.
 //
 // Network first, cache as the fallback: online, every request goes to the
 // server as if the worker were not there (serve.py says no-cache), so a reload
@@ -13,12 +14,12 @@
 //
 // One entry per path: a URL's ?query (index.html?host=…, attn.wasm?junk) is not
 // another file of the site, so the cache keys every response by its path alone,
-// and holds at most MAX_ENTRIES paths (the site has about a dozen files): the
+// and holds at most MAX_ENTRIES paths (the site has about thirty files): the
 // oldest one that the first load does not need is dropped for a new one.
 // Besides the first load's files, it keeps at most MAX_OTHER_BYTES in all (by
 // their Content-Length; one without it, or larger alone, is not kept), and never
 // a request made with cache: 'no-store': the page fetches a link's model files
-// so (web/shell.js keeps a model in IndexedDB, once), and a model a host serves
+// so (web/models.js keeps a model in IndexedDB, once), and a model a host serves
 // from this origin is not stored a second time here.
 'use strict';
 
@@ -30,14 +31,18 @@ try {
 const CACHE_PREFIX = 'attn-site-';
 const CACHE = CACHE_PREFIX + buildId;
 
-// The build this origin's pages load, by web/shell.js's rule: the threaded one
+// The build this origin's pages load, by web/app.js's rule: the threaded one
 // where they are cross-origin isolated, and then so is this worker (the host's
 // COOP/COEP headers are on sw.js too), on more than one core.
 const cores = Math.max(1, Math.min(8, Number(navigator.hardwareConcurrency) || 1));
 const APP = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' && cores > 1
   ? ['attn-mt.js', 'attn-mt.wasm', 'attn-mt.worker.js'] : ['attn.js', 'attn.wasm'];
+// The page's scripts: sandbox.js and the shell's modules (web/shell.js lists them;
+// tests/web/offline.test.mjs checks every web/*.js is cached).
+const SCRIPTS = ['sandbox.js', 'shell.js', 'lesson-names.js', 'page.js', 'links.js', 'idb.js', 'theme.js', 'embed.js', 'sleep.js',
+  'touch.js', 'textview.js', 'services.js', 'offline.js', 'models.js', 'runs.js', 'posters.js', 'app.js'];
 // What the first load needs, plus the blog; assets/ui-cjk.ttf is cached when fetched.
-const REQUIRED = ['./', 'index.html', 'shell.js', 'shell.css', ...APP, 'attn.data', 'favicon.svg'];
+const REQUIRED = ['./', 'index.html', ...SCRIPTS, 'shell.css', ...APP, 'attn.data', 'favicon.svg'];
 const OPTIONAL = ['blog.html'];
 const MAX_ENTRIES = 32;
 const MAX_OTHER_BYTES = 16 << 20;  // the Chinese font (assets/ui-cjk.ttf) and the blog, with room

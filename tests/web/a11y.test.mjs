@@ -264,7 +264,7 @@ test('keyboard only: open L2, change d_k, zero a head and copy the link, without
   });
 });
 
-// [Posters] view.poster=1: click-to-run embeds (web/shell.js, "Poster").
+// [Posters] view.poster=1: click-to-run embeds (web/posters.js, "Poster").
 const POSTER = '#v=1&text=the%20cat%20sat&view.lesson=2&view.embed=1&view.poster=1';
 test('a poster embed starts no wasm until clicked; Run (a button, by keyboard) starts the app; the next visit shows its picture', async () => {
   const { page, context, requests, problems } = await openPoster(suite.browser, suite.server.url + POSTER);

@@ -1,4 +1,4 @@
-// Embedding: web/blog.html's live iframes, the postMessage API of web/shell.js
+// Embedding: web/blog.html's live iframes, the postMessage API of web/embed.js
 // (docs/embedding.md), window.attnShell's clipboard / download / storage
 // functions, and links the shell must survive (a 5 MB hash, broken %-escapes).
 import { test } from 'node:test';

@@ -146,7 +146,7 @@ print(json.dumps({"hanzi": sum(1 for c in cmap if 0x4E00 <= c <= 0x9FFF),
   // stays under 800 KB gzip, with the trainer in it; the whole built site,
   // the on-demand font included, was under 2.25 MB with one build (1.94 MB with L11/L12,
   // the circuit study and patch from A in the wasm; 2.0 MB with the real models' reader).
-  // A visitor downloads one of the two builds (web/shell.js): attn.js/.wasm, or,
+  // A visitor downloads one of the two builds (web/app.js): attn.js/.wasm, or,
   // where the page is cross-origin isolated, attn-mt.js/.wasm/.worker.js; the
   // whole site, both builds in it, under 3.75 MB.
   let total = 0, shared = 0;

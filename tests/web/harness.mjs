@@ -205,7 +205,7 @@ export function lessonRecipe(name = 'induction') {
 // Train once, use many times: a test that needs a trained model and does not test
 // training gives its page the recipe's run with keepRun(page, recipe) (a recipe
 // link, trained to its end), as the browser's store of runs gives it on a reload
-// (web/shell.js [Runs], window.attn.keepRun): the page takes it in place of
+// (web/runs.js [Runs], window.attn.keepRun): the page takes it in place of
 // training, at the step its experiment asks for (so an untrained lesson stays
 // untrained until Train, which then finds every step kept). The run is the one the
 // wasm core tests kept under Node (builtRun: L9's and L10's), or else trained once
@@ -288,7 +288,7 @@ async function trainRun(browser, origin, recipe, file) {
   }
 }
 
-// Opens a poster (view.poster=1: a click-to-run embed, web/shell.js "Poster")
+// Opens a poster (view.poster=1: a click-to-run embed, web/posters.js "Poster")
 // and waits until the page has loaded everything it will load by itself, so
 // that what it requested (`requests`) is all it would before Run. In a new
 // context, or in `context`. Collects console errors and page errors.

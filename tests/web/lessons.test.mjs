@@ -312,6 +312,28 @@ async function noTextCut(what) {
 }
 const allRead = () => { const n = window.attn.ui().numbers; return n.snapshots > 0 && n.snapshots_done === n.snapshots && n.claims_done === 1; };
 
+// L11's Share → SVG (`u`: ui() on L11).
+async function l11SvgExport(u) {
+  // Share → SVG exports the lesson's maps, not the stage's: each with every cell.
+  await page.evaluate(() => {
+    window.__downloads = [];
+    window.attnShell.download = (name, mime, bytes) => window.__downloads.push({ name, mime, bytes: Array.from(bytes) });
+  });
+  await reveal(page, 'share');
+  await click(page, 'share');
+  await click(page, 'share_export_svg');
+  const [d] = await page.evaluate(() => window.__downloads);
+  assert.equal(d.name, 'attn-L11.svg');
+  const svg = await page.evaluate((bytes) => {
+    const doc = new DOMParser().parseFromString(new TextDecoder().decode(new Uint8Array(bytes)), 'image/svg+xml');
+    return { error: !!doc.querySelector('parsererror'), cells: doc.querySelectorAll('rect.cell').length,
+      titles: Array.from(doc.querySelectorAll('text.title')).map((t) => t.textContent) };
+  }, d.bytes);
+  assert.equal(svg.error, false);
+  assert.ok(svg.titles.some((t) => /OV circuit/.test(t)) && svg.titles.some((t) => /Patching/.test(t)), svg.titles.join(' | '));
+  assert.equal(svg.cells, 3 * 16 + 3 + 2 * 16 * 16 + u.maps.find((m) => m.name === 'l11_patch_map').cells, 'every cell of every map');
+}
+
 test('L11 how the induction head works: each claim on the page\'s numbers, one click patches a cell; before the drop none holds', async () => {
   await openLesson(11);
   assert.equal((await trained()).step, 1500, "L9's run, kept from L9: not trained again");
@@ -339,24 +361,7 @@ test('L11 how the induction head works: each claim on the page\'s numbers, one c
   assert.ok(tv.lesson.lines.some((l) => /K-composition/.test(l) && /through layer 1's keys|keys alone/.test(tv.lesson.lines.join(' '))), tv.lesson.lines.join('\n'));
   assert.ok(tv.lesson.tables.some((t) => /OV circuit/.test(t.caption)) && tv.lesson.tables.some((t) => /Patching/.test(t.caption)));
   await noTextCut('L11');
-  // Share → SVG exports the lesson's maps, not the stage's: each with every cell.
-  await page.evaluate(() => {
-    window.__downloads = [];
-    window.attnShell.download = (name, mime, bytes) => window.__downloads.push({ name, mime, bytes: Array.from(bytes) });
-  });
-  await reveal(page, 'share');
-  await click(page, 'share');
-  await click(page, 'share_export_svg');
-  const [d] = await page.evaluate(() => window.__downloads);
-  assert.equal(d.name, 'attn-L11.svg');
-  const svg = await page.evaluate((bytes) => {
-    const doc = new DOMParser().parseFromString(new TextDecoder().decode(new Uint8Array(bytes)), 'image/svg+xml');
-    return { error: !!doc.querySelector('parsererror'), cells: doc.querySelectorAll('rect.cell').length,
-      titles: Array.from(doc.querySelectorAll('text.title')).map((t) => t.textContent) };
-  }, d.bytes);
-  assert.equal(svg.error, false);
-  assert.ok(svg.titles.some((t) => /OV circuit/.test(t)) && svg.titles.some((t) => /Patching/.test(t)), svg.titles.join(' | '));
-  assert.equal(svg.cells, 3 * 16 + 3 + 2 * 16 * 16 + u.maps.find((m) => m.name === 'l11_patch_map').cells, 'every cell of every map');
+  await l11SvgExport(u);
   // One click: the previous-token head's output at every position, patched back from the clean text.
   const cols = 8, rows = u.maps.find((m) => m.name === 'l11_patch_map').cells / cols;  // positions and "all" × heads
   await revealCells(page, 'l11_patch_map');

@@ -57,44 +57,99 @@ async function generate(page) {
   return (await untilModel(page, (u) => u.realModel.gen.done && u.realModel.gen.ids.length > 0, 'the generation')).realModel.gen;
 }
 
+// The model just chosen, as the Model window and the text view read it.
+async function modelRead(page) {
+  // The reading can arrive between a frame's drawing and ui(): wait for the frame that draws it.
+  let u = await untilModel(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.widgets.model_continue, 'the model');
+  let m = u.realModel;
+  assert.equal(m.name, 'tiny.bin');
+  assert.equal(m.tokenizer, 'tokenizer.bin');
+  assert.deepEqual(m.config, { dim: 32, hidden: 80, layers: 2, heads: 4, kvHeads: 2, vocab: m.config.vocab, seqLen: 64,
+    version: 1, shared: true });
+  assert.equal(m.bytes, fs.statSync(ckpt).size);
+  assert.equal(m.decoded, 'the cat chased the dog', 'the playground\'s text, tokenised by the model and decoded back');
+  assert.equal(m.ids[0], 1, 'BOS first');
+  assert.equal(m.next.length, 5);
+  for (let i = 1; i < 5; i++) assert.ok(m.next[i].p <= m.next[i - 1].p, 'the next tokens, likeliest first');
+  assert.equal(m.heads.length, 8, 'every head of both layers');
+  for (const h of m.heads) {
+    assert.equal(h.kv, Math.floor(h.head / 2), 'GQA: two query heads share a K/V head');
+    assert.ok(h.prev >= 0 && h.prev <= 1 && h.sink >= 0 && h.sink <= 1);
+    assert.ok(h.induction >= 0, '"the" repeats in "the cat chased the dog": every head has an induction score');
+  }
+  for (const name of ['model_head_0_0', 'model_head_1_3', 'model_selected', 'model_continue'])
+    assert.ok(u.widgets[name], `the window draws ${name}`);
+  // Cut text is judged on a settled window: the frame the model's reading first appears in, the
+  // window has not yet learnt that its content needs a scrollbar (Dear ImGui sizes it from the last frame).
+  await frames(page, 4);
+  const settled = await ui(page);
+  assert.deepEqual(settled.clippedItems.filter((c) => c.window.startsWith('Model')), [], 'no text of the Model window is cut at 1280×720');
+  // The text view (screen readers) has the window's numbers: the next token and every head's scores.
+  const tv = await page.evaluate(() => window.attn.textView());
+  const heads = tv.tables.find((t) => t.caption && t.caption.startsWith('Model: each head'));
+  assert.ok(heads, 'the text view has the heads table');
+  assert.equal(heads.rows.length, 8);
+  assert.equal(Number(heads.cells[0][0]), Number(m.heads[0].prev.toFixed(3)));
+  assert.ok(tv.tables.some((t) => t.caption === 'Model tiny.bin: the next token'), 'and the next token');
+  return u;
+}
+
+// Continue twice, and what the window and L5 say of the tokens it generated.
+// `u`: ui() once a head is selected.
+async function seededGeneration(page, u) {
+  // Continue: the same seed generates the same tokens.
+  const first = await generate(page);
+  assert.ok(first.ids.length > first.prompt, 'tokens were generated');
+  assert.deepEqual(first.ids.slice(0, first.prompt), u.realModel.ids, 'after the prompt');
+  const again = await generate(page);
+  assert.deepEqual(again.ids, first.ids, 'the same seed, the same tokens');
+  // Each token's attention as it arrived: the selected head's map, a row per sampled step over every token before.
+  await revealInWindow(page, 'model_generated');
+  const steps = first.ids.length - first.prompt + (first.stopped === 'bos' ? 1 : 0);
+  const lastQuery = first.prompt - 1 + steps - 1;
+  const drawn = (await ui(page)).maps.find((m) => m.name === 'model_generated');
+  assert.ok(drawn, 'the generated tokens\' attention is drawn');
+  assert.equal(drawn.cells, steps * (lastQuery + 1), 'a row per step, a column per token up to the last query');
+  // The KV cache on this model's shape (GQA: 4 query heads over 2 K/V heads) and what the last step read.
+  const { config: cfg, gen: { cache } } = (await ui(page)).realModel;
+  assert.equal(cache.perToken, 2 * cfg.layers * cfg.kvHeads * (cfg.dim / cfg.heads) * 4);
+  assert.equal(cache.perTokenMha, 2 * cfg.layers * cfg.dim * 4);
+  assert.equal(cache.perTokenMha, 2 * cache.perToken, 'the tiny model shares each K/V head between two query heads');
+  assert.equal(cache.lastStepRead, cache.perToken * (lastQuery + 1));
+  assert.ok((await ui(page)).widgets.model_cache, 'the window says it');
+  assert.equal(cache.context, cache.perToken * cfg.seqLen, 'and a whole context\'s');
+  // L5's decode view says the same of this model's cache, beside its own small experiment's.
+  assert.equal(await page.evaluate(() => window.attn.openLink('v=1&view.lesson=5')), '');
+  const l5 = await untilModel(page, (x) => x.lesson === 4 && x.numbers.real_per_token !== undefined, 'L5 over the open model');
+  assert.equal(l5.numbers.real_per_token, cache.perToken);
+  assert.equal(l5.numbers.real_per_token_mha, cache.perTokenMha);
+  assert.equal(l5.numbers.real_last_step_read, cache.lastStepRead, 'the last Continue step\'s read');
+  assert.ok(l5.widgets.l5_real_cache, 'the lesson draws it');
+}
+
+// Bad files: the open model stays.
+async function badFilesRefused(page) {
+  // A corrupted checkpoint is refused with a message naming it; the open model stays.
+  const bytes = fs.readFileSync(ckpt);
+  const cut = path.join(dir, 'cut.bin');
+  fs.writeFileSync(cut, bytes.subarray(0, bytes.length - 100));
+  await revealInWindow(page, 'model_choose');
+  await choose(page, 'model_choose', [cut, tok]);
+  let u = await untilModel(page, (x) => x.realModel.error !== '', 'the refusal');
+  assert.match(u.realModel.error, /^cut\.bin: the file is truncated/);
+  assert.equal(u.realModel.name, 'tiny.bin', 'the model opened before stays');
+  // One file alone: the window asks for both.
+  await choose(page, 'model_choose', [ckpt]);
+  u = await untilModel(page, (x) => x.realModel.error.startsWith('only tiny.bin'), 'the single file refused');
+  assert.match(u.realModel.error, /choose two files at once/);
+}
+
 test('open a llama2.c model through the file chooser: its tokens, next token, heads, a seeded generation; bad files refused', async () => {
   await withPage(suite.browser, suite.server.url, { width: 1280, height: 720 }, async ({ page, context }) => {
     assert.equal((await ui(page)).realModel, null, 'no model before one is opened');
     await click(page, 'view_menu');
     await choose(page, 'view_model', [tok, ckpt]);  // either order
-    // The reading can arrive between a frame's drawing and ui(): wait for the frame that draws it.
-    let u = await untilModel(page, (x) => x.realModel && x.realModel.ids.length > 0 && x.widgets.model_continue, 'the model');
-    let m = u.realModel;
-    assert.equal(m.name, 'tiny.bin');
-    assert.equal(m.tokenizer, 'tokenizer.bin');
-    assert.deepEqual(m.config, { dim: 32, hidden: 80, layers: 2, heads: 4, kvHeads: 2, vocab: m.config.vocab, seqLen: 64,
-      version: 1, shared: true });
-    assert.equal(m.bytes, fs.statSync(ckpt).size);
-    assert.equal(m.decoded, 'the cat chased the dog', 'the playground\'s text, tokenised by the model and decoded back');
-    assert.equal(m.ids[0], 1, 'BOS first');
-    assert.equal(m.next.length, 5);
-    for (let i = 1; i < 5; i++) assert.ok(m.next[i].p <= m.next[i - 1].p, 'the next tokens, likeliest first');
-    assert.equal(m.heads.length, 8, 'every head of both layers');
-    for (const h of m.heads) {
-      assert.equal(h.kv, Math.floor(h.head / 2), 'GQA: two query heads share a K/V head');
-      assert.ok(h.prev >= 0 && h.prev <= 1 && h.sink >= 0 && h.sink <= 1);
-      assert.ok(h.induction >= 0, '"the" repeats in "the cat chased the dog": every head has an induction score');
-    }
-    for (const name of ['model_head_0_0', 'model_head_1_3', 'model_selected', 'model_continue'])
-      assert.ok(u.widgets[name], `the window draws ${name}`);
-    // Cut text is judged on a settled window: the frame the model's reading first appears in, the
-    // window has not yet learnt that its content needs a scrollbar (Dear ImGui sizes it from the last frame).
-    await frames(page, 4);
-    const settled = await ui(page);
-    assert.deepEqual(settled.clippedItems.filter((c) => c.window.startsWith('Model')), [], 'no text of the Model window is cut at 1280×720');
-    // The text view (screen readers) has the window's numbers: the next token and every head's scores.
-    const tv = await page.evaluate(() => window.attn.textView());
-    const heads = tv.tables.find((t) => t.caption && t.caption.startsWith('Model: each head'));
-    assert.ok(heads, 'the text view has the heads table');
-    assert.equal(heads.rows.length, 8);
-    assert.equal(Number(heads.cells[0][0]), Number(m.heads[0].prev.toFixed(3)));
-    assert.ok(tv.tables.some((t) => t.caption === 'Model tiny.bin: the next token'), 'and the next token');
-
+    let u = await modelRead(page);
     // Another text: typed into the box, read on Enter; a repeat gives an induction score.
     await revealInWindow(page, 'model_text');
     await click(page, 'model_text');
@@ -111,50 +166,39 @@ test('open a llama2.c model through the file chooser: its tokens, next token, he
     await click(page, 'model_head_1_2');
     u = await untilModel(page, (x) => x.realModel.layer === 1 && x.realModel.head === 2, 'the selected head');
 
-    // Continue: the same seed generates the same tokens.
-    const first = await generate(page);
-    assert.ok(first.ids.length > first.prompt, 'tokens were generated');
-    assert.deepEqual(first.ids.slice(0, first.prompt), u.realModel.ids, 'after the prompt');
-    const again = await generate(page);
-    assert.deepEqual(again.ids, first.ids, 'the same seed, the same tokens');
-    // Each token's attention as it arrived: the selected head's map, a row per sampled step over every token before.
-    await revealInWindow(page, 'model_generated');
-    const steps = first.ids.length - first.prompt + (first.stopped === 'bos' ? 1 : 0);
-    const lastQuery = first.prompt - 1 + steps - 1;
-    const drawn = (await ui(page)).maps.find((m) => m.name === 'model_generated');
-    assert.ok(drawn, 'the generated tokens\' attention is drawn');
-    assert.equal(drawn.cells, steps * (lastQuery + 1), 'a row per step, a column per token up to the last query');
-    // The KV cache on this model's shape (GQA: 4 query heads over 2 K/V heads) and what the last step read.
-    const { config: cfg, gen: { cache } } = (await ui(page)).realModel;
-    assert.equal(cache.perToken, 2 * cfg.layers * cfg.kvHeads * (cfg.dim / cfg.heads) * 4);
-    assert.equal(cache.perTokenMha, 2 * cfg.layers * cfg.dim * 4);
-    assert.equal(cache.perTokenMha, 2 * cache.perToken, 'the tiny model shares each K/V head between two query heads');
-    assert.equal(cache.lastStepRead, cache.perToken * (lastQuery + 1));
-    assert.ok((await ui(page)).widgets.model_cache, 'the window says it');
-    assert.equal(cache.context, cache.perToken * cfg.seqLen, 'and a whole context\'s');
-    // L5's decode view says the same of this model's cache, beside its own small experiment's.
-    assert.equal(await page.evaluate(() => window.attn.openLink('v=1&view.lesson=5')), '');
-    const l5 = await untilModel(page, (x) => x.lesson === 4 && x.numbers.real_per_token !== undefined, 'L5 over the open model');
-    assert.equal(l5.numbers.real_per_token, cache.perToken);
-    assert.equal(l5.numbers.real_per_token_mha, cache.perTokenMha);
-    assert.equal(l5.numbers.real_last_step_read, cache.lastStepRead, 'the last Continue step\'s read');
-    assert.ok(l5.widgets.l5_real_cache, 'the lesson draws it');
+    await seededGeneration(page, u);
 
-    // A corrupted checkpoint is refused with a message naming it; the open model stays.
-    const bytes = fs.readFileSync(ckpt);
-    const cut = path.join(dir, 'cut.bin');
-    fs.writeFileSync(cut, bytes.subarray(0, bytes.length - 100));
-    await revealInWindow(page, 'model_choose');
-    await choose(page, 'model_choose', [cut, tok]);
-    u = await untilModel(page, (x) => x.realModel.error !== '', 'the refusal');
-    assert.match(u.realModel.error, /^cut\.bin: the file is truncated/);
-    assert.equal(u.realModel.name, 'tiny.bin', 'the model opened before stays');
-    // One file alone: the window asks for both.
-    await choose(page, 'model_choose', [ckpt]);
-    u = await untilModel(page, (x) => x.realModel.error.startsWith('only tiny.bin'), 'the single file refused');
-    assert.match(u.realModel.error, /choose two files at once/);
+    await badFilesRefused(page);
   });
 });
+
+// The opened model's prediction read: the logit lens ends at it, the parts of its logit
+// sum to it, and the text view has both. Returns the predicted token and the parts.
+async function predictionRead(page, m) {
+  const top = m.next[0];
+  assert.equal(m.lens.length, m.config.layers + 1, 'the embedding and each layer');
+  assert.equal(m.lens[0].layer, -1);
+  assert.equal(m.lens.at(-1).top, top.id, 'the last layer\'s lens is the model\'s prediction');
+  assert.equal(m.lens.at(-1).rank, 0);
+  assert.ok(Math.abs(m.lens.at(-1).p - top.p) < 1e-4, 'with its probability');
+  const at = m.attribution;
+  assert.equal(at.target, top.id);
+  assert.equal(at.heads.length, m.config.layers * m.config.heads);
+  assert.equal(at.ffn.length, m.config.layers);
+  const sum = at.embedding + at.heads.reduce((a, b) => a + b, 0) + at.ffn.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(sum - top.logit) < 1e-3 * Math.max(1, Math.abs(top.logit)), `the parts (${sum}) sum to the logit (${top.logit})`);
+  await revealInWindow(page, 'model_lens');
+  await revealInWindow(page, 'model_attribution');
+  // The text view (screen readers) has every part and every layer's lens.
+  const tv = await page.evaluate(() => window.attn.textView());
+  const parts = tv.tables.find((t) => t.caption && t.caption.startsWith('Model: who writes the logit'));
+  assert.ok(parts, 'the text view has the attribution');
+  assert.equal(parts.rows.length, 1 + at.heads.length + at.ffn.length, 'the embedding, every head, every FFN');
+  assert.equal(Number(parts.cells[1][0]), Number(at.heads[0].toFixed(4)));
+  const lensTable = tv.tables.find((t) => t.caption && t.caption.includes('logit lens'));
+  assert.ok(lensTable && lensTable.rows.length === m.lens.length, 'and the lens');
+  return { top, at };
+}
 
 // Why the model predicts what it does, on the model a person just opened: the
 // logit lens (each layer's residual through the final norm), the parts of the
@@ -165,28 +209,7 @@ test('the Model window reads the prediction: logit lens, direct logit attributio
     await click(page, 'view_menu');
     await choose(page, 'view_model', [ckpt, tok]);
     let m = (await untilModel(page, (x) => x.realModel && x.realModel.ids.length > 0, 'the model')).realModel;
-    const top = m.next[0];
-    assert.equal(m.lens.length, m.config.layers + 1, 'the embedding and each layer');
-    assert.equal(m.lens[0].layer, -1);
-    assert.equal(m.lens.at(-1).top, top.id, 'the last layer\'s lens is the model\'s prediction');
-    assert.equal(m.lens.at(-1).rank, 0);
-    assert.ok(Math.abs(m.lens.at(-1).p - top.p) < 1e-4, 'with its probability');
-    const at = m.attribution;
-    assert.equal(at.target, top.id);
-    assert.equal(at.heads.length, m.config.layers * m.config.heads);
-    assert.equal(at.ffn.length, m.config.layers);
-    const sum = at.embedding + at.heads.reduce((a, b) => a + b, 0) + at.ffn.reduce((a, b) => a + b, 0);
-    assert.ok(Math.abs(sum - top.logit) < 1e-3 * Math.max(1, Math.abs(top.logit)), `the parts (${sum}) sum to the logit (${top.logit})`);
-    await revealInWindow(page, 'model_lens');
-    await revealInWindow(page, 'model_attribution');
-    // The text view (screen readers) has every part and every layer's lens.
-    const tv = await page.evaluate(() => window.attn.textView());
-    const parts = tv.tables.find((t) => t.caption && t.caption.startsWith('Model: who writes the logit'));
-    assert.ok(parts, 'the text view has the attribution');
-    assert.equal(parts.rows.length, 1 + at.heads.length + at.ffn.length, 'the embedding, every head, every FFN');
-    assert.equal(Number(parts.cells[1][0]), Number(at.heads[0].toFixed(4)));
-    const lensTable = tv.tables.find((t) => t.caption && t.caption.includes('logit lens'));
-    assert.ok(lensTable && lensTable.rows.length === m.lens.length, 'and the lens');
+    const { top, at } = await predictionRead(page, m);
     // The largest head's part, clicked, selects that head.
     let best = 0;
     for (let i = 1; i < at.heads.length; i++) if (Math.abs(at.heads[i]) > Math.abs(at.heads[best])) best = i;
@@ -428,11 +451,9 @@ test('the Model window on a phone (844×390): opened, nothing of it cut, the cho
   });
 });
 
-// A host names where it keeps the files (model_url=, tokenizer_url=): the page
-// fetches them (each step shown), checks the checkpoint's SHA-256 against
-// model=, opens and keeps the model; a file that is not the one named, or a
-// fetch that fails, is said in the window and nothing opens.
-test('a link with model_url= and tokenizer_url=: fetched with progress, hash checked, opened and kept; a wrong file or a 404 said', async () => {
+// A host of the model's files (model_url=, tokenizer_url=) routed for a page: it answers
+// each held file once the test releases it, and notes the files asked for.
+function modelHost() {
   const bytes = fs.readFileSync(ckpt), tokBytes = fs.readFileSync(tok);
   const hash = crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 16);
   const host = 'https://models.example.test/';
@@ -452,6 +473,15 @@ test('a link with model_url= and tokenizer_url=: fetched with progress, hash che
   const link = (key, file) => `#v=1&text=Once%20upon%20a%20time&model=${key}` +
     `&model_url=${encodeURIComponent(host + file)}&tokenizer_url=${encodeURIComponent(host + 'tok/tokenizer.bin')}`;
   const ours = (problems) => problems.filter((p) => !p.startsWith('foreign request: ' + host));
+  return { bytes, hash, held, hold, asked, prepare, link, ours };
+}
+
+// A host names where it keeps the files (model_url=, tokenizer_url=): the page
+// fetches them (each step shown), checks the checkpoint's SHA-256 against
+// model=, opens and keeps the model; a file that is not the one named, or a
+// fetch that fails, is said in the window and nothing opens.
+test('a link with model_url= and tokenizer_url=: fetched with progress, hash checked, opened and kept; a wrong file or a 404 said', async () => {
+  const { bytes, hash, held, hold, asked, prepare, link, ours } = modelHost();
   let { page, context, problems } = await openPage(suite.browser, suite.server.url + link(`tiny.bin@${hash}`, 'tiny.bin'), { prepare });
   try {
     let u = await untilModel(page, (x) => x.modelFetch.file === 'tiny.bin' && x.widgets.model_fetch, 'the checkpoint\'s fetch shown');

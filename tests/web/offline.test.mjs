@@ -34,9 +34,11 @@ after(async () => {
   if (site) fs.rmSync(site, { recursive: true, force: true });
 });
 
-// The app files of the build the page runs (web/shell.js: attn-mt.* where it is cross-origin isolated).
+// The app files of the build the page runs (web/app.js: attn-mt.* where it is cross-origin isolated).
 const appBuild = async (page) => ((await page.evaluate(() => window.attnShell.build)) === 'threads'
   ? ['/attn-mt.js', '/attn-mt.wasm', '/attn-mt.worker.js'] : ['/attn.js', '/attn.wasm']);
+// The page's scripts: sandbox.js and the shell's modules, every web/*.js but the worker itself (sw.js's SCRIPTS).
+const scripts = fs.readdirSync(path.join(root, 'web')).filter((f) => f.endsWith('.js') && f !== 'sw.js').map((f) => '/' + f);
 const up = (page) => page.waitForFunction(() => window.attnShell && window.attnShell.firstFrameSeen && window.attn);
 const cachedPaths = (page) => page.evaluate(async () => {
   const names = (await caches.keys()).filter((n) => n.startsWith('attn-site-'));
@@ -62,7 +64,7 @@ test('after one visit the playground opens and computes offline; a new build rep
     await page.waitForFunction(() => !!navigator.serviceWorker.controller && window.attnShell.fonts['ui-cjk.ttf'] === 'loaded');
     const cached = await cachedPaths(page);
     assert.deepEqual(Object.keys(cached), ['attn-site-' + buildId]);
-    for (const f of ['/', '/index.html', '/shell.js', '/shell.css', ...await appBuild(page), '/attn.data', '/favicon.svg', '/blog.html', '/assets/ui-cjk.ttf'])
+    for (const f of ['/', '/index.html', ...scripts, '/shell.css', ...await appBuild(page), '/attn.data', '/favicon.svg', '/blog.html', '/assets/ui-cjk.ttf'])
       assert.ok(cached['attn-site-' + buildId].includes(f), 'cached: ' + f);
 
     await context.setOffline(true);
@@ -147,7 +149,7 @@ test('sw.js keeps one entry per path: ?query variants add nothing, a fetch with 
     }, null, { polling: 100 });
     const paths = await entries();
     assert.ok(paths.length <= 32, `at most 32 entries, found ${paths.length}`);
-    for (const f of ['/', '/index.html', '/shell.js', '/shell.css', ...await appBuild(page), '/attn.data', '/favicon.svg'])
+    for (const f of ['/', '/index.html', ...scripts, '/shell.css', ...await appBuild(page), '/attn.data', '/favicon.svg'])
       assert.ok(paths.includes(f), 'still cached: ' + f);
     assert.deepEqual(problems, []);
   } finally {

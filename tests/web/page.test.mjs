@@ -116,7 +116,7 @@ for (const [what, hide] of [['WebGL 2', "const g = HTMLCanvasElement.prototype.g
   });
 }
 
-// What made the first frame slow and every frame wait (web/shell.js,
+// What made the first frame slow and every frame wait (web/app.js,
 // src/platform/gl_state_shadow.js): a second WebGL context beside the browser
 // check's, a drawing buffer made at one size and then another, and seven GL state
 // reads each frame that Chromium answers by a synchronous round trip to the GPU.

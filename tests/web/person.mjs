@@ -201,7 +201,7 @@ export function hearTraining(page, link, { index = 1, doneAt } = {}) {
   }), { index, link, doneAt: doneAt ?? null });
 }
 
-// A poster's card as the person sees it before pressing Run (web/shell.js, "Poster").
+// A poster's card as the person sees it before pressing Run (web/posters.js, "Poster").
 export function posterCard(f) {
   return f.evaluate(() => ({
     title: document.querySelector('#poster h1').textContent,
@@ -213,7 +213,7 @@ export function posterCard(f) {
 }
 
 // The app's own files among requested URLs: what a poster must not load before Run.
-// The app's three files, of either build (attn.* or the threaded attn-mt.*: web/shell.js).
+// The app's three files, of either build (attn.* or the threaded attn-mt.*: web/app.js).
 export const appFiles = (urls) => urls.filter((u) => /\/attn(-mt)?\.(wasm|js|data)(\?|$)/.test(u));
 
 // WCAG contrast of the text in a widget, from its pixels: the most common

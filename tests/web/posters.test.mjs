@@ -1,4 +1,4 @@
-// Posters (view.poster=1, web/shell.js "[Poster]"; docs/embedding.md, "Posters") under
+// Posters (view.poster=1, web/posters.js "[Poster]"; docs/embedding.md, "Posters") under
 // the conditions issue 29 found broken: a host that changes the experiment
 // before the picture is taken, lessons past L8 and a link with a problem, and
 // a link that arrives while the poster waits for Run.

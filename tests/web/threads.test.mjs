@@ -1,5 +1,5 @@
 // The page's two builds: served with COOP/COEP (serve.py's default) the page is
-// cross-origin isolated, web/shell.js loads the threaded build (attn-mt.*) and
+// cross-origin isolated, web/app.js loads the threaded build (attn-mt.*) and
 // training runs on every core (at most 8); served without them it loads the
 // single-threaded attn.*. Both train the induction lesson to the weights Node
 // records (tests/core/test_train_learning.cpp), bit for bit: the threaded one

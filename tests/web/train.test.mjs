@@ -207,7 +207,7 @@ test('a trained run is kept: open L9 trained, then L3, then L9 again, and it is 
   });
 });
 
-// Waits until this page's origin keeps `n` runs (web/shell.js [Runs]: the list record's entries).
+// Waits until this page's origin keeps `n` runs (web/runs.js [Runs]: the list record's entries).
 async function untilKept(page, n) {
   const kept = () => page.evaluate(() => new Promise((resolve) => {
     const r = indexedDB.open('attn-runs', 1);
@@ -221,7 +221,7 @@ async function untilKept(page, n) {
   assert.equal(await kept(), n, 'runs kept');
 }
 
-// One page of the site trains a recipe at a time (web/shell.js [Runs]): the page training it holds
+// One page of the site trains a recipe at a time (web/runs.js [Runs]): the page training it holds
 // the Web Lock 'attn-train <key>' and stores its run before it lets go; a second tab or frame
 // of the recipe that finds the lock held takes no step, says it waits, and takes the run once
 // it is stored. The second page's wait is made certain by the test holding the lock itself,
