@@ -182,7 +182,7 @@ std::string json_numbers(const std::vector<T>& v) {
 // {layer (the one kept whole), next: [{id, p}], readingP, kl, keylessRows} when it is
 // of the changes and the selected layer on this reading, else null.
 std::string real_readout_json(const attn::ui::app& a) {
-    const attn::ui::model_state& r = a.real;
+    const attn::real_session& r = a.real;
     std::string out = ",\"lens\":[";
     char buf[200];
     for (std::size_t i = 0; i < r.reading.lens.size(); ++i) {
@@ -207,11 +207,11 @@ std::string real_readout_json(const attn::ui::app& a) {
         out += buf;
     }
     out += "],\"problems\":[";
-    const std::vector<std::string> problems = attn::ui::app_model_changes_problems(a);
+    const std::vector<std::string> problems = attn::real_session_problems(r, attn::ui::app_model_wants(a));
     for (std::size_t i = 0; i < problems.size(); ++i)
         out += std::string(i ? "," : "") + attn::json_string(problems[i]);
     out += "]},\"effect\":";
-    if (iv.empty() || !attn::ui::app_model_effect_current(a))
+    if (!attn::real_session_changed(r, attn::ui::app_model_wants(a)))
         return out + "null";
     const attn::real_effect& fx = r.effect;
     out += "{\"layer\":" + std::to_string(fx.layer) + ",\"next\":[";
@@ -230,11 +230,12 @@ std::string real_readout_json(const attn::ui::app& a) {
 // logit}], heads: [{layer, head, kv, prev, sink, induction}], gen: {ids, prompt,
 // done, stopped, text}, layer, head, and real_readout_json's}.
 std::string real_model_json(const attn::ui::app& a) {
-    const attn::ui::model_state& r = a.real;
+    const attn::real_session& r = a.real;
+    const attn::ui::page_model_files& files = a.model_files;
     if (!r.model)
-        return r.error.empty() && r.kept.empty() && r.fetch.file.empty()
+        return r.error.empty() && files.kept.empty() && files.fetch.file.empty()
                    ? "null"
-                   : "{\"error\":" + attn::json_string(r.error) + ",\"kept\":" + std::to_string(r.kept.size()) + "}";
+                   : "{\"error\":" + attn::json_string(r.error) + ",\"kept\":" + std::to_string(files.kept.size()) + "}";
     const attn::llama_config& c = r.model->model.config;
     char buf[400];
     std::snprintf(buf, sizeof buf,
@@ -247,9 +248,9 @@ std::string real_model_json(const attn::ui::app& a) {
     std::string out = buf;
     out += ",\"key\":" + attn::json_string(attn::link_model_ref(r.model->name, r.model->sha256)) +
            ",\"tokenizerKey\":" + attn::json_string(attn::link_model_ref(r.model->tokenizer_name, r.model->tokenizer_sha256)) +
-           ",\"kept\":" + std::to_string(r.kept.size());
+           ",\"kept\":" + std::to_string(files.kept.size());
     out += ",\"name\":" + attn::json_string(r.model->name) + ",\"tokenizer\":" + attn::json_string(r.model->tokenizer_name) +
-           ",\"error\":" + attn::json_string(r.error) + ",\"notKept\":" + attn::json_string(r.not_kept) +
+           ",\"error\":" + attn::json_string(r.error) + ",\"notKept\":" + attn::json_string(files.not_kept) +
            ",\"text\":" + attn::json_string(r.reading.text) + ",\"decoded\":" + attn::json_string(r.reading.decoded) +
            ",\"ids\":[";
     for (std::size_t i = 0; i < r.reading.ids.size(); ++i)
@@ -293,9 +294,10 @@ std::string wanted_model_json(const attn::ui::app& a) {
                                 ",\"url\":" + attn::json_string(a.options.model_url) +
                                 ",\"tokenizerUrl\":" + attn::json_string(a.options.tokenizer_url) + "}";
     char fetch[160];
-    std::snprintf(fetch, sizeof fetch, ",\"modelFetch\":{\"received\":%.0f,\"total\":%.0f,\"file\":", a.real.fetch.received,
-                  a.real.fetch.total);
-    return out + fetch + attn::json_string(a.real.fetch.file) + "}";
+    std::snprintf(fetch, sizeof fetch,
+                  ",\"modelFetch\":{\"received\":%.0f,\"total\":%.0f,\"file\":", a.model_files.fetch.received,
+                  a.model_files.fetch.total);
+    return out + fetch + attn::json_string(a.model_files.fetch.file) + "}";
 }
 
 // `clipped`: how many text items their window cut this frame, and the first
@@ -636,7 +638,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_model_limits(const unsigned char* hea
 // refused): why, shown in the Model window ("" when it was kept).
 EMSCRIPTEN_KEEPALIVE void attn_hook_model_not_kept(const char* why) {
     if (g_app)
-        g_app->real.not_kept = why ? why : "";
+        g_app->model_files.not_kept = why ? why : "";
 }
 
 // The models the page keeps (IndexedDB), one per line: key, name, tokenizer, bytes (tabs between).

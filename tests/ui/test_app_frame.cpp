@@ -178,9 +178,9 @@ TEST_CASE("a link holds a real model's selected head and changes; they run once 
     CHECK(ui::app_open_model(a, x, t).empty());  // the model the link names: its head and changes stay
     CHECK(a.view.model_changes.edges.size() == 2);
     ui::app_model_update(a, 0);
-    CHECK_FALSE(ui::app_model_effect_current(a));  // this frame says it runs
+    CHECK_FALSE(real_session_effect_current(a.real, ui::app_model_wants(a)));  // this frame says it runs
     ui::app_model_update(a, 0);
-    REQUIRE(ui::app_model_effect_current(a));
+    REQUIRE(real_session_effect_current(a.real, ui::app_model_wants(a)));
     CHECK(a.real.effect.of == a.view.model_changes);
     CHECK(a.real.effect.layer == 1);
     CHECK(a.real.effect.tr.layers[1].heads[2].weights(3, 0) == 0.0f);  // the masked edges, as the pass ran them
@@ -189,13 +189,13 @@ TEST_CASE("a link holds a real model's selected head and changes; they run once 
     const std::uint64_t made = a.real.effect_made;
     a.view.model_head = 0;  // another head of the same layer: no new pass
     ui::app_model_update(a, 0);
-    CHECK(ui::app_model_effect_current(a));
+    CHECK(real_session_effect_current(a.real, ui::app_model_wants(a)));
     CHECK(a.real.effect_made == made);
     a.view.model_head = 2;
     CHECK(ui::app_link(a).find(changes) != std::string::npos);
     // Changes that do not fit the model are said, and nothing runs.
     a.view.model_changes.ablate = {{7, 0}};
-    const auto problems = ui::app_model_changes_problems(a);
+    const auto problems = real_session_problems(a.real, ui::app_model_wants(a));
     REQUIRE(problems.size() == 1);
     CHECK(problems[0] == "zeroed head 7.0: the model has layers 0 to 1");
     ui::app_model_update(a, 0);
@@ -388,7 +388,7 @@ void check_changed_pass(ui::app& a) {
     a.view.model_changes = {{{1, 2}}, {{1, 0, 3, 0}}};
     frame(a);
     frame(a);
-    REQUIRE(ui::app_model_effect_current(a));
+    REQUIRE(real_session_effect_current(a.real, ui::app_model_wants(a)));
     CHECK(ui::app_pipeline(a).tr == &a.real.effect.tr);
     const auto cells = [&](const char* name) {
         for (const auto& m : a.reports.maps)

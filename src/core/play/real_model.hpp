@@ -1,8 +1,9 @@
 // A real model opened in the page (llama2.c files, llama/): the two files read
 // and checked, the text's traced pass with what the model predicts next and
 // what each head does on the text, and generation a token at a time so that the
-// page keeps drawing. The page's Model window (src/ui/panels/model_window.cpp) draws
-// these; it computes nothing itself.
+// page keeps drawing. The page holds them in a real_session (real_session.hpp),
+// which decides when each is computed; its Model window
+// (src/ui/panels/model_window.cpp) draws them and computes nothing itself.
 //
 //   real_model m;
 //   if (auto why = real_model_open({ckpt, ckpt_size, "stories15M.bin"}, {tok, tok_size, "tokenizer.bin"}, m)) report(*why);

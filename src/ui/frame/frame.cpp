@@ -78,10 +78,10 @@ bool panel_hidden(const app& a, view_panel p) { return a.options.hides(p) || a.v
 // The models this browser keeps (the page's IndexedDB): each with its size, a
 // click opens it, Remove forgets it (as the Model window's list).
 void kept_models_menu(const app& a, frame_out& out) {
-    if (a.real.kept.empty())
+    if (a.model_files.kept.empty())
         return;
     ImGui::TextDisabled("%s", tr("Kept in this browser", "保存在这个浏览器里"));
-    for (const model_state::stored& k : a.real.kept) {
+    for (const page_model_files::stored& k : a.model_files.kept) {
         ImGui::PushID(k.key.c_str());
         const std::string label = k.name + " · " + megabytes(std::size_t(k.bytes));
         if (ImGui::Selectable(label.c_str(), false, 0, ImVec2(ImGui::CalcTextSize(label.c_str()).x, 0))) {

@@ -114,7 +114,7 @@ void put_plain_table(std::string& out, const std::string& caption, const std::ve
 
 // The Model window's direct logit attribution (every part) and logit lens.
 void put_real_readout_tables(std::string& out, const app& a) {
-    const model_state& r = a.real;
+    const real_session& r = a.real;
     const llama_attribution& at = r.reading.attribution;
     const int heads = r.model->model.config.n_heads;
     const std::string target = "\"" + llama_decode_piece(r.model->tok, r.reading.ids.back(), at.target) + "\"";
@@ -146,7 +146,7 @@ void put_real_readout_tables(std::string& out, const app& a) {
     out += ',';
     put_plain_table(out, tr("Model: what each layer would predict (logit lens)", "模型：每一层会预测什么（logit lens）"), rows,
                     cols, cells);
-    if (a.view.model_changes.empty() || !app_model_effect_current(a))
+    if (!real_session_changed(r, app_model_wants(a)))
         return;
     rows.clear();
     cells.clear();
@@ -167,7 +167,7 @@ void put_real_readout_tables(std::string& out, const app& a) {
 // The Model window's numbers, while it is open on a model: the next token, and
 // every head's scores on the text, the attribution and the lens.
 void put_real_model_tables(std::string& out, const app& a, bool first) {
-    const model_state& r = a.real;
+    const real_session& r = a.real;
     if (!a.view.model_open || !r.model || r.reading.ids.empty())
         return;
     std::vector<std::string> rows, cols{tr("probability", "概率")};
@@ -499,11 +499,12 @@ std::string summary(app& a) {
     if (!effect.empty())
         s += " " + effect + ".";
     if (p.real && !a.view.model_changes.empty()) {  // the model's changes, what they do, or why they do not run
-        const std::vector<std::string> problems = app_model_changes_problems(a);
+        const real_wants w = app_model_wants(a);
+        const std::vector<std::string> problems = real_session_problems(a.real, w);
         s += " " + std::string(tr("The model's changes: ", "模型的改动：")) + real_changes_text(a.view.model_changes) + ".";
         if (!problems.empty())
             s += " " + std::string(tr("They do not run: ", "它们不会运行：")) + problems.front() + ".";
-        else if (app_model_effect_current(a))
+        else if (real_session_effect_current(a.real, w))
             s += " KL " + spelled_number(double(a.real.effect.kl), "%.3g") + " nats.";
     }
     if (a.model.tr.nan_count || a.model.tr.inf_count)

@@ -78,10 +78,10 @@ std::string percent(float p) {
 
 // The models this browser keeps: each with Open and Remove.
 void kept_models(const app& a, frame_out& out) {
-    if (a.real.kept.empty())
+    if (a.model_files.kept.empty())
         return;
     section_text(out, tr("Kept in this browser", "保存在这个浏览器里"));
-    for (const model_state::stored& k : a.real.kept) {
+    for (const page_model_files::stored& k : a.model_files.kept) {
         ImGui::PushID(k.key.c_str());
         textf(out, "%s + %s · %s", k.name.c_str(), k.tokenizer.c_str(), megabytes(std::size_t(k.bytes)).c_str());
         ImGui::SameLine();
@@ -99,7 +99,7 @@ void kept_models(const app& a, frame_out& out) {
 // The link's model_url= being fetched by the page (each file's progress, and a
 // Stop); false when no fetch runs.
 bool fetch_progress(const app& a, frame_out& out) {
-    const model_state::fetch_state& f = a.real.fetch;
+    const page_model_files::fetch_state& f = a.model_files.fetch;
     if (f.file.empty())
         return false;
     textf(out, tr("Fetching %s from the address the link names…", "正在从链接给出的地址获取 %s…"), f.file.c_str());
@@ -151,11 +151,11 @@ void model_card(const app& a, frame_out& out) {
           tr("parameters", "参数"));
     if (!a.real.error.empty())
         text_colored(out, ImVec4(0.95f, 0.45f, 0.35f, 1.0f), "%s", a.real.error.c_str());
-    if (!a.real.not_kept.empty()) {
+    if (!a.model_files.not_kept.empty()) {
         textf(out,
               tr("Open, but not kept in this browser (%s): a link naming it asks for the files again.",
                  "已打开，但没有保存在这个浏览器里（%s）：引用它的链接会再次要求这两个文件。"),
-              a.real.not_kept.c_str());
+              a.model_files.not_kept.c_str());
         mark_widget(out, "model_not_kept");
     }
 }
@@ -393,7 +393,7 @@ void effect_table(const app& a, frame_out& out) {
 }
 
 // "Zero this head", what is changed (with Clear), and its effect on the next
-// token: every later layer run again (model_state::effect), beside the reading's.
+// token: every later layer run again (real_session::effect), beside the reading's.
 void model_changes(const app& a, frame_out& out) {
     const real_interventions& iv = a.view.model_changes;
     const ablated_head selected{a.view.model_layer, a.view.model_head};
@@ -416,7 +416,8 @@ void model_changes(const app& a, frame_out& out) {
         view_edit(a, out).model_changes = {};
     mark_widget(out, "model_changes_clear");
     ImGui::EndDisabled();
-    if (const std::vector<std::string> problems = app_model_changes_problems(a); !problems.empty()) {
+    const real_wants w = app_model_wants(a);
+    if (const std::vector<std::string> problems = real_session_problems(a.real, w); !problems.empty()) {
         ImGui::PushTextWrapPos(0.0f);
         for (const std::string& p : problems)
             text_colored(out, theme_bad(), "%s", p.c_str());
@@ -427,7 +428,7 @@ void model_changes(const app& a, frame_out& out) {
         mark_widget(out, "model_changes_problems");
         return;
     }
-    if (!app_model_effect_current(a)) {
+    if (!real_session_effect_current(a.real, w)) {
         text_disabled(out, "%s", tr("Running the model with the changes…", "正在带着这些改动运行模型…"));
         return;
     }
@@ -457,10 +458,11 @@ void selected_head(const app& a, frame_out& out) {
     if (l >= int(r.tr.layers.size()) || h >= int(r.tr.layers[std::size_t(l)].heads.size()))
         return;
     const head_trace& ht = r.tr.layers[std::size_t(l)].heads[std::size_t(h)];
-    // With changes, the head as the changed pass ran it (model_state::effect); else the
-    // weights are the reading's and an earlier stage is recomputed for it (model_state::stages).
-    const bool changed = !a.view.model_changes.empty() && app_model_effect_current(a);
-    const int stage = changed || app_model_stages_current(a) ? a.view.model_stage : 3;
+    // With changes, the head as the changed pass ran it (real_session::effect); else the
+    // weights are the reading's and an earlier stage is recomputed for it (real_session::stages).
+    const real_wants w = app_model_wants(a);
+    const bool changed = real_session_changed(a.real, w);
+    const int stage = changed || real_session_stages_current(a.real, w) ? a.view.model_stage : 3;
     const head_trace& st = changed      ? a.real.effect.tr.layers[std::size_t(l)].heads[std::size_t(h)]
                            : stage == 3 ? ht
                                         : a.real.stages;

@@ -420,10 +420,12 @@ void compare_maps(const app& a, frame_out& out) {
 
 pipeline_shown app_pipeline(const app& a) {
     pipeline_shown p;
-    const model_state& r = a.real;
-    const bool changed = !a.view.model_changes.empty() && app_model_effect_current(a);  // the changed pass, its layer whole
-    if (a.view.model_pipeline && r.model && !r.reading.ids.empty() && (changed || r.reading.whole_layer == a.view.model_layer)) {
-        p.tr = changed ? &r.effect.tr : &r.reading.tr, p.exp = &r.exp, p.layer = a.view.model_layer, p.real = true;
+    const real_session& r = a.real;
+    // The changed pass (its layer whole) or the reading's layer made whole (real_session_pipeline).
+    const trace* real = a.view.model_pipeline && r.model ? real_session_pipeline(r, app_model_wants(a)) : nullptr;
+    if (real) {
+        const bool changed = real == &r.effect.tr;
+        p.tr = real, p.exp = &r.exp, p.layer = a.view.model_layer, p.real = true;
         p.version = (std::uint64_t(1) << 63) | (changed ? (std::uint64_t(1) << 62) | r.effect_made : r.pipeline_made);
     } else
         p.tr = &a.model.tr, p.exp = &a.model.exp, p.layer = a.view.layer, p.version = a.model.version;
@@ -525,11 +527,12 @@ void real_banner(const app& a, frame_out& out) {
     mark_widget(out, "pipeline_model");
     const real_interventions& iv = a.view.model_changes;
     if (!iv.empty()) {  // what is drawn: the changed pass once it ran
-        const std::vector<std::string> problems = app_model_changes_problems(a);
+        const real_wants w = app_model_wants(a);
+        const std::vector<std::string> problems = real_session_problems(a.real, w);
         if (!problems.empty())
             text_colored(out, theme_bad(), "%s (%s)", problems.front().c_str(),
                          tr("nothing runs until the changes are cleared: Model window", "清除改动之前不会运行：见模型窗口"));
-        else if (!app_model_effect_current(a))
+        else if (!real_session_effect_current(a.real, w))
             text_disabled(out, "%s", tr("Running the model with the changes…", "正在带着这些改动运行模型…"));
         else
             textf(out,

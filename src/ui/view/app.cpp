@@ -3,7 +3,6 @@
 #include "view/app.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -14,7 +13,6 @@
 #include "base/text_util.hpp"
 #include "base/tokenize.hpp"
 #include "imgui.h"
-#include "llama/forward.hpp"
 #include "look/i18n.hpp"
 #include "play/lesson_preset.hpp"
 #include "spec/link_codec.hpp"
@@ -187,37 +185,14 @@ view_state& view_edit(const app& a, frame_out& out) {
     return *out.view;
 }
 
-namespace {
-
-// The open model's reading of the text, made again when the text changed.
-void model_read(model_state& r, const std::string& text) {
-    if (r.read_text == text && !r.reading.ids.empty())
-        return;
-    real_model_read(*r.model, text, r.reading);
-    r.read_text = text;
-    ++r.version;
-}
-
-}  // namespace
-
 std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y) {
-    auto m = std::make_unique<real_model>();
-    if (auto why = real_model_open(x, y, *m)) {
-        a.real.error = *why;
-        a.view.model_open = true;
+    a.view.model_open = true;
+    // The first reading now, before the page is told the model opened: it keeps
+    // the files in the browser only once this has come through.
+    if (auto why = real_session_open(a.real, x, y, a.model.exp.text, a.model.threads))
         return *why;
-    }
-    m->threads = a.model.threads;
-    std::vector<model_state::stored> kept = std::move(a.real.kept);  // the browser's store does not change with it
-    // The maps' sources count on: a new model's first maps are never keyed as the last one's.
-    const std::uint64_t version = a.real.version + 1, effect_made = a.real.effect_made + 1, stages_made = a.real.stages_made + 1,
-                        pipeline_made = a.real.pipeline_made + 1;
-    a.real = model_state{};
-    a.real.model = std::move(m);
-    a.real.kept = std::move(kept);
-    a.real.version = version, a.real.effect_made = effect_made;
-    a.real.stages_made = stages_made, a.real.pipeline_made = pipeline_made;
-    a.real.exp = llama_experiment(a.real.model->model.config);
+    a.model_files.not_kept.clear();  // of the model before; the browser's store does not change with it
+    a.model_files.fetch = {};
     const std::string key = link_model_ref(a.real.model->name, a.real.model->sha256);
     const std::string tokenizer = link_model_ref(a.real.model->tokenizer_name, a.real.model->tokenizer_sha256);  // "": not hashed
     if (key != a.options.model || (!a.options.tokenizer.empty() && tokenizer != a.options.tokenizer))
@@ -229,15 +204,11 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
     }
     a.options.model = key;  // the link names it (never its weights)
     a.options.tokenizer = tokenizer;
-    a.view.model_open = true;
-    // The first reading now, before the page is told the model opened: it keeps
-    // the files in the browser only once this has come through.
-    model_read(a.real, a.model.exp.text);
     return "";
 }
 
 void app_model_fetch(app& a, std::string_view file, double received, double total, std::string_view error) {
-    a.real.fetch = {std::string(file), received, total};
+    a.model_files.fetch = {std::string(file), received, total};
     if (!error.empty())
         a.real.error = std::string(error);
     else if (!file.empty())
@@ -255,65 +226,33 @@ std::string app_wanted_model(const app& a) {
 }
 
 void app_set_kept_models(app& a, std::string_view lines) {
-    a.real.kept.clear();
+    a.model_files.kept.clear();
     for (const std::string_view line : split(lines, '\n')) {
         const std::vector<std::string_view> f = split(line, '\t');
         if (f.size() != 4 || link_model_problem(f[0]))
             continue;
-        a.real.kept.push_back({std::string(f[0]), std::string(f[1]), std::string(f[2]), std::atof(std::string(f[3]).c_str())});
+        a.model_files.kept.push_back(
+            {std::string(f[0]), std::string(f[1]), std::string(f[2]), std::atof(std::string(f[3]).c_str())});
     }
 }
 
-bool app_model_effect_current(const app& a) {
-    const model_state& r = a.real;
-    return r.effect_of == r.version && r.effect.made && r.effect.of == a.view.model_changes &&
-           r.effect.layer == a.view.model_layer;
-}
-
-std::vector<std::string> app_model_changes_problems(const app& a) {
-    if (!a.real.model || a.real.reading.ids.empty())
-        return {};
-    return real_interventions_problems(*a.real.model, a.real.reading, a.view.model_changes);
-}
-
-bool app_model_stages_current(const app& a) {
-    const model_state& r = a.real;
-    return r.stages_of == r.version && r.stages_layer == a.view.model_layer && r.stages_head == a.view.model_head;
+real_wants app_model_wants(const app& a) {
+    real_wants w;
+    w.text = a.model.exp.text;
+    w.changes = a.view.model_changes;
+    w.layer = a.view.model_layer, w.head = a.view.model_head;
+    w.stage = a.view.model_stage;
+    w.pipeline = a.view.model_pipeline;
+    w.shown = a.view.model_open || a.view.model_pipeline;  // the changes run while the window or the pipeline shows the model
+    return w;
 }
 
 void app_model_update(app& a, double seconds) {
-    model_state& r = a.real;
-    if (!r.model)
+    if (!a.real.model)
         return;
-    model_read(r, a.model.exp.text);
-    const llama_config& c = r.model->model.config;  // a link's head may be past this model's: the nearest it has
-    a.view.model_layer = std::clamp(a.view.model_layer, 0, c.n_layers - 1);
-    a.view.model_head = std::clamp(a.view.model_head, 0, c.n_heads - 1);
-    if (a.view.model_pipeline && r.reading.whole_layer != a.view.model_layer) {  // the pipeline's layer, every stage
-        real_model_open_layer(*r.model, r.reading, a.view.model_layer);
-        ++r.pipeline_made;
-    }
-    if (a.view.model_stage != 3 && !app_model_stages_current(a)) {  // one layer's attention: at once
-        r.stages = real_head_stages(*r.model, r.reading, a.view.model_layer, a.view.model_head);
-        r.stages_of = r.version, r.stages_layer = a.view.model_layer, r.stages_head = a.view.model_head;
-        ++r.stages_made;
-    }
-    // The changes run while the window or the pipeline shows the model.
-    const bool shown = a.view.model_open || a.view.model_pipeline;
-    if (a.view.model_changes.empty() || !shown || !app_model_changes_problems(a).empty())
-        r.effect_announced = false;  // the next change says it runs again
-    else if (!app_model_effect_current(a)) {
-        if (r.effect_announced) {  // the frame before said it runs
-            real_model_intervene(*r.model, r.reading, a.view.model_changes, a.view.model_layer, r.effect);
-            r.effect_of = r.version;
-            ++r.effect_made;
-        }
-        r.effect_announced = !r.effect_announced;
-    }
-    const auto start = std::chrono::steady_clock::now();
-    while (seconds > 0 && !r.gen.done && real_model_generate_step(*r.model, r.gen))
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds)
-            break;
+    const real_wants w = real_session_fit(a.real, app_model_wants(a));
+    a.view.model_layer = w.layer, a.view.model_head = w.head;  // a link's head may be past this model's: the nearest it has
+    real_session_update(a.real, w, seconds);
 }
 
 void frame_apply(app& a, frame_out& out) {
@@ -321,11 +260,10 @@ void frame_apply(app& a, frame_out& out) {
         app_request(a, std::move(*out.request), out.scope);
     if (out.view)
         a.view = std::move(*out.view);
-    if (out.model_generate && a.real.model)  // from the prompt the window shows, with the settings just set
-        real_model_generate_start(*a.real.model, a.real.reading.ids, a.view.model_sampling, a.view.model_steps, a.real.gen,
-                                  a.model.threads);
+    if (out.model_generate)  // from the prompt the window shows, with the settings just set
+        real_session_generate(a.real, a.view.model_sampling, a.view.model_steps);
     if (out.model_stop)
-        a.real.gen.done = true;
+        real_session_stop(a.real);
     if (!out.model_open_kept.empty())
         a.kept_open = std::move(out.model_open_kept);
     if (!out.model_remove_kept.empty())
@@ -401,7 +339,7 @@ void app_train(app& a) { a.train_spent = session_train(a.model, a.pace.slice); }
 bool app_working(const app& a) {
     const session& m = a.model;
     return a.pending || a.pending_announced || !trainer_done(m.train) || !trainer_done(m.pin_train) || a.reports.reading ||
-           session_measuring(m) || (a.real.model && (!a.real.gen.done || a.real.effect_announced));
+           session_measuring(m) || real_session_working(a.real);
 }
 
 // Lesson i through the one change path, as lesson_link(i + 1) would.

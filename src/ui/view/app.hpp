@@ -7,6 +7,12 @@
 // link) or app_request (the controls, lessons, undo and redo inside the frame,
 // applied at the start of the next one); both take session_apply's one path.
 // app_sync recomputes the trace once, at the start of each frame.
+//
+// A real model opened from its files is the core's too (`real_session`,
+// src/core/play/real_session.hpp): the app holds it beside the session, the view
+// holds only what the Model window and the pipeline show of it (view_state's
+// model_* fields), and app_model_update hands the core what that view wants each
+// frame (app_model_wants); the core decides what to recompute.
 #pragma once
 
 #include <array>
@@ -21,6 +27,7 @@
 #include "play/compare_patch.hpp"
 #include "play/link.hpp"
 #include "play/real_model.hpp"
+#include "play/real_session.hpp"
 #include "play/session.hpp"
 #include "play/training.hpp"
 #include "spec/experiment.hpp"
@@ -118,7 +125,7 @@ struct view_state {
     std::string model_text_edit;
     int model_layer = 0, model_head = 0;
     // Heads zeroed and edges masked in the model's pass (view.model_ablate,
-    // view.model_edges): their effect on the next token (model_state::effect).
+    // view.model_edges): their effect on the next token (real_session::effect).
     real_interventions model_changes;
     // The pipeline shows the open real model's reading at model_layer instead of
     // the experiment (view.model_pipeline; app_pipeline in panels.hpp).
@@ -131,34 +138,13 @@ struct view_state {
     int model_steps = link_view{}.gen_tokens;
 };
 
-// A real model opened from its files (play/real_model.hpp), what it reads and
-// what it generates: the Model window draws it (model_window.cpp).
-struct model_state {
-    std::unique_ptr<real_model> model;  // none until files are opened
-    real_model_reading reading;         // of the experiment's text
-    std::string read_text;              // the text `reading` is of
-    std::uint64_t version = 0;          // bumped when the model or the reading change (the maps' source)
-    real_model_generation gen;          // "Continue": a token a frame slice through the KV cache
-    // The changes (view_state::model_changes): their effect on the next token and
-    // the selected head's stages under them, of the reading of `effect_of` (a
-    // version); a frame says it runs first. effect_made: bumped with each (the maps' source).
-    real_effect effect;
-    std::uint64_t effect_of = 0, effect_made = 0;
-    bool effect_announced = false;
-    // The selected head's stages (view.model_stage other than the weights), of
-    // the reading of `stages_of` (a version) and that head.
-    head_trace stages;
-    std::uint64_t stages_of = 0, stages_made = 0;  // stages_made: bumped with each (the maps' source)
-    int stages_layer = -1, stages_head = -1;
-    // The experiment its heads run under (llama_experiment): the pipeline's stages
-    // read its shape when they show the model; pipeline_made is bumped each time
-    // a layer is made whole for them (the maps' source).
-    experiment exp;
-    std::uint64_t pipeline_made = 0;
-    std::string error;     // why the last files were refused ("" when they were not)
+// The page's side of real models (web/shell.js tells each): the models this
+// browser keeps, the fetch of a link's files, and why the open model could not be
+// kept. The model itself and all computed from it are the core's (app::real).
+struct page_model_files {
     std::string not_kept;  // why the open model could not be kept in this browser (the page says; "" otherwise)
     // The models this browser keeps (the page's IndexedDB, web/shell.js), as the
-    // page last told them: the window lists them to open or remove.
+    // page last told them: the Model window lists them to open or remove.
     struct stored {
         std::string key;  // model=<key>: name@hash
         std::string name, tokenizer;
@@ -242,7 +228,10 @@ struct app {
     double train_spent = 0;    // seconds the last app_train took (train_pace_update)
     bool traced = false;       // app_sync traced since the platform last timed a frame (session_trace_drawn)
     float top_bar_bottom = 0;  // this frame's: where the top bar ends (the Model window stays below it)
-    model_state real;          // a real model opened from files (the Model window)
+    // A real model opened from its files and all the page computes from it (the
+    // Model window and the pipeline show it; app_model_update keeps it current).
+    real_session real;
+    page_model_files model_files;  // the page's kept models and fetch
     // A kept model to open or remove (the Model window asked): the platform does
     // it after the frame (the page's store) and clears them.
     std::string kept_open, kept_remove;
@@ -271,7 +260,7 @@ struct frame_out {
     // The Model window: "Continue" (generate view.model_steps tokens after the
     // text), "Stop".
     bool model_generate = false, model_stop = false;
-    // A kept model (model_state::kept) to open or to remove from the browser: its key.
+    // A kept model (page_model_files::kept) to open or to remove from the browser: its key.
     std::string model_open_kept, model_remove_kept;
 };
 
@@ -344,10 +333,10 @@ void app_train(app& a);
 bool app_working(const app& a);
 
 // Opens a real model from its two files (either order: play/real_model.hpp),
-// reads the experiment's text with it (the first reading, app_model_update) and
-// shows the Model window. "" when it opened and read; else why not, kept in
-// a.real.error (the model opened before, if any, stays). The page keeps the
-// files in the browser only after "" (web/shell.js).
+// reads the experiment's text with it (real_session_open) and shows the Model
+// window. "" when it opened and read; else why not, kept in a.real.error (the
+// model opened before, if any, stays). The page keeps the files in the browser
+// only after "" (web/shell.js).
 std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y);
 
 // The page's list of kept models, one per line: key, name, tokenizer name and
@@ -363,18 +352,22 @@ void app_model_fetch(app& a, std::string_view file, double received, double tota
 // none): the page fetches it from the link's addresses or asks for the file.
 std::string app_wanted_model(const app& a);
 
-// The Model window's share of a frame (app_draw, before anything draws): the
-// text read again when it changed, the selected head zeroed when asked (the
-// frame after one that says so), then generation for up to `seconds`.
+// What the view wants to see of the real model (play/real_session.hpp): the
+// experiment's text, the view's changes, selected head and stage, the pipeline,
+// and whether the window or the pipeline shows it. The views ask the core's
+// rules with it (real_session_effect_current, real_session_problems, …).
+real_wants app_model_wants(const app& a);
+
+// The real model's share of a frame (app_draw, before anything draws): the
+// view's head kept to one the model has, then real_session_update with what the
+// view wants, generating for up to `seconds`.
 void app_model_update(app& a, double seconds);
-// Whether model_state::effect is of the view's changes and layer on the current reading.
-bool app_model_effect_current(const app& a);
 
 // What the pipeline, the inspector and the text view show: the experiment's trace
 // at view.layer, or — while view.model_pipeline is on and the open real model's
 // reading has view.model_layer made whole (app_model_update) — that reading at
 // that layer under the model's experiment (llama_experiment), or with changes,
-// once they ran, the changed pass (model_state::effect.tr). `version` keys
+// once they ran, the changed pass (real_session_pipeline). `version` keys
 // what is computed from it; `real` says which (a real model's weights are not
 // edited, its changes are view.model_changes). Its maps' source: heatmap_source_of(a, *tr).
 struct pipeline_shown {
@@ -385,11 +378,6 @@ struct pipeline_shown {
     std::uint64_t version = 0;
 };
 pipeline_shown app_pipeline(const app& a);  // pipeline.cpp
-
-// Why the view's changes cannot run on the open model's reading (none: they can).
-std::vector<std::string> app_model_changes_problems(const app& a);
-// Whether model_state::stages are the selected head's on the current reading.
-bool app_model_stages_current(const app& a);
 
 // The theme that shows: a link's view.theme (an embed's host matching its page),
 // else the reader's choice in the View menu, else the system's (theme.hpp).
