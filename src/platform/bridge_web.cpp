@@ -25,12 +25,13 @@
 #include "frame/text_mirror.hpp"
 #include "model/trace_json.hpp"
 #include "panels/panels.hpp"
+#include "play/session_json.hpp"
 #include "play/training.hpp"
-#include "train/task.hpp"
 #include "train/train.hpp"
 #include "train/trainer_file.hpp"
 
 namespace {
+using attn::json_number;
 attn::ui::app* g_app = nullptr;
 // Kept runs (bridge_keep_runs): the furthest step the page's store holds of each
 // recipe as far as this page knows (handed over from here, or given from there).
@@ -71,87 +72,6 @@ std::string windows_json(float s) {
         out += buf;
     }
     return out + "]";
-}
-
-std::string json_number(double v) {
-    if (!std::isfinite(v))
-        return "null";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    return buf;
-}
-
-// Every head's scores at a mark: [{prev, induction, offset, sink}, ...], layer by layer.
-std::string heads_json(const attn::trainer_mark& m) {
-    std::string j = "[";
-    for (std::size_t i = 0; i < m.heads.size(); ++i) {
-        const attn::head_scores& h = m.heads[i];
-        j += std::string(i ? "," : "") + "{\"prev\":" + json_number(h.prev_mean()) +
-             ",\"induction\":" + json_number(h.induction_mean()) + ",\"offset\":" + json_number(h.offset_mean()) +
-             ",\"sink\":" + json_number(h.sink_mean()) + "}";
-    }
-    return j + "]";
-}
-
-// The training of a recipe's experiment, null without one: its step, target and
-// steps, the last train loss and accuracy, the held-out ones at the step, done,
-// stopped (the loss stopped being finite short of the target), the weights hash
-// when done, the phase-change step, the error, the estimate from the shape
-// (train_estimate: a step's and the run's seconds, and whether it opens
-// paused), a step or measure in progress; with `heads`,
-// every head's scores and the task with the ablated heads zeroed.
-std::string train_json(const attn::ui::app& a, bool heads) {
-    const attn::trainer& t = a.model.train;
-    if (a.model.exp.train.task == attn::train_task::none)
-        return "null";
-    const int step = attn::trainer_step(t);
-    // done: at the step the link asks for. A run whose loss stopped being finite
-    // is not done: it says stopped, and the error says where and why.
-    const bool stopped = attn::trainer_stopped(t);
-    const bool done = attn::trainer_done(t) && !stopped;
-    // null until a measure is done (trainer_measured), as the panel shows none
-    const auto held_out = [&](float v) { return attn::trainer_measured(t) ? json_number(v) : std::string("null"); };
-    // null at step 0 (after Reset too): no batch trained on, no train loss
-    const std::optional<attn::train_point> last = attn::trainer_last_point(t);
-    const auto point = [&](float attn::train_point::*v) { return last ? json_number((*last).*v) : std::string("null"); };
-    std::string j = "{\"step\":" + std::to_string(step) + ",\"target\":" + std::to_string(t.target) +
-                    ",\"steps\":" + std::to_string(a.model.exp.train.steps) + ",\"loss\":" + point(&attn::train_point::loss) +
-                    ",\"accuracy\":" + point(&attn::train_point::acc) + ",\"heldOutLoss\":" + held_out(t.now.held_out.loss) +
-                    ",\"heldOutAccuracy\":" + held_out(t.now.held_out.acc) + ",\"done\":" + (done ? "true" : "false") +
-                    ",\"stopped\":" + (stopped ? "true" : "false") +
-                    ",\"hash\":" + (done && t.run ? "\"" + attn::train_weights_hash(*t.run) + "\"" : std::string("null")) +
-                    ",\"phase\":" + std::to_string(attn::trainer_phase_step(t)) + ",\"marks\":" + std::to_string(t.marks.size()) +
-                    ",\"error\":" + attn::json_string(t.error);
-    const attn::train_cost cost = attn::train_estimate(a.model.exp);  // from the shape, before running
-    j += ",\"estimate\":{\"stepSeconds\":" + json_number(float(attn::train_seconds(cost.step))) +
-         ",\"runSeconds\":" + json_number(float(attn::train_seconds(cost.run))) +
-         ",\"long\":" + (attn::train_is_long(a.model.exp) ? "true" : "false") + "}";
-    // Between frames: a step begun and not finished (or steps going on beside the drawing: trainer_launch), a
-    // held-out measure under way (trainer_advance's pieces).
-    const bool in_step = t.run && !t.lost && (t.job.busy() || attn::train_step_in_progress(*t.run));
-    j += std::string(",\"inStep\":") + (in_step ? "true" : "false") +
-         ",\"measuring\":" + (t.measuring_step >= 0 ? "true" : "false") + ",\"threads\":" +
-         std::to_string(attn::session_train_threads(a.model)) +  // what the steps run on (apart: all but the drawing's)
-         ",\"apart\":" + (attn::session_trains_apart(a.model) ? "true" : "false");  // beside the drawing (training.hpp)
-    j += ",\"stops\":[";  // the scrubber's stops: the grid's steps and the dense snapshots taken (trainer_snapshot_steps)
-    const std::vector<int> stops = attn::trainer_snapshot_steps(t);
-    for (std::size_t i = 0; i < stops.size(); ++i)
-        j += (i ? "," : "") + std::to_string(stops[i]);
-    j += "]";
-    if (heads) {
-        j += ",\"measuredStep\":" + std::to_string(t.measured_step) + ",\"heads\":" + heads_json(t.now);
-        j += ",\"kept\":[";  // the measures at each snapshot the run reached
-        for (std::size_t i = 0; i < t.marks.size(); ++i)
-            j += std::string(i ? "," : "") + "{\"step\":" + std::to_string(t.marks[i].step) +
-                 ",\"heldOutLoss\":" + json_number(t.marks[i].held_out.loss) +
-                 ",\"heldOutAccuracy\":" + json_number(t.marks[i].held_out.acc) + ",\"heads\":" + heads_json(t.marks[i]) + "}";
-        const attn::task_effect& e = a.model.ablated_task;
-        j += "],\"ablated\":" +
-             (e.valid ? "{\"loss\":" + json_number(e.ablated.loss) + ",\"accuracy\":" + json_number(e.ablated.acc) +
-                            ",\"baseLoss\":" + json_number(e.base.loss) + ",\"baseAccuracy\":" + json_number(e.base.acc) + "}"
-                      : std::string("null"));
-    }
-    return j + "}";
 }
 
 // "Patch from A" while the compare shows it: {done, total, problem (English, ""
@@ -300,42 +220,6 @@ std::string wanted_model_json(const attn::ui::app& a) {
 
 // `clipped`: how many text items their window cut this frame, and the first
 // few of them (`clippedItems`, in CSS pixels) to say which.
-// The output stage's prediction after the selected token (circuits_predict, the
-// session's): {row, token, target (null after the last token), targetProb,
-// targetRank (0: the top), top: [{token, p}], lens: [{layer, top, p, targetRank}],
-// writer: {kind (embed, head, ffn), layer, head, part, logit, attendsTo, weight}};
-// null unless the experiment is a trained recipe.
-std::string prediction_json(const attn::ui::app& a) {
-    const attn::circuit_prediction& p = a.model.prediction;
-    if (p.n == 0)
-        return "null";
-    const int t = std::clamp(a.view.sel_row, 0, p.n - 1), target = p.targets[std::size_t(t)];
-    auto symbol = [](int v) { return "\"" + attn::task_symbol(v) + "\""; };  // a–z, A–Z, 0–9: nothing to escape
-    std::string j = "{\"row\":" + std::to_string(t) + ",\"token\":" + symbol(p.tokens[std::size_t(t)]) +
-                    ",\"target\":" + (target < 0 ? "null" : symbol(target)) +
-                    ",\"targetProb\":" + json_number(p.target_prob[std::size_t(t)]) +
-                    ",\"targetRank\":" + (target < 0 ? "null" : std::to_string(p.target_rank[std::size_t(t)])) + ",\"top\":[";
-    for (int i = 0; i < p.top_k; ++i) {
-        const int v = p.top[std::size_t(t * p.top_k + i)];
-        j += std::string(i ? "," : "") + "{\"token\":" + symbol(v) + ",\"p\":" + json_number(p.probs[std::size_t(t * p.V + v)]) +
-             "}";
-    }
-    j += "],\"lens\":[";
-    const std::size_t nv = std::size_t(p.n) * std::size_t(p.V);
-    for (int l = 0; l < p.L; ++l) {
-        const int top = p.lens_top[std::size_t(l * p.n + t)];
-        j += std::string(l ? "," : "") + "{\"layer\":" + std::to_string(l) + ",\"top\":" + symbol(top) +
-             ",\"p\":" + json_number(p.lens_probs[std::size_t(l) * nv + std::size_t(t * p.V + top)]) +
-             ",\"targetRank\":" + (target < 0 ? "null" : std::to_string(p.lens_target_rank[std::size_t(l * p.n + t)])) + "}";
-    }
-    const attn::circuit_writer& w = p.writer[std::size_t(t)];
-    static const char* const kinds[] = {"none", "embed", "head", "ffn"};
-    j += "],\"writer\":{\"kind\":\"" + std::string(kinds[int(w.kind)]) + "\",\"layer\":" + std::to_string(w.layer) +
-         ",\"head\":" + std::to_string(w.head_index) + ",\"part\":" + json_number(w.part) + ",\"logit\":" + json_number(w.logit) +
-         ",\"attendsTo\":" + std::to_string(w.attends_to) + ",\"weight\":" + json_number(w.weight) + "}";
-    return j + "}";
-}
-
 std::string clipped_json(const attn::ui::app& a, float s) {
     std::string out = ",\"clipped\":" + std::to_string(a.reports.clipped.size()) + ",\"clippedItems\":[";
     const std::size_t shown = std::min<std::size_t>(a.reports.clipped.size(), 12);
@@ -434,21 +318,9 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_link(const char* text) {
 // steps < 0), or "error: …". Every wasm engine gives the hash the core tests
 // record under Node (tests/web/train.test.mjs checks Chromium's).
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_train_hash(const char* recipe, int steps) {
-    auto parsed = attn::experiment_parse(recipe);
-    if (parsed.value && steps >= 0) {
-        parsed.value->train.trained = steps;
-        parsed.errors = attn::experiment_validate(*parsed.value);
-        if (!parsed.errors.empty())
-            parsed.value.reset();
-    }
-    auto init = parsed.value ? attn::train_init(*parsed.value) : attn::train_init_result{std::nullopt, parsed.errors};
-    if (!init.run) {
-        g_buffer = "error: " + (init.errors.empty() ? std::string("?") : init.errors.front());
-        return g_buffer.c_str();
-    }
-    init.run->threads = g_app ? g_app->model.threads : 1;  // as the page trains: the same bits on any count
-    attn::train_run_named(*init.run);
-    g_buffer = init.run->error.empty() ? attn::train_weights_hash(*init.run) : "error: " + init.run->error;
+    // as the page trains: the same bits on any count
+    const attn::train_link_hash_result r = attn::train_link_hash(recipe, steps, g_app ? g_app->model.threads : 1);
+    g_buffer = r.error.empty() ? r.hash : "error: " + r.error;
     return g_buffer.c_str();
 }
 
@@ -536,10 +408,10 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
                       double(g_touch->gestures.vx / s), double(g_touch->gestures.vy / s));
         g_buffer += buf;
     }
-    g_buffer += ",\"prediction\":" + prediction_json(a);
+    g_buffer += ",\"prediction\":" + attn::session_prediction_json(a.model, a.view.sel_row);
     g_buffer += ",\"realModel\":" + real_model_json(a);
     g_buffer += wanted_model_json(a);
-    g_buffer += ",\"train\":" + train_json(a, true) + "}";
+    g_buffer += ",\"train\":" + attn::session_train_json(a.model, true) + "}";
     return g_buffer.c_str();
 }
 
@@ -625,10 +497,8 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_model_fetch(const char* file, double receive
 // (web/shell.js reads them first of a model_url= download):
 // {"checkpoint":bytes,"tokenizer":bytes} or {"error":why} (attn::real_model_download_limits).
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_model_limits(const unsigned char* head, double size, const char* name) {
-    const attn::real_model_limits l = attn::real_model_download_limits(head, head ? std::size_t(size) : 0, name ? name : "");
-    g_buffer = l.error.empty()
-                   ? "{\"checkpoint\":" + std::to_string(l.checkpoint) + ",\"tokenizer\":" + std::to_string(l.tokenizer) + "}"
-                   : "{\"error\":" + attn::json_string(l.error) + "}";
+    g_buffer =
+        attn::real_model_limits_json(attn::real_model_download_limits(head, head ? std::size_t(size) : 0, name ? name : ""));
     return g_buffer.c_str();
 }
 
@@ -723,7 +593,7 @@ void bridge_report_training(const ui::app& a) {
         (!done && now - last < 100.0))
         return;
     last_step = step, last_done = done, last_stopped = stopped, last_measuring = measuring, last = now;
-    const std::string json = train_json(a, false);
+    const std::string json = session_train_json(a.model, false);
     EM_ASM(
         {
             if (window.attnShell && window.attnShell.trainProgress)

@@ -1,7 +1,9 @@
 // Small text helpers shared by the parsers of the experiment and of links.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -101,6 +103,16 @@ inline std::string json_string(std::string_view s) {
     std::string out;
     json_string_append(out, s);
     return out;
+}
+
+// v as a JSON number that reads back as the same float (9 significant digits);
+// NaN and infinities, which JSON lacks, as null.
+inline std::string json_number(double v) {
+    if (!std::isfinite(v))
+        return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
 }
 
 // The message for input holding a NUL at byte `at` (a C string would end there).
