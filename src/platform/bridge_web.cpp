@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -17,21 +16,18 @@
 #include <vector>
 
 #include "imgui.h"
-#include "imgui_internal.h"  // the windows' scroll state, for windows_json
 #include "look/i18n.hpp"
 
-#include "base/text_util.hpp"
 #include "fonts.hpp"
+#include "frame/page_state.hpp"
 #include "frame/text_mirror.hpp"
 #include "model/trace_json.hpp"
-#include "panels/panels.hpp"
 #include "play/session_json.hpp"
 #include "play/training.hpp"
 #include "train/train.hpp"
 #include "train/trainer_file.hpp"
 
 namespace {
-using attn::json_number;
 attn::ui::app* g_app = nullptr;
 // Kept runs (bridge_keep_runs): the furthest step the page's store holds of each
 // recipe as far as this page knows (handed over from here, or given from there).
@@ -43,226 +39,6 @@ bool g_frame_drawn = false;  // main.cpp drew the frame that ran last
 bool g_redraw = false;       // the page asked for a drawn frame
 bool g_asleep = false;       // the main loop is paused (bridge_sleep)
 bool g_woken = false;        // woken since the last frame took it (bridge_take_wake)
-
-// Every ImGui window drawn this frame, for the zoom test (nothing a person must
-// read is clipped): its name, its parent's, the visible rectangle (CSS pixels),
-// the scroll, how far its content reaches past the visible area (ImGui's
-// ScrollMax) and whether it has a horizontal / vertical scrollbar.
-std::string windows_json(float s) {
-    const auto clean = [](const char* name) {  // names are the code's (ASCII, '/', '#'): nothing to escape, but be sure
-        std::string out;
-        for (const char* c = name; *c && out.size() < 120; ++c)
-            if (*c != '"' && *c != '\\' && static_cast<unsigned char>(*c) >= 0x20 && static_cast<unsigned char>(*c) < 0x80)
-                out += *c;
-        return out;
-    };
-    std::string out = "[";
-    char buf[512];
-    for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
-        if (!w->WasActive || w->Hidden)
-            continue;
-        std::snprintf(buf, sizeof buf,
-                      "%s{\"name\":\"%s\",\"parent\":\"%s\",\"rect\":[%.1f,%.1f,%.1f,%.1f],\"scroll\":[%.1f,%.1f],"
-                      "\"over\":[%.1f,%.1f],\"bars\":[%s,%s]}",
-                      out.size() > 1 ? "," : "", clean(w->Name).c_str(),
-                      clean(w->ParentWindow ? w->ParentWindow->Name : "").c_str(), double(w->InnerRect.Min.x / s),
-                      double(w->InnerRect.Min.y / s), double(w->InnerRect.Max.x / s), double(w->InnerRect.Max.y / s),
-                      double(w->Scroll.x / s), double(w->Scroll.y / s), double(w->ScrollMax.x / s), double(w->ScrollMax.y / s),
-                      w->ScrollbarX ? "true" : "false", w->ScrollbarY ? "true" : "false");
-        out += buf;
-    }
-    return out + "]";
-}
-
-// "Patch from A" while the compare shows it: {done, total, problem (English, ""
-// when none), explained: [per head, layer by layer; null for NaN]}; null when
-// not shown. Read from the memo as it is: the frames fill it in.
-std::string compare_patch_json(const attn::ui::app& a) {
-    if (!a.model.pin || !a.view.compare_shown || !a.view.compare_patch_shown || !a.memo.compare_patch.valid)
-        return "null";
-    const attn::compare_patch_result& r = a.memo.compare_patch.value;
-    std::string j = "{\"done\":" + std::to_string(r.done) + ",\"total\":" + std::to_string(r.total) +
-                    ",\"problem\":" + attn::json_string(r.problem) + ",\"explained\":[";
-    for (std::size_t k = 0; k < r.explained.size(); ++k)
-        j += std::string(k ? "," : "") + json_number(r.explained[k]);
-    return j + "]}";
-}
-
-template <typename T>
-std::string json_numbers(const std::vector<T>& v) {
-    std::string j = "[";
-    for (std::size_t i = 0; i < v.size(); ++i)
-        j += std::string(i ? "," : "") + json_number(double(v[i]));
-    return j + "]";
-}
-
-// ,"lens": [{layer (-1: the embedding), top, p, targetP, rank}], ,"attribution":
-// {target, logit, invRms, embedding, heads (layer by layer), ffn}, ,"changes":
-// {ablate: [[layer, head]], edges: [[layer, head, query, key]], problems}, ,"effect":
-// {layer (the one kept whole), next: [{id, p}], readingP, kl, keylessRows} when it is
-// of the changes and the selected layer on this reading, else null.
-std::string real_readout_json(const attn::ui::app& a) {
-    const attn::ui::model_state& r = a.real;
-    std::string out = ",\"lens\":[";
-    char buf[200];
-    for (std::size_t i = 0; i < r.reading.lens.size(); ++i) {
-        const attn::llama_lens_row& l = r.reading.lens[i];
-        std::snprintf(buf, sizeof buf, "%s{\"layer\":%d,\"top\":%d,\"p\":%.9g,\"targetP\":%.9g,\"rank\":%d}", i ? "," : "",
-                      l.layer, l.top, double(l.top_probability), double(l.target_probability), l.target_rank);
-        out += buf;
-    }
-    const attn::llama_attribution& at = r.reading.attribution;
-    out += "],\"attribution\":{\"target\":" + std::to_string(at.target) + ",\"logit\":" + json_number(at.logit) +
-           ",\"invRms\":" + json_number(at.inv_rms) + ",\"embedding\":" + json_number(at.embedding) +
-           ",\"heads\":" + json_numbers(at.heads) + ",\"ffn\":" + json_numbers(at.ffn) + "}";
-    const attn::real_interventions& iv = a.view.model_changes;
-    out += ",\"changes\":{\"ablate\":[";
-    for (std::size_t i = 0; i < iv.ablate.size(); ++i)
-        out +=
-            std::string(i ? "," : "") + "[" + std::to_string(iv.ablate[i].layer) + "," + std::to_string(iv.ablate[i].head) + "]";
-    out += "],\"edges\":[";
-    for (std::size_t i = 0; i < iv.edges.size(); ++i) {
-        const attn::masked_edge& e = iv.edges[i];
-        std::snprintf(buf, sizeof buf, "%s[%d,%d,%d,%d]", i ? "," : "", e.layer, e.head, e.query, e.key);
-        out += buf;
-    }
-    out += "],\"problems\":[";
-    const std::vector<std::string> problems = attn::ui::app_model_changes_problems(a);
-    for (std::size_t i = 0; i < problems.size(); ++i)
-        out += std::string(i ? "," : "") + attn::json_string(problems[i]);
-    out += "]},\"effect\":";
-    if (iv.empty() || !attn::ui::app_model_effect_current(a))
-        return out + "null";
-    const attn::real_effect& fx = r.effect;
-    out += "{\"layer\":" + std::to_string(fx.layer) + ",\"next\":[";
-    for (std::size_t i = 0; i < fx.next.size(); ++i)
-        out += std::string(i ? "," : "") + "{\"id\":" + std::to_string(fx.next[i].id) +
-               ",\"p\":" + json_number(fx.next[i].probability) + "}";
-    return out + "],\"readingP\":" + json_numbers(fx.reading_ids_probability) + ",\"kl\":" + json_number(fx.kl) +
-           ",\"keylessRows\":" + std::to_string(fx.keyless_rows) + "}";
-}
-
-// The Model window's real model for tests: null when none is open (or {error,
-// kept} when files were refused or the browser keeps models), else {key (the
-// link's model= value), kept (models this browser keeps), name,
-// tokenizer, bytes, params, config: {dim, hidden, layers, heads, kvHeads, vocab,
-// seqLen, version, shared}, error, open, text, ids, decoded, cut, next: [{id, p,
-// logit}], heads: [{layer, head, kv, prev, sink, induction}], gen: {ids, prompt,
-// done, stopped, text}, layer, head, and real_readout_json's}.
-std::string real_model_json(const attn::ui::app& a) {
-    const attn::ui::model_state& r = a.real;
-    if (!r.model)
-        return r.error.empty() && r.kept.empty() && r.fetch.file.empty()
-                   ? "null"
-                   : "{\"error\":" + attn::json_string(r.error) + ",\"kept\":" + std::to_string(r.kept.size()) + "}";
-    const attn::llama_config& c = r.model->model.config;
-    char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "{\"bytes\":%zu,\"params\":%zu,\"config\":{\"dim\":%d,\"hidden\":%d,\"layers\":%d,\"heads\":%d,"
-                  "\"kvHeads\":%d,\"vocab\":%d,\"seqLen\":%d,\"version\":%d,\"shared\":%s},\"open\":%s,\"cut\":%s,"
-                  "\"layer\":%d,\"head\":%d",
-                  r.model->file_bytes, r.model->parameters(), c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads,
-                  c.vocab_size, c.seq_len, c.version, c.shared_classifier ? "true" : "false",
-                  a.view.model_open ? "true" : "false", r.reading.cut ? "true" : "false", a.view.model_layer, a.view.model_head);
-    std::string out = buf;
-    out += ",\"key\":" + attn::json_string(attn::link_model_ref(r.model->name, r.model->sha256)) +
-           ",\"tokenizerKey\":" + attn::json_string(attn::link_model_ref(r.model->tokenizer_name, r.model->tokenizer_sha256)) +
-           ",\"kept\":" + std::to_string(r.kept.size());
-    out += ",\"name\":" + attn::json_string(r.model->name) + ",\"tokenizer\":" + attn::json_string(r.model->tokenizer_name) +
-           ",\"error\":" + attn::json_string(r.error) + ",\"notKept\":" + attn::json_string(r.not_kept) +
-           ",\"text\":" + attn::json_string(r.reading.text) + ",\"decoded\":" + attn::json_string(r.reading.decoded) +
-           ",\"ids\":[";
-    for (std::size_t i = 0; i < r.reading.ids.size(); ++i)
-        out += (i ? "," : "") + std::to_string(r.reading.ids[i]);
-    out += "],\"next\":[";
-    for (std::size_t i = 0; i < r.reading.next.size(); ++i) {
-        const attn::real_next_token& t = r.reading.next[i];
-        std::snprintf(buf, sizeof buf, "%s{\"id\":%d,\"p\":%.9g,\"logit\":%.9g}", i ? "," : "", t.id, double(t.probability),
-                      double(t.logit));
-        out += buf;
-    }
-    out += "],\"heads\":[";
-    for (std::size_t i = 0; i < r.reading.heads.size(); ++i) {
-        const attn::real_head_summary& h = r.reading.heads[i];
-        std::snprintf(buf, sizeof buf, "%s{\"layer\":%d,\"head\":%d,\"kv\":%d,\"prev\":%.9g,\"sink\":%.9g,\"induction\":%.9g}",
-                      i ? "," : "", h.layer, h.head, h.kv_head, double(h.prev), double(h.sink), double(h.induction));
-        out += buf;
-    }
-    out += "],\"gen\":{\"ids\":[";
-    for (std::size_t i = 0; i < r.gen.ids.size(); ++i)
-        out += (i ? "," : "") + std::to_string(r.gen.ids[i]);
-    // The KV cache (as the window says it): bytes a token adds, with MHA's, and what the last step read.
-    const attn::real_cache_measure cache = attn::real_model_cache(*r.model, r.gen);
-    std::snprintf(buf, sizeof buf, "],\"cache\":{\"perToken\":%zu,\"perTokenMha\":%zu,\"context\":%zu,\"lastStepRead\":%zu}",
-                  cache.per_token, cache.per_token_mha, cache.context, cache.last_step_read);
-    out += buf;
-    out += ",\"prompt\":" + std::to_string(r.gen.prompt) + ",\"done\":" + (r.gen.done ? "true" : "false") +
-           ",\"stopped\":" + attn::json_string(r.gen.stopped) + ",\"text\":" + attn::json_string(r.gen.text) + "}";
-    return out + real_readout_json(a) + "}";
-}
-
-// ,"wantedModel": the model the link names and has not opened, with its
-// tokenizer= ("" when the link names none) and where a host keeps the files
-// (the shell fetches them from there), or null; ,"modelFetch": that fetch
-// under way ({received, total, file}, file "" when none runs).
-std::string wanted_model_json(const attn::ui::app& a) {
-    const std::string wanted = attn::ui::app_wanted_model(a);
-    std::string out = ",\"wantedModel\":";
-    out += wanted.empty() ? std::string("null")
-                          : "{\"key\":" + attn::json_string(wanted) + ",\"tokenizer\":" + attn::json_string(a.options.tokenizer) +
-                                ",\"url\":" + attn::json_string(a.options.model_url) +
-                                ",\"tokenizerUrl\":" + attn::json_string(a.options.tokenizer_url) + "}";
-    char fetch[160];
-    std::snprintf(fetch, sizeof fetch, ",\"modelFetch\":{\"received\":%.0f,\"total\":%.0f,\"file\":", a.real.fetch.received,
-                  a.real.fetch.total);
-    return out + fetch + attn::json_string(a.real.fetch.file) + "}";
-}
-
-// `clipped`: how many text items their window cut this frame, and the first
-// few of them (`clippedItems`, in CSS pixels) to say which.
-std::string clipped_json(const attn::ui::app& a, float s) {
-    std::string out = ",\"clipped\":" + std::to_string(a.reports.clipped.size()) + ",\"clippedItems\":[";
-    const std::size_t shown = std::min<std::size_t>(a.reports.clipped.size(), 12);
-    for (std::size_t i = 0; i < shown; ++i) {
-        const attn::ui::clip_report& c = a.reports.clipped[i];
-        std::string text;
-        for (const char ch : c.text)
-            text += ch == '"' || ch == '\\' ? std::string("\\") + ch
-                                            : (static_cast<unsigned char>(ch) < 0x20 ? " " : std::string(1, ch));
-        char buf[256];
-        std::snprintf(buf, sizeof buf, "\",\"window\":\"%s\",\"rect\":[%.1f,%.1f,%.1f,%.1f],\"clip\":[%.1f,%.1f,%.1f,%.1f]}",
-                      c.window.c_str(), double(c.x0 / s), double(c.y0 / s), double(c.x1 / s), double(c.y1 / s),
-                      double(c.clip_x0 / s), double(c.clip_y0 / s), double(c.clip_x1 / s), double(c.clip_y1 / s));
-        out += std::string(i ? "," : "") + "{\"text\":\"" + text + buf;
-    }
-    return out + "]";
-}
-
-// `drawn`: the last frame's vertices, and the windows that drew the most of
-// them (a frame's cost in the browser grows with the vertices it uploads).
-std::string drawn_json() {
-    const ImDrawData* d = ImGui::GetDrawData();
-    if (!d || !d->Valid)
-        return ",\"drawn\":null";
-    std::vector<std::pair<int, std::string>> lists;
-    for (const ImDrawList* l : d->CmdLists)
-        lists.emplace_back(l->VtxBuffer.Size, l->_OwnerName ? l->_OwnerName : "");
-    std::sort(lists.begin(), lists.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    std::string out = ",\"drawn\":{\"vertices\":" + std::to_string(d->TotalVtxCount) + ",\"windows\":[";
-    for (std::size_t i = 0; i < std::min<std::size_t>(lists.size(), 5); ++i)
-        out += std::string(i ? "," : "") + "{\"name\":" + attn::json_string(lists[i].second) +
-               ",\"vertices\":" + std::to_string(lists[i].first) + "}";
-    return out + "]}";
-}
-
-// ,"pipeline": what the stages draw — the experiment, or a real model's layer
-// (app_pipeline): {real, layer, heads, tokens}.
-std::string pipeline_json(const attn::ui::app& a) {
-    const attn::ui::pipeline_shown shown = attn::ui::app_pipeline(a);
-    return std::string(",\"pipeline\":{\"real\":") + (shown.real ? "true" : "false") +
-           ",\"layer\":" + std::to_string(shown.layer) + ",\"heads\":" + std::to_string(shown.exp->heads) +
-           ",\"tokens\":" + std::to_string(shown.tr->tokens.size()) + "}";
-}
 
 }  // namespace
 
@@ -277,12 +53,9 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_experiment() {
 // a whole URL; view.* keys are checked but the view stays as it is); returns ""
 // or the problems, one per line.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_set_experiment(const char* text) {
-    g_buffer.clear();
     if (!g_app)
         return "";
-    if (!attn::ui::app_change(*g_app, attn::change::open(text), attn::ui::link_scope::experiment))
-        for (const auto& e : g_app->errors)
-            g_buffer += e + "\n";
+    g_buffer = attn::ui::page_set_experiment(*g_app, text, false);
     return g_buffer.c_str();
 }
 
@@ -290,26 +63,18 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_set_experiment(const char* text) {
 // one undo step (session.hpp, change::from_host), so a host that floods the page
 // leaves the reader's own undo steps in the history.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_host_set_experiment(const char* text) {
-    g_buffer.clear();
     if (!g_app)
         return "";
-    attn::change c = attn::change::open(text);
-    c.from_host = true;
-    if (!attn::ui::app_change(*g_app, c, attn::ui::link_scope::experiment))
-        for (const auto& e : g_app->errors)
-            g_buffer += e + "\n";
+    g_buffer = attn::ui::page_set_experiment(*g_app, text, true);
     return g_buffer.c_str();
 }
 
 // Opens a link as the page does (a pasted link, back/forward): the experiment
 // and its view, an undo step. Returns "" or the problems, one per line.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_link(const char* text) {
-    g_buffer.clear();
     if (!g_app)
         return "";
-    if (!attn::ui::app_open_link(*g_app, text))
-        for (const auto& e : g_app->errors)
-            g_buffer += e + "\n";
+    g_buffer = attn::ui::page_open_link(*g_app, text);
     return g_buffer.c_str();
 }
 
@@ -334,84 +99,15 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_trace_json() {
     return g_buffer.c_str();
 }
 
-// The view: stage, layer, selection, language, and the rectangles of named
-// widgets in CSS pixels, so a test can click where a person would.
+// The view, the widgets and windows drawn, the real model, the training
+// (page_state.hpp), so a test can click where a person would and read what the
+// app shows.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_ui_state() {
     g_buffer = "{}";
     if (!g_app)
         return g_buffer.c_str();
     attn::ui::app_sync(*g_app);
-    const attn::ui::app& a = *g_app;
-    const float s = a.scale > 0 ? a.scale : 1.0f;
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "{\"stage\":%d,\"layer\":%d,\"sel_row\":%d,\"language\":\"%s\",\"help\":%s,\"undo\":%zu,\"redo\":%zu,"
-                  "\"selected\":[%d,%d,%d,%d],\"version\":%llu,\"threads\":%d,\"widgets\":{",
-                  int(a.view.current), a.view.layer, a.view.sel_row,
-                  attn::ui::ui_language() == attn::ui::language::zh ? "zh" : "en", a.view.show_help ? "true" : "false",
-                  a.model.undo.size(), a.model.redo.size(), a.view.selected.matrix, a.view.selected.head, a.view.selected.row,
-                  a.view.selected.col, static_cast<unsigned long long>(a.model.version), a.model.threads);
-    g_buffer = buf;
-    bool first = true;
-    for (const auto& w : a.reports.widgets) {
-        std::snprintf(buf, sizeof buf, "%s\"%s\":[%.1f,%.1f,%.1f,%.1f]", first ? "" : ",", w.name.c_str(), double(w.x0 / s),
-                      double(w.y0 / s), double(w.x1 / s), double(w.y1 / s));
-        g_buffer += buf;
-        first = false;
-    }
-    g_buffer += "},\"lesson\":" + std::to_string(a.view.lesson.index) + ",\"numbers\":{";
-    first = true;
-    for (const auto& [name, value] : a.reports.lesson_numbers) {
-        std::snprintf(buf, sizeof buf, "%s\"%s\":%.9g", first ? "" : ",", name.c_str(), std::isfinite(value) ? value : -1e300);
-        g_buffer += buf;
-        first = false;
-    }
-    g_buffer += "},\"link\":\"" + attn::ui::app_link(a) + "\"";  // a link is URL-safe ASCII: no escaping needed
-    g_buffer += std::string(",\"embed\":") + (a.options.embed ? "true" : "false");
-    g_buffer += pipeline_json(a);
-    g_buffer += std::string(",\"readonly\":") + (a.options.readonly ? "true" : "false");
-    g_buffer +=
-        std::string(",\"keyboard\":") + ((ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) ? "true" : "false");
-    g_buffer += ",\"focus\":\"" + a.reports.keyboard_focus + "\"";  // widget names are plain ASCII
-    g_buffer += ",\"focusLabel\":" + attn::json_string(a.reports.focus_label);
-    g_buffer += ",\"tooltip\":" + attn::json_string(a.heatmaps ? a.heatmaps->tooltip() : std::string());
-    g_buffer += ",\"windows\":" + windows_json(s) + ",\"widgetWindows\":{";
-    first = true;
-    for (const auto& w : a.reports.widgets) {  // each widget's window (names: ASCII, no quotes)
-        g_buffer += std::string(first ? "" : ",") + "\"" + w.name + "\":\"" + w.window + "\"";
-        first = false;
-    }
-    g_buffer += "},\"maps\":[";
-    first = true;
-    for (const auto& m : a.reports.maps) {  // each map drawn: the cells that hold a value, how many show it, its caption
-        std::snprintf(buf, sizeof buf, "%s{\"name\":\"%s\",\"cells\":%d,\"labelled\":%d,\"axes\":\"", first ? "" : ",",
-                      m.name.c_str(), m.cells, m.labelled);
-        g_buffer += buf + m.axes + "\"}";  // the captions are the code's: no quotes or backslashes
-        first = false;
-    }
-    g_buffer += "]" + clipped_json(a, s) + drawn_json();
-    // The A/B compare of the current stage: max |B − A| when A is pinned and has B's shape, else null and why.
-    const attn::compare_result& c = attn::ui::app_compare(a);
-    const bool comparable = a.model.pin && c.mismatch.what == attn::compare_mismatch::kind::none && std::isfinite(c.max_abs);
-    std::snprintf(buf, sizeof buf, "%.9g", c.max_abs);
-    g_buffer += std::string(",\"compare\":{\"pinned\":") + (a.model.pin ? "true" : "false") +
-                ",\"shown\":" + (a.model.pin && a.view.compare_shown ? "true" : "false") +
-                ",\"maxAbs\":" + (comparable ? buf : "null") + ",\"reason\":\"" + attn::compare_mismatch_text(c.mismatch) +
-                "\"";  // plain ASCII but for ×: no quotes to escape
-    // A pinned recipe's run (none while A's shape is not B's): where it is and where it goes.
-    const attn::trainer& pt = a.model.pin_train;
-    std::snprintf(buf, sizeof buf, "{\"step\":%d,\"target\":%d,\"done\":%s}", attn::trainer_step(pt), pt.target,
-                  attn::trainer_done(pt) ? "true" : "false");
-    g_buffer += std::string(",\"aTrain\":") + (pt.run ? buf : "null") + ",\"patch\":" + compare_patch_json(a) + "}";
-    if (g_touch) {  // the touch gesture under way: 0 idle, 1 pressed, 2 dragging, 3 scrolling, 4 coasting, 5 pinching
-        std::snprintf(buf, sizeof buf, ",\"touch\":{\"mode\":%d,\"speed\":[%.1f,%.1f]}", int(g_touch->gestures.now),
-                      double(g_touch->gestures.vx / s), double(g_touch->gestures.vy / s));
-        g_buffer += buf;
-    }
-    g_buffer += ",\"prediction\":" + attn::session_prediction_json(a.model, a.view.sel_row);
-    g_buffer += ",\"realModel\":" + real_model_json(a);
-    g_buffer += wanted_model_json(a);
-    g_buffer += ",\"train\":" + attn::session_train_json(a.model, true) + "}";
+    g_buffer = attn::ui::page_state_json(*g_app, g_touch);
     return g_buffer.c_str();
 }
 
@@ -459,10 +155,7 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_tick() {
 }
 
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
-    g_buffer.clear();
-    if (g_app)
-        for (const auto& e : g_app->errors)
-            g_buffer += e + "\n";
+    g_buffer = g_app ? attn::ui::page_errors(*g_app) : "";
     return g_buffer.c_str();
 }
 
