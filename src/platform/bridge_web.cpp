@@ -7,32 +7,28 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <map>
 #include <memory>
+#include <optional>
 #include <utility>
-#include <vector>
 
 #include "imgui.h"
 #include "look/i18n.hpp"
 
 #include "fonts.hpp"
+#include "frame/page_pace.hpp"
+#include "frame/page_runs.hpp"
 #include "frame/page_state.hpp"
 #include "frame/text_mirror.hpp"
 #include "model/trace_json.hpp"
 #include "play/session_json.hpp"
 #include "play/training.hpp"
 #include "train/train.hpp"
-#include "train/trainer_file.hpp"
 
 namespace {
 attn::ui::app* g_app = nullptr;
-// Kept runs (bridge_keep_runs): the furthest step the page's store holds of each
-// recipe as far as this page knows (handed over from here, or given from there).
-constexpr double run_answer_ms = 3000;  // the longest training waits for the store's answer
-std::map<std::string, int> g_run_stored;
+attn::ui::page_runs g_runs;  // the page's store of runs, as this page knows it (bridge_keep_runs)
 attn::ui::touch_input* g_touch = nullptr;
 std::string g_buffer;        // holds the last string returned to JS
 bool g_frame_drawn = false;  // main.cpp drew the frame that ran last
@@ -223,15 +219,10 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_run_elsewhere(const char* key) {
 // A run the page kept (web/shell.js "runs": trainer_save's bytes, `size` of them,
 // read here and not kept): "" when the session took it, else why not.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_keep_run(const unsigned char* bytes, double size) {
-    attn::trainer_load_result r = attn::trainer_load(bytes, bytes ? std::size_t(size) : 0);
-    g_buffer = r.error;
-    if (!r.run || !g_app)
-        return g_buffer.c_str();
-    int& stored = g_run_stored.try_emplace(r.key, 0).first->second;
-    stored = std::max(stored, r.run->run->reach);
-    if (!attn::session_keep_run(g_app->model, std::move(*r.run)))
-        g_buffer = "this page's run of that recipe went as far";
-    g_redraw = true;
+    const attn::ui::page_run_kept kept =
+        attn::ui::page_runs_keep(g_runs, g_app ? &g_app->model : nullptr, bytes, bytes ? std::size_t(size) : 0);
+    g_redraw = g_redraw || kept.offered;
+    g_buffer = kept.error;
     return g_buffer.c_str();
 }
 
@@ -252,11 +243,9 @@ void bridge_attach(ui::app* a) {
 void bridge_attach_touch(ui::touch_input* t) { g_touch = t; }
 
 bool bridge_publish(const ui::app& a) {
-    static double last = -1e9;
-    const double now = emscripten_get_now();
-    if (now - last < 250.0)
+    static ui::link_pace pace;
+    if (!ui::link_pace_due(pace, emscripten_get_now()))
         return false;
-    last = now;
     const std::string text = ui::app_link(a);
     EM_ASM(
         {
@@ -268,24 +257,9 @@ bool bridge_publish(const ui::app& a) {
 }
 
 void bridge_report_training(const ui::app& a) {
-    static int last_step = -1;
-    static bool last_done = false, last_stopped = false, last_measuring = false;
-    static double last = -1e9;
-    if (a.model.exp.train.task == train_task::none)
+    static ui::train_report_pace pace;
+    if (!ui::train_report_due(pace, a.model, emscripten_get_now()))
         return;
-    const int step = trainer_step(a.model.train);
-    const bool done = trainer_done(a.model.train);
-    const bool stopped = trainer_stopped(a.model.train);  // always told: no later change would tell it
-    // The held-out measure lands frames after the step it measures: a host hears
-    // done or stopped once it is in, so the numbers it hears are that step's.
-    const bool measuring = a.model.train.measuring_step >= 0;
-    if ((done || stopped) && measuring)
-        return;
-    const double now = emscripten_get_now();
-    if ((step == last_step && done == last_done && stopped == last_stopped && measuring == last_measuring) ||
-        (!done && now - last < 100.0))
-        return;
-    last_step = step, last_done = done, last_stopped = stopped, last_measuring = measuring, last = now;
     const std::string json = session_train_json(a.model, false);
     EM_ASM(
         {
@@ -297,14 +271,11 @@ void bridge_report_training(const ui::app& a) {
 
 namespace {
 
-// The page's store asked each time the session asks (session::run_asks); a
-// store that has not answered in run_answer_ms, unless another page trains the recipe: trained here.
-void ask_for_run(const attn::session& s) {
-    static double asked_at = 0;
-    static int asks = 0;
-    if (s.run_asks != asks) {
-        asks = s.run_asks;
-        asked_at = emscripten_get_now();
+// The page's store asked each time the session asks (page_runs_ask); one that
+// has not answered in page_runs::answer_ms: trained here (page_runs_wait).
+void ask_for_run(attn::session& s) {
+    const double now = emscripten_get_now();
+    if (attn::ui::page_runs_ask(g_runs, s, now)) {
         const bool asked = EM_ASM_INT(
             {
                 if (!window.attnShell || !window.attnShell.runWanted)
@@ -314,52 +285,36 @@ void ask_for_run(const attn::session& s) {
             },
             s.run_asked.c_str(), s.train.run ? s.train.run->reach : 0);
         if (!asked)
-            attn::session_run_answered(g_app->model, s.run_asked);
+            attn::session_run_answered(s, s.run_asked);
     }
-    if (s.run_elsewhere)  // waited for as long as the other page trains
-        asked_at = emscripten_get_now();
-    else if (s.run_awaited && emscripten_get_now() - asked_at > run_answer_ms)
-        attn::session_run_answered(g_app->model, s.run_asked);
+    attn::ui::page_runs_wait(g_runs, s, now);
 }
 
-// Whether this page trains the recipe asked (its measures included) or awaits the
-// answer, told when it changes: the page holds the site's lock of the recipe
-// meanwhile (web/shell.js [Runs]), after the run's store this frame may start.
+// Whether this page trains the recipe asked or awaits the answer, told when it
+// changes (page_runs_training).
 void tell_training(const attn::session& s) {
-    static std::string told_key;
-    static int told = -1;
-    const bool training = s.train.run && !s.train.lost && !attn::trainer_done(s.train) && !s.run_awaited;
-    const int now = (training ? 1 : 0) | (s.run_awaited ? 2 : 0);
-    if (told_key == s.run_asked && told == now)
+    const std::optional<int> told = attn::ui::page_runs_training(g_runs, s);
+    if (!told)
         return;
-    told_key = s.run_asked, told = now;
     EM_ASM(
         {
             if (window.attnShell && window.attnShell.runTraining)
                 window.attnShell.runTraining(UTF8ToString($0), $1 & 1, $1 & 2);
         },
-        told_key.c_str(), told);
+        g_runs.told_key.c_str(), *told);
 }
 
-// The run at its step, handed to the page's store when it went further than the one kept.
+// The run at its step, handed to the page's store when it went further than the one kept (page_runs_store).
 void store_run(const attn::trainer& t) {
-    static std::uint64_t keyed_version = ~std::uint64_t(0);  // a new run bumps the version (trainer_sync)
-    static std::string key;
-    if (t.weights_version != keyed_version) {
-        keyed_version = t.weights_version;
-        key = attn::trainer_store_key(t.key);
-    }
-    const auto stored = g_run_stored.find(key);
-    if ((stored != g_run_stored.end() && stored->second >= t.run->reach) || !attn::trainer_save_problem(t).empty())
+    const std::optional<attn::ui::page_run_handed> run = attn::ui::page_runs_store(g_runs, t);
+    if (!run)
         return;
-    const std::vector<unsigned char> bytes = attn::trainer_save(t);
-    g_run_stored[key] = t.run->reach;
     EM_ASM(
         {
             if (window.attnShell && window.attnShell.runStore)
                 window.attnShell.runStore(UTF8ToString($0), $1, HEAPU8.slice($2, $2 + $3));
         },
-        key.c_str(), t.run->reach, bytes.data(), bytes.size());
+        run->key.c_str(), run->reach, run->bytes.data(), run->bytes.size());
 }
 
 }  // namespace
@@ -367,33 +322,23 @@ void store_run(const attn::trainer& t) {
 void bridge_keep_runs(const ui::app& a) {
     const attn::trainer& t = a.model.train;
     if (t.run && !t.lost) {
-        ask_for_run(a.model);
+        ask_for_run(g_app->model);  // a's, which the answer changes
         store_run(t);
     }
     tell_training(a.model);
 }
 
 void bridge_publish_text_view(ui::app& a) {
-    static double last = -1e9;
-    static std::string published;
-    const double now = emscripten_get_now();
-    // Every 250 ms; while a model trains, every second: the mirror's tables are
-    // laid out anew each time (a tenth of the page's time at 4 a second), and a
-    // screen reader's reading is not pulled away four times a second.
-    const bool training = a.model.exp.train.task != train_task::none && !trainer_done(a.model.train);
-    if (now - last < (training ? 1000.0 : 250.0))
+    static ui::text_view_pace pace;
+    const std::string* published = ui::text_view_due(pace, a, emscripten_get_now());
+    if (!published)
         return;
-    last = now;
-    std::string text = ui::text_mirror_json(a);
-    if (text == published)
-        return;
-    published = std::move(text);
     EM_ASM(
         {
             if (window.attnShell && window.attnShell.textView)
                 window.attnShell.textView(UTF8ToString($0));
         },
-        published.c_str());
+        published->c_str());
 }
 
 std::string bridge_copy_link(const std::string& link) {
