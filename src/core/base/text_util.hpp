@@ -135,6 +135,16 @@ inline std::string json_string(std::string_view s) {
     return out;
 }
 
+// v as a JSON number that reads back as the same float (9 significant digits);
+// NaN and infinities, which JSON lacks, as null.
+inline std::string json_number(double v) {
+    if (!std::isfinite(v))
+        return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
+}
+
 // The message for input holding a NUL at byte `at` (a C string would end there).
 inline std::string nul_message(std::size_t at) {
     return "the link contains a NUL character at byte " + std::to_string(at) +

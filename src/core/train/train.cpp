@@ -1199,6 +1199,23 @@ std::string train_weights_hash(const train_run& r) {
     return buf;
 }
 
+train_link_hash_result train_link_hash(std::string_view recipe, int steps, int threads) {
+    auto parsed = experiment_parse(recipe);
+    if (parsed.value && steps >= 0) {
+        parsed.value->train.trained = steps;
+        parsed.errors = experiment_validate(*parsed.value);
+        if (!parsed.errors.empty())
+            parsed.value.reset();
+    }
+    auto init = parsed.value ? train_init(*parsed.value) : train_init_result{std::nullopt, parsed.errors};
+    if (!init.run)
+        return {"", init.errors.empty() ? std::string("?") : init.errors.front()};
+    init.run->threads = threads;
+    train_run_named(*init.run);
+    return init.run->error.empty() ? train_link_hash_result{train_weights_hash(*init.run), ""}
+                                   : train_link_hash_result{"", init.run->error};
+}
+
 // --- [SECTION] the trained model as an experiment's model_weights ---------------
 
 std::vector<float> train_logits(train_run& r, const std::vector<int>& tokens, std::vector<float>* output) {

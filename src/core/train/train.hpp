@@ -31,6 +31,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/forward.hpp"
@@ -307,6 +308,15 @@ float train_loss_ema_next(float previous, float loss, int span, bool first);
 
 // FNV-1a over the parameter bytes, as 16 hex digits.
 std::string train_weights_hash(const train_run& run);
+
+// The weights hash of the model a recipe's link names, trained here from step 0
+// to `steps` steps of its run (as `trained=steps` would say; the link's own
+// trained= or steps when steps < 0) on `threads` threads (the same bits on any
+// count); or, hash empty, why not (the link's first problem, the run's error).
+struct train_link_hash_result {
+    std::string hash, error;
+};
+train_link_hash_result train_link_hash(std::string_view recipe, int steps, int threads);
 
 // The model_weights of the trained model for these tokens (task symbols), for
 // forward_with(run.e, tokens, ...): embedding rows W_e[token] (+ W_p[t] with
