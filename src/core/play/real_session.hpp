@@ -12,7 +12,7 @@
 // is recomputed.
 //
 //   real_session s;
-//   if (auto why = real_session_open(s, ckpt, tok, "Once upon a time")) report(*why);  // read at once
+//   if (auto why = real_session_open(s, ckpt, tok, "Once upon a time", 1)) report(*why);  // read at once
 //   real_wants w;
 //   w.text = "Once upon a time", w.layer = 1, w.head = 2, w.shown = true;
 //   w.changes = real_toggle_head({}, {0, 3});
