@@ -127,7 +127,8 @@ std::string wanted_model_json(const attn::ui::app& a) {
                                 ",\"url\":" + attn::json_string(a.options.model_url) +
                                 ",\"tokenizerUrl\":" + attn::json_string(a.options.tokenizer_url) + "}";
     char fetch[160];
-    std::snprintf(fetch, sizeof fetch, ",\"modelFetch\":{\"received\":%.0f,\"total\":%.0f,\"file\":", a.model_files.fetch.received,
+    std::snprintf(fetch, sizeof fetch,
+                  ",\"modelFetch\":{\"received\":%.0f,\"total\":%.0f,\"file\":", a.model_files.fetch.received,
                   a.model_files.fetch.total);
     return out + fetch + attn::json_string(a.model_files.fetch.file) + "}";
 }
