@@ -13,7 +13,7 @@ namespace attn::platform {
 
 // Lets the page's JS hook (window.attn) reach the app. No-op natively.
 void bridge_attach(ui::app* a);
-// Where the page's touches go (web/shell.js calls attn_hook_touch). No-op natively.
+// Where the page's touches go (web/touch.js calls attn_hook_touch). No-op natively.
 void bridge_attach_touch(ui::touch_input* t);
 
 // Publishes an accepted change of the experiment or the view: rewrites the URL
@@ -23,7 +23,7 @@ void bridge_attach_touch(ui::touch_input* t);
 bool bridge_publish(const ui::app& a);
 
 // Hands the page the text view (text_mirror.hpp) when it changed, at most
-// every 250 ms: web/shell.js renders it beside the canvas and announces its
+// every 250 ms: web/textview.js renders it beside the canvas and announces its
 // summary. No-op natively.
 void bridge_publish_text_view(ui::app& a);
 
@@ -33,7 +33,7 @@ void bridge_publish_text_view(ui::app& a);
 // arrives. No-op natively.
 void bridge_report_training(const ui::app& a);
 
-// Trained runs kept in the browser (web/shell.js "runs", train/trainer_file.hpp):
+// Trained runs kept in the browser (web/runs.js "runs", train/trainer_file.hpp):
 // when the recipe trained changes, the page is asked for its kept run
 // (attnShell.runWanted), which comes back through attn_hook_keep_run and then
 // attn_hook_run_answered (session_run_answered: the run takes no step before
@@ -45,14 +45,14 @@ void bridge_keep_runs(const ui::app& a);
 // it changes by a pixel or more. No-op natively.
 void bridge_report_height(float css_pixels);
 
-// Shows or hides the page's text view (web/shell.js). No-op natively.
+// Shows or hides the page's text view (web/textview.js). No-op natively.
 void bridge_toggle_text_view();
 
 // Opens the page's file chooser for a model's checkpoint and tokenizer
-// (web/shell.js); the files arrive through attn_hook_open_model. Natively: none
+// (web/models.js); the files arrive through attn_hook_open_model. Natively: none
 // (attn_app --model FILE --tokenizer FILE opens them).
 void bridge_open_model_files();
-// Stops the page's fetch of the link's model_url= and tokenizer_url= (web/shell.js
+// Stops the page's fetch of the link's model_url= and tokenizer_url= (web/models.js
 // models.stop); the page tells the app it stopped. Natively: none.
 void bridge_stop_model_fetch();
 // Opens ("open") or removes ("remove") the model the page keeps under `key`
@@ -78,14 +78,14 @@ void bridge_focus_label(const std::string& label);
 void bridge_first_frame();
 
 // The web page draws a frame only when it changed (main.cpp, frame_draws): the page's
-// JS reads the canvas (the poster's picture, web/shell.js) only right after a drawn
+// JS reads the canvas (the poster's picture, web/posters.js) only right after a drawn
 // frame. main.cpp tells whether this frame was drawn; bridge_take_redraw is true once
 // after the page asked for a drawn frame. Natively every frame is drawn (false).
 void bridge_frame_drawn(bool drawn);
 bool bridge_take_redraw();
 
 // An idle page sleeps (main.cpp, frame_rest): bridge_sleep pauses the main loop (no
-// animation frame, no ImGui frame) until web/shell.js wakes it (attn_hook_wake: an
+// animation frame, no ImGui frame) until web/sleep.js wakes it (attn_hook_wake: an
 // input event, a hook's call that may change the app, a resize) or a tick `tick_ms`
 // later (attn_hook_tick: one frame, for what runs on a clock). bridge_take_wake is
 // true once after a wake. Natively: no sleep, never woken.

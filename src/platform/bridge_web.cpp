@@ -1,5 +1,5 @@
 // The browser bridge: everything that talks to the page. The functions with
-// C linkage are the JS hook the page exposes as window.attn (see web/shell.js);
+// C linkage are the JS hook the page exposes as window.attn (see web/app.js);
 // tests and embedders use them to read and set the experiment.
 #include "bridge.hpp"
 
@@ -117,7 +117,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_text_view() {
     return g_buffer.c_str();
 }
 
-// A touch on the canvas (web/shell.js): phase 0 start, 1 move, 2 end, 3 cancel;
+// A touch on the canvas (web/touch.js): phase 0 start, 1 move, 2 end, 3 cancel;
 // the finger's id; where, in the canvas's device pixels (ImGui's); when, in seconds.
 EMSCRIPTEN_KEEPALIVE void attn_hook_touch(int phase, int id, double x, double y, double seconds) {
     if (!g_touch || phase < 0 || phase > 3 || !std::isfinite(x) || !std::isfinite(y) || !std::isfinite(seconds))
@@ -139,7 +139,7 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_redraw() { g_redraw = true; }
 
 // The main loop asleep (bridge_sleep): a wake runs it again and keeps it awake a while
 // (an event, a call that may change the app); a tick runs it for one frame, which may
-// sleep again. web/shell.js calls both.
+// sleep again. web/sleep.js calls both.
 EMSCRIPTEN_KEEPALIVE void attn_hook_wake() {
     g_woken = true;
     if (std::exchange(g_asleep, false))
@@ -155,7 +155,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
     return g_buffer.c_str();
 }
 
-// The files the page's chooser read (web/shell.js): a checkpoint and its
+// The files the page's chooser read (web/models.js): a checkpoint and its
 // tokenizer in either order, each in a Module._malloc'd buffer freed here,
 // with the SHA-256 (hex) the page computed of each ("" when it could not).
 // Returns "" when the model opened, else why not (the Model window shows it too).
@@ -175,7 +175,7 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_model(const char* name_a, unsign
     return g_buffer.c_str();
 }
 
-// The fetch of the link's model_url= / tokenizer_url= (web/shell.js): each step, then
+// The fetch of the link's model_url= / tokenizer_url= (web/models.js): each step, then
 // file "" when it ended, with the error when it failed (ui::app_model_fetch).
 EMSCRIPTEN_KEEPALIVE void attn_hook_model_fetch(const char* file, double received, double total, const char* error) {
     if (g_app)
@@ -183,7 +183,7 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_model_fetch(const char* file, double receive
 }
 
 // How long the link's two files may be, from the checkpoint's first `size` bytes
-// (web/shell.js reads them first of a model_url= download):
+// (web/models.js reads them first of a model_url= download):
 // {"checkpoint":bytes,"tokenizer":bytes} or {"error":why} (attn::real_model_download_limits).
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_model_limits(const unsigned char* head, double size, const char* name) {
     g_buffer =
@@ -216,7 +216,7 @@ EMSCRIPTEN_KEEPALIVE void attn_hook_run_elsewhere(const char* key) {
         attn::session_run_elsewhere(g_app->model, key);
 }
 
-// A run the page kept (web/shell.js "runs": trainer_save's bytes, `size` of them,
+// A run the page kept (web/runs.js "runs": trainer_save's bytes, `size` of them,
 // read here and not kept): "" when the session took it, else why not.
 EMSCRIPTEN_KEEPALIVE const char* attn_hook_keep_run(const unsigned char* bytes, double size) {
     const attn::ui::page_run_kept kept =

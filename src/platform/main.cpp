@@ -272,7 +272,7 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
     a.kept_remove.clear();
 }
 
-attn::ui::touch_input g_touch;  // the page's touches (web/shell.js), as ImGui input
+attn::ui::touch_input g_touch;  // the page's touches (web/touch.js), as ImGui input
 
 // What the platform last published or stored, to tell what changed since.
 struct remembered {
@@ -338,7 +338,7 @@ remembered app_start(attn::ui::app& app, const options& opt) {
 }
 
 // On the web the page sized the canvas in device pixels before the app started
-// (web/shell.js): the window takes that size, so its drawing buffer is not
+// (web/app.js): the window takes that size, so its drawing buffer is not
 // allocated again at another (a wait for the GPU process).
 void keep_canvas_size(options& opt) {
     int width = 0, height = 0;
@@ -588,7 +588,7 @@ void frame_render(int fb_w, int fb_h) {
 
 // On the web a page that shows the same picture with nothing under way sleeps: its
 // main loop pauses (no animation frame, no ImGui frame: an idle page took ~15 % of a
-// core in frames that drew nothing) until web/shell.js wakes it (an input event, a
+// core in frames that drew nothing) until web/sleep.js wakes it (an input event, a
 // hook's call, a resize), and runs a frame every tick meanwhile (a notice's clock,
 // work that shows nothing yet). It stays awake a second after anything drew, woke it
 // or is under way (ui::app_working): a tooltip's delay, a typed field's caret.

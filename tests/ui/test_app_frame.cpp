@@ -143,7 +143,7 @@ TEST_CASE("a real model is said to be open only once its first reading came thro
     const test::llama_bytes tok = test::llama_test_tokenizer({" ", "a", "b", " a", " b"});
     const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 264, 48, true), 3);
     const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"}, t{tok.data(), tok.size(), "t.bin"};
-    // "" tells the page's shell to keep the files in this browser (web/shell.js): the reading is made by then.
+    // "" tells the page's shell to keep the files in this browser (web/models.js): the reading is made by then.
     REQUIRE(ui::app_open_model(a, x, t).empty());
     CHECK(a.real.read_text == "a b a b");
     CHECK(a.real.reading.ids.size() == 5);  // BOS and the four tokens
@@ -1538,7 +1538,7 @@ TEST_CASE("a recipe another page of the site trains: the Train panel says its ru
     headless_imgui imgui;
     ui::app a;
     ui::app_init(a, experiment{});
-    a.model.runs_beyond = true;  // the page's store of runs (web/shell.js [Runs])
+    a.model.runs_beyond = true;  // the page's store of runs (web/runs.js [Runs])
     REQUIRE(ui::app_open_link(a, "v=1&view.lesson=9&trained=1500"));
     for (int i = 0; i < 3; ++i)
         frame(a);

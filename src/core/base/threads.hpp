@@ -43,7 +43,7 @@ inline constexpr int threads_max = 64;
 // threaded wasm build a thread past the workers started with the page
 // (PTHREAD_POOL_SIZE) cannot be made and aborts: the page starts one per core
 // (at most 8), for the pool's n − 1 and a background_job (src/platform/main.cpp,
-// web/shell.js).
+// web/app.js).
 std::string threads_problem(int n);
 
 // fn(item) for item in [0, n). fn is called through a pointer: nothing is

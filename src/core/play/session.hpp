@@ -25,7 +25,7 @@
 // leaving a recipe and coming back finds its run at its step, A and B of one
 // recipe share the run (a copy), and a lesson's link (change::resume) opens its
 // recipe at the step its kept run reached. The page also keeps runs in the
-// browser (train/trainer_file.hpp, web/shell.js [Runs]) and gives them back
+// browser (train/trainer_file.hpp, web/runs.js [Runs]) and gives them back
 // through session_keep_run (training.hpp).
 #pragma once
 
@@ -131,7 +131,7 @@ struct session {
     bool trace_paced = false;
     double trace_seconds = 0;
     std::chrono::steady_clock::time_point traced_at;
-    // A store of runs beyond the session (the page's: web/shell.js [Runs]) that
+    // A store of runs beyond the session (the page's: web/runs.js [Runs]) that
     // may hold exp's run further: session_train asks it (run_asks counts the
     // asks, run_asked names the recipe, trainer_store_key) when a recipe's run is
     // made and whenever it starts training past its reach again (not a scrub

@@ -37,7 +37,7 @@
 //                    view.readonly  0 or 1
 //                    view.embed     0 or 1
 //                    view.poster    0 or 1: the page shows a picture or a card
-//                                   and loads nothing until Run (web/shell.js)
+//                                   and loads nothing until Run (web/posters.js)
 //                    view.theme     light or dark
 //                An unknown view.* key is an error, like an unknown experiment key.
 //

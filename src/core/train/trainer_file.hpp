@@ -1,5 +1,5 @@
 // A trained run as bytes, for keeping it beyond the page (the browser's IndexedDB,
-// web/shell.js) and opening it again without training it again.
+// web/runs.js) and opening it again without training it again.
 //
 //   std::vector<unsigned char> bytes = trainer_save(t);   // empty: t cannot be kept (why: trainer_save_problem)
 //   trainer_load_result back = trainer_load(bytes);       // back.run, or back.error

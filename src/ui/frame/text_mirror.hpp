@@ -1,7 +1,7 @@
 // The text view: what the canvas shows, as a document that a screen reader can
 // read and a person can copy numbers from. Built from the app's state without
 // ImGui; the platform hands it to the page, which renders it as HTML beside the
-// canvas (web/shell.js: real <table>s, an aria-live summary).
+// canvas (web/textview.js: real <table>s, an aria-live summary).
 //
 // The document is JSON:
 //   {"lang", "summary",                       one sentence: where you are, what the last change did

@@ -1,4 +1,4 @@
-// Touch input: the page's touches (web/shell.js) turned into what a finger
+// Touch input: the page's touches (web/touch.js) turned into what a finger
 // means on a phone, for Dear ImGui, which knows only a mouse.
 //
 //   a tap                    a click where the finger was (the pointer stays there

@@ -230,7 +230,7 @@ void buttons(const app& a, frame_out& out, const trainer& t) {
     // around the loss's drop; the page scrolls by as much.
     keep_in_place("train_progress", running);
     note_clip(out, overlay);
-    if (a.model.run_elsewhere) {  // web/shell.js [Runs]: one page of the site trains a recipe at a time
+    if (a.model.run_elsewhere) {  // web/runs.js [Runs]: one page of the site trains a recipe at a time
         ImGui::TextWrapped("%s", tr("Another tab or frame of this site is training this recipe: its run is "
                                     "taken here once it is stored, without training it twice.",
                                     "本站的另一个标签页或框架正在训练这个配方：它存好后这里直接取用，不再重复训练。"));

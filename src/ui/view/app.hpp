@@ -143,7 +143,7 @@ struct view_state {
 // kept. The model itself and all computed from it are the core's (app::real).
 struct page_model_files {
     std::string not_kept;  // why the open model could not be kept in this browser (the page says; "" otherwise)
-    // The models this browser keeps (the page's IndexedDB, web/shell.js), as the
+    // The models this browser keeps (the page's IndexedDB, web/models.js), as the
     // page last told them: the Model window lists them to open or remove.
     struct stored {
         std::string key;  // model=<key>: name@hash
@@ -151,7 +151,7 @@ struct page_model_files {
         double bytes = 0;  // both files
     };
     std::vector<stored> kept;
-    // The page fetching the link's model_url= and tokenizer_url= (web/shell.js
+    // The page fetching the link's model_url= and tokenizer_url= (web/models.js
     // tells each step): which file, bytes so far and in all (0: not said).
     struct fetch_state {
         std::string file;  // "" when no fetch runs
@@ -336,11 +336,11 @@ bool app_working(const app& a);
 // reads the experiment's text with it (real_session_open) and shows the Model
 // window. "" when it opened and read; else why not, kept in a.real.error (the
 // model opened before, if any, stays). The page keeps the files in the browser
-// only after "" (web/shell.js).
+// only after "" (web/models.js).
 std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y);
 
 // The page's list of kept models, one per line: key, name, tokenizer name and
-// bytes, separated by tabs (web/shell.js). Lines that do not parse are skipped.
+// bytes, separated by tabs (web/models.js). Lines that do not parse are skipped.
 void app_set_kept_models(app& a, std::string_view lines);
 
 // The page's fetch of the link's model_url= / tokenizer_url=: `file` being

@@ -5,7 +5,7 @@
 
 namespace attn::ui {
 
-// web/shell.js keeps a copy of the English titles for its posters (view.poster=1,
+// web/lesson-names.js keeps a copy of the English titles for its posters (view.poster=1,
 // drawn before the app exists); tests/web/a11y.test.mjs compares the two.
 namespace {
 
