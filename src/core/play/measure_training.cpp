@@ -17,14 +17,6 @@ float mean_loss(const trainer& t, int from, int to) {
     return to > from ? float(s / double(to - from)) : 0.0f;
 }
 
-const trainer_mark* mark_at_or_before(const trainer& t, int step) {
-    const trainer_mark* best = nullptr;
-    for (const trainer_mark& m : t.marks)
-        if (m.step <= step)
-            best = &m;
-    return best;
-}
-
 const trainer_mark* mark_at_or_after(const trainer& t, int step) {
     for (const trainer_mark& m : t.marks)
         if (m.step >= step)
@@ -97,7 +89,7 @@ formation_measure measure_formation(const trainer& t) {
     f.loss_before = mean_loss(t, f.phase - w, f.phase);
     f.loss_after = mean_loss(t, f.phase, f.phase + w);
     f.plateau_loss = f.phase - w > w ? median_loss(t, w, f.phase - w) : f.loss_before;
-    const trainer_mark* before = mark_at_or_before(t, f.phase - w);
+    const trainer_mark* before = trainer_mark_before(t, f.phase - w);
     const trainer_mark* after = mark_at_or_after(t, f.phase + w);
     if (before && after && f.induction.valid()) {
         f.before_step = before->step, f.after_step = after->step;

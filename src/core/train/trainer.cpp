@@ -57,15 +57,6 @@ const trainer_mark* mark_at(const trainer& t, int step) {
     return nullptr;
 }
 
-// The latest mark at or before `step` (what stands for it while training), or nullptr.
-const trainer_mark* mark_before(const trainer& t, int step) {
-    const trainer_mark* best = nullptr;
-    for (const trainer_mark& m : t.marks)
-        if (m.step <= step)
-            best = &m;
-    return best;
-}
-
 template <class T>
 std::size_t vector_bytes(const std::vector<T>& v) {
     return v.capacity() * sizeof(T);
@@ -170,7 +161,7 @@ void measure_now(trainer& t) {
         measure_probe(t);  // one row: drawn at once, while the held-out rows take their frames
         return;
     }
-    if (const trainer_mark* m = mark_before(t, r.step))
+    if (const trainer_mark* m = trainer_mark_before(t, r.step))
         t.now = *m;
     measure_probe(t);
     t.measured_step = -1;
@@ -499,7 +490,7 @@ bool trainer_collect(trainer& t) {
     if (!train_step_in_progress(r) && t.measuring_step < 0 && r.step != t.target && r.error.empty()) {
         measure_now(t);
     } else if (t.measured_step != r.step) {
-        if (const trainer_mark* m = mark_before(t, r.step))
+        if (const trainer_mark* m = trainer_mark_before(t, r.step))
             t.now = *m;
     }
     return changed;
@@ -523,6 +514,14 @@ bool trainer_training(const trainer& t) {
 bool trainer_stopped(const trainer& t) { return t.lost || (t.run && !t.job.busy() && !t.run->error.empty()); }
 
 int trainer_step(const trainer& t) { return !t.run ? 0 : t.job.busy() || t.lost ? t.job_step : t.run->step; }
+
+const trainer_mark* trainer_mark_before(const trainer& t, int step) {
+    const trainer_mark* best = nullptr;
+    for (const trainer_mark& m : t.marks)
+        if (m.step <= step)
+            best = &m;
+    return best;
+}
 
 std::optional<train_point> trainer_last_point(const trainer& t) {
     const int step = trainer_step(t);

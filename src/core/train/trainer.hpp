@@ -206,6 +206,10 @@ bool trainer_stopped(const trainer& t);
 // The step the run's weights are at (0 without a run).
 int trainer_step(const trainer& t);
 
+// The latest snapshot's mark at or before `step` (what stands for it while
+// training), or nullptr.
+const trainer_mark* trainer_mark_before(const trainer& t, int step);
+
 // The train loss and accuracy of the step that brought the model to its step
 // (curve[step − 1]); none at step 0 (after Reset too), where no batch has been
 // trained on yet.
