@@ -1,5 +1,6 @@
 // The interface language. Every string the UI shows is written once in both
-// languages at the place it is used: tr("Heads", "头数").
+// languages at the place it is used, tr("Heads", "头数"), or in the row of a
+// core table that every view reads: tr(key_of("heads").help).
 #pragma once
 
 #include "base/text_util.hpp"
@@ -7,7 +8,8 @@
 
 namespace attn::ui {
 
-enum class language { en, zh };
+// The core's (base/text_util.hpp): its tables hold their words in both.
+using language = text_language;
 
 language ui_language();
 void ui_set_language(language l);
@@ -20,6 +22,8 @@ inline const char* tr(const char* en, const char* zh) {
     glyphs_require(s);
     return s;
 }
+// A row's words of a core table (bilingual: spec/keys' help).
+inline const char* tr(const bilingual& words) { return tr(words.en, words.zh); }
 
 // NaN and ±∞ spelled out in the current language ("+infinity", "+无穷"), as the
 // text view writes them for a screen reader (number_text's words).
