@@ -346,6 +346,19 @@ TEST_CASE("real model: L13's findings pass two bars (the threshold and twice uni
     CHECK(real_model_find(m, adjacent).repeats);
 }
 
+TEST_CASE("real model: a head's scores by kind are its summary's, in the order the views show them") {
+    real_head_summary h;
+    h.prev = 0.25f, h.sink = 0.5f, h.induction = -1.0f;
+    CHECK(real_head_score(h, head_score::previous) == 0.25f);
+    CHECK(real_head_score(h, head_score::sink) == 0.5f);
+    CHECK(real_head_score(h, head_score::induction) == -1.0f);  // no token repeats
+    CHECK(real_head_score(h, head_score::offset) == -1.0f);     // a real model's heads have none
+    std::vector<std::string> keys;
+    for (const head_score k : real_head_scores)
+        keys.push_back(head_score_of(k).key);
+    CHECK(keys == std::vector<std::string>{"prev", "sink", "induction"});  // the page's JSON, as before
+}
+
 TEST_CASE("real model: generation a token a call gives llama_generate's tokens; it stops at the count or the context") {
     auto [f, m, r] = opened("Once upon a");
     for (const float temperature : {0.0f, 1.0f, 2.5f}) {

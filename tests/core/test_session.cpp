@@ -540,6 +540,38 @@ TEST_CASE("compare: A and B of different shapes give a reason, not a diff") {
     CHECK(compare_map_mismatch("W_q", matrix(8, 8), matrix(8, 8)).what == compare_mismatch::kind::none);
 }
 
+// Issue 51, item 4: the compare's and patching's problems were worded four times
+// over two enums (the core's English, the panels' in both languages).
+TEST_CASE("compare_problem_text: one sentence a problem, in both languages, for the compare and for patching") {
+    using k = compare_problem;
+    for (const k what :
+         {k::tokens, k::layers, k::heads, k::kv_heads, k::d_model, k::maps, k::stage, k::shape, k::training, k::no_trace}) {
+        compare_mismatch m{what, 6, 8, "W_q", 8, 8, 16, 16};
+        CAPTURE(int(what));
+        for (const compare_use use : {compare_use::compare, compare_use::patching}) {
+            const std::string en = compare_problem_text(m, use), zh = compare_problem_text(m, use, text_language::zh);
+            CHECK_FALSE(en.empty());
+            CHECK_FALSE(zh.empty());
+            CHECK(en != zh);
+            CHECK(en.back() != '.');  // the page closes the sentence
+        }
+    }
+    CHECK(compare_problem_text(compare_counts_mismatch(k::none)).empty());
+    CHECK(compare_problem_text(compare_counts_mismatch(k::none), compare_use::patching, text_language::zh).empty());
+    const compare_mismatch tokens = compare_counts_mismatch(k::tokens, 6, 8);
+    CHECK(compare_problem_text(tokens) == "A has 6 tokens, B has 8: compare needs the same shape");
+    CHECK(compare_problem_text(tokens, compare_use::patching) == "A has 6 tokens, B has 8: patching needs the same shape");
+    CHECK(compare_problem_text(tokens, compare_use::compare, text_language::zh) ==
+          "A 有 6 个词元，B 有 8 个：对比需要相同的形状");
+    CHECK(compare_problem_text(compare_counts_mismatch(k::kv_heads, 2, 1), compare_use::patching, text_language::zh) ==
+          "A 有 2 个K/V 头，B 有 1 个：修补需要相同的形状");
+    CHECK(compare_problem_text(compare_counts_mismatch(k::d_model, 16, 32), compare_use::patching) ==
+          "A's d_model is 16, B's is 32: patching needs the same shape");
+    CHECK(compare_problem_text(compare_counts_mismatch(k::training, 3, 30)) == "A is still training (step 3 of 30)");
+    CHECK(compare_problem_text(compare_counts_mismatch(k::no_trace), compare_use::patching) == "A or B has no trace yet");
+    CHECK(compare_mismatch_text(tokens) == compare_problem_text(tokens));
+}
+
 TEST_CASE("pin: a pinned A that is not valid is refused, and the session stays") {
     session s;
     experiment bad;

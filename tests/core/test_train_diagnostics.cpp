@@ -60,6 +60,50 @@ TEST_CASE("head scores of hand-written patterns are exact") {
     CHECK(f.sink_mean() == 1.0f);
     CHECK(f.induction_mean() == 0.0f);
     CHECK(p.n_induction == 3);
+    // The same means by kind, as the views read them.
+    CHECK(head_score_mean(p, head_score::previous) == p.prev_mean());
+    CHECK(head_score_mean(ind, head_score::induction) == ind.induction_mean());
+    CHECK(head_score_mean(ind, head_score::offset) == ind.offset_mean());
+    CHECK(head_score_mean(f, head_score::sink) == f.sink_mean());
+}
+
+// Issue 51, item 4: the Train panel, the Model window, the text view and the page's
+// JSON named these four times over; head_score_table is their one home.
+TEST_CASE("head score kinds: one row each, in the enum's order, named and explained in both languages") {
+    std::vector<std::string> keys, names;
+    for (std::size_t i = 0; i < head_score_table.size(); ++i) {
+        const head_score_row& k = head_score_table[i];
+        CAPTURE(k.key);
+        CHECK(int(k.kind) == int(i));
+        CHECK(&head_score_of(k.kind) == &k);
+        for (const char* s : {k.key, k.abbr, k.name.en, k.name.zh, k.help.en, k.help.zh}) {
+            REQUIRE(s != nullptr);
+            CHECK(std::string(s).size() > 0);
+        }
+        CHECK(std::string(k.name.en) != k.name.zh);
+        CHECK(std::string(k.help.en) != k.help.zh);
+        CHECK(k.help.en[std::string(k.help.en).size() - 1] != '.');  // a clause: the views end it
+        CHECK(k.claim >= 0.0f);
+        CHECK(k.claim <= 1.0f);
+        CHECK(k.real_bar >= 0.0f);
+        CHECK(k.real_bar <= 1.0f);
+        keys.push_back(k.key);
+        names.push_back(k.name.en);
+    }
+    // The page's JSON keys, as they were before the table.
+    CHECK(keys == std::vector<std::string>{"prev", "induction", "offset", "sink"});
+    CHECK(names == std::vector<std::string>{"previous-token", "induction", "offset", "sink"});
+    // L9's claims and L13's bars read these rows.
+    CHECK(head_score_of(head_score::induction).claim == 0.5f);
+    CHECK(head_score_of(head_score::previous).claim == 0.5f);
+    CHECK(head_score_of(head_score::sink).real_bar == 0.5f);
+    CHECK(head_score_of(head_score::previous).real_bar == 0.4f);
+    CHECK(head_score_of(head_score::induction).real_bar == 0.3f);
+    // The offset score is shown where the task has an offset.
+    CHECK(head_score_shown(head_score::offset, train_task::copy_offset));
+    CHECK(head_score_shown(head_score::offset, train_task::previous));
+    CHECK_FALSE(head_score_shown(head_score::offset, train_task::induction));
+    CHECK(head_score_shown(head_score::sink, train_task::induction));
 }
 
 TEST_CASE("the constructed models score as built: previous-token head, attention sink") {

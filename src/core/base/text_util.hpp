@@ -11,6 +11,16 @@
 
 namespace attn {
 
+// The page's two languages. A table of the core holds its words in both (a
+// row's bilingual: spec/keys' help, for one); the UI shows the one its reader
+// chose (src/ui/look/i18n.hpp: tr).
+enum class text_language { en, zh };
+struct bilingual {
+    const char* en = nullptr;
+    const char* zh = nullptr;
+    constexpr const char* in(text_language l) const { return l == text_language::zh ? zh : en; }
+};
+
 // A number printed as "-0.00" ("−0.00", "-0") rounds to zero: its sign says
 // nothing, and reads as a finding. Every formatter of the page's text passes its
 // output through this: the sign of a number whose digits are all 0 is dropped

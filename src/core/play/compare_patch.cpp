@@ -147,37 +147,13 @@ int compare_patch_position_from(const experiment& e, int n) {
     return 0;
 }
 
-std::string compare_patch_problem_text(compare_patch_result::problem_kind what, int a, int b) {
-    using k = compare_patch_result::problem_kind;
-    const auto counts = [&](const char* noun) { return compare_counts_text(a, b, noun, "patching"); };
-    switch (what) {
-        case k::none:
-            return "";
-        case k::tokens:
-            return counts("tokens");
-        case k::layers:
-            return counts("layers");
-        case k::heads:
-            return counts("heads");
-        case k::kv_heads:
-            return counts("K/V heads");
-        case k::d_model:
-            return "A's d_model is " + std::to_string(a) + ", B's is " + std::to_string(b) + ": patching needs the same shape";
-        case k::training:
-            return "A is still training (step " + std::to_string(a) + " of " + std::to_string(b) + ")";
-        case k::no_trace:
-            return "A or B has no trace yet";
-    }
-    return "";
-}
-
 compare_patch_result compare_patch_begin(const experiment& ea, const trace& a, const experiment& eb, const trace& b) {
     compare_patch_result r;
     if (!traced_whole(ea, a) || !traced_whole(eb, b))
         r.what = compare_patch_result::problem_kind::no_trace;
     else
         r.what = shape_problem(ea, a, eb, b, r.a, r.b);
-    r.problem = compare_patch_problem_text(r.what, r.a, r.b);
+    r.problem = compare_problem_text(compare_counts_mismatch(r.what, r.a, r.b), compare_use::patching);
     if (r.what != compare_patch_result::problem_kind::none)
         return r;
     r.L = eb.layers;
@@ -231,15 +207,15 @@ bool compare_patch_other_weights(const experiment& ea, const experiment& eb) {
 compare_patch_result session_compare_patch_begin(const session& s) {
     compare_patch_result r;
     if (!s.pin) {
-        r.what = compare_patch_result::problem_kind::no_trace;
-        r.problem = compare_patch_problem_text(r.what, 0, 0);
+        r.what = compare_problem::no_trace;
+        r.problem = compare_problem_text(compare_counts_mismatch(r.what), compare_use::patching);
         return r;
     }
-    if (const compare_mismatch pending = session_pin_pending(s); pending.what == compare_mismatch::kind::training) {
-        r.what = compare_patch_result::problem_kind::training;
+    if (const compare_mismatch pending = session_pin_pending(s); pending.what == compare_problem::training) {
+        r.what = pending.what;
         r.a = pending.a;
         r.b = pending.b;
-        r.problem = compare_patch_problem_text(r.what, r.a, r.b);
+        r.problem = compare_problem_text(pending, compare_use::patching);
         return r;
     }
     r = compare_patch_begin(*s.pin, s.pin_tr, s.exp, s.tr);

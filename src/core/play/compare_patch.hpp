@@ -47,10 +47,12 @@ int compare_patch_position_from(const experiment& e, int n);
 
 struct compare_patch_result {
     // Why nothing is measured: A and B differ in shape, or A is not there yet.
-    enum class problem_kind { none, tokens, layers, heads, kv_heads, d_model, training, no_trace };
+    // (measure_lessons.hpp's kinds: tokens, layers, heads, kv_heads, d_model, training, no_trace)
+    using problem_kind = compare_problem;
     problem_kind what = problem_kind::none;
-    int a = 0, b = 0;     // A's and B's counts; training: A's step, of b
-    std::string problem;  // the English sentence ("A has 4 heads, B has 2: patching needs the same shape"), "" when none
+    int a = 0, b = 0;  // A's and B's counts; training: A's step, of b
+    std::string
+        problem;  // compare_problem_text in English ("A has 4 heads, B has 2: patching needs the same shape"), "" when none
     // A's weights are not B's (another recipe or task, another step of the same
     // run, another seed, other edits): each patch puts an activation of one model
     // into the other's pass, and a share says B's change runs through that head's
@@ -72,9 +74,6 @@ struct compare_patch_result {
     matrix partial;
     int next_layer = -1;  // −1: none in progress
 };
-
-// The English sentence for a problem ("" for none).
-std::string compare_patch_problem_text(compare_patch_result::problem_kind what, int a, int b);
 
 // A (ea, traced as a) against B (eb, traced as b over its own weights): the
 // shapes checked and the result laid out, nothing computed yet (a problem:

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "model/rules.hpp"
@@ -419,31 +420,65 @@ compare_mismatch compare_map_mismatch(const std::string& label, const matrix& a,
     return m;
 }
 
-std::string compare_counts_text(int a, int b, const char* noun, const char* what) {
-    return "A has " + std::to_string(a) + " " + noun + ", B has " + std::to_string(b) + ": " + what + " needs the same shape";
+namespace {
+
+// printf's text of format with args, however long.
+template <class... Args>
+std::string format_text(const char* format, Args... args) {
+    std::string s(std::size_t(std::max(0, std::snprintf(nullptr, 0, format, args...))) + 1, '\0');
+    std::snprintf(s.data(), s.size(), format, args...);
+    s.pop_back();
+    return s;
 }
 
-std::string compare_mismatch_text(const compare_mismatch& m) {
-    using k = compare_mismatch::kind;
-    const auto counts = [&m](const char* noun) { return compare_counts_text(m.a, m.b, noun, "compare"); };
+// What a problem that counts something counts: "A has 6 tokens, B has 8".
+bilingual compare_counted(compare_problem k) {
+    switch (k) {
+        case compare_problem::tokens:
+            return {"tokens", "词元"};
+        case compare_problem::layers:
+            return {"layers", "层"};
+        case compare_problem::heads:
+            return {"heads", "头"};
+        case compare_problem::kv_heads:
+            return {"K/V heads", "K/V 头"};
+        case compare_problem::maps:
+            return {"maps at this stage", "矩阵（本阶段）"};
+        default:
+            return {"", ""};
+    }
+}
+
+}  // namespace
+
+std::string compare_problem_text(const compare_mismatch& m, compare_use use, text_language lang) {
+    using k = compare_problem;
+    const char* who = (use == compare_use::compare ? bilingual{"compare", "对比"} : bilingual{"patching", "修补"}).in(lang);
+    const auto say = [lang](bilingual format, auto... args) { return format_text(format.in(lang), args...); };
     switch (m.what) {
         case k::none:
             return "";
         case k::tokens:
-            return counts("tokens");
         case k::layers:
-            return counts("layers");
         case k::heads:
-            return counts("heads");
+        case k::kv_heads:
         case k::maps:
-            return counts("maps at this stage");
-        case k::stage:
-            return "A has no such stage: " + m.label;
+            return say({"A has %d %s, B has %d: %s needs the same shape", "A 有 %d 个%s，B 有 %d 个：%s需要相同的形状"}, m.a,
+                       compare_counted(m.what).in(lang), m.b, who);
+        case k::d_model:
+            return say(
+                {"A's d_model is %d, B's is %d: %s needs the same shape", "A 的 d_model 是 %d，B 的是 %d：%s需要相同的形状"}, m.a,
+                m.b, who);
         case k::shape:
-            return "A's " + m.label + " is " + std::to_string(m.a_rows) + " × " + std::to_string(m.a_cols) + ", B's is " +
-                   std::to_string(m.b_rows) + " × " + std::to_string(m.b_cols) + ": compare needs the same shape";
+            return say({"A's %s is %d × %d, B's is %d × %d: %s needs the same shape",
+                        "A 的 %s 是 %d × %d，B 的是 %d × %d：%s需要相同的形状"},
+                       m.label.c_str(), m.a_rows, m.a_cols, m.b_rows, m.b_cols, who);
+        case k::stage:
+            return say({"A has no such stage: %s", "A 没有这个阶段：%s"}, m.label.c_str());
         case k::training:
-            return "A is still training (step " + std::to_string(m.a) + " of " + std::to_string(m.b) + ")";
+            return say({"A is still training (step %d of %d)", "A 仍在训练中（第 %d 步，共 %d 步）"}, m.a, m.b);
+        case k::no_trace:
+            return bilingual{"A or B has no trace yet", "A 或 B 还没有计算结果"}.in(lang);
     }
     return "";
 }

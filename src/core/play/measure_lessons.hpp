@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/measure.hpp"
+#include "base/text_util.hpp"
 #include "model/forward.hpp"
 #include "model/tiled.hpp"
 #include "spec/experiment.hpp"
@@ -66,26 +67,40 @@ intervention_effect measure_intervention_effect(const matrix& y, const matrix& y
 intervention_effect measure_difference(const matrix& b, const matrix& a);
 
 // --- A/B compare: a pinned experiment A against the current one, B -------------------
-// Why A and B cannot be compared at a stage, or kind::none when they can. The UI
-// words it ("A has 6 tokens, B has 8: compare needs the same shape").
+// Why A and B cannot be compared at a stage, nor B's heads patched from A's
+// (compare_patch.hpp): one kind a problem, each worded once (compare_problem_text).
+enum class compare_problem { none, tokens, layers, heads, kv_heads, d_model, maps, stage, shape, training, no_trace };
+// What needs A and B alike: the sentence names it ("compare needs the same shape").
+enum class compare_use { compare, patching };
+
+// Why A and B cannot be compared at a stage, or kind::none when they can.
 struct compare_mismatch {
-    enum class kind { none, tokens, layers, heads, stage, maps, shape, training };
+    using kind = compare_problem;
     kind what = kind::none;
-    int a = 0, b = 0;                                    // tokens, layers, heads or maps of A and B; training: A's step, of b
-    std::string label;                                   // kind::shape: the map; kind::stage: why A has no such stage
+    int a = 0, b = 0;   // tokens, layers, (K/V) heads, d_model or maps of A and B; training: A's step, of b
+    std::string label;  // kind::shape: the map; kind::stage: why A has no such stage
     int a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;  // kind::shape
     bool operator==(const compare_mismatch&) const = default;
 };
+// A problem of counts (what, A's, B's), or of none: patching's (compare_patch.hpp).
+inline compare_mismatch compare_counts_mismatch(compare_problem what, int a = 0, int b = 0) {
+    compare_mismatch m;
+    m.what = what, m.a = a, m.b = b;
+    return m;
+}
 // The shapes every stage's maps follow: tokens, layers (A must have `layer`), heads.
 compare_mismatch compare_trace_mismatch(const trace& a, const trace& b, int layer);
 // The first of tokens, layers, heads that differ between A and B (none: the same shape).
 compare_mismatch compare_shape_mismatch(int a_tokens, int b_tokens, int a_layers, int b_layers, int a_heads, int b_heads);
 // One map of A against the same map of B.
 compare_mismatch compare_map_mismatch(const std::string& label, const matrix& a, const matrix& b);
-// The English sentence for m ("" for kind::none): tests, tools and logs.
-std::string compare_mismatch_text(const compare_mismatch& m);
-// "A has 6 tokens, B has 8: <what> needs the same shape" (compare, patching).
-std::string compare_counts_text(int a, int b, const char* noun, const char* what);
+// The sentence for m ("" for kind::none) in English or 中文, without a closing
+// stop: "A has 6 tokens, B has 8: compare needs the same shape", "A 有 6 个词元，
+// B 有 8 个：对比需要相同的形状"; with compare_use::patching, "patching needs …".
+std::string compare_problem_text(const compare_mismatch& m, compare_use use = compare_use::compare,
+                                 text_language lang = text_language::en);
+// The English sentence for m: tests, tools, logs and the page's hook.
+inline std::string compare_mismatch_text(const compare_mismatch& m) { return compare_problem_text(m); }
 
 // A stage's compare: B − A of each of its maps (per head, in drawing order) and
 // the summary over all of them: max |B − A| and ‖B − A‖_F/‖A‖_F (NaN when any

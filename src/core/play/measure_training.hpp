@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "train/head_score.hpp"
 #include "train/trainer.hpp"
 
 namespace attn {
@@ -30,10 +31,11 @@ struct head_ref {
     bool operator==(const head_ref&) const = default;
 };
 
-// L9's thresholds: a claim is shown only when the model at its step passes its own.
-inline constexpr float claim_induction_score = 0.5f;  // "an induction head": its score at least this
-inline constexpr float claim_previous_score = 0.5f;   // "a previous-token head"
-inline constexpr float claim_reading_score = 0.5f;    // another task's head reading
+// L9's thresholds: a claim is shown only when the model at its step passes its own
+// (the head scores' are their rows' in train/head_score.hpp).
+inline constexpr float claim_induction_score = head_score_of(head_score::induction).claim;  // "an induction head"
+inline constexpr float claim_previous_score = head_score_of(head_score::previous).claim;    // "a previous-token head"
+inline constexpr float claim_reading_score = 0.5f;                                          // another task's head reading
 
 struct formation_measure {
     int step = 0;                           // the model's step: what the claims describe
@@ -88,7 +90,7 @@ struct task_reading {
 //                           m the first counted position (the mirrored symbol it must copy)
 task_reading measure_task_reading(const trainer& t);
 
-inline constexpr float shortcut_offset_score = 0.5f;
+inline constexpr float shortcut_offset_score = head_score_of(head_score::offset).claim;  // a positional head
 
 struct shortcut_measure {
     std::vector<head_ref> positional;         // offset score ≥ shortcut_offset_score

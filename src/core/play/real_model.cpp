@@ -364,6 +364,20 @@ std::vector<int> heads_over(const std::vector<real_head_summary>& heads, float r
 
 }  // namespace
 
+float real_head_score(const real_head_summary& h, head_score k) {
+    switch (k) {
+        case head_score::previous:
+            return h.prev;
+        case head_score::induction:
+            return h.induction;
+        case head_score::sink:
+            return h.sink;
+        case head_score::offset:
+            break;
+    }
+    return -1.0f;
+}
+
 real_model_findings real_model_find(const real_model& m, const real_model_reading& r) {
     const llama_config& c = m.model.config;
     real_model_findings f;
@@ -385,9 +399,9 @@ real_model_findings real_model_find(const real_model& m, const real_model_readin
     f.uniform = n > 1 ? float(u / double(n - 1)) : 1.0f;
     f.uniform_induction = rows_induction ? float(ui / rows_induction) : 0.0f;
     f.repeats = rows_induction > 0;
-    f.sink_bar = std::max(real_sink_threshold, 2.0f * f.uniform);
-    f.previous_bar = std::max(real_previous_threshold, 2.0f * f.uniform);
-    f.induction_bar = std::max(real_induction_threshold, 2.0f * f.uniform_induction);
+    f.sink_bar = std::max(head_score_of(head_score::sink).real_bar, 2.0f * f.uniform);
+    f.previous_bar = std::max(head_score_of(head_score::previous).real_bar, 2.0f * f.uniform);
+    f.induction_bar = std::max(head_score_of(head_score::induction).real_bar, 2.0f * f.uniform_induction);
     f.sink = heads_over(r.heads, &real_head_summary::sink, f.sink_bar);
     f.previous = heads_over(r.heads, &real_head_summary::prev, f.previous_bar);
     if (f.repeats)

@@ -27,6 +27,7 @@
 #include "llama/lens.hpp"
 #include "llama/tokenizer.hpp"
 #include "model/forward.hpp"
+#include "train/head_score.hpp"
 
 namespace attn {
 
@@ -84,6 +85,12 @@ struct real_head_summary {
     int layer = 0, head = 0, kv_head = 0;
     float prev = 0, sink = 0, induction = -1, entropy = 0;
 };
+
+// The kinds of score a real model's heads have (train/head_score.hpp's rows), in
+// the order its views and the page's JSON show them; and h's score of kind k (−1:
+// none, an induction score on a text where no token repeats, or the offset score).
+inline constexpr head_score real_head_scores[] = {head_score::previous, head_score::sink, head_score::induction};
+float real_head_score(const real_head_summary& h, head_score k);
 
 struct real_next_token {
     int id = 0;
@@ -164,12 +171,12 @@ void real_model_intervene(const real_model& m, const real_model_reading& r, cons
 
 // What L13 says about a model on its text, each found here from the reading and
 // said only when the reading supports it. A head counts as a sink, previous-token
-// or induction head when its mean weight there reaches the bar: the threshold,
-// or twice what uniform attention over the same rows would give when that is
-// more (on a short text even a blind head puts much weight on the first token;
-// the induction rows are the queries whose token occurred before, not just
-// before them, as train_diagnostics scores them). Induction needs such a row.
-inline constexpr float real_sink_threshold = 0.5f, real_previous_threshold = 0.4f, real_induction_threshold = 0.3f;
+// or induction head when its mean weight there reaches the bar: its score's
+// real_bar (train/head_score.hpp), or twice what uniform attention over the same
+// rows would give when that is more (on a short text even a blind head puts much
+// weight on the first token; the induction rows are the queries whose token
+// occurred before, not just before them, as train_diagnostics scores them).
+// Induction needs such a row.
 
 struct real_model_findings {
     int heads = 0;                // query heads in all

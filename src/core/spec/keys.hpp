@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/text_util.hpp"
 #include "spec/values.hpp"
 
 namespace attn {
@@ -52,10 +53,7 @@ struct key_control {
     const char* format = nullptr;  // the value as the control writes it (printf), null: its default
 };
 
-struct key_help {
-    const char* en = nullptr;
-    const char* zh = nullptr;
-};
+using key_help = bilingual;
 
 // What a row reads and writes: an experiment (its own keys and its recipe's), a
 // recipe alone, or a link's view. Only the one the row's part names need be set.

@@ -31,6 +31,24 @@ void head_scores::add(const float* w, const int* tokens, int n, int k) {
     }
 }
 
+float head_score_mean(const head_scores& s, head_score k) {
+    switch (k) {
+        case head_score::previous:
+            return s.prev_mean();
+        case head_score::induction:
+            return s.induction_mean();
+        case head_score::offset:
+            return s.offset_mean();
+        case head_score::sink:
+            return s.sink_mean();
+    }
+    return 0.0f;
+}
+
+bool head_score_shown(head_score k, train_task task) {
+    return k != head_score::offset || task == train_task::copy_offset || task == train_task::previous;
+}
+
 namespace {
 
 // Adds the scores (and with `sum`, the outputs) of held-out rows [b0, b0 + rows),

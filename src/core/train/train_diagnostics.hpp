@@ -1,7 +1,8 @@
 // What the heads of a model do, measured on a task's held-out set.
 //
 // Scores of one head's attention weights w (n, n) over a row of tokens, each a
-// mean over the queries it applies to:
+// mean over the queries it applies to (the first four are head_score.hpp's kinds,
+// with their names and the bars the claims hold them to):
 //   prev       w(i, i−1)                                        (i ≥ 1)
 //   induction  w(i, j+1), j the latest earlier position holding token i's token
 //              (queries with such a j and j + 1 < i)
@@ -15,6 +16,7 @@
 
 #include <vector>
 
+#include "train/head_score.hpp"
 #include "train/train.hpp"
 
 namespace attn {
@@ -32,6 +34,13 @@ struct head_scores {
     float sink_mean() const { return n_sink ? float(sink / n_sink) : 0.0f; }
     float entropy_mean() const { return n_entropy ? float(entropy / n_entropy) : 0.0f; }
 };
+
+// s's mean of kind k.
+float head_score_mean(const head_scores& s, head_score k);
+
+// Whether a run of `task` shows kind k: the offset score only where the task copies
+// from a fixed distance back (copy_offset: the recipe's offset; previous: 1).
+bool head_score_shown(head_score k, train_task task);
 
 struct head_report {
     int layer = 0, head = 0;

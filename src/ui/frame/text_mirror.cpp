@@ -198,17 +198,20 @@ void put_real_model_tables(std::string& out, const app& a, bool first) {
     }
     rows.clear();
     cells.clear();
-    cols = {"prev", "sink", "ind"};
+    cols.clear();
+    for (const head_score k : real_head_scores)
+        cols.push_back(head_score_of(k).abbr);
     for (const real_head_summary& h : r.reading.heads) {
         rows.push_back(std::to_string(h.layer) + "." + std::to_string(h.head));
-        cells.push_back({spelled_number(double(h.prev), "%.3f"), spelled_number(double(h.sink), "%.3f"),
-                         h.induction < 0 ? std::string("—") : spelled_number(double(h.induction), "%.3f")});
+        std::vector<std::string> row;
+        for (const head_score k : real_head_scores)  // −1: no token repeats, no induction score
+            row.push_back(real_head_score(h, k) < 0 ? std::string("—") : spelled_number(double(real_head_score(h, k)), "%.3f"));
+        cells.push_back(std::move(row));
     }
     out += ',';
     put_plain_table(out,
-                    tr("Model: each head (layer.head) on the text — mean weight on the previous token, on the first, and "
-                       "the induction score",
-                       "模型：每个头（层.头）在这段文字上——对前一个词元、对第一个词元的平均权重，以及归纳分数"),
+                    std::string(tr("Model: each head (layer.head) on the text — ", "模型：每个头（层.头）在这段文字上——")) +
+                        head_score_legend(real_head_scores),
                     rows, cols, cells);
     put_real_readout_tables(out, a);
 }
@@ -339,20 +342,18 @@ void put_training_tables(std::string& out, const app& a) {
     if (!t.run || t.now.heads.empty())
         return;
     const int h = t.run->h;
-    const bool offset = t.run->e.train.task == train_task::copy_offset;
-    std::vector<std::string> rows, cols = {tr("previous-token", "前一词元"), tr("induction", "归纳")};
-    if (offset)
-        cols.push_back(tr("offset", "偏移"));
-    cols.push_back(tr("first token (sink)", "第一个词元（沉淀）"));
+    std::vector<std::string> rows, cols;
+    std::vector<head_score> shown;  // as the Train panel's bars
+    for (const head_score_row& k : head_score_table)
+        if (head_score_shown(k.kind, t.run->e.train.task))
+            shown.push_back(k.kind), cols.push_back(tr(k.name));
     std::vector<std::vector<std::string>> cells;
     for (std::size_t k = 0; k < t.now.heads.size(); ++k) {
-        const head_scores& s = t.now.heads[k];
         rows.push_back(std::string(tr("layer ", "第 ")) + std::to_string(int(k) / h) + tr(" · head ", " 层 · 头 ") +
                        std::to_string(int(k) % h));
-        std::vector<std::string> row = {spelled_number(s.prev_mean(), "%.2f"), spelled_number(s.induction_mean(), "%.2f")};
-        if (offset)
-            row.push_back(spelled_number(s.offset_mean(), "%.2f"));
-        row.push_back(spelled_number(s.sink_mean(), "%.2f"));
+        std::vector<std::string> row;
+        for (const head_score kind : shown)
+            row.push_back(spelled_number(head_score_mean(t.now.heads[k], kind), "%.2f"));
         cells.push_back(std::move(row));
     }
     char caption[160];

@@ -31,40 +31,9 @@ bool patch_shown(const app& a) { return a.model.pin && a.view.compare_shown && a
 
 // Why there is no map, in the current language ("" when there is one).
 std::string problem_words(const compare_patch_result& r) {
-    using k = compare_patch_result::problem_kind;
-    char buf[200];
-    const auto counts = [&](const char* en, const char* zh) {
-        std::snprintf(
-            buf, sizeof buf,
-            tr("A has %d %s, B has %d: patching needs the same shape.", "A 有 %d 个%s，B 有 %d 个：修补需要相同的形状。"), r.a,
-            tr(en, zh), r.b);
-        return std::string(buf);
-    };
-    switch (r.what) {
-        case k::none:
-            return "";
-        case k::tokens:
-            return counts("tokens", "词元");
-        case k::layers:
-            return counts("layers", "层");
-        case k::heads:
-            return counts("heads", "头");
-        case k::kv_heads:
-            return counts("K/V heads", "K/V 头");
-        case k::d_model:
-            std::snprintf(buf, sizeof buf,
-                          tr("A's d_model is %d, B's is %d: patching needs the same shape.",
-                             "A 的 d_model 是 %d，B 的是 %d：修补需要相同的形状。"),
-                          r.a, r.b);
-            return buf;
-        case k::training:
-            std::snprintf(buf, sizeof buf, tr("A is still training (step %d of %d).", "A 仍在训练中（第 %d 步，共 %d 步）。"),
-                          r.a, r.b);
-            return buf;
-        case k::no_trace:
-            return tr("A or B has no trace yet.", "A 或 B 还没有计算结果。");
-    }
-    return "";
+    return r.what == compare_problem::none
+               ? ""
+               : compare_problem_sentence(compare_counts_mismatch(r.what, r.a, r.b), compare_use::patching);
 }
 
 // "L0H0", "L0H1", … for L layers of h heads.

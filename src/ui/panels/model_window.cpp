@@ -298,14 +298,14 @@ void heads_overview(const app& a, frame_out& out) {
     const real_model_reading& r = a.real.reading;
     const llama_config& c = a.real.model->model.config;
     section_text(out, tr("Heads on this text", "各个头在这段文字上"));
-    text_disabled(out, "%s",
-                  tr("prev: mean weight on the previous token · sink: on the first token · ind: on the token after the "
-                     "last earlier copy of the query's token (— when no token repeats)",
-                     "prev：对前一个词元的平均权重 · sink：对第一个词元的 · "
-                     "ind：对查询词元上一次出现之后那个词元的（没有重复的词元时为 —）"));
+    const head_score_row &prev = head_score_of(head_score::previous), &sink = head_score_of(head_score::sink),
+                         &ind = head_score_of(head_score::induction);
+    text_disabled(out, "%s%s", head_score_legend(real_head_scores).c_str(),
+                  tr(" (— when no token repeats)", "（没有重复的词元时为 —）"));
     const float font = ImGui::GetFontSize();
     const int n = std::max(1, int(r.ids.size()));
-    const float tile = std::max(font * 5.0f, ImGui::CalcTextSize("sink 0.00  ind 0.00").x);
+    const float tile =
+        std::max(font * 5.0f, ImGui::CalcTextSize((std::string(sink.abbr) + " 0.00  " + ind.abbr + " 0.00").c_str()).x);
     heatmap_options opt;
     opt.source = {&a.real, a.real.version};
     opt.fixed_range = true;
@@ -340,11 +340,11 @@ void heads_overview(const app& a, frame_out& out) {
                 v.model_head = h.head;
             }
             out.widgets.push_back({name, res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
-            char ind[16] = "—";
+            char induction[16] = "—";
             if (h.induction >= 0)
-                std::snprintf(ind, sizeof ind, "%.2f", double(h.induction));
-            textf(out, "%d.%d  prev %.2f", h.layer, h.head, double(h.prev));
-            textf(out, "sink %.2f  ind %s", double(h.sink), ind);
+                std::snprintf(induction, sizeof induction, "%.2f", double(h.induction));
+            textf(out, "%d.%d  %s %.2f", h.layer, h.head, prev.abbr, double(h.prev));
+            textf(out, "%s %.2f  %s %s", sink.abbr, double(h.sink), ind.abbr, induction);
             ImGui::PopID();
         }
         ImGui::EndTable();

@@ -83,6 +83,9 @@ const compare_result& app_compare(const app& a);
 // The compare's summary in words, in the current language: "max |B − A| 0.12
 // ‖B − A‖/‖A‖ 3.4%", or why A and B cannot be compared.
 std::string compare_summary_text(const compare_result& c);
+// Why A and B cannot be compared or patched (the core's compare_problem_text), in
+// the current language, closed with its stop.
+std::string compare_problem_sentence(const compare_mismatch& m, compare_use use);
 
 // compare_patch_view.cpp: "patch from A" (play/compare_patch.hpp) beside the
 // compare: which of B's heads carry B's change from A. app_compare_patch is the

@@ -461,41 +461,16 @@ const compare_result& app_compare(const app& a) {
     });
 }
 
+std::string compare_problem_sentence(const compare_mismatch& m, compare_use use) {
+    std::string s = compare_problem_text(m, use, ui_language()) + tr(".", "。");
+    glyphs_require(s);
+    return s;
+}
+
 std::string compare_summary_text(const compare_result& c) {
-    using k = compare_mismatch::kind;
-    const compare_mismatch& m = c.mismatch;
+    if (c.mismatch.what != compare_problem::none)
+        return compare_problem_sentence(c.mismatch, compare_use::compare);
     char buf[256];
-    const auto counts = [&](const char* en, const char* zh) {
-        std::snprintf(
-            buf, sizeof buf,
-            tr("A has %d %s, B has %d: compare needs the same shape.", "A 有 %d 个%s，B 有 %d 个：对比需要相同的形状。"), m.a,
-            tr(en, zh), m.b);
-        return std::string(buf);
-    };
-    switch (m.what) {
-        case k::tokens:
-            return counts("tokens", "词元");
-        case k::layers:
-            return counts("layers", "层");
-        case k::heads:
-            return counts("heads", "头");
-        case k::maps:
-            return counts("maps at this stage", "矩阵（本阶段）");
-        case k::stage:
-            return std::string(tr("A has no such stage: ", "A 没有这个阶段：")) + m.label;
-        case k::shape:
-            std::snprintf(buf, sizeof buf,
-                          tr("A's %s is %d × %d, B's is %d × %d: compare needs the same shape.",
-                             "A 的 %s 是 %d × %d，B 的是 %d × %d：对比需要相同的形状。"),
-                          m.label.c_str(), m.a_rows, m.a_cols, m.b_rows, m.b_cols);
-            return buf;
-        case k::training:
-            std::snprintf(buf, sizeof buf, tr("A is still training (step %d of %d).", "A 仍在训练中（第 %d 步，共 %d 步）。"),
-                          m.a, m.b);
-            return buf;
-        case k::none:
-            break;
-    }
     std::snprintf(buf, sizeof buf, "%s %.4g   %s %.2f%%", tr("max |B − A|", "最大 |B − A|"), c.max_abs,
                   tr("‖B − A‖/‖A‖", "‖B − A‖/‖A‖"), c.relative * 100.0);
     return buf;

@@ -423,45 +423,23 @@ void scrubber(const app& a, frame_out& out, const trainer& t) {
     kept_marks(out, t, kept);
 }
 
-// The scores a head's bars show: each a mean over the held-out rows
-// (train_diagnostics.hpp), and what it measures, said on hover.
-struct score_kind {
-    const char *en, *zh, *help_en, *help_zh;
-};
-constexpr score_kind score_previous{
-    "previous", "前一个",
-    "Previous-token score: the weight each query puts on the token just before it, averaged over the held-out rows.",
-    "前一词元得分：每个查询放在它前一个词元上的权重，在留出集各行上取平均。"};
-constexpr score_kind score_induction{
-    "induction", "归纳",
-    "Induction score: the weight a query puts on the token right after the earlier occurrence of its own token (where the "
-    "row has one), averaged over the held-out rows.",
-    "归纳得分：查询放在“它自己的词元上一次出现之处的下一个词元”上的权重（该行有这样的位置时），在留出集各行上取平均。"};
-constexpr score_kind score_offset{
-    "offset", "偏移",
-    "Offset score: the weight each query puts on the token the recipe's offset back, averaged over the held-out rows.",
-    "偏移得分：每个查询放在按配方偏移量往回数的那个词元上的权重，在留出集各行上取平均。"};
-constexpr score_kind score_sink{"sink", "汇点",
-                                "Sink score: the weight each query after the first puts on the first token, averaged over "
-                                "the held-out rows.",
-                                "汇点得分：第一个之后的每个查询放在第一个词元上的权重，在留出集各行上取平均。"};
-
-// One score as a bar with its value; what it measures on hover.
-void score_bar(frame_out& out, const score_kind& kind, float v, float width) {
+// One of a head's scores (train/head_score.hpp), a mean over the held-out rows,
+// as a bar with its value; what it measures on hover.
+void score_bar(frame_out& out, const head_score_row& kind, float v, float width) {
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%s %.2f", tr(kind.en, kind.zh), double(v));
+    std::snprintf(buf, sizeof buf, "%s %.2f", tr(kind.name), double(v));
     ImGui::ProgressBar(std::clamp(v, 0.0f, 1.0f), ImVec2(width, ImGui::GetTextLineHeight()), buf);
     note_clip(out, buf);
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", tr(kind.help_en, kind.help_zh));
+        ImGui::SetTooltip("%s", head_score_sentence(kind, tr(", over the held-out rows.", "，在留出集各行上。")).c_str());
 }
 
 // The narrowest a head's column may be: its widest score bar's text fits.
-float head_column_min(bool offset_task) {
+float head_column_min(train_task task) {
     float widest = ImGui::CalcTextSize(tr("layer 0 · head 0", "层 0 · 头 0")).x;
-    for (const score_kind* k : {&score_previous, &score_induction, &score_offset, &score_sink})
-        if (k != &score_offset || offset_task)
-            widest = std::max(widest, ImGui::CalcTextSize((std::string(tr(k->en, k->zh)) + " 0.00").c_str()).x);
+    for (const head_score_row& k : head_score_table)
+        if (head_score_shown(k.kind, task))
+            widest = std::max(widest, ImGui::CalcTextSize((std::string(tr(k.name)) + " 0.00").c_str()).x);
     return widest + ImGui::GetStyle().FramePadding.x * 2.0f + ImGui::GetFontSize();
 }
 
@@ -472,11 +450,11 @@ bool head_zeroed(const experiment& e, int layer, int head) {
 
 void head_maps(const app& a, frame_out& out, const trainer& t) {
     const train_run& r = *t.run;
-    const bool offset_task = r.e.train.task == train_task::copy_offset || r.e.train.task == train_task::previous;
+    const train_task task = r.e.train.task;
     const float font = ImGui::GetFontSize(), gap = ImGui::GetStyle().ItemSpacing.x;
     // As many heads per row as fit with their bars' text whole; the rest wrap.
     const float avail = visible_width();
-    const int per_row = std::clamp(int((avail + gap) / (head_column_min(offset_task) + gap)), 1, r.h);
+    const int per_row = std::clamp(int((avail + gap) / (head_column_min(task) + gap)), 1, r.h);
     const float width = std::floor((avail - gap * float(per_row - 1)) / float(per_row));
     const float cell = std::max(2.0f, std::floor((width - font * 1.5f) / float(r.T)));
     for (int l = 0; l < r.L; ++l)
@@ -504,12 +482,9 @@ void head_maps(const app& a, frame_out& out, const trainer& t) {
             out.widgets.push_back({name, res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
             out.maps.push_back({name, res.cells, res.labelled, axes_queries_by_keys()});
             if (k < t.now.heads.size()) {
-                const head_scores& s = t.now.heads[k];
-                score_bar(out, score_previous, s.prev_mean(), width);
-                score_bar(out, score_induction, s.induction_mean(), width);
-                if (offset_task)
-                    score_bar(out, score_offset, s.offset_mean(), width);
-                score_bar(out, score_sink, s.sink_mean(), width);
+                for (const head_score_row& kind : head_score_table)
+                    if (head_score_shown(kind.kind, task))
+                        score_bar(out, kind, head_score_mean(t.now.heads[k], kind.kind), width);
             }
             ImGui::EndGroup();
         }

@@ -382,7 +382,7 @@ bool key_input(const key_row& k, const char* label, std::uint32_t& v) {
 
 void key_tooltip(const key_row& k) {
     if (k.help.en && ImGui::IsItemHovered(ImGuiHoveredFlags_ForTooltip | ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("%s", tr(k.help.en, k.help.zh));
+        ImGui::SetTooltip("%s", tr(k.help));
 }
 
 int text_resize_callback(ImGuiInputTextCallbackData* data) {
