@@ -34,7 +34,7 @@
 //                             computer (models.js, with readModelFiles, keptModel and models).
 //   runWanted, runStore, runTraining, runs  the trained runs this browser keeps (runs.js).
 //   sleep(ms)                 the app sleeps: a frame every tick until woken (sleep.js).
-//   posterNames, posterPictures  a poster's copy of the app's names (lesson-names.js), and its
+//   posterNames, posterPictures  the app's names a poster shows (lesson-names.js), and its
 //                             picture store ({save, load}) (posters.js).
 // The modules keep their state here where tests read it: firstFrameSeen, asleep,
 // framesRun, ticks, fonts, build, fallback, posterSaved, posterSavedUnder, posterRun.

@@ -11,8 +11,8 @@ import { lessonNames as posterNames } from './lesson-names.js';
 // the picture this browser took on an earlier Run of the same link (kept in
 // localStorage, at most POSTER_KEEP links, the oldest dropped first), or a card
 // naming the lesson, the sentence and the stage. The app does not exist yet, so
-// the names are copied in lesson-names.js (tests/web/a11y.test.mjs checks them
-// against the app's). Pictures are never built ahead of time: the lesson views need a GL
+// the names come from lesson-names.js, which the build writes from the app's own
+// tables (src/platform/page_names.cpp). Pictures are never built ahead of time: the lesson views need a GL
 // context that a build machine may lack; a host's first visit takes one.
 const POSTER_KEEP = 10;
 const POSTER_INDEX = 'attn.posters';  // the links with a picture, oldest first

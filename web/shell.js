@@ -9,7 +9,7 @@
 //
 // Its modules, bottom to top: each imports only modules above it in this list,
 // so none imports another in a cycle (tests/web_modules_test.py checks it).
-//   lesson-names.js  the app's names a poster card shows before the app exists
+//   lesson-names.js  the app's names a poster card shows before the app exists (the build writes it)
 //   page.js          window.attnShell (its calls are listed there), the loading screen, the fatal box, el()
 //   links.js         the link in the URL hash: read at load, kept as the app publishes, followed when changed
 //   idb.js           one IndexedDB object store of this site

@@ -130,7 +130,7 @@ TEST_CASE("a host's link (attn:set, link_scope::experiment) that names a model a
     CHECK(ui::app_wanted_model(a) == key);  // the page's shell fetches it (models.follow)
     CHECK_FALSE(a.options.model_url.empty());
     CHECK_FALSE(a.options.tokenizer_url.empty());
-    CHECK(a.view.model_open);
+    CHECK(a.view.model.open);
     REQUIRE(ui::app_change(a, change::open("v=1&text=c%20d"), ui::link_scope::experiment));
     CHECK(ui::app_wanted_model(a) == key);  // a link without model= changes the experiment alone
     CHECK(a.model.exp.text == "c d");
@@ -171,30 +171,30 @@ TEST_CASE("a link holds a real model's selected head and changes; they run once 
     const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"}, t{tok.data(), tok.size(), "t.bin"};
     const std::string changes = "&view.model_head=1.2&view.model_ablate=0.1&view.model_edges=1.2.3.0,1.2.3.1";
     REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b&model=x.bin@0123456789abcdef" + changes)));
-    CHECK(a.view.model_layer == 1);
-    CHECK(a.view.model_head == 2);
-    CHECK(a.view.model_changes.ablate == std::vector<ablated_head>{{0, 1}});
-    CHECK(a.view.model_changes.edges.size() == 2);
+    CHECK(a.view.model.layer == 1);
+    CHECK(a.view.model.head == 2);
+    CHECK(a.view.model.changes.ablate == std::vector<ablated_head>{{0, 1}});
+    CHECK(a.view.model.changes.edges.size() == 2);
     CHECK(ui::app_open_model(a, x, t).empty());  // the model the link names: its head and changes stay
-    CHECK(a.view.model_changes.edges.size() == 2);
+    CHECK(a.view.model.changes.edges.size() == 2);
     ui::app_model_update(a, 0);
     CHECK_FALSE(real_session_effect_current(a.real, ui::app_model_wants(a)));  // this frame says it runs
     ui::app_model_update(a, 0);
     REQUIRE(real_session_effect_current(a.real, ui::app_model_wants(a)));
-    CHECK(a.real.effect.of == a.view.model_changes);
+    CHECK(a.real.effect.of == a.view.model.changes);
     CHECK(a.real.effect.layer == 1);
     CHECK(a.real.effect.tr.layers[1].heads[2].weights(3, 0) == 0.0f);  // the masked edges, as the pass ran them
     CHECK(a.real.effect.tr.layers[1].heads[2].weights(3, 1) == 0.0f);
     CHECK(a.real.effect.tr.layers[0].heads[1].ablated);
     const std::uint64_t made = a.real.effect_made;
-    a.view.model_head = 0;  // another head of the same layer: no new pass
+    a.view.model.head = 0;  // another head of the same layer: no new pass
     ui::app_model_update(a, 0);
     CHECK(real_session_effect_current(a.real, ui::app_model_wants(a)));
     CHECK(a.real.effect_made == made);
-    a.view.model_head = 2;
+    a.view.model.head = 2;
     CHECK(ui::app_link(a).find(changes) != std::string::npos);
     // Changes that do not fit the model are said, and nothing runs.
-    a.view.model_changes.ablate = {{7, 0}};
+    a.view.model.changes.ablate = {{7, 0}};
     const auto problems = real_session_problems(a.real, ui::app_model_wants(a));
     REQUIRE(problems.size() == 1);
     CHECK(problems[0] == "zeroed head 7.0: the model has layers 0 to 1");
@@ -205,13 +205,13 @@ TEST_CASE("a link holds a real model's selected head and changes; they run once 
     // A link's head past the model, applied with the model open: the nearest it has.
     REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b&model=x.bin@0123456789abcdef&view.model_head=9.9")));
     ui::app_model_update(a, 0);
-    CHECK(a.view.model_layer == 1);
-    CHECK(a.view.model_head == 3);
+    CHECK(a.view.model.layer == 1);
+    CHECK(a.view.model.head == 3);
     // Another model: the head and the changes were the first one's.
     const real_model_file y{ckpt.data(), ckpt.size(), "y.bin", "fedcba9876543210"};
     CHECK(ui::app_open_model(a, y, t).empty());
-    CHECK(a.view.model_changes.empty());
-    CHECK(a.view.model_layer == 0);
+    CHECK(a.view.model.changes.empty());
+    CHECK(a.view.model.layer == 0);
 }
 
 TEST_CASE("the Model window's changes are said beside the controls' counts, and the text view has what Continue wrote") {
@@ -244,7 +244,7 @@ TEST_CASE("the Model window's changes are said beside the controls' counts, and 
     json_string_append(wrote, a.real.reading.decoded + a.real.gen.text);
     CHECK(text.find(wrote) != std::string::npos);
     // Without changes: nothing said.
-    a.view.model_changes = {};
+    a.view.model.changes = {};
     frame(a);
     frame(a);
     CHECK_FALSE(find_widget(a, "controls_model_changes"));
@@ -385,7 +385,7 @@ void check_every_stage_draws(ui::app& a) {
 // A masked edge and a zeroed head: the pipeline draws the changed pass (the edge masked, the head veiled).
 void check_changed_pass(ui::app& a) {
     const std::uint64_t before = a.real.pipeline_made;
-    a.view.model_changes = {{{1, 2}}, {{1, 0, 3, 0}}};
+    a.view.model.changes = {{{1, 2}}, {{1, 0, 3, 0}}};
     frame(a);
     frame(a);
     REQUIRE(real_session_effect_current(a.real, ui::app_model_wants(a)));
@@ -414,11 +414,11 @@ TEST_CASE("the pipeline shows a real model's layer: every stage draws its own nu
     const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"}, t{tok.data(), tok.size(), "t.bin"};
     REQUIRE(ui::app_change(
         a, change::open("v=1&text=a%20b%20a%20b&model=x.bin@0123456789abcdef&view.model_pipeline=1&view.model_head=1.0")));
-    CHECK(a.view.model_pipeline);
+    CHECK(a.view.model.pipeline);
     frame(a);
     CHECK_FALSE(ui::app_pipeline(a).real);  // no model yet: the experiment
     REQUIRE(ui::app_open_model(a, x, t).empty());
-    a.view.model_open = false;  // the pipeline, not the window over it
+    a.view.model.open = false;  // the pipeline, not the window over it
     frame(a);
     const ui::pipeline_shown p = ui::app_pipeline(a);
     REQUIRE(p.real);
@@ -459,8 +459,8 @@ TEST_CASE("the pipeline shows a real model's layer: every stage draws its own nu
     CHECK(a.view.current == stage::block);
     CHECK(ui::app_pipeline(a).tr->tokens.size() == 6);
     a.view.current = stage::weights;
-    a.view.model_changes = {};
-    a.view.model_pipeline = false;
+    a.view.model.changes = {};
+    a.view.model.pipeline = false;
     frame(a);
     CHECK_FALSE(ui::app_pipeline(a).real);
     CHECK(ui::app_pipeline(a).tr == &a.model.tr);
@@ -470,7 +470,7 @@ TEST_CASE("every lesson view draws frame after frame while its experiment change
     headless_imgui imgui;
     ui::app a;
     ui::app_init(a, experiment{});
-    for (int lesson = 0; lesson < int(ui::lessons().size()); ++lesson) {
+    for (int lesson = 0; lesson < lesson_count; ++lesson) {
         INFO("lesson L" << lesson + 1);
         ui::lesson_open(a, lesson);
         frame(a);
@@ -736,7 +736,7 @@ TEST_CASE("in 中文 every stage, lesson and panel shows no English but notation
     a.view.compare_patch_shown = true;  // and "patch from A" under it
     a.view.current = stage::weights;
     look("compare");
-    for (int lesson = 0; lesson < int(ui::lessons().size()); ++lesson) {
+    for (int lesson = 0; lesson < lesson_count; ++lesson) {
         ui::lesson_open(a, lesson);
         look(("L" + std::to_string(lesson + 1)).c_str());
     }

@@ -1,15 +1,19 @@
-// What each guided lesson opens: its experiment (the text form; keys it does not
-// name take their defaults) and the stage it starts on. A link with
-// view.lesson=N starts from lesson N's experiment and its own keys override only
-// what they name (link.hpp), so the playground, the native app and the CLI open
-// the same experiment for the same link. The lessons' texts and views are the
-// UI's (src/ui/view/lessons.cpp).
+// The guided lessons L1–L13, one row each: what every view that names a lesson
+// reads (the lesson card and list, the text view, the share menu's files, the
+// page's posters through the site's lesson-names.js, which the build writes from
+// this table: src/platform/page_names.cpp), and what each opens: its experiment (the text
+// form; keys it does not name take their defaults) and the stage it starts on.
+// A link with view.lesson=N starts from lesson N's experiment and its own keys
+// override only what they name (link.hpp), so the playground, the native app and
+// the CLI open the same experiment for the same link. A lesson's view and the
+// sentences it words from the model are the UI's: a file of its own in src/ui/lessons/.
 #pragma once
 
 #include <array>
 #include <string>
 #include <string_view>
 
+#include "base/text_util.hpp"
 #include "model/stage.hpp"
 #include "spec/experiment.hpp"
 
@@ -19,6 +23,9 @@ inline constexpr int lesson_count = 13;  // L1 … L13
 
 struct lesson_preset {
     const char* id;         // "L1" … "L13"
+    bilingual title;        // "Attention is a soft dictionary lookup"
+    bilingual chip;         // a word or two for the lessons bar's chip ("L1 lookup")
+    bilingual try_text;     // what to try, under the title
     std::string_view text;  // experiment text
     stage opens_on;
     bool untrained = false;  // a recipe opened at step 0 (trained=0): the person presses Train

@@ -65,7 +65,7 @@ void handle_keys(app& a) {
         if (a.view.show_help)
             a.view.show_help = false;
         else
-            a.view.model_open = false;
+            a.view.model.open = false;
     }
 }
 
@@ -86,7 +86,7 @@ void kept_models_menu(const app& a, frame_out& out) {
         const std::string label = k.name + " · " + megabytes(std::size_t(k.bytes));
         if (ImGui::Selectable(label.c_str(), false, 0, ImVec2(ImGui::CalcTextSize(label.c_str()).x, 0))) {
             out.model_open_kept = k.key;
-            view_edit(a, out).model_open = true;
+            view_edit(a, out).model.open = true;
         }
         mark_widget(out, ("view_kept_open_" + k.key).c_str());
         ImGui::SameLine();
@@ -136,7 +136,7 @@ void view_menu(const app& a, frame_out& out) {
         // A real model: llama2.c's checkpoint and tokenizer, opened from the person's files (model_window.cpp).
         if (ImGui::Selectable(a.real.model ? tr("Model window", "模型窗口")
                                            : tr("Open a model (llama2.c .bin files)…", "打开模型（llama2.c 的 .bin 文件）…"))) {
-            view_edit(a, out).model_open = true;
+            view_edit(a, out).model.open = true;
             if (!a.real.model)
                 out.share.push_back(share_action::open_model_files);
         }
@@ -258,7 +258,7 @@ void app_update(app& a) {
     }
     if (!a.reports.reading)
         session_measure_trained(a.model, slice);
-    app_model_update(a, a.view.model_open ? train_pace::measuring * 2 : 0.0);
+    app_model_update(a, a.view.model.open ? train_pace::measuring * 2 : 0.0);
     // Nothing reads the run past here but its shape: its steps go on beside the
     // drawing until the next frame takes them in (training.hpp).
     session_train_launch(a.model);
@@ -387,7 +387,7 @@ void app_draw(app& a) {
 
     draw_columns(a);
     ImGui::End();
-    if (a.view.model_open)
+    if (a.view.model.open)
         draw_panel(a, panel_model);
     if (a.view.show_help)
         draw_panel(a, panel_help);

@@ -37,7 +37,7 @@ std::string real_readout_json(const attn::ui::app& a) {
     out += "],\"attribution\":{\"target\":" + std::to_string(at.target) + ",\"logit\":" + json_number(at.logit) +
            ",\"invRms\":" + json_number(at.inv_rms) + ",\"embedding\":" + json_number(at.embedding) +
            ",\"heads\":" + json_numbers(at.heads) + ",\"ffn\":" + json_numbers(at.ffn) + "}";
-    const attn::real_interventions& iv = a.view.model_changes;
+    const attn::real_interventions& iv = a.view.model.changes;
     out += ",\"changes\":{\"ablate\":[";
     for (std::size_t i = 0; i < iv.ablate.size(); ++i)
         out +=
@@ -81,7 +81,7 @@ std::string real_model_json(const attn::ui::app& a) {
                   "\"layer\":%d,\"head\":%d",
                   r.model->file_bytes, r.model->parameters(), c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads,
                   c.vocab_size, c.seq_len, c.version, c.shared_classifier ? "true" : "false",
-                  a.view.model_open ? "true" : "false", r.reading.cut ? "true" : "false", a.view.model_layer, a.view.model_head);
+                  a.view.model.open ? "true" : "false", r.reading.cut ? "true" : "false", a.view.model.layer, a.view.model.head);
     std::string out = buf;
     out += ",\"key\":" + attn::json_string(attn::link_model_ref(r.model->name, r.model->sha256)) +
            ",\"tokenizerKey\":" + attn::json_string(attn::link_model_ref(r.model->tokenizer_name, r.model->tokenizer_sha256)) +

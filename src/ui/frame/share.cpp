@@ -140,7 +140,7 @@ export_file share_export_svg(const app& a) {
     // In L11 and L12, the lesson's maps (as the page draws them) instead of the stage's.
     const std::vector<lesson_map> lesson = circuit_lesson_maps(a);
     if (!lesson.empty())
-        f.name = std::string("attn-") + lessons()[std::size_t(a.view.lesson.index)].id + ".svg";
+        f.name = std::string("attn-") + lesson_at(a.view.lesson.index)->id + ".svg";
     for (const lesson_map& lm : lesson) {
         const stage_matrix sm{lm.title.c_str(), lm.m, lm.map == colormap::diverging};
         const heatmap_range range{lm.lo, lm.hi};
@@ -211,10 +211,8 @@ int share_embed_height(const app& a) {
 
 std::string share_embed_title(const app& a) {
     std::string title = tr("Attention playground", "注意力演练场");
-    if (a.view.lesson.index >= 0 && a.view.lesson.index < int(lessons().size())) {
-        const lesson& l = lessons()[std::size_t(a.view.lesson.index)];
-        title += std::string(": ") + l.id + " " + tr(l.title_en, l.title_zh);
-    }
+    if (const lesson_preset* l = lesson_at(a.view.lesson.index))
+        title += std::string(": ") + l->id + " " + tr(l->title);
     return title;
 }
 

@@ -159,7 +159,7 @@ void put_real_readout_tables(std::string& out, const app& a) {
     out += ',';
     put_plain_table(out,
                     std::string(tr("Model: the next token with the changes (", "模型：改动之后的下一个词元（")) +
-                        real_changes_text(a.view.model_changes) + tr("; KL ", "；KL ") +
+                        real_changes_text(a.view.model.changes) + tr("; KL ", "；KL ") +
                         spelled_number(double(r.effect.kl), "%.3g") + ")",
                     rows, cols, cells);
 }
@@ -168,7 +168,7 @@ void put_real_readout_tables(std::string& out, const app& a) {
 // every head's scores on the text, the attribution and the lens.
 void put_real_model_tables(std::string& out, const app& a, bool first) {
     const real_session& r = a.real;
-    if (!a.view.model_open || !r.model || r.reading.ids.empty())
+    if (!a.view.model.open || !r.model || r.reading.ids.empty())
         return;
     std::vector<std::string> rows, cols{tr("probability", "概率")};
     std::vector<std::vector<std::string>> cells;
@@ -394,17 +394,18 @@ void put_training_tables(std::string& out, const app& a) {
 }
 
 void put_lesson(std::string& out, const app& a) {
-    if (a.view.lesson.index < 0 || a.view.lesson.index >= int(lessons().size())) {
+    const lesson_preset* shown = lesson_at(a.view.lesson.index);
+    if (!shown) {
         out += "null";
         return;
     }
-    const lesson& l = lessons()[std::size_t(a.view.lesson.index)];
+    const lesson_preset& l = *shown;
     out += "{\"id\":";
     put_string(out, l.id);
     out += ",\"title\":";
-    put_string(out, tr(l.title_en, l.title_zh));
+    put_string(out, tr(l.title));
     out += ",\"text\":";
-    put_string(out, tr(l.try_en, l.try_zh));
+    put_string(out, tr(l.try_text));
     out += ",\"lines\":[";
     const lesson_claims claims = lesson_claims_of(a);
     bool first = true;
@@ -453,10 +454,8 @@ std::string summary(app& a) {
              tr(", layer ", "，层 ") + std::to_string(p.layer) + ".";
     else if (a.model.exp.layers > 1)
         s += std::string(" ") + tr("Layer ", "层 ") + std::to_string(a.view.layer) + ".";
-    if (a.view.lesson.index >= 0 && a.view.lesson.index < int(lessons().size())) {
-        const lesson& l = lessons()[std::size_t(a.view.lesson.index)];
-        s += std::string(" ") + l.id + " " + tr(l.title_en, l.title_zh) + ".";
-    }
+    if (const lesson_preset* l = lesson_at(a.view.lesson.index))
+        s += std::string(" ") + l->id + " " + tr(l->title) + ".";
     const auto& e = a.model.exp;
     if (const trainer& t = a.model.train; t.run) {  // while it trains, one word: the live region is not flooded
         char buf[400];
@@ -499,10 +498,10 @@ std::string summary(app& a) {
     const std::string effect = p.real ? std::string() : effect_line(a);  // the experiment's Δy: not what is shown
     if (!effect.empty())
         s += " " + effect + ".";
-    if (p.real && !a.view.model_changes.empty()) {  // the model's changes, what they do, or why they do not run
+    if (p.real && !a.view.model.changes.empty()) {  // the model's changes, what they do, or why they do not run
         const real_wants w = app_model_wants(a);
         const std::vector<std::string> problems = real_session_problems(a.real, w);
-        s += " " + std::string(tr("The model's changes: ", "模型的改动：")) + real_changes_text(a.view.model_changes) + ".";
+        s += " " + std::string(tr("The model's changes: ", "模型的改动：")) + real_changes_text(a.view.model.changes) + ".";
         if (!problems.empty())
             s += " " + std::string(tr("They do not run: ", "它们不会运行：")) + problems.front() + ".";
         else if (real_session_effect_current(a.real, w))

@@ -25,39 +25,19 @@ namespace attn::ui {
 
 using namespace lesson_parts;
 
+// Each lesson's page, in lesson order (L1 … L13): lesson_page_01 … from its own
+// file, listed by the build from the files' names (cmake/lesson_pages.cmake).
+#include "lesson_pages.inc"
+static_assert(std::size(pages) == lesson_count, "one file lessons/lNN_*.cpp per row of play/lesson_preset.cpp");
+
 namespace {
 
-// Each lesson's page, in lesson order (L1 … L13): its view under the card (its own
-// file, lessons/lNN_*.cpp) and the sentences it reads of the model it describes
-// (none where the view words its own).
-struct lesson_page {
-    void (*view)(const app&, frame_out&);
-    lesson_claims (*claims)(const app&);
-};
-constexpr lesson_page pages[] = {
-    {view_lookup, nullptr},
-    {view_sqrt_dk, nullptr},
-    {view_subspaces, nullptr},
-    {view_order, nullptr},
-    {view_cost, nullptr},
-    {view_code, nullptr},
-    {view_not_explanations, nullptr},
-    {view_bugs, nullptr},
-    {view_formation, formation_claims},
-    {view_shortcut, nullptr},
-    {view_circuit, circuit_lesson_claims},
-    {view_context, context_lesson_claims},
-    {view_real_model, model_lesson_claims},
-};
-static_assert(std::size(pages) == lesson_count);
-
 void lesson_list(const app& a, frame_out& out) {
-    const auto& list = lessons();
     text_plain(out, tr("Lessons", "课程"));
     char chip[64];
-    for (int i = 0; i < int(list.size()); ++i) {
-        const lesson& l = list[std::size_t(i)];
-        std::snprintf(chip, sizeof chip, "%s %s", l.id, tr(l.chip_en, l.chip_zh));
+    for (int i = 0; i < lesson_count; ++i) {
+        const lesson_preset& l = *lesson_at(i);
+        std::snprintf(chip, sizeof chip, "%s %s", l.id, tr(l.chip));
         // Chips wrap to the next line rather than run off the panel.
         const float w = ImGui::CalcTextSize(chip).x + ImGui::GetStyle().FramePadding.x * 2;
         ImGui::SameLine();
@@ -71,7 +51,7 @@ void lesson_list(const app& a, frame_out& out) {
         if (on)
             ImGui::PopStyleColor();
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("%s", tr(list[std::size_t(i)].title_en, list[std::size_t(i)].title_zh));
+            ImGui::SetTooltip("%s", tr(l.title));
         mark_widget(out, (std::string("lesson") + std::to_string(i + 1)).c_str());
     }
     ImGui::SameLine();
@@ -86,14 +66,13 @@ void lesson_list(const app& a, frame_out& out) {
 
 lesson_claims lesson_claims_of(const app& a) {
     const int i = a.view.lesson.index;
-    if (i < 0 || i >= int(std::size(pages)) || !pages[std::size_t(i)].claims)
+    if (i < 0 || i >= int(std::size(pages)) || !pages[std::size_t(i)]->claims)
         return {};
-    return pages[std::size_t(i)].claims(a);
+    return pages[std::size_t(i)]->claims(a);
 }
 
 void panel_lesson(const app& a, frame_out& out) {
     out.numbers.emplace();  // what this frame's view measures
-    const auto& list = lessons();
     // Opening a lesson replaces the experiment: not in a read-only link; an embed
     // shows only the open lesson's card.
     if (!a.options.embed) {
@@ -102,7 +81,7 @@ void panel_lesson(const app& a, frame_out& out) {
     }
     if (a.view.lesson.index < 0)
         return;
-    const lesson& l = list[std::size_t(a.view.lesson.index)];
+    const lesson_preset& l = *lesson_at(a.view.lesson.index);
     // A plain group, not an auto-resizing child: a child sized from the previous
     // frame clips (and so ignores the mouse over) controls a lesson has just added.
     ImGui::Separator();
@@ -110,7 +89,7 @@ void panel_lesson(const app& a, frame_out& out) {
     ImGui::PushID("lesson");
     // The visible edge, from the group's left (where SameLine's offsets count from).
     const float left = ImGui::GetCursorScreenPos().x, right = visible_width();
-    textf(out, "%s  %s", l.id, tr(l.title_en, l.title_zh));
+    textf(out, "%s  %s", l.id, tr(l.title));
     if (!a.options.embed) {
         const experiment_controls controls(a);
         // Previous and next at the right of the title, or under it when they do not fit beside it.
@@ -125,16 +104,16 @@ void panel_lesson(const app& a, frame_out& out) {
         mark_widget(out, "lesson_previous");
         ImGui::EndDisabled();
         ImGui::SameLine();
-        ImGui::BeginDisabled(a.view.lesson.index + 1 >= int(list.size()));
+        ImGui::BeginDisabled(a.view.lesson.index + 1 >= lesson_count);
         if (chip_button(tr("next ▶", "下一课 ▶")))
             lesson_open(a, out, a.view.lesson.index + 1);
         mark_widget(out, "lesson_next");
         ImGui::EndDisabled();
     }
-    const lesson& shown = list[std::size_t(a.view.lesson.index)];  // previous/next may have just moved on from l
-    text_plain(out, tr(shown.try_en, shown.try_zh));
+    const lesson_preset& shown = *lesson_at(a.view.lesson.index);  // previous/next may have just moved on from l
+    text_plain(out, tr(shown.try_text));
     ImGui::Separator();
-    pages[std::size_t(a.view.lesson.index)].view(a, out);
+    pages[std::size_t(a.view.lesson.index)]->view(a, out);
     ImGui::PopID();
     ImGui::EndGroup();
     ImGui::Separator();

@@ -62,4 +62,7 @@ void view_lookup(const app& a, frame_out& out) {
     number(out, "entropy", m.entropy);
 }
 
+// L1's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_01{view_lookup, nullptr};
+
 }  // namespace attn::ui

@@ -80,4 +80,7 @@ void view_sqrt_dk(const app& a, frame_out& out) {
     number(out, "jacobian_scaled", jac_scaled);
 }
 
+// L2's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_02{view_sqrt_dk, nullptr};
+
 }  // namespace attn::ui

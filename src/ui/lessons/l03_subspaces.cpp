@@ -78,4 +78,7 @@ void view_subspaces(const app& a, frame_out& out) {
     }
 }
 
+// L3's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_03{view_subspaces, nullptr};
+
 }  // namespace attn::ui

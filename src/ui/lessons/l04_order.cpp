@@ -144,4 +144,7 @@ void view_order(const app& a, frame_out& out) {
     }
 }
 
+// L4's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_04{view_order, nullptr};
+
 }  // namespace attn::ui

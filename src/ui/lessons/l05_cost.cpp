@@ -173,4 +173,7 @@ void view_cost(const app& a, frame_out& out) {
     decode_panel(a, out);
 }
 
+// L5's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_05{view_cost, nullptr};
+
 }  // namespace attn::ui

@@ -32,4 +32,7 @@ void view_code(const app& a, frame_out& out) {
     number(out, "lit_to", hi);
 }
 
+// L6's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_06{view_code, nullptr};
+
 }  // namespace attn::ui

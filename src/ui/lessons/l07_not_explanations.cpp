@@ -70,4 +70,7 @@ void view_not_explanations(const app& a, frame_out& out) {
     }
 }
 
+// L7's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_07{view_not_explanations, nullptr};
+
 }  // namespace attn::ui

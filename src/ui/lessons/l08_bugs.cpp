@@ -67,4 +67,7 @@ void view_bugs(const app& a, frame_out& out) {
     number(out, "output_diff", m.output_diff);
 }
 
+// L8's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_08{view_bugs, nullptr};
+
 }  // namespace attn::ui

@@ -218,4 +218,7 @@ void view_formation(const app& a, frame_out& out) {
     number(out, "previous_shown", f.previous_shown);
 }
 
+// L9's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_09{view_formation, formation_claims};
+
 }  // namespace attn::ui

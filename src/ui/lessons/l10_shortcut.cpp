@@ -111,4 +111,7 @@ void view_shortcut(const app& a, frame_out& out) {
     number(out, "fails_induction_shown", m.fails_induction_shown);
 }
 
+// L10's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_10{view_shortcut, nullptr};
+
 }  // namespace attn::ui

@@ -485,4 +485,7 @@ void view_circuit(const app& a, frame_out& out) {
     circuit_numbers(out, s);
 }
 
+// L11's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_11{view_circuit, circuit_lesson_claims};
+
 }  // namespace attn::ui

@@ -264,4 +264,7 @@ void view_context(const app& a, frame_out& out) {
     number(out, "snapshots", s.timeline.S);
 }
 
+// L12's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_12{view_context, context_lesson_claims};
+
 }  // namespace attn::ui

@@ -119,8 +119,8 @@ void look_button(const app& a, frame_out& out, const char* label, const char* na
     same_line_if_fits(text);
     if (chip_button(text)) {
         view_state& v = view_edit(a, out);
-        v.model_open = true;
-        v.model_layer = h.layer, v.model_head = h.head;
+        v.model.open = true;
+        v.model.layer = h.layer, v.model.head = h.head;
     }
     mark_widget(out, name);
 }
@@ -130,15 +130,15 @@ void look_button(const app& a, frame_out& out, const char* label, const char* na
 // it at the softmax stage, that head among them.
 void pipeline_button(const app& a, frame_out& out, const real_model_findings& k) {
     const std::vector<int>& found = !k.induction.empty() ? k.induction : !k.previous.empty() ? k.previous : k.sink;
-    const int layer = found.empty() ? a.view.model_layer : a.real.reading.heads[std::size_t(found[0])].layer;
-    const int head = found.empty() ? a.view.model_head : a.real.reading.heads[std::size_t(found[0])].head;
+    const int layer = found.empty() ? a.view.model.layer : a.real.reading.heads[std::size_t(found[0])].layer;
+    const int head = found.empty() ? a.view.model.head : a.real.reading.heads[std::size_t(found[0])].head;
     char text[96];
     std::snprintf(text, sizeof text, tr("Layer %d in the pipeline below", "在下方流水线中看第 %d 层"), layer);
     if (ImGui::Button(text)) {
         view_state& v = view_edit(a, out);
-        v.model_pipeline = true;
-        v.model_open = false;
-        v.model_layer = layer, v.model_head = head;
+        v.model.pipeline = true;
+        v.model.open = false;
+        v.model.layer = layer, v.model.head = head;
         v.current = stage::weights;
         v.selected = v.hovered = cell_ref{};
         v.scroll_to_pipeline = true;
@@ -166,7 +166,7 @@ void view_real_model(const app& a, frame_out& out) {
                            "这一课读一个真实的模型：同时打开一个 llama2.c 权重文件和它的分词器（比如 stories15M；"
                            "模型窗口里写了去哪里下载）。不会上传任何东西。"));
         if (ImGui::Button(tr("Open a model…", "打开模型…"))) {
-            view_edit(a, out).model_open = true;
+            view_edit(a, out).model.open = true;
             if (!a.real.model)
                 out.share.push_back(share_action::open_model_files);
         }
@@ -177,7 +177,7 @@ void view_real_model(const app& a, frame_out& out) {
     const real_model_findings k = real_model_find(*a.real.model, a.real.reading);
     draw_claims(out, claims_of(a, k).claims);
     if (ImGui::Button(tr("Model window", "模型窗口")))
-        view_edit(a, out).model_open = true;
+        view_edit(a, out).model.open = true;
     mark_widget(out, "l13_window");
     look_button(a, out, tr("the sink", "沉淀"), "l13_sink", k.sink);
     look_button(a, out, tr("previous token", "前一个词元"), "l13_previous", k.previous);
@@ -195,5 +195,8 @@ void view_real_model(const app& a, frame_out& out) {
     number(out, "previous_bar", k.previous_bar);
     number(out, "induction_bar", k.induction_bar);
 }
+
+// L13's page under its card (card.cpp lists the lessons' pages).
+extern const lesson_page lesson_page_13{view_real_model, model_lesson_claims};
 
 }  // namespace attn::ui

@@ -1,5 +1,5 @@
-// What the lessons' views share (lesson_parts.cpp defines these), and the views of
-// the circuit lessons L11 and L12 (l11_circuit.cpp, l12_context.cpp), and L13's (l13_real_model.cpp).
+// What the lessons' views share (lesson_parts.cpp defines these): drawing helpers,
+// a lesson's page, and the circuit lessons' maps and tables (circuit_parts.cpp).
 #pragma once
 
 #include <string>
@@ -50,23 +50,15 @@ class experiment_controls {
 
 }  // namespace lesson_parts
 
-// Each lesson's view, in its own file (lessons/l01_lookup.cpp … l10_shortcut.cpp), drawn
-// under the card (card.cpp's table of lesson pages), and L9's sentences.
-void view_lookup(const app& a, frame_out& out);
-void view_sqrt_dk(const app& a, frame_out& out);
-void view_subspaces(const app& a, frame_out& out);
-void view_order(const app& a, frame_out& out);
-void view_cost(const app& a, frame_out& out);
-void view_code(const app& a, frame_out& out);
-void view_not_explanations(const app& a, frame_out& out);
-void view_bugs(const app& a, frame_out& out);
-void view_formation(const app& a, frame_out& out);
-lesson_claims formation_claims(const app& a);
-void view_shortcut(const app& a, frame_out& out);
-// L11's card and views: the circuit of L9's trained model, from the session's
-// circuit study (play/circuit_study.hpp). L12's: learning in context over training.
-void view_circuit(const app& a, frame_out& out);
-void view_context(const app& a, frame_out& out);
+// A lesson's page under its card: its view, and the sentences it words from the
+// model it describes (nullptr where the view words its own; the text view lists
+// them too). Each lesson's own file, lessons/lNN_*.cpp, defines its page as
+// lesson_page_NN; card.cpp lists them in lesson order from the files' names
+// (lesson_pages.inc, which the build writes: cmake/lesson_pages.cmake).
+struct lesson_page {
+    void (*view)(const app&, frame_out&);
+    lesson_claims (*claims)(const app&);
+};
 
 // A lesson's map or curve as a table for the text view: a caption, row and column
 // headers, the cells as text.
@@ -90,14 +82,5 @@ std::vector<lesson_map> circuit_lesson_maps(const app& a);
 // L11's and L12's maps and curves as tables (empty for another lesson, or until
 // the circuit is read).
 std::vector<lesson_table> circuit_lesson_tables(const app& a);
-
-// L11's and L12's sentences for the model at its step (the text view lists them).
-lesson_claims circuit_lesson_claims(const app& a);
-lesson_claims context_lesson_claims(const app& a);
-
-// L13's card: the real model of the Model window on the lesson's text
-// (l13_real_model.cpp), and its sentences (none until a model is read).
-void view_real_model(const app& a, frame_out& out);
-lesson_claims model_lesson_claims(const app& a);
 
 }  // namespace attn::ui

@@ -415,10 +415,10 @@ void panel_controls(const app& a, frame_out& out) {
     scores_and_softmax(out, next, changed);
     advanced_section(a, out, next, changed, label_w);
     interventions_section(out, next, changed);
-    if (app_pipeline(a).real && !a.view.model_changes.empty()) {  // the counts above are the experiment's
+    if (app_pipeline(a).real && !a.view.model.changes.empty()) {  // the counts above are the experiment's
         ImGui::PushTextWrapPos(0.0f);
         textf(out, tr("The model in the pipeline: %s (Model window).", "流水线中的模型：%s（见模型窗口）。"),
-              real_changes_text(a.view.model_changes).c_str());
+              real_changes_text(a.view.model.changes).c_str());
         ImGui::PopTextWrapPos();
         mark_widget(out, "controls_model_changes");
     }

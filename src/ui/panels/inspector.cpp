@@ -331,7 +331,7 @@ void panel_start(const app& a, frame_out& out) {
                        "改动任何设置或任何权重，立刻看到它带来的全部变化。"));
     ImGui::Spacing();
     const float w = ImGui::GetContentRegionAvail().x;
-    const int count = int(lessons().size());
+    const int count = lesson_count;
     char guided[96], blurb[192];
     std::snprintf(guided, sizeof guided, tr("Guided path: lessons L1 → L%d", "循序渐进：课程 L1 → L%d"), count);
     std::snprintf(blurb, sizeof blurb,

@@ -162,14 +162,14 @@ void model_card(const app& a, frame_out& out) {
 
 void text_row(const app& a, frame_out& out) {
     // The playground's text (the experiment's: the link carries it, undo restores it), typed here.
-    std::string typed = a.view.model_text_edit.empty() ? a.model.exp.text : a.view.model_text_edit;
+    std::string typed = a.view.model.text_edit.empty() ? a.model.exp.text : a.view.model.text_edit;
     ImGui::SetNextItemWidth(-FLT_MIN);
     if (ImGui::InputTextWithHint("##model_text", tr("the text the model reads", "模型读的文字"), typed.data(),
                                  typed.capacity() + 1, ImGuiInputTextFlags_CallbackResize, text_resize_callback, &typed))
-        view_edit(a, out).model_text_edit = typed;
+        view_edit(a, out).model.text_edit = typed;
     mark_widget(out, "model_text");
     if (ImGui::IsItemDeactivatedAfterEdit() || (ImGui::IsItemActive() && ImGui::IsKeyPressed(ImGuiKey_Enter))) {
-        view_edit(a, out).model_text_edit.clear();
+        view_edit(a, out).model.text_edit.clear();
         if (typed != a.model.exp.text)
             request_experiment(out, edit_text(a.model.exp, typed));
     }
@@ -206,13 +206,13 @@ void next_tokens(const app& a, frame_out& out) {
 // arrives (the core keeps the decoder's weights: real_generation_attention).
 void generated_attention(const app& a, frame_out& out) {
     const real_model_generation& g = a.real.gen;
-    const matrix w = real_generation_attention(*a.real.model, g, a.view.model_layer, a.view.model_head);
+    const matrix w = real_generation_attention(*a.real.model, g, a.view.model.layer, a.view.model.head);
     if (w.rows == 0)
         return;
     textf(out,
           tr("As each token arrived: layer %d head %d, the query that chose it (down) over every token before (across)",
              "每个词元到来时：第 %d 层第 %d 个头，选出它的那个查询（行）对之前每个词元（列）的权重"),
-          a.view.model_layer, a.view.model_head);
+          a.view.model.layer, a.view.model.head);
     const llama_tokenizer& tok = a.real.model->tok;
     std::vector<std::string> cols, rows;
     for (int j = 0; j < w.cols; ++j)
@@ -242,8 +242,8 @@ void generated_attention(const app& a, frame_out& out) {
 void generation(const app& a, frame_out& out) {
     section_text(out, tr("Continue the text", "续写"));
     const float font = ImGui::GetFontSize();
-    llama_sampling s = a.view.model_sampling;
-    int steps = a.view.model_steps;
+    llama_sampling s = a.view.model.sampling;
+    int steps = a.view.model.steps;
     bool changed = false;
     // The ranges are the link keys' (view.temperature's control: 0 to 2 of the 0 to 100 a link may say).
     const key_row &kt = key_of("view.temperature"), &kp = key_of("view.top_p"), &kn = key_of("view.gen_tokens");
@@ -270,8 +270,8 @@ void generation(const app& a, frame_out& out) {
     mark_widget(out, "model_steps");
     if (changed) {
         view_state& v = view_edit(a, out);
-        v.model_sampling = s;
-        v.model_steps = steps;
+        v.model.sampling = s;
+        v.model.steps = steps;
     }
     real_cache_lines(a, out, "model_cache");
     const real_model_generation& g = a.real.gen;
@@ -332,12 +332,12 @@ void heads_overview(const app& a, frame_out& out) {
             ImGui::PushID(h.layer * 1000 + h.head);
             const matrix& w = r.tr.layers[std::size_t(h.layer)].heads[std::size_t(h.head)].weights;
             const std::string name = "model_head_" + std::to_string(h.layer) + "_" + std::to_string(h.head);
-            opt.veiled = a.view.model_changes.zeroes(h.layer, h.head);
+            opt.veiled = a.view.model.changes.zeroes(h.layer, h.head);
             const heatmap_result res = heatmap_draw(*a.heatmaps, name.c_str(), w, opt);
             if (res.clicked_row >= 0) {
                 view_state& v = view_edit(a, out);
-                v.model_layer = h.layer;
-                v.model_head = h.head;
+                v.model.layer = h.layer;
+                v.model.head = h.head;
             }
             out.widgets.push_back({name, res.cells_x0, res.cells_y0, res.cells_x1, res.cells_y1, res.window});
             char induction[16] = "—";
@@ -395,12 +395,12 @@ void effect_table(const app& a, frame_out& out) {
 // "Zero this head", what is changed (with Clear), and its effect on the next
 // token: every later layer run again (real_session::effect), beside the reading's.
 void model_changes(const app& a, frame_out& out) {
-    const real_interventions& iv = a.view.model_changes;
-    const ablated_head selected{a.view.model_layer, a.view.model_head};
+    const real_interventions& iv = a.view.model.changes;
+    const ablated_head selected{a.view.model.layer, a.view.model.head};
     bool zero = iv.zeroes(selected.layer, selected.head);
     ImGui::BeginDisabled(a.options.readonly);
     if (ImGui::Checkbox(tr("Zero this head and run the model again", "把这个头置零，再运行一次模型"), &zero))
-        view_edit(a, out).model_changes = real_toggle_head(iv, selected);
+        view_edit(a, out).model.changes = real_toggle_head(iv, selected);
     mark_widget(out, "model_zero");
     ImGui::EndDisabled();
     if (iv.empty()) {
@@ -413,7 +413,7 @@ void model_changes(const app& a, frame_out& out) {
     ImGui::SameLine();
     ImGui::BeginDisabled(a.options.readonly);
     if (chip_button(tr("Clear", "清除")))
-        view_edit(a, out).model_changes = {};
+        view_edit(a, out).model.changes = {};
     mark_widget(out, "model_changes_clear");
     ImGui::EndDisabled();
     const real_wants w = app_model_wants(a);
@@ -441,11 +441,11 @@ void stage_chips(const app& a, frame_out& out) {
     for (int s = 0; s < 4; ++s) {
         if (s)
             ImGui::SameLine();
-        const bool on = a.view.model_stage == s;
+        const bool on = a.view.model.stage == s;
         if (on)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         if (chip_button(names[s]))
-            view_edit(a, out).model_stage = s;
+            view_edit(a, out).model.stage = s;
         if (on)
             ImGui::PopStyleColor();
         mark_widget(out, ("model_stage_" + std::to_string(s)).c_str());
@@ -454,7 +454,7 @@ void stage_chips(const app& a, frame_out& out) {
 
 void selected_head(const app& a, frame_out& out) {
     const real_model_reading& r = a.real.reading;
-    const int l = a.view.model_layer, h = a.view.model_head;
+    const int l = a.view.model.layer, h = a.view.model.head;
     if (l >= int(r.tr.layers.size()) || h >= int(r.tr.layers[std::size_t(l)].heads.size()))
         return;
     const head_trace& ht = r.tr.layers[std::size_t(l)].heads[std::size_t(h)];
@@ -462,7 +462,7 @@ void selected_head(const app& a, frame_out& out) {
     // weights are the reading's and an earlier stage is recomputed for it (real_session::stages).
     const real_wants w = app_model_wants(a);
     const bool changed = real_session_changed(a.real, w);
-    const int stage = changed || real_session_stages_current(a.real, w) ? a.view.model_stage : 3;
+    const int stage = changed || real_session_stages_current(a.real, w) ? a.view.model.stage : 3;
     const head_trace& st = changed      ? a.real.effect.tr.layers[std::size_t(l)].heads[std::size_t(h)]
                            : stage == 3 ? ht
                                         : a.real.stages;
@@ -476,8 +476,8 @@ void selected_head(const app& a, frame_out& out) {
     ImGui::SameLine();
     if (chip_button(tr("Open this layer in the pipeline", "在流水线中打开这一层"))) {
         view_state& v = view_edit(a, out);  // every stage of it, the inspector on any cell
-        v.model_pipeline = true;
-        v.model_open = false;
+        v.model.pipeline = true;
+        v.model.open = false;
         v.current = stage::weights;
         v.selected = v.hovered = cell_ref{};
         v.scroll_to_pipeline = true;
@@ -506,8 +506,8 @@ void selected_head(const app& a, frame_out& out) {
     out.maps.push_back({"model_selected", res.cells, res.labelled, "↓ query   → key"});
     // A click on a softmax cell masks (or unmasks) that edge (a later key: hidden already, nothing changes).
     if (res.clicked_row >= 0 && stage == 3 && !a.options.readonly)
-        view_edit(a, out).model_changes =
-            real_toggle_edge(a.view.model_changes, masked_edge{l, h, res.clicked_row, res.clicked_col});
+        view_edit(a, out).model.changes =
+            real_toggle_edge(a.view.model.changes, masked_edge{l, h, res.clicked_row, res.clicked_col});
     model_changes(a, out);
 }
 
@@ -550,7 +550,7 @@ void attribution_table(const app& a, frame_out& out, const std::vector<attributi
         } else {
             if (chip_button(names[i].c_str())) {
                 view_state& v = view_edit(a, out);
-                v.model_layer = p.layer, v.model_head = p.head;
+                v.model.layer = p.layer, v.model.head = p.head;
             }
             mark_widget(out, ("model_part_" + std::to_string(p.layer) + "_" + std::to_string(p.head)).c_str());
         }
@@ -698,7 +698,7 @@ void panel_model(const app& a, frame_out& out) {
                  ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_HorizontalScrollbar);
     mark_window(out, "model_window");
     if (!open)
-        view_edit(a, out).model_open = false;
+        view_edit(a, out).model.open = false;
     if (!a.real.model) {
         no_model(a, out);
         ImGui::End();

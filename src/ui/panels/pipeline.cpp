@@ -72,7 +72,7 @@ const std::vector<std::string>& index_labels(int n) {
 // experiment's trace, or a real model's changes (its maps are veiled once the
 // changed pass they are drawn from has it zeroed).
 bool head_zeroed(const app& a, const pipeline_shown& p, int head) {
-    return p.real ? a.view.model_changes.zeroes(p.layer, head)
+    return p.real ? a.view.model.changes.zeroes(p.layer, head)
                   : p.tr->layers[std::size_t(p.layer)].heads[std::size_t(head)].ablated;
 }
 
@@ -154,12 +154,12 @@ void draw_matrix(const app& a, frame_out& out, const stage_matrix& sm, int index
         if (token_rows && !p.real)
             view_edit(a, out).sel_row = r.clicked_row;
         // A click on a softmax cell masks (or unmasks) that one edge (a real model's
-        // change is the Model window's: view.model_changes).
+        // change is the Model window's: view.model.changes).
         const masked_edge edge{p.layer, head, r.clicked_row, r.clicked_col};
         if (a.view.current == stage::weights && !a.options.readonly && !p.real)
             request_experiment(out, edit_toggle_edge(a.model.exp, edge));
         else if (a.view.current == stage::weights && !a.options.readonly)
-            view_edit(a, out).model_changes = real_toggle_edge(a.view.model_changes, edge);
+            view_edit(a, out).model.changes = real_toggle_edge(a.view.model.changes, edge);
     }
 }
 
@@ -234,13 +234,13 @@ void draw_head(const app& a, frame_out& out, int hi, float cell, const std::vect
     const bool zero_clicked = ImGui::Checkbox(tr("zero", "置零"), &zero);
     ImGui::EndDisabled();
     if (zero_clicked && p.real)
-        view_edit(a, out).model_changes = real_toggle_head(a.view.model_changes, ablated_head{p.layer, hi});
+        view_edit(a, out).model.changes = real_toggle_head(a.view.model.changes, ablated_head{p.layer, hi});
     else if (zero_clicked)
         request_experiment(out, edit_toggle_ablation(a.model.exp, ablated_head{p.layer, hi}));
     char name[24];
     std::snprintf(name, sizeof name, "zero_head%d", hi);
     mark_widget(out, name);
-    const auto& edges = p.real ? a.view.model_changes.edges : a.model.exp.edges;
+    const auto& edges = p.real ? a.view.model.changes.edges : a.model.exp.edges;
     const bool edge_masked =
         std::any_of(edges.begin(), edges.end(), [&](const masked_edge& m) { return edge_in_head(m, p.layer, hi); });
     if (!p.real && (ht.ablated || edge_masked) && a.model.has_baseline) {  // on the header's line: the maps stay aligned
@@ -422,10 +422,10 @@ pipeline_shown app_pipeline(const app& a) {
     pipeline_shown p;
     const real_session& r = a.real;
     // The changed pass (its layer whole) or the reading's layer made whole (real_session_pipeline).
-    const trace* real = a.view.model_pipeline && r.model ? real_session_pipeline(r, app_model_wants(a)) : nullptr;
+    const trace* real = a.view.model.pipeline && r.model ? real_session_pipeline(r, app_model_wants(a)) : nullptr;
     if (real) {
         const bool changed = real == &r.effect.tr;
-        p.tr = real, p.exp = &r.exp, p.layer = a.view.model_layer, p.real = true;
+        p.tr = real, p.exp = &r.exp, p.layer = a.view.model.layer, p.real = true;
         p.version = (std::uint64_t(1) << 63) | (changed ? (std::uint64_t(1) << 62) | r.effect_made : r.pipeline_made);
     } else
         p.tr = &a.model.tr, p.exp = &a.model.exp, p.layer = a.view.layer, p.version = a.model.version;
@@ -498,9 +498,9 @@ void real_banner(const app& a, frame_out& out) {
           tr("The pipeline shows the model %s on its text: layer %d of %d, %d heads (RMSNorm, RoPE, SwiGLU: the stages "
              "are its own numbers).",
              "流水线显示模型 %s 在它的文字上：第 %d 层（共 %d 层），%d 个头（RMSNorm、RoPE、SwiGLU：各阶段都是它自己的数）。"),
-          a.real.model->name.c_str(), a.view.model_layer, c.n_layers, c.n_heads);
+          a.real.model->name.c_str(), a.view.model.layer, c.n_layers, c.n_heads);
     mark_widget(out, "pipeline_model");
-    const real_interventions& iv = a.view.model_changes;
+    const real_interventions& iv = a.view.model.changes;
     if (!iv.empty()) {  // what is drawn: the changed pass once it ran
         const real_wants w = app_model_wants(a);
         const std::vector<std::string> problems = real_session_problems(a.real, w);
@@ -519,13 +519,13 @@ void real_banner(const app& a, frame_out& out) {
     ImGui::PopTextWrapPos();
     if (chip_button(tr("Back to the experiment", "回到实验"))) {
         view_state& v = view_edit(a, out);
-        v.model_pipeline = false;
+        v.model.pipeline = false;
         v.selected = v.hovered = cell_ref{};  // the model's cells
     }
     mark_widget(out, "pipeline_model_back");
     ImGui::SameLine();
     if (chip_button(tr("Model window", "模型窗口")))
-        view_edit(a, out).model_open = true;
+        view_edit(a, out).model.open = true;
     mark_widget(out, "pipeline_model_window");
 }
 
@@ -537,7 +537,7 @@ void layer_slider(const app& a, frame_out& out, const pipeline_shown& p) {
     int layer = p.layer;
     if (ImGui::SliderInt(tr("layer", "层"), &layer, 0, p.exp->layers - 1)) {
         view_state& v = view_edit(a, out);
-        (p.real ? v.model_layer : v.layer) = layer;
+        (p.real ? v.model.layer : v.layer) = layer;
         v.selected = v.hovered = cell_ref{};  // a cell of another layer
     }
     mark_slider(out, "layer", tr("layer", "层"));

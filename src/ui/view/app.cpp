@@ -42,7 +42,7 @@ void app_sync(app& a) {
     a.view.sel_row = std::clamp(a.view.sel_row, 0, n - 1);
     a.view.layer = std::clamp(a.view.layer, 0, a.model.exp.layers - 1);
     // The stage stays one the pipeline has: the experiment's, or the real model's it shows (every stage).
-    const bool model_shown = a.view.model_pipeline && a.real.model;
+    const bool model_shown = a.view.model.pipeline && a.real.model;
     if (!stage_applies(a.view.current, model_shown ? a.real.exp : a.model.exp))
         a.view.current = stage::output;
     // The selected cell stays where it still exists: a press on a map (a masked
@@ -68,7 +68,7 @@ void adopt_model(app& a, const link_view& v) {
     a.options.tokenizer = v.tokenizer;
     a.options.model_url = v.model_url;
     a.options.tokenizer_url = v.tokenizer_url;
-    a.view.model_open = true;
+    a.view.model.open = true;
 }
 
 // What an accepted link asks to show: its lesson (from 1; its stage and last row
@@ -93,13 +93,13 @@ void show_link_view(app& a, const link_view& v, bool lesson_only) {
     if (!lesson_only) {
         a.options = v;
         a.options.lesson = a.options.stage = a.options.row = -1;
-        a.view.model_sampling = {v.temperature, v.top_p, std::uint64_t(v.gen_seed)};
-        a.view.model_steps = v.gen_tokens;
-        a.view.model_layer = v.model_layer, a.view.model_head = v.model_head;
-        a.view.model_changes = {v.model_ablate, v.model_edges};
-        a.view.model_pipeline = v.model_pipeline;
+        a.view.model.sampling = {v.temperature, v.top_p, std::uint64_t(v.gen_seed)};
+        a.view.model.steps = v.gen_tokens;
+        a.view.model.layer = v.model_layer, a.view.model.head = v.model_head;
+        a.view.model.changes = {v.model_ablate, v.model_edges};
+        a.view.model.pipeline = v.model_pipeline;
         if (!v.model.empty())  // a link that reads a real model: its window
-            a.view.model_open = true;
+            a.view.model.open = true;
     }
 }
 
@@ -152,17 +152,17 @@ bool app_open_link(app& a, std::string_view link, bool history) {
 link_view app_view(const app& a) {
     link_view v = a.options;
     const int index = a.view.lesson.index;
-    const bool in_lesson = index >= 0 && index < int(lessons().size());
+    const bool in_lesson = lesson_at(index) != nullptr;
     v.lesson = in_lesson ? index + 1 : -1;  // L1 is view.lesson=1
     const stage opens_on = in_lesson ? lesson_preset_find(index + 1)->opens_on : stage_default;
     const int default_row = in_lesson ? int(tokenize(a.model.exp.text).size()) - 1 : 0;
     v.stage = a.view.current != opens_on ? int(a.view.current) : -1;
     v.row = a.view.sel_row != default_row ? a.view.sel_row : -1;
-    v.temperature = a.view.model_sampling.temperature, v.top_p = a.view.model_sampling.top_p;
-    v.gen_seed = int(a.view.model_sampling.seed), v.gen_tokens = a.view.model_steps;
-    v.model_layer = a.view.model_layer, v.model_head = a.view.model_head;
-    v.model_ablate = a.view.model_changes.ablate, v.model_edges = a.view.model_changes.edges;
-    v.model_pipeline = a.view.model_pipeline;
+    v.temperature = a.view.model.sampling.temperature, v.top_p = a.view.model.sampling.top_p;
+    v.gen_seed = int(a.view.model.sampling.seed), v.gen_tokens = a.view.model.steps;
+    v.model_layer = a.view.model.layer, v.model_head = a.view.model.head;
+    v.model_ablate = a.view.model.changes.ablate, v.model_edges = a.view.model.changes.edges;
+    v.model_pipeline = a.view.model.pipeline;
     return v;
 }
 
@@ -186,7 +186,7 @@ view_state& view_edit(const app& a, frame_out& out) {
 }
 
 std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y) {
-    a.view.model_open = true;
+    a.view.model.open = true;
     // The first reading now, before the page is told the model opened: it keeps
     // the files in the browser only once this has come through.
     if (auto why = real_session_open(a.real, x, y, a.model.exp.text, a.model.threads))
@@ -198,9 +198,9 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
     if (key != a.options.model || (!a.options.tokenizer.empty() && tokenizer != a.options.tokenizer))
         a.options.model_url.clear(), a.options.tokenizer_url.clear();  // the addresses a link named were other files
     if (!a.options.model.empty() && key != a.options.model) {  // so were its head and changes (a link naming none keeps them)
-        a.view.model_layer = a.view.model_head = 0;
-        a.view.model_changes = {};
-        a.view.model_pipeline = false;
+        a.view.model.layer = a.view.model.head = 0;
+        a.view.model.changes = {};
+        a.view.model.pipeline = false;
     }
     a.options.model = key;  // the link names it (never its weights)
     a.options.tokenizer = tokenizer;
@@ -213,7 +213,7 @@ void app_model_fetch(app& a, std::string_view file, double received, double tota
         a.real.error = std::string(error);
     else if (!file.empty())
         a.real.error.clear();
-    a.view.model_open = true;
+    a.view.model.open = true;
 }
 
 std::string app_wanted_model(const app& a) {
@@ -239,11 +239,11 @@ void app_set_kept_models(app& a, std::string_view lines) {
 real_wants app_model_wants(const app& a) {
     real_wants w;
     w.text = a.model.exp.text;
-    w.changes = a.view.model_changes;
-    w.layer = a.view.model_layer, w.head = a.view.model_head;
-    w.stage = a.view.model_stage;
-    w.pipeline = a.view.model_pipeline;
-    w.shown = a.view.model_open || a.view.model_pipeline;  // the changes run while the window or the pipeline shows the model
+    w.changes = a.view.model.changes;
+    w.layer = a.view.model.layer, w.head = a.view.model.head;
+    w.stage = a.view.model.stage;
+    w.pipeline = a.view.model.pipeline;
+    w.shown = a.view.model.open || a.view.model.pipeline;  // the changes run while the window or the pipeline shows the model
     return w;
 }
 
@@ -251,7 +251,7 @@ void app_model_update(app& a, double seconds) {
     if (!a.real.model)
         return;
     const real_wants w = real_session_fit(a.real, app_model_wants(a));
-    a.view.model_layer = w.layer, a.view.model_head = w.head;  // a link's head may be past this model's: the nearest it has
+    a.view.model.layer = w.layer, a.view.model.head = w.head;  // a link's head may be past this model's: the nearest it has
     real_session_update(a.real, w, seconds);
 }
 
@@ -261,7 +261,7 @@ void frame_apply(app& a, frame_out& out) {
     if (out.view)
         a.view = std::move(*out.view);
     if (out.model_generate)  // from the prompt the window shows, with the settings just set
-        real_session_generate(a.real, a.view.model_sampling, a.view.model_steps);
+        real_session_generate(a.real, a.view.model.sampling, a.view.model.steps);
     if (out.model_stop)
         real_session_stop(a.real);
     if (!out.model_open_kept.empty())
@@ -344,7 +344,7 @@ bool app_working(const app& a) {
 
 // Lesson i through the one change path, as lesson_link(i + 1) would.
 void lesson_open(const app& a, frame_out& out, int i) {
-    if (i < 0 || i >= int(lessons().size())) {
+    if (!lesson_at(i)) {
         view_edit(a, out).lesson.index = -1;  // free exploring: the experiment stays
         out.numbers.emplace();
         return;

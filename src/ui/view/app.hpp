@@ -11,7 +11,7 @@
 // A real model opened from its files is the core's too (`real_session`,
 // src/core/play/real_session.hpp): the app holds it beside the session, the view
 // holds only what the Model window and the pipeline show of it (view_state's
-// model_* fields), and app_model_update hands the core what that view wants each
+// `model_view`), and app_model_update hands the core what that view wants each
 // frame (app_model_wants); the core decides what to recompute.
 #pragma once
 
@@ -92,6 +92,28 @@ enum class link_scope {
     experiment,  // the page's setExperiment / attn:set: only the experiment; the view stays
 };
 
+// The Model window (panels/model_window.cpp) is a window over the real-model
+// session (app::real, play/real_session.hpp): it holds only what it shows and how.
+// Each frame app_model_wants turns this into what the session computes.
+struct model_view {
+    bool open = false;
+    // Its text box while it is being typed (the model reads the experiment's text:
+    // Enter or leaving the box makes it the experiment's).
+    std::string text_edit;
+    int layer = 0, head = 0;  // the head shown large (the link's view.model_head)
+    int stage = 3;            // its map: 0 Q·Kᵀ, 1 scaled, 2 masked, 3 softmax weights
+    // Heads zeroed and edges masked in the model's pass (view.model_ablate,
+    // view.model_edges): their effect on the next token (real_session::effect).
+    real_interventions changes;
+    // The pipeline shows the open model's reading at `layer` instead of the
+    // experiment (view.model_pipeline; app_pipeline in panels.hpp).
+    bool pipeline = false;
+    // Continue's sampling and length: the link's view.temperature, view.top_p,
+    // view.gen_seed and view.gen_tokens (app_view writes them, a link sets them).
+    llama_sampling sampling{link_view{}.temperature, link_view{}.top_p, std::uint64_t(link_view{}.gen_seed)};
+    int steps = link_view{}.gen_tokens;
+};
+
 // What the person looks at, apart from the experiment: the stage, the layer, the
 // selection, the lesson's own settings, the folds, panels and theme. A panel
 // changes it by handing back a whole new one (frame_out::view, view_edit); a link
@@ -118,24 +140,8 @@ struct view_state {
     bool compare_shown = false;        // while pinned: the stage shows A | B | B − A
     bool compare_patch_shown = false;  // with the compare: the "patch from A" map (compare_patch_view.cpp)
     int compare_head = -1;             // the compare's head at a stage of each head's maps (-1: every head, one below the other)
-    // The Model window (model_window.cpp): shown, its text box while it is being
-    // typed (the model reads the experiment's text: Enter or leaving the box makes
-    // it the experiment's), the head shown large, and how "Continue" samples.
-    bool model_open = false;
-    std::string model_text_edit;
-    int model_layer = 0, model_head = 0;
-    // Heads zeroed and edges masked in the model's pass (view.model_ablate,
-    // view.model_edges): their effect on the next token (real_session::effect).
-    real_interventions model_changes;
-    // The pipeline shows the open real model's reading at model_layer instead of
-    // the experiment (view.model_pipeline; app_pipeline in panels.hpp).
-    bool model_pipeline = false;
-    bool scroll_to_pipeline = false;  // once: the panel scrolls to the pipeline (it opened under a lesson's card)
-    int model_stage = 3;              // the selected head's map: 0 Q·Kᵀ, 1 scaled, 2 masked, 3 softmax weights
-    // Continue's sampling and length: the link's view.temperature, view.top_p,
-    // view.gen_seed and view.gen_tokens (app_view writes them, a link sets them).
-    llama_sampling model_sampling{link_view{}.temperature, link_view{}.top_p, std::uint64_t(link_view{}.gen_seed)};
-    int model_steps = link_view{}.gen_tokens;
+    bool scroll_to_pipeline = false;   // once: the panel scrolls to the pipeline (it opened under a lesson's card)
+    model_view model;                  // the Model window's, over the real-model session (app::real)
 };
 
 // The page's side of real models (web/shell.js tells each): the models this
@@ -257,7 +263,7 @@ struct frame_out {
     // In: the app's focus_request (draw_panel hands it in). Out: it was met.
     const std::vector<std::string>* focus_request = nullptr;
     bool focus_taken = false;
-    // The Model window: "Continue" (generate view.model_steps tokens after the
+    // The Model window: "Continue" (generate view.model.steps tokens after the
     // text), "Stop".
     bool model_generate = false, model_stop = false;
     // A kept model (page_model_files::kept) to open or to remove from the browser: its key.
@@ -364,12 +370,12 @@ real_wants app_model_wants(const app& a);
 void app_model_update(app& a, double seconds);
 
 // What the pipeline, the inspector and the text view show: the experiment's trace
-// at view.layer, or — while view.model_pipeline is on and the open real model's
-// reading has view.model_layer made whole (app_model_update) — that reading at
+// at view.layer, or — while view.model.pipeline is on and the open real model's
+// reading has view.model.layer made whole (app_model_update) — that reading at
 // that layer under the model's experiment (llama_experiment), or with changes,
 // once they ran, the changed pass (real_session_pipeline). `version` keys
 // what is computed from it; `real` says which (a real model's weights are not
-// edited, its changes are view.model_changes). Its maps' source: heatmap_source_of(a, *tr).
+// edited, its changes are view.model.changes). Its maps' source: heatmap_source_of(a, *tr).
 struct pipeline_shown {
     const trace* tr = nullptr;
     const experiment* exp = nullptr;

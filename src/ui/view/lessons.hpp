@@ -1,6 +1,6 @@
-// The guided lessons L1–L13: each a preset experiment, the stage it opens on, a
-// short "what to try" in both languages, and a view of its own that shows the
-// article's claim happen on live numbers.
+// What the lessons' views share: their sentences (claims), their own view
+// settings and their memos. Each lesson's row (title, what to try, experiment) is
+// the core's (play/lesson_preset.hpp); its view, a file of its own in src/ui/lessons/.
 #pragma once
 
 #include <string>
@@ -9,6 +9,7 @@
 
 #include "base/matrix.hpp"
 #include "play/circuit_study.hpp"
+#include "play/lesson_preset.hpp"
 #include "play/measure_context.hpp"
 #include "play/measure_lessons.hpp"
 #include "play/measure_training.hpp"
@@ -16,18 +17,10 @@
 
 namespace attn::ui {
 
-struct lesson {
-    const char* id;  // "L1" … "L12"
-    const char* title_en;
-    const char* title_zh;
-    const char* chip_en;  // a word or two for the lessons bar's chip ("L1 lookup")
-    const char* chip_zh;
-    const char* try_en;  // what to try
-    const char* try_zh;
-    // Its experiment and first stage are the core's: lesson_preset.hpp.
-};
-
-const std::vector<lesson>& lessons();
+// Lesson `index` (the view's, 0-based: L1 is 0): its row of the lessons' table
+// (play/lesson_preset.hpp: id, titles, chip, what to try, experiment); nullptr
+// for -1 (free exploring) or out of range.
+inline const lesson_preset* lesson_at(int index) { return lesson_preset_find(index + 1); }
 
 // A sentence of a lesson's card, worded from the state it describes. The card
 // draws these and the text view lists them: one wording for both.

@@ -58,7 +58,7 @@ struct stage_row {
     void (*maps)(const stage_source&, matrix_list&);
 };
 
-// web/lesson-names.js keeps a copy of the English names for its posters; a browser test compares them.
+// The page's posters read the English names from lesson-names.js, which the build writes (src/platform/page_names.cpp).
 // The formulas are notation only, the same in both languages (a test reads the 中文 interface for English words).
 // clang-format off
 constexpr stage_row stage_table[] = {
