@@ -7,7 +7,6 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
-#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -473,10 +472,9 @@ void bridge_toggle_text_view() {
 }
 
 void bridge_report_height(float css_pixels) {
-    static float reported = -1.0f;
-    if (std::fabs(css_pixels - reported) < 1.0f)
+    static ui::height_pace pace;
+    if (!ui::height_due(pace, css_pixels))
         return;
-    reported = css_pixels;
     EM_ASM(
         {
             if (window.attnShell && window.attnShell.contentHeight)
@@ -506,10 +504,9 @@ void bridge_page_theme(bool light) {
 }
 
 void bridge_focus_label(const std::string& label) {
-    static std::string told = "\x01";  // nothing told yet
-    if (label == told)
+    static ui::focus_label_pace pace;
+    if (!ui::focus_label_due(pace, label))
         return;
-    told = label;
     EM_ASM(
         {
             if (window.attnShell && window.attnShell.focusLabel)

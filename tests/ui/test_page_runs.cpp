@@ -37,6 +37,19 @@ TEST_CASE("the link is told at most every 250 ms") {
     CHECK(ui::link_pace_due(p, 1250));
 }
 
+TEST_CASE("an embed's height is told when it moved by a pixel; the focused label when it changed") {
+    ui::height_pace h;
+    CHECK(ui::height_due(h, 600.0f));
+    CHECK_FALSE(ui::height_due(h, 600.6f));  // a sub-pixel wobble of the layout
+    CHECK(ui::height_due(h, 601.0f));
+    CHECK(ui::height_due(h, 400.0f));
+    ui::focus_label_pace f;
+    CHECK(ui::focus_label_due(f, ""));  // the first, even none
+    CHECK_FALSE(ui::focus_label_due(f, ""));
+    CHECK(ui::focus_label_due(f, "Train"));
+    CHECK_FALSE(ui::focus_label_due(f, "Train"));
+}
+
 TEST_CASE("training's progress is told when it changed, every 100 ms at most, done at once and once its measure is in") {
     session s;
     ui::train_report_pace p;

@@ -1,6 +1,7 @@
 // When the page is told what changed (page_pace.hpp).
 #include "frame/page_pace.hpp"
 
+#include <cmath>
 #include <utility>
 
 #include "frame/text_mirror.hpp"
@@ -41,6 +42,20 @@ const std::string* text_view_due(text_view_pace& p, app& a, double now_ms) {
         return nullptr;
     p.published = std::move(text);
     return &p.published;
+}
+
+bool height_due(height_pace& p, float css_pixels) {
+    if (std::fabs(css_pixels - p.told) < 1.0f)
+        return false;
+    p.told = css_pixels;
+    return true;
+}
+
+bool focus_label_due(focus_label_pace& p, const std::string& label) {
+    if (label == p.told)
+        return false;
+    p.told = label;
+    return true;
 }
 
 }  // namespace attn::ui

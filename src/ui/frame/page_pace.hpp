@@ -39,4 +39,18 @@ struct text_view_pace {
 };
 const std::string* text_view_due(text_view_pace& p, app& a, double now_ms);
 
+// An embed's content height for its host (attn:resize, CSS pixels): when it
+// moved by a pixel or more since it was told, so a sub-pixel wobble of the
+// layout does not resize the host's frame every frame.
+struct height_pace {
+    float told = -1.0f;
+};
+bool height_due(height_pace& p, float css_pixels);
+
+// The focused widget's label for the canvas's accessible name: when it changed.
+struct focus_label_pace {
+    std::string told = "\x01";  // nothing told yet (no label is this)
+};
+bool focus_label_due(focus_label_pace& p, const std::string& label);
+
 }  // namespace attn::ui
