@@ -1,16 +1,16 @@
 #include "play/lesson_preset.hpp"
 
+#include <iterator>
+
 #include "spec/experiment.hpp"
 #include "spec/link_codec.hpp"
 #include "spec/recipe.hpp"
 
 namespace attn {
 
-static_assert(link_view_limits::max_lesson == lesson_count, "a link opens every lesson, and no other");
-
 namespace {
 
-constexpr lesson_preset presets[lesson_count] = {
+constexpr lesson_preset presets[] = {
     {"L1",
      {"Attention is a soft dictionary lookup", "注意力是一次软的字典查找"},
      {"lookup", "查找"},
@@ -162,6 +162,8 @@ constexpr lesson_preset presets[lesson_count] = {
      stage::weights},
 };
 }  // namespace
+
+static_assert(std::size(presets) == lesson_count, "a row per lesson a link opens (spec/values.hpp: max_lesson)");
 
 const lesson_preset* lesson_preset_find(int lesson) {
     return lesson >= 1 && lesson <= lesson_count ? &presets[lesson - 1] : nullptr;

@@ -16,10 +16,11 @@
 #include "base/text_util.hpp"
 #include "model/stage.hpp"
 #include "spec/experiment.hpp"
+#include "spec/values.hpp"
 
 namespace attn {
 
-inline constexpr int lesson_count = 13;  // L1 … L13
+inline constexpr int lesson_count = link_view_limits::max_lesson;  // L1 … L13: the link format counts them
 
 struct lesson_preset {
     const char* id;         // "L1" … "L13"

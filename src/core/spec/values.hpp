@@ -203,7 +203,9 @@ struct link_view {
 };
 
 struct link_view_limits {
-    static constexpr int max_lesson = 13;  // lessons count from 1, as their names L1..L13 do
+    // The lessons a link can open, from 1 as their names L1..L13 count: the rows of
+    // play/lesson_preset.cpp's table (a new lesson adds one there and counts it here).
+    static constexpr int max_lesson = 13;
     static constexpr int max_stage = 10;
 };
 
