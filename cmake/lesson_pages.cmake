@@ -1,5 +1,5 @@
 # The lessons' pages, listed from their files' names: each lesson is one file,
-# src/ui/lessons/lNN_<name>.cpp, defining lesson_page_NN (lessons/lesson_parts.hpp).
+# src/ui/lessons/l<NN>_<name>.cpp, defining lesson_page_NN (lessons/lesson_parts.hpp).
 # attn_lesson_pages(<var> <include dir>) sets <var> to those files, in lesson
 # order, and writes <include dir>/lesson_pages.inc for card.cpp: their
 # declarations and the table `pages` of them. A new lesson is its file, its row of
@@ -22,7 +22,7 @@ function(attn_lesson_pages var include_dir)
     string(APPEND rows "    &lesson_page_${nn},\n")
   endforeach()
   file(CONFIGURE OUTPUT "${include_dir}/lesson_pages.inc" @ONLY CONTENT
-"// Written by the build (cmake/lesson_pages.cmake) from src/ui/lessons/lNN_*.cpp.
+"// Written by the build (cmake/lesson_pages.cmake) from the lessons' files, src/ui/lessons/l<NN>_*.cpp.
 @decls@
 constexpr const lesson_page* pages[] = {
 @rows@};
