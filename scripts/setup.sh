@@ -20,7 +20,8 @@ log() { printf '[setup] %s\n' "$*"; }
 
 # Debian packages. The web build needs emscripten (+ cmake); the native build and
 # the tests need the rest.
-pkgs_web=(cmake make g++ emscripten python3 python3-fonttools fonts-dejavu-core fonts-wqy-microhei libeigen3-dev)
+pkgs_web=(cmake make g++ emscripten python3 python3-fonttools fonts-dejavu-core fonts-wqy-microhei libeigen3-dev
+          nlohmann-json3-dev)  # nlohmann-json3-dev: the JSON of Hugging Face folders (safetensors headers, config.json)
 pkgs_test=(libglfw3-dev doctest-dev xvfb xauth chromium python3-numpy python3-torch
            clang-format imagemagick clang-14)  # clang-14: the native debug and ASan + UBSan builds (and emscripten's)
 # From trixie, pinned low so that nothing else is upgraded: xsimd >= 11 has the wasm arch.
@@ -97,7 +98,7 @@ fi
 # Header-only dependencies get include folders of their own: the Emscripten sysroot
 # must never see /usr/include (it would pull in glibc's headers).
 mkdir -p "$deps/include"
-for d in xsimd xtl doctest; do
+for d in xsimd xtl doctest nlohmann; do
   [ -e "/usr/include/$d" ] && ln -sfn "/usr/include/$d" "$deps/include/$d"
 done
 # Eigen (the circuits room's eigenvalues) keeps its headers one folder deeper.

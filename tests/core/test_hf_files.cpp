@@ -1,0 +1,264 @@
+// Hugging Face folders' files: safetensors headers (llama/safetensors.hpp) and
+// config.json (llama/hf_config.hpp), each problem refused with its message, and
+// the tensors a config wants checked against what the files hold.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hf_check.hpp"
+#include "llama/hf_config.hpp"
+#include "llama/safetensors.hpp"
+#include "test_util.hpp"
+
+using namespace attn;
+
+namespace {
+
+// A safetensors file: the 8-byte length, the header (padded with spaces to a
+// multiple of 8, as the format's writers do) and `data` bytes of tensors.
+std::vector<unsigned char> safetensors_bytes(const std::string& header, std::size_t data, std::size_t pad = 0) {
+    std::string h = header + std::string(pad, ' ');
+    std::vector<unsigned char> b(8 + h.size() + data, 0);
+    std::uint64_t n = h.size();
+    for (int i = 0; i < 8; ++i)
+        b[std::size_t(i)] = (unsigned char)(n >> (8 * i));
+    std::memcpy(b.data() + 8, h.data(), h.size());
+    return b;
+}
+
+std::string read_problem(const std::vector<unsigned char>& b) {
+    safetensors_file f;
+    const auto why = safetensors_read(b.data(), b.size(), b.size(), f);
+    if (why)
+        CHECK(f.tensors.empty());
+    return why.value_or("");
+}
+
+}  // namespace
+
+TEST_CASE("safetensors: a header read, its tensors found by name with their bytes in the file") {
+    const std::string header =
+        R"({"__metadata__":{"format":"pt"},"b":{"dtype":"BF16","shape":[3],"data_offsets":[24,30]},)"
+        R"("a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"m":{"dtype":"U8","shape":[0],"data_offsets":[30,30]}})";
+    const auto b = safetensors_bytes(header, 30, 5);
+    safetensors_file f;
+    REQUIRE_FALSE(safetensors_read(b.data(), b.size(), b.size(), f));
+    REQUIRE(f.tensors.size() == 3);
+    CHECK(f.data_begin == 8 + header.size() + 5);
+    const safetensors_tensor* a = safetensors_find(f, "a");
+    REQUIRE(a);
+    CHECK(a->dtype == tensor_dtype::f32);
+    CHECK(a->shape == std::vector<std::uint64_t>{2, 3});
+    CHECK(a->elements() == 6);
+    CHECK(a->begin == f.data_begin);
+    CHECK(a->end == f.data_begin + 24);
+    const safetensors_tensor* bt = safetensors_find(f, "b");
+    REQUIRE(bt);
+    CHECK(bt->dtype == tensor_dtype::bf16);
+    CHECK(bt->element_bytes == 2);
+    CHECK(safetensors_find(f, "m")->dtype == tensor_dtype::other);
+    CHECK(safetensors_find(f, "m")->dtype_name == "U8");
+    CHECK(safetensors_find(f, "c") == nullptr);
+    REQUIRE(f.metadata.size() == 1);
+    CHECK(f.metadata[0].second == "pt");
+    // Only the header's bytes at hand (a large file read a piece at a time).
+    CHECK(safetensors_header_bytes(b.data(), 8) == f.data_begin);
+    safetensors_file head_only;
+    CHECK_FALSE(safetensors_read(b.data(), std::size_t(f.data_begin), b.size(), head_only));
+    CHECK(safetensors_read(b.data(), std::size_t(f.data_begin) - 1, b.size(), head_only)->find("only") != std::string::npos);
+}
+
+TEST_CASE("safetensors: every problem of a hostile header is refused with its message") {
+    const auto t = [](const std::string& entries) { return "{" + entries + "}"; };
+    const std::string a24 = R"("a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]})";
+    const std::vector<std::pair<std::vector<unsigned char>, std::string>> cases = {
+        {{1, 2, 3}, "shorter than the 8 bytes"},
+        {safetensors_bytes(t(a24), 10), "not inside the file"},
+        {[] {
+             auto b = safetensors_bytes("{}", 0);
+             b[7] = 0x10;  // 2^60 bytes of header
+             return b;
+         }(),
+         "over 100 MB"},
+        {[] {
+             auto b = safetensors_bytes("{}", 0);
+             b[0] = 200;
+             return b;
+         }(),
+         "more than the file's"},
+        {safetensors_bytes("[1]", 0), "does not start with '{'"},
+        {safetensors_bytes("{\"a\":", 0), "not JSON"},
+        {safetensors_bytes(t(a24 + "," + a24), 24), "'a' is given twice"},
+        {safetensors_bytes(t(R"("a":{"dtype":"Q4","shape":[2],"data_offsets":[0,2]})"), 2), "does not name"},
+        {safetensors_bytes(t(R"("a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,20]})"), 24), "spans 20 bytes"},
+        {safetensors_bytes(t(R"("a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]})"), 8), "whole sizes"},
+        {safetensors_bytes(t(R"("a":{"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,8]})"), 8),
+         "spans 8 bytes"},
+        {safetensors_bytes(t(R"("a":{"dtype":"F32","shape":[2],"data_offsets":[8,0]})"), 8), "not inside"},
+        {safetensors_bytes(t(R"("a":{"dtype":"F32","shape":[2]})"), 8), "lacks its data_offsets"},
+        {safetensors_bytes(t(R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                             R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]})"),
+                           12),
+         "overlap"},
+        {safetensors_bytes(t(R"("a":{"dtype":"F32","shape":[2],"data_offsets":[4,12]})"), 12), "belong to no tensor"},
+        {safetensors_bytes(t(R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]})"), 12), "last 4 bytes"},
+        {safetensors_bytes(t(R"("__metadata__":{"x":1})"), 0), "not a string"},
+        {safetensors_bytes(R"({"a":[[[[[[[[[[[[1]]]]]]]]]]]})", 0), "deeper than"},
+    };
+    for (const auto& c : cases) {
+        const std::vector<unsigned char>& bytes = c.first;
+        const std::string& said = c.second;
+        CAPTURE(said);
+        const std::string why = read_problem(bytes);
+        CHECK(why.find(said) != std::string::npos);
+        CHECK(!why.empty());
+    }
+    CHECK(read_problem(safetensors_bytes("{}", 0)).empty());  // no tensor at all is a valid file
+}
+
+TEST_CASE("safetensors: a sharded folder's index names plain files") {
+    safetensors_index x;
+    REQUIRE_FALSE(safetensors_index_read(
+        R"({"metadata":{"total_size":8},"weight_map":{"b":"model-00002-of-00002.safetensors","a":"model-00001-of-00002.safetensors","c":"model-00001-of-00002.safetensors"}})",
+        x));
+    REQUIRE(x.weight_map.size() == 3);
+    CHECK(x.weight_map[0].first == "a");
+    CHECK(x.files.size() == 2);
+    CHECK(safetensors_index_read(R"({"weight_map":{"a":"../x.safetensors"}})", x)->find("not a file's name") !=
+          std::string::npos);
+    CHECK(x.files.empty());
+    CHECK(safetensors_index_read(R"({"weight_map":{}})", x)->find("no tensor") != std::string::npos);
+    CHECK(safetensors_index_read(R"({"weight_map":{"a":1}})", x)->find("not a string") != std::string::npos);
+    CHECK(safetensors_index_read("{", x)->find("not JSON") != std::string::npos);
+}
+
+namespace {
+
+const char* gpt2_config = R"({"architectures":["GPT2LMHeadModel"],"model_type":"gpt2","n_embd":8,"n_layer":2,
+  "n_head":2,"n_positions":16,"vocab_size":11,"n_inner":null,"activation_function":"gelu_new","layer_norm_epsilon":1e-5})";
+const char* qwen2_config = R"({"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2","hidden_size":16,
+  "num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":24,"vocab_size":10,
+  "max_position_embeddings":64,"rope_theta":1000000.0,"rms_norm_eps":1e-6,"hidden_act":"silu","tie_word_embeddings":true,
+  "use_sliding_window":false,"sliding_window":4096,"rope_scaling":null})";
+
+std::string config_problem(std::string text, const std::string& from, const std::string& to) {
+    if (!from.empty()) {
+        const std::size_t at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, from.size(), to);
+    }
+    hf_config c;
+    const auto why = hf_config_read(text, c);
+    return why.value_or("");
+}
+
+// Tensors as a folder's files would hold them: the config's, F32 (no bytes needed).
+std::vector<safetensors_tensor> tensors_of(const hf_config& c, const std::string& prefix = "") {
+    std::vector<safetensors_tensor> out;
+    for (const hf_tensor_want& w : hf_config_tensors(c)) {
+        safetensors_tensor t;
+        t.name = prefix + w.name;
+        t.shape = w.shape;
+        out.push_back(t);
+    }
+    return out;
+}
+
+std::string check(const hf_config& c, const std::vector<safetensors_tensor>& ts) {
+    std::vector<const safetensors_tensor*> p;
+    for (const safetensors_tensor& t : ts)
+        p.push_back(&t);
+    return hf_check_tensors(c, p).value_or("");
+}
+
+}  // namespace
+
+TEST_CASE("config.json: GPT-2 and Qwen2 read; their tensors checked against the files'") {
+    hf_config g;
+    REQUIRE_FALSE(hf_config_read(gpt2_config, g));
+    CHECK(g.arch == hf_arch::gpt2);
+    CHECK(g.d_model == 8);
+    CHECK(g.d_ff == 32);  // n_inner null: 4 × n_embd
+    CHECK(g.head_dim == 4);
+    CHECK(g.tied);
+    CHECK(g.context == 16);
+    CHECK(hf_config_tensors(g).size() == 2 + 2 * 12 + 2);
+    CHECK(check(g, tensors_of(g)).empty());
+    CHECK(check(g, tensors_of(g, "transformer.")).empty());  // as GPT2LMHeadModel saves them
+    auto with_buffers = tensors_of(g);
+    with_buffers.push_back({});
+    with_buffers.back().name = "h.1.attn.bias";  // the causal mask GPT-2 kept as a buffer
+    CHECK(check(g, with_buffers).empty());
+
+    hf_config q;
+    REQUIRE_FALSE(hf_config_read(qwen2_config, q));
+    CHECK(q.arch == hf_arch::qwen2);
+    CHECK(q.qkv_bias);
+    CHECK(q.tied);
+    CHECK(q.kv_heads == 2);
+    CHECK(q.head_dim == 4);
+    CHECK(q.rope_theta == 1000000.0);
+    auto ts = tensors_of(q);
+    CHECK(check(q, ts).empty());
+    // What the check refuses: a tensor missing, of another shape, of another dtype, one too many, one twice.
+    auto missing = ts;
+    missing.erase(missing.begin() + 1);
+    CHECK(check(q, missing).find("has no tensor") != std::string::npos);
+    auto reshaped = ts;
+    reshaped[0].shape[0] += 1;
+    CHECK(check(q, reshaped).find("config.json makes it") != std::string::npos);
+    auto typed = ts;
+    typed[0].dtype = tensor_dtype::other;
+    typed[0].dtype_name = "I8";
+    CHECK(check(q, typed).find("I8") != std::string::npos);
+    auto extra = ts;
+    extra.push_back(ts[0]);
+    extra.back().name = "model.layers.0.mlp.extra.weight";
+    CHECK(check(q, extra).find("does not have") != std::string::npos);
+    auto twice = ts;
+    twice.push_back(ts[0]);
+    CHECK(check(q, twice).find("in two of the folder's files") != std::string::npos);
+}
+
+TEST_CASE("config.json: every architecture and option not implemented is refused, naming it") {
+    CHECK(config_problem(qwen2_config, "Qwen2ForCausalLM", "MistralForCausalLM").find("'MistralForCausalLM'") !=
+          std::string::npos);
+    CHECK(config_problem(qwen2_config, "\"rope_scaling\":null", R"("rope_scaling":{"rope_type":"llama3","factor":32})")
+              .find("'llama3'") != std::string::npos);
+    CHECK(config_problem(qwen2_config, "\"use_sliding_window\":false", "\"use_sliding_window\":true").find("sliding-window") !=
+          std::string::npos);
+    CHECK(config_problem(qwen2_config, "\"silu\"", "\"gelu\"").find("hidden_act") != std::string::npos);
+    CHECK(config_problem(qwen2_config, "\"num_key_value_heads\":2", "\"num_key_value_heads\":3").find("multiple") !=
+          std::string::npos);
+    CHECK(config_problem(qwen2_config, "\"hidden_size\":16", "\"hidden_size\":0").find("from 1 to") != std::string::npos);
+    CHECK(config_problem(qwen2_config, "\"model_type\":\"qwen2\"", "\"model_type\":\"llama\"").find("model_type") !=
+          std::string::npos);
+    CHECK(config_problem(gpt2_config, "\"gelu_new\"", "\"relu\"").find("activation_function") != std::string::npos);
+    CHECK(config_problem(gpt2_config, "\"n_head\":2", "\"n_head\":3").find("not a multiple") != std::string::npos);
+    CHECK(config_problem(gpt2_config, "\"n_embd\":8,", "").find("no n_embd") != std::string::npos);
+    CHECK(config_problem("[]", "", "").find("one JSON object") != std::string::npos);
+    CHECK(config_problem("{\"architectures\":[\"A\",\"B\"]}", "", "").find("no single architecture") != std::string::npos);
+    // Llama with its attention biases: not implemented, so refused (Qwen2's are).
+    const std::string llama = std::string(qwen2_config)
+                                  .replace(std::string(qwen2_config).find("Qwen2ForCausalLM"), 16, "LlamaForCausalLM")
+                                  .replace(std::string(qwen2_config).find("\"qwen2\""), 7, "\"llama\"");
+    hf_config l;
+    REQUIRE_FALSE(hf_config_read(llama, l));
+    CHECK_FALSE(l.qkv_bias);
+    CHECK(config_problem(llama, "\"rope_scaling\":null", "\"attention_bias\":true").find("attention with biases") !=
+          std::string::npos);
+}
+
+#ifdef ATTN_HF_CORPUS_DIR
+TEST_CASE("hf files: the fuzz corpus (tests/fuzz/hf_corpus) replays cleanly") {
+    test::replay_fuzz_corpus(
+        ATTN_HF_CORPUS_DIR, "valid files", [](const std::string& input) { return hf_fuzz_check(input); },
+        [](const std::string& input) {
+            bool valid = false;
+            hf_fuzz_check(input, &valid);
+            return valid;
+        });
+}
+#endif
