@@ -9,7 +9,7 @@
 // For any bytes: a read either fails with a message and leaves its result empty,
 // or holds what it promises: a safetensors file's tensors sorted by name, each
 // found by it, inside the file, their bytes their shape's and tiling the data; a
-// config's sizes within hf_limits, its heads dividing evenly, its tensors
+// config's sizes within llama_limits, its heads dividing evenly, its tensors
 // accepted as a folder of it would hold them; an index's files plain names.
 #pragma once
 
@@ -56,9 +56,9 @@ inline std::string hf_config_fuzz_check(std::string_view input, bool* valid = nu
         *valid = !why;
     if (why)
         return why->empty() ? "a refused config without a message" : c.layers == 0 ? "" : "a refused config left sizes behind";
-    if (c.layers < 1 || c.layers > hf_limits::max_layers || c.d_model < 1 || c.d_model > hf_limits::max_dim || c.heads < 1 ||
-        c.kv_heads < 1 || c.heads % c.kv_heads != 0 || c.head_dim < 1 || c.vocab < 1 || c.vocab > hf_limits::max_vocab ||
-        c.d_ff < 1 || c.d_ff > hf_limits::max_ff || c.context < 1)
+    if (c.layers < 1 || c.layers > llama_limits::max_layers || c.d_model < 1 || c.d_model > llama_limits::max_dim ||
+        c.heads < 1 || c.kv_heads < 1 || c.heads % c.kv_heads != 0 || c.head_dim < 1 || c.vocab < 1 ||
+        c.vocab > llama_limits::max_vocab || c.d_ff < 1 || c.d_ff > llama_limits::max_hidden || c.context < 1)
         return "a config read with a size out of its limits";
     if (c.arch == hf_arch::gpt2 && c.head_dim * c.heads != c.d_model)
         return "a GPT-2 config whose heads do not divide n_embd";

@@ -55,16 +55,16 @@ std::optional<std::string> refuse_if(const json& j, const char* name, bool when_
 
 std::optional<std::string> read_gpt2(const json& j, hf_config& c) {
     for (const auto& [name, most, field] :
-         {std::tuple{"n_embd", hf_limits::max_dim, &c.d_model}, std::tuple{"n_layer", hf_limits::max_layers, &c.layers},
-          std::tuple{"n_head", hf_limits::max_heads, &c.heads}, std::tuple{"vocab_size", hf_limits::max_vocab, &c.vocab}})
+         {std::tuple{"n_embd", llama_limits::max_dim, &c.d_model}, std::tuple{"n_layer", llama_limits::max_layers, &c.layers},
+          std::tuple{"n_head", llama_limits::max_heads, &c.heads}, std::tuple{"vocab_size", llama_limits::max_vocab, &c.vocab}})
         if (auto why = size_at(j, {name}, most, *field))
             return why;
-    if (auto why = size_at(j, {"n_positions", "n_ctx"}, hf_limits::max_context, c.context))
+    if (auto why = size_at(j, {"n_positions", "n_ctx"}, hf_max_context, c.context))
         return why;
-    if (auto why = size_at(j, {"n_inner"}, hf_limits::max_ff, c.d_ff, 4 * c.d_model))
+    if (auto why = size_at(j, {"n_inner"}, llama_limits::max_hidden, c.d_ff, 4 * c.d_model))
         return why;
-    if (c.d_ff > hf_limits::max_ff)
-        return std::string("config.json's 4 × n_embd is over ") + std::to_string(hf_limits::max_ff);
+    if (c.d_ff > llama_limits::max_hidden)
+        return std::string("config.json's 4 × n_embd is over ") + std::to_string(llama_limits::max_hidden);
     const std::string* act = json_string_at(j, "activation_function");
     if (act && *act != "gelu_new" && *act != "gelu_pytorch_tanh")
         return "config.json's activation_function is '" + act->substr(0, 40) +
@@ -99,22 +99,22 @@ std::optional<std::string> read_rope(const json& j, hf_config& c) {
 }
 
 std::optional<std::string> read_llama_family(const json& j, hf_config& c) {
-    for (const auto& [name, most, field] :
-         {std::tuple{"hidden_size", hf_limits::max_dim, &c.d_model},
-          std::tuple{"num_hidden_layers", hf_limits::max_layers, &c.layers},
-          std::tuple{"num_attention_heads", hf_limits::max_heads, &c.heads},
-          std::tuple{"intermediate_size", hf_limits::max_ff, &c.d_ff}, std::tuple{"vocab_size", hf_limits::max_vocab, &c.vocab}})
+    for (const auto& [name, most, field] : {std::tuple{"hidden_size", llama_limits::max_dim, &c.d_model},
+                                            std::tuple{"num_hidden_layers", llama_limits::max_layers, &c.layers},
+                                            std::tuple{"num_attention_heads", llama_limits::max_heads, &c.heads},
+                                            std::tuple{"intermediate_size", llama_limits::max_hidden, &c.d_ff},
+                                            std::tuple{"vocab_size", llama_limits::max_vocab, &c.vocab}})
         if (auto why = size_at(j, {name}, most, *field))
             return why;
-    if (auto why = size_at(j, {"max_position_embeddings"}, hf_limits::max_context, c.context))
+    if (auto why = size_at(j, {"max_position_embeddings"}, hf_max_context, c.context))
         return why;
-    if (auto why = size_at(j, {"num_key_value_heads"}, hf_limits::max_heads, c.kv_heads, c.heads))
+    if (auto why = size_at(j, {"num_key_value_heads"}, llama_limits::max_heads, c.kv_heads, c.heads))
         return why;
     const bool own_head_dim = json_member(j, "head_dim") && !json_member(j, "head_dim")->is_null();
     if (!own_head_dim && c.d_model % c.heads != 0)
         return "config.json's hidden_size " + std::to_string(c.d_model) + " is not a multiple of num_attention_heads " +
                std::to_string(c.heads);
-    if (auto why = size_at(j, {"head_dim"}, hf_limits::max_dim, c.head_dim, c.d_model / c.heads))
+    if (auto why = size_at(j, {"head_dim"}, llama_limits::max_dim, c.head_dim, c.d_model / c.heads))
         return why;
     if (c.head_dim % 2 != 0)
         return "config.json's head_dim " + std::to_string(c.head_dim) + " is odd: RoPE rotates pairs";

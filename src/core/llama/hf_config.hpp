@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llama/checkpoint.hpp"
 #include "llama/safetensors.hpp"
 
 namespace attn {
@@ -37,16 +38,10 @@ struct hf_config {
     bool qk_norm = false;       // Qwen3: an RMSNorm over each head's q and k
 };
 
-// The limits a config must keep (those of llama2.c's checkpoints, a vocabulary
-// as large as Gemma's).
-struct hf_limits {
-    static constexpr int max_dim = 8192;
-    static constexpr int max_ff = 65536;
-    static constexpr int max_layers = 128;
-    static constexpr int max_heads = 256;
-    static constexpr int max_vocab = 262144;
-    static constexpr int max_context = 1 << 20;
-};
+// A config keeps the limits of every real model (llama/checkpoint.hpp:
+// llama_limits); its context, a number the model was trained to and never
+// allocated here, may be up to hf_max_context (Llama 3.2 names 131072).
+inline constexpr int hf_max_context = 1 << 20;
 
 std::optional<std::string> hf_config_read(std::string_view json, hf_config& out);
 
