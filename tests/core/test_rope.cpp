@@ -116,3 +116,37 @@ TEST_CASE("rope_rotate: R_m q · R_n k depends only on n - m") {
         }
     }
 }
+
+TEST_CASE("rope_rotate_half (Hugging Face's rotate_half) equals its scalar twin, and rope_rotate on the pairs permuted") {
+    rng g(13);
+    for (const int d : {2, 4, 8, 14, 32, 64, 96, 128}) {
+        for (const int pos0 : {0, 3, 777, 30000}) {
+            const int n = 3;
+            const float base = d == 64 ? 1000000.0f : 10000.0f;  // Qwen2's rope_theta, and the usual one
+            const auto x = random_vector(g, std::size_t(n * d));
+            auto simd = x, naive = x;
+            rope_rotate_half(simd.data(), n, d, pos0, base);
+            rope_rotate_half_naive(naive.data(), n, d, pos0, base);
+            INFO("d=" << d << " pos0=" << pos0);
+            CHECK(test::mismatches(simd, naive, test::relative(1e-6f), "rope_rotate_half", {"simd", "naive"}) == 0);
+            // (x[p], x[p + d/2]) → (x[2p], x[2p+1]), rotated interleaved, and back.
+            std::vector<float> inter(x.size()), back(x.size());
+            for (int i = 0; i < n; ++i)
+                for (int p = 0; p < d / 2; ++p) {
+                    inter[std::size_t(i * d + 2 * p)] = x[std::size_t(i * d + p)];
+                    inter[std::size_t(i * d + 2 * p + 1)] = x[std::size_t(i * d + p + d / 2)];
+                }
+            rope_rotate_naive(inter.data(), n, d, pos0, base);
+            for (int i = 0; i < n; ++i)
+                for (int p = 0; p < d / 2; ++p) {
+                    back[std::size_t(i * d + p)] = inter[std::size_t(i * d + 2 * p)];
+                    back[std::size_t(i * d + p + d / 2)] = inter[std::size_t(i * d + 2 * p + 1)];
+                }
+            CHECK(test::mismatches(naive, back, test::relative(1e-6f), "rope_rotate_half", {"half", "interleaved"}) == 0);
+            // Row i turns by its own position: a row's first pair by pos·θ_0 = pos radians.
+            const double angle = double(pos0 + 1);
+            const double a = x[std::size_t(d)], b = x[std::size_t(d + d / 2)];
+            CHECK(naive[std::size_t(d)] == doctest::Approx(a * std::cos(angle) - b * std::sin(angle)).epsilon(1e-5));
+        }
+    }
+}

@@ -85,4 +85,45 @@ void rope_rotate_naive(float* x, int n, int d, int pos0, float base) {
     }
 }
 
+// Both halves of a row are contiguous, so a batch rotates W pairs at once:
+// out1 = x1·c − x2·s, out2 = x2·c + x1·s.
+void rope_rotate_half(float* x, int n, int d, int pos0, float base) {
+    const int half = d / 2;
+    const int hv = half - half % W;
+    std::vector<float> cos_p(static_cast<std::size_t>(half)), sin_p(static_cast<std::size_t>(half));
+    for (int i = 0; i < n; ++i) {
+        float* r1 = x + std::size_t(i) * std::size_t(d);
+        float* r2 = r1 + half;
+        rope_angles(pos0 + i, d, base, cos_p.data(), sin_p.data());
+        int p = 0;
+        for (; p < hv; p += W) {
+            const batch a = batch::load_unaligned(r1 + p), b = batch::load_unaligned(r2 + p);
+            const batch c = batch::load_unaligned(cos_p.data() + p), sn = batch::load_unaligned(sin_p.data() + p);
+            xsimd::fms(a, c, b * sn).store_unaligned(r1 + p);
+            xsimd::fma(b, c, a * sn).store_unaligned(r2 + p);
+        }
+        for (; p < half; ++p) {
+            const float a = r1[p], b = r2[p];
+            const float cp = cos_p[std::size_t(p)], sp = sin_p[std::size_t(p)];
+            r1[p] = a * cp - b * sp;
+            r2[p] = b * cp + a * sp;
+        }
+    }
+}
+
+void rope_rotate_half_naive(float* x, int n, int d, int pos0, float base) {
+    const int half = d / 2;
+    std::vector<float> cos_p(static_cast<std::size_t>(half)), sin_p(static_cast<std::size_t>(half));
+    for (int i = 0; i < n; ++i) {
+        float* r = x + std::size_t(i) * std::size_t(d);
+        rope_angles(pos0 + i, d, base, cos_p.data(), sin_p.data());
+        for (int p = 0; p < half; ++p) {
+            const float a = r[p], b = r[p + half];
+            const float cp = cos_p[std::size_t(p)], sp = sin_p[std::size_t(p)];
+            r[p] = a * cp - b * sp;
+            r[p + half] = b * cp + a * sp;
+        }
+    }
+}
+
 }  // namespace attn

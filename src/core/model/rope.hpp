@@ -24,4 +24,14 @@ namespace attn {
 void rope_rotate(float* x, int n, int d, int pos0, float base);
 void rope_rotate_naive(float* x, int n, int d, int pos0, float base);
 
+// The same rotation in Hugging Face's convention for Llama and Qwen
+// (rotate_half): pair p is (x[p], x[p + d/2]), with the same angle pos·θ_p:
+//   x[p]       ← x[p]·cos − x[p + d/2]·sin
+//   x[p + d/2] ← x[p + d/2]·cos + x[p]·sin
+// d must be even (a config with an odd head_dim is refused before this).
+// Equal to rope_rotate on the components permuted (x[p], x[p + d/2]) → (x[2p],
+// x[2p+1]) and back, which is how llama2.c's export turns one into the other.
+void rope_rotate_half(float* x, int n, int d, int pos0, float base);
+void rope_rotate_half_naive(float* x, int n, int d, int pos0, float base);
+
 }  // namespace attn
