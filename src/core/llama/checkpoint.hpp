@@ -32,6 +32,11 @@ struct llama_config {
     int version = 0;  // 0 legacy, 1
     int dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0, seq_len = 0;
     bool shared_classifier = true;
+    // How RoPE and RMSNorm are computed: llama2.c's (base 10000, interleaved pairs,
+    // ε 1e-5), unless a Hugging Face config.json says otherwise (hf_config.hpp).
+    float rope_theta = 10000.0f;
+    bool rope_half = false;  // pairs (x[p], x[p + d/2]) (rotate_half), not (x[2p], x[2p+1])
+    float norm_eps = 1e-5f;
     int head_size() const { return n_heads > 0 ? dim / n_heads : 0; }
     int kv_dim() const { return n_kv_heads * head_size(); }
 };

@@ -41,7 +41,7 @@ matrix project(const matrix& x, const llama_model& m, const llama_tensor& w, int
 
 matrix rmsnorm(const matrix& x, const llama_model& m, const llama_tensor& gain) {
     matrix y(x.rows, x.cols);
-    rmsnorm_gain_rows(x.data.data(), m.at(gain), y.data.data(), x.rows, x.cols, llama_norm_eps);
+    rmsnorm_gain_rows(x.data.data(), m.at(gain), y.data.data(), x.rows, x.cols, m.config.norm_eps);
     return y;
 }
 
@@ -52,12 +52,12 @@ matrix add(const matrix& a, const matrix& b) {
     return y;
 }
 
-// Each head's hs columns of every row turned by RoPE for the row's position.
-matrix rope(const matrix& x, int hs) {
+// Each head's columns of every row turned by RoPE for the row's position.
+matrix rope(const matrix& x, const llama_config& c) {
     matrix y = x;
     for (int r = 0; r < y.rows; ++r)
-        for (int c0 = 0; c0 < y.cols; c0 += hs)
-            rope_rotate(y.row(r) + c0, 1, hs, r, llama_rope_base);
+        for (int c0 = 0; c0 < y.cols; c0 += c.head_size())
+            llama_rope(c, y.row(r) + c0, r);
     return y;
 }
 
@@ -96,8 +96,8 @@ layer_trace run_layer(const llama_model& m, const experiment& e, int layer, cons
     lt.q = project(lt.normed, m, w.wq, c.dim);
     lt.k = project(lt.normed, m, w.wk, c.kv_dim());
     lt.v = project(lt.normed, m, w.wv, c.kv_dim());
-    lt.q_rot = rope(lt.q, c.head_size());
-    lt.k_rot = rope(lt.k, c.head_size());
+    lt.q_rot = rope(lt.q, c);
+    lt.k_rot = rope(lt.k, c);
     forward_heads(e, layer, lt, opt);
     lt.attn_out = project(lt.concat, m, w.wo, c.dim);
     lt.residual = add(x, lt.attn_out);
@@ -157,7 +157,7 @@ experiment llama_experiment(const llama_config& c) {
     e.layers = c.n_layers;
     e.block = block_kind::full;
     e.pos = positional::rope;
-    e.rope_base = llama_rope_base;
+    e.rope_base = c.rope_theta;
     e.mask = mask_kind::causal;
     e.scale = score_scale::sqrt_dk;
     e.softmax = softmax_mode::stable;

@@ -33,14 +33,21 @@
 #include "llama/checkpoint.hpp"
 #include "llama/tokenizer.hpp"
 #include "model/forward.hpp"
+#include "model/rope.hpp"
 
 namespace attn {
 
-inline constexpr float llama_norm_eps = 1e-5f;
-inline constexpr float llama_rope_base = 10000.0f;
+// One head's vector (head_size floats) turned by RoPE for position `pos`, with
+// the model's base and pairing (llama_config: llama2.c's or Hugging Face's).
+inline void llama_rope(const llama_config& c, float* x, int pos) {
+    if (c.rope_half)
+        rope_rotate_half(x, 1, c.head_size(), pos, c.rope_theta);
+    else
+        rope_rotate(x, 1, c.head_size(), pos, c.rope_theta);
+}
 
 // The experiment a llama model's heads run under: d_model = dim, its heads and
-// K/V heads and layers, RoPE at base 10000 from position 0, the causal mask,
+// K/V heads and layers, RoPE at the model's base from position 0, the causal mask,
 // scale 1/√head_size, stable softmax, fp32, W_O on. Not a valid experiment for
 // the toy models (its sizes pass their limits); forward_heads needs none.
 experiment llama_experiment(const llama_config& c);

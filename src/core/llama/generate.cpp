@@ -84,18 +84,18 @@ void layer_step(llama_decoder& d, int l) {
     const std::size_t row = (std::size_t(l) * std::size_t(d.capacity) + std::size_t(d.pos)) * std::size_t(kv_dim);
     float* k = d.key_cache.data() + row;
     float* v = d.value_cache.data() + row;
-    rmsnorm_gain_rows(d.x.data(), m.at(w.rms_att), d.xb.data(), 1, dim, llama_norm_eps);
+    rmsnorm_gain_rows(d.x.data(), m.at(w.rms_att), d.xb.data(), 1, dim, c.norm_eps);
     matvecs(
         d, {{w.wq, d.xb.data(), d.q.data(), dim, dim}, {w.wk, d.xb.data(), k, kv_dim, dim}, {w.wv, d.xb.data(), v, kv_dim, dim}});
     for (int c0 = 0; c0 < dim; c0 += hs)
-        rope_rotate(d.q.data() + c0, 1, hs, d.pos, llama_rope_base);
+        llama_rope(c, d.q.data() + c0, d.pos);
     for (int c0 = 0; c0 < kv_dim; c0 += hs)
-        rope_rotate(k + c0, 1, hs, d.pos, llama_rope_base);
+        llama_rope(c, k + c0, d.pos);
     parallel_for(c.n_heads, d.running, [&d, l, hs](int h) { attend(d, l, h, d.xb.data() + std::size_t(h) * std::size_t(hs)); });
     matvecs(d, {{w.wo, d.xb.data(), d.xb2.data(), dim, dim}});
     for (int i = 0; i < dim; ++i)
         d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
-    rmsnorm_gain_rows(d.x.data(), m.at(w.rms_ffn), d.xb.data(), 1, dim, llama_norm_eps);
+    rmsnorm_gain_rows(d.x.data(), m.at(w.rms_ffn), d.xb.data(), 1, dim, c.norm_eps);
     matvecs(d, {{w.w1, d.xb.data(), d.hb.data(), c.hidden_dim, dim}, {w.w3, d.xb.data(), d.hb2.data(), c.hidden_dim, dim}});
     kernel_swiglu(d.hb.data(), d.hb2.data(), d.hb.data(), c.hidden_dim);
     matvecs(d, {{w.w2, d.hb.data(), d.xb2.data(), dim, c.hidden_dim}});
@@ -170,7 +170,7 @@ const float* llama_decoder::step(int token) {
     std::copy(row, row + c.dim, x.begin());
     for (int l = 0; l < c.n_layers; ++l)
         layer_step(*this, l);
-    rmsnorm_gain_rows(x.data(), m.at(m.rms_final), x.data(), 1, c.dim, llama_norm_eps);
+    rmsnorm_gain_rows(x.data(), m.at(m.rms_final), x.data(), 1, c.dim, c.norm_eps);
     matvecs(*this, {{m.classifier, x.data(), logits.data(), c.vocab_size, c.dim}});
     ++pos;
     thread_choice_took(choice, threads, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

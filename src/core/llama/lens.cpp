@@ -48,7 +48,7 @@ std::vector<llama_lens_row> llama_logit_lens(const llama_model& m, const trace& 
         const matrix& from = r == 0 ? t.x0 : t.layers[std::size_t(r - 1)].output;
         std::copy(from.row(pos), from.row(pos) + d, resid.row(r));
     }
-    rmsnorm_gain_rows(resid.data.data(), m.at(m.rms_final), normed.data.data(), rows, d, llama_norm_eps);
+    rmsnorm_gain_rows(resid.data.data(), m.at(m.rms_final), normed.data.data(), rows, d, m.config.norm_eps);
     kernel_matmul_bt(normed.data.data(), m.at(m.classifier), logits.data.data(), rows - 1, V, d);
     std::copy(t.logits.row(pos), t.logits.row(pos) + V, logits.row(rows - 1));  // the model's own: its kernels, its ties
     std::vector<llama_lens_row> out;
@@ -101,7 +101,7 @@ bool llama_embedding_decides(const llama_model& m, const trace& t, const std::ve
         const int rows = std::min(chunk, int(first.size()) - at);
         for (int r = 0; r < rows; ++r)
             std::copy(t.x0.row(first[std::size_t(at + r)]), t.x0.row(first[std::size_t(at + r)]) + d, resid.row(r));
-        rmsnorm_gain_rows(resid.data.data(), m.at(m.rms_final), normed.data.data(), rows, d, llama_norm_eps);
+        rmsnorm_gain_rows(resid.data.data(), m.at(m.rms_final), normed.data.data(), rows, d, m.config.norm_eps);
         kernel_matmul_bt(normed.data.data(), m.at(m.classifier), logits.data.data(), rows, V, d);
         for (int p = 0; p < n; ++p) {  // the positions of this chunk's tokens
             const int r = which[std::size_t(p)] - at;
@@ -122,7 +122,7 @@ llama_attribution llama_direct_logit_attribution(const llama_model& m, const tra
     double ms = 0;
     for (int i = 0; i < d; ++i)
         ms += double(last[i]) * double(last[i]);
-    const double inv = 1.0 / std::sqrt(ms / d + double(llama_norm_eps));
+    const double inv = 1.0 / std::sqrt(ms / d + double(m.config.norm_eps));
     a.inv_rms = float(inv);
     const std::vector<double> u = readout(m, target);
     a.embedding = float(inv * dot(t.x0.row(pos), u));
