@@ -3,13 +3,21 @@
 // the tensors a config wants checked against what the files hold.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "compare.hpp"
 #include "hf_check.hpp"
+#include "llama/checkpoint.hpp"
+#include "llama/forward.hpp"
+#include "llama/generate.hpp"
 #include "llama/hf_config.hpp"
+#include "llama/hf_model.hpp"
 #include "llama/safetensors.hpp"
+#include "llama_test_files.hpp"
 #include "test_util.hpp"
 
 using namespace attn;
@@ -262,3 +270,166 @@ TEST_CASE("hf files: the fuzz corpus (tests/fuzz/hf_corpus) replays cleanly") {
         });
 }
 #endif
+
+namespace {
+
+// A llama2.c model written as a Hugging Face Llama folder: its tensors under
+// Hugging Face's names, F32, with W_q's and W_k's rows of each head put back in
+// rotate_half's order (llama2.c's export.py permutes them the other way: its row
+// 2p + s of a head is Hugging Face's row s·hd/2 + p).
+std::vector<unsigned char> as_hf_folder(const llama_model& m, std::string& config, bool qwen2_biases = false) {
+    const llama_config& c = m.config;
+    const int hd = c.head_size();
+    std::string header = "{";
+    std::vector<float> data;
+    const auto put = [&](const std::string& name, std::vector<std::uint64_t> shape, const float* w, std::size_t n,
+                         bool rows_permuted) {
+        const std::size_t at = data.size() * 4;
+        if (!rows_permuted) {
+            data.insert(data.end(), w, w + n);
+        } else {
+            const std::size_t in = std::size_t(shape[1]);
+            for (std::uint64_t row = 0; row < shape[0]; ++row) {  // Hugging Face's row: head h, half s, pair p
+                const int h = int(row) / hd, s = (int(row) % hd) / (hd / 2), p = int(row) % (hd / 2);
+                const float* from = w + std::size_t(h * hd + 2 * p + s) * in;
+                data.insert(data.end(), from, from + in);
+            }
+        }
+        std::string dims;
+        for (std::size_t i = 0; i < shape.size(); ++i)
+            dims += (i ? "," : "") + std::to_string(shape[i]);
+        header += (header.size() > 1 ? "," : "") + std::string("\"") + name + "\":{\"dtype\":\"F32\",\"shape\":[" + dims +
+                  "],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(data.size() * 4) + "]}";
+    };
+    using u = std::uint64_t;
+    const u d = u(c.dim), kv = u(c.kv_dim()), f = u(c.hidden_dim), V = u(c.vocab_size);
+    put("model.embed_tokens.weight", {V, d}, m.at(m.token_embedding), m.token_embedding.size, false);
+    for (int l = 0; l < c.n_layers; ++l) {
+        const llama_layer_tensors& w = m.layers[std::size_t(l)];
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        put(p + "input_layernorm.weight", {d}, m.at(w.rms_att), w.rms_att.size, false);
+        put(p + "self_attn.q_proj.weight", {d, d}, m.at(w.wq), w.wq.size, true);
+        put(p + "self_attn.k_proj.weight", {kv, d}, m.at(w.wk), w.wk.size, true);
+        put(p + "self_attn.v_proj.weight", {kv, d}, m.at(w.wv), w.wv.size, false);
+        if (qwen2_biases) {  // Qwen2's: q, k and v biases, some numbers of each size
+            std::vector<float> b(static_cast<std::size_t>(d));
+            for (std::size_t i = 0; i < b.size(); ++i)
+                b[i] = 0.3f * std::sin(float(i * 7 + std::size_t(l) * 3));
+            put(p + "self_attn.q_proj.bias", {d}, b.data(), std::size_t(d), false);
+            put(p + "self_attn.k_proj.bias", {kv}, b.data() + 1, std::size_t(kv), false);
+            put(p + "self_attn.v_proj.bias", {kv}, b.data() + 2, std::size_t(kv), false);
+        }
+        put(p + "self_attn.o_proj.weight", {d, d}, m.at(w.wo), w.wo.size, false);
+        put(p + "post_attention_layernorm.weight", {d}, m.at(w.rms_ffn), w.rms_ffn.size, false);
+        put(p + "mlp.gate_proj.weight", {f, d}, m.at(w.w1), w.w1.size, false);
+        put(p + "mlp.up_proj.weight", {f, d}, m.at(w.w3), w.w3.size, false);
+        put(p + "mlp.down_proj.weight", {d, f}, m.at(w.w2), w.w2.size, false);
+    }
+    put("model.norm.weight", {d}, m.at(m.rms_final), m.rms_final.size, false);
+    if (!c.shared_classifier)
+        put("lm_head.weight", {V, d}, m.at(m.classifier), m.classifier.size, false);
+    header += "}";
+    header += std::string((8 - header.size() % 8) % 8, ' ');
+    std::vector<unsigned char> b = safetensors_bytes(header, data.size() * 4);
+    std::memcpy(b.data() + 8 + header.size(), data.data(), data.size() * 4);
+    config = std::string(qwen2_biases ? R"({"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2","hidden_size":)"
+                                      : R"({"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":)") +
+             std::to_string(c.dim) + R"(,"intermediate_size":)" + std::to_string(c.hidden_dim) + R"(,"num_hidden_layers":)" +
+             std::to_string(c.n_layers) + R"(,"num_attention_heads":)" + std::to_string(c.n_heads) +
+             R"(,"num_key_value_heads":)" + std::to_string(c.n_kv_heads) + R"(,"vocab_size":)" + std::to_string(c.vocab_size) +
+             R"(,"max_position_embeddings":)" + std::to_string(c.seq_len) +
+             R"(,"rms_norm_eps":1e-05,"rope_theta":10000.0,"hidden_act":"silu","tie_word_embeddings":)" +
+             (c.shared_classifier ? "true" : "false") + "}";
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("a llama2.c model written as a Hugging Face folder computes the same logits through rotate_half") {
+    for (const bool shared : {true, false}) {
+        CAPTURE(shared);
+        const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 48, 2, 4, 2, 40, 64, shared), 7);
+        llama_model m;
+        REQUIRE(llama_checkpoint_read(ckpt.data(), ckpt.size(), m));
+        std::string config;
+        const std::vector<unsigned char> file = as_hf_folder(m, config);
+        hf_config c;
+        REQUIRE_FALSE(hf_config_read(config, c));
+        safetensors_file header;
+        const auto read = safetensors_read(file.data(), file.size(), file.size(), header);
+        REQUIRE_MESSAGE(!read, read.value_or(""));
+        llama_model hf;
+        const auto opened = hf_model_read(c, {{file.data(), file.size(), &header}}, hf);
+        REQUIRE_MESSAGE(!opened, opened.value_or(""));
+        CHECK(hf.config.rope_half);
+        const std::vector<int> ids = {1, 5, 9, 3, 5, 9, 3, 7, 2, 11, 5, 9};
+        const trace a = llama_forward(m, ids, llama_experiment(m.config));
+        const trace b = llama_forward(hf, ids, llama_experiment(hf.config));
+        REQUIRE(a.logits.size() == b.logits.size());
+        double worst = 0, scale = 0;
+        for (std::size_t i = 0; i < a.logits.data.size(); ++i) {
+            worst = std::max(worst, std::fabs(double(a.logits.data[i]) - double(b.logits.data[i])));
+            scale = std::max(scale, std::fabs(double(a.logits.data[i])));
+        }
+        CHECK(worst <= 1e-5 * std::max(scale, 1.0));
+        // The same weights under llama2.c's pairing are another model: the permutation is what makes them equal.
+        llama_model wrong = hf;
+        wrong.config.rope_half = false;
+        const trace w = llama_forward(wrong, ids, llama_experiment(wrong.config));
+        double off = 0;
+        for (std::size_t i = 0; i < a.logits.data.size(); ++i)
+            off = std::max(off, std::fabs(double(a.logits.data[i]) - double(w.logits.data[i])));
+        CHECK(off > 1e-3);
+    }
+}
+
+TEST_CASE("Qwen2's q/k/v biases: the KV cache's steps give the trace's logits, and the biases count") {
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 48, 2, 4, 2, 40, 64, true), 9);
+    llama_model m;
+    REQUIRE(llama_checkpoint_read(ckpt.data(), ckpt.size(), m));
+    std::string config;
+    const std::vector<unsigned char> file = as_hf_folder(m, config, true);
+    hf_config c;
+    REQUIRE_FALSE(hf_config_read(config, c));
+    REQUIRE(c.qkv_bias);
+    safetensors_file header;
+    REQUIRE_FALSE(safetensors_read(file.data(), file.size(), file.size(), header));
+    llama_model q;
+    const auto opened = hf_model_read(c, {{file.data(), file.size(), &header}}, q);
+    REQUIRE_MESSAGE(!opened, opened.value_or(""));
+    REQUIRE(q.layers[0].bk.size == std::size_t(q.config.kv_dim()));
+    const std::vector<int> ids = {1, 5, 9, 3, 5, 9, 3, 7, 2, 11};
+    const trace t = llama_forward(q, ids, llama_experiment(q.config));
+    llama_decoder d(q, q.config.seq_len);
+    for (int p = 0; p < int(ids.size()); ++p) {
+        const float* z = d.step(ids[std::size_t(p)]);
+        const std::vector<float> step(z, z + 40), row(t.logits.row(p), t.logits.row(p) + 40);
+        CHECK(test::mismatches(step, row, test::relative(2e-5f), "logits of row " + std::to_string(p), {"cache", "trace"}) == 0);
+    }
+    llama_model unbiased = q;
+    for (llama_layer_tensors& w : unbiased.layers)
+        w.bq = w.bk = w.bv = llama_tensor{};
+    const trace u = llama_forward(unbiased, ids, llama_experiment(unbiased.config));
+    double off = 0;
+    for (std::size_t i = 0; i < t.logits.data.size(); ++i)
+        off = std::max(off, std::fabs(double(t.logits.data[i]) - double(u.logits.data[i])));
+    CHECK(off > 1e-3);
+}
+
+TEST_CASE("a Hugging Face folder the llama block cannot compute yet is refused, naming why") {
+    hf_config g;
+    REQUIRE_FALSE(hf_config_read(gpt2_config, g));
+    llama_model m;
+    CHECK(hf_model_read(g, {}, m)->find("GPT-2's block") != std::string::npos);
+    hf_config q;
+    REQUIRE_FALSE(hf_config_read(qwen2_config, q));
+    std::vector<safetensors_tensor> ts = tensors_of(q);
+    ts[0].dtype = tensor_dtype::bf16;
+    ts[0].dtype_name = "BF16";
+    safetensors_file f;
+    f.tensors = ts;
+    std::sort(f.tensors.begin(), f.tensors.end(),
+              [](const safetensors_tensor& a, const safetensors_tensor& b) { return a.name < b.name; });
+    CHECK(hf_model_read(q, {{nullptr, 0, &f}}, m)->find("only F32") != std::string::npos);
+    CHECK(m.weights.empty());
+}

@@ -61,6 +61,7 @@ struct llama_tensor {
 
 struct llama_layer_tensors {
     llama_tensor rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3;
+    llama_tensor bq, bk, bv;  // Qwen2's biases on q, k and v (size 0: none, as in llama2.c's files)
 };
 
 // The floats every tensor lives in, in the file's order: a buffer the model

@@ -25,17 +25,21 @@ std::string token_label(const std::string& piece) {
 // costs one pass over w and lives only during the product. Few rows (a short
 // text): straight from the buffer.
 constexpr int rows_for_transpose = 16;
-matrix project(const matrix& x, const llama_model& m, const llama_tensor& w, int out) {
+matrix project(const matrix& x, const llama_model& m, const llama_tensor& w, int out, const llama_tensor& bias = {}) {
     matrix y(x.rows, out);
     if (x.rows < rows_for_transpose) {
         kernel_matmul_bt(x.data.data(), m.at(w), y.data.data(), x.rows, out, x.cols);
-        return y;
+    } else {
+        static thread_local std::vector<float> wt;
+        llama_transpose(m.at(w), out, x.cols, wt);
+        kernel_matmul(x.data.data(), wt.data(), y.data.data(), x.rows, x.cols, out);
+        if (wt.capacity() > (std::size_t(64) << 20) / sizeof(float))
+            std::vector<float>().swap(wt);  // a classifier's copy (32000 × 768: 98 MB) is not kept between passes
     }
-    static thread_local std::vector<float> wt;
-    llama_transpose(m.at(w), out, x.cols, wt);
-    kernel_matmul(x.data.data(), wt.data(), y.data.data(), x.rows, x.cols, out);
-    if (wt.capacity() > (std::size_t(64) << 20) / sizeof(float))
-        std::vector<float>().swap(wt);  // a classifier's copy (32000 × 768: 98 MB) is not kept between passes
+    if (bias.size)  // Qwen2's q, k, v: the same vector added to every row
+        for (int r = 0; r < y.rows; ++r)
+            for (int i = 0; i < out; ++i)
+                y(r, i) += m.at(bias)[i];
     return y;
 }
 
@@ -93,9 +97,9 @@ layer_trace run_layer(const llama_model& m, const experiment& e, int layer, cons
     layer_trace lt;
     lt.input = x;
     lt.normed = rmsnorm(x, m, w.rms_att);
-    lt.q = project(lt.normed, m, w.wq, c.dim);
-    lt.k = project(lt.normed, m, w.wk, c.kv_dim());
-    lt.v = project(lt.normed, m, w.wv, c.kv_dim());
+    lt.q = project(lt.normed, m, w.wq, c.dim, w.bq);
+    lt.k = project(lt.normed, m, w.wk, c.kv_dim(), w.bk);
+    lt.v = project(lt.normed, m, w.wv, c.kv_dim(), w.bv);
     lt.q_rot = rope(lt.q, c);
     lt.k_rot = rope(lt.k, c);
     forward_heads(e, layer, lt, opt);

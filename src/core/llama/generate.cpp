@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <initializer_list>
+#include <tuple>
 
 #include "base/threads.hpp"
 #include "kernels/kernels.hpp"
@@ -87,6 +88,10 @@ void layer_step(llama_decoder& d, int l) {
     rmsnorm_gain_rows(d.x.data(), m.at(w.rms_att), d.xb.data(), 1, dim, c.norm_eps);
     matvecs(
         d, {{w.wq, d.xb.data(), d.q.data(), dim, dim}, {w.wk, d.xb.data(), k, kv_dim, dim}, {w.wv, d.xb.data(), v, kv_dim, dim}});
+    for (const auto& [bias, out, n] :
+         {std::tuple{&w.bq, d.q.data(), dim}, std::tuple{&w.bk, k, kv_dim}, std::tuple{&w.bv, v, kv_dim}})
+        for (int i = 0; i < int(bias->size) && i < n; ++i)  // Qwen2's biases (none in llama2.c's files)
+            out[i] += m.at(*bias)[i];
     for (int c0 = 0; c0 < dim; c0 += hs)
         llama_rope(c, d.q.data() + c0, d.pos);
     for (int c0 = 0; c0 < kv_dim; c0 += hs)

@@ -1,0 +1,115 @@
+#include "llama/hf_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+namespace attn {
+
+namespace {
+
+struct placed {
+    const hf_shard* shard;
+    const safetensors_tensor* tensor;
+};
+
+// The folder's tensor `name`, in whichever file holds it (hf_check_tensors has
+// made sure it is there once).
+placed find(const std::vector<hf_shard>& shards, const std::string& name) {
+    for (const hf_shard& s : shards)
+        if (const safetensors_tensor* t = safetensors_find(*s.header, name))
+            return {&s, t};
+    return {nullptr, nullptr};
+}
+
+std::optional<std::string> refuse_unsupported(const hf_config& c) {
+    if (c.arch == hf_arch::gpt2)
+        return std::string("GPT-2's block (LayerNorm, learned positions, GELU) is not implemented here yet");
+    if (c.arch == hf_arch::qwen3)
+        return std::string("Qwen3's per-head q/k RMSNorm is not implemented here yet");
+    if (c.head_dim * c.heads != c.d_model)
+        return "config.json's head_dim " + std::to_string(c.head_dim) + " × " + std::to_string(c.heads) +
+               " heads is not hidden_size " + std::to_string(c.d_model) + ", which the llama block needs";
+    if (c.layers > llama_limits::max_layers || c.d_ff > llama_limits::max_hidden)
+        return std::string("config.json's sizes are over the llama block's limits");
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<hf_shard>& shards, llama_model& out) {
+    out = {};
+    if (auto why = refuse_unsupported(c))
+        return why;
+    std::vector<const safetensors_tensor*> all;
+    for (const hf_shard& s : shards)
+        for (const safetensors_tensor& t : s.header->tensors)
+            all.push_back(&t);
+    if (auto why = hf_check_tensors(c, all))
+        return why;
+    const std::vector<hf_tensor_want> want = hf_config_tensors(c);
+    std::size_t floats = 0;
+    for (const hf_tensor_want& w : want) {
+        const placed p = find(shards, w.name);
+        if (p.tensor->dtype != tensor_dtype::f32)
+            return "the tensor '" + w.name + "' is " + p.tensor->dtype_name +
+                   ": F16 and BF16 weights are not read here yet, only F32";
+        floats += std::size_t(p.tensor->elements());
+    }
+    if (std::int64_t(floats) > llama_limits::max_floats)
+        return "the model has " + std::to_string(floats) + " weights, more than " + std::to_string(llama_limits::max_floats);
+    std::shared_ptr<float[]> buffer(new float[floats]);
+    llama_model m;
+    m.config.version = 1;
+    m.config.dim = c.d_model, m.config.hidden_dim = c.d_ff, m.config.n_layers = c.layers;
+    m.config.n_heads = c.heads, m.config.n_kv_heads = c.kv_heads, m.config.vocab_size = c.vocab;
+    m.config.seq_len = std::min(c.context, llama_limits::max_seq_len);
+    m.config.shared_classifier = c.tied;
+    m.config.rope_theta = float(c.rope_theta), m.config.rope_half = true, m.config.norm_eps = float(c.norm_eps);
+    std::size_t at = 0;
+    std::string not_finite;  // the first tensor holding a NaN or ±∞
+    const auto place = [&](const std::string& name) {
+        const placed p = find(shards, name);
+        const std::size_t n = std::size_t(p.tensor->elements());
+        float* to = buffer.get() + at;
+        std::memcpy(to, p.shard->bytes + p.tensor->begin, n * sizeof(float));  // little-endian files and hosts
+        for (std::size_t i = 0; i < n && not_finite.empty(); ++i)
+            if (!std::isfinite(to[i]))
+                not_finite = name;
+        const llama_tensor t{at, n};
+        at += n;
+        return t;
+    };
+    m.token_embedding = place("model.embed_tokens.weight");
+    m.layers.resize(std::size_t(c.layers));
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        llama_layer_tensors& w = m.layers[std::size_t(l)];
+        w.rms_att = place(p + "input_layernorm.weight");
+        w.wq = place(p + "self_attn.q_proj.weight");
+        w.wk = place(p + "self_attn.k_proj.weight");
+        w.wv = place(p + "self_attn.v_proj.weight");
+        if (c.qkv_bias) {
+            w.bq = place(p + "self_attn.q_proj.bias");
+            w.bk = place(p + "self_attn.k_proj.bias");
+            w.bv = place(p + "self_attn.v_proj.bias");
+        }
+        w.wo = place(p + "self_attn.o_proj.weight");
+        w.rms_ffn = place(p + "post_attention_layernorm.weight");
+        w.w1 = place(p + "mlp.gate_proj.weight");
+        w.w3 = place(p + "mlp.up_proj.weight");
+        w.w2 = place(p + "mlp.down_proj.weight");
+    }
+    m.rms_final = place("model.norm.weight");
+    m.classifier = c.tied ? m.token_embedding : place("lm_head.weight");
+    if (!not_finite.empty())
+        return "the tensor '" + not_finite + "' holds a NaN or ±∞";
+    m.weights.owner = std::shared_ptr<const void>(buffer, buffer.get());
+    m.weights.floats = buffer.get();
+    m.weights.count = at;
+    out = std::move(m);
+    return std::nullopt;
+}
+
+}  // namespace attn

@@ -1,0 +1,33 @@
+// A Hugging Face Llama or Qwen2 folder as the llama block's model: the config
+// (hf_config.hpp) and the tensors of its safetensors files, checked against each
+// other, copied into one buffer in the block's places (rotate_half RoPE with the
+// config's rope_theta, its RMSNorm ε, Qwen2's q/k/v biases, a tied or separate
+// head). For now F32 weights only: F16 and BF16 files are refused until kernels
+// read them in place; GPT-2 and Qwen3 are refused until their blocks exist.
+//
+//   std::vector<hf_shard> shards = {{bytes, size, header}};   // safetensors_read's
+//   llama_model m;
+//   if (auto why = hf_model_read(config, shards, m)) report(*why);
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llama/checkpoint.hpp"
+#include "llama/hf_config.hpp"
+#include "llama/safetensors.hpp"
+
+namespace attn {
+
+// One safetensors file of the folder: its bytes and its header as read.
+struct hf_shard {
+    const unsigned char* bytes = nullptr;
+    std::size_t size = 0;
+    const safetensors_file* header = nullptr;
+};
+
+std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<hf_shard>& shards, llama_model& out);
+
+}  // namespace attn
