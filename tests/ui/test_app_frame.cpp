@@ -24,6 +24,7 @@
 #include "frame/frame.hpp"
 #include "frame/share.hpp"
 #include "frame/text_mirror.hpp"
+#include "headless_app.hpp"
 #include "lessons/lesson_views.hpp"
 #include "llama_test_files.hpp"
 #include "look/i18n.hpp"
@@ -40,27 +41,8 @@ using namespace attn;
 
 namespace {
 
-struct headless_imgui {
-    headless_imgui() {
-        ImGui::CreateContext();
-        ImGuiIO& io = ImGui::GetIO();
-        io.DisplaySize = ImVec2(1400, 900);
-        io.IniFilename = nullptr;
-        unsigned char* pixels = nullptr;
-        int w = 0, h = 0;
-        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);  // builds the atlas; nothing uploads it
-    }
-    ~headless_imgui() { ImGui::DestroyContext(); }
-};
-
-void frame(ui::app& a) {
-    static ui::heatmap_context heatmaps;  // no renderer: the heatmaps draw rectangles
-    a.heatmaps = &heatmaps;
-    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
-    ImGui::NewFrame();
-    ui::app_draw(a);
-    ImGui::Render();
-}
+using test::frame;
+using test::headless_imgui;
 
 const ui::widget_rect* find_widget(const ui::app& a, const std::string& name) {
     const auto it = std::find_if(a.reports.widgets.begin(), a.reports.widgets.end(),

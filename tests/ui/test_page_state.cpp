@@ -15,6 +15,7 @@
 #include "frame/page_model.hpp"
 #include "frame/page_state.hpp"
 #include "frame/touch.hpp"
+#include "headless_app.hpp"
 #include "json_read.hpp"
 #include "llama_test_files.hpp"
 #include "maps/heatmap.hpp"
@@ -31,28 +32,8 @@ using test::json;
 
 namespace {
 
-// As tests/ui/test_app_frame.cpp: ImGui without a window or GL, the heatmaps as rectangles.
-struct headless_imgui {
-    headless_imgui() {
-        ImGui::CreateContext();
-        ImGuiIO& io = ImGui::GetIO();
-        io.DisplaySize = ImVec2(1400, 900);
-        io.IniFilename = nullptr;
-        unsigned char* pixels = nullptr;
-        int w = 0, h = 0;
-        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-    }
-    ~headless_imgui() { ImGui::DestroyContext(); }
-};
-
-void frame(ui::app& a) {
-    static ui::heatmap_context heatmaps;
-    a.heatmaps = &heatmaps;
-    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
-    ImGui::NewFrame();
-    ui::app_draw(a);
-    ImGui::Render();
-}
+using test::frame;
+using test::headless_imgui;
 
 json state(const ui::app& a, const ui::touch_input* touch = nullptr) { return test::json_read(ui::page_state_json(a, touch)); }
 
