@@ -39,7 +39,7 @@ std::string megabytes(std::size_t bytes) { return std::to_string((bytes + (std::
 // model's weights in what the page holds (page_memory_budget): else a message
 // with the figures, and false — never an allocation that fails half-way.
 bool fits(const llama_model& m, const std::string& work, std::size_t bytes, const char* advice) {
-    const std::size_t weights = m.weights.size() * sizeof(float), total = weights + bytes;
+    const std::size_t weights = m.weights.size, total = weights + bytes;
     if (total <= page_memory_budget)
         return true;
     return report(work + " needs " + std::to_string(total) + " bytes (" + megabytes(total) + ": the weights " +

@@ -72,7 +72,7 @@ inline llama_bytes llama_test_checkpoint(const llama_config& c, std::uint64_t se
 // Sets float i of tensor t (a place llama_checkpoint_read found) in a version-1
 // checkpoint's bytes, whose floats start at byte 256.
 inline void llama_test_put(llama_bytes& b, const llama_tensor& t, std::size_t i, float v) {
-    std::memcpy(b.data() + 256 + 4 * (t.offset + i), &v, 4);
+    std::memcpy(b.data() + 256 + t.byte_offset + 4 * i, &v, 4);
 }
 
 // The tensors of checkpoint b (of config c) as llama_checkpoint_read places them.

@@ -273,18 +273,44 @@ TEST_CASE("hf files: the fuzz corpus (tests/fuzz/hf_corpus) replays cleanly") {
 
 namespace {
 
+// fp32 to the nearest f16 (ties to even), found among the halves themselves.
+std::uint16_t to_f16(float v) {
+    std::uint16_t lo = 0, hi = 0x7bff;  // |v| between halves lo and hi, by their fp32 values
+    const float a = std::fabs(v);
+    if (a >= f16_to_float(hi))
+        lo = hi;
+    while (hi - lo > 1) {
+        const std::uint16_t mid = std::uint16_t((lo + hi) / 2);
+        (f16_to_float(mid) <= a ? lo : hi) = mid;
+    }
+    const float dl = a - f16_to_float(lo), dh = f16_to_float(hi) - a;
+    const std::uint16_t h = dl < dh || (dl == dh && lo % 2 == 0) ? lo : hi;
+    return std::uint16_t(h | (std::signbit(v) ? 0x8000 : 0));
+}
+
+// fp32 to the nearest bfloat16 (ties to even).
+std::uint16_t to_bf16(float v) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    return std::uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
 // A llama2.c model written as a Hugging Face Llama folder: its tensors under
-// Hugging Face's names, F32, with W_q's and W_k's rows of each head put back in
-// rotate_half's order (llama2.c's export.py permutes them the other way: its row
-// 2p + s of a head is Hugging Face's row s·hd/2 + p).
-std::vector<unsigned char> as_hf_folder(const llama_model& m, std::string& config, bool qwen2_biases = false) {
+// Hugging Face's names, as `type` (F32, or rounded to F16 or BF16), with W_q's and
+// W_k's rows of each head put back in rotate_half's order (llama2.c's export.py
+// permutes them the other way: its row 2p + s of a head is Hugging Face's row
+// s·hd/2 + p).
+std::vector<unsigned char> as_hf_folder(const llama_model& m, std::string& config, bool qwen2_biases = false,
+                                        weight_type type = weight_type::f32) {
     const llama_config& c = m.config;
     const int hd = c.head_size();
+    const std::size_t es = weight_type_bytes(type);
+    const char* dtype = type == weight_type::f32 ? "F32" : type == weight_type::f16 ? "F16" : "BF16";
     std::string header = "{";
     std::vector<float> data;
     const auto put = [&](const std::string& name, std::vector<std::uint64_t> shape, const float* w, std::size_t n,
                          bool rows_permuted) {
-        const std::size_t at = data.size() * 4;
+        const std::size_t at = data.size() * es;
         if (!rows_permuted) {
             data.insert(data.end(), w, w + n);
         } else {
@@ -298,8 +324,8 @@ std::vector<unsigned char> as_hf_folder(const llama_model& m, std::string& confi
         std::string dims;
         for (std::size_t i = 0; i < shape.size(); ++i)
             dims += (i ? "," : "") + std::to_string(shape[i]);
-        header += (header.size() > 1 ? "," : "") + std::string("\"") + name + "\":{\"dtype\":\"F32\",\"shape\":[" + dims +
-                  "],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(data.size() * 4) + "]}";
+        header += (header.size() > 1 ? "," : "") + std::string("\"") + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[" +
+                  dims + "],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(data.size() * es) + "]}";
     };
     using u = std::uint64_t;
     const u d = u(c.dim), kv = u(c.kv_dim()), f = u(c.hidden_dim), V = u(c.vocab_size);
@@ -330,8 +356,16 @@ std::vector<unsigned char> as_hf_folder(const llama_model& m, std::string& confi
         put("lm_head.weight", {V, d}, m.at(m.classifier), m.classifier.size, false);
     header += "}";
     header += std::string((8 - header.size() % 8) % 8, ' ');
-    std::vector<unsigned char> b = safetensors_bytes(header, data.size() * 4);
-    std::memcpy(b.data() + 8 + header.size(), data.data(), data.size() * 4);
+    std::vector<unsigned char> b = safetensors_bytes(header, data.size() * es);
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        unsigned char* to = b.data() + 8 + header.size() + i * es;
+        if (type == weight_type::f32) {
+            std::memcpy(to, &data[i], 4);
+        } else {
+            const std::uint16_t h = type == weight_type::f16 ? to_f16(data[i]) : to_bf16(data[i]);
+            std::memcpy(to, &h, 2);
+        }
+    }
     config = std::string(qwen2_biases ? R"({"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2","hidden_size":)"
                                       : R"({"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":)") +
              std::to_string(c.dim) + R"(,"intermediate_size":)" + std::to_string(c.hidden_dim) + R"(,"num_hidden_layers":)" +
@@ -424,12 +458,108 @@ TEST_CASE("a Hugging Face folder the llama block cannot compute yet is refused, 
     hf_config q;
     REQUIRE_FALSE(hf_config_read(qwen2_config, q));
     std::vector<safetensors_tensor> ts = tensors_of(q);
-    ts[0].dtype = tensor_dtype::bf16;
-    ts[0].dtype_name = "BF16";
+    ts[0].dtype = tensor_dtype::other;
+    ts[0].dtype_name = "I8";
     safetensors_file f;
     f.tensors = ts;
     std::sort(f.tensors.begin(), f.tensors.end(),
               [](const safetensors_tensor& a, const safetensors_tensor& b) { return a.name < b.name; });
-    CHECK(hf_model_read(q, {{nullptr, 0, &f}}, m)->find("only F32") != std::string::npos);
+    CHECK(hf_model_read(q, {{nullptr, 0, &f}}, m)->find("is I8: weights are read in F32, F16 or BF16") != std::string::npos);
     CHECK(m.weights.empty());
+}
+
+namespace {
+
+// A folder's model read from `file` (as_hf_folder's) and its config.
+llama_model read_folder(const std::vector<unsigned char>& file, const std::string& config) {
+    hf_config c;
+    REQUIRE_FALSE(hf_config_read(config, c));
+    safetensors_file header;
+    REQUIRE_FALSE(safetensors_read(file.data(), file.size(), file.size(), header));
+    llama_model m;
+    const auto opened = hf_model_read(c, {{file.data(), file.size(), &header}}, m);
+    REQUIRE_MESSAGE(!opened, opened.value_or(""));
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("F16 and BF16 folders stay 16-bit in memory and compute what F32 does on the same (rounded) weights, bit for bit") {
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 48, 2, 4, 2, 40, 64, false), 11);
+    llama_model m;
+    REQUIRE(llama_checkpoint_read(ckpt.data(), ckpt.size(), m));
+    for (const weight_type type : {weight_type::f16, weight_type::bf16}) {
+        CAPTURE(int(type));
+        std::string config;
+        const std::vector<unsigned char> half = as_hf_folder(m, config, true, type);
+        const llama_model h = read_folder(half, config);
+        CHECK(h.layers[1].w2.type == type);
+        CHECK(h.weights.size <= half.size());  // the file's size, not an fp32 copy's
+        // The same values in F32: each half widened, written again.
+        llama_model wide = h;
+        std::vector<float> floats;
+        const auto widen = [&](llama_tensor& t) {
+            const std::vector<float> v = llama_floats(h, t);
+            t.byte_offset = floats.size() * 4, t.type = weight_type::f32;
+            floats.insert(floats.end(), v.begin(), v.end());
+        };
+        widen(wide.token_embedding), widen(wide.rms_final), widen(wide.classifier);
+        for (llama_layer_tensors& l : wide.layers)
+            for (llama_tensor* t : {&l.rms_att, &l.wq, &l.wk, &l.wv, &l.wo, &l.rms_ffn, &l.w1, &l.w2, &l.w3, &l.bq, &l.bk, &l.bv})
+                widen(*t);
+        wide.weights = {nullptr, reinterpret_cast<const unsigned char*>(floats.data()), floats.size() * 4};
+        // Few rows (read straight from the bytes) and many (through the transposed copy), and the KV cache's steps.
+        for (const std::size_t n : {std::size_t(7), std::size_t(24)}) {
+            std::vector<int> ids;
+            for (std::size_t i = 0; i < n; ++i)
+                ids.push_back(int((i * 7 + 3) % 40));
+            const trace a = llama_forward(h, ids, llama_experiment(h.config));
+            const trace b = llama_forward(wide, ids, llama_experiment(wide.config));
+            CHECK(a.logits.data == b.logits.data);
+            CHECK(a.layers[1].ffn_hidden.data == b.layers[1].ffn_hidden.data);
+            llama_decoder dh(h, h.config.seq_len), dw(wide, wide.config.seq_len);
+            for (const int id : ids) {
+                const float* zh = dh.step(id);
+                const float* zw = dw.step(id);
+                CHECK(std::vector<float>(zh, zh + 40) == std::vector<float>(zw, zw + 40));
+            }
+        }
+        // And near the fp32 model it was rounded from (without the biases): bf16 keeps 8 bits of mantissa, f16 11.
+        std::string plain_config;
+        const std::vector<unsigned char> plain_file = as_hf_folder(m, plain_config, false, type);
+        const llama_model plain = read_folder(plain_file, plain_config);
+        const std::vector<int> ids = {1, 5, 9, 3, 5, 9, 3, 7, 2, 11};
+        const trace exact = llama_forward(m, ids, llama_experiment(m.config));
+        const trace rounded = llama_forward(plain, ids, llama_experiment(plain.config));
+        double worst = 0, scale = 0;
+        for (std::size_t i = 0; i < exact.logits.data.size(); ++i) {
+            worst = std::max(worst, std::fabs(double(exact.logits.data[i]) - double(rounded.logits.data[i])));
+            scale = std::max(scale, std::fabs(double(exact.logits.data[i])));
+        }
+        CHECK(worst > 0);
+        CHECK(worst <= (type == weight_type::bf16 ? 5e-2 : 5e-3) * scale);
+    }
+}
+
+TEST_CASE("a NaN in an F16 or BF16 tensor is refused, naming the tensor") {
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 48, 1, 4, 4, 40, 64, true), 12);
+    llama_model m;
+    REQUIRE(llama_checkpoint_read(ckpt.data(), ckpt.size(), m));
+    for (const weight_type type : {weight_type::f16, weight_type::bf16}) {
+        std::string config;
+        std::vector<unsigned char> file = as_hf_folder(m, config, false, type);
+        safetensors_file header;
+        REQUIRE_FALSE(safetensors_read(file.data(), file.size(), file.size(), header));
+        const safetensors_tensor* t = safetensors_find(header, "model.layers.0.mlp.up_proj.weight");
+        REQUIRE(t);
+        const std::uint16_t nan = type == weight_type::f16 ? 0x7e00 : 0x7fc0;
+        std::memcpy(file.data() + t->begin + 2 * 17, &nan, 2);
+        hf_config c;
+        REQUIRE_FALSE(hf_config_read(config, c));
+        llama_model out;
+        const auto why = hf_model_read(c, {{file.data(), file.size(), &header}}, out);
+        REQUIRE(why);
+        CHECK(why->find("'model.layers.0.mlp.up_proj.weight' holds a NaN") != std::string::npos);
+        CHECK(out.weights.empty());
+    }
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -438,5 +439,64 @@ TEST_CASE("kernel_swiglu equals its scalar twin: silu(gate)·up, NaN kept, −�
         CHECK(out[1] == 100.0f);
         CHECK(std::isnan(out[2]));
         CHECK(out[3] == doctest::Approx(3.0 * 2.0 / (1.0 + std::exp(-2.0))).epsilon(1e-6));
+    });
+}
+
+TEST_CASE("16-bit weights: every f16 and bf16 value widens exactly, as its twin does, on every kernel set") {
+    std::vector<std::uint16_t> all(65536);
+    for (std::size_t i = 0; i < all.size(); ++i)
+        all[i] = std::uint16_t(i);
+    // Spot values, read off IEEE 754: 1, -2, the largest half, its smallest subnormal, ±inf; bf16 is fp32's top half.
+    CHECK(f16_to_float(0x3c00) == 1.0f);
+    CHECK(f16_to_float(0xc000) == -2.0f);
+    CHECK(f16_to_float(0x7bff) == 65504.0f);
+    CHECK(f16_to_float(0x0001) == 0x1p-24f);
+    CHECK(f16_to_float(0x7c00) == std::numeric_limits<float>::infinity());
+    CHECK(f16_to_float(0xfc00) == -std::numeric_limits<float>::infinity());
+    CHECK(std::isnan(f16_to_float(0x7e00)));
+    CHECK(std::signbit(f16_to_float(0x8000)));
+    CHECK(bf16_to_float(0x3f80) == 1.0f);
+    CHECK(bf16_to_float(0xbf80) == -1.0f);
+    each_kernel_set([&] {
+        for (const weight_type t : {weight_type::f16, weight_type::bf16}) {
+            std::vector<float> got(all.size()), want(all.size());
+            kernel_widen(all.data(), t, got.data(), all.size());
+            kernel_widen_naive(all.data(), t, want.data(), all.size());
+            CHECK(std::memcmp(got.data(), want.data(), got.size() * 4) == 0);  // bits, NaN payloads included
+            for (std::size_t i = 0; i < all.size(); i += 257) {
+                const float v = t == weight_type::f16 ? f16_to_float(all[i]) : bf16_to_float(all[i]);
+                CHECK(std::memcmp(&got[i], &v, 4) == 0);
+            }
+        }
+    });
+}
+
+TEST_CASE("kernel_matmul_bt_typed equals its twin, and kernel_matmul_bt on the widened weights bit for bit") {
+    each_kernel_set([&] {
+        rng g(41);
+        std::vector<shape> all = shapes();
+        for (const shape s : std::vector<shape>{{1, 768, 50}, {3, 64, 33}, {15, 96, 17}, {1, 300, 16}, {2, 5, 1}})
+            all.push_back(s);
+        for (const shape s : all)
+            for (const weight_type t : {weight_type::f32, weight_type::f16, weight_type::bf16}) {
+                const auto a = random_vector(g, std::size_t(s.n * s.k)), wide = random_vector(g, std::size_t(s.m * s.k));
+                std::vector<std::uint16_t> half(wide.size());
+                for (std::size_t i = 0; i < wide.size(); ++i) {  // the top half of each float: a bf16; halves through its bits
+                    std::uint32_t bits;
+                    std::memcpy(&bits, &wide[i], 4);
+                    half[i] =
+                        t == weight_type::bf16 ? std::uint16_t(bits >> 16) : std::uint16_t(0x3800u + (bits >> 14) % 0x1000u);
+                }
+                const void* b = t == weight_type::f32 ? static_cast<const void*>(wide.data()) : half.data();
+                std::vector<float> widened(wide.size());
+                kernel_widen_naive(b, t, widened.data(), wide.size());
+                std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f), c_wide(c.size(), -3.0f);
+                kernel_matmul_bt_typed(a.data(), b, t, c.data(), s.n, s.m, s.k);
+                kernel_matmul_bt_typed_naive(a.data(), b, t, c_ref.data(), s.n, s.m, s.k);
+                kernel_matmul_bt(a.data(), widened.data(), c_wide.data(), s.n, s.m, s.k);
+                INFO("shape n=" << s.n << " m=" << s.m << " d=" << s.k << " type " << int(t));
+                CHECK(mismatches(c, c_ref, relative(1e-5f * float(s.k)), "matmul_bt_typed", simd_vs_naive) == 0);
+                CHECK(std::memcmp(c.data(), c_wide.data(), c.size() * 4) == 0);
+            }
     });
 }

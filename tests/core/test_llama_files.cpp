@@ -143,7 +143,7 @@ TEST_CASE("llama checkpoints: versions 0 and 1, shared and unshared, MHA and GQA
         starts(m.token_embedding, t_emb, std::size_t(c.vocab_size) * d);
         starts(m.rms_final, t_rms_final, d);
         starts(m.classifier, c.shared_classifier ? t_emb : t_cls, std::size_t(c.vocab_size) * d);
-        CHECK((m.classifier.offset == m.token_embedding.offset) == c.shared_classifier);
+        CHECK((m.classifier.byte_offset == m.token_embedding.byte_offset) == c.shared_classifier);
         REQUIRE(int(m.layers.size()) == c.n_layers);
         for (int l = 0; l < c.n_layers; ++l) {
             const llama_layer_tensors& t = m.layers[std::size_t(l)];
@@ -209,10 +209,10 @@ TEST_CASE("llama checkpoints: a truncated, long, lying or NaN-holding file is re
     const float q = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     llama_model m;
     REQUIRE(llama_checkpoint_read(good.data(), good.size(), m));
-    std::memcpy(nan.data() + 256 + (m.layers[1].wk.offset + 5) * 4, &q, 4);
+    std::memcpy(nan.data() + 256 + m.layers[1].wk.byte_offset + 5 * 4, &q, 4);
     CHECK(read_error(nan) == "layer 1's wk holds NaN at element 5");
     bytes big = good;
-    std::memcpy(big.data() + 256 + (m.classifier.offset + 2) * 4, &inf, 4);
+    std::memcpy(big.data() + 256 + m.classifier.byte_offset + 2 * 4, &inf, 4);
     CHECK(read_error(big) == "classifier holds +inf at element 2");
     // The legacy file's RoPE tables are skipped, not checked: llama2.c recomputes them.
     const llama_config c0 = shape(0, true, 16, 40, 1, 4, 4, 5, 3);
@@ -233,13 +233,13 @@ TEST_CASE("llama checkpoints: an adopted file is the weights (no copy), a refuse
         std::string why;
         REQUIRE_MESSAGE(llama_checkpoint_adopt(file, b.size(), adopted, &why), why);
         const std::size_t start = c.version == 1 ? 256 : 28;
-        CHECK(static_cast<const void*>(adopted.weights.data()) == static_cast<const void*>(own.get() + start));
+        CHECK(static_cast<const void*>(adopted.weights.bytes) == static_cast<const void*>(own.get() + start));
         CHECK(own.use_count() == 3);  // own, file, and the model's weights
-        REQUIRE(adopted.weights.size() == copied.weights.size());
-        CHECK(std::memcmp(adopted.weights.data(), copied.weights.data(), copied.weights.size() * 4) == 0);
+        REQUIRE(adopted.weights.size == copied.weights.size);
+        CHECK(std::memcmp(adopted.weights.bytes, copied.weights.bytes, copied.weights.size) == 0);
         CHECK(std::memcmp(adopted.at(adopted.layers[0].w2), copied.at(copied.layers[0].w2), copied.layers[0].w2.size * 4) == 0);
         const llama_model shared = adopted;  // a copy shares the bytes
-        CHECK(shared.weights.data() == adopted.weights.data());
+        CHECK(shared.weights.bytes == adopted.weights.bytes);
         adopted = llama_model{};
         CHECK(own.use_count() == 3);
     }
@@ -263,7 +263,7 @@ TEST_CASE("llama checkpoints: an adopted file is the weights (no copy), a refuse
     CHECK(odd.use_count() == 1);
     llama_model copied;
     REQUIRE(llama_checkpoint_read(b.data(), b.size(), copied));
-    CHECK(std::memcmp(m.weights.data(), copied.weights.data(), copied.weights.size() * 4) == 0);
+    CHECK(std::memcmp(m.weights.bytes, copied.weights.bytes, copied.weights.size) == 0);
 }
 
 TEST_CASE("llama files: read whole, exactly; a missing file named") {

@@ -48,16 +48,14 @@ inline std::string llama_checkpoint_fuzz_check(std::string_view input, bool* val
     llama_model adopted;
     if (!llama_checkpoint_adopt(std::shared_ptr<const unsigned char>(own, own.get()), input.size(), adopted, &why))
         return "read by copying but not adopted: " + why;
-    if (adopted.weights.size() != m.weights.size() ||
-        std::memcmp(adopted.weights.data(), m.weights.data(), m.weights.size() * sizeof(float)) != 0 ||
-        reinterpret_cast<const unsigned char*>(adopted.weights.data()) < own.get() ||
-        reinterpret_cast<const unsigned char*>(adopted.weights.data() + adopted.weights.size()) > own.get() + input.size())
+    if (adopted.weights.size != m.weights.size || std::memcmp(adopted.weights.bytes, m.weights.bytes, m.weights.size) != 0 ||
+        adopted.weights.bytes < own.get() || adopted.weights.bytes + adopted.weights.size > own.get() + input.size())
         return "the adopted model's weights differ from the copied ones or lie outside the file";
     const auto inside = [&m](const llama_tensor& t) {
-        if (t.offset + t.size > m.weights.size())
+        if (t.byte_offset + t.bytes() > m.weights.size)
             return false;
         for (std::size_t i = 0; i < t.size; ++i)
-            if (!std::isfinite(m.weights[t.offset + i]))
+            if (!std::isfinite(m.at(t)[i]))
                 return false;
         return true;
     };

@@ -5,9 +5,19 @@
 // kernels.hpp and train_kernels.hpp functions to the one in use.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include "kernels/train_kernels.hpp"  // adamw_scalars
 
 namespace attn {
+
+// matmul_bt_16 widens b this many rows at a time into its caller's scratch of
+// matmul_bt_16_scratch(n, d) floats (the block, and n rows of its products).
+constexpr int matmul_bt_16_block = 16;
+inline std::size_t matmul_bt_16_scratch(int n, int d) {
+    return std::size_t(matmul_bt_16_block) * (std::size_t(d) + std::size_t(n));
+}
 
 struct kernel_set {
     const char* name;  // xsimd's name of the architecture: "sse2", "fma3+avx2", "avx512f", "wasm"
@@ -21,6 +31,9 @@ struct kernel_set {
                            float* rescale);
     void (*relu)(float* x, int count);
     void (*swiglu)(const float* gate, const float* up, float* out, int count);
+    // 16-bit weights (kernels.hpp's weight_type f16 or bf16) widened, and read by matmul_bt
+    void (*widen_16)(const std::uint16_t* b, bool bf16, float* out, std::size_t count);
+    void (*matmul_bt_16)(const float* a, const std::uint16_t* b, bool bf16, float* c, int n, int m, int d, float* scratch);
     // backward (train_kernels.hpp)
     void (*matmul_at_acc)(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows);
     void (*softmax_rows_backward)(const float* y, const float* dy, float* dx, int n, int m);

@@ -528,6 +528,53 @@ void kernel_matmul_bt(const float* a, const float* b, float* c, int n, int m, in
     }
 }
 
+// --- [SECTION] 16-bit weights ------------------------------------------------
+
+// f16 or bf16 to fp32, as kernels.hpp's f16_to_float and bf16_to_float, in a
+// loop without branches the compiler vectorises for this set.
+void widen_16(const std::uint16_t* b, bool bf16, float* out, std::size_t count) {
+    if (bf16) {
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::uint32_t bits = std::uint32_t(b[i]) << 16;
+            std::memcpy(out + i, &bits, 4);
+        }
+        return;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t em = b[i] & 0x7fffu, sign = std::uint32_t(b[i] & 0x8000u) << 16;
+        std::uint32_t bits = em << 13, scaled;
+        float f;
+        std::memcpy(&f, &bits, 4);
+        f *= 0x1p112f;
+        std::memcpy(&scaled, &f, 4);
+        bits = (em >= 0x7c00u ? bits | 0x7f800000u : scaled) | sign;
+        std::memcpy(out + i, &bits, 4);
+    }
+}
+
+// c = a·bᵀ for 16-bit b: its rows widened a block at a time into `scratch`
+// (matmul_bt_16_scratch floats, kernel_set.hpp), which stays in L1, then
+// kernel_matmul_bt over the block. Blocks of 16 rows, a multiple of every W, so
+// each row lands where kernel_matmul_bt over the widened b puts it (a full W-row
+// tile or the same scalar tail) and gets the same bits.
+void matmul_bt_16(const float* a, const std::uint16_t* b, bool bf16, float* c, int n, int m, int d, float* scratch) {
+    constexpr int block = matmul_bt_16_block;
+    float* wide = scratch;
+    float* part = scratch + std::size_t(block) * std::size_t(d);
+    for (int j0 = 0; j0 < m; j0 += block) {
+        const int rows = std::min(block, m - j0);
+        widen_16(b + std::size_t(j0) * std::size_t(d), bf16, wide, std::size_t(rows) * std::size_t(d));
+        if (n == 1) {
+            kernel_matmul_bt(a, wide, c + j0, 1, rows, d);
+            continue;
+        }
+        kernel_matmul_bt(a, wide, part, n, rows, d);
+        for (int i = 0; i < n; ++i)
+            std::copy(part + std::size_t(i) * std::size_t(rows), part + std::size_t(i + 1) * std::size_t(rows),
+                      c + std::size_t(i) * std::size_t(m) + std::size_t(j0));
+    }
+}
+
 // --- [SECTION] softmax --------------------------------------------------------
 
 // The reduction and polynomial both exps below share, U batches step by step:
@@ -1143,6 +1190,8 @@ extern const kernel_set ATTN_KERNEL_SET = {
     .softmax_online = kernel_softmax_online,
     .relu = relu,
     .swiglu = swiglu,
+    .widen_16 = widen_16,
+    .matmul_bt_16 = matmul_bt_16,
     .matmul_at_acc = matmul_at_acc,
     .softmax_rows_backward = softmax_rows_backward,
     .adamw = adamw,

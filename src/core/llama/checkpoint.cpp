@@ -74,7 +74,7 @@ void place_tensors(llama_model& m) {
                       V = std::size_t(c.vocab_size), kv = std::size_t(c.kv_dim());
     std::size_t at = 0;
     const auto take = [&at](std::size_t n) {
-        const llama_tensor t{at, n};
+        const llama_tensor t{at * sizeof(float), n};
         at += n;
         return t;
     };
@@ -114,7 +114,7 @@ void place_tensors(llama_model& m) {
 std::string non_finite(const llama_model& m) {
     const auto bad = [&m](const llama_tensor& t) {
         for (std::size_t i = 0; i < t.size; ++i)
-            if (!std::isfinite(m.weights[t.offset + i]))
+            if (!std::isfinite(m.at(t)[i]))
                 return std::int64_t(i);
         return std::int64_t(-1);
     };
@@ -125,7 +125,7 @@ std::string non_finite(const llama_model& m) {
         {"token_embedding", &m.token_embedding}, {"rms_final", &m.rms_final}, {"classifier", &m.classifier}};
     for (const auto& [name, t] : whole)
         if (const std::int64_t i = bad(*t); i >= 0)
-            return said(name, i, m.weights[t->offset + std::size_t(i)]);
+            return said(name, i, m.at(*t)[i]);
     using T = llama_layer_tensors;
     const std::pair<const char*, llama_tensor T::*> fields[] = {
         {"rms_att", &T::rms_att}, {"wq", &T::wq}, {"wk", &T::wk}, {"wv", &T::wv}, {"wo", &T::wo},
@@ -133,8 +133,7 @@ std::string non_finite(const llama_model& m) {
     for (std::size_t l = 0; l < m.layers.size(); ++l)
         for (const auto& [name, field] : fields)
             if (const std::int64_t i = bad(m.layers[l].*field); i >= 0)
-                return said("layer " + std::to_string(l) + "'s " + name, i,
-                            m.weights[(m.layers[l].*field).offset + std::size_t(i)]);
+                return said("layer " + std::to_string(l) + "'s " + name, i, m.at(m.layers[l].*field)[i]);
     return "";
 }
 
@@ -220,11 +219,12 @@ bool read_checkpoint(const unsigned char* bytes, std::size_t size, std::shared_p
     const std::size_t floats = std::size_t(weight_floats(c));
     const unsigned char* first = bytes + header_bytes(c);
     if (owner && reinterpret_cast<std::uintptr_t>(first) % alignof(float) == 0) {
-        m.weights = {std::move(owner), reinterpret_cast<const float*>(first), floats};
+        m.weights = {std::move(owner), first, floats * sizeof(float)};
     } else {
         std::shared_ptr<float[]> own(new float[floats]);
         std::memcpy(own.get(), first, floats * sizeof(float));
-        m.weights = {std::shared_ptr<const void>(own, own.get()), own.get(), floats};
+        m.weights = {std::shared_ptr<const void>(own, own.get()), reinterpret_cast<const unsigned char*>(own.get()),
+                     floats * sizeof(float)};
     }
     place_tensors(m);
     if (const std::string bad = non_finite(m); !bad.empty())
@@ -242,6 +242,32 @@ bool llama_checkpoint_read(const unsigned char* bytes, std::size_t size, llama_m
 bool llama_checkpoint_adopt(std::shared_ptr<const unsigned char> file, std::size_t size, llama_model& out, std::string* error) {
     const unsigned char* bytes = file.get();
     return read_checkpoint(bytes, size, std::move(file), out, error);
+}
+
+std::size_t llama_parameters(const llama_model& m) {
+    std::size_t n = m.token_embedding.size + m.rms_final.size;
+    if (m.classifier.byte_offset != m.token_embedding.byte_offset || m.classifier.size != m.token_embedding.size)
+        n += m.classifier.size;
+    for (const llama_layer_tensors& l : m.layers)
+        for (const llama_tensor* t :
+             {&l.rms_att, &l.wq, &l.wk, &l.wv, &l.wo, &l.rms_ffn, &l.w1, &l.w2, &l.w3, &l.bq, &l.bk, &l.bv})
+            n += t->size;
+    return n;
+}
+
+void llama_floats(const llama_model& m, const llama_tensor& t, std::size_t first, std::size_t count, float* out) {
+    kernel_widen(m.weights.bytes + t.byte_offset + first * weight_type_bytes(t.type), t.type, out, count);
+}
+
+std::vector<float> llama_floats(const llama_model& m, const llama_tensor& t) {
+    std::vector<float> out(t.size);
+    llama_floats(m, t, 0, t.size, out.data());
+    return out;
+}
+
+void llama_matmul_bt(const float* x, const llama_model& m, const llama_tensor& w, std::size_t first_row, float* y, int n, int out,
+                     int in) {
+    kernel_matmul_bt_typed(x, m.row(w, first_row, std::size_t(in)), w.type, y, n, out, in);
 }
 
 llama_file llama_file_read(const std::string& path, std::string& error) {

@@ -12,17 +12,20 @@
 //   std::string why;
 //   if (!llama_checkpoint_read(bytes, size, m, &why)) report(why);      // copies the weights
 //   if (!llama_checkpoint_adopt(std::move(file), size, m, &why)) ...   // keeps the file's bytes
-//   const float* wq0 = m.at(m.layers[0].wq);   // (n_heads·head_size, dim) row-major
+//   const float* wq0 = m.at(m.layers[0].wq);   // (n_heads·head_size, dim) row-major, fp32
 //
 // Shapes follow PyTorch's nn.Linear: a projection's weight is (out, in),
 // row-major, so out[i] = Σ_j w[i·in + j]·x[j] (run.c's matmul).
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "kernels/kernels.hpp"
 
 namespace attn {
 
@@ -54,9 +57,13 @@ struct llama_limits {
     static constexpr std::int64_t max_floats = std::int64_t(400) << 20;  // 1.6 GB of fp32
 };
 
-// A span of the model's buffer: offset and length in floats.
+// A tensor in the model's bytes: where it starts (in bytes from the weights'
+// first), how many weights it holds and their type (fp32 for llama2.c's files;
+// a Hugging Face file's F32, F16 or BF16 as stored).
 struct llama_tensor {
-    std::size_t offset = 0, size = 0;
+    std::size_t byte_offset = 0, size = 0;
+    weight_type type = weight_type::f32;
+    std::size_t bytes() const { return size * weight_type_bytes(type); }
 };
 
 struct llama_layer_tensors {
@@ -64,17 +71,14 @@ struct llama_layer_tensors {
     llama_tensor bq, bk, bv;  // Qwen2's biases on q, k and v (size 0: none, as in llama2.c's files)
 };
 
-// The floats every tensor lives in, in the file's order: a buffer the model
+// The bytes every tensor lives in, in the file's order: a buffer the model
 // allocated, or the file's bytes it adopted; `owner` keeps either alive (a
 // model copied shares them: weights are never written after loading).
 struct llama_weights {
     std::shared_ptr<const void> owner;
-    const float* floats = nullptr;
-    std::size_t count = 0;
-    const float* data() const { return floats; }
-    std::size_t size() const { return count; }
-    bool empty() const { return count == 0; }
-    float operator[](std::size_t i) const { return floats[i]; }
+    const unsigned char* bytes = nullptr;
+    std::size_t size = 0;  // in bytes
+    bool empty() const { return size == 0; }
 };
 
 struct llama_model {
@@ -82,8 +86,30 @@ struct llama_model {
     llama_weights weights;
     llama_tensor token_embedding, rms_final, classifier;  // classifier = token_embedding when shared
     std::vector<llama_layer_tensors> layers;
-    const float* at(const llama_tensor& t) const { return weights.data() + t.offset; }
+    // An fp32 tensor's floats (llama2.c's files hold no other type).
+    const float* at(const llama_tensor& t) const {
+        assert(t.type == weight_type::f32);
+        return reinterpret_cast<const float*>(weights.bytes + t.byte_offset);
+    }
+    // Any tensor's first weight, of type t.type.
+    const void* raw(const llama_tensor& t) const { return weights.bytes + t.byte_offset; }
+    // Row `row` of a (rows, cols) tensor, of type t.type.
+    const void* row(const llama_tensor& t, std::size_t row, std::size_t cols) const {
+        return weights.bytes + t.byte_offset + row * cols * weight_type_bytes(t.type);
+    }
 };
+
+// The weights the model's tensors hold (a shared classifier once; not v0's RoPE tables).
+std::size_t llama_parameters(const llama_model& m);
+
+// Weights [first, first + count) of tensor t as fp32, into out (widened exactly).
+void llama_floats(const llama_model& m, const llama_tensor& t, std::size_t first, std::size_t count, float* out);
+std::vector<float> llama_floats(const llama_model& m, const llama_tensor& t);
+
+// y(n, out) = x(n, in)·W[first_row .. first_row + out)ᵀ for a (·, in) tensor W
+// of any type (kernels.hpp's kernel_matmul_bt_typed).
+void llama_matmul_bt(const float* x, const llama_model& m, const llama_tensor& w, std::size_t first_row, float* y, int n, int out,
+                     int in);
 
 // The header alone, from a file's first `size` bytes (its first 256, or all it
 // has): the version and the fields checked as below, but not the file's length.

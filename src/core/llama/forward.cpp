@@ -19,33 +19,35 @@ std::string token_label(const std::string& piece) {
     return a == std::string::npos ? piece : piece.substr(a, b - a + 1);
 }
 
-// x(n, in)·wᵀ for w (out, in) in the model's buffer. Many rows: through a
-// transposed copy and kernel_matmul, whose packed tiles run ~4× the products of
-// kernel_matmul_bt's wide-row path natively (docs/benchmarks.md, R1); the copy
+// x(n, in)·wᵀ for w (out, in) in the model's bytes. Many rows: through a
+// transposed fp32 copy and kernel_matmul, whose packed tiles run ~4× the products
+// of kernel_matmul_bt's wide-row path natively (docs/benchmarks.md, R1); the copy
 // costs one pass over w and lives only during the product. Few rows (a short
-// text): straight from the buffer.
+// text): straight from the bytes, 16-bit weights widened as they are read.
 constexpr int rows_for_transpose = 16;
 matrix project(const matrix& x, const llama_model& m, const llama_tensor& w, int out, const llama_tensor& bias = {}) {
     matrix y(x.rows, out);
     if (x.rows < rows_for_transpose) {
-        kernel_matmul_bt(x.data.data(), m.at(w), y.data.data(), x.rows, out, x.cols);
+        llama_matmul_bt(x.data.data(), m, w, 0, y.data.data(), x.rows, out, x.cols);
     } else {
         static thread_local std::vector<float> wt;
-        llama_transpose(m.at(w), out, x.cols, wt);
+        llama_transpose(m, w, out, x.cols, wt);
         kernel_matmul(x.data.data(), wt.data(), y.data.data(), x.rows, x.cols, out);
         if (wt.capacity() > (std::size_t(64) << 20) / sizeof(float))
             std::vector<float>().swap(wt);  // a classifier's copy (32000 × 768: 98 MB) is not kept between passes
     }
-    if (bias.size)  // Qwen2's q, k, v: the same vector added to every row
+    if (bias.size) {  // Qwen2's q, k, v: the same vector added to every row
+        const std::vector<float> b = llama_floats(m, bias);
         for (int r = 0; r < y.rows; ++r)
             for (int i = 0; i < out; ++i)
-                y(r, i) += m.at(bias)[i];
+                y(r, i) += b[std::size_t(i)];
+    }
     return y;
 }
 
 matrix rmsnorm(const matrix& x, const llama_model& m, const llama_tensor& gain) {
     matrix y(x.rows, x.cols);
-    rmsnorm_gain_rows(x.data.data(), m.at(gain), y.data.data(), x.rows, x.cols, m.config.norm_eps);
+    rmsnorm_gain_rows(x.data.data(), llama_floats(m, gain).data(), y.data.data(), x.rows, x.cols, m.config.norm_eps);
     return y;
 }
 
@@ -116,6 +118,23 @@ layer_trace run_layer(const llama_model& m, const experiment& e, int layer, cons
 }
 
 }  // namespace
+
+void llama_transpose(const llama_model& m, const llama_tensor& w, int out, int in, std::vector<float>& wt) {
+    if (w.type == weight_type::f32)
+        return llama_transpose(m.at(w), out, in, wt);
+    constexpr int b = 32;  // 32 rows widened at a time, then turned as the fp32 version turns them
+    wt.resize(std::size_t(out) * std::size_t(in));
+    std::vector<float> rows(std::size_t(b) * std::size_t(in));
+    for (int r0 = 0; r0 < out; r0 += b) {
+        const int n = std::min(b, out - r0);
+        llama_floats(m, w, std::size_t(r0) * std::size_t(in), std::size_t(n) * std::size_t(in), rows.data());
+        for (int c0 = 0; c0 < in; c0 += b)
+            for (int r = 0; r < n; ++r)
+                for (int c = c0; c < std::min(in, c0 + b); ++c)
+                    wt[std::size_t(c) * std::size_t(out) + std::size_t(r0 + r)] =
+                        rows[std::size_t(r) * std::size_t(in) + std::size_t(c)];
+    }
+}
 
 void llama_transpose(const float* w, int out, int in, std::vector<float>& wt) {
     constexpr int b = 32;
@@ -189,10 +208,9 @@ trace llama_forward(const llama_model& m, const std::vector<int>& ids, const exp
     for (const int id : ids)
         t.tokens.push_back(tok ? token_label(tok->pieces[std::size_t(id)]) : "#" + std::to_string(id));
     t.x0 = matrix(n, c.dim);
-    for (int i = 0; i < n; ++i) {
-        const float* row = m.at(m.token_embedding) + std::size_t(ids[std::size_t(i)]) * std::size_t(c.dim);
-        std::copy(row, row + c.dim, t.x0.row(i));
-    }
+    for (int i = 0; i < n; ++i)
+        llama_floats(m, m.token_embedding, std::size_t(ids[std::size_t(i)]) * std::size_t(c.dim), std::size_t(c.dim),
+                     t.x0.row(i));
     const matrix* x = &t.x0;
     t.layers.reserve(std::size_t(c.n_layers));
     for (int l = 0; l < c.n_layers; ++l) {

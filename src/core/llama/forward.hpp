@@ -59,6 +59,8 @@ std::optional<std::string> llama_tokens_problem(const llama_config& c, const std
 // wᵀ (in, out) of a checkpoint's w (out, in) into wt, in 32 × 32 blocks (both
 // sides stay in the cache): the pass's many-row products, the pipeline's weights.
 void llama_transpose(const float* w, int out, int in, std::vector<float>& wt);
+// The same for a model's tensor of any type (16-bit weights widened as they are turned).
+void llama_transpose(const llama_model& m, const llama_tensor& w, int out, int in, std::vector<float>& wt);
 
 // Bytes llama_forward over n tokens allocates at its peak under opt, from the
 // config alone, before anything is allocated: the trace it returns (every

@@ -38,7 +38,7 @@ void matvecs(const llama_decoder& d, std::initializer_list<product> products) {
     const bool small = std::all_of(products.begin(), products.end(), [](const product& p) { return p.out < row_align; });
     if (d.running <= 1 || small) {
         for (const product& p : products)
-            kernel_matmul_bt(p.x, d.model->at(p.w), p.y, 1, p.out, p.in);
+            llama_matmul_bt(p.x, *d.model, p.w, 0, p.y, 1, p.out, p.in);
         return;
     }
     parallel_for(d.running, d.running, [&d, products](int i) {
@@ -46,8 +46,7 @@ void matvecs(const llama_decoder& d, std::initializer_list<product> products) {
             const int per = (p.out + d.running - 1) / d.running, rows = (per + row_align - 1) / row_align * row_align;
             const int r0 = i * rows;
             if (r0 < p.out)
-                kernel_matmul_bt(p.x, d.model->at(p.w) + std::size_t(r0) * std::size_t(p.in), p.y + r0, 1,
-                                 std::min(rows, p.out - r0), p.in);
+                llama_matmul_bt(p.x, *d.model, p.w, std::size_t(r0), p.y + r0, 1, std::min(rows, p.out - r0), p.in);
         }
     });
 }
@@ -85,13 +84,16 @@ void layer_step(llama_decoder& d, int l) {
     const std::size_t row = (std::size_t(l) * std::size_t(d.capacity) + std::size_t(d.pos)) * std::size_t(kv_dim);
     float* k = d.key_cache.data() + row;
     float* v = d.value_cache.data() + row;
-    rmsnorm_gain_rows(d.x.data(), m.at(w.rms_att), d.xb.data(), 1, dim, c.norm_eps);
+    rmsnorm_gain_rows(d.x.data(), llama_floats(m, w.rms_att).data(), d.xb.data(), 1, dim, c.norm_eps);
     matvecs(
         d, {{w.wq, d.xb.data(), d.q.data(), dim, dim}, {w.wk, d.xb.data(), k, kv_dim, dim}, {w.wv, d.xb.data(), v, kv_dim, dim}});
     for (const auto& [bias, out, n] :
          {std::tuple{&w.bq, d.q.data(), dim}, std::tuple{&w.bk, k, kv_dim}, std::tuple{&w.bv, v, kv_dim}})
-        for (int i = 0; i < int(bias->size) && i < n; ++i)  // Qwen2's biases (none in llama2.c's files)
-            out[i] += m.at(*bias)[i];
+        if (bias->size) {  // Qwen2's biases (none in llama2.c's files)
+            const std::vector<float> b = llama_floats(m, *bias);
+            for (int i = 0; i < int(b.size()) && i < n; ++i)
+                out[i] += b[std::size_t(i)];
+        }
     for (int c0 = 0; c0 < dim; c0 += hs)
         llama_rope(c, d.q.data() + c0, d.pos);
     for (int c0 = 0; c0 < kv_dim; c0 += hs)
@@ -100,7 +102,7 @@ void layer_step(llama_decoder& d, int l) {
     matvecs(d, {{w.wo, d.xb.data(), d.xb2.data(), dim, dim}});
     for (int i = 0; i < dim; ++i)
         d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
-    rmsnorm_gain_rows(d.x.data(), m.at(w.rms_ffn), d.xb.data(), 1, dim, c.norm_eps);
+    rmsnorm_gain_rows(d.x.data(), llama_floats(m, w.rms_ffn).data(), d.xb.data(), 1, dim, c.norm_eps);
     matvecs(d, {{w.w1, d.xb.data(), d.hb.data(), c.hidden_dim, dim}, {w.w3, d.xb.data(), d.hb2.data(), c.hidden_dim, dim}});
     kernel_swiglu(d.hb.data(), d.hb2.data(), d.hb.data(), c.hidden_dim);
     matvecs(d, {{w.w2, d.hb.data(), d.xb2.data(), dim, c.hidden_dim}});
@@ -171,11 +173,10 @@ const float* llama_decoder::step(int token) {
     const llama_config& c = m.config;
     running = thread_choice_next(choice, threads);
     const auto start = std::chrono::steady_clock::now();
-    const float* row = m.at(m.token_embedding) + std::size_t(token) * std::size_t(c.dim);
-    std::copy(row, row + c.dim, x.begin());
+    llama_floats(m, m.token_embedding, std::size_t(token) * std::size_t(c.dim), std::size_t(c.dim), x.data());
     for (int l = 0; l < c.n_layers; ++l)
         layer_step(*this, l);
-    rmsnorm_gain_rows(x.data(), m.at(m.rms_final), x.data(), 1, c.dim, c.norm_eps);
+    rmsnorm_gain_rows(x.data(), llama_floats(m, m.rms_final).data(), x.data(), 1, c.dim, c.norm_eps);
     matvecs(*this, {{m.classifier, x.data(), logits.data(), c.vocab_size, c.dim}});
     ++pos;
     thread_choice_took(choice, threads, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

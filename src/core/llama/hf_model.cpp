@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 namespace attn {
 
@@ -36,6 +37,19 @@ std::optional<std::string> refuse_unsupported(const hf_config& c) {
     return std::nullopt;
 }
 
+// Whether every weight of t is finite, widened a block at a time.
+bool finite(const llama_model& m, const llama_tensor& t) {
+    std::vector<float> block(std::min<std::size_t>(t.size, 4096));
+    for (std::size_t i = 0; i < t.size; i += block.size()) {
+        const std::size_t n = std::min(block.size(), t.size - i);
+        llama_floats(m, t, i, n, block.data());
+        for (std::size_t j = 0; j < n; ++j)
+            if (!std::isfinite(block[j]))
+                return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<hf_shard>& shards, llama_model& out) {
@@ -49,17 +63,18 @@ std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<h
     if (auto why = hf_check_tensors(c, all))
         return why;
     const std::vector<hf_tensor_want> want = hf_config_tensors(c);
-    std::size_t floats = 0;
+    std::size_t bytes = 0;  // each tensor in its file's type, starting on a 4-byte boundary
     for (const hf_tensor_want& w : want) {
         const placed p = find(shards, w.name);
-        if (p.tensor->dtype != tensor_dtype::f32)
-            return "the tensor '" + w.name + "' is " + p.tensor->dtype_name +
-                   ": F16 and BF16 weights are not read here yet, only F32";
-        floats += std::size_t(p.tensor->elements());
+        if (p.tensor->dtype == tensor_dtype::other)
+            return "the tensor '" + w.name + "' is " + p.tensor->dtype_name + ": only F32, F16 and BF16 weights are read";
+        bytes += (std::size_t(p.tensor->end - p.tensor->begin) + 3) / 4 * 4;
     }
-    if (std::int64_t(floats) > llama_limits::max_floats)
-        return "the model has " + std::to_string(floats) + " weights, more than " + std::to_string(llama_limits::max_floats);
-    std::shared_ptr<float[]> buffer(new float[floats]);
+    if (std::int64_t(bytes) > llama_limits::max_floats * 4)
+        return "the model's weights are " + std::to_string(bytes) + " bytes, more than the " +
+               std::to_string(llama_limits::max_floats * 4) + " the page can hold";
+    std::shared_ptr<float[]> buffer(new float[bytes / 4]);
+    unsigned char* base = reinterpret_cast<unsigned char*>(buffer.get());
     llama_model m;
     m.config.version = 1;
     m.config.dim = c.d_model, m.config.hidden_dim = c.d_ff, m.config.n_layers = c.layers;
@@ -67,18 +82,19 @@ std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<h
     m.config.seq_len = std::min(c.context, llama_limits::max_seq_len);
     m.config.shared_classifier = c.tied;
     m.config.rope_theta = float(c.rope_theta), m.config.rope_half = true, m.config.norm_eps = float(c.norm_eps);
+    m.weights = {std::shared_ptr<const void>(buffer, buffer.get()), base, bytes};
     std::size_t at = 0;
     std::string not_finite;  // the first tensor holding a NaN or ±∞
     const auto place = [&](const std::string& name) {
         const placed p = find(shards, name);
-        const std::size_t n = std::size_t(p.tensor->elements());
-        float* to = buffer.get() + at;
-        std::memcpy(to, p.shard->bytes + p.tensor->begin, n * sizeof(float));  // little-endian files and hosts
-        for (std::size_t i = 0; i < n && not_finite.empty(); ++i)
-            if (!std::isfinite(to[i]))
-                not_finite = name;
-        const llama_tensor t{at, n};
-        at += n;
+        const weight_type type = p.tensor->dtype == tensor_dtype::f32   ? weight_type::f32
+                                 : p.tensor->dtype == tensor_dtype::f16 ? weight_type::f16
+                                                                        : weight_type::bf16;
+        const llama_tensor t{at, std::size_t(p.tensor->elements()), type};
+        std::memcpy(base + at, p.shard->bytes + p.tensor->begin, t.bytes());  // little-endian files and hosts
+        if (not_finite.empty() && !finite(m, t))
+            not_finite = name;
+        at += (t.bytes() + 3) / 4 * 4;
         return t;
     };
     m.token_embedding = place("model.embed_tokens.weight");
@@ -105,9 +121,6 @@ std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<h
     m.classifier = c.tied ? m.token_embedding : place("lm_head.weight");
     if (!not_finite.empty())
         return "the tensor '" + not_finite + "' holds a NaN or ±∞";
-    m.weights.owner = std::shared_ptr<const void>(buffer, buffer.get());
-    m.weights.floats = buffer.get();
-    m.weights.count = at;
     out = std::move(m);
     return std::nullopt;
 }

@@ -2,8 +2,10 @@
 // (hf_config.hpp) and the tensors of its safetensors files, checked against each
 // other, copied into one buffer in the block's places (rotate_half RoPE with the
 // config's rope_theta, its RMSNorm ε, Qwen2's q/k/v biases, a tied or separate
-// head). For now F32 weights only: F16 and BF16 files are refused until kernels
-// read them in place; GPT-2 and Qwen3 are refused until their blocks exist.
+// head). Each tensor keeps its file's type, F32, F16 or BF16: the kernels read
+// 16-bit weights where they lie (kernels.hpp's kernel_matmul_bt_typed), so a BF16
+// model takes half an F32 one's memory. GPT-2 and Qwen3 are refused until their
+// blocks exist.
 //
 //   std::vector<hf_shard> shards = {{bytes, size, header}};   // safetensors_read's
 //   llama_model m;

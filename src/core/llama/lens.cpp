@@ -14,8 +14,9 @@ namespace {
 // g_final ⊙ W_cls[target]: what a residual row is dotted with to give target's logit, before the norm's scale.
 std::vector<double> readout(const llama_model& m, int target) {
     const int d = m.config.dim;
-    const float* g = m.at(m.rms_final);
-    const float* w = m.at(m.classifier) + std::size_t(target) * std::size_t(d);
+    const std::vector<float> g = llama_floats(m, m.rms_final);
+    std::vector<float> w(static_cast<std::size_t>(d));
+    llama_floats(m, m.classifier, std::size_t(target) * std::size_t(d), std::size_t(d), w.data());
     std::vector<double> u(static_cast<std::size_t>(d));
     for (int i = 0; i < d; ++i)
         u[std::size_t(i)] = double(g[i]) * double(w[i]);
@@ -48,8 +49,8 @@ std::vector<llama_lens_row> llama_logit_lens(const llama_model& m, const trace& 
         const matrix& from = r == 0 ? t.x0 : t.layers[std::size_t(r - 1)].output;
         std::copy(from.row(pos), from.row(pos) + d, resid.row(r));
     }
-    rmsnorm_gain_rows(resid.data.data(), m.at(m.rms_final), normed.data.data(), rows, d, m.config.norm_eps);
-    kernel_matmul_bt(normed.data.data(), m.at(m.classifier), logits.data.data(), rows - 1, V, d);
+    rmsnorm_gain_rows(resid.data.data(), llama_floats(m, m.rms_final).data(), normed.data.data(), rows, d, m.config.norm_eps);
+    llama_matmul_bt(normed.data.data(), m, m.classifier, 0, logits.data.data(), rows - 1, V, d);
     std::copy(t.logits.row(pos), t.logits.row(pos) + V, logits.row(rows - 1));  // the model's own: its kernels, its ties
     std::vector<llama_lens_row> out;
     for (int r = 0; r < rows; ++r) {
@@ -97,12 +98,13 @@ bool llama_embedding_decides(const llama_model& m, const trace& t, const std::ve
     }
     constexpr int chunk = 16;
     matrix resid(chunk, d), normed(chunk, d), logits(chunk, V);
+    const std::vector<float> gain = llama_floats(m, m.rms_final);
     for (int at = 0; at < int(first.size()); at += chunk) {
         const int rows = std::min(chunk, int(first.size()) - at);
         for (int r = 0; r < rows; ++r)
             std::copy(t.x0.row(first[std::size_t(at + r)]), t.x0.row(first[std::size_t(at + r)]) + d, resid.row(r));
-        rmsnorm_gain_rows(resid.data.data(), m.at(m.rms_final), normed.data.data(), rows, d, m.config.norm_eps);
-        kernel_matmul_bt(normed.data.data(), m.at(m.classifier), logits.data.data(), rows, V, d);
+        rmsnorm_gain_rows(resid.data.data(), gain.data(), normed.data.data(), rows, d, m.config.norm_eps);
+        llama_matmul_bt(normed.data.data(), m, m.classifier, 0, logits.data.data(), rows, V, d);
         for (int p = 0; p < n; ++p) {  // the positions of this chunk's tokens
             const int r = which[std::size_t(p)] - at;
             if (r >= 0 && r < rows && argmax(logits.row(r), V) != argmax(t.logits.row(p), V))
@@ -127,13 +129,16 @@ llama_attribution llama_direct_logit_attribution(const llama_model& m, const tra
     const std::vector<double> u = readout(m, target);
     a.embedding = float(inv * dot(t.x0.row(pos), u));
     std::vector<double> through_wo(static_cast<std::size_t>(d));  // W_Oᵀ u: what each column of concat adds
+    std::vector<float> row(static_cast<std::size_t>(d));
     for (int l = 0; l < c.n_layers; ++l) {
         const layer_trace& lt = t.layers[std::size_t(l)];
-        const float* wo = m.at(m.layers[std::size_t(l)].wo);  // (d out, d in)
+        const llama_tensor& wo = m.layers[std::size_t(l)].wo;  // (d out, d in)
         std::fill(through_wo.begin(), through_wo.end(), 0.0);
-        for (int i = 0; i < d; ++i)
+        for (int i = 0; i < d; ++i) {
+            llama_floats(m, wo, std::size_t(i) * std::size_t(d), std::size_t(d), row.data());
             for (int j = 0; j < d; ++j)
-                through_wo[std::size_t(j)] += double(wo[std::size_t(i) * std::size_t(d) + std::size_t(j)]) * u[std::size_t(i)];
+                through_wo[std::size_t(j)] += double(row[std::size_t(j)]) * u[std::size_t(i)];
+        }
         for (int h = 0; h < c.n_heads; ++h) {
             const float* o = lt.heads[std::size_t(h)].out.row(pos);
             double s = 0;

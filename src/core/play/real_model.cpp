@@ -146,11 +146,7 @@ std::optional<std::string> real_model_memory_problem(const llama_config& c, std:
            "): a model with fewer layers, heads or weights opens";
 }
 
-std::size_t real_model::parameters() const {
-    const llama_config& c = model.config;
-    const std::size_t rope = c.version == 0 ? std::size_t(c.seq_len) * std::size_t(c.head_size()) : 0;
-    return model.weights.size() - rope;
-}
+std::size_t real_model::parameters() const { return llama_parameters(model); }
 
 real_model_limits real_model_download_limits(const unsigned char* head, std::size_t size, const std::string& name) {
     llama_config c;
@@ -295,7 +291,7 @@ namespace {
 // A checkpoint's (out, in) projection as the pipeline's (in, out) matrix.
 matrix transposed(const real_model& m, const llama_tensor& t, int out_dim, int in_dim) {
     matrix w(in_dim, out_dim);
-    llama_transpose(m.model.at(t), out_dim, in_dim, w.data);
+    llama_transpose(m.model, t, out_dim, in_dim, w.data);
     return w;
 }
 
