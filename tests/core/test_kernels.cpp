@@ -500,3 +500,40 @@ TEST_CASE("kernel_matmul_bt_typed equals its twin, and kernel_matmul_bt on the w
             }
     });
 }
+
+TEST_CASE("kernel_gelu_tanh equals its twin (GPT-2's gelu_new in double): NaN kept, ±∞, huge, every tail length") {
+    each_kernel_set([&] {
+        rng g(29);
+        for (int count : {0, 1, 3, 4, 7, 8, 15, 16, 17, 31, 33, 64, 65, 127, 768, 1001}) {
+            std::vector<float> x = random_vector(g, std::size_t(count), 6.0f);
+            const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                                      std::numeric_limits<float>::infinity(),
+                                      -std::numeric_limits<float>::infinity(),
+                                      30.0f,
+                                      -30.0f,
+                                      0.0f,
+                                      -0.0f,
+                                      1e-30f,
+                                      -9.0f};
+            for (int i = 0; i < count; i += 4)
+                x[std::size_t(i)] = specials[std::size_t(i / 4) % 9];
+            std::vector<float> out(x.size(), -7.0f), out_ref(x.size(), -9.0f);
+            kernel_gelu_tanh(x.data(), out.data(), count);
+            kernel_gelu_tanh_naive(x.data(), out_ref.data(), count);
+            INFO("count " << count);
+            CHECK(mismatches(out, out_ref, relative(2e-5), "gelu_tanh", simd_vs_naive) == 0);
+        }
+        // Values from the formula by hand: gelu(1) = 0.8411920, gelu(−1) = −0.1588080; −∞ gives NaN (−∞ · 0, as
+        // the textbook form and PyTorch give), +∞ gives +∞.
+        const float in[] = {1.0f, -1.0f, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
+        float out[4];
+        kernel_gelu_tanh(in, out, 4);
+        CHECK(out[0] == doctest::Approx(0.8411920).epsilon(1e-6));
+        CHECK(out[1] == doctest::Approx(-0.1588080).epsilon(1e-5));
+        CHECK(std::isnan(out[2]));
+        CHECK(out[3] == std::numeric_limits<float>::infinity());
+        const float far = -200.0f;  // a large finite negative: −0
+        kernel_gelu_tanh(&far, out, 1);
+        CHECK(out[0] == 0.0f);
+    });
+}

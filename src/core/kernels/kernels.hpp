@@ -51,6 +51,14 @@ void kernel_relu_naive(float* x, int count);
 void kernel_swiglu(const float* gate, const float* up, float* out, int count);
 void kernel_swiglu_naive(const float* gate, const float* up, float* out, int count);
 
+// out = gelu(x) element-wise with GPT-2's tanh approximation (gelu_new):
+// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), computed as x / (1 + e^(−2z)) for
+// z = √(2/π)·(x + 0.044715·x³) (the same value; no 1 + tanh to cancel for negative
+// x). NaN stays NaN, a large negative x gives −0, +∞ gives +∞ and −∞ NaN (−∞·0, as
+// the textbook form gives). The twin evaluates the textbook form in double.
+void kernel_gelu_tanh(const float* x, float* out, int count);
+void kernel_gelu_tanh_naive(const float* x, float* out, int count);
+
 // x(n, m) ← softmax of each row, in place.
 // subtract_max = true is the stable form; false is the article's bug (exp of raw
 // logits, which overflows to inf past x ≈ 88.72 exactly as fp32's e^x does, and

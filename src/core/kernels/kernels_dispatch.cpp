@@ -80,6 +80,7 @@ void kernel_softmax_online(float* s, int rows, int cols, const int* visible, flo
 }
 void kernel_relu(float* x, int count) { active()->relu(x, count); }
 void kernel_swiglu(const float* gate, const float* up, float* out, int count) { active()->swiglu(gate, up, out, count); }
+void kernel_gelu_tanh(const float* x, float* out, int count) { active()->gelu_tanh(x, out, count); }
 
 void kernel_widen(const void* b, weight_type t, float* out, std::size_t count) {
     if (t == weight_type::f32)

@@ -37,6 +37,13 @@ void kernel_matmul_bt_naive(const float* a, const float* b, float* c, int n, int
         }
 }
 
+void kernel_gelu_tanh_naive(const float* x, float* out, int count) {
+    for (int i = 0; i < count; ++i) {
+        const double v = x[i];
+        out[i] = float(0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v))));
+    }
+}
+
 namespace {
 
 // Weight i of b, of type t, as fp32.

@@ -1130,6 +1130,32 @@ void swiglu(const float* gate, const float* up, float* out, int count) {
         out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
+// GPT-2's GELU as x / (1 + e^(−2z)), z = √(2/π)·(x + 0.044715·x³), four batches at a time.
+void gelu_tanh(const float* x, float* out, int count) {
+    constexpr int U = 4;
+    constexpr float k = 0.7978845608028654f, c = 0.044715f;  // √(2/π)
+    const batch one(1.0f), m2k(-2.0f * k), cc(c);
+    int i = 0;
+    for (; i + U * W <= count; i += U * W) {
+        batch v[U], e[U];
+        for (int u = 0; u < U; ++u) {
+            v[u] = batch::load_unaligned(x + i + u * W);
+            e[u] = m2k * xsimd::fma(cc * v[u], v[u] * v[u], v[u]);
+        }
+        exp_full<U>(e);
+        for (int u = 0; u < U; ++u)
+            (v[u] / (one + e[u])).store_unaligned(out + i + u * W);
+    }
+    for (; i + W <= count; i += W) {
+        const batch v = batch::load_unaligned(x + i);
+        batch e = m2k * xsimd::fma(cc * v, v * v, v);
+        exp_full<1>(&e);
+        (v / (one + e)).store_unaligned(out + i);
+    }
+    for (; i < count; ++i)
+        out[i] = x[i] / (1.0f + std::exp(-2.0f * k * (c * x[i] * (x[i] * x[i]) + x[i])));
+}
+
 void relu_backward(const float* x, float* dy, int count) {
     const int cv = count - count % W;
     const batch zero(0.0f);
@@ -1190,6 +1216,7 @@ extern const kernel_set ATTN_KERNEL_SET = {
     .softmax_online = kernel_softmax_online,
     .relu = relu,
     .swiglu = swiglu,
+    .gelu_tanh = gelu_tanh,
     .widen_16 = widen_16,
     .matmul_bt_16 = matmul_bt_16,
     .matmul_at_acc = matmul_at_acc,

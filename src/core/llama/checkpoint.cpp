@@ -245,12 +245,12 @@ bool llama_checkpoint_adopt(std::shared_ptr<const unsigned char> file, std::size
 }
 
 std::size_t llama_parameters(const llama_model& m) {
-    std::size_t n = m.token_embedding.size + m.rms_final.size;
+    std::size_t n = m.token_embedding.size + m.rms_final.size + m.position_embedding.size + m.norm_final_bias.size;
     if (m.classifier.byte_offset != m.token_embedding.byte_offset || m.classifier.size != m.token_embedding.size)
         n += m.classifier.size;
     for (const llama_layer_tensors& l : m.layers)
-        for (const llama_tensor* t :
-             {&l.rms_att, &l.wq, &l.wk, &l.wv, &l.wo, &l.rms_ffn, &l.w1, &l.w2, &l.w3, &l.bq, &l.bk, &l.bv})
+        for (const llama_tensor* t : {&l.rms_att, &l.wq, &l.wk, &l.wv, &l.wo, &l.rms_ffn, &l.w1, &l.w2, &l.w3, &l.bq, &l.bk,
+                                      &l.bv, &l.norm_att_bias, &l.norm_ffn_bias, &l.bo, &l.b1, &l.b2})
             n += t->size;
     return n;
 }

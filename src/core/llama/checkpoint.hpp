@@ -29,6 +29,11 @@
 
 namespace attn {
 
+// The block a model computes: the llama family's (RMSNorm, RoPE, SwiGLU), or
+// GPT-2's (LayerNorm with biases, learned absolute positions added to the
+// embedding, a GELU FFN of one matrix up and one down, biases on every projection).
+enum class llama_arch { llama, gpt2 };
+
 // What the header says, after checking. vocab_size is positive here; the
 // legacy sign is shared_classifier.
 struct llama_config {
@@ -40,6 +45,7 @@ struct llama_config {
     float rope_theta = 10000.0f;
     bool rope_half = false;  // pairs (x[p], x[p + d/2]) (rotate_half), not (x[2p], x[2p+1])
     float norm_eps = 1e-5f;
+    llama_arch arch = llama_arch::llama;
     int head_size() const { return n_heads > 0 ? dim / n_heads : 0; }
     int kv_dim() const { return n_kv_heads * head_size(); }
 };
@@ -69,6 +75,9 @@ struct llama_tensor {
 struct llama_layer_tensors {
     llama_tensor rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3;
     llama_tensor bq, bk, bv;  // Qwen2's biases on q, k and v (size 0: none, as in llama2.c's files)
+    // GPT-2's: the norms' biases (rms_att and rms_ffn are then LayerNorms' gains), the
+    // output projection's and the FFN's (w1 up, w2 down; no w3). Size 0 otherwise.
+    llama_tensor norm_att_bias, norm_ffn_bias, bo, b1, b2;
 };
 
 // The bytes every tensor lives in, in the file's order: a buffer the model
@@ -85,6 +94,7 @@ struct llama_model {
     llama_config config;
     llama_weights weights;
     llama_tensor token_embedding, rms_final, classifier;  // classifier = token_embedding when shared
+    llama_tensor position_embedding, norm_final_bias;     // GPT-2's (seq_len, dim) positions and ln_f's bias
     std::vector<llama_layer_tensors> layers;
     // An fp32 tensor's floats (llama2.c's files hold no other type).
     const float* at(const llama_tensor& t) const {

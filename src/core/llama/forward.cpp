@@ -45,9 +45,9 @@ matrix project(const matrix& x, const llama_model& m, const llama_tensor& w, int
     return y;
 }
 
-matrix rmsnorm(const matrix& x, const llama_model& m, const llama_tensor& gain) {
+matrix norm(const matrix& x, const llama_model& m, const llama_tensor& gain, const llama_tensor& bias) {
     matrix y(x.rows, x.cols);
-    rmsnorm_gain_rows(x.data.data(), llama_floats(m, gain).data(), y.data.data(), x.rows, x.cols, m.config.norm_eps);
+    llama_norm_rows(m, gain, bias, x.data.data(), y.data.data(), x.rows);
     return y;
 }
 
@@ -98,26 +98,52 @@ layer_trace run_layer(const llama_model& m, const experiment& e, int layer, cons
     const llama_layer_tensors& w = m.layers[std::size_t(layer)];
     layer_trace lt;
     lt.input = x;
-    lt.normed = rmsnorm(x, m, w.rms_att);
+    const bool gpt2 = c.arch == llama_arch::gpt2;
+    lt.normed = norm(x, m, w.rms_att, w.norm_att_bias);
     lt.q = project(lt.normed, m, w.wq, c.dim, w.bq);
     lt.k = project(lt.normed, m, w.wk, c.kv_dim(), w.bk);
     lt.v = project(lt.normed, m, w.wv, c.kv_dim(), w.bv);
-    lt.q_rot = rope(lt.q, c);
-    lt.k_rot = rope(lt.k, c);
+    lt.q_rot = gpt2 ? lt.q : rope(lt.q, c);  // GPT-2's positions are in the embedding
+    lt.k_rot = gpt2 ? lt.k : rope(lt.k, c);
     forward_heads(e, layer, lt, opt);
-    lt.attn_out = project(lt.concat, m, w.wo, c.dim);
+    lt.attn_out = project(lt.concat, m, w.wo, c.dim, w.bo);
     lt.residual = add(x, lt.attn_out);
-    lt.ffn_normed = rmsnorm(lt.residual, m, w.rms_ffn);
-    lt.ffn_gate = project(lt.ffn_normed, m, w.w1, c.hidden_dim);
-    lt.ffn_up = project(lt.ffn_normed, m, w.w3, c.hidden_dim);
+    lt.ffn_normed = norm(lt.residual, m, w.rms_ffn, w.norm_ffn_bias);
+    lt.ffn_gate = project(lt.ffn_normed, m, w.w1, c.hidden_dim, w.b1);
     lt.ffn_hidden = matrix(x.rows, c.hidden_dim);
-    kernel_swiglu(lt.ffn_gate.data.data(), lt.ffn_up.data.data(), lt.ffn_hidden.data.data(), int(lt.ffn_hidden.size()));
-    lt.ffn_out = project(lt.ffn_hidden, m, w.w2, c.dim);
+    if (gpt2) {  // GELU of the one matrix up: ffn_gate holds its input, ffn_up stays empty
+        kernel_gelu_tanh(lt.ffn_gate.data.data(), lt.ffn_hidden.data.data(), int(lt.ffn_hidden.size()));
+    } else {
+        lt.ffn_up = project(lt.ffn_normed, m, w.w3, c.hidden_dim);
+        kernel_swiglu(lt.ffn_gate.data.data(), lt.ffn_up.data.data(), lt.ffn_hidden.data.data(), int(lt.ffn_hidden.size()));
+    }
+    lt.ffn_out = project(lt.ffn_hidden, m, w.w2, c.dim, w.b2);
     lt.output = add(lt.residual, lt.ffn_out);
     return lt;
 }
 
 }  // namespace
+
+void llama_norm_rows(const llama_model& m, const llama_tensor& gain, const llama_tensor& bias, const float* x, float* y,
+                     int rows) {
+    const llama_config& c = m.config;
+    const std::vector<float> g = llama_floats(m, gain);
+    if (c.arch == llama_arch::gpt2)
+        layernorm_rows(x, g.data(), llama_floats(m, bias).data(), y, rows, c.dim, c.norm_eps);
+    else
+        rmsnorm_gain_rows(x, g.data(), y, rows, c.dim, c.norm_eps);
+}
+
+void llama_embed(const llama_model& m, int token, int pos, float* x) {
+    const std::size_t d = std::size_t(m.config.dim);
+    llama_floats(m, m.token_embedding, std::size_t(token) * d, d, x);
+    if (m.config.arch != llama_arch::gpt2)
+        return;
+    std::vector<float> p(d);
+    llama_floats(m, m.position_embedding, std::size_t(pos) * d, d, p.data());
+    for (std::size_t i = 0; i < d; ++i)
+        x[i] += p[i];
+}
 
 void llama_transpose(const llama_model& m, const llama_tensor& w, int out, int in, std::vector<float>& wt) {
     if (w.type == weight_type::f32)
@@ -179,7 +205,7 @@ experiment llama_experiment(const llama_config& c) {
     e.kv_heads = c.n_kv_heads;
     e.layers = c.n_layers;
     e.block = block_kind::full;
-    e.pos = positional::rope;
+    e.pos = c.arch == llama_arch::gpt2 ? positional::learned : positional::rope;
     e.rope_base = c.rope_theta;
     e.mask = mask_kind::causal;
     e.scale = score_scale::sqrt_dk;
@@ -209,8 +235,7 @@ trace llama_forward(const llama_model& m, const std::vector<int>& ids, const exp
         t.tokens.push_back(tok ? token_label(tok->pieces[std::size_t(id)]) : "#" + std::to_string(id));
     t.x0 = matrix(n, c.dim);
     for (int i = 0; i < n; ++i)
-        llama_floats(m, m.token_embedding, std::size_t(ids[std::size_t(i)]) * std::size_t(c.dim), std::size_t(c.dim),
-                     t.x0.row(i));
+        llama_embed(m, ids[std::size_t(i)], i, t.x0.row(i));
     const matrix* x = &t.x0;
     t.layers.reserve(std::size_t(c.n_layers));
     for (int l = 0; l < c.n_layers; ++l) {
@@ -218,7 +243,7 @@ trace llama_forward(const llama_model& m, const std::vector<int>& ids, const exp
         x = &t.layers.back().output;
     }
     t.output = *x;
-    t.final_normed = rmsnorm(t.output, m, m.rms_final);
+    t.final_normed = norm(t.output, m, m.rms_final, m.norm_final_bias);
     t.logits = project(t.final_normed, m, m.classifier, c.vocab_size);
     count_specials(t);
     return t;

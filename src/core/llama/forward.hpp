@@ -1,5 +1,7 @@
 // The llama block's forward pass over a whole sequence (llama2.c's run.c
-// `forward`, every position at once), recorded in the trace of
+// `forward`, every position at once; GPT-2's with llama_config::arch = gpt2:
+// LayerNorm with biases, learned positions in x0, no RoPE, GELU(ffn_gate) for
+// ffn_hidden and no ffn_up, a bias after every projection), recorded in the trace of
 // model/forward.hpp so that every view reads a real model as it reads ours.
 //
 // Shapes (llama_config): n tokens, d = dim, hs = head_size = d / n_heads,
@@ -45,6 +47,15 @@ inline void llama_rope(const llama_config& c, float* x, int pos) {
     else
         rope_rotate(x, 1, c.head_size(), pos, c.rope_theta);
 }
+
+// Rows x (rows, dim) through the model's norm into y (y may be x): RMSNorm with
+// the gain (llama), or LayerNorm with gain and bias (GPT-2), ε the config's.
+void llama_norm_rows(const llama_model& m, const llama_tensor& gain, const llama_tensor& bias, const float* x, float* y,
+                     int rows);
+
+// The residual stream's first row for `token` at position pos (dim floats into
+// x): its embedding row, plus GPT-2's learned position row.
+void llama_embed(const llama_model& m, int token, int pos, float* x);
 
 // The experiment a llama model's heads run under: d_model = dim, its heads and
 // K/V heads and layers, RoPE at the model's base from position 0, the causal mask,

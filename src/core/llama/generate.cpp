@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <initializer_list>
-#include <tuple>
 
 #include "base/threads.hpp"
 #include "kernels/kernels.hpp"
@@ -76,6 +75,15 @@ void attend(llama_decoder& d, int l, int h, float* out) {
     }
 }
 
+// y += bias, a vector of the model's (nothing when it has none).
+void add_bias(const llama_model& m, const llama_tensor& bias, float* y) {
+    if (!bias.size)
+        return;
+    const std::vector<float> b = llama_floats(m, bias);
+    for (std::size_t i = 0; i < b.size(); ++i)
+        y[i] += b[i];
+}
+
 void layer_step(llama_decoder& d, int l) {
     const llama_model& m = *d.model;
     const llama_config& c = m.config;
@@ -84,28 +92,33 @@ void layer_step(llama_decoder& d, int l) {
     const std::size_t row = (std::size_t(l) * std::size_t(d.capacity) + std::size_t(d.pos)) * std::size_t(kv_dim);
     float* k = d.key_cache.data() + row;
     float* v = d.value_cache.data() + row;
-    rmsnorm_gain_rows(d.x.data(), llama_floats(m, w.rms_att).data(), d.xb.data(), 1, dim, c.norm_eps);
+    const bool gpt2 = c.arch == llama_arch::gpt2;
+    llama_norm_rows(m, w.rms_att, w.norm_att_bias, d.x.data(), d.xb.data(), 1);
     matvecs(
         d, {{w.wq, d.xb.data(), d.q.data(), dim, dim}, {w.wk, d.xb.data(), k, kv_dim, dim}, {w.wv, d.xb.data(), v, kv_dim, dim}});
-    for (const auto& [bias, out, n] :
-         {std::tuple{&w.bq, d.q.data(), dim}, std::tuple{&w.bk, k, kv_dim}, std::tuple{&w.bv, v, kv_dim}})
-        if (bias->size) {  // Qwen2's biases (none in llama2.c's files)
-            const std::vector<float> b = llama_floats(m, *bias);
-            for (int i = 0; i < int(b.size()) && i < n; ++i)
-                out[i] += b[std::size_t(i)];
-        }
-    for (int c0 = 0; c0 < dim; c0 += hs)
+    add_bias(m, w.bq, d.q.data());  // Qwen2's and GPT-2's (none in llama2.c's files)
+    add_bias(m, w.bk, k);
+    add_bias(m, w.bv, v);
+    for (int c0 = 0; c0 < dim && !gpt2; c0 += hs)
         llama_rope(c, d.q.data() + c0, d.pos);
-    for (int c0 = 0; c0 < kv_dim; c0 += hs)
+    for (int c0 = 0; c0 < kv_dim && !gpt2; c0 += hs)
         llama_rope(c, k + c0, d.pos);
     parallel_for(c.n_heads, d.running, [&d, l, hs](int h) { attend(d, l, h, d.xb.data() + std::size_t(h) * std::size_t(hs)); });
     matvecs(d, {{w.wo, d.xb.data(), d.xb2.data(), dim, dim}});
+    add_bias(m, w.bo, d.xb2.data());
     for (int i = 0; i < dim; ++i)
         d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
-    rmsnorm_gain_rows(d.x.data(), llama_floats(m, w.rms_ffn).data(), d.xb.data(), 1, dim, c.norm_eps);
-    matvecs(d, {{w.w1, d.xb.data(), d.hb.data(), c.hidden_dim, dim}, {w.w3, d.xb.data(), d.hb2.data(), c.hidden_dim, dim}});
-    kernel_swiglu(d.hb.data(), d.hb2.data(), d.hb.data(), c.hidden_dim);
+    llama_norm_rows(m, w.rms_ffn, w.norm_ffn_bias, d.x.data(), d.xb.data(), 1);
+    if (gpt2) {
+        matvecs(d, {{w.w1, d.xb.data(), d.hb.data(), c.hidden_dim, dim}});
+        add_bias(m, w.b1, d.hb.data());
+        kernel_gelu_tanh(d.hb.data(), d.hb.data(), c.hidden_dim);
+    } else {
+        matvecs(d, {{w.w1, d.xb.data(), d.hb.data(), c.hidden_dim, dim}, {w.w3, d.xb.data(), d.hb2.data(), c.hidden_dim, dim}});
+        kernel_swiglu(d.hb.data(), d.hb2.data(), d.hb.data(), c.hidden_dim);
+    }
     matvecs(d, {{w.w2, d.hb.data(), d.xb2.data(), dim, c.hidden_dim}});
+    add_bias(m, w.b2, d.xb2.data());
     for (int i = 0; i < dim; ++i)
         d.x[std::size_t(i)] += d.xb2[std::size_t(i)];
 }
@@ -173,10 +186,10 @@ const float* llama_decoder::step(int token) {
     const llama_config& c = m.config;
     running = thread_choice_next(choice, threads);
     const auto start = std::chrono::steady_clock::now();
-    llama_floats(m, m.token_embedding, std::size_t(token) * std::size_t(c.dim), std::size_t(c.dim), x.data());
+    llama_embed(m, token, pos, x.data());
     for (int l = 0; l < c.n_layers; ++l)
         layer_step(*this, l);
-    rmsnorm_gain_rows(x.data(), llama_floats(m, m.rms_final).data(), x.data(), 1, c.dim, c.norm_eps);
+    llama_norm_rows(m, m.rms_final, m.norm_final_bias, x.data(), x.data(), 1);
     matvecs(*this, {{m.classifier, x.data(), logits.data(), c.vocab_size, c.dim}});
     ++pos;
     thread_choice_took(choice, threads, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

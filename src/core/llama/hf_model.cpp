@@ -16,17 +16,18 @@ struct placed {
 };
 
 // The folder's tensor `name`, in whichever file holds it (hf_check_tensors has
-// made sure it is there once).
+// made sure it is there once), GPT-2's with or without "transformer." before it.
 placed find(const std::vector<hf_shard>& shards, const std::string& name) {
-    for (const hf_shard& s : shards)
+    for (const hf_shard& s : shards) {
         if (const safetensors_tensor* t = safetensors_find(*s.header, name))
             return {&s, t};
+        if (const safetensors_tensor* t = safetensors_find(*s.header, "transformer." + name))
+            return {&s, t};
+    }
     return {nullptr, nullptr};
 }
 
 std::optional<std::string> refuse_unsupported(const hf_config& c) {
-    if (c.arch == hf_arch::gpt2)
-        return std::string("GPT-2's block (LayerNorm, learned positions, GELU) is not implemented here yet");
     if (c.arch == hf_arch::qwen3)
         return std::string("Qwen3's per-head q/k RMSNorm is not implemented here yet");
     if (c.head_dim * c.heads != c.d_model)
@@ -50,6 +51,121 @@ bool finite(const llama_model& m, const llama_tensor& t) {
     return true;
 }
 
+weight_type type_of(const safetensors_tensor& t) {
+    return t.dtype == tensor_dtype::f32 ? weight_type::f32 : t.dtype == tensor_dtype::f16 ? weight_type::f16 : weight_type::bf16;
+}
+
+// Copies the folder's tensors into the model's one buffer, each in its file's
+// type, starting on a 4-byte boundary; remembers the first that is not finite.
+struct placer {
+    const std::vector<hf_shard>& shards;
+    llama_model& m;
+    unsigned char* base;
+    std::size_t at = 0;
+    std::string not_finite;
+
+    llama_tensor take(std::size_t size, weight_type type) {
+        const llama_tensor t{at, size, type};
+        at += (t.bytes() + 3) / 4 * 4;
+        return t;
+    }
+    void check(const llama_tensor& t, const std::string& name) {
+        if (not_finite.empty() && !finite(m, t))
+            not_finite = name;
+    }
+    // The tensor as it is (little-endian files and hosts).
+    llama_tensor whole(const std::string& name) {
+        const placed p = find(shards, name);
+        const llama_tensor t = take(std::size_t(p.tensor->elements()), type_of(*p.tensor));
+        std::memcpy(base + t.byte_offset, p.shard->bytes + p.tensor->begin, t.bytes());
+        check(t, name);
+        return t;
+    }
+    // Elements [first, first + count) of a vector (GPT-2's fused c_attn bias: q, k, v).
+    llama_tensor slice(const std::string& name, std::size_t first, std::size_t count) {
+        const placed p = find(shards, name);
+        const llama_tensor t = take(count, type_of(*p.tensor));
+        const std::size_t es = weight_type_bytes(t.type);
+        std::memcpy(base + t.byte_offset, p.shard->bytes + p.tensor->begin + first * es, t.bytes());
+        check(t, name);
+        return t;
+    }
+    // Columns [col0, col0 + cols) of a Conv1D weight (in, out) as the block's
+    // (out, in) rows: GPT-2 stores x·W, the block reads W's rows.
+    llama_tensor conv1d(const std::string& name, std::size_t col0, std::size_t cols) {
+        const placed p = find(shards, name);
+        const std::size_t in = std::size_t(p.tensor->shape[0]), out = std::size_t(p.tensor->shape[1]);
+        const llama_tensor t = take(cols * in, type_of(*p.tensor));
+        const std::size_t es = weight_type_bytes(t.type);
+        const unsigned char* from = p.shard->bytes + p.tensor->begin;
+        unsigned char* to = base + t.byte_offset;
+        for (std::size_t i = 0; i < in; ++i)
+            for (std::size_t o = 0; o < cols; ++o)
+                std::memcpy(to + (o * in + i) * es, from + (i * out + col0 + o) * es, es);
+        check(t, name);
+        return t;
+    }
+};
+
+void place_llama(const hf_config& c, placer& p) {
+    llama_model& m = p.m;
+    m.token_embedding = p.whole("model.embed_tokens.weight");
+    m.layers.resize(std::size_t(c.layers));
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string n = "model.layers." + std::to_string(l) + ".";
+        llama_layer_tensors& w = m.layers[std::size_t(l)];
+        w.rms_att = p.whole(n + "input_layernorm.weight");
+        w.wq = p.whole(n + "self_attn.q_proj.weight");
+        w.wk = p.whole(n + "self_attn.k_proj.weight");
+        w.wv = p.whole(n + "self_attn.v_proj.weight");
+        if (c.qkv_bias) {
+            w.bq = p.whole(n + "self_attn.q_proj.bias");
+            w.bk = p.whole(n + "self_attn.k_proj.bias");
+            w.bv = p.whole(n + "self_attn.v_proj.bias");
+        }
+        w.wo = p.whole(n + "self_attn.o_proj.weight");
+        w.rms_ffn = p.whole(n + "post_attention_layernorm.weight");
+        w.w1 = p.whole(n + "mlp.gate_proj.weight");
+        w.w3 = p.whole(n + "mlp.up_proj.weight");
+        w.w2 = p.whole(n + "mlp.down_proj.weight");
+    }
+    m.rms_final = p.whole("model.norm.weight");
+    m.classifier = c.tied ? m.token_embedding : p.whole("lm_head.weight");
+}
+
+// GPT-2: c_attn's (d, 3d) split into W_q, W_k, W_v (its columns q, k, v) and
+// turned to (out, in), as c_proj and c_fc are; the LayerNorms' gains and biases.
+void place_gpt2(const hf_config& c, placer& p) {
+    llama_model& m = p.m;
+    const std::size_t d = std::size_t(c.d_model), f = std::size_t(c.d_ff);
+    m.token_embedding = p.whole("wte.weight");
+    m.position_embedding = p.whole("wpe.weight");
+    m.layers.resize(std::size_t(c.layers));
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string n = "h." + std::to_string(l) + ".";
+        llama_layer_tensors& w = m.layers[std::size_t(l)];
+        w.rms_att = p.whole(n + "ln_1.weight");
+        w.norm_att_bias = p.whole(n + "ln_1.bias");
+        w.wq = p.conv1d(n + "attn.c_attn.weight", 0, d);
+        w.wk = p.conv1d(n + "attn.c_attn.weight", d, d);
+        w.wv = p.conv1d(n + "attn.c_attn.weight", 2 * d, d);
+        w.bq = p.slice(n + "attn.c_attn.bias", 0, d);
+        w.bk = p.slice(n + "attn.c_attn.bias", d, d);
+        w.bv = p.slice(n + "attn.c_attn.bias", 2 * d, d);
+        w.wo = p.conv1d(n + "attn.c_proj.weight", 0, d);
+        w.bo = p.whole(n + "attn.c_proj.bias");
+        w.rms_ffn = p.whole(n + "ln_2.weight");
+        w.norm_ffn_bias = p.whole(n + "ln_2.bias");
+        w.w1 = p.conv1d(n + "mlp.c_fc.weight", 0, f);
+        w.b1 = p.whole(n + "mlp.c_fc.bias");
+        w.w2 = p.conv1d(n + "mlp.c_proj.weight", 0, d);
+        w.b2 = p.whole(n + "mlp.c_proj.bias");
+    }
+    m.rms_final = p.whole("ln_f.weight");
+    m.norm_final_bias = p.whole("ln_f.bias");
+    m.classifier = m.token_embedding;
+}
+
 }  // namespace
 
 std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<hf_shard>& shards, llama_model& out) {
@@ -62,65 +178,35 @@ std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<h
             all.push_back(&t);
     if (auto why = hf_check_tensors(c, all))
         return why;
-    const std::vector<hf_tensor_want> want = hf_config_tensors(c);
-    std::size_t bytes = 0;  // each tensor in its file's type, starting on a 4-byte boundary
-    for (const hf_tensor_want& w : want) {
+    // Each tensor in its file's type on a 4-byte boundary; GPT-2's fused tensors
+    // become three, each with its own padding.
+    std::size_t bytes = c.arch == hf_arch::gpt2 ? std::size_t(c.layers) * 16 : 0;
+    for (const hf_tensor_want& w : hf_config_tensors(c)) {
         const placed p = find(shards, w.name);
-        if (p.tensor->dtype == tensor_dtype::other)
-            return "the tensor '" + w.name + "' is " + p.tensor->dtype_name + ": only F32, F16 and BF16 weights are read";
         bytes += (std::size_t(p.tensor->end - p.tensor->begin) + 3) / 4 * 4;
     }
     if (std::int64_t(bytes) > llama_limits::max_floats * 4)
         return "the model's weights are " + std::to_string(bytes) + " bytes, more than the " +
                std::to_string(llama_limits::max_floats * 4) + " the page can hold";
     std::shared_ptr<float[]> buffer(new float[bytes / 4]);
-    unsigned char* base = reinterpret_cast<unsigned char*>(buffer.get());
     llama_model m;
-    m.config.version = 1;
-    m.config.dim = c.d_model, m.config.hidden_dim = c.d_ff, m.config.n_layers = c.layers;
-    m.config.n_heads = c.heads, m.config.n_kv_heads = c.kv_heads, m.config.vocab_size = c.vocab;
-    m.config.seq_len = std::min(c.context, llama_limits::max_seq_len);
-    m.config.shared_classifier = c.tied;
-    m.config.rope_theta = float(c.rope_theta), m.config.rope_half = true, m.config.norm_eps = float(c.norm_eps);
+    llama_config& lc = m.config;
+    lc.version = 1;
+    lc.arch = c.arch == hf_arch::gpt2 ? llama_arch::gpt2 : llama_arch::llama;
+    lc.dim = c.d_model, lc.hidden_dim = c.d_ff, lc.n_layers = c.layers;
+    lc.n_heads = c.heads, lc.n_kv_heads = c.kv_heads, lc.vocab_size = c.vocab;
+    lc.seq_len = std::min(c.context, llama_limits::max_seq_len);
+    lc.shared_classifier = c.tied;
+    lc.rope_theta = float(c.rope_theta), lc.rope_half = true, lc.norm_eps = float(c.norm_eps);
+    unsigned char* base = reinterpret_cast<unsigned char*>(buffer.get());
     m.weights = {std::shared_ptr<const void>(buffer, buffer.get()), base, bytes};
-    std::size_t at = 0;
-    std::string not_finite;  // the first tensor holding a NaN or ±∞
-    const auto place = [&](const std::string& name) {
-        const placed p = find(shards, name);
-        const weight_type type = p.tensor->dtype == tensor_dtype::f32   ? weight_type::f32
-                                 : p.tensor->dtype == tensor_dtype::f16 ? weight_type::f16
-                                                                        : weight_type::bf16;
-        const llama_tensor t{at, std::size_t(p.tensor->elements()), type};
-        std::memcpy(base + at, p.shard->bytes + p.tensor->begin, t.bytes());  // little-endian files and hosts
-        if (not_finite.empty() && !finite(m, t))
-            not_finite = name;
-        at += (t.bytes() + 3) / 4 * 4;
-        return t;
-    };
-    m.token_embedding = place("model.embed_tokens.weight");
-    m.layers.resize(std::size_t(c.layers));
-    for (int l = 0; l < c.layers; ++l) {
-        const std::string p = "model.layers." + std::to_string(l) + ".";
-        llama_layer_tensors& w = m.layers[std::size_t(l)];
-        w.rms_att = place(p + "input_layernorm.weight");
-        w.wq = place(p + "self_attn.q_proj.weight");
-        w.wk = place(p + "self_attn.k_proj.weight");
-        w.wv = place(p + "self_attn.v_proj.weight");
-        if (c.qkv_bias) {
-            w.bq = place(p + "self_attn.q_proj.bias");
-            w.bk = place(p + "self_attn.k_proj.bias");
-            w.bv = place(p + "self_attn.v_proj.bias");
-        }
-        w.wo = place(p + "self_attn.o_proj.weight");
-        w.rms_ffn = place(p + "post_attention_layernorm.weight");
-        w.w1 = place(p + "mlp.gate_proj.weight");
-        w.w3 = place(p + "mlp.up_proj.weight");
-        w.w2 = place(p + "mlp.down_proj.weight");
-    }
-    m.rms_final = place("model.norm.weight");
-    m.classifier = c.tied ? m.token_embedding : place("lm_head.weight");
-    if (!not_finite.empty())
-        return "the tensor '" + not_finite + "' holds a NaN or ±∞";
+    placer p{shards, m, base, 0, {}};
+    if (c.arch == hf_arch::gpt2)
+        place_gpt2(c, p);
+    else
+        place_llama(c, p);
+    if (!p.not_finite.empty())
+        return "the tensor '" + p.not_finite + "' holds a NaN or ±∞";
     out = std::move(m);
     return std::nullopt;
 }

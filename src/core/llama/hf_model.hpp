@@ -1,11 +1,14 @@
-// A Hugging Face Llama or Qwen2 folder as the llama block's model: the config
+// A Hugging Face GPT-2, Llama or Qwen2 folder as the llama block's model: the config
 // (hf_config.hpp) and the tensors of its safetensors files, checked against each
 // other, copied into one buffer in the block's places (rotate_half RoPE with the
 // config's rope_theta, its RMSNorm ε, Qwen2's q/k/v biases, a tied or separate
 // head). Each tensor keeps its file's type, F32, F16 or BF16: the kernels read
 // 16-bit weights where they lie (kernels.hpp's kernel_matmul_bt_typed), so a BF16
-// model takes half an F32 one's memory. GPT-2 and Qwen3 are refused until their
-// blocks exist.
+// model takes half an F32 one's memory. GPT-2 (llama_arch::gpt2): its Conv1D
+// weights (in, out) turned to the block's (out, in) rows as they are copied,
+// c_attn split into W_q, W_k, W_v and its bias into theirs, the LayerNorms' gains
+// and biases, the learned positions, the tied head. Qwen3 is refused until its
+// per-head q/k norm exists.
 //
 //   std::vector<hf_shard> shards = {{bytes, size, header}};   // safetensors_read's
 //   llama_model m;

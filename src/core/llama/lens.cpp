@@ -11,15 +11,24 @@ namespace attn {
 
 namespace {
 
-// g_final ⊙ W_cls[target]: what a residual row is dotted with to give target's logit, before the norm's scale.
+// g_final ⊙ W_cls[target]: what a residual row is dotted with to give target's
+// logit, before the norm's scale; for GPT-2's LayerNorm, centred (u − mean(u)):
+// the norm subtracts the row's mean, and Σ (x_i − x̄)·u_i = Σ x_i·(u_i − ū), so
+// each part of the row is centred by the same vector.
 std::vector<double> readout(const llama_model& m, int target) {
     const int d = m.config.dim;
     const std::vector<float> g = llama_floats(m, m.rms_final);
     std::vector<float> w(static_cast<std::size_t>(d));
     llama_floats(m, m.classifier, std::size_t(target) * std::size_t(d), std::size_t(d), w.data());
     std::vector<double> u(static_cast<std::size_t>(d));
-    for (int i = 0; i < d; ++i)
-        u[std::size_t(i)] = double(g[i]) * double(w[i]);
+    double mean = 0;
+    for (int i = 0; i < d; ++i) {
+        u[std::size_t(i)] = double(g[std::size_t(i)]) * double(w[std::size_t(i)]);
+        mean += u[std::size_t(i)] / d;
+    }
+    if (m.config.arch == llama_arch::gpt2)
+        for (double& v : u)
+            v -= mean;
     return u;
 }
 
@@ -33,7 +42,7 @@ double dot(const float* x, const std::vector<double>& u) {
 }  // namespace
 
 double llama_attribution::sum() const {
-    double s = embedding;
+    double s = embedding + bias;
     for (const float v : heads)
         s += v;
     for (const float v : ffn)
@@ -49,7 +58,7 @@ std::vector<llama_lens_row> llama_logit_lens(const llama_model& m, const trace& 
         const matrix& from = r == 0 ? t.x0 : t.layers[std::size_t(r - 1)].output;
         std::copy(from.row(pos), from.row(pos) + d, resid.row(r));
     }
-    rmsnorm_gain_rows(resid.data.data(), llama_floats(m, m.rms_final).data(), normed.data.data(), rows, d, m.config.norm_eps);
+    llama_norm_rows(m, m.rms_final, m.norm_final_bias, resid.data.data(), normed.data.data(), rows);
     llama_matmul_bt(normed.data.data(), m, m.classifier, 0, logits.data.data(), rows - 1, V, d);
     std::copy(t.logits.row(pos), t.logits.row(pos) + V, logits.row(rows - 1));  // the model's own: its kernels, its ties
     std::vector<llama_lens_row> out;
@@ -98,12 +107,11 @@ bool llama_embedding_decides(const llama_model& m, const trace& t, const std::ve
     }
     constexpr int chunk = 16;
     matrix resid(chunk, d), normed(chunk, d), logits(chunk, V);
-    const std::vector<float> gain = llama_floats(m, m.rms_final);
     for (int at = 0; at < int(first.size()); at += chunk) {
         const int rows = std::min(chunk, int(first.size()) - at);
         for (int r = 0; r < rows; ++r)
             std::copy(t.x0.row(first[std::size_t(at + r)]), t.x0.row(first[std::size_t(at + r)]) + d, resid.row(r));
-        rmsnorm_gain_rows(resid.data.data(), gain.data(), normed.data.data(), rows, d, m.config.norm_eps);
+        llama_norm_rows(m, m.rms_final, m.norm_final_bias, resid.data.data(), normed.data.data(), rows);
         llama_matmul_bt(normed.data.data(), m, m.classifier, 0, logits.data.data(), rows, V, d);
         for (int p = 0; p < n; ++p) {  // the positions of this chunk's tokens
             const int r = which[std::size_t(p)] - at;
@@ -121,13 +129,27 @@ llama_attribution llama_direct_logit_attribution(const llama_model& m, const tra
     a.pos = pos, a.target = target;
     a.logit = t.logits(pos, target);
     const float* last = t.output.row(pos);
-    double ms = 0;
+    const bool gpt2 = c.arch == llama_arch::gpt2;
+    double mean = 0, ms = 0;
+    for (int i = 0; i < d && gpt2; ++i)
+        mean += double(last[i]) / d;
     for (int i = 0; i < d; ++i)
-        ms += double(last[i]) * double(last[i]);
+        ms += (double(last[i]) - mean) * (double(last[i]) - mean);
     const double inv = 1.0 / std::sqrt(ms / d + double(m.config.norm_eps));
     a.inv_rms = float(inv);
     const std::vector<double> u = readout(m, target);
     a.embedding = float(inv * dot(t.x0.row(pos), u));
+    if (gpt2) {  // the final norm's bias through the classifier, and each layer's W_O bias through the norm
+        const std::vector<float> b = llama_floats(m, m.norm_final_bias);
+        std::vector<float> w(static_cast<std::size_t>(d));
+        llama_floats(m, m.classifier, std::size_t(target) * std::size_t(d), std::size_t(d), w.data());
+        double s = 0;
+        for (int i = 0; i < d; ++i)
+            s += double(b[std::size_t(i)]) * double(w[std::size_t(i)]);
+        for (const llama_layer_tensors& l : m.layers)
+            s += inv * dot(llama_floats(m, l.bo).data(), u);
+        a.bias = float(s);
+    }
     std::vector<double> through_wo(static_cast<std::size_t>(d));  // W_Oᵀ u: what each column of concat adds
     std::vector<float> row(static_cast<std::size_t>(d));
     for (int l = 0; l < c.n_layers; ++l) {

@@ -13,6 +13,10 @@
 //                the gain, so
 //                  logit(v) = inv_rms · Σ_parts part · (g_final ⊙ W_cls[v])
 //                exactly: the parts sum to the logit (up to float rounding).
+//                GPT-2's LayerNorm first subtracts the row's mean, which is
+//                linear: each part is dotted with the centred vector, the scale
+//                is 1/√(var + ε) of this pass, and the biases (W_O's, ln_f's)
+//                are one more part.
 //
 // TransformerLens calls these accumulated_resid(apply_ln=True) through the
 // unembedding, and decompose_resid / stack_head_results with the final
@@ -53,7 +57,8 @@ struct llama_attribution {
     int pos = 0, target = 0;
     float logit = 0;           // the model's logit of target at pos (the trace's)
     float inv_rms = 0;         // 1 / rms of the final residual's row: the final norm's scale in this pass
-    float embedding = 0;       // the token embedding's part
+    float embedding = 0;       // the token embedding's part (GPT-2's: with its position's row)
+    float bias = 0;            // GPT-2's: each layer's attention-output bias and the final norm's bias (0 for llama)
     std::vector<float> heads;  // layer · n_heads + head: each head's write
     std::vector<float> ffn;    // per layer: the FFN's output
     double sum() const;        // of the parts: the logit

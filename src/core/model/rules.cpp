@@ -57,6 +57,27 @@ void rmsnorm_rows(const float* x, float* y, float* inv, int rows, int cols) {
     }
 }
 
+void layernorm_rows(const float* x, const float* gain, const float* bias, float* y, int rows, int cols, float eps, float* inv,
+                    float* mean) {
+    for (int r = 0; r < rows; ++r) {
+        const float* xr = x + std::size_t(r) * std::size_t(cols);
+        float* yr = y + std::size_t(r) * std::size_t(cols);
+        double s = 0, ss = 0;
+        for (int c = 0; c < cols; ++c)
+            s += double(xr[c]);
+        const double mu = s / double(std::max(1, cols));
+        for (int c = 0; c < cols; ++c)
+            ss += (double(xr[c]) - mu) * (double(xr[c]) - mu);
+        const float k = float(1.0 / std::sqrt(ss / double(std::max(1, cols)) + double(eps))), m = float(mu);
+        if (inv)
+            inv[r] = k;
+        if (mean)
+            mean[r] = m;
+        for (int c = 0; c < cols; ++c)
+            yr[c] = (xr[c] - m) * k * gain[c] + bias[c];
+    }
+}
+
 void rmsnorm_gain_rows(const float* x, const float* gain, float* y, int rows, int cols, float eps) {
     for (int r = 0; r < rows; ++r) {
         const float* xr = x + std::size_t(r) * std::size_t(cols);

@@ -39,4 +39,11 @@ void rmsnorm_rows(const float* x, float* y, float* inv, int rows, int cols);
 // be x.
 void rmsnorm_gain_rows(const float* x, const float* gain, float* y, int rows, int cols, float eps);
 
+// y(rows, cols) = gain ⊙ (x − mean(x)) / √(var(x) + eps) + bias per row (GPT-2's
+// LayerNorm: the biased variance, eps 1e-5 there). The mean and variance in double,
+// the factor rounded to float once, then y = (x − mean)·k·gain + bias; inv (rows),
+// when given, gets each row's k and mean (rows) its mean. y may be x.
+void layernorm_rows(const float* x, const float* gain, const float* bias, float* y, int rows, int cols, float eps,
+                    float* inv = nullptr, float* mean = nullptr);
+
 }  // namespace attn
