@@ -69,10 +69,10 @@ inline llama_bytes llama_test_checkpoint(const llama_config& c, std::uint64_t se
     return b;
 }
 
-// Sets float i of tensor t (a place llama_checkpoint_read found) in a version-1
-// checkpoint's bytes, whose floats start at byte 256.
-inline void llama_test_put(llama_bytes& b, const llama_tensor& t, std::size_t i, float v) {
-    std::memcpy(b.data() + 256 + t.byte_offset + 4 * i, &v, 4);
+// Sets float i of tensor t (a place llama_checkpoint_read found in model m) in a
+// version-1 checkpoint's bytes, whose floats start at byte 256.
+inline void llama_test_put(llama_bytes& b, const llama_model& m, const llama_tensor& t, std::size_t i, float v) {
+    std::memcpy(b.data() + 256 + std::size_t(t.data - m.weights.bytes) + 4 * i, &v, 4);
 }
 
 // The tensors of checkpoint b (of config c) as llama_checkpoint_read places them.
@@ -90,7 +90,7 @@ inline void llama_test_zero_layers(llama_bytes& b) {
     for (const llama_layer_tensors& l : m.layers)
         for (const llama_tensor* t : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w1, &l.w2, &l.w3})
             for (std::size_t i = 0; i < t->size; ++i)
-                llama_test_put(b, *t, i, 0.0f);
+                llama_test_put(b, m, *t, i, 0.0f);
 }
 
 inline llama_config llama_test_config(int dim, int hidden, int layers, int heads, int kv, int vocab, int seq, bool shared) {

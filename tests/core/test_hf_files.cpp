@@ -495,9 +495,10 @@ TEST_CASE("F16 and BF16 folders stay 16-bit in memory and compute what F32 does 
         // The same values in F32: each half widened, written again.
         llama_model wide = h;
         std::vector<float> floats;
+        floats.reserve(llama_parameters(h) + h.classifier.size);  // never moved: the tensors point into it
         const auto widen = [&](llama_tensor& t) {
             const std::vector<float> v = llama_floats(h, t);
-            t.byte_offset = floats.size() * 4, t.type = weight_type::f32;
+            t.data = reinterpret_cast<const unsigned char*>(floats.data() + floats.size()), t.type = weight_type::f32;
             floats.insert(floats.end(), v.begin(), v.end());
         };
         widen(wide.token_embedding), widen(wide.rms_final), widen(wide.classifier);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -294,5 +295,42 @@ TEST_CASE("GPT-2 in F16: 16-bit in memory, the pass near the F32 one and the cac
         const float* z = dec.step(ids[p]);
         const std::vector<float> step(z, z + vocab), row(a.logits.row(int(p)), a.logits.row(int(p)) + vocab);
         CHECK(test::mismatches(step, row, test::relative(2e-5f), "logits of row " + std::to_string(p), {"cache", "trace"}) == 0);
+    }
+}
+
+TEST_CASE("a folder handed over is read where it lies: the files' bytes are the weights, the pass the copy's bit for bit") {
+    const std::vector<named> ts = gpt2_tensors(8);
+    for (const bool f16 : {false, true}) {
+        CAPTURE(f16);
+        const std::vector<unsigned char> file = file_of(ts, f16, "transformer.");
+        const llama_model copied = open_gpt2(file);
+        hf_config c;
+        REQUIRE_FALSE(hf_config_read(config_json, c));
+        std::shared_ptr<unsigned char> own(new unsigned char[file.size()], std::default_delete<unsigned char[]>());
+        std::memcpy(own.get(), file.data(), file.size());
+        safetensors_file header;
+        REQUIRE_FALSE(safetensors_read(own.get(), file.size(), file.size(), header));
+        llama_model adopted;
+        const auto opened = hf_model_read(c, {hf_shard(own.get(), file.size(), &header, own)}, adopted);
+        REQUIRE_MESSAGE(!opened, opened.value_or(""));
+        CHECK(adopted.weights.size == file.size());
+        for (const llama_tensor* t :
+             {&adopted.token_embedding, &adopted.layers[1].wv, &adopted.layers[0].w2, &adopted.layers[1].bk})
+            CHECK((t->data >= own.get() && t->data + t->bytes() <= own.get() + file.size()));
+        own.reset();  // the model keeps the bytes alive
+        const std::vector<int> ids = {4, 8, 15, 16, 23, 42, 4, 8, 15, 16, 23, 42, 1, 2, 3, 4, 5, 6};
+        const trace a = llama_forward(adopted, ids, llama_experiment(adopted.config));
+        const trace b = llama_forward(copied, ids, llama_experiment(copied.config));
+        CHECK(a.logits.data == b.logits.data);
+        // Misaligned bytes (a float one byte off) are copied instead: the same model.
+        std::shared_ptr<unsigned char> odd(new unsigned char[file.size() + 1], std::default_delete<unsigned char[]>());
+        std::memcpy(odd.get() + 1, file.data(), file.size());
+        std::shared_ptr<unsigned char> shifted(odd, odd.get() + 1);
+        safetensors_file h2;
+        REQUIRE_FALSE(safetensors_read(shifted.get(), file.size(), file.size(), h2));
+        llama_model moved;
+        REQUIRE_FALSE(hf_model_read(c, {hf_shard(shifted.get(), file.size(), &h2, shifted)}, moved));
+        CHECK(moved.weights.size != file.size());
+        CHECK(llama_forward(moved, ids, llama_experiment(moved.config)).logits.data == b.logits.data);
     }
 }

@@ -143,7 +143,7 @@ TEST_CASE("llama checkpoints: versions 0 and 1, shared and unshared, MHA and GQA
         starts(m.token_embedding, t_emb, std::size_t(c.vocab_size) * d);
         starts(m.rms_final, t_rms_final, d);
         starts(m.classifier, c.shared_classifier ? t_emb : t_cls, std::size_t(c.vocab_size) * d);
-        CHECK((m.classifier.byte_offset == m.token_embedding.byte_offset) == c.shared_classifier);
+        CHECK((m.classifier.data == m.token_embedding.data) == c.shared_classifier);
         REQUIRE(int(m.layers.size()) == c.n_layers);
         for (int l = 0; l < c.n_layers; ++l) {
             const llama_layer_tensors& t = m.layers[std::size_t(l)];
@@ -209,10 +209,10 @@ TEST_CASE("llama checkpoints: a truncated, long, lying or NaN-holding file is re
     const float q = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     llama_model m;
     REQUIRE(llama_checkpoint_read(good.data(), good.size(), m));
-    std::memcpy(nan.data() + 256 + m.layers[1].wk.byte_offset + 5 * 4, &q, 4);
+    std::memcpy(nan.data() + 256 + std::size_t(m.layers[1].wk.data - m.weights.bytes) + 5 * 4, &q, 4);
     CHECK(read_error(nan) == "layer 1's wk holds NaN at element 5");
     bytes big = good;
-    std::memcpy(big.data() + 256 + m.classifier.byte_offset + 2 * 4, &inf, 4);
+    std::memcpy(big.data() + 256 + std::size_t(m.classifier.data - m.weights.bytes) + 2 * 4, &inf, 4);
     CHECK(read_error(big) == "classifier holds +inf at element 2");
     // The legacy file's RoPE tables are skipped, not checked: llama2.c recomputes them.
     const llama_config c0 = shape(0, true, 16, 40, 1, 4, 4, 5, 3);

@@ -52,7 +52,7 @@ inline std::string llama_checkpoint_fuzz_check(std::string_view input, bool* val
         adopted.weights.bytes < own.get() || adopted.weights.bytes + adopted.weights.size > own.get() + input.size())
         return "the adopted model's weights differ from the copied ones or lie outside the file";
     const auto inside = [&m](const llama_tensor& t) {
-        if (t.byte_offset + t.bytes() > m.weights.size)
+        if (t.data < m.weights.bytes || t.data + t.bytes() > m.weights.bytes + m.weights.size)
             return false;
         for (std::size_t i = 0; i < t.size; ++i)
             if (!std::isfinite(m.at(t)[i]))

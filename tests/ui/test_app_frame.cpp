@@ -242,7 +242,7 @@ TEST_CASE("the Model window's logit lens: a long piece stays on one line, each c
     test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 64, 2, 4, 2, 265, 48, true), 3);
     const llama_model places = test::llama_test_places(ckpt);
     for (std::size_t v = 0; v < 265; ++v)
-        test::llama_test_put(ckpt, places.token_embedding, v * 32, v == 264 ? 20.0f : 10.0f);
+        test::llama_test_put(ckpt, places, places.token_embedding, v * 32, v == 264 ? 20.0f : 10.0f);
     const real_model_file x{ckpt.data(), ckpt.size(), "x.bin", "0123456789abcdef0123"}, t{tok.data(), tok.size(), "t.bin"};
     REQUIRE(ui::app_change(a, change::open("v=1&text=a%20b%20a%20b")));
     REQUIRE(ui::app_open_model(a, x, t).empty());

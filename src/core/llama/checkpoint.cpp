@@ -73,8 +73,8 @@ void place_tensors(llama_model& m) {
     const std::size_t d = std::size_t(c.dim), h = std::size_t(c.hidden_dim), L = std::size_t(c.n_layers),
                       V = std::size_t(c.vocab_size), kv = std::size_t(c.kv_dim());
     std::size_t at = 0;
-    const auto take = [&at](std::size_t n) {
-        const llama_tensor t{at * sizeof(float), n};
+    const auto take = [&at, &m](std::size_t n) {
+        const llama_tensor t{m.weights.bytes + at * sizeof(float), n};
         at += n;
         return t;
     };
@@ -246,7 +246,7 @@ bool llama_checkpoint_adopt(std::shared_ptr<const unsigned char> file, std::size
 
 std::size_t llama_parameters(const llama_model& m) {
     std::size_t n = m.token_embedding.size + m.rms_final.size + m.position_embedding.size + m.norm_final_bias.size;
-    if (m.classifier.byte_offset != m.token_embedding.byte_offset || m.classifier.size != m.token_embedding.size)
+    if (m.classifier.data != m.token_embedding.data || m.classifier.size != m.token_embedding.size)
         n += m.classifier.size;
     for (const llama_layer_tensors& l : m.layers)
         for (const llama_tensor* t : {&l.rms_att, &l.wq, &l.wk, &l.wv, &l.wo, &l.rms_ffn, &l.w1, &l.w2, &l.w3, &l.bq, &l.bk,
@@ -255,8 +255,8 @@ std::size_t llama_parameters(const llama_model& m) {
     return n;
 }
 
-void llama_floats(const llama_model& m, const llama_tensor& t, std::size_t first, std::size_t count, float* out) {
-    kernel_widen(m.weights.bytes + t.byte_offset + first * weight_type_bytes(t.type), t.type, out, count);
+void llama_floats(const llama_model&, const llama_tensor& t, std::size_t first, std::size_t count, float* out) {
+    kernel_widen(t.data + first * weight_type_bytes(t.type), t.type, out, count);
 }
 
 std::vector<float> llama_floats(const llama_model& m, const llama_tensor& t) {

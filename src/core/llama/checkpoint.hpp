@@ -63,11 +63,12 @@ struct llama_limits {
     static constexpr std::int64_t max_floats = std::int64_t(400) << 20;  // 1.6 GB of fp32
 };
 
-// A tensor in the model's bytes: where it starts (in bytes from the weights'
-// first), how many weights it holds and their type (fp32 for llama2.c's files;
-// a Hugging Face file's F32, F16 or BF16 as stored).
+// A tensor in the model's bytes: its first weight, how many weights it holds and
+// their type (fp32 for llama2.c's files; a Hugging Face file's F32, F16 or BF16
+// as stored), in memory the model's `weights` keep alive.
 struct llama_tensor {
-    std::size_t byte_offset = 0, size = 0;
+    const unsigned char* data = nullptr;
+    std::size_t size = 0;
     weight_type type = weight_type::f32;
     std::size_t bytes() const { return size * weight_type_bytes(type); }
 };
@@ -80,13 +81,14 @@ struct llama_layer_tensors {
     llama_tensor norm_att_bias, norm_ffn_bias, bo, b1, b2;
 };
 
-// The bytes every tensor lives in, in the file's order: a buffer the model
-// allocated, or the file's bytes it adopted; `owner` keeps either alive (a
-// model copied shares them: weights are never written after loading).
+// The bytes every tensor lives in: a buffer the model allocated, or the files'
+// bytes it adopted; `owner` keeps them alive (a model copied shares them: weights
+// are never written after loading). `bytes` is the first (a llama2.c
+// checkpoint's tensors, in the file's order, all lie in it); `size` counts them all.
 struct llama_weights {
     std::shared_ptr<const void> owner;
     const unsigned char* bytes = nullptr;
-    std::size_t size = 0;  // in bytes
+    std::size_t size = 0;  // in bytes, over every buffer
     bool empty() const { return size == 0; }
 };
 
@@ -99,13 +101,13 @@ struct llama_model {
     // An fp32 tensor's floats (llama2.c's files hold no other type).
     const float* at(const llama_tensor& t) const {
         assert(t.type == weight_type::f32);
-        return reinterpret_cast<const float*>(weights.bytes + t.byte_offset);
+        return reinterpret_cast<const float*>(t.data);
     }
     // Any tensor's first weight, of type t.type.
-    const void* raw(const llama_tensor& t) const { return weights.bytes + t.byte_offset; }
+    const void* raw(const llama_tensor& t) const { return t.data; }
     // Row `row` of a (rows, cols) tensor, of type t.type.
     const void* row(const llama_tensor& t, std::size_t row, std::size_t cols) const {
-        return weights.bytes + t.byte_offset + row * cols * weight_type_bytes(t.type);
+        return t.data + row * cols * weight_type_bytes(t.type);
     }
 };
 

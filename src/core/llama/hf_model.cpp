@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace attn {
@@ -60,12 +62,13 @@ weight_type type_of(const safetensors_tensor& t) {
 struct placer {
     const std::vector<hf_shard>& shards;
     llama_model& m;
-    unsigned char* base;
+    unsigned char* base;  // the copy's buffer; null: every tensor read where it lies (the shards handed over)
     std::size_t at = 0;
     std::string not_finite;
+    std::set<const safetensors_tensor*> turned;  // Conv1D weights turned in place already
 
     llama_tensor take(std::size_t size, weight_type type) {
-        const llama_tensor t{at, size, type};
+        llama_tensor t{base + at, size, type};
         at += (t.bytes() + 3) / 4 * 4;
         return t;
     }
@@ -74,38 +77,63 @@ struct placer {
             not_finite = name;
     }
     // The tensor as it is (little-endian files and hosts).
-    llama_tensor whole(const std::string& name) {
-        const placed p = find(shards, name);
-        const llama_tensor t = take(std::size_t(p.tensor->elements()), type_of(*p.tensor));
-        std::memcpy(base + t.byte_offset, p.shard->bytes + p.tensor->begin, t.bytes());
-        check(t, name);
-        return t;
-    }
-    // Elements [first, first + count) of a vector (GPT-2's fused c_attn bias: q, k, v).
+    llama_tensor whole(const std::string& name) { return slice(name, 0, std::size_t(find(shards, name).tensor->elements())); }
+    // Elements [first, first + count) (GPT-2's fused c_attn bias: q, k, v).
     llama_tensor slice(const std::string& name, std::size_t first, std::size_t count) {
         const placed p = find(shards, name);
-        const llama_tensor t = take(count, type_of(*p.tensor));
-        const std::size_t es = weight_type_bytes(t.type);
-        std::memcpy(base + t.byte_offset, p.shard->bytes + p.tensor->begin + first * es, t.bytes());
+        const weight_type type = type_of(*p.tensor);
+        const unsigned char* from = p.shard->bytes + p.tensor->begin + first * weight_type_bytes(type);
+        llama_tensor t{from, count, type};
+        if (base) {
+            t = take(count, type);
+            std::memcpy(const_cast<unsigned char*>(t.data), from, t.bytes());
+        }
         check(t, name);
         return t;
     }
     // Columns [col0, col0 + cols) of a Conv1D weight (in, out) as the block's
-    // (out, in) rows: GPT-2 stores x·W, the block reads W's rows.
+    // (out, in) rows: GPT-2 stores x·W, the block reads W's rows. In place, the
+    // whole tensor is turned once where it lies (its file's bytes are the model's
+    // to rewrite), through a copy of it: its rows col0… are then these.
     llama_tensor conv1d(const std::string& name, std::size_t col0, std::size_t cols) {
         const placed p = find(shards, name);
         const std::size_t in = std::size_t(p.tensor->shape[0]), out = std::size_t(p.tensor->shape[1]);
-        const llama_tensor t = take(cols * in, type_of(*p.tensor));
-        const std::size_t es = weight_type_bytes(t.type);
-        const unsigned char* from = p.shard->bytes + p.tensor->begin;
-        unsigned char* to = base + t.byte_offset;
-        for (std::size_t i = 0; i < in; ++i)
-            for (std::size_t o = 0; o < cols; ++o)
-                std::memcpy(to + (o * in + i) * es, from + (i * out + col0 + o) * es, es);
+        const weight_type type = type_of(*p.tensor);
+        const std::size_t es = weight_type_bytes(type);
+        unsigned char* file = p.shard->owner.get() + p.tensor->begin;
+        llama_tensor t{file + col0 * in * es, cols * in, type};
+        if (base) {
+            t = take(cols * in, type);
+            turn(p.shard->bytes + p.tensor->begin, in, out, col0, cols, es, const_cast<unsigned char*>(t.data));
+        } else if (turned.insert(p.tensor).second) {
+            const std::vector<unsigned char> was(file, file + in * out * es);
+            turn(was.data(), in, out, 0, out, es, file);
+        }
         check(t, name);
         return t;
     }
+    // Columns [col0, col0 + cols) of `from` (in, out), es bytes each, as (cols, in) rows at `to`.
+    static void turn(const unsigned char* from, std::size_t in, std::size_t out, std::size_t col0, std::size_t cols,
+                     std::size_t es, unsigned char* to) {
+        for (std::size_t i = 0; i < in; ++i)
+            for (std::size_t o = 0; o < cols; ++o)
+                std::memcpy(to + (o * in + i) * es, from + (i * out + col0 + o) * es, es);
+    }
 };
+
+// Whether the tensors can stay where they lie: every shard handed over, and each
+// tensor's first byte aligned to its type (a float read in place must be).
+bool adoptable(const hf_config& c, const std::vector<hf_shard>& shards) {
+    for (const hf_shard& s : shards)
+        if (!s.owner || s.owner.get() != s.bytes)
+            return false;
+    for (const hf_tensor_want& w : hf_config_tensors(c)) {
+        const placed p = find(shards, w.name);
+        if (reinterpret_cast<std::uintptr_t>(p.shard->bytes + p.tensor->begin) % weight_type_bytes(type_of(*p.tensor)) != 0)
+            return false;
+    }
+    return true;
+}
 
 void place_llama(const hf_config& c, placer& p) {
     llama_model& m = p.m;
@@ -178,17 +206,6 @@ std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<h
             all.push_back(&t);
     if (auto why = hf_check_tensors(c, all))
         return why;
-    // Each tensor in its file's type on a 4-byte boundary; GPT-2's fused tensors
-    // become three, each with its own padding.
-    std::size_t bytes = c.arch == hf_arch::gpt2 ? std::size_t(c.layers) * 16 : 0;
-    for (const hf_tensor_want& w : hf_config_tensors(c)) {
-        const placed p = find(shards, w.name);
-        bytes += (std::size_t(p.tensor->end - p.tensor->begin) + 3) / 4 * 4;
-    }
-    if (std::int64_t(bytes) > llama_limits::max_floats * 4)
-        return "the model's weights are " + std::to_string(bytes) + " bytes, more than the " +
-               std::to_string(llama_limits::max_floats * 4) + " the page can hold";
-    std::shared_ptr<float[]> buffer(new float[bytes / 4]);
     llama_model m;
     llama_config& lc = m.config;
     lc.version = 1;
@@ -198,9 +215,28 @@ std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<h
     lc.seq_len = std::min(c.context, llama_limits::max_seq_len);
     lc.shared_classifier = c.tied;
     lc.rope_theta = float(c.rope_theta), lc.rope_half = true, lc.norm_eps = float(c.norm_eps);
-    unsigned char* base = reinterpret_cast<unsigned char*>(buffer.get());
-    m.weights = {std::shared_ptr<const void>(buffer, buffer.get()), base, bytes};
-    placer p{shards, m, base, 0, {}};
+    placer p{shards, m, nullptr, 0, {}, {}};
+    if (adoptable(c, shards)) {  // the files' bytes are the weights: memory for the files alone
+        auto owners = std::make_shared<std::vector<std::shared_ptr<unsigned char>>>();
+        for (const hf_shard& s : shards) {
+            owners->push_back(s.owner);
+            m.weights.size += s.size;
+        }
+        m.weights.bytes = shards.empty() ? nullptr : shards.front().bytes;
+        m.weights.owner = std::shared_ptr<const void>(owners, owners.get());
+    } else {  // each tensor copied in its file's type on a 4-byte boundary; GPT-2's fused ones become three
+        std::size_t bytes = c.arch == hf_arch::gpt2 ? std::size_t(c.layers) * 16 : 0;
+        for (const hf_tensor_want& w : hf_config_tensors(c)) {
+            const placed q = find(shards, w.name);
+            bytes += (std::size_t(q.tensor->end - q.tensor->begin) + 3) / 4 * 4;
+        }
+        if (std::int64_t(bytes) > llama_limits::max_floats * 4)
+            return "the model's weights are " + std::to_string(bytes) + " bytes, more than the " +
+                   std::to_string(llama_limits::max_floats * 4) + " the page can hold";
+        std::shared_ptr<float[]> buffer(new float[bytes / 4]);
+        p.base = reinterpret_cast<unsigned char*>(buffer.get());
+        m.weights = {std::shared_ptr<const void>(buffer, buffer.get()), p.base, bytes};
+    }
     if (c.arch == hf_arch::gpt2)
         place_gpt2(c, p);
     else

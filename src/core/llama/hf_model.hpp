@@ -10,14 +10,17 @@
 // and biases, the learned positions, the tied head. Qwen3 is refused until its
 // per-head q/k norm exists.
 //
-//   std::vector<hf_shard> shards = {{bytes, size, header}};   // safetensors_read's
+//   std::vector<hf_shard> shards = {{bytes, size, &header}};        // borrowed: the tensors are copied
+//   std::vector<hf_shard> shards = {{own.get(), size, &header, own}};  // handed over: read where they lie
 //   llama_model m;
 //   if (auto why = hf_model_read(config, shards, m)) report(*why);
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llama/checkpoint.hpp"
@@ -26,11 +29,21 @@
 
 namespace attn {
 
-// One safetensors file of the folder: its bytes and its header as read.
+// One safetensors file of the folder: its bytes and its header as read, and,
+// when the caller hands the bytes over, their owner (owner.get() == bytes). When
+// every shard is handed over and each tensor lies aligned to its type, the model
+// keeps the files' bytes as its weights (memory for the files alone; GPT-2's
+// Conv1D weights are turned to (out, in) where they lie, so the bytes change);
+// else each tensor is copied, in its type, into one buffer of the model's.
 struct hf_shard {
     const unsigned char* bytes = nullptr;
     std::size_t size = 0;
     const safetensors_file* header = nullptr;
+    std::shared_ptr<unsigned char> owner;
+
+    hf_shard() = default;
+    hf_shard(const unsigned char* b, std::size_t n, const safetensors_file* h, std::shared_ptr<unsigned char> own = nullptr)
+        : bytes(b), size(n), header(h), owner(std::move(own)) {}
 };
 
 std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<hf_shard>& shards, llama_model& out);
