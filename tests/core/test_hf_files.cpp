@@ -15,6 +15,7 @@
 #include "llama/forward.hpp"
 #include "llama/generate.hpp"
 #include "llama/hf_config.hpp"
+#include "llama/hf_folder.hpp"
 #include "llama/hf_model.hpp"
 #include "llama/safetensors.hpp"
 #include "llama_test_files.hpp"
@@ -432,4 +433,48 @@ TEST_CASE("a Hugging Face folder the llama block cannot compute yet is refused, 
               [](const safetensors_tensor& a, const safetensors_tensor& b) { return a.name < b.name; });
     CHECK(hf_model_read(q, {{nullptr, 0, &f}}, m)->find("only F32") != std::string::npos);
     CHECK(m.weights.empty());
+}
+
+TEST_CASE("a Hugging Face folder from its files by name: which files, and each problem naming its file") {
+    std::vector<std::string> names;
+    REQUIRE_FALSE(hf_folder_files(nullptr, names));
+    CHECK(names == std::vector<std::string>{"config.json", "tokenizer.json", "model.safetensors"});
+    const std::string index_text = R"({"metadata":{},"weight_map":{"model.norm.weight":"model-00002-of-00002.safetensors",)"
+                                   R"("model.embed_tokens.weight":"model-00001-of-00002.safetensors"}})";
+    const auto bytes = [](const std::string& s) { return reinterpret_cast<const unsigned char*>(s.data()); };
+    const hf_folder_file index{"model.safetensors.index.json", bytes(index_text), index_text.size()};
+    REQUIRE_FALSE(hf_folder_files(&index, names));
+    CHECK(names == std::vector<std::string>{"config.json", "tokenizer.json", "model.safetensors.index.json",
+                                            "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"});
+    const std::string bad_text = R"({"weight_map":{"a":"../secret.safetensors"}})";
+    const hf_folder_file bad{"model.safetensors.index.json", bytes(bad_text), bad_text.size()};
+    CHECK(hf_folder_files(&bad, names)->find("../secret.safetensors") != std::string::npos);
+    CHECK(names.empty());
+
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 48, 2, 4, 2, 40, 64, true), 7);
+    llama_model m;
+    REQUIRE(llama_checkpoint_read(ckpt.data(), ckpt.size(), m));
+    std::string config;
+    const std::vector<unsigned char> weights = as_hf_folder(m, config);
+    const std::string tokenizer = "{}";
+    const hf_folder_file config_file{"config.json", bytes(config), config.size()},
+        tokenizer_file{"tokenizer.json", bytes(tokenizer), tokenizer.size()},
+        weights_file{"model.safetensors", weights.data(), weights.size()};
+    hf_folder f;
+    CHECK(hf_folder_read({tokenizer_file, weights_file}, f) == "the folder has no config.json");
+    CHECK(hf_folder_read({config_file, weights_file}, f) == "the folder has no tokenizer.json");
+    CHECK(hf_folder_read({config_file, tokenizer_file}, f) == "the folder has no model.safetensors");
+    std::vector<unsigned char> cut(weights.begin(), weights.end() - 4);
+    const auto truncated = hf_folder_read({config_file, tokenizer_file, {"model.safetensors", cut.data(), cut.size()}}, f);
+    CHECK(truncated.value_or("").rfind("model.safetensors: ", 0) == 0);
+    CHECK(f.model.weights.empty());
+    // Sharded: the index names two files; the second holds no tensor, though the index puts one there.
+    const std::vector<unsigned char> empty = safetensors_bytes("{}      ", 0);
+    const hf_folder_file first{"model-00001-of-00002.safetensors", weights.data(), weights.size()},
+        second{"model-00002-of-00002.safetensors", empty.data(), empty.size()};
+    CHECK(hf_folder_read({config_file, tokenizer_file, index, first}, f) ==
+          "the folder has no model-00002-of-00002.safetensors, which model.safetensors.index.json names");
+    CHECK(hf_folder_read({config_file, tokenizer_file, index, first, second}, f)
+              .value_or("")
+              .find("which model.safetensors.index.json does not name") != std::string::npos);
 }
