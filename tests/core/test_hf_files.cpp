@@ -193,6 +193,15 @@ TEST_CASE("config.json: GPT-2 and Qwen2 read; their tensors checked against the 
     CHECK(g.head_dim == 4);
     CHECK(g.tied);
     CHECK(g.context == 16);
+    CHECK(g.bos == -1);
+    CHECK(g.eos == -1);
+    REQUIRE_FALSE(hf_config_read(
+        std::string(gpt2_config)
+            .replace(std::string(gpt2_config).find("\"n_inner\":null"), 14, "\"bos_token_id\":3,\"eos_token_id\":[10,4]"),
+        g));
+    CHECK(g.bos == 3);
+    CHECK(g.eos == 10);  // Llama 3 names a list: the first is the one that ends a text
+    REQUIRE_FALSE(hf_config_read(gpt2_config, g));
     CHECK(hf_config_tensors(g).size() == 2 + 2 * 12 + 2);
     CHECK(check(g, tensors_of(g)).empty());
     CHECK(check(g, tensors_of(g, "transformer.")).empty());  // as GPT2LMHeadModel saves them
@@ -245,6 +254,7 @@ TEST_CASE("config.json: every architecture and option not implemented is refused
     CHECK(config_problem(qwen2_config, "\"model_type\":\"qwen2\"", "\"model_type\":\"llama\"").find("model_type") !=
           std::string::npos);
     CHECK(config_problem(gpt2_config, "\"gelu_new\"", "\"relu\"").find("activation_function") != std::string::npos);
+    CHECK(config_problem(gpt2_config, "\"n_inner\":null", "\"eos_token_id\":11").find("eos_token_id") != std::string::npos);
     CHECK(config_problem(gpt2_config, "\"n_head\":2", "\"n_head\":3").find("not a multiple") != std::string::npos);
     CHECK(config_problem(gpt2_config, "\"n_embd\":8,", "").find("no n_embd") != std::string::npos);
     CHECK(config_problem("[]", "", "").find("one JSON object") != std::string::npos);
