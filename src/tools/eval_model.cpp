@@ -214,7 +214,7 @@ void print_summary(const cli_options& o, const llama_model& m, const llama_token
 int generate(const cli_options& o, const link_view& v, const llama_model& m, const llama_tokenizer& tok,
              const std::vector<int>& prompt) {
     const llama_sampling s{o.temperature.value_or(v.temperature), o.top_p.value_or(v.top_p),
-                           o.seed.value_or(std::uint64_t(v.gen_seed))};
+                           o.seed.value_or(std::uint64_t(v.gen_seed)), llama_stop_token(tok)};
     const int cache = llama_generate_capacity(m.config, int(prompt.size()), o.generate);
     if (!fits(m, "generating " + std::to_string(o.generate) + " tokens (a cache of " + std::to_string(cache) + ")",
               llama_decoder_bytes(m.config, cache), "generate fewer tokens"))
