@@ -174,6 +174,14 @@ void print_lens(const llama_model& m, const llama_tokenizer& tok, const std::vec
     }
 }
 
+// The text the tokens spell, after the BOS encoding added (none for GPT-2 or Qwen2).
+std::string decode(const llama_tokenizer& tok, const std::vector<int>& ids) {
+    std::string text;
+    for (std::size_t i = !ids.empty() && ids[0] == tok.bos ? 1 : 0; i < ids.size(); ++i)
+        text += llama_decode_piece(tok, i ? ids[i - 1] : -1, ids[i]);
+    return text;
+}
+
 void print_summary(const cli_options& o, const llama_model& m, const llama_tokenizer& tok, const std::vector<int>& ids,
                    const trace& t) {
     const llama_config& c = m.config;
@@ -184,12 +192,9 @@ void print_summary(const cli_options& o, const llama_model& m, const llama_token
     for (const int id : ids)
         std::printf(" %d", id);
     std::printf("\ntokens (%zu):", ids.size());
-    std::string decoded;
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-        std::printf(" %s", json_string(tok.pieces[std::size_t(ids[i])]).c_str());
-        if (i > 0)
-            decoded += llama_decode_piece(tok, ids[i - 1], ids[i]);
-    }
+    for (const int id : ids)
+        std::printf(" %s", json_string(tok.pieces[std::size_t(id)]).c_str());
+    const std::string decoded = decode(tok, ids);
     std::printf("\ndecoded: %s\nnan %d, inf %d\nnext token after the last:\n", json_string(decoded).c_str(), t.nan_count,
                 t.inf_count);
     const float* z = t.logits.row(t.logits.rows - 1);
@@ -220,10 +225,7 @@ int generate(const cli_options& o, const link_view& v, const llama_model& m, con
               llama_decoder_bytes(m.config, cache), "generate fewer tokens"))
         return 1;
     const std::vector<int> all = llama_generate(m, prompt, o.generate, s, threads_available());  // the same tokens on any count
-    std::string text;
-    for (std::size_t i = 1; i < all.size(); ++i)
-        text += llama_decode_piece(tok, all[i - 1], all[i]);
-    std::printf("%s\nids:", cli_terminal_safe(text).c_str());
+    std::printf("%s\nids:", cli_terminal_safe(decode(tok, all)).c_str());
     for (const int id : all)
         std::printf(" %d", id);
     std::printf("\n");

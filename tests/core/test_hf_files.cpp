@@ -18,6 +18,7 @@
 #include "llama/hf_folder.hpp"
 #include "llama/hf_model.hpp"
 #include "llama/safetensors.hpp"
+#include "llama/tokenizer.hpp"
 #include "llama_test_files.hpp"
 #include "test_util.hpp"
 
@@ -487,4 +488,21 @@ TEST_CASE("a Hugging Face folder from its files by name: which files, and each p
     CHECK(hf_folder_read({config_file, tokenizer_file, index, first, second}, f)
               .value_or("")
               .find("which model.safetensors.index.json does not name") != std::string::npos);
+    CHECK(hf_folder_read({config_file, tokenizer_file, weights_file}, f).value_or("").rfind("tokenizer.json: ", 0) == 0);
+
+    // A whole folder: the model as hf_model_read makes it, and a byte-level tokenizer.json (three tokens, one merge)
+    // whose end of text is the config's eos_token_id.
+    const std::string small_tokenizer =
+        R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]},"added_tokens":[],)"
+        R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"use_regex":true},"decoder":{"type":"ByteLevel"}})";
+    const std::string config_eos = config.substr(0, config.size() - 1) + R"(,"eos_token_id":3})";
+    const hf_folder_file small{"tokenizer.json", bytes(small_tokenizer), small_tokenizer.size()},
+        eos_config{"config.json", bytes(config_eos), config_eos.size()};
+    const auto opened = hf_folder_read({eos_config, small, weights_file, {"README.md", nullptr, 0}}, f);
+    REQUIRE_MESSAGE(!opened, opened.value_or(""));
+    CHECK(f.config.arch == hf_arch::llama);
+    CHECK(f.model.config.rope_half);
+    CHECK(f.model.weights.size() == m.weights.size());
+    CHECK(f.tokenizer.eos == 3);
+    CHECK(llama_encode(f.tokenizer, "abab", true) == std::vector<int>{2, 2});
 }

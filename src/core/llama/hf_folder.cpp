@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "llama/hf_model.hpp"
+#include "llama/hf_tokenizer.hpp"
 #include "llama/safetensors.hpp"
 
 namespace attn {
@@ -103,6 +104,12 @@ std::optional<std::string> hf_folder_read(const std::vector<hf_folder_file>& fil
         return why;
     if (auto why = hf_model_read(f.config, shards, f.model))
         return (weights.size() == 1 ? weights[0] + ": " : std::string()) + *why;
+    const hf_folder_file& tokenizer = *find_file(files, hf_tokenizer_file);
+    std::string why;
+    if (!hf_tokenizer_read(tokenizer.bytes, tokenizer.size, f.config.vocab, f.tokenizer, &why))
+        return std::string(hf_tokenizer_file) + ": " + why;
+    if (f.config.eos >= 0)  // the token that ends a text is the model's to say (tokenizer.json may only guess it)
+        f.tokenizer.eos = f.config.eos;
     out = std::move(f);
     return std::nullopt;
 }

@@ -53,7 +53,8 @@ struct hf_folder {
 // checked: config.json (hf_config_read), the safetensors headers and the index
 // (safetensors.hpp: each tensor in the file the index names, and in no other),
 // the tensors against the config and the weights into the model (hf_model_read),
-// and tokenizer.json for the model's vocabulary. On a problem `out` is left empty.
+// and tokenizer.json for the model's vocabulary (hf_tokenizer.hpp), its EOS the
+// config's eos_token_id where it names one. On a problem `out` is left empty.
 std::optional<std::string> hf_folder_read(const std::vector<hf_folder_file>& files, hf_folder& out);
 
 }  // namespace attn
