@@ -20,17 +20,18 @@ from the weights as stored (F16 and BF16 widen exactly):
                 c_attn x W + b (Conv1D: W is (in, out)) split into q, k, v; the causal
                 softmax of q kᵀ/√hd; c_proj; the MLP c_proj(gelu_tanh(c_fc x)); ln_f;
                 logits against wte
-For a pair (architecture, dtype) in SUPPORTED the core must agree: its token ids are
-this file's byte-level BPE encoding of the link's text, its decoding gives the text
-back, every matrix of its trace (whatever stages it reports, each head's included)
-is within TOL of the reference (max |core − torch| / max |torch| over the stage), and
-greedy generation of GENERATE tokens through its KV cache is the reference's argmax
-(where the top two are closer than the tolerance, either may be taken). The other pairs are refused today with a message
-naming what is missing (F16/BF16 kernels, GPT-2's block): add a pair to SUPPORTED when
-the core computes it, and its folders are compared in full. Refusals of broken folders
-(a truncated shard, overlapping offsets, a NaN weight, a shape against the config,
-rope_scaling, a sliding window, a missing file, an index naming the wrong shard) are
-checked too. Exit status 1 when a check fails.
+For a pair (architecture, dtype) in SUPPORTED the core must agree: its token ids are this
+file's byte-level BPE encoding of the link's text, its decoding gives the text back, every
+matrix of its trace (whatever stages it reports, each head's included) is within TOL of
+the reference (max |core − torch| / max |torch| over the stage), also with a head ablated
+and an edge masked by the link, and greedy generation of GENERATE tokens through its KV
+cache is the reference's argmax (where the top two are closer than the tolerance, either
+may be taken). The other pairs are refused today with a message naming what is missing
+(F16/BF16 kernels, GPT-2's block): add a pair to SUPPORTED when the core computes it, and
+its folders are compared in full. Refusals of broken folders (a truncated shard,
+overlapping offsets, a NaN weight, a shape against the config, rope_scaling, a sliding
+window, a missing file, an index naming the wrong shard) are checked too. Exit status 1
+when a check fails.
 """
 import json
 import math
@@ -133,8 +134,9 @@ def rotate_half_rope(x, heads, hd, theta):
     return (xs * cos + rot * sin).reshape(n, heads * hd)
 
 
-def attention(s, q_all, k_all, v_all, heads, kv_heads, hd):
-    """Each head's stages as the core names them; fills s["heads"] and s["concat"]."""
+def attention(s, q_all, k_all, v_all, heads, kv_heads, hd, layer, changes):
+    """Each head's stages as the core names them; fills s["heads"] and s["concat"]. changes: (the (layer, head)s
+    ablated, whose output is zero; the edges (layer, head, query, key) masked besides the causal mask)."""
     n = q_all.shape[0]
     group = heads // kv_heads
     mask = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
@@ -144,10 +146,14 @@ def attention(s, q_all, k_all, v_all, heads, kv_heads, hd):
         q, k, v = q_all[:, h * hd:(h + 1) * hd], k_all[:, g * hd:(g + 1) * hd], v_all[:, g * hd:(g + 1) * hd]
         scores = q @ k.T
         scaled = scores / math.sqrt(hd)
-        masked = scaled.masked_fill(mask, float("-inf"))
+        hidden = mask.clone()
+        for (el, eh, i, j) in changes[1]:
+            if (el, eh) == (layer, h):
+                hidden[i, j] = True
+        masked = scaled.masked_fill(hidden, float("-inf"))
         weights = torch.softmax(masked, -1)
         logs = torch.where(weights > 0, torch.log(weights), torch.zeros_like(weights))
-        out = weights @ v
+        out = torch.zeros(n, hd, dtype=torch.float64) if (layer, h) in changes[0] else weights @ v
         s["heads"].append({"q": q, "k": k, "v": v, "scores": scores, "scaled": scaled, "masked": masked,
                            "weights": weights, "out": out, "row_sums": weights.sum(-1),
                            "row_entropies": -(weights * logs).sum(-1)})
@@ -155,7 +161,7 @@ def attention(s, q_all, k_all, v_all, heads, kv_heads, hd):
     s["concat"] = torch.cat(outs, -1)
 
 
-def forward_llama(w, c, ids):
+def forward_llama(w, c, ids, changes):
     """LlamaForCausalLM / Qwen2ForCausalLM: the trace's stages by the core's names."""
     t = {k: torch.tensor(v) for k, v in w.items()}
     d, heads, kvh, eps = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"], c["rms_norm_eps"]
@@ -171,7 +177,7 @@ def forward_llama(w, c, ids):
                 s[name] = s[name] + t[p + f"self_attn.{name}_proj.bias"]
         s["q_rot"] = rotate_half_rope(s["q"], heads, hd, theta)
         s["k_rot"] = rotate_half_rope(s["k"], kvh, hd, theta)
-        attention(s, s["q_rot"], s["k_rot"], s["v"], heads, kvh, hd)
+        attention(s, s["q_rot"], s["k_rot"], s["v"], heads, kvh, hd, l, changes)
         s["attn_out"] = s["concat"] @ t[p + "self_attn.o_proj.weight"].T
         s["residual"] = x + s["attn_out"]
         s["ffn_normed"] = rmsnorm(s["residual"], t[p + "post_attention_layernorm.weight"], eps)
@@ -187,7 +193,7 @@ def forward_llama(w, c, ids):
     return out
 
 
-def forward_gpt2(w, c, ids):
+def forward_gpt2(w, c, ids, changes):
     """GPT2LMHeadModel, its stages named as the llama block's where they mean the same (ffn_up: c_fc's output)."""
     t = {k[len("transformer."):] if k.startswith("transformer.") else k: torch.tensor(v) for k, v in w.items()}
     d, heads, eps = c["n_embd"], c["n_head"], c["layer_norm_epsilon"]
@@ -199,7 +205,7 @@ def forward_gpt2(w, c, ids):
         s = {"input": x, "normed": layernorm(x, t[p + "ln_1.weight"], t[p + "ln_1.bias"], eps)}
         qkv = s["normed"] @ t[p + "attn.c_attn.weight"] + t[p + "attn.c_attn.bias"]
         s["q"], s["k"], s["v"] = qkv[:, :d], qkv[:, d:2 * d], qkv[:, 2 * d:]
-        attention(s, s["q"], s["k"], s["v"], heads, heads, hd)
+        attention(s, s["q"], s["k"], s["v"], heads, heads, hd, l, changes)
         s["attn_out"] = s["concat"] @ t[p + "attn.c_proj.weight"] + t[p + "attn.c_proj.bias"]
         s["residual"] = x + s["attn_out"]
         s["ffn_normed"] = layernorm(s["residual"], t[p + "ln_2.weight"], t[p + "ln_2.bias"], eps)
@@ -214,8 +220,8 @@ def forward_gpt2(w, c, ids):
     return out
 
 
-def forward(s, w, c, ids):
-    return (forward_gpt2 if s["arch"] == "gpt2" else forward_llama)(w, c, ids)
+def forward(s, w, c, ids, changes=((), ())):
+    return (forward_gpt2 if s["arch"] == "gpt2" else forward_llama)(w, c, ids, changes)
 
 
 # --- comparing ------------------------------------------------------------------------------
@@ -307,6 +313,19 @@ def greedy(s, w, c, prompt, eos, core):
     return ids, close
 
 
+def check_changes(attn, path, s, w, c, tok):
+    """The link's ablate= and edges= on the model's heads: the last layer's head 1 ablated, layer 0 head 0's edge 5 → 2
+    masked (the link names the model's shape, so that its own checks pass)."""
+    L, h = s["layers"], s["heads"]
+    extra = f"&d_model={s['d']}&heads={h}&kv_heads={s['kv_heads']}&layers={L}&ablate={L - 1}.1&edges=0.0.5.2"
+    p = run(attn, ["eval", link(TEXTS[0]) + extra, "--model", path, "--json"])
+    if p.returncode != 0:
+        check(False, f"{s['name']}: eval with an ablation and a masked edge failed: {p.stderr}")
+        return
+    compare_trace(f"{s['name']}, head {L - 1}:1 ablated and edge 0:0 5→2 masked", s, json.loads(p.stdout),
+                  forward(s, w, c, tok.encode(TEXTS[0]), ({(L - 1, 1)}, [(0, 0, 5, 2)])))
+
+
 def check_model(attn, path, s, w, c, tok):
     name = s["name"]
     for text in TEXTS:
@@ -323,6 +342,7 @@ def check_model(attn, path, s, w, c, tok):
             check(False, f"{name}: attn eval --json failed: {p.stderr}")
             continue
         compare_trace(f"{name} on {text!r}", s, json.loads(p.stdout), forward(s, w, c, ids))
+    check_changes(attn, path, s, w, c, tok)
     prompt = tok.encode(TEXTS[0])
     p = run(attn, ["eval", link(TEXTS[0]), "--model", path, "--generate", str(GENERATE), "--temperature", "0"])
     got = summary_ids(p.stdout) if p.returncode == 0 else None
