@@ -21,7 +21,8 @@ log() { printf '[setup] %s\n' "$*"; }
 # Debian packages. The web build needs emscripten (+ cmake); the native build and
 # the tests need the rest.
 pkgs_web=(cmake make g++ emscripten python3 python3-fonttools fonts-dejavu-core fonts-wqy-microhei libeigen3-dev
-          nlohmann-json3-dev)  # nlohmann-json3-dev: the JSON of Hugging Face folders (safetensors headers, config.json)
+          nlohmann-json3-dev  # the JSON of Hugging Face folders (safetensors headers, config.json, tokenizer.json)
+          unicode-data)       # the Unicode classes and NFC tables of tokenizer.json's encoding, generated at build time
 pkgs_test=(libglfw3-dev doctest-dev xvfb xauth chromium python3-numpy python3-torch
            clang-format imagemagick clang-14)  # clang-14: the native debug and ASan + UBSan builds (and emscripten's)
 # From trixie, pinned low so that nothing else is upgraded: xsimd >= 11 has the wasm arch.

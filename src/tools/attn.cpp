@@ -11,7 +11,10 @@
 //                                 are the same bits for any count (train.hpp)
 //   attn eval '<link>' --model FILE --tokenizer FILE [--json …]
 //        [--generate N [--temperature T] [--top-p P] [--seed S]]
+//   attn eval '<link>' --model DIR [--json …] [--generate N …]
 //                                 the link's text through a llama2.c checkpoint (eval_model.hpp),
+//                                 or a Hugging Face folder (its config.json, tokenizer.json and
+//                                 safetensors files: llama/hf_folder.hpp),
 //                                 or N tokens generated after it through the KV cache (sampled
 //                                 as the link's view.temperature, view.top_p, view.gen_seed say
 //                                 unless the options say otherwise: the page's Continue)
@@ -70,6 +73,8 @@ int usage() {
     std::fprintf(stderr,
                  "usage: attn eval '<link>' [--json [--stages a,b] [--layers 0,1] [--heads 0,3]]\n"
                  "       attn eval '<link>' --model FILE.bin --tokenizer tokenizer.bin [--json ...]\n"
+                 "       attn eval '<link>' --model DIR [--json ...]   (a Hugging Face folder: config.json, tokenizer.json,\n"
+                 "                  model.safetensors or model.safetensors.index.json and its shards)\n"
                  "                  [--generate N [--temperature T] [--top-p P] [--seed S]]\n"
                  "       attn check '<link>'\n"
                  "       attn train '<link>' [--json] [--every N] [--threads N]\n"

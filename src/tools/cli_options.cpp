@@ -114,10 +114,10 @@ cli_parse_result parse_eval(const args& a, cli_options& o) {
         return refuse("--generate, --temperature, --top-p and --seed sample from a model: they need --model FILE", -1, true);
     if (o.generate > 0 && o.json)
         return refuse("--generate prints text: it does not take --json", -1, true);
-    if (o.model.has_value() != o.tokenizer.has_value())
-        return refuse(o.model ? "--model needs --tokenizer FILE (the model's tokenizer.bin) to read the link's text"
-                              : "--tokenizer reads the text for a model: it needs --model FILE",
-                      -1, true);
+    // --model without --tokenizer names a Hugging Face folder (its tokenizer.json is in it); a
+    // llama2.c file without one is refused when the file is opened (eval_model: this stays pure).
+    if (o.tokenizer && !o.model)
+        return refuse("--tokenizer reads the text for a model: it needs --model FILE", -1, true);
     return {o, "", -1, false};
 }
 

@@ -35,8 +35,9 @@ struct cli_options {
     circuits_corrupt corrupt;  // circuits --corrupt swap | none | row:N
     bool weights = false;      // circuits --weights: the trained weights in the JSON
     // eval --model FILE --tokenizer FILE: a llama2.c checkpoint and its
-    // tokenizer.bin (both or neither), the link's text run through them. The
-    // files are read (and checked) after parsing.
+    // tokenizer.bin, the link's text run through them; eval --model DIR: a Hugging
+    // Face folder, its tokenizer.json in it. The files are read (and checked) after
+    // parsing, which also tells a file from a folder.
     std::optional<std::string> model, tokenizer;
     // eval --model … --generate N [--temperature T] [--top-p P] [--seed S]: N tokens
     // after the text through the KV cache (llama/generate.hpp), printed as text.

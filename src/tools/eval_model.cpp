@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "base/threads.hpp"
 #include "llama/forward.hpp"
 #include "llama/generate.hpp"
+#include "llama/hf_folder.hpp"
 #include "llama/lens.hpp"
 #include "model/trace_json.hpp"
 
@@ -47,7 +49,39 @@ bool fits(const llama_model& m, const std::string& work, std::size_t bytes, cons
                   std::to_string(page_memory_budget) + " bytes (" + megabytes(page_memory_budget) + "): " + advice);
 }
 
-bool load(const cli_options& o, llama_model& m, llama_tokenizer& tok) {
+// A Hugging Face folder: the files hf_folder_files names read from disk, the
+// model and its tokenizer made of them by the core (llama/hf_folder.hpp).
+bool load_folder(const std::string& dir, llama_model& m, llama_tokenizer& tok) {
+    std::string why;
+    std::vector<llama_file> kept;  // the bytes `files` points into, until the model has copied its weights
+    std::vector<hf_folder_file> files;
+    const auto read = [&](const std::string& name) {
+        llama_file f = llama_file_read((std::filesystem::path(dir) / name).string(), why);
+        if (!f.bytes)
+            return false;
+        files.push_back({name, f.bytes.get(), f.size});
+        kept.push_back(std::move(f));
+        return true;
+    };
+    std::error_code ec;
+    const bool sharded = std::filesystem::exists(std::filesystem::path(dir) / hf_index_file, ec);
+    if (sharded && !read(hf_index_file))
+        return report(cli_terminal_safe(why));
+    std::vector<std::string> names;
+    if (auto problem = hf_folder_files(sharded ? &files[0] : nullptr, names))
+        return report(cli_terminal_safe(dir + ": " + *problem));
+    for (const std::string& name : names)
+        if (name != hf_index_file && !read(name))
+            return report(cli_terminal_safe(why));
+    hf_folder f;
+    if (auto problem = hf_folder_read(files, f))
+        return report(cli_terminal_safe(dir + ": " + *problem));
+    m = std::move(f.model);
+    tok = std::move(f.tokenizer);
+    return true;
+}
+
+bool load_checkpoint(const cli_options& o, llama_model& m, llama_tokenizer& tok) {
     std::string why;
     llama_file file = llama_file_read(*o.model, why);  // the model keeps these bytes: no copy
     if (!file.bytes)
@@ -60,6 +94,34 @@ bool load(const cli_options& o, llama_model& m, llama_tokenizer& tok) {
     if (!llama_tokenizer_read(file.bytes.get(), file.size, m.config.vocab_size, tok, &why))
         return report(cli_terminal_safe(*o.tokenizer) + ": " + why);
     return true;
+}
+
+// 0, or attn's exit code after a message: 1 a file refused, 2 a checkpoint without --tokenizer or a
+// Hugging Face folder with one.
+int load(const cli_options& o, llama_model& m, llama_tokenizer& tok) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(*o.model, ec)) {
+        if (!std::filesystem::exists(std::filesystem::path(*o.model) / hf_config_file, ec)) {
+            report(cli_terminal_safe(*o.model) +
+                   " is a folder without config.json: name the llama2.c checkpoint (.bin) "
+                   "in it, or a Hugging Face model's folder");
+            return 1;
+        }
+        if (o.tokenizer) {
+            report(cli_terminal_safe(*o.model) +
+                   " is a Hugging Face folder: its tokenizer is its tokenizer.json, so "
+                   "--tokenizer is not taken with it");
+            return 2;
+        }
+        return load_folder(*o.model, m, tok) ? 0 : 1;
+    }
+    if (!o.tokenizer) {
+        report(
+            "--model FILE needs --tokenizer FILE (the model's tokenizer.bin) to read the link's text; --model DIR "
+            "alone opens a Hugging Face folder");
+        return 2;
+    }
+    return load_checkpoint(o, m, tok) ? 0 : 1;
 }
 
 // The heads' experiment with the link's interventions; false when one names a
@@ -112,6 +174,14 @@ void print_lens(const llama_model& m, const llama_tokenizer& tok, const std::vec
     }
 }
 
+// The text the tokens spell, after the BOS encoding added (none for GPT-2 or Qwen2).
+std::string decode(const llama_tokenizer& tok, const std::vector<int>& ids) {
+    std::string text;
+    for (std::size_t i = !ids.empty() && ids[0] == tok.bos ? 1 : 0; i < ids.size(); ++i)
+        text += llama_decode_piece(tok, i ? ids[i - 1] : -1, ids[i]);
+    return text;
+}
+
 void print_summary(const cli_options& o, const llama_model& m, const llama_tokenizer& tok, const std::vector<int>& ids,
                    const trace& t) {
     const llama_config& c = m.config;
@@ -122,12 +192,9 @@ void print_summary(const cli_options& o, const llama_model& m, const llama_token
     for (const int id : ids)
         std::printf(" %d", id);
     std::printf("\ntokens (%zu):", ids.size());
-    std::string decoded;
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-        std::printf(" %s", json_string(tok.pieces[std::size_t(ids[i])]).c_str());
-        if (i > 0)
-            decoded += llama_decode_piece(tok, ids[i - 1], ids[i]);
-    }
+    for (const int id : ids)
+        std::printf(" %s", json_string(tok.pieces[std::size_t(id)]).c_str());
+    const std::string decoded = decode(tok, ids);
     std::printf("\ndecoded: %s\nnan %d, inf %d\nnext token after the last:\n", json_string(decoded).c_str(), t.nan_count,
                 t.inf_count);
     const float* z = t.logits.row(t.logits.rows - 1);
@@ -152,16 +219,13 @@ void print_summary(const cli_options& o, const llama_model& m, const llama_token
 int generate(const cli_options& o, const link_view& v, const llama_model& m, const llama_tokenizer& tok,
              const std::vector<int>& prompt) {
     const llama_sampling s{o.temperature.value_or(v.temperature), o.top_p.value_or(v.top_p),
-                           o.seed.value_or(std::uint64_t(v.gen_seed))};
+                           o.seed.value_or(std::uint64_t(v.gen_seed)), llama_stop_token(tok)};
     const int cache = llama_generate_capacity(m.config, int(prompt.size()), o.generate);
     if (!fits(m, "generating " + std::to_string(o.generate) + " tokens (a cache of " + std::to_string(cache) + ")",
               llama_decoder_bytes(m.config, cache), "generate fewer tokens"))
         return 1;
     const std::vector<int> all = llama_generate(m, prompt, o.generate, s, threads_available());  // the same tokens on any count
-    std::string text;
-    for (std::size_t i = 1; i < all.size(); ++i)
-        text += llama_decode_piece(tok, all[i - 1], all[i]);
-    std::printf("%s\nids:", cli_terminal_safe(text).c_str());
+    std::printf("%s\nids:", cli_terminal_safe(decode(tok, all)).c_str());
     for (const int id : all)
         std::printf(" %d", id);
     std::printf("\n");
@@ -180,7 +244,9 @@ int eval_model(const experiment& e, const link_view& v, const cli_options& o) {
     llama_model m;
     llama_tokenizer tok;
     experiment le;
-    if (!load(o, m, tok) || !interventions(e, m.config, le))
+    if (const int code = load(o, m, tok))
+        return code;
+    if (!interventions(e, m.config, le))
         return 1;
     const std::vector<int> ids = llama_encode(tok, e.text, true);
     if (const auto problem = llama_tokens_problem(m.config, ids)) {

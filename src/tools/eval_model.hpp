@@ -1,5 +1,7 @@
 // `attn eval '<link>' --model FILE --tokenizer FILE`: a llama2.c checkpoint and
 // its tokenizer.bin read and checked (llama/checkpoint.hpp, llama/tokenizer.hpp),
+// or `--model DIR`, a Hugging Face folder's files read from disk and made the
+// llama block's model and its tokenizer by the core (llama/hf_folder.hpp);
 // the link's text encoded with BOS as run.c does, and the llama block's pass
 // (llama/forward.hpp) printed: a summary (the model's shape, the tokens, the
 // next-token predictions after the last) or, with --json, the trace as

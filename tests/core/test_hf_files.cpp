@@ -15,8 +15,10 @@
 #include "llama/forward.hpp"
 #include "llama/generate.hpp"
 #include "llama/hf_config.hpp"
+#include "llama/hf_folder.hpp"
 #include "llama/hf_model.hpp"
 #include "llama/safetensors.hpp"
+#include "llama/tokenizer.hpp"
 #include "llama_test_files.hpp"
 #include "test_util.hpp"
 
@@ -192,6 +194,15 @@ TEST_CASE("config.json: GPT-2 and Qwen2 read; their tensors checked against the 
     CHECK(g.head_dim == 4);
     CHECK(g.tied);
     CHECK(g.context == 16);
+    CHECK(g.bos == -1);
+    CHECK(g.eos == -1);
+    REQUIRE_FALSE(hf_config_read(
+        std::string(gpt2_config)
+            .replace(std::string(gpt2_config).find("\"n_inner\":null"), 14, "\"bos_token_id\":3,\"eos_token_id\":[10,4]"),
+        g));
+    CHECK(g.bos == 3);
+    CHECK(g.eos == 10);  // Llama 3 names a list: the first is the one that ends a text
+    REQUIRE_FALSE(hf_config_read(gpt2_config, g));
     CHECK(hf_config_tensors(g).size() == 2 + 2 * 12 + 2);
     CHECK(check(g, tensors_of(g)).empty());
     CHECK(check(g, tensors_of(g, "transformer.")).empty());  // as GPT2LMHeadModel saves them
@@ -244,6 +255,7 @@ TEST_CASE("config.json: every architecture and option not implemented is refused
     CHECK(config_problem(qwen2_config, "\"model_type\":\"qwen2\"", "\"model_type\":\"llama\"").find("model_type") !=
           std::string::npos);
     CHECK(config_problem(gpt2_config, "\"gelu_new\"", "\"relu\"").find("activation_function") != std::string::npos);
+    CHECK(config_problem(gpt2_config, "\"n_inner\":null", "\"eos_token_id\":11").find("eos_token_id") != std::string::npos);
     CHECK(config_problem(gpt2_config, "\"n_head\":2", "\"n_head\":3").find("not a multiple") != std::string::npos);
     CHECK(config_problem(gpt2_config, "\"n_embd\":8,", "").find("no n_embd") != std::string::npos);
     CHECK(config_problem("[]", "", "").find("one JSON object") != std::string::npos);
@@ -560,4 +572,65 @@ TEST_CASE("a NaN in an F16 or BF16 tensor is refused, naming the tensor") {
         CHECK(why->find("'model.layers.0.mlp.up_proj.weight' holds a NaN") != std::string::npos);
         CHECK(out.weights.empty());
     }
+}
+
+TEST_CASE("a Hugging Face folder from its files by name: which files, and each problem naming its file") {
+    std::vector<std::string> names;
+    REQUIRE_FALSE(hf_folder_files(nullptr, names));
+    CHECK(names == std::vector<std::string>{"config.json", "tokenizer.json", "model.safetensors"});
+    const std::string index_text = R"({"metadata":{},"weight_map":{"model.norm.weight":"model-00002-of-00002.safetensors",)"
+                                   R"("model.embed_tokens.weight":"model-00001-of-00002.safetensors"}})";
+    const auto bytes = [](const std::string& s) { return reinterpret_cast<const unsigned char*>(s.data()); };
+    const hf_folder_file index{"model.safetensors.index.json", bytes(index_text), index_text.size()};
+    REQUIRE_FALSE(hf_folder_files(&index, names));
+    CHECK(names == std::vector<std::string>{"config.json", "tokenizer.json", "model.safetensors.index.json",
+                                            "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"});
+    const std::string bad_text = R"({"weight_map":{"a":"../secret.safetensors"}})";
+    const hf_folder_file bad{"model.safetensors.index.json", bytes(bad_text), bad_text.size()};
+    CHECK(hf_folder_files(&bad, names)->find("../secret.safetensors") != std::string::npos);
+    CHECK(names.empty());
+
+    const test::llama_bytes ckpt = test::llama_test_checkpoint(test::llama_test_config(32, 48, 2, 4, 2, 40, 64, true), 7);
+    llama_model m;
+    REQUIRE(llama_checkpoint_read(ckpt.data(), ckpt.size(), m));
+    std::string config;
+    const std::vector<unsigned char> weights = as_hf_folder(m, config);
+    const std::string tokenizer = "{}";
+    const hf_folder_file config_file{"config.json", bytes(config), config.size()},
+        tokenizer_file{"tokenizer.json", bytes(tokenizer), tokenizer.size()},
+        weights_file{"model.safetensors", weights.data(), weights.size()};
+    hf_folder f;
+    CHECK(hf_folder_read({tokenizer_file, weights_file}, f) == "the folder has no config.json");
+    CHECK(hf_folder_read({config_file, weights_file}, f) == "the folder has no tokenizer.json");
+    CHECK(hf_folder_read({config_file, tokenizer_file}, f) == "the folder has no model.safetensors");
+    std::vector<unsigned char> cut(weights.begin(), weights.end() - 4);
+    const auto truncated = hf_folder_read({config_file, tokenizer_file, {"model.safetensors", cut.data(), cut.size()}}, f);
+    CHECK(truncated.value_or("").rfind("model.safetensors: ", 0) == 0);
+    CHECK(f.model.weights.empty());
+    // Sharded: the index names two files; the second holds no tensor, though the index puts one there.
+    const std::vector<unsigned char> empty = safetensors_bytes("{}      ", 0);
+    const hf_folder_file first{"model-00001-of-00002.safetensors", weights.data(), weights.size()},
+        second{"model-00002-of-00002.safetensors", empty.data(), empty.size()};
+    CHECK(hf_folder_read({config_file, tokenizer_file, index, first}, f) ==
+          "the folder has no model-00002-of-00002.safetensors, which model.safetensors.index.json names");
+    CHECK(hf_folder_read({config_file, tokenizer_file, index, first, second}, f)
+              .value_or("")
+              .find("which model.safetensors.index.json does not name") != std::string::npos);
+    CHECK(hf_folder_read({config_file, tokenizer_file, weights_file}, f).value_or("").rfind("tokenizer.json: ", 0) == 0);
+
+    // A whole folder: the model as hf_model_read makes it, and a byte-level tokenizer.json (three tokens, one merge)
+    // whose end of text is the config's eos_token_id.
+    const std::string small_tokenizer =
+        R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]},"added_tokens":[],)"
+        R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"use_regex":true},"decoder":{"type":"ByteLevel"}})";
+    const std::string config_eos = config.substr(0, config.size() - 1) + R"(,"eos_token_id":3})";
+    const hf_folder_file small{"tokenizer.json", bytes(small_tokenizer), small_tokenizer.size()},
+        eos_config{"config.json", bytes(config_eos), config_eos.size()};
+    const auto opened = hf_folder_read({eos_config, small, weights_file, {"README.md", nullptr, 0}}, f);
+    REQUIRE_MESSAGE(!opened, opened.value_or(""));
+    CHECK(f.config.arch == hf_arch::llama);
+    CHECK(f.model.config.rope_half);
+    CHECK(f.model.weights.size == m.weights.size);
+    CHECK(f.tokenizer.eos == 3);
+    CHECK(llama_encode(f.tokenizer, "abab", true) == std::vector<int>{2, 2});
 }

@@ -1,5 +1,5 @@
 // libFuzzer target for Hugging Face folders' files: safetensors headers,
-// config.json and the sharded index, through the property of
+// config.json, the sharded index and tokenizer.json, through the property of
 // tests/fuzz/hf_check.hpp (ASan aborts on any out-of-bounds read, leak or overflow
 // on its own).
 //

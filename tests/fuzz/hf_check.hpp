@@ -4,13 +4,17 @@
 //   'C'  the rest is a config.json (hf_config_read), then its tensors checked
 //        against themselves (hf_config_tensors, hf_check_tensors)
 //   'I'  the rest is a model.safetensors.index.json (safetensors_index_read)
-// Any other first byte: all three, on the whole input.
+//   'T'  the rest is a tokenizer.json (hf_tokenizer_read, for a model of
+//        hf_fuzz_vocab tokens), then texts encoded and decoded with it
+// Any other first byte: all four, on the whole input.
 //
 // For any bytes: a read either fails with a message and leaves its result empty,
 // or holds what it promises: a safetensors file's tensors sorted by name, each
 // found by it, inside the file, their bytes their shape's and tiling the data; a
 // config's sizes within llama_limits, its heads dividing evenly, its tensors
-// accepted as a folder of it would hold them; an index's files plain names.
+// accepted as a folder of it would hold them; an index's files plain names; a
+// tokenizer's pieces one per id, its BOS and EOS ids or −1, and every id it
+// encodes (texts of every kind, the input itself among them) a token of the model.
 #pragma once
 
 #include <algorithm>
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "llama/hf_config.hpp"
+#include "llama/hf_tokenizer.hpp"
 #include "llama/safetensors.hpp"
 
 namespace attn {
@@ -94,6 +99,36 @@ inline std::string hf_index_fuzz_check(std::string_view input, bool* valid = nul
     return "";
 }
 
+inline constexpr int hf_fuzz_vocab = 600;
+
+inline std::string hf_tokenizer_fuzz_check(std::string_view input, bool* valid = nullptr) {
+    llama_tokenizer t;
+    std::string why;
+    const bool ok = hf_tokenizer_read(reinterpret_cast<const unsigned char*>(input.data()), input.size(), hf_fuzz_vocab, t, &why);
+    if (valid)
+        *valid = ok;
+    if (!ok)
+        return why.empty()                 ? "a refused tokenizer without a message"
+               : t.pieces.empty() && !t.hf ? ""
+                                           : "a refused tokenizer left pieces";
+    if (int(t.pieces.size()) != hf_fuzz_vocab || !t.hf || t.bos < -1 || t.bos >= hf_fuzz_vocab || t.eos < -1 ||
+        t.eos >= hf_fuzz_vocab)
+        return "a tokenizer read without a piece per id, or with BOS or EOS out of range";
+    for (const std::string_view text :
+         {std::string_view(""), std::string_view(" Hello, world!\r\n  I'M 12345 "),
+          std::string_view("\xE4\xBD\xA0\xE5\xA5\xBD e\xCC\x81 \xF0\x9F\x99\x82 \xFF\xC0"), input.substr(0, 256)}) {
+        const std::vector<int> ids = llama_encode(t, text, true, true);
+        int previous = -1;
+        for (const int id : ids) {
+            if (id < 0 || id >= hf_fuzz_vocab)
+                return "an encoding gave the id " + std::to_string(id) + ", outside the vocabulary";
+            llama_decode_piece(t, previous, id);
+            previous = id;
+        }
+    }
+    return "";
+}
+
 inline std::string hf_fuzz_check(std::string_view input, bool* valid = nullptr) {
     if (input.empty())
         return "";
@@ -105,12 +140,16 @@ inline std::string hf_fuzz_check(std::string_view input, bool* valid = nullptr) 
             return hf_config_fuzz_check(rest, valid);
         case 'I':
             return hf_index_fuzz_check(rest, valid);
+        case 'T':
+            return hf_tokenizer_fuzz_check(rest, valid);
         default: {
             std::string p = hf_safetensors_fuzz_check(input);
             if (p.empty())
                 p = hf_config_fuzz_check(input);
             if (p.empty())
                 p = hf_index_fuzz_check(input);
+            if (p.empty())
+                p = hf_tokenizer_fuzz_check(input);
             return p;
         }
     }

@@ -258,7 +258,7 @@ std::vector<int> llama_generate(const llama_model& m, const std::vector<int>& pr
     const int context = m.config.seq_len;
     for (int i = 0; i < steps && int(out.size()) < context && logits; ++i) {
         const int next = llama_sample(logits, m.config.vocab_size, s, g);
-        if (next == llama_bos)
+        if (next == s.stop)
             break;
         out.push_back(next);
         if (i + 1 < steps && int(out.size()) < context)  // another to sample: feed this one

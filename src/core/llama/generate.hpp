@@ -21,6 +21,7 @@
 #include "base/random.hpp"
 #include "base/threads.hpp"
 #include "llama/checkpoint.hpp"
+#include "llama/tokenizer.hpp"
 
 namespace attn {
 
@@ -71,6 +72,7 @@ struct llama_sampling {
     float temperature = 1.0f;  // 0: argmax (greedy); else > 0
     float top_p = 0.9f;        // in (0, 1): nucleus sampling; 0 or ≥ 1: the whole distribution
     std::uint64_t seed = 1;
+    int stop = llama_bos;  // the token that ends a generation: llama_stop_token(tokenizer); llama2.c's BOS by default
 };
 
 // The next token from logits (vocab): argmax at temperature 0 (the first of
@@ -86,7 +88,7 @@ int llama_sample(const float* logits, int vocab, const llama_sampling& s, rng& g
 int llama_generate_capacity(const llama_config& c, int prompt, int steps);
 
 // The prompt fed through a fresh decoder of llama_generate_capacity, then up to `steps` tokens sampled (stopping early at
-// BOS, which llama2.c's models emit to end a story, or at seq_len): prompt
+// s.stop — BOS, which llama2.c's models emit to end a story, by default — or at seq_len): prompt
 // followed by the tokens generated. The prompt must pass llama_tokens_problem.
 std::vector<int> llama_generate(const llama_model& m, const std::vector<int>& prompt, int steps, const llama_sampling& s,
                                 int threads = 1);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "llama/json_checked.hpp"
 
@@ -138,6 +139,20 @@ std::optional<std::string> read_llama_family(const json& j, hf_config& c) {
     return std::nullopt;
 }
 
+// bos_token_id or eos_token_id: a token of the vocabulary, or a list of them
+// (Llama 3's eos), whose first is kept; absent or null: −1.
+std::optional<std::string> token_id_at(const json& j, const char* name, int vocab, int& out) {
+    const json* v = json_member(j, name);
+    if (v && v->is_array() && !v->empty())
+        v = &(*v)[0];
+    if (!v || v->is_null() || (v->is_array() && v->empty()))
+        return std::nullopt;
+    if (!v->is_number_unsigned() || v->get<std::uint64_t>() >= std::uint64_t(vocab))
+        return std::string("config.json's ") + name + " is not one of its vocab_size " + std::to_string(vocab) + " tokens";
+    out = int(v->get<std::uint64_t>());
+    return std::nullopt;
+}
+
 std::string shape_text(const std::vector<std::uint64_t>& s) {
     std::string t = "[";
     for (std::size_t i = 0; i < s.size(); ++i)
@@ -183,6 +198,9 @@ std::optional<std::string> hf_config_read(std::string_view text, hf_config& out)
     c.architecture = row->architecture;
     if (auto why = c.arch == hf_arch::gpt2 ? read_gpt2(j, c) : read_llama_family(j, c))
         return why;
+    for (const auto& [name, id] : {std::pair{"bos_token_id", &c.bos}, std::pair{"eos_token_id", &c.eos}})
+        if (auto why = token_id_at(j, name, c.vocab, *id))
+            return why;
     out = c;
     return std::nullopt;
 }

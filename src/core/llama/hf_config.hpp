@@ -36,6 +36,7 @@ struct hf_config {
     bool tied = false;          // the output head is the token embedding (GPT-2 always)
     bool qkv_bias = false;      // Qwen2: biases on q, k and v
     bool qk_norm = false;       // Qwen3: an RMSNorm over each head's q and k
+    int bos = -1, eos = -1;     // bos_token_id, eos_token_id (the first of a list): −1 where it names none
 };
 
 // A config keeps the limits of every real model (llama/checkpoint.hpp:

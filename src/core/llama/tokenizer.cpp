@@ -125,12 +125,16 @@ bool llama_tokenizer_read(const unsigned char* bytes, std::size_t size, int voca
     return true;
 }
 
+int llama_stop_token(const llama_tokenizer& t) { return t.kind == llama_tokenizer_kind::llama2c || t.eos < 0 ? t.bos : t.eos; }
+
 std::vector<int> llama_encode(const llama_tokenizer& t, std::string_view text, bool bos, bool eos) {
+    if (t.hf)
+        return hf_encode(t, text, bos, eos);
     std::vector<int> tokens;
     if (t.pieces.empty())
         return tokens;
     if (bos)
-        tokens.push_back(llama_bos);
+        tokens.push_back(t.bos);
     if (!text.empty())  // the dummy prefix: sentencepiece's leading space
         characters(t, " ", tokens);
     characters(t, text, tokens);
@@ -154,15 +158,17 @@ std::vector<int> llama_encode(const llama_tokenizer& t, std::string_view text, b
         tokens.erase(tokens.begin() + best_at + 1);
     }
     if (eos)
-        tokens.push_back(llama_eos);
+        tokens.push_back(t.eos);
     return tokens;
 }
 
 std::string llama_decode_piece(const llama_tokenizer& t, int previous, int token) {
+    if (t.hf)
+        return hf_decode_piece(t, previous, token);
     if (token < 0 || token >= int(t.pieces.size()))
         return "";
     std::string piece = t.pieces[std::size_t(token)];
-    if (previous == llama_bos && !piece.empty() && piece[0] == ' ')
+    if (previous == t.bos && !piece.empty() && piece[0] == ' ')
         piece.erase(0, 1);
     if (const int b = byte_of(piece); b >= 0)
         return std::string(1, char(b));

@@ -197,8 +197,10 @@ void real_model_read(const real_model& m, const std::string& text, real_model_re
         out.ids.resize(cap);
         out.cut = true;
     }
-    for (std::size_t i = 1; i < out.ids.size(); ++i)
-        out.decoded += llama_decode_piece(m.tok, out.ids[i - 1], out.ids[i]);
+    // The text the tokens spell, after the BOS encoding added (none for GPT-2 or Qwen2).
+    const std::size_t first = !out.ids.empty() && out.ids[0] == m.tok.bos ? 1 : 0;
+    for (std::size_t i = first; i < out.ids.size(); ++i)
+        out.decoded += llama_decode_piece(m.tok, i ? out.ids[i - 1] : -1, out.ids[i]);
     out.tr = llama_forward(m.model, out.ids, llama_experiment(m.model.config), reading_options(m.threads), &m.tok);
     summarise_heads(out);
     const int last = int(out.ids.size()) - 1;
@@ -438,7 +440,7 @@ bool real_model_generate_step(const real_model& m, real_model_generation& g) {
     }
     record_attention(m, g);
     const int next = llama_sample(z, m.model.config.vocab_size, g.sampling, g.g);
-    if (next == llama_bos) {
+    if (next == llama_stop_token(m.tok)) {
         g.done = true;
         g.stopped = "bos";
         return false;

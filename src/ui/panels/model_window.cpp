@@ -217,10 +217,11 @@ void generated_attention(const app& a, frame_out& out) {
     std::vector<std::string> cols, rows;
     for (int j = 0; j < w.cols; ++j)
         cols.push_back(piece_label(tok.pieces[std::size_t(g.ids[std::size_t(j)])], g.ids[std::size_t(j)]));
-    for (const int p : g.query_pos) {  // "query → the token it chose" (BOS, which ends the text, is not kept)
+    for (const int p : g.query_pos) {  // "query → the token it chose" (the stop token, which ends the text, is not kept)
         const std::size_t next = std::size_t(p) + 1;
-        const int id = next < g.ids.size() ? g.ids[next] : llama_bos;
-        rows.push_back(cols[std::size_t(p)] + " \xE2\x86\x92 " + piece_label(tok.pieces[std::size_t(id)], id));
+        const int id = next < g.ids.size() ? g.ids[next] : llama_stop_token(tok);
+        const bool known = id >= 0 && id < int(tok.pieces.size());
+        rows.push_back(cols[std::size_t(p)] + " \xE2\x86\x92 " + (known ? piece_label(tok.pieces[std::size_t(id)], id) : "…"));
     }
     heatmap_options opt;
     opt.fixed_range = true;
