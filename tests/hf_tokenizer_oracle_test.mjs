@@ -8,7 +8,7 @@
 //
 //   node tests/hf_tokenizer_oracle_test.mjs build/native-debug/tests/attn_hf_tokenize
 //
-// Kinds: gpt2 (ByteLevel with its own regex), gpt2_prefix (add_prefix_space),
+// Kinds: gpt2 (ByteLevel with its own regex), gpt2_prefix (add_prefix_space), gpt2_split (GPT-2's regex in a Split),
 // qwen2 (NFC, Split with Qwen2's regex, ByteLevel), llama3 (Llama 3's regex,
 // ignore_merges, a BOS template), llama2 (TinyLlama: the Prepend + Replace
 // normalizer, byte fallback, a BOS template, Replace/ByteFallback/Fuse/Strip),
@@ -54,6 +54,9 @@ const CORPUS = [
   'SPECIAL', 'before SPECIAL after', 'SPECIALSPECIAL', 'x SPECIAL\ny', 'once upon a time there was a little girl',
   'The quick brown fox jumps over the lazy dog.', 'ÀÉÎÕÜ àéîõü ñ ß', 'Ελληνικά και русский текст',
   '\u00a0non-breaking\u2003em space', 'a', ' ', '\n', 'x\u0301\u0327 stacked marks', 'MIXED case HeLLo WoRLD',
+  '日本語のテキスト、カタカナ', '한국어 \u1100\u1161\u11a8 jamo', 'العربية ١٢٣ ½ ²', 'it’s curly’S', '\n\n\n\r\r\t\n',
+  'https://example.com/a?b=c&d=e#f', 'x = [1, 2, 3]\r\n\ty += 10_000', '          ', 'end with newline\n  ',
+  'A\u030a \u212b \u00c5 angstroms', '1,234,567.89 0.5 00007', 'tab\t\tdouble', '\u200bzero width\u200b',
 ];
 
 // ---- a deterministic corpus to learn merges from ----
@@ -198,6 +201,7 @@ function kinds() {
   const gpt2 = byte_level(GPT2_RE, {pre_tokenizer: gpt2_pre,
                                     specials: ['<|endoftext|>', ['<mask>', {lstrip: true, rstrip: true}]]});
   const prefix = byte_level(GPT2_RE, {pre_tokenizer: {...gpt2_pre, add_prefix_space: true}, specials: ['<|endoftext|>']});
+  const split = byte_level(GPT2_RE, {pre_tokenizer: split_then_bytes(GPT2_REGEX), specials: ['<|endoftext|>']});
   const qwen2 = byte_level(LLAMA3_RE, {pre_tokenizer: split_then_bytes(QWEN2_REGEX), normalize: true,
                                        specials: ['<|endoftext|>', '<|im_start|>', '<|im_end|>',
                                                   ['cafe\u0301', {special: false, normalized: true}]]});
@@ -211,6 +215,7 @@ function kinds() {
   return [
     {name: 'gpt2', json: gpt2, special: '<|endoftext|> <mask>', round_trip: true},
     {name: 'gpt2_prefix', json: prefix, special: '<|endoftext|>', round_trip: false},
+    {name: 'gpt2_split', json: split, special: '<|endoftext|>', round_trip: true},
     // The normalized added token decodes as written (e + U+0301), not as NFC made the text.
     {name: 'qwen2', json: qwen2, special: '<|im_start|>', round_trip: 'nfc', extra_vocab: 7, keeps_not: /café/},
     {name: 'llama3', json: llama3, special: '<|eot_id|>', round_trip: true},

@@ -19,22 +19,24 @@ struct segment {
     bool lstrip = false, rstrip = false;
 };
 
-// The token of `tokens` found at text[i] (the longest), or nullptr.
-const tables::added_token* added_at(const std::vector<tables::added_token>& tokens, std::string_view text, std::size_t i) {
-    const tables::added_token* best = nullptr;
-    for (const tables::added_token& a : tokens)
-        if (a.content[0] == text[i] && text.compare(i, a.content.size(), a.content) == 0 &&
-            (!best || a.content.size() > best->content.size()))
-            best = &a;
-    return best;
+using added_list = std::vector<tables::added_token>;
+using added_starts = std::array<std::uint32_t, 257>;
+
+// The longest of `tokens` found at text[i] (they are sorted by first byte, the longest first), or nullptr.
+const tables::added_token* added_at(const added_list& tokens, const added_starts& starts, std::string_view text, std::size_t i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    for (std::uint32_t k = starts[b]; k < starts[b + 1u]; ++k)
+        if (text.compare(i, tokens[k].content.size(), tokens[k].content) == 0)
+            return &tokens[k];
+    return nullptr;
 }
 
 // The text cut at the added tokens found in it, leftmost first.
-std::vector<segment> split_added(std::string_view text, const std::vector<tables::added_token>& tokens) {
+std::vector<segment> split_added(std::string_view text, const added_list& tokens, const added_starts& starts) {
     std::vector<segment> out;
     std::size_t start = 0;
     for (std::size_t i = 0; i < text.size() && !tokens.empty();) {
-        const tables::added_token* a = added_at(tokens, text, i);
+        const tables::added_token* a = added_at(tokens, starts, text, i);
         if (!a) {
             ++i;
             continue;
@@ -211,7 +213,7 @@ void encode_word(const tables& t, const std::string& word, std::vector<int>& out
 
 // A text between added tokens: normalized, cut at the normalized added tokens, pre-tokenized, encoded.
 void encode_section(const tables& t, const std::string& text, bool first_section, std::vector<int>& out) {
-    std::vector<segment> parts = split_added(hf_normalize(t, text), t.normalized_added);
+    std::vector<segment> parts = split_added(hf_normalize(t, text), t.normalized_added, t.normalized_starts);
     strip_beside(parts);
     for (const segment& p : parts) {
         if (p.id >= 0) {
@@ -249,7 +251,7 @@ std::vector<int> hf_encode(const llama_tokenizer& tok, std::string_view text, bo
     std::vector<int> out;
     if (bos)
         out = t.prefix;
-    std::vector<segment> sections = split_added(text, t.raw_added);
+    std::vector<segment> sections = split_added(text, t.raw_added, t.raw_starts);
     strip_beside(sections);
     for (std::size_t i = 0; i < sections.size(); ++i) {
         if (sections[i].id >= 0)

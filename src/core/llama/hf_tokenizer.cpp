@@ -486,6 +486,20 @@ void make_pieces(reading& r, llama_tokenizer& out) {
             out.index.emplace(out.pieces[std::size_t(id)], id);  // the lowest id
 }
 
+// Tokens sorted by first byte, the longest first, and where each first byte's start.
+void index_added(std::vector<tables::added_token>& tokens, std::array<std::uint32_t, 257>& starts) {
+    const auto first = [](const tables::added_token& a) { return static_cast<unsigned char>(a.content[0]); };
+    std::stable_sort(tokens.begin(), tokens.end(), [&](const tables::added_token& a, const tables::added_token& b) {
+        return first(a) != first(b) ? first(a) < first(b) : a.content.size() > b.content.size();
+    });
+    std::size_t at = 0;
+    for (int b = 0; b <= 256; ++b) {
+        while (at < tokens.size() && first(tokens[at]) < b)
+            ++at;
+        starts[std::size_t(b)] = std::uint32_t(at);
+    }
+}
+
 // The added tokens as encoding matches them; BOS and EOS.
 void make_added(reading& r, llama_tokenizer& out) {
     for (const reading::added_entry& a : r.added) {
@@ -495,6 +509,8 @@ void make_added(reading& r, llama_tokenizer& out) {
         if (!t.content.empty())
             (t.normalized ? r.t.normalized_added : r.t.raw_added).push_back(std::move(t));
     }
+    index_added(r.t.raw_added, r.t.raw_starts);
+    index_added(r.t.normalized_added, r.t.normalized_starts);
     out.bos = r.t.prefix.empty() ? -1 : r.t.prefix.back();
     out.eos = r.t.suffix.empty() ? -1 : r.t.suffix.front();
     for (const char* name : {"</s>", "<|endoftext|>", "<|end_of_text|>", "<|im_end|>", "<|eot_id|>", "<eos>"})

@@ -35,6 +35,7 @@
 //   std::vector<int> ids = llama_encode(t, "Hello world", true);
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -87,10 +88,13 @@ struct hf_tokenizer_tables {
     bool byte_fallback = false, ignore_merges = false, fuse_unk = false;
     std::vector<int> byte_tokens;  // (256) <0xNN>'s id, −1 where the vocabulary lacks it
 
-    std::vector<added_token> raw_added, normalized_added;  // matched before and after normalizing
-    std::vector<int> prefix, suffix;                       // the template's tokens around the text
-    bool decode_bytes = false;                             // ByteFallback: <0xNN> decodes as its byte
-    bool strip_first_space = false;                        // the decoder drops the text's leading space
+    // Matched before and after normalizing; each sorted by first byte, the longest first, with where
+    // each first byte's tokens start (byte b's are [starts[b], starts[b + 1])).
+    std::vector<added_token> raw_added, normalized_added;
+    std::array<std::uint32_t, 257> raw_starts{}, normalized_starts{};
+    std::vector<int> prefix, suffix;  // the template's tokens around the text
+    bool decode_bytes = false;        // ByteFallback: <0xNN> decodes as its byte
+    bool strip_first_space = false;   // the decoder drops the text's leading space
 };
 
 // The normalizer's steps applied to a text.
