@@ -11,6 +11,7 @@
 
 #include "compare.hpp"
 #include "hf_check.hpp"
+#include "kernels/kernels.hpp"
 #include "llama/checkpoint.hpp"
 #include "llama/forward.hpp"
 #include "llama/generate.hpp"

@@ -18,6 +18,7 @@
 
 #include "base/random.hpp"
 #include "compare.hpp"
+#include "kernels/kernels.hpp"
 #include "llama/forward.hpp"
 #include "llama/generate.hpp"
 #include "llama/hf_config.hpp"

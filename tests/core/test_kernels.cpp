@@ -458,44 +458,43 @@ TEST_CASE("16-bit weights: every f16 and bf16 value widens exactly, as its twin 
     CHECK(bf16_to_float(0x3f80) == 1.0f);
     CHECK(bf16_to_float(0xbf80) == -1.0f);
     each_kernel_set([&] {
-        for (const weight_type t : {weight_type::f16, weight_type::bf16}) {
+        for (const bool bf16 : {false, true}) {
             std::vector<float> got(all.size()), want(all.size());
-            kernel_widen(all.data(), t, got.data(), all.size());
-            kernel_widen_naive(all.data(), t, want.data(), all.size());
+            kernel_widen_16(all.data(), bf16, got.data(), all.size());
+            kernel_widen_16_naive(all.data(), bf16, want.data(), all.size());
             CHECK(std::memcmp(got.data(), want.data(), got.size() * 4) == 0);  // bits, NaN payloads included
             for (std::size_t i = 0; i < all.size(); i += 257) {
-                const float v = t == weight_type::f16 ? f16_to_float(all[i]) : bf16_to_float(all[i]);
+                const float v = bf16 ? bf16_to_float(all[i]) : f16_to_float(all[i]);
                 CHECK(std::memcmp(&got[i], &v, 4) == 0);
             }
         }
     });
 }
 
-TEST_CASE("kernel_matmul_bt_typed equals its twin, and kernel_matmul_bt on the widened weights bit for bit") {
+TEST_CASE("kernel_matmul_bt_16 equals its twin, and kernel_matmul_bt on the widened weights bit for bit") {
     each_kernel_set([&] {
         rng g(41);
         std::vector<shape> all = shapes();
         for (const shape s : std::vector<shape>{{1, 768, 50}, {3, 64, 33}, {15, 96, 17}, {1, 300, 16}, {2, 5, 1}})
             all.push_back(s);
         for (const shape s : all)
-            for (const weight_type t : {weight_type::f32, weight_type::f16, weight_type::bf16}) {
+            for (const bool bf16 : {false, true}) {
                 const auto a = random_vector(g, std::size_t(s.n * s.k)), wide = random_vector(g, std::size_t(s.m * s.k));
                 std::vector<std::uint16_t> half(wide.size());
                 for (std::size_t i = 0; i < wide.size(); ++i) {  // the top half of each float: a bf16; halves through its bits
                     std::uint32_t bits;
                     std::memcpy(&bits, &wide[i], 4);
                     half[i] =
-                        t == weight_type::bf16 ? std::uint16_t(bits >> 16) : std::uint16_t(0x3800u + (bits >> 14) % 0x1000u);
+                        bf16 ? std::uint16_t(bits >> 16) : std::uint16_t((bits >> 31) << 15 | (0x3800u + (bits >> 14) % 0x1000u));
                 }
-                const void* b = t == weight_type::f32 ? static_cast<const void*>(wide.data()) : half.data();
                 std::vector<float> widened(wide.size());
-                kernel_widen_naive(b, t, widened.data(), wide.size());
+                kernel_widen_16_naive(half.data(), bf16, widened.data(), wide.size());
                 std::vector<float> c(std::size_t(s.n * s.m), -1.0f), c_ref(c.size(), -2.0f), c_wide(c.size(), -3.0f);
-                kernel_matmul_bt_typed(a.data(), b, t, c.data(), s.n, s.m, s.k);
-                kernel_matmul_bt_typed_naive(a.data(), b, t, c_ref.data(), s.n, s.m, s.k);
+                kernel_matmul_bt_16(a.data(), half.data(), bf16, c.data(), s.n, s.m, s.k);
+                kernel_matmul_bt_16_naive(a.data(), half.data(), bf16, c_ref.data(), s.n, s.m, s.k);
                 kernel_matmul_bt(a.data(), widened.data(), c_wide.data(), s.n, s.m, s.k);
-                INFO("shape n=" << s.n << " m=" << s.m << " d=" << s.k << " type " << int(t));
-                CHECK(mismatches(c, c_ref, relative(1e-5f * float(s.k)), "matmul_bt_typed", simd_vs_naive) == 0);
+                INFO("shape n=" << s.n << " m=" << s.m << " d=" << s.k << " bf16 " << bf16);
+                CHECK(mismatches(c, c_ref, relative(1e-5f * float(s.k)), "matmul_bt_16", simd_vs_naive) == 0);
                 CHECK(std::memcmp(c.data(), c_wide.data(), c.size() * 4) == 0);
             }
     });

@@ -32,7 +32,7 @@ struct kernel_set {
     void (*relu)(float* x, int count);
     void (*swiglu)(const float* gate, const float* up, float* out, int count);
     void (*gelu_tanh)(const float* x, float* out, int count);
-    // 16-bit weights (kernels.hpp's weight_type f16 or bf16) widened, and read by matmul_bt
+    // 16-bit weights (f16, or bf16) widened, and read by matmul_bt
     void (*widen_16)(const std::uint16_t* b, bool bf16, float* out, std::size_t count);
     void (*matmul_bt_16)(const float* a, const std::uint16_t* b, bool bf16, float* c, int n, int m, int d, float* scratch);
     // backward (train_kernels.hpp)

@@ -81,13 +81,10 @@ void kernel_softmax_online(float* s, int rows, int cols, const int* visible, flo
 void kernel_softmax_online_naive(float* s, int rows, int cols, const int* visible, float scale, float* row_max, float* row_sum,
                                  float* rescale);
 
-// Weights as a model file stores them: fp32, or one of the two 16-bit floats
-// Hugging Face checkpoints ship (IEEE half; bfloat16, fp32's top half). The
-// products below read 16-bit weights where they lie and widen them exactly (every
-// f16 and bf16 value is an fp32 value), so a model keeps its file's size in memory.
-enum class weight_type : unsigned char { f32, f16, bf16 };
-inline std::size_t weight_type_bytes(weight_type t) { return t == weight_type::f32 ? 4 : 2; }
-
+// 16-bit weights, as Hugging Face checkpoints ship them: IEEE half (f16) or
+// bfloat16 (bf16, fp32's top half; `bf16` set below). The products read them where
+// they lie and widen them exactly (every f16 and bf16 value is an fp32 value), so
+// a model keeps its file's size in memory.
 // The fp32 value of an IEEE half (normals, subnormals, ±0, ±inf, NaN with its payload).
 inline float f16_to_float(std::uint16_t h) {
     const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16, em = h & 0x7fffu;
@@ -110,17 +107,17 @@ inline float bf16_to_float(std::uint16_t h) {
     return f;
 }
 
-// out[i] = b[i] widened to fp32, for count weights of type t at b.
-void kernel_widen(const void* b, weight_type t, float* out, std::size_t count);
-void kernel_widen_naive(const void* b, weight_type t, float* out, std::size_t count);
+// out[i] = b[i] widened to fp32, for count 16-bit weights at b.
+void kernel_widen_16(const std::uint16_t* b, bool bf16, float* out, std::size_t count);
+void kernel_widen_16_naive(const std::uint16_t* b, bool bf16, float* out, std::size_t count);
 
-// c(n, m) = a(n, d) · b(m, d)ᵀ with b's weights of type t -- a real model's
-// projections x·Wᵀ read from its file's bytes. fp32 is kernel_matmul_bt itself;
-// 16-bit rows are widened 16 at a time into a small buffer that kernel_matmul_bt
-// then reads, so each c[i][j] gets the bits kernel_matmul_bt gives on the widened
-// b (a block of rows or all of them, on any thread).
-void kernel_matmul_bt_typed(const float* a, const void* b, weight_type t, float* c, int n, int m, int d);
-void kernel_matmul_bt_typed_naive(const float* a, const void* b, weight_type t, float* c, int n, int m, int d);
+// c(n, m) = a(n, d) · b(m, d)ᵀ with b's weights 16-bit -- a real model's
+// projections x·Wᵀ read from its file's bytes. b's rows are widened 16 at a time
+// into a small buffer that kernel_matmul_bt then reads, so each c[i][j] gets the
+// bits kernel_matmul_bt gives on the widened b (a block of rows or all of them, on
+// any thread).
+void kernel_matmul_bt_16(const float* a, const std::uint16_t* b, bool bf16, float* c, int n, int m, int d);
+void kernel_matmul_bt_16_naive(const float* a, const std::uint16_t* b, bool bf16, float* c, int n, int m, int d);
 
 // The SIMD kernels above are built once per instruction set the platform
 // offers (wasm: simd128; x86-64: sse2, avx2 with FMA, avx512f), and the best one

@@ -82,20 +82,13 @@ void kernel_relu(float* x, int count) { active()->relu(x, count); }
 void kernel_swiglu(const float* gate, const float* up, float* out, int count) { active()->swiglu(gate, up, out, count); }
 void kernel_gelu_tanh(const float* x, float* out, int count) { active()->gelu_tanh(x, out, count); }
 
-void kernel_widen(const void* b, weight_type t, float* out, std::size_t count) {
-    if (t == weight_type::f32)
-        std::memcpy(out, b, count * sizeof(float));
-    else
-        active()->widen_16(static_cast<const std::uint16_t*>(b), t == weight_type::bf16, out, count);
+void kernel_widen_16(const std::uint16_t* b, bool bf16, float* out, std::size_t count) {
+    active()->widen_16(b, bf16, out, count);
 }
-void kernel_matmul_bt_typed(const float* a, const void* b, weight_type t, float* c, int n, int m, int d) {
-    if (t == weight_type::f32)
-        active()->matmul_bt(a, static_cast<const float*>(b), c, n, m, d);
-    else {
-        thread_local std::vector<float> scratch;  // each thread its own: generation splits a product's rows
-        scratch.resize(std::max(scratch.size(), matmul_bt_16_scratch(n, d)));
-        active()->matmul_bt_16(a, static_cast<const std::uint16_t*>(b), t == weight_type::bf16, c, n, m, d, scratch.data());
-    }
+void kernel_matmul_bt_16(const float* a, const std::uint16_t* b, bool bf16, float* c, int n, int m, int d) {
+    thread_local std::vector<float> scratch;  // each thread its own: generation splits a product's rows
+    scratch.resize(std::max(scratch.size(), matmul_bt_16_scratch(n, d)));
+    active()->matmul_bt_16(a, b, bf16, c, n, m, d, scratch.data());
 }
 
 void kernel_matmul_at_acc(const float* a, const float* b, float* c, int n, int k, int m, bool sparse_rows) {

@@ -44,29 +44,18 @@ void kernel_gelu_tanh_naive(const float* x, float* out, int count) {
     }
 }
 
-namespace {
-
-// Weight i of b, of type t, as fp32.
-float weight_at(const void* b, weight_type t, std::size_t i) {
-    if (t == weight_type::f32)
-        return static_cast<const float*>(b)[i];
-    const std::uint16_t h = static_cast<const std::uint16_t*>(b)[i];
-    return t == weight_type::f16 ? f16_to_float(h) : bf16_to_float(h);
-}
-
-}  // namespace
-
-void kernel_widen_naive(const void* b, weight_type t, float* out, std::size_t count) {
+void kernel_widen_16_naive(const std::uint16_t* b, bool bf16, float* out, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i)
-        out[i] = weight_at(b, t, i);
+        out[i] = bf16 ? bf16_to_float(b[i]) : f16_to_float(b[i]);
 }
 
-void kernel_matmul_bt_typed_naive(const float* a, const void* b, weight_type t, float* c, int n, int m, int d) {
+void kernel_matmul_bt_16_naive(const float* a, const std::uint16_t* b, bool bf16, float* c, int n, int m, int d) {
     for (std::size_t i = 0; i < std::size_t(n); ++i)
         for (std::size_t j = 0; j < std::size_t(m); ++j) {
             float s = 0.0f;
             for (std::size_t p = 0; p < std::size_t(d); ++p)
-                s += a[i * std::size_t(d) + p] * weight_at(b, t, j * std::size_t(d) + p);
+                s += a[i * std::size_t(d) + p] *
+                     (bf16 ? bf16_to_float(b[j * std::size_t(d) + p]) : f16_to_float(b[j * std::size_t(d) + p]));
             c[i * std::size_t(m) + j] = s;
         }
 }

@@ -8,6 +8,8 @@
 #include <system_error>
 #include <utility>
 
+#include "kernels/kernels.hpp"
+
 namespace attn {
 
 namespace {
@@ -256,7 +258,10 @@ std::size_t llama_parameters(const llama_model& m) {
 }
 
 void llama_floats(const llama_model&, const llama_tensor& t, std::size_t first, std::size_t count, float* out) {
-    kernel_widen(t.data + first * weight_type_bytes(t.type), t.type, out, count);
+    if (t.type == weight_type::f32)
+        std::memcpy(out, t.data + first * sizeof(float), count * sizeof(float));
+    else
+        kernel_widen_16(reinterpret_cast<const std::uint16_t*>(t.data) + first, t.type == weight_type::bf16, out, count);
 }
 
 std::vector<float> llama_floats(const llama_model& m, const llama_tensor& t) {
@@ -267,7 +272,11 @@ std::vector<float> llama_floats(const llama_model& m, const llama_tensor& t) {
 
 void llama_matmul_bt(const float* x, const llama_model& m, const llama_tensor& w, std::size_t first_row, float* y, int n, int out,
                      int in) {
-    kernel_matmul_bt_typed(x, m.row(w, first_row, std::size_t(in)), w.type, y, n, out, in);
+    const void* rows = m.row(w, first_row, std::size_t(in));
+    if (w.type == weight_type::f32)
+        kernel_matmul_bt(x, static_cast<const float*>(rows), y, n, out, in);
+    else
+        kernel_matmul_bt_16(x, static_cast<const std::uint16_t*>(rows), w.type == weight_type::bf16, y, n, out, in);
 }
 
 llama_file llama_file_read(const std::string& path, std::string& error) {

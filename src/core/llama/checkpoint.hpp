@@ -25,14 +25,16 @@
 #include <string>
 #include <vector>
 
-#include "kernels/kernels.hpp"
-
 namespace attn {
 
 // The block a model computes: the llama family's (RMSNorm, RoPE, SwiGLU), or
 // GPT-2's (LayerNorm with biases, learned absolute positions added to the
 // embedding, a GELU FFN of one matrix up and one down, biases on every projection).
 enum class llama_arch { llama, gpt2 };
+
+// A tensor's weights as its file stores them: fp32, IEEE half or bfloat16.
+enum class weight_type : unsigned char { f32, f16, bf16 };
+inline std::size_t weight_type_bytes(weight_type t) { return t == weight_type::f32 ? 4 : 2; }
 
 // What the header says, after checking. vocab_size is positive here; the
 // legacy sign is shared_classifier.
@@ -119,7 +121,7 @@ void llama_floats(const llama_model& m, const llama_tensor& t, std::size_t first
 std::vector<float> llama_floats(const llama_model& m, const llama_tensor& t);
 
 // y(n, out) = x(n, in)·W[first_row .. first_row + out)ᵀ for a (·, in) tensor W
-// of any type (kernels.hpp's kernel_matmul_bt_typed).
+// of any type (fp32: kernels.hpp's kernel_matmul_bt; 16-bit: kernel_matmul_bt_16).
 void llama_matmul_bt(const float* x, const llama_model& m, const llama_tensor& w, std::size_t first_row, float* y, int n, int out,
                      int in);
 

@@ -3,7 +3,7 @@
 // other, copied into one buffer in the block's places (rotate_half RoPE with the
 // config's rope_theta, its RMSNorm ε, Qwen2's q/k/v biases, a tied or separate
 // head). Each tensor keeps its file's type, F32, F16 or BF16: the kernels read
-// 16-bit weights where they lie (kernels.hpp's kernel_matmul_bt_typed), so a BF16
+// 16-bit weights where they lie (kernels.hpp's kernel_matmul_bt_16), so a BF16
 // model takes half an F32 one's memory. GPT-2 (llama_arch::gpt2): its Conv1D
 // weights (in, out) turned to the block's (out, in) rows as they are copied,
 // c_attn split into W_q, W_k, W_v and its bias into theirs, the LayerNorms' gains
