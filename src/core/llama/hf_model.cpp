@@ -100,14 +100,17 @@ struct placer {
         const std::size_t in = std::size_t(p.tensor->shape[0]), out = std::size_t(p.tensor->shape[1]);
         const weight_type type = type_of(*p.tensor);
         const std::size_t es = weight_type_bytes(type);
-        unsigned char* file = p.shard->owner.get() + p.tensor->begin;
-        llama_tensor t{file + col0 * in * es, cols * in, type};
+        llama_tensor t;
         if (base) {
             t = take(cols * in, type);
             turn(p.shard->bytes + p.tensor->begin, in, out, col0, cols, es, const_cast<unsigned char*>(t.data));
-        } else if (turned.insert(p.tensor).second) {
-            const std::vector<unsigned char> was(file, file + in * out * es);
-            turn(was.data(), in, out, 0, out, es, file);
+        } else {
+            unsigned char* file = p.shard->owner.get() + p.tensor->begin;  // handed over: the model's to rewrite
+            if (turned.insert(p.tensor).second) {
+                const std::vector<unsigned char> was(file, file + in * out * es);
+                turn(was.data(), in, out, 0, out, es, file);
+            }
+            t = {file + col0 * in * es, cols * in, type};
         }
         check(t, name);
         return t;
