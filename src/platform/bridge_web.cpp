@@ -163,10 +163,8 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_model(const char* name_a, unsign
     g_buffer.clear();
     // Handed over: the checkpoint's buffer becomes the model's weights (no copy);
     // whatever nobody keeps is freed when these go.
-    const auto own = [](unsigned char* p) {
-        return std::shared_ptr<const unsigned char>(p, [](const unsigned char* q) { std::free(const_cast<unsigned char*>(q)); });
-    };
-    const std::shared_ptr<const unsigned char> own_a = own(a), own_b = own(b);
+    const auto own = [](unsigned char* p) { return std::shared_ptr<unsigned char>(p, [](unsigned char* q) { std::free(q); }); };
+    const std::shared_ptr<unsigned char> own_a = own(a), own_b = own(b);
     if (g_app)
         g_buffer = attn::ui::app_open_model(
             *g_app, {a, a ? std::size_t(size_a) : 0, name_a ? name_a : "", sha_a ? sha_a : "", a ? own_a : nullptr},

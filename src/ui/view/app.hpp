@@ -344,6 +344,9 @@ bool app_working(const app& a);
 // model opened before, if any, stays). The page keeps the files in the browser
 // only after "" (web/models.js).
 std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y);
+// The same from the files a person picked or dropped, any order: llama2.c's
+// pair, or a Hugging Face folder's files (real_model_open_files).
+std::string app_open_model_files(app& a, const std::vector<real_model_file>& files);
 
 // The page's list of kept models, one per line: key, name, tokenizer name and
 // bytes, separated by tabs (web/models.js). Lines that do not parse are skipped.
