@@ -463,6 +463,7 @@ export function printLlama(r) {
     if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   }
   console.log('  R2 median ms = per generated token. % BW: the step\'s weight bytes / time against the native read probe over 256 MB (memory); % own BW: against that runtime\'s own probe.');
+  if (l.rows.some((x) => x.workload.startsWith('R5'))) console.log('  R5 % BW: the step\'s weight bytes in their own type + the mean cached K/V, per token, against the same probe (R4-R6: Hugging Face folders, tests/hf_files.py --shape).');
   console.log('  ×faster than PyTorch: median over rounds of PyTorch\'s time / ours in that runtime (R1: PyTorch\'s pass computes the logits only). ours native ×faster: wasm rows, ours native\'s speed over that row\'s.');
   for (const x of l.rows.filter((row) => row.peak_rss_bytes !== undefined && row.workload.startsWith('R6')))
     console.log(`  ${x.workload}: ${x.peer} peaks at ${(x.peak_rss_bytes / 2 ** 20).toFixed(0)} MB resident for a ${(x.file_bytes / 2 ** 20).toFixed(0)} MB folder: ${x.ratio_to_file.toFixed(2)}× ` +
