@@ -8,6 +8,7 @@
 //   node bench/run.mjs [--rounds N] [--out FILE] [--no-page] [--no-numpy] [--no-train] [--train-only] [--no-torch] [--no-chromium]
 //                      [--workloads PREFIX,…]   # only the attention workloads whose names start so, e.g. "W3" or "W1 causal,W2"
 //                      [--llama-only] [--no-llama] [--llama-shapes stories15M,stories110M] [--llama-rounds N]
+//                      [--hf-only] [--no-hf] [--hf-shapes gpt2-small,smollm2-135m] [--hf-rounds N]
 //
 // Training (T1, T2: one AdamW step of the core's trainer) is timed against PyTorch
 // (eager, one thread, Debian's python3-torch) and TensorFlow.js's wasm backend
@@ -21,6 +22,10 @@
 // random weights written by tests/llama_files.py: stories15M's shape by default,
 // stories110M's (~440 MB) only with --llama-shapes naming it; --llama-only runs that
 // part alone, --no-llama skips it; --workloads R2 (say) keeps only those rows.
+// Hugging Face folders (R4 the traced forward, R5 generation, R6 the memory of opening
+// the folder; issue 52) written by tests/hf_files.py --shape: GPT-2 small in F32 and
+// F16, SmolLM2-135M in BF16 (--hf-shapes); --hf-only runs them alone (no llama2.c
+// shapes), --no-hf skips them; --llama-only runs the llama2.c shapes alone.
 //
 // [SECTION] peers: one interface (prepare · run(reps) → s/run · output) for every runtime
 // [SECTION] measurement: check against ours, calibrate repetitions, interleaved rounds
@@ -54,10 +59,12 @@ const outFile = path.resolve(opt('--out', build('bench', 'results.json')));
 const dataDir = build('bench', 'data');
 const sampleSeconds = Number(opt('--sample-seconds', 0.02));  // each sample: enough runs to last about this long
 const onlyWorkloads = opt('--workloads', null)?.split(',').map((x) => x.trim()).filter(Boolean);
-const llamaShapes = opt('--llama-shapes', 'stories15M').split(',').map((x) => x.trim()).filter(Boolean);
+const hfOnly = args.includes('--hf-only');
+const llamaShapes = hfOnly || args.includes('--no-llama') ? [] : opt('--llama-shapes', 'stories15M').split(',').map((x) => x.trim()).filter(Boolean);
+const hfShapes = args.includes('--no-hf') || args.includes('--llama-only') ? [] : opt('--hf-shapes', 'gpt2-small,smollm2-135m').split(',').map((x) => x.trim()).filter(Boolean);
 // --workloads names attention workloads; the real models' rows run with them only when a prefix names them (R1, R2, R3).
 const wantLlama = (name) => !onlyWorkloads || onlyWorkloads.some((prefix) => name.startsWith(prefix));
-const llamaWanted = !args.includes('--no-llama') && (!onlyWorkloads || onlyWorkloads.some((prefix) => prefix.startsWith('R')));
+const llamaWanted = (llamaShapes.length > 0 || hfShapes.length > 0) && (!onlyWorkloads || onlyWorkloads.some((prefix) => prefix.startsWith('R')));
 const log = (...a) => console.error('[bench]', ...a);
 
 // --- [SECTION] peers -------------------------------------------------------------
@@ -233,12 +240,14 @@ async function chromiumPeers(browser) {
     threaded,
     llamaMt: {
       llamaLoad: (model, tokenizer, n) => page.evaluate(([m, t, k]) => window.bench.llamaLoadMt(m, t, k), [model, tokenizer, n]),
+      hfLoad: (dir, names, n) => page.evaluate(([d, f, k]) => window.bench.hfLoadMt(d, f, k), [dir, names, n]),
       llamaForward: (lean, reps) => page.evaluate(([l, r]) => window.bench.llamaForwardMt(l, r), [lean, reps]),
       llamaLogits: () => page.evaluate(() => window.bench.llamaLogitsMt()),
       llamaGenerate: (steps) => page.evaluate((s) => window.bench.llamaGenerateMt(s, 2), steps),
     },
     llama: {
       llamaLoad: (model, tokenizer, n) => page.evaluate(([m, t, k]) => window.bench.llamaLoad(m, t, k), [model, tokenizer, n]),
+      hfLoad: (dir, names, n) => page.evaluate(([d, f, k]) => window.bench.hfLoad(d, f, k), [dir, names, n]),
       llamaForward: (lean, reps) => page.evaluate(([l, r]) => window.bench.llamaForward(l, r), [lean, reps]),
       llamaLogits: () => page.evaluate(() => window.bench.llamaLogits()),
       llamaGenerate: (steps) => page.evaluate((s) => window.bench.llamaGenerate(s), steps),
@@ -666,7 +675,7 @@ function printCircuits(r) {
 // 110M shape unless given); bandwidth: the read probes over 256 MB, {native, node, chromium}.
 async function realModels(native, oursNode, chrome, bandwidth) {
   return llamaBench({
-    shapes: llamaShapes, native, oursNode, oursNodeMt: await oursNodeThreads(),
+    shapes: llamaShapes, hfShapes, hfRounds: opt('--hf-rounds', null) && Number(opt('--hf-rounds', null)), native, oursNode, oursNodeMt: await oursNodeThreads(),
     chrome: chrome && { ...chrome.llama, mt: chrome.threaded ? chrome.llamaMt : null, pid: chrome.train.pid }, bandwidth,
     // The 2-thread rows on 2 cores (the rest stays pinned to one).
     twoCores: (pid, f, warm) => onCores([pid], 2, f, warm),
@@ -775,7 +784,7 @@ async function main() {
   const t0 = Date.now();
   const native = nativeOurs();
   if (trainOnly) return mainTrainOnly(native, t0);
-  if (args.includes('--llama-only')) return mainLlamaOnly(native, t0);
+  if (args.includes('--llama-only') || hfOnly) return mainLlamaOnly(native, t0);
   const workloads = JSON.parse(await native.proc.ask('describe'))
     .filter((w) => !onlyWorkloads || onlyWorkloads.some((prefix) => w.name.startsWith(prefix)));
   await native.proc.ask(`dump ${dataDir}`);

@@ -3,10 +3,13 @@
 #
 #   bash bench/run.sh [--rounds N] [--no-page] [--no-numpy] [--no-torch] [--no-train] [--train-only] [--workloads PREFIX,...] [--out FILE]
 #                     [--llama-only] [--no-llama] [--llama-shapes stories15M,stories110M] [--llama-rounds N]
+#                     [--hf-only] [--no-hf] [--hf-shapes gpt2-small,smollm2-135m]
 #
 # --train-only: just the training steps (T1, T2) against PyTorch and tfjs-wasm;
 # --llama-only: just the real models' rows (R1-R3, llama2.c shapes with random weights
 #   written by tests/llama_files.py; stories110M's ~440 MB file only when named);
+# --hf-only: just the Hugging Face folders' rows (R4-R6, GPT-2 small F32/F16 and
+#   SmolLM2-135M BF16 with random weights written by tests/hf_files.py);
 # --no-torch: no PyTorch (neither the reference check nor the training peer);
 # --workloads PREFIX,...: only the attention workloads whose names start so (e.g. W3).
 #
@@ -67,7 +70,7 @@ log "building build/bench-web-threads (wasm simd128, pthreads: the page's thread
 cmake -S bench -B build/bench-web-threads -DCMAKE_TOOLCHAIN_FILE=$toolchain -DCMAKE_BUILD_TYPE=Release -DATTN_THREADS=ON >/dev/null
 cmake --build build/bench-web-threads -j"$jobs" >/dev/null
 args=("$@")
-if [[ " $* " != *" --no-torch "* && " $* " != *" --llama-only "* ]]; then
+if [[ " $* " != *" --no-torch "* && " $* " != *" --llama-only "* && " $* " != *" --hf-only "* ]]; then
   # Training: PyTorch repeats our first 50 steps of the induction lesson recipe from the
   # same initial weights and batches (step-0 gradients within 1e-5, losses within 1e-4).
   log "training reference check against PyTorch (bench/torch_peer.py)"
@@ -76,7 +79,7 @@ if [[ " $* " != *" --no-torch "* && " $* " != *" --llama-only "* ]]; then
   /usr/bin/python3 bench/torch_peer.py build/bench-native/attn_train_dump --out build/bench/torch_check.json >&2 ||
     log "the training reference check FAILED (see above)"
 fi
-if [[ " $* " != *" --no-page "* && " $* " != *" --train-only "* && " $* " != *" --llama-only "* ]]; then
+if [[ " $* " != *" --no-page "* && " $* " != *" --train-only "* && " $* " != *" --llama-only "* && " $* " != *" --hf-only "* ]]; then
   # Both builds, as serve.py's site holds them: the threaded attn-mt.* first (into
   # bench-site's site folder), then the site with attn.*; served isolated, the page runs threaded.
   log "building build/bench-site (the playground, for the page cost and T3)"

@@ -4,6 +4,7 @@ downloaded here). Debian 12 has no usable python3-safetensors, so the files are
 written directly.
 
     python3 tests/hf_files.py DIR [--arch llama|qwen2|gpt2] [--dtype F32|F16|BF16] [--shards N] [--seed N]
+    python3 tests/hf_files.py DIR --shape gpt2-small|smollm2-135m [--dtype …]   (a real model's shape: the benchmark's)
 
 writes DIR/config.json, DIR/model.safetensors (or N shards and
 DIR/model.safetensors.index.json) and DIR/tokenizer.json.
@@ -362,6 +363,19 @@ def write_folder(folder, s):
     return weights, config, tok
 
 
+# Real models' shapes (bench/run.mjs's rows R4-R6): the config's sizes, random weights, the
+# small tokenizer above (the config's vocabulary padded with rows nothing encodes to).
+SHAPES = {
+    # GPT-2 small (openai-community/gpt2): 12 layers, 12 heads, d 768, vocab 50257, context 1024; 124M weights.
+    "gpt2-small": dict(arch="gpt2", d=768, ff=3072, layers=12, heads=12, vocab=400, extra_vocab=50257 - 400,
+                       context=1024, eps=1e-5),
+    # SmolLM2-135M (HuggingFaceTB/SmolLM2-135M, LlamaForCausalLM): hidden 576, intermediate 1536,
+    # 30 layers, 9 heads, 3 KV heads, vocab 49152, rope_theta 100000, tied; context 8192.
+    "smollm2-135m": dict(arch="llama", d=576, ff=1536, layers=30, heads=9, kv_heads=3, vocab=400,
+                         extra_vocab=49152 - 400, tied=True, theta=100000.0, eps=1e-5, context=8192),
+}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir")
@@ -369,7 +383,12 @@ def main():
     ap.add_argument("--dtype", default="F32", choices=DTYPES)
     ap.add_argument("--shards", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--shape", choices=sorted(SHAPES), help="a real model's shape (overrides --arch)")
     a = ap.parse_args()
+    if a.shape:
+        write_folder(a.dir, spec(a.shape, dtype=a.dtype, shards=a.shards, seed=a.seed, **SHAPES[a.shape]))
+        print(a.dir)
+        return
     write_folder(a.dir, spec(a.arch, a.arch, a.dtype, shards=a.shards, seed=a.seed, kv_heads=2 if a.arch != "gpt2" else None))
     print(a.dir)
 

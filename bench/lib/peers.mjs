@@ -58,6 +58,21 @@ export async function oursWasm(createAttnBench, wasmBinary) {
       m._free(pt);
       return r;
     },
+    // R4-R6: a Hugging Face folder's files ([name, bytes] pairs) copied into the heap and
+    // handed over (bench_hf_add: the core keeps the safetensors files as the weights), then read.
+    hfLoad(files, forwardTokens) {
+      for (const [name, bytes] of files) {
+        const text = new TextEncoder().encode(name);
+        const pn = m._malloc(text.length + 1), pb = m._malloc(Math.max(bytes.length, 1));
+        if (!pn || !pb) { m._free(pn); m._free(pb); return { error: 'the wasm heap has no room for the files' }; }
+        m.HEAPU8.set(text, pn);
+        m.HEAPU8[pn + text.length] = 0;
+        m.HEAPU8.set(bytes, pb);
+        m._bench_hf_add(pn, pb, bytes.length);  // pb is the core's from here
+        m._free(pn);
+      }
+      return JSON.parse(m.UTF8ToString(m._bench_hf_load(forwardTokens)));
+    },
     llamaForward(lean, reps) { return m._bench_llama_forward(lean ? 1 : 0, reps); },
     llamaLogits() {
       const p = m._bench_llama_logits() >> 2;

@@ -1,17 +1,27 @@
 // Real models (llama2.c shapes) on the core's llama room: the traced forward (R1)
 // and generation through the KV cache (R2), on a checkpoint the benchmark wrote
-// with random weights (tests/llama_files.py). See llama_workloads in workloads.hpp.
+// with random weights (tests/llama_files.py), or a Hugging Face folder (tests/hf_files.py,
+// R4-R6: its files handed over, bench_hf_add, then bench_hf_load). See llama_workloads in
+// workloads.hpp.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/kernels.hpp"
 #include "llama/checkpoint.hpp"
 #include "llama/forward.hpp"
 #include "llama/generate.hpp"
+#include "llama/hf_config.hpp"
+#include "llama/hf_folder.hpp"
+#include "llama/hf_model.hpp"
+#include "llama/hf_tokenizer.hpp"
+#include "llama/safetensors.hpp"
 #include "llama/tokenizer.hpp"
 #include "workloads.hpp"
 
@@ -56,12 +66,15 @@ std::string ids_json(const std::vector<int>& ids) {
 
 // Bytes of the weights one decode step reads: every layer's tensors, the final
 // norm and the classifier (the embedding's one row is left out).
+// In each tensor's own type (a Hugging Face file's F16 or BF16: 2 bytes a weight), with
+// the biases and GPT-2's LayerNorm biases (size 0 where a model has none).
 double step_weight_bytes(const attn::llama_model& m) {
-    double floats = double(m.rms_final.size + m.classifier.size);
+    double bytes = double(m.rms_final.bytes() + m.norm_final_bias.bytes() + m.classifier.bytes());
     for (const auto& l : m.layers)
-        for (const auto* t : {&l.rms_att, &l.wq, &l.wk, &l.wv, &l.wo, &l.rms_ffn, &l.w1, &l.w2, &l.w3})
-            floats += double(t->size);
-    return floats * sizeof(float);
+        for (const auto* t : {&l.rms_att, &l.wq, &l.wk, &l.wv, &l.wo, &l.rms_ffn, &l.w1, &l.w2, &l.w3, &l.bq, &l.bk, &l.bv,
+                              &l.norm_att_bias, &l.norm_ffn_bias, &l.bo, &l.b1, &l.b2})
+            bytes += double(t->bytes());
+    return bytes;
 }
 
 // One weight product of bench_llama_profile: a layer's tensor (or the classifier) and its times.
@@ -164,6 +177,99 @@ std::string profile_json(const attn::llama_config& c, const std::vector<profile_
     return o + "]}";
 }
 
+std::string json_safe(std::string why) {
+    for (char& c : why)
+        if (c == '"' || c == '\\' || c < ' ')
+            c = ' ';
+    return why;
+}
+
+const char* error_json(llama_state& s, const std::string& why) {
+    s = llama_state{};
+    s.json = "{\"error\":\"" + json_safe(why) + "\"}";
+    return s.json.c_str();
+}
+
+// After the files are read: R1's ids (BOS, then the story repeated), R2's prompt, a decoder of
+// `capacity` positions, and the JSON bench_llama_load returns.
+const char* loaded_json(llama_state& s, int forward_tokens, int capacity, double load_seconds) {
+    const attn::llama_config& c = s.model.config;
+    const int n = std::min(forward_tokens, c.seq_len);
+    const std::vector<int> text = attn::llama_encode(s.tokenizer, story, false);
+    const int bos = s.tokenizer.bos >= 0 ? s.tokenizer.bos : s.tokenizer.eos >= 0 ? s.tokenizer.eos : attn::llama_bos;
+    s.forward_ids = {bos};
+    while (int(s.forward_ids.size()) < n)
+        s.forward_ids.push_back(text[(s.forward_ids.size() - 1) % text.size()]);
+    s.prompt_ids = attn::llama_encode(s.tokenizer, prompt_text, true);
+    if (s.prompt_ids.empty() || s.prompt_ids[0] != bos)  // a tokenizer without a BOS template: BOS first all the same
+        s.prompt_ids.insert(s.prompt_ids.begin(), bos);
+    s.decoder = std::make_unique<attn::llama_decoder>(s.model, capacity);
+    char buf[640];
+    std::snprintf(buf, sizeof buf,
+                  "{\"arch\":\"%s\",\"model_arch\":\"%s\",\"version\":%d,\"dim\":%d,\"hidden_dim\":%d,\"n_layers\":%d,"
+                  "\"n_heads\":%d,\"n_kv_heads\":%d,\"vocab_size\":%d,\"seq_len\":%d,\"shared_classifier\":%s,"
+                  "\"weight_bytes\":%.0f,\"step_weight_bytes\":%.0f,\"load_seconds\":%.6g,",
+                  attn::kernel_arch_name(), c.arch == attn::llama_arch::gpt2 ? "gpt2" : "llama", c.version, c.dim, c.hidden_dim,
+                  c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len, c.shared_classifier ? "true" : "false",
+                  double(s.model.weights.size), step_weight_bytes(s.model), load_seconds);
+    s.json = std::string(buf) + "\"forward_ids\":" + ids_json(s.forward_ids) + ",\"prompt_ids\":" + ids_json(s.prompt_ids) + "}";
+    return s.json.c_str();
+}
+
+// A Hugging Face folder's files, handed over one by one (bench_hf_add) before bench_hf_load.
+struct hf_file {
+    std::string name;
+    std::shared_ptr<unsigned char> bytes;
+    std::size_t size = 0;
+};
+
+std::vector<hf_file>& hf_pending() {
+    static std::vector<hf_file> files;
+    return files;
+}
+
+const hf_file* hf_find(const std::vector<hf_file>& files, const std::string& name) {
+    for (const hf_file& f : files)
+        if (f.name == name)
+            return &f;
+    return nullptr;
+}
+
+// config.json, the safetensors files (each handed over with its owner: hf_model_read keeps
+// them as the weights, no copy) and tokenizer.json, as attn::hf_folder_read reads a folder.
+std::optional<std::string> hf_read(const std::vector<hf_file>& files, attn::hf_config& config, attn::llama_model& model,
+                                   attn::llama_tokenizer& tok) {
+    const hf_file *cfg = hf_find(files, attn::hf_config_file), *tj = hf_find(files, attn::hf_tokenizer_file),
+                  *index = hf_find(files, attn::hf_index_file);
+    if (!cfg || !tj)
+        return std::string("no config.json or tokenizer.json");
+    if (auto why = attn::hf_config_read({reinterpret_cast<const char*>(cfg->bytes.get()), cfg->size}, config))
+        return why;
+    const attn::hf_folder_file index_file{attn::hf_index_file, index ? index->bytes.get() : nullptr, index ? index->size : 0};
+    std::vector<std::string> names;
+    if (auto why = attn::hf_folder_files(index ? &index_file : nullptr, names))
+        return why;
+    names.erase(names.begin(), names.begin() + (index ? 3 : 2));  // config, tokenizer (and the index): the shards remain
+    std::vector<attn::safetensors_file> headers(names.size());
+    std::vector<attn::hf_shard> shards;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const hf_file* f = hf_find(files, names[i]);
+        if (!f)
+            return "no " + names[i];
+        if (auto why = attn::safetensors_read(f->bytes.get(), f->size, f->size, headers[i]))
+            return names[i] + ": " + *why;
+        shards.emplace_back(f->bytes.get(), f->size, &headers[i], f->bytes);
+    }
+    if (auto why = attn::hf_model_read(config, shards, model))
+        return why;
+    std::string why;
+    if (!attn::hf_tokenizer_read(tj->bytes.get(), tj->size, config.vocab, tok, &why))
+        return "tokenizer.json: " + why;
+    if (config.eos >= 0)
+        tok.eos = config.eos;
+    return std::nullopt;
+}
+
 }  // namespace
 
 extern "C" {
@@ -175,32 +281,30 @@ const char* bench_llama_load(const unsigned char* model, double model_size, cons
     std::string why;
     const auto t0 = clock_type::now();
     if (!attn::llama_checkpoint_read(model, std::size_t(model_size), s.model, &why) ||
-        !attn::llama_tokenizer_read(tokenizer, std::size_t(tokenizer_size), s.model.config.vocab_size, s.tokenizer, &why)) {
-        for (char& c : why)
-            if (c == '"' || c == '\\' || c < ' ')
-                c = ' ';
-        s.json = "{\"error\":\"" + why + "\"}";
-        return s.json.c_str();
-    }
-    const double load_seconds = seconds_since(t0);
-    const attn::llama_config& c = s.model.config;
-    const int n = std::min(forward_tokens, c.seq_len);
-    const std::vector<int> text = attn::llama_encode(s.tokenizer, story, false);
-    s.forward_ids = {attn::llama_bos};
-    while (int(s.forward_ids.size()) < n)
-        s.forward_ids.push_back(text[(s.forward_ids.size() - 1) % text.size()]);
-    s.prompt_ids = attn::llama_encode(s.tokenizer, prompt_text, true);
-    s.decoder = std::make_unique<attn::llama_decoder>(s.model, s.model.config.seq_len);  // generation up to the context
-    char buf[512];
-    std::snprintf(buf, sizeof buf,
-                  "{\"arch\":\"%s\",\"version\":%d,\"dim\":%d,\"hidden_dim\":%d,\"n_layers\":%d,\"n_heads\":%d,\"n_kv_heads\":%d,"
-                  "\"vocab_size\":%d,\"seq_len\":%d,\"shared_classifier\":%s,\"weight_bytes\":%.0f,\"step_weight_bytes\":%.0f,"
-                  "\"load_seconds\":%.6g,",
-                  attn::kernel_arch_name(), c.version, c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size,
-                  c.seq_len, c.shared_classifier ? "true" : "false", double(s.model.weights.size()) * sizeof(float),
-                  step_weight_bytes(s.model), load_seconds);
-    s.json = std::string(buf) + "\"forward_ids\":" + ids_json(s.forward_ids) + ",\"prompt_ids\":" + ids_json(s.prompt_ids) + "}";
-    return s.json.c_str();
+        !attn::llama_tokenizer_read(tokenizer, std::size_t(tokenizer_size), s.model.config.vocab_size, s.tokenizer, &why))
+        return error_json(s, why);
+    return loaded_json(s, forward_tokens, s.model.config.seq_len, seconds_since(t0));
+}
+
+void bench_hf_add(const char* name, unsigned char* bytes, double size) {
+    hf_pending().push_back(
+        {name, std::shared_ptr<unsigned char>(bytes, [](unsigned char* p) { std::free(p); }), std::size_t(size)});
+}
+
+const char* bench_hf_load(int forward_tokens) {
+    llama_state& s = state();
+    s = llama_state{};
+    std::vector<hf_file> files = std::move(hf_pending());
+    hf_pending().clear();
+    std::string why;
+    const auto t0 = clock_type::now();
+    attn::hf_config config;
+    if (auto problem = hf_read(files, config, s.model, s.tokenizer))
+        return error_json(s, *problem);
+    files.clear();  // the model keeps the shards it reads in place
+    // The generation's cache for the prompt and the tokens asked (R5 asks 128), not the whole
+    // context (SmolLM2's 8192 positions would be 380 MB of cache for nothing).
+    return loaded_json(s, forward_tokens, std::min(s.model.config.seq_len, 1024), seconds_since(t0));
 }
 
 double bench_llama_forward(int lean, int reps) {

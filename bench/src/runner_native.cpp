@@ -14,6 +14,7 @@
 //   train_learn          -> {"seconds":…,"step":…} T3: the L9 recipe from scratch until held-out accuracy ≥ 0.9
 //   circuits             -> {"read":…,"timeline":…,"timeline32":…,"first":…} C1, C2 (seconds; bench_circuits)
 //   llama_load MODEL TOKENIZER N -> the files read (bench_llama_load's JSON: config, ids, or {"error":…})
+//   hf_load DIR N        -> a Hugging Face folder's files read and handed over (bench_hf_add), then bench_hf_load's JSON
 //   llama_forward LEAN REPS -> seconds per traced pass over the N ids (R1; LEAN 1: trace_options::lean())
 //   llama_logits FILE    -> writes the last pass's last row of logits (float32) to FILE, then "ok"
 //   llama_generate STEPS -> {"seconds":…,"prompt_seconds":…,"ids":[…]} R2: seconds per greedy token after the prompt
@@ -21,6 +22,8 @@
 //   llama_profile REPS   -> bench_llama_profile's JSON (a decode step and its weight products, R1's products and lean pass)
 //   quit
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -42,6 +45,30 @@ std::vector<unsigned char> read_bytes(const std::string& path) {
     f.seekg(0);
     f.read(reinterpret_cast<char*>(out.data()), std::streamsize(out.size()));
     return out;
+}
+
+// A Hugging Face folder's files handed over to the bench (bench_hf_add: malloc'd, owned by it
+// from there), each read whole as attn eval reads a file; false when one cannot be read.
+bool hf_add_folder(const std::string& dir) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (!entry.is_regular_file() ||
+            (name.find(".json") == std::string::npos && name.find(".safetensors") == std::string::npos))
+            continue;
+        std::FILE* f = std::fopen(entry.path().c_str(), "rb");
+        const std::size_t size = std::size_t(entry.file_size());
+        auto* bytes = static_cast<unsigned char*>(std::malloc(size ? size : 1));
+        const bool read = f && bytes && std::fread(bytes, 1, size, f) == size;
+        if (f)
+            std::fclose(f);
+        if (!read) {
+            std::free(bytes);
+            return false;
+        }
+        bench_hf_add(name.c_str(), bytes, double(size));
+    }
+    return !ec;
 }
 
 // The attention workloads' and the probes' commands (describe … arch above); false when cmd is none of them.
@@ -144,6 +171,14 @@ bool llama_command(const std::string& cmd, std::istringstream& in) {
         in >> model >> tokenizer >> n;
         const std::vector<unsigned char> m = read_bytes(model), t = read_bytes(tokenizer);
         std::cout << bench_llama_load(m.data(), double(m.size()), t.data(), double(t.size()), n) << std::endl;
+    } else if (cmd == "hf_load") {
+        std::string dir;
+        int n = 256;
+        in >> dir >> n;
+        if (!hf_add_folder(dir))
+            std::cout << "{\"error\":\"cannot read the folder\"}" << std::endl;
+        else
+            std::cout << bench_hf_load(n) << std::endl;
     } else if (cmd == "llama_forward") {
         int lean = 1, reps = 1;
         in >> lean >> reps;

@@ -96,6 +96,13 @@ extern "C" {
 // or {"error": …}.
 const char* bench_llama_load(const unsigned char* model, double model_size, const unsigned char* tokenizer, double tokenizer_size,
                              int forward_tokens);
+// R4-R6: a Hugging Face folder (tests/hf_files.py), its files handed over one by one:
+// bench_hf_add takes `bytes` (malloc'd; freed by the bench, or kept by the model as its
+// weights: hf_model_read reads handed-over shards where they lie), then bench_hf_load
+// reads what was added (config.json, tokenizer.json, the safetensors files, the index)
+// into the model the bench_llama_* calls below run; its JSON as bench_llama_load's.
+void bench_hf_add(const char* name, unsigned char* bytes, double size);
+const char* bench_hf_load(int forward_tokens);
 // R1: seconds per pass (lean: 1 for trace_options::lean()); the first pass's last
 // row of logits is kept (bench_llama_logits, vocab_size floats).
 double bench_llama_forward(int lean, int reps);

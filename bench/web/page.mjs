@@ -87,6 +87,11 @@ async function init() {
     // Real models (R1, R2): the files run.mjs wrote under /data/llama/, fetched and read by the core.
     llamaLoad: async (model, tokenizer, forwardTokens) =>
       ours.llamaLoad(await bytes(`/data/llama/${model}`), await bytes(`/data/llama/${tokenizer}`), forwardTokens),
+    // R4, R5: a Hugging Face folder run.mjs wrote under /data/hf/<name>/, each file fetched.
+    hfLoad: async (dir, names, forwardTokens) =>
+      ours.hfLoad(await Promise.all(names.map(async (n) => [n, await bytes(`/data/${dir}/${n}`)])), forwardTokens),
+    hfLoadMt: async (dir, names, forwardTokens) =>
+      oursMt.hfLoad(await Promise.all(names.map(async (n) => [n, await bytes(`/data/${dir}/${n}`)])), forwardTokens),
     llamaForward: (lean, reps) => ours.llamaForward(lean, reps),
     llamaLogits: () => Array.from(ours.llamaLogits()),
     llamaGenerate: (steps) => ours.llamaGenerate(steps),
