@@ -207,6 +207,16 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
     return "";
 }
 
+// Temporary, until the session branch's app_open_model_files replaces it: two
+// files are llama2.c's pair; a folder is not read yet.
+std::string app_open_model_files(app& a, const std::vector<real_model_file>& files) {
+    if (files.size() <= 2)
+        return app_open_model(a, files.empty() ? real_model_file{} : files[0], files.size() < 2 ? real_model_file{} : files[1]);
+    a.view.model.open = true;
+    a.real.error = "Hugging Face folders are not read by this build yet";
+    return a.real.error;
+}
+
 void app_model_fetch(app& a, std::string_view file, double received, double total, std::string_view error) {
     a.model_files.fetch = {std::string(file), received, total};
     if (!error.empty())

@@ -81,8 +81,9 @@ enum class share_action {
     export_svg,
     open_full,
     toggle_text_view,
-    open_model_files,  // the page's file chooser for a model and its tokenizer (the Model window)
-    stop_model_fetch   // the page stops fetching the link's model_url= / tokenizer_url=
+    open_model_files,   // the page's file chooser for a model and its tokenizer (the Model window)
+    open_model_folder,  // the page's folder chooser, for a Hugging Face folder
+    stop_model_fetch    // the page stops fetching the link's model_url= / tokenizer_url=
 };
 
 // What of an accepted link's view (link_view) app_change shows.
@@ -344,6 +345,12 @@ bool app_working(const app& a);
 // model opened before, if any, stays). The page keeps the files in the browser
 // only after "" (web/models.js).
 std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y);
+
+// Opens a real model from the files the page read (by plain name: llama2.c's
+// checkpoint and tokenizer, or a Hugging Face folder's config.json,
+// tokenizer.json and weights); those with `owner` set are handed over (the model
+// keeps and may rewrite them). "" when it opened, else why not, as app_open_model.
+std::string app_open_model_files(app& a, const std::vector<real_model_file>& files);
 
 // The page's list of kept models, one per line: key, name, tokenizer name and
 // bytes, separated by tabs (web/models.js). Lines that do not parse are skipped.
