@@ -18,12 +18,15 @@
 //   --lang en|zh        interface language
 //   --model FILE --tokenizer FILE  natively: open a llama2.c checkpoint and its
 //                       tokenizer in the Model window (a refused file exits with status 1)
+//   --model DIR         natively: open a Hugging Face folder (GPT-2, Llama, Qwen2:
+//                       config.json, tokenizer.json, model.safetensors or its shards)
 //   --threads N         the threads training uses (default: every core; the same
 //                       weights for any count)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -49,6 +52,7 @@
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
+#include "llama/hf_folder.hpp"
 #include "look/i18n.hpp"
 #include "look/theme.hpp"
 #include "maps/heatmap.hpp"
@@ -83,6 +87,23 @@ bool threads_parse(const char* text, int& threads) {
         return false;
     }
     threads = int(n);
+    return true;
+}
+
+// --model FILE --tokenizer FILE (llama2.c's pair), or --model DIR alone (a Hugging Face folder).
+bool model_options_valid(const options& o) {
+    std::error_code ec;
+    const bool folder = !o.model.empty() && std::filesystem::is_directory(o.model, ec);
+    if (folder && !o.tokenizer.empty()) {
+        std::fprintf(stderr, "attn_app: --model names a folder: its tokenizer.json is in it, so no --tokenizer\n");
+        return false;
+    }
+    if (!folder && o.model.empty() != o.tokenizer.empty()) {
+        std::fprintf(stderr,
+                     "attn_app: --model and --tokenizer go together (a checkpoint and its tokenizer.bin), or --model "
+                     "names a Hugging Face folder\n");
+        return false;
+    }
     return true;
 }
 
@@ -149,25 +170,66 @@ bool options_parse(int argc, char** argv, options& o) {
             std::printf(
                 "usage: attn_app [--experiment LINK] [--lesson N] [--stage N] [--lang en|zh] [--frames N [--screenshot "
                 "FILE.png] [--export csv,json,png,svg]] [--size WxH] [--print-link] [--model FILE.bin --tokenizer "
-                "tokenizer.bin] [--threads N]\n");
+                "tokenizer.bin | --model DIR] [--threads N]\n");
             std::exit(0);
         } else {
             std::fprintf(stderr, "attn_app: unknown or incomplete option '%s' (try --help)\n", arg.c_str());
             return false;
         }
     }
-    if (o.model.empty() != o.tokenizer.empty()) {
-        std::fprintf(stderr, "attn_app: --model and --tokenizer go together (a checkpoint and its tokenizer.bin)\n");
-        return false;
+    return model_options_valid(o);
+}
+
+// --model DIR: the folder's files hf_folder_files names, each read whole and
+// handed over (the weights stay where they were read); one missing is left out
+// for the core to name. False after a message when one cannot be read.
+bool read_folder(const std::string& dir, std::vector<attn::real_model_file>& files) {
+    std::string why;
+    std::filesystem::path named = std::filesystem::path(dir).lexically_normal();
+    if (named.filename().empty())  // "gpt2/"
+        named = named.parent_path();
+    const std::string folder = named.filename().string() + "/";  // the model's name (real_model_open_files)
+    std::vector<std::string> names = {attn::hf_index_file};
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::filesystem::path path = std::filesystem::path(dir) / names[i];
+        std::error_code ec;
+        if (std::filesystem::exists(path, ec)) {
+            const attn::llama_file f = attn::llama_file_read(path.string(), why);
+            if (!f.bytes) {
+                std::fprintf(stderr, "attn_app: %s\n", why.c_str());
+                return false;
+            }
+            files.push_back({f.bytes.get(), f.size, folder + names[i], "", f.bytes});
+        }
+        if (i == 0) {  // the index (or none) says which files the folder's reading needs
+            const attn::hf_folder_file index{files.empty() ? "" : names[0], files.empty() ? nullptr : files[0].bytes,
+                                             files.empty() ? 0 : files[0].size};
+            if (auto problem = attn::hf_folder_files(files.empty() ? nullptr : &index, names)) {
+                std::fprintf(stderr, "attn_app: %s: %s\n", dir.c_str(), problem->c_str());
+                return false;
+            }
+            names.erase(std::remove(names.begin(), names.end(), attn::hf_index_file), names.end());
+            names.insert(names.begin(), attn::hf_index_file);  // read already: the loop goes on after it
+        }
     }
     return true;
 }
 
-// --model and --tokenizer: the Model window opens with them; false after a message.
+// --model and --tokenizer, or --model DIR: the Model window opens with them; false after a message.
 bool open_model_files(attn::ui::app& app, const options& opt) {
     if (opt.model.empty())
         return true;
     std::string why;
+    std::error_code ec;
+    if (std::filesystem::is_directory(opt.model, ec)) {
+        std::vector<attn::real_model_file> files;
+        if (!read_folder(opt.model, files))
+            return false;
+        why = attn::ui::app_open_model_files(app, files);
+        if (!why.empty())
+            std::fprintf(stderr, "attn_app: %s: %s\n", opt.model.c_str(), why.c_str());
+        return why.empty();
+    }
     const attn::llama_file model = attn::llama_file_read(opt.model, why), tok = attn::llama_file_read(opt.tokenizer, why);
     if (!model.bytes || !tok.bytes) {
         std::fprintf(stderr, "attn_app: %s\n", why.c_str());

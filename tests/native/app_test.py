@@ -41,6 +41,54 @@ def read_png_rgb(path):
     return width, height, rows
 
 
+def write_gpt2_folder(folder, tokenizer=True):
+    """A tiny GPT-2 Hugging Face folder of random F16 weights (struct's half, no numpy):
+    config.json, model.safetensors and a byte-level tokenizer.json (the 256 bytes as
+    GPT-2's characters, then <|endoftext|>), as tests/core/hf_test_folder.hpp writes it."""
+    import random
+    os.makedirs(folder, exist_ok=True)
+    rnd = random.Random(1)
+    d, ff, ctx, vocab = 16, 64, 32, 257
+    tensors = [("wte.weight", [vocab, d], 0.5, 0), ("wpe.weight", [ctx, d], 0.3, 0)]
+    for layer in range(2):
+        p = "h.%d." % layer
+        tensors += [(p + "ln_1.weight", [d], 0.2, 1), (p + "ln_1.bias", [d], 0.1, 0),
+                    (p + "attn.c_attn.weight", [d, 3 * d], 0.4, 0), (p + "attn.c_attn.bias", [3 * d], 0.1, 0),
+                    (p + "attn.c_proj.weight", [d, d], 0.3, 0), (p + "attn.c_proj.bias", [d], 0.1, 0),
+                    (p + "ln_2.weight", [d], 0.2, 1), (p + "ln_2.bias", [d], 0.1, 0),
+                    (p + "mlp.c_fc.weight", [d, ff], 0.3, 0), (p + "mlp.c_fc.bias", [ff], 0.1, 0),
+                    (p + "mlp.c_proj.weight", [ff, d], 0.2, 0), (p + "mlp.c_proj.bias", [d], 0.1, 0)]
+    tensors += [("ln_f.weight", [d], 0.2, 1), ("ln_f.bias", [d], 0.1, 0)]
+    header, data = {}, b""
+    for name, shape, scale, mean in tensors:
+        count = 1
+        for n in shape:
+            count *= n
+        b = struct.pack("<%de" % count, *[mean + scale * (2 * rnd.random() - 1) for _ in range(count)])
+        header[name] = {"dtype": "F16", "shape": shape, "data_offsets": [len(data), len(data) + len(b)]}
+        data += b
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(os.path.join(folder, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + data)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump({"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": d, "n_layer": 2, "n_head": 2,
+                   "n_positions": ctx, "vocab_size": vocab, "n_inner": None, "activation_function": "gelu_new",
+                   "layer_norm_epsilon": 1e-5, "eos_token_id": 256}, f)
+    if not tokenizer:
+        return
+    kept = list(range(33, 127)) + list(range(0xa1, 0xad)) + list(range(0xae, 0x100))
+    chars, extra = {}, 0
+    for b in range(256):
+        chars[b] = b if b in kept else 256 + extra
+        extra += b not in kept
+    with open(os.path.join(folder, "tokenizer.json"), "w") as f:
+        json.dump({"model": {"type": "BPE", "vocab": {chr(chars[b]): b for b in range(256)}, "merges": []},
+                   "added_tokens": [{"id": 256, "content": "<|endoftext|>", "special": True}],
+                   "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True},
+                   "decoder": {"type": "ByteLevel"}}, f)
+
+
 def xvfb(args, env=None):
     return subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x720x24", APP, *args],
                           capture_output=True, text=True, timeout=120, env=env)
@@ -227,6 +275,21 @@ class NativeAppTest(unittest.TestCase):
         (w, h, a), (_, _, b) = shots
         changed = sum(1 for y in range(h) if a[y] != b[y])
         self.assertGreater(changed, h // 10, "the training run changed the picture")
+
+    def test_a_hugging_face_folder_opens_with_model_dir(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            good, bad = os.path.join(tmp, "tiny-gpt2"), os.path.join(tmp, "no-tokenizer")
+            write_gpt2_folder(good)
+            write_gpt2_folder(bad, tokenizer=False)
+            p = xvfb(["--frames", "3", "--model", good, "--experiment", "v=1&text=ab%20ab&view.model_pipeline=1"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            p = xvfb(["--frames", "2", "--model", bad])
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("the folder has no tokenizer.json", p.stderr)
+            # A folder holds its tokenizer: --tokenizer beside it is refused before any window.
+            p = subprocess.run([APP, "--model", good, "--tokenizer", "tokenizer.bin"], capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("--model names a folder", p.stderr)
 
     def test_bad_options(self):
         p = subprocess.run([APP, "--bogus"], capture_output=True, text=True, timeout=30)

@@ -302,7 +302,7 @@ llama_file llama_file_read(const std::string& path, std::string& error) {
         if (std::fread(bytes.get(), 1, std::size_t(size), f) != std::size_t(size) || std::fgetc(f) != EOF)
             error = path + ": a read error (or the file changed while it was read)";
         else
-            out = {std::shared_ptr<const unsigned char>(bytes, bytes.get()), std::size_t(size)};
+            out = {std::shared_ptr<unsigned char>(bytes, bytes.get()), std::size_t(size)};
     }
     std::fclose(f);
     return out;

@@ -35,6 +35,9 @@ enum class llama_arch { llama, gpt2 };
 // A tensor's weights as its file stores them: fp32, IEEE half or bfloat16.
 enum class weight_type : unsigned char { f32, f16, bf16 };
 inline std::size_t weight_type_bytes(weight_type t) { return t == weight_type::f32 ? 4 : 2; }
+inline const char* weight_type_name(weight_type t) {  // as safetensors names it
+    return t == weight_type::f32 ? "F32" : t == weight_type::f16 ? "F16" : "BF16";
+}
 
 // What the header says, after checking. vocab_size is positive here; the
 // legacy sign is shared_classifier.
@@ -154,8 +157,10 @@ bool llama_checkpoint_adopt(std::shared_ptr<const unsigned char> file, std::size
 // tokenizer: one allocation of the file's size, read in place, ready for
 // llama_checkpoint_adopt. Null with a message naming the file when it cannot be
 // opened or read, is a folder, or is larger than any checkpoint llama_limits allows.
+// The bytes are the caller's to hand over, and the receiver's to rewrite
+// (a Hugging Face folder's GPT-2 weights are turned where they lie).
 struct llama_file {
-    std::shared_ptr<const unsigned char> bytes;
+    std::shared_ptr<unsigned char> bytes;
     std::size_t size = 0;
 };
 llama_file llama_file_read(const std::string& path, std::string& error);

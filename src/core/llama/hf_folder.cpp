@@ -58,8 +58,10 @@ std::optional<std::string> read_weights(const std::vector<hf_folder_file>& files
         if (auto why = safetensors_read(f->bytes, f->size, f->size, headers[s]))
             return names[s] + ": " + *why;
     }
-    for (std::size_t s = 0; s < names.size(); ++s)  // after the resize: the headers stay where they are
-        shards.push_back({find_file(files, names[s])->bytes, find_file(files, names[s])->size, &headers[s]});
+    for (std::size_t s = 0; s < names.size(); ++s) {  // after the resize: the headers stay where they are
+        const hf_folder_file& f = *find_file(files, names[s]);
+        shards.push_back({f.bytes, f.size, &headers[s], f.owner && f.owner.get() == f.bytes ? f.owner : nullptr});
+    }
     if (!index_file)
         return std::nullopt;
     safetensors_index index;
@@ -102,12 +104,12 @@ std::optional<std::string> hf_folder_read(const std::vector<hf_folder_file>& fil
     std::vector<hf_shard> shards;
     if (auto why = read_weights(files, weights, headers, shards))
         return why;
-    if (auto why = hf_model_read(f.config, shards, f.model))
-        return (weights.size() == 1 ? weights[0] + ": " : std::string()) + *why;
     const hf_folder_file& tokenizer = *find_file(files, hf_tokenizer_file);
-    std::string why;
+    std::string why;  // the tokenizer before the weights: they may be turned where they lie
     if (!hf_tokenizer_read(tokenizer.bytes, tokenizer.size, f.config.vocab, f.tokenizer, &why))
         return std::string(hf_tokenizer_file) + ": " + why;
+    if (auto problem = hf_model_read(f.config, shards, f.model))
+        return (weights.size() == 1 ? weights[0] + ": " : std::string()) + *problem;
     if (f.config.eos >= 0)  // the token that ends a text is the model's to say (tokenizer.json may only guess it)
         f.tokenizer.eos = f.config.eos;
     out = std::move(f);

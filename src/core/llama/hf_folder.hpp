@@ -14,9 +14,11 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "llama/checkpoint.hpp"
@@ -30,12 +32,21 @@ inline constexpr const char* hf_tokenizer_file = "tokenizer.json";
 inline constexpr const char* hf_weights_file = "model.safetensors";
 inline constexpr const char* hf_index_file = "model.safetensors.index.json";
 
-// One file of the folder: its plain name there and its bytes (the caller keeps
-// them alive while hf_folder_read runs; the model copies what it keeps).
+// One file of the folder: its plain name there and its bytes — borrowed (the
+// caller keeps them alive while hf_folder_read runs; the model copies what it
+// keeps), or, with `owner` set (owner.get() == bytes), handed over: a safetensors
+// file's bytes are then the model's weights where they lie (hf_model.hpp's
+// hf_shard), and the model may rewrite them (GPT-2's Conv1D weights are turned in
+// place), so the caller does not read them again, not even after a refusal.
 struct hf_folder_file {
     std::string name;
     const unsigned char* bytes = nullptr;
     std::size_t size = 0;
+    std::shared_ptr<unsigned char> owner;
+
+    hf_folder_file() = default;
+    hf_folder_file(std::string file_name, const unsigned char* b, std::size_t n, std::shared_ptr<unsigned char> own = nullptr)
+        : name(std::move(file_name)), bytes(b), size(n), owner(std::move(own)) {}
 };
 
 // The files a folder's reading needs, in the order read: config.json,
@@ -54,7 +65,9 @@ struct hf_folder {
 // (safetensors.hpp: each tensor in the file the index names, and in no other),
 // the tensors against the config and the weights into the model (hf_model_read),
 // and tokenizer.json for the model's vocabulary (hf_tokenizer.hpp), its EOS the
-// config's eos_token_id where it names one. On a problem `out` is left empty.
+// config's eos_token_id where it names one. The tokenizer is read before the
+// weights are placed, so a refused tokenizer.json leaves handed-over bytes as
+// they were. On a problem `out` is left empty.
 std::optional<std::string> hf_folder_read(const std::vector<hf_folder_file>& files, hf_folder& out);
 
 }  // namespace attn

@@ -196,6 +196,18 @@ void place_gpt2(const hf_config& c, placer& p) {
 
 }  // namespace
 
+llama_config hf_llama_config(const hf_config& c) {
+    llama_config lc;
+    lc.version = 1;
+    lc.arch = c.arch == hf_arch::gpt2 ? llama_arch::gpt2 : llama_arch::llama;
+    lc.dim = c.d_model, lc.hidden_dim = c.d_ff, lc.n_layers = c.layers;
+    lc.n_heads = c.heads, lc.n_kv_heads = c.kv_heads, lc.vocab_size = c.vocab;
+    lc.seq_len = std::min(c.context, llama_limits::max_seq_len);
+    lc.shared_classifier = c.tied;
+    lc.rope_theta = float(c.rope_theta), lc.rope_half = true, lc.norm_eps = float(c.norm_eps);
+    return lc;
+}
+
 std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<hf_shard>& shards, llama_model& out) {
     out = {};
     if (auto why = refuse_unsupported(c))
@@ -207,14 +219,7 @@ std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<h
     if (auto why = hf_check_tensors(c, all))
         return why;
     llama_model m;
-    llama_config& lc = m.config;
-    lc.version = 1;
-    lc.arch = c.arch == hf_arch::gpt2 ? llama_arch::gpt2 : llama_arch::llama;
-    lc.dim = c.d_model, lc.hidden_dim = c.d_ff, lc.n_layers = c.layers;
-    lc.n_heads = c.heads, lc.n_kv_heads = c.kv_heads, lc.vocab_size = c.vocab;
-    lc.seq_len = std::min(c.context, llama_limits::max_seq_len);
-    lc.shared_classifier = c.tied;
-    lc.rope_theta = float(c.rope_theta), lc.rope_half = true, lc.norm_eps = float(c.norm_eps);
+    m.config = hf_llama_config(c);
     placer p{shards, m, nullptr, 0, {}, {}};
     if (adoptable(c, shards)) {  // the files' bytes are the weights: memory for the files alone
         auto owners = std::make_shared<std::vector<std::shared_ptr<unsigned char>>>();

@@ -46,6 +46,10 @@ struct hf_shard {
         : bytes(b), size(n), header(h), owner(std::move(own)) {}
 };
 
+// The llama block's config of a model of config c (what hf_model_read gives the
+// model): what the page's memory is counted from before any weight is read.
+llama_config hf_llama_config(const hf_config& c);
+
 std::optional<std::string> hf_model_read(const hf_config& c, const std::vector<hf_shard>& shards, llama_model& out);
 
 }  // namespace attn

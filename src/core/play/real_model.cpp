@@ -6,6 +6,8 @@
 
 #include "base/threads.hpp"
 #include "llama/forward.hpp"
+#include "llama/hf_folder.hpp"
+#include "llama/hf_model.hpp"
 #include "play/edit.hpp"
 #include "spec/keys.hpp"
 #include "train/train_diagnostics.hpp"
@@ -188,10 +190,123 @@ std::optional<std::string> real_model_open(const real_model_file& a, const real_
     return std::nullopt;
 }
 
+namespace {
+
+// A picked file's name without its folder ("gpt2/config.json": "config.json"), and the folder ("gpt2").
+std::string base_name(const std::string& name) {
+    const std::size_t slash = name.find_last_of("/\\");
+    return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+std::string folder_name(const std::string& name) {
+    const std::size_t slash = name.find_last_of("/\\");
+    return slash == std::string::npos ? "" : base_name(name.substr(0, slash));
+}
+
+// Whether a file belongs to a Hugging Face folder rather than to llama2.c's pair.
+bool folder_file(const real_model_file& f) {
+    const std::string n = base_name(f.name);
+    const std::string ext = ".safetensors";
+    return n == hf_config_file || n == hf_tokenizer_file || n == hf_index_file ||
+           (n.size() > ext.size() && n.compare(n.size() - ext.size(), ext.size(), ext) == 0);
+}
+
+const char* format_name(hf_arch a) {
+    switch (a) {
+        case hf_arch::gpt2:
+            return "GPT-2";
+        case hf_arch::llama:
+            return "Llama";
+        case hf_arch::qwen2:
+            return "Qwen2";
+        case hf_arch::qwen3:
+            break;
+    }
+    return "Qwen3";
+}
+
+const real_model_file* find_named(const std::vector<real_model_file>& files, const std::string& name) {
+    for (const real_model_file& f : files)
+        if (base_name(f.name) == name)
+            return &f;
+    return nullptr;
+}
+
+// The page's memory for the folder, from config.json and the safetensors files'
+// bytes, before any weight is read: nullopt when it fits, or when config.json
+// or the index cannot be read (hf_folder_read then says why).
+std::optional<std::string> folder_memory_problem(const std::vector<hf_folder_file>& files, const std::string& label,
+                                                 std::size_t& weight_bytes) {
+    const auto find = [&](const std::string& n) -> const hf_folder_file* {
+        for (const hf_folder_file& f : files)
+            if (f.name == n)
+                return &f;
+        return nullptr;
+    };
+    std::vector<std::string> names;
+    const hf_folder_file* config = find(hf_config_file);
+    hf_config c;
+    if (hf_folder_files(find(hf_index_file), names) || !config ||
+        hf_config_read({reinterpret_cast<const char*>(config->bytes), config->size}, c))
+        return std::nullopt;
+    for (const std::string& n : names)
+        if (const hf_folder_file* f = find(n); f && n != hf_config_file && n != hf_tokenizer_file && n != hf_index_file)
+            weight_bytes += f->size;
+    if (auto too_big = real_model_memory_problem(hf_llama_config(c), weight_bytes, threads_available()))
+        return label + ": " + *too_big;
+    return std::nullopt;
+}
+
+std::optional<std::string> open_folder(const std::vector<real_model_file>& files, real_model& out) {
+    std::vector<hf_folder_file> hf;
+    std::string folder;
+    for (const real_model_file& f : files) {
+        hf.push_back({base_name(f.name), f.bytes, f.size, f.owner && f.owner.get() == f.bytes ? f.owner : nullptr});
+        if (folder.empty())
+            folder = folder_name(f.name);
+    }
+    const real_model_file* index = find_named(files, hf_index_file);
+    const real_model_file* weights = index ? index : find_named(files, hf_weights_file);
+    std::size_t weight_bytes = 0;
+    if (auto too_big = folder_memory_problem(hf, folder.empty() ? std::string(weights ? weights->name : hf_weights_file) : folder,
+                                             weight_bytes))
+        return too_big;
+    hf_folder f;
+    if (auto why = hf_folder_read(hf, f))
+        return why;
+    real_model m;
+    m.name = folder.empty() ? f.config.architecture : folder;
+    m.tokenizer_name = hf_tokenizer_file;
+    m.file_bytes = weight_bytes;
+    m.sha256 = weights ? weights->sha256 : "";
+    m.tokenizer_sha256 = find_named(files, hf_tokenizer_file)->sha256;
+    m.format = format_name(f.config.arch);
+    m.model = std::move(f.model);
+    m.tok = std::move(f.tokenizer);
+    m.dtype = m.model.layers.empty() ? m.model.token_embedding.type : m.model.layers[0].wq.type;
+    out = std::move(m);
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> real_model_open_files(const std::vector<real_model_file>& files, real_model& out) {
+    if (std::any_of(files.begin(), files.end(), folder_file))
+        return open_folder(files, out);
+    if (files.size() > 2)
+        return "choose llama2.c's two files (the checkpoint .bin and its tokenizer.bin) or a Hugging Face folder's "
+               "(config.json, tokenizer.json and model.safetensors, or the index and its shards)";
+    return real_model_open(files.size() > 0 ? files[0] : real_model_file{}, files.size() > 1 ? files[1] : real_model_file{}, out);
+}
+
 void real_model_read(const real_model& m, const std::string& text, real_model_reading& out) {
     out = real_model_reading{};
     out.text = text;
     out.ids = llama_encode(m.tok, text, true);
+    // No BOS (GPT-2, Qwen2) and no text: the token that ends a text begins one, as GPT-2 was trained.
+    if (out.ids.empty() && llama_stop_token(m.tok) >= 0 && llama_stop_token(m.tok) < m.model.config.vocab_size)
+        out.ids.push_back(llama_stop_token(m.tok));
+    if (out.ids.empty())
+        return;
     const std::size_t cap = std::size_t(std::min(real_model_max_tokens, m.model.config.seq_len));
     if (out.ids.size() > cap) {
         out.ids.resize(cap);
@@ -309,7 +424,8 @@ void put_layer_weights(const real_model& m, trace& tr, int layer) {
     w.w_v = transposed(m, t.wv, c.kv_dim(), c.dim);
     w.w_o = transposed(m, t.wo, c.dim, c.dim);
     w.w_1 = transposed(m, t.w1, c.hidden_dim, c.dim);
-    w.w_3 = transposed(m, t.w3, c.hidden_dim, c.dim);
+    if (t.w3.size)  // SwiGLU's up; GPT-2's GELU FFN has none
+        w.w_3 = transposed(m, t.w3, c.hidden_dim, c.dim);
     w.w_2 = transposed(m, t.w2, c.dim, c.hidden_dim);
     tr.params.embeddings = tr.x0;
 }

@@ -1,12 +1,13 @@
-// A real model opened in the page (llama2.c files, llama/): the two files read
-// and checked, the text's traced pass with what the model predicts next and
-// what each head does on the text, and generation a token at a time so that the
-// page keeps drawing. The page holds them in a real_session (real_session.hpp),
-// which decides when each is computed; its Model window
-// (src/ui/panels/model_window.cpp) draws them and computes nothing itself.
+// A real model opened in the page (llama/): llama2.c's two files, or a Hugging
+// Face folder's (GPT-2, Llama, Qwen2 in F32, F16 or BF16), read and checked, the text's traced pass with what the model predicts
+// next and what each head does on the text, and generation a token at a time so that the page keeps drawing. The page holds them
+// in a real_session (real_session.hpp), which decides when each is computed; its Model window (src/ui/panels/model_window.cpp)
+// draws them and computes nothing itself.
 //
 //   real_model m;
 //   if (auto why = real_model_open({ckpt, ckpt_size, "stories15M.bin"}, {tok, tok_size, "tokenizer.bin"}, m)) report(*why);
+//   if (auto why = real_model_open_files({{cfg, n, "config.json"}, {tj, n, "tokenizer.json"},
+//                                         {st, n, "model.safetensors"}}, m)) report(*why);
 //   real_model_reading r;
 //   real_model_read(m, "Once upon a time", r);      // r.ids, r.tr, r.next, r.heads
 //   real_model_generation g;
@@ -32,26 +33,31 @@
 namespace attn {
 
 // A file's bytes as the page hands them over: borrowed, or, with `owner` set,
-// handed over (the checkpoint's are then the model's weights, not copied).
+// handed over: a checkpoint's or a safetensors file's bytes are then the model's
+// weights, not copied, and the model's to rewrite (a GPT-2 folder's Conv1D
+// weights are turned where they lie), so the caller does not read them again,
+// not even after a refusal.
 struct real_model_file {
     const unsigned char* bytes = nullptr;
     std::size_t size = 0;
     std::string name;
-    std::string sha256;                          // its SHA-256 in hex, when the page computed it ("" otherwise)
-    std::shared_ptr<const unsigned char> owner;  // when set, owner.get() == bytes
+    std::string sha256;                    // its SHA-256 in hex, when the page computed it ("" otherwise)
+    std::shared_ptr<unsigned char> owner;  // when set, owner.get() == bytes
 
     real_model_file() = default;
     real_model_file(const unsigned char* b, std::size_t n, std::string file_name, std::string sha = "",
-                    std::shared_ptr<const unsigned char> own = nullptr)
+                    std::shared_ptr<unsigned char> own = nullptr)
         : bytes(b), size(n), name(std::move(file_name)), sha256(std::move(sha)), owner(std::move(own)) {}
 };
 
 struct real_model {
-    std::string name;              // the checkpoint's file name
-    std::string tokenizer_name;    // the tokenizer's
-    std::size_t file_bytes = 0;    // the checkpoint's size
-    std::string sha256;            // the checkpoint's, as the page gave it ("" unknown)
-    std::string tokenizer_sha256;  // the tokenizer's, likewise
+    std::string name;                 // the checkpoint's file name; a folder's name (or its config's architecture)
+    std::string tokenizer_name;       // the tokenizer's
+    std::size_t file_bytes = 0;       // the checkpoint's size; a folder's safetensors files'
+    std::string sha256;               // the checkpoint's (a folder's weights file or index), as the page gave it ("" unknown)
+    std::string tokenizer_sha256;     // the tokenizer's, likewise
+    std::string format = "llama2.c";  // what was opened: "llama2.c", "GPT-2", "Llama", "Qwen2"
+    weight_type dtype = weight_type::f32;  // the projections' type, as the files store them
     llama_model model;
     llama_tokenizer tok;
     int threads = 1;                 // the traced passes' heads side by side (trace_options::threads; the same bits)
@@ -65,6 +71,17 @@ struct real_model {
 // A model the page cannot hold (real_model_memory_problem) is refused from its
 // header, before its weights are taken.
 std::optional<std::string> real_model_open(const real_model_file& a, const real_model_file& b, real_model& out);
+
+// The files a person picked or dropped, any order: llama2.c's two
+// (real_model_open), or a Hugging Face folder's by plain name (config.json,
+// tokenizer.json, model.safetensors or model.safetensors.index.json and the
+// shards it names; a name's folder, "gpt2/config.json", is the model's name;
+// other files ignored), read by llama/hf_folder.hpp with each problem naming its
+// file. Handed-over safetensors files are the weights where they lie. The page's
+// memory (real_model_memory_problem) is counted from config.json and the
+// safetensors files' bytes (a 16-bit model's are half) before a weight is read.
+// On a problem out is unchanged.
+std::optional<std::string> real_model_open_files(const std::vector<real_model_file>& files, real_model& out);
 
 // How long the two files of a link's model_url= / tokenizer_url= may be, from the
 // checkpoint's first bytes (its header: 28 bytes for version 0, 256 for 1): the
@@ -120,7 +137,8 @@ struct real_model_reading {
     int whole_layer = -1;  // the layer real_model_open_layer made whole (-1: none)
 };
 
-// Encodes text with BOS (run.c's rule), runs the pass, and measures.
+// Encodes text with BOS (run.c's rule; none for a tokenizer without one, where
+// an empty text is the stop token alone), runs the pass, and measures.
 void real_model_read(const real_model& m, const std::string& text, real_model_reading& out);
 
 // What a person changes in a real model's pass, as the toy experiment's ablate=
@@ -251,9 +269,13 @@ head_trace real_head_stages(const real_model& m, const real_model_reading& r, in
 // head's Q·Kᵀ, scaled and masked, recomputed by forward_heads from the layer's
 // kept q_rot, k_rot and v (the weights are the pass's, bit for bit), and the
 // layer's weights as the pipeline reads a toy's, (in, out) — W_q, W_k, W_v, W_O,
-// W_1 (SwiGLU's gate), W_3 (its up), W_2 — copied from the checkpoint's (out, in)
-// for this layer alone, and E as the tokens' embedding rows (x0). The layer made
-// whole before goes back to the weights alone. A layer the model lacks: nothing.
+// W_1 (SwiGLU's gate, or GPT-2's up), W_3 (SwiGLU's up; empty for GPT-2), W_2 —
+// copied (16-bit weights widened) from the model's (out, in) for this layer
+// alone, and E as the tokens' embedding rows (x0; GPT-2's with its positions).
+// GPT-2's and Qwen2's biases are not among them: the pipeline draws matrices, the
+// stages it shows (q, k, v, the FFN's) are the pass's with the biases added, and
+// the formulas say so. The layer made whole before goes back to the weights
+// alone. A layer the model lacks: nothing.
 void real_model_open_layer(const real_model& m, real_model_reading& r, int layer);
 
 // L5's KV-cache arithmetic on the model: the bytes of K and V a token adds (with

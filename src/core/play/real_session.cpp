@@ -60,12 +60,10 @@ void generate_for(real_session& s, double seconds) {
             break;
 }
 
-}  // namespace
-
-std::optional<std::string> real_session_open(real_session& s, const real_model_file& a, const real_model_file& b,
-                                             const std::string& text, int threads) {
-    auto m = std::make_unique<real_model>();
-    if (auto why = real_model_open(a, b, *m)) {
+// The session over model m (opened, or refused with `why`: the session keeps what it had).
+std::optional<std::string> session_over(real_session& s, std::unique_ptr<real_model> m, const std::optional<std::string>& why,
+                                        const std::string& text, int threads) {
+    if (why) {
         s.error = *why;
         return why;
     }
@@ -78,6 +76,22 @@ std::optional<std::string> real_session_open(real_session& s, const real_model_f
     s = std::move(next);
     read(s, text);
     return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> real_session_open(real_session& s, const real_model_file& a, const real_model_file& b,
+                                             const std::string& text, int threads) {
+    auto m = std::make_unique<real_model>();
+    const auto why = real_model_open(a, b, *m);
+    return session_over(s, std::move(m), why, text, threads);
+}
+
+std::optional<std::string> real_session_open_files(real_session& s, const std::vector<real_model_file>& files,
+                                                   const std::string& text, int threads) {
+    auto m = std::make_unique<real_model>();
+    const auto why = real_model_open_files(files, *m);
+    return session_over(s, std::move(m), why, text, threads);
 }
 
 real_wants real_session_fit(const real_session& s, real_wants w) {

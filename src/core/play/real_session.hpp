@@ -80,6 +80,11 @@ struct real_session {
 std::optional<std::string> real_session_open(real_session& s, const real_model_file& a, const real_model_file& b,
                                              const std::string& text, int threads);
 
+// The same from the files a person picked or dropped (real_model_open_files:
+// llama2.c's pair, or a Hugging Face folder's files).
+std::optional<std::string> real_session_open_files(real_session& s, const std::vector<real_model_file>& files,
+                                                   const std::string& text, int threads);
+
 // w with the selected head the nearest the open model has (a link's head may be
 // past it); w itself when no model is open.
 real_wants real_session_fit(const real_session& s, real_wants w);

@@ -19,7 +19,7 @@ std::string json_numbers(const std::vector<T>& v) {
 }
 
 // ,"lens": [{layer (-1: the embedding), top, p, targetP, rank}], ,"attribution":
-// {target, logit, invRms, embedding, heads (layer by layer), ffn}, ,"changes":
+// {target, logit, invRms, embedding, bias (GPT-2's; 0 else), heads (layer by layer), ffn}, ,"changes":
 // {ablate: [[layer, head]], edges: [[layer, head, query, key]], problems}, ,"effect":
 // {layer (the one kept whole), next: [{id, p}], readingP, kl, keylessRows} when it is
 // of the changes and the selected layer on this reading, else null.
@@ -36,7 +36,8 @@ std::string real_readout_json(const attn::ui::app& a) {
     const attn::llama_attribution& at = r.reading.attribution;
     out += "],\"attribution\":{\"target\":" + std::to_string(at.target) + ",\"logit\":" + json_number(at.logit) +
            ",\"invRms\":" + json_number(at.inv_rms) + ",\"embedding\":" + json_number(at.embedding) +
-           ",\"heads\":" + json_numbers(at.heads) + ",\"ffn\":" + json_numbers(at.ffn) + "}";
+           ",\"bias\":" + json_number(at.bias) + ",\"heads\":" + json_numbers(at.heads) + ",\"ffn\":" + json_numbers(at.ffn) +
+           "}";
     const attn::real_interventions& iv = a.view.model.changes;
     out += ",\"changes\":{\"ablate\":[";
     for (std::size_t i = 0; i < iv.ablate.size(); ++i)
@@ -86,6 +87,8 @@ std::string real_model_json(const attn::ui::app& a) {
     out += ",\"key\":" + attn::json_string(attn::link_model_ref(r.model->name, r.model->sha256)) +
            ",\"tokenizerKey\":" + attn::json_string(attn::link_model_ref(r.model->tokenizer_name, r.model->tokenizer_sha256)) +
            ",\"kept\":" + std::to_string(files.kept.size());
+    out += ",\"format\":" + attn::json_string(r.model->format) +
+           ",\"dtype\":" + attn::json_string(attn::weight_type_name(r.model->dtype));
     out += ",\"name\":" + attn::json_string(r.model->name) + ",\"tokenizer\":" + attn::json_string(r.model->tokenizer_name) +
            ",\"error\":" + attn::json_string(r.error) + ",\"notKept\":" + attn::json_string(files.not_kept) +
            ",\"text\":" + attn::json_string(r.reading.text) + ",\"decoded\":" + attn::json_string(r.reading.decoded) +

@@ -11,11 +11,10 @@ namespace attn::ui {
 
 // The Model window's real model for tests: null when none is open (or {error,
 // kept} when files were refused or the browser keeps models), else {key (the
-// link's model= value), kept (models this browser keeps), name,
-// tokenizer, bytes, params, config: {dim, hidden, layers, heads, kvHeads, vocab,
-// seqLen, version, shared}, error, open, text, ids, decoded, cut, next: [{id, p,
-// logit}], heads: [{layer, head, kv, prev, sink, induction}], gen: {ids, prompt,
-// done, stopped, text}, layer, head, and the reading's lens, attribution, changes
+// link's model= value), kept (models this browser keeps), format ("llama2.c",
+// "GPT-2", "Llama", "Qwen2"), dtype ("F32", "F16", "BF16"), name, tokenizer, bytes, params, config: {dim, hidden, layers, heads,
+// kvHeads, vocab, seqLen, version, shared}, error, open, text, ids, decoded, cut, next: [{id, p, logit}], heads: [{layer, head,
+// kv, prev, sink, induction}], gen: {ids, prompt, done, stopped, text}, layer, head, and the reading's lens, attribution, changes
 // and effect}.
 std::string real_model_json(const app& a);
 

@@ -128,6 +128,10 @@ void put_real_readout_tables(std::string& out, const app& a) {
         rows.push_back("FFN " + std::to_string(l));
         cells.push_back({spelled_number(double(at.ffn[l]), "%.4f")});
     }
+    if (r.model->model.config.arch == llama_arch::gpt2) {  // W_O's and the final LayerNorm's biases
+        rows.push_back(tr("biases", "偏置"));
+        cells.push_back({spelled_number(double(at.bias), "%.4f")});
+    }
     out += ',';
     put_plain_table(out,
                     std::string(tr("Model: who writes the logit of ", "模型：是谁写下了 ")) + target +
@@ -179,6 +183,11 @@ void put_real_model_tables(std::string& out, const app& a, bool first) {
     out += first ? "" : ",";
     put_plain_table(out, std::string(tr("Model ", "模型 ")) + r.model->name + tr(": the next token", "：下一个词元"), rows, cols,
                     cells);
+    out += ",{\"caption\":";  // what is open: GPT-2, Llama, Qwen2 or llama2.c, its size and type
+    put_string(out, std::string(tr("Model ", "模型 ")) + r.model->name);
+    out += ",\"note\":";
+    put_string(out, real_model_summary(*r.model));
+    out += '}';
     if (r.reading.embedding_decides) {
         out += ",{\"caption\":";
         put_string(out, std::string(tr("Model ", "模型 ")) + r.model->name + tr(": its embedding decides", "：由嵌入决定"));
@@ -526,7 +535,8 @@ std::string text_mirror_json(app& a) {
            ",\"name\":";
     put_string(out, stage_name(a.view.current));
     out += ",\"formula\":";
-    put_string(out, app_pipeline(a).real ? stage_formula_llama(a.view.current) : stage_formula(a.view.current));
+    put_string(out, app_pipeline(a).real && a.real.model ? stage_formula_real(a.view.current, a.real.model->model.config)
+                                                         : stage_formula(a.view.current));
     out += ",\"explain\":";
     put_string(out, stage_explain(a.view.current));
     const pipeline_shown p = app_pipeline(a);

@@ -10,6 +10,7 @@
 #include "look/i18n.hpp"
 #include "panels/panels.hpp"
 #include "play/real_model.hpp"
+#include "view/stages.hpp"
 #include "view/widgets.hpp"
 
 namespace attn::ui {
@@ -45,11 +46,10 @@ void shape_claims(const real_model& m, const real_model_findings& k, const real_
                   std::vector<claim_line>& c) {
     const llama_config& cf = m.model.config;
     c.push_back(claim(claim_style::plain,
-                      tr("%s: %d layers of %d heads (head size %d), RMSNorm, RoPE and a SwiGLU FFN — the attention of "
-                         "L1–L12 at %s parameters.",
-                         "%s：%d 层，每层 %d 个头（头维度 %d），RMSNorm、RoPE 和 SwiGLU FFN——就是 L1–L12 的注意力，"
-                         "放大到 %s 个参数。"),
-                      m.name.c_str(), cf.n_layers, cf.n_heads, cf.head_size(), count_text(m.parameters()).c_str()));
+                      tr("%s (%s): %d layers of %d heads (head size %d), %s — the attention of L1–L12 at %s parameters.",
+                         "%s（%s）：%d 层，每层 %d 个头（头维度 %d），%s——就是 L1–L12 的注意力，放大到 %s 个参数。"),
+                      m.name.c_str(), m.format.c_str(), cf.n_layers, cf.n_heads, cf.head_size(), real_block_words(cf),
+                      count_text(m.parameters()).c_str()));
     if (k.group > 1)
         c.push_back(claim(claim_style::highlight,
                           tr("GQA: every %d query heads share one K/V head, so the KV cache grows by %s a token instead of "

@@ -50,6 +50,10 @@ std::string projection_line(const app& a, const stage_matrix& sm, int i, int j, 
     const matrix& before = which == 'Q' ? lt.q : which == 'K' ? lt.k : lt.v;
     std::string line = std::string(sm.label) + "(i,c) = Σ_k x(i,k)·W(k,c) = " +
                        dot_terms(lt.normed.row(i), 1, w.data.data() + j, w.cols, w.rows, before(i, j));
+    if (p.real && a.real.model && std::size_t(p.layer) < a.real.model->model.layers.size() &&
+        a.real.model->model.layers[std::size_t(p.layer)].bq.size)  // GPT-2's, Qwen2's: the pipeline draws no bias
+        line += tr("\nwith its bias added (the sum's last term; the pipeline draws the weights alone)",
+                   "\n再加上偏置（和的最后一项；流水线只画权重）");
     if (p.exp->pos == positional::rope && which != 'V')
         line += tr("\nthen rotated by RoPE for position ", "\n再按 RoPE 旋转，位置 ") + std::to_string(p.exp->pos_offset + i) +
                 " → " + number_text(v);
@@ -179,7 +183,8 @@ const intervention_effect& app_effect(const app& a) {
 void panel_inspector(const app& a, frame_out& out) {
     section_text(out, tr("Inspector", "检查器"));
     const pipeline_shown p = app_pipeline(a);
-    text_plain(out, p.real ? stage_formula_llama(a.view.current) : stage_formula(a.view.current));
+    text_plain(out, p.real && a.real.model ? stage_formula_real(a.view.current, a.real.model->model.config)
+                                           : stage_formula(a.view.current));
     const cell_ref& c = a.view.hovered.valid() ? a.view.hovered : a.view.selected;
     if (c.valid() && c.at == a.view.current)
         explain_cell(a, out, c);

@@ -19,6 +19,7 @@
 #include "panels/panels.hpp"
 #include "play/edit.hpp"
 #include "spec/keys.hpp"
+#include "view/stages.hpp"
 #include "view/widgets.hpp"
 
 namespace attn::ui {
@@ -152,6 +153,8 @@ void model_card(const app& a, frame_out& out) {
     const llama_config& c = m.model.config;
     const char* sharing = c.n_kv_heads == c.n_heads ? "MHA" : c.n_kv_heads == 1 ? "MQA" : "GQA";
     textf(out, "%s · %s", m.name.c_str(), megabytes(m.file_bytes).c_str());
+    textf(out, "%s", real_model_summary(m).c_str());
+    mark_widget(out, "model_architecture");
     textf(out, "%s %d · %s %d · %d %s · %d %s (%d K/V, %s) · %s %d · %s %d · %.2f M %s", tr("dim", "维度"), c.dim,
           tr("hidden", "隐藏层"), c.hidden_dim, c.n_layers, tr("layers", "层"), c.n_heads, tr("heads", "头"), c.n_kv_heads,
           sharing, tr("vocab", "词表"), c.vocab_size, tr("context", "上下文"), c.seq_len, double(m.parameters()) / 1e6,
@@ -521,7 +524,7 @@ void selected_head(const app& a, frame_out& out) {
 
 struct attribution_part {
     float v;
-    int layer, head;  // head −1: the layer's FFN; layer −1: the embedding
+    int layer, head;  // head −1: the layer's FFN; layer −1: the embedding; layer −2: GPT-2's biases
 };
 
 // The parts as rows: the name (a head's a button that selects it), a bar of its
@@ -534,7 +537,9 @@ void attribution_table(const app& a, frame_out& out, const std::vector<attributi
     for (std::size_t i = 0; i < parts.size(); ++i) {
         const attribution_part& p = parts[i];
         char name[48];
-        if (p.layer < 0)
+        if (p.layer == -2)
+            std::snprintf(name, sizeof name, "%s", tr("biases", "偏置"));
+        else if (p.layer < 0)
             std::snprintf(name, sizeof name, "%s", tr("embedding", "嵌入"));
         else if (p.head < 0)
             std::snprintf(name, sizeof name, "%s %d", tr("FFN", "FFN"), p.layer);
@@ -577,18 +582,23 @@ void attribution_table(const app& a, frame_out& out, const std::vector<attributi
 void attribution(const app& a, frame_out& out) {
     const real_model_reading& r = a.real.reading;
     const llama_attribution& at = r.attribution;
-    const int heads = a.real.model->model.config.n_heads;
+    const llama_config& c = a.real.model->model.config;
+    const bool gpt2 = c.arch == llama_arch::gpt2;
     section_text(out, tr("Who writes the prediction", "是谁写下了这个预测"));
     ImGui::PushTextWrapPos(0.0f);
     text_disabled(out,
-                  tr("The logit of \"%s\" (%.3f) is the sum of what the embedding, each head and each FFN add to the last "
-                     "token's residual stream, each dotted with that token's classifier row after the final RMSNorm (its "
+                  tr("The logit of \"%s\" (%.3f) is the sum of what the embedding, each head and each FFN%s add to the last "
+                     "token's residual stream, each dotted with that token's classifier row after the final %s (its "
                      "scale 1/rms = %.4f from this pass). The largest parts:",
-                     "\"%s\" 的 logit（%.3f）是嵌入、每个头和每个 FFN 写入最后一个词元残差流的部分之和，"
-                     "每一部分经最终 RMSNorm（本次计算的缩放 1/rms = %.4f）后与该词元的分类器行做点积。最大的几项："),
-                  next_piece(a, at.target).c_str(), double(at.logit), double(at.inv_rms));
+                     "\"%s\" 的 logit（%.3f）是嵌入、每个头和每个 FFN%s 写入最后一个词元残差流的部分之和，"
+                     "每一部分经最终 %s（本次计算的缩放 1/rms = %.4f）后与该词元的分类器行做点积。最大的几项："),
+                  next_piece(a, at.target).c_str(), double(at.logit), gpt2 ? tr(" (and the biases)", "（以及偏置）") : "",
+                  real_norm_name(c), double(at.inv_rms));
     ImGui::PopTextWrapPos();
+    const int heads = c.n_heads;
     std::vector<attribution_part> parts{{at.embedding, -1, -1}};
+    if (gpt2)  // W_O's biases and the final LayerNorm's: a part of their own, so that the parts sum to the logit
+        parts.push_back({at.bias, -2, -1});
     for (std::size_t i = 0; i < at.heads.size(); ++i)
         parts.push_back({at.heads[i], int(i) / heads, int(i) % heads});
     for (std::size_t l = 0; l < at.ffn.size(); ++l)

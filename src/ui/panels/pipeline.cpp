@@ -495,10 +495,9 @@ void real_banner(const app& a, frame_out& out) {
     const llama_config& c = a.real.model->model.config;
     ImGui::PushTextWrapPos(0.0f);
     textf(out,
-          tr("The pipeline shows the model %s on its text: layer %d of %d, %d heads (RMSNorm, RoPE, SwiGLU: the stages "
-             "are its own numbers).",
-             "流水线显示模型 %s 在它的文字上：第 %d 层（共 %d 层），%d 个头（RMSNorm、RoPE、SwiGLU：各阶段都是它自己的数）。"),
-          a.real.model->name.c_str(), a.view.model.layer, c.n_layers, c.n_heads);
+          tr("The pipeline shows the model %s on its text: layer %d of %d, %d heads (%s: the stages are its own numbers).",
+             "流水线显示模型 %s 在它的文字上：第 %d 层（共 %d 层），%d 个头（%s：各阶段都是它自己的数）。"),
+          a.real.model->name.c_str(), a.view.model.layer, c.n_layers, c.n_heads, real_block_words(c));
     mark_widget(out, "pipeline_model");
     const real_interventions& iv = a.view.model.changes;
     if (!iv.empty()) {  // what is drawn: the changed pass once it ran
@@ -553,7 +552,9 @@ void panel_pipeline(const app& a, frame_out& out) {
         stepper(a, out);
     layer_slider(a, out, p);
     text_plain(out, stage_explain(a.view.current));
-    text_disabled(out, "%s", p.real ? stage_formula_llama(a.view.current) : stage_formula(a.view.current));
+    text_disabled(
+        out, "%s",
+        p.real && a.real.model ? stage_formula_real(a.view.current, a.real.model->model.config) : stage_formula(a.view.current));
     scale_switch(a, out);
     if (!p.real)
         pin_bar(a, out);

@@ -185,11 +185,11 @@ view_state& view_edit(const app& a, frame_out& out) {
     return *out.view;
 }
 
-std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y) {
-    a.view.model.open = true;
-    // The first reading now, before the page is told the model opened: it keeps
-    // the files in the browser only once this has come through.
-    if (auto why = real_session_open(a.real, x, y, a.model.exp.text, a.model.threads))
+namespace {
+
+// After real_session_open(_files) came through (why empty): the link names the model.
+std::string model_opened(app& a, const std::optional<std::string>& why) {
+    if (why)
         return *why;
     a.model_files.not_kept.clear();  // of the model before; the browser's store does not change with it
     a.model_files.fetch = {};
@@ -207,14 +207,18 @@ std::string app_open_model(app& a, const real_model_file& x, const real_model_fi
     return "";
 }
 
-// Temporary, until the session branch's app_open_model_files replaces it: two
-// files are llama2.c's pair; a folder is not read yet.
-std::string app_open_model_files(app& a, const std::vector<real_model_file>& files) {
-    if (files.size() <= 2)
-        return app_open_model(a, files.empty() ? real_model_file{} : files[0], files.size() < 2 ? real_model_file{} : files[1]);
+}  // namespace
+
+std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y) {
     a.view.model.open = true;
-    a.real.error = "Hugging Face folders are not read by this build yet";
-    return a.real.error;
+    // The first reading now, before the page is told the model opened: it keeps
+    // the files in the browser only once this has come through.
+    return model_opened(a, real_session_open(a.real, x, y, a.model.exp.text, a.model.threads));
+}
+
+std::string app_open_model_files(app& a, const std::vector<real_model_file>& files) {
+    a.view.model.open = true;
+    return model_opened(a, real_session_open_files(a.real, files, a.model.exp.text, a.model.threads));
 }
 
 void app_model_fetch(app& a, std::string_view file, double received, double total, std::string_view error) {

@@ -345,11 +345,8 @@ bool app_working(const app& a);
 // model opened before, if any, stays). The page keeps the files in the browser
 // only after "" (web/models.js).
 std::string app_open_model(app& a, const real_model_file& x, const real_model_file& y);
-
-// Opens a real model from the files the page read (by plain name: llama2.c's
-// checkpoint and tokenizer, or a Hugging Face folder's config.json,
-// tokenizer.json and weights); those with `owner` set are handed over (the model
-// keeps and may rewrite them). "" when it opened, else why not, as app_open_model.
+// The same from the files a person picked or dropped, any order: llama2.c's
+// pair, or a Hugging Face folder's files (real_model_open_files).
 std::string app_open_model_files(app& a, const std::vector<real_model_file>& files);
 
 // The page's list of kept models, one per line: key, name, tokenizer name and

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <utility>
 
@@ -124,6 +125,13 @@ constexpr stage_row stage_table[] = {
      false, {-1, -1},
      [](const stage_source& s, matrix_list& out) {
          out.push_back({"r = x + A", &s.lt.residual});
+         if (s.lt.ffn_gate.size() && !s.lt.ffn_up.size()) {  // GPT-2's block: GELU of the pre-activation
+             out.push_back(weight("W_1", s.w.w_1, edit_target::w_1));
+             out.push_back({"gelu(LN(r)·W_1 + b_1)", &s.lt.ffn_hidden});
+             out.push_back(weight("W_2", s.w.w_2, edit_target::w_2));
+             out.push_back({"y", &s.lt.output});
+             return;
+         }
          if (s.lt.ffn_gate.size()) {  // a llama block: SwiGLU
              out.push_back(weight("W_1", s.w.w_1, edit_target::w_1));
              out.push_back(weight("W_3", s.w.w_3, edit_target::w_1));
@@ -178,6 +186,35 @@ const char* stage_formula_llama(stage s) {
             return stage_formula(s);
     }
 }
+const char* stage_formula_gpt2(stage s) {
+    switch (s) {
+        case stage::embeddings:
+            return "X = E[tokens] + P[positions]   (learned positions; no RoPE)";
+        case stage::projections:
+            return "Q = LN(x)·W_q + b_q   K = LN(x)·W_k + b_k   V = LN(x)·W_v + b_v";
+        case stage::output_proj:
+            return "A = O · W_O + b_O";
+        case stage::block:
+            return "r = x + A;   y = r + gelu(LN(r)·W_1 + b_1)·W_2 + b_2";
+        default:
+            return stage_formula(s);
+    }
+}
+const char* stage_formula_real(stage s, const llama_config& c) {
+    return c.arch == llama_arch::gpt2 ? stage_formula_gpt2(s) : stage_formula_llama(s);
+}
+const char* real_block_words(const llama_config& c) {
+    return c.arch == llama_arch::gpt2
+               ? tr("LayerNorm, learned positions and a GELU FFN", "LayerNorm、学习得到的位置向量和 GELU FFN")
+               : tr("RMSNorm, RoPE and a SwiGLU FFN", "RMSNorm、RoPE 和 SwiGLU FFN");
+}
+std::string real_model_summary(const real_model& m) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%s · %.2f M %s · %s · %s", m.format.c_str(), double(m.parameters()) / 1e6,
+                  tr("parameters", "参数"), weight_type_name(m.dtype), real_block_words(m.model.config));
+    return line;
+}
+const char* real_norm_name(const llama_config& c) { return c.arch == llama_arch::gpt2 ? "LayerNorm" : "RMSNorm"; }
 const char* stage_explain(stage s) { return tr(row_of(s).explain_en, row_of(s).explain_zh); }
 bool stage_per_head(stage s) { return row_of(s).per_head; }
 std::pair<int, int> stage_code_lines(stage s) { return row_of(s).code; }

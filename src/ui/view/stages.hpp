@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "llama/checkpoint.hpp"
 #include "maps/heatmap_data.hpp"
 #include "model/forward.hpp"
 #include "model/stage.hpp"
 #include "play/measure_lessons.hpp"
+#include "play/real_model.hpp"
 
 namespace attn::ui {
 
@@ -24,6 +26,19 @@ const char* stage_formula(stage s);  // plain-text formula
 // The same for a llama block (a real model in the pipeline): RMSNorm before the
 // projections, RoPE on Q and K, the SwiGLU FFN.
 const char* stage_formula_llama(stage s);
+// And for GPT-2's block: learned positions in X, LayerNorm, biases, the GELU FFN.
+const char* stage_formula_gpt2(stage s);
+// The formula for the real model of config c: GPT-2's or llama's.
+const char* stage_formula_real(stage s, const llama_config& c);
+// A real model's block in words (L13, the pipeline's banner), in the current
+// language: "RMSNorm, RoPE and a SwiGLU FFN", or GPT-2's.
+const char* real_block_words(const llama_config& c);
+// What is open, in a line (the Model window, the text view): its format, its
+// parameters, its weights' type and its block — "GPT-2 · 124.44 M parameters ·
+// F16 · LayerNorm, learned positions and a GELU FFN".
+std::string real_model_summary(const real_model& m);
+// Its final norm's name: "RMSNorm", or GPT-2's "LayerNorm".
+const char* real_norm_name(const llama_config& c);
 const char* stage_explain(stage s);  // one or two sentences, current language
 bool stage_per_head(stage s);        // drawn once per head
 
