@@ -192,7 +192,9 @@ export function fetchFolder(w) {
     return get('model.safetensors.index.json').then((index) => { got.set('model.safetensors.index.json', index); return index; },
       (e) => { if (e.status === 404) return null; throw e; });
   }).then((index) => askCore('attn_hook_model_folder_files', index).files)
-    .then((needed) => needed.filter((n) => n !== 'tokenizer.json').concat(['tokenizer.json'])).then((names) =>
+    // The JSON files first, the shards in their names' order, tokenizer.json last.
+    .then((needed) => needed.filter((n) => /\.json$/.test(n) && n !== 'tokenizer.json')
+      .concat(needed.filter((n) => !/\.json$/.test(n)).sort(), ['tokenizer.json'])).then((names) =>
     placeAll(names, (n) => (got.has(n) ? got.get(n) : get(n)), (n, bytes) => { got.delete(n); return new Blob([bytes]); }, (n) => folder + '/' + n)
       .then((files) => {
         if (models.asks(models.wanted()) !== models.asks(w)) {  // the link moved on meanwhile
