@@ -120,9 +120,12 @@ bool fetch_progress(const app& a, frame_out& out) {
 
 void no_model(const app& a, frame_out& out) {
     text_plain(out, tr("Open a llama2.c model: its checkpoint (.bin) and its tokenizer (tokenizer.bin, or tok512.bin for "
-                       "stories260K), both at once. The files stay on this computer: nothing is uploaded or downloaded.",
+                       "stories260K), both at once; or a Hugging Face folder (GPT-2, Llama, Qwen2: config.json, "
+                       "tokenizer.json and its .safetensors files), chosen or dropped on the page. The files stay on this "
+                       "computer: nothing is uploaded or downloaded.",
                        "打开一个 llama2.c 模型：同时选择它的权重文件（.bin）和分词器（tokenizer.bin，stories260K 用 "
-                       "tok512.bin）。文件留在这台电脑上：不上传，也不下载。"));
+                       "tok512.bin）；或一个 Hugging Face 文件夹（GPT-2、Llama、Qwen2：config.json、tokenizer.json 和 "
+                       ".safetensors 文件），选择或拖到页面上。文件留在这台电脑上：不上传，也不下载。"));
     if (!fetch_progress(a, out) && !a.options.model.empty()) {  // a link that reads a model this browser does not keep
         const std::size_t at = a.options.model.rfind('@');
         textf(out,
