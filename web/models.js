@@ -30,7 +30,7 @@ export const models = Object.assign(keptStore('attn-models', 'models'), {
   tell() {
     return this.list().then((all) => {
       const clean = (t) => String(t).replace(/[\t\n]/g, ' ');
-      const lines = all.map((m) => [m.key, clean(m.name), clean(m.tokenizer), m.ckpt.byteLength + m.tok.byteLength].join('\t'));
+      const lines = all.map((m) => [m.key, clean(m.name), clean(m.tokenizer), this.bytes(m)].join('\t'));
       window.Module.ccall('attn_hook_kept_models', null, ['string'], [lines.join('\n')]);
     });
   },
@@ -44,48 +44,77 @@ export const models = Object.assign(keptStore('attn-models', 'models'), {
     window.Module.ccall('attn_hook_model_fetch', null, ['string', 'number', 'number', 'string'], ['', 0, 0, why]);
     return why;
   },
-  // Two files ({name, bytes: Uint8Array or null, sha}) into Module._malloc'd
-  // buffers (the app frees them); the app's answer: '' or why not.
+  // The files of one model ({name, bytes: Uint8Array or null, sha}: llama2.c's two,
+  // or a folder's) into Module._malloc'd buffers handed to the app
+  // (attn_hook_open_model_files, which frees them); its answer: '' or why not.
+  // A file already placed in the heap ({name, ptr, size, sha}: place) is handed as it is.
   hand(files) {
     const M = window.Module;
-    const ptrs = files.map((f) => {
-      const p = f.bytes && f.bytes.length ? M._malloc(f.bytes.length) : 0;
-      if (p) M.HEAPU8.set(f.bytes, p);
-      return p;
-    });
-    if (files.some((f, i) => f.bytes && f.bytes.length && !ptrs[i])) {
+    const ptrs = files.map((f) => (f.ptr !== undefined ? f.ptr : this.place(f.bytes)));
+    const size = (f) => (f.ptr !== undefined ? f.size : f.bytes ? f.bytes.length : 0);
+    const table = M._malloc(Math.max(1, files.length) * 8);
+    if (!table || files.some((f, i) => size(f) && !ptrs[i])) {
       ptrs.forEach((p) => p && M._free(p));
-      return 'these files do not fit in the page\'s memory';
+      if (table) M._free(table);
+      return this.say('these files do not fit in the page\'s memory');
     }
-    const args = [];
-    files.forEach((f, i) => args.push(f.name, ptrs[i], ptrs[i] ? f.bytes.length : 0, f.sha || ''));
-    return M.ccall('attn_hook_open_model', 'string',
-      ['string', 'number', 'number', 'string', 'string', 'number', 'number', 'string'], args);
+    files.forEach((f, i) => { M.HEAPU32[(table >> 2) + 2 * i] = ptrs[i]; M.HEAPU32[(table >> 2) + 2 * i + 1] = ptrs[i] ? size(f) : 0; });
+    const names = files.map((f) => [String(f.name).replace(/[\t\n]/g, ' '), f.sha || ''].join('\t')).join('\n');
+    const why = M.ccall('attn_hook_open_model_files', 'string', ['string', 'number', 'number'], [names, table, files.length]);
+    M._free(table);
+    return why;
+  },
+  // `bytes` copied into a Module._malloc'd buffer (0 when empty or it does not fit).
+  place(bytes) {
+    const M = window.Module;
+    const p = bytes && bytes.length ? M._malloc(bytes.length) : 0;
+    if (p) M.HEAPU8.set(bytes, p);
+    return p;
   },
   // Hashes both (unless hashed already), hands them over, and keeps them when the
   // app opened them; `chosen`: the person picked these files here. The Model
   // window hears when they could not be kept.
-  openAndKeep(files, chosen = false) {
+  // `folder`: the files are a Hugging Face folder's (kept under one key, with the
+  // model's name, which is the folder's when the core was told it).
+  openAndKeep(files, chosen = false, folder = false) {
     return Promise.all(files.map((f) => (f.sha !== undefined ? f.sha : this.sha256(f.bytes)))).then((shas) => {
       files.forEach((f, i) => { f.sha = shas[i]; });
       const why = this.hand(files);
       if (why) return why;
       const u = JSON.parse(window.Module.ccall('attn_hook_ui_state', 'string', [], [])).realModel;
-      const ckpt = files.find((f) => f.name === u.name) || files[0];
-      const tok = files.find((f) => f !== ckpt);
       const key = u.key || '';
       const notKept = (why) => window.Module.ccall('attn_hook_model_not_kept', null, ['string'], [why]);
       if (!key) return notKept('this page cannot compute SHA-256 here: https or localhost only'), '';
-      return this.run('readwrite', (s) => s.put({ key, name: ckpt.name, tokenizer: tok.name, sha: ckpt.sha, tokSha: tok.sha,
-        chosen, ckpt: ckpt.bytes.buffer, tok: tok.bytes.buffer, added: Date.now() }))
+      return this.run('readwrite', (s) => s.put(this.record(key, files, chosen, folder)))
         .then(() => notKept(''), (e) => notKept(e && e.name === 'QuotaExceededError'
           ? 'the browser\'s storage for this site is full' : String((e && e.message) || e)))
         .then(() => this.tell()).catch(() => undefined).then(() => '');
     });
   },
+  // What the store keeps of an opened model under `key`: llama2.c's pair as
+  // {ckpt, tok} (as it always was), a folder's N files as {folder: true, files:
+  // [{name, sha, bytes}]} with the model's name, the folder's (the kept list shows it).
+  record(key, files, chosen, folder) {
+    const tok = files.find((f) => /(^|\/)tokenizer\./.test(f.name)) || files[1];
+    const u = JSON.parse(window.Module.ccall('attn_hook_ui_state', 'string', [], [])).realModel;
+    if (folder) {
+      return { key, name: u.name, folder: true, tokenizer: tok ? tok.name : '', tokSha: tok ? tok.sha : '', chosen,
+        files: files.map((f) => ({ name: f.name, sha: f.sha, bytes: f.kept })), added: Date.now() };
+    }
+    const ckpt = files.find((f) => f.name === u.name) || files[0];
+    const pair = files.find((f) => f !== ckpt);
+    return { key, name: ckpt.name, tokenizer: pair.name, sha: ckpt.sha, tokSha: pair.sha,
+      chosen, ckpt: ckpt.bytes.buffer, tok: pair.bytes.buffer, added: Date.now() };
+  },
+  // A kept record's bytes in all.
+  bytes(m) { return m.folder ? m.files.reduce((n, f) => n + (f.bytes.byteLength || f.bytes.size || 0), 0) : m.ckpt.byteLength + m.tok.byteLength; },
   openKept(key) {
     return this.run('readonly', (s) => s.get(key)).then((m) => {
       if (!m) return this.say('this browser no longer keeps ' + key);
+      if (m.folder) {
+        return Promise.all(m.files.map((f) => (f.bytes instanceof Blob ? f.bytes.arrayBuffer() : f.bytes)))
+          .then((all) => this.hand(m.files.map((f, i) => ({ name: f.name, bytes: new Uint8Array(all[i]), sha: f.sha }))));
+      }
       return this.tokenizerSha(m).then((tokSha) => this.hand([{ name: m.name, bytes: new Uint8Array(m.ckpt), sha: m.sha },
         { name: m.tokenizer, bytes: new Uint8Array(m.tok), sha: tokSha }]));
     }).catch((e) => this.say(String((e && e.message) || e)));
@@ -100,7 +129,8 @@ export const models = Object.assign(keptStore('attn-models', 'models'), {
   // One address of the link's (model_url=, tokenizer_url=: percent-encoded, relative to the
   // page or http(s)) read whole, each step told to the app as `label`'s progress.
   // `limit(first)`: the most bytes the file may have, from its first bytes (at
-  // least 256 when it has them), or throws why not; `limitSays`: what sets it.
+  // least 256 when it has them), or {need: n} to be asked again with n bytes (a
+  // safetensors header), or throws why not; `limitSays`: what sets it.
   fetchBytes(value, label, tell, limit, limitSays) {
     let url;
     try {
@@ -114,10 +144,10 @@ export const models = Object.assign(keptStore('attn-models', 'models'), {
       if (signal && signal.aborted) throw new Error('stopped');
       throw new Error('could not fetch ' + url.href + ' (offline, or its host does not let this page read it: CORS)');
     }).then((r) => {
-      if (!r.ok) throw new Error(url.href + ': HTTP ' + r.status + ' ' + r.statusText);
+      if (!r.ok) throw Object.assign(new Error(url.href + ': HTTP ' + r.status + ' ' + r.statusText), { status: r.status });
       const said = Number(r.headers.get('Content-Length')) || 0;
       const reader = r.body ? r.body.getReader() : null;
-      let out = new Uint8Array(Math.min(said || (1 << 20), 1 << 20)), got = 0, told = 0, most = null;
+      let out = new Uint8Array(Math.min(said || (1 << 20), 1 << 20)), got = 0, told = 0, most = null, want = 256;
       const tooLong = (n) => new Error(url.href + ' is ' + (n === said ? '' : 'more than ') + n + ' bytes, longer than ' + label +
         ' can be (' + most + ' bytes, ' + limitSays + '): stopped');
       const give = (part, room = 0) => {
@@ -133,17 +163,20 @@ export const models = Object.assign(keptStore('attn-models', 'models'), {
         .catch((e) => { throw signal && signal.aborted ? new Error('stopped') : e; })
         .then(({ done, value: part, last }) => {
           if (!done) {
-            if (most === null && got + part.length >= 256) {
-              most = limit(concat(out.subarray(0, got), part));
-              if (said > most) throw tooLong(said);  // the host says so itself: not one byte more
-              if (said > out.length) give(new Uint8Array(0), said);  // the whole file's room at once
+            if (most === null && got + part.length >= want) {
+              const l = limit(concat(out.subarray(0, got), part));
+              if (typeof l === 'object') want = l.need;  // a safetensors header longer than that: asked again with it
+              else most = l;
+              if (most !== null && said > most) throw tooLong(said);  // the host says so itself: not one byte more
+              if (most !== null && said > out.length) give(new Uint8Array(0), said);  // the whole file's room at once
             }
             if (most !== null && got + part.length > most) throw tooLong(got + part.length);
             give(part);
             if (got - told >= (1 << 18)) { told = got; tell(label, got, said); }
             if (!last) return pump();
           }
-          if (most === null) limit(out.subarray(0, got));  // a file shorter than 256 bytes: its header, or why not
+          if (most === null && typeof limit(out.subarray(0, got)) === 'object')  // a file shorter than 256 bytes: its header, or why not
+            throw new Error(url.href + ' ends before its header does (' + got + ' bytes)');
           tell(label, got, said);
           return got === out.length ? out : out.slice(0, got);  // its own buffer, exactly the file (it is kept whole)
         });
@@ -239,9 +272,12 @@ export const models = Object.assign(keptStore('attn-models', 'models'), {
     if (!w) return Promise.resolve();
     this.following = asks;
     return this.run('readonly', (s) => s.get(w.key)).catch(() => undefined).then((kept) => {
+      const folder = w.url && /(\/|%2F)$/i.test(w.url) && this.fetchFolder;  // a folder's address (folders.js)
+      if (folder && !(kept && kept.folder)) return this.fetchFolder(w);
       if (!kept) return w.url ? this.fetchNamed(w, null) : undefined;
       return this.trusts(kept, w).then((trusted) => {
         if (trusted) return this.openKept(w.key);
+        if (folder) return this.fetchFolder(w);
         if (w.url) return this.fetchNamed(w, kept);  // the kept checkpoint, the link's tokenizer
         return undefined;  // the window asks for the files (the kept ones are listed there)
       });
@@ -295,10 +331,4 @@ export function readModelFiles(files) {
 export function keptModel(action, key) {
   if (action === 'open') models.openKept(String(key));
   else if (action === 'remove') models.remove(String(key)).then(() => models.tell());
-}
-
-// The files chosen in #model-files, read and handed to the app.
-export function listenForModelFiles() {
-  const modelInput = document.getElementById('model-files');
-  if (modelInput) modelInput.addEventListener('change', () => { readModelFiles(modelInput.files); });
 }

@@ -29,9 +29,11 @@
 //                             told to the host as attn:resize (embed.js).
 //   trainProgress(json)       while a recipe's model trains: told to the host as attn:train.
 //   openModelFiles()          the file chooser (#model-files) for a llama2.c checkpoint and its
-//                             tokenizer: both files are read and handed to the app
-//                             (attn_hook_open_model), which checks them; nothing leaves the
-//                             computer (models.js, with readModelFiles, keptModel and models).
+//                             tokenizer, or a Hugging Face folder's files; openModelFolder()
+//                             the folder chooser (#model-folder): the files are read and
+//                             handed to the app (attn_hook_open_model_files), which checks
+//                             them; nothing leaves the computer (models.js, with
+//                             readModelFiles, keptModel and models; folders.js).
 //   runWanted, runStore, runTraining, runs  the trained runs this browser keeps (runs.js).
 //   sleep(ms)                 the app sleeps: a frame every tick until woken (sleep.js).
 //   posterNames, posterPictures  the app's names a poster shows (lesson-names.js), and its

@@ -21,6 +21,7 @@
 //   services.js      the clipboard, downloads, localStorage, new tabs, fonts fetched when needed
 //   offline.js       registers sw.js (the service worker: offline use)
 //   models.js        the model store (IndexedDB) and the models a link names
+//   folders.js       a model's files picked, dropped or at a link's folder address, read and opened
 //   runs.js          the run store (IndexedDB): trained runs, one page training a recipe at a time
 //   posters.js       posters (view.poster=1): click-to-run embeds
 //   app.js           the browser checks, the wasm build downloaded and started, window.attn
@@ -36,7 +37,8 @@ import { forwardTouches } from './touch.js';
 import { textView, showPendingTextView, toggleTextView, focusLabel, listenForTextView } from './textview.js';
 import { copyText, download, storageGet, storageSet, openUrl, fetchFont } from './services.js';
 import { registerServiceWorker } from './offline.js';
-import { models, openModelFiles, readModelFiles, keptModel, listenForModelFiles } from './models.js';
+import { models, openModelFiles, readModelFiles, keptModel } from './models.js';
+import { openModelFolder, fetchFolder, listenForModelFiles } from './folders.js';
 import { runHooks } from './runs.js';
 import { lessonNames } from './lesson-names.js';
 import { posterPictures, waitingForRun, linkWhileWaiting, showPosterOrRun } from './posters.js';
@@ -79,6 +81,7 @@ const calls = {
   openUrl,
   fetchFont,
   openModelFiles,
+  openModelFolder,
   readModelFiles,
   keptModel,
   models,
@@ -92,7 +95,8 @@ startTheme(linkAtLoad);
 listenForWaking();  // first: before any listener can stop an event
 listenForTextView();
 forwardTouches();
-listenForModelFiles();
+models.fetchFolder = fetchFolder;
+listenForModelFiles(readModelFiles);
 startEmbed({ posterWaiting: waitingForRun, setExperiment: hostSetExperiment, followModel: () => models.follow() });
 if (!sandboxed) {  // else sandbox.js said what the host must allow
   followLinks((link) => linkWhileWaiting(link, startApp), () => models.follow());

@@ -44,7 +44,7 @@ export function listenForWaking() {
 }
 
 const hooksThatRead = new Set(['attn_hook_ui_state', 'attn_hook_trace_json', 'attn_hook_experiment', 'attn_hook_errors',
-  'attn_hook_text_view', 'attn_hook_model_limits', 'attn_hook_train_hash']);
+  'attn_hook_text_view', 'attn_hook_model_limits', 'attn_hook_model_folder_files', 'attn_hook_folder_limit', 'attn_hook_train_hash']);
 // When the runtime is up: every hook's call through M.ccall, but for those that only read, wakes the app.
 export function wakeOnCalls(M) {
   wakeable = true;

@@ -40,7 +40,7 @@ const APP = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'f
 // The page's scripts: sandbox.js and the shell's modules (web/shell.js lists them;
 // tests/web/offline.test.mjs checks every web/*.js is cached).
 const SCRIPTS = ['sandbox.js', 'shell.js', 'lesson-names.js', 'page.js', 'links.js', 'idb.js', 'theme.js', 'embed.js', 'sleep.js',
-  'touch.js', 'textview.js', 'services.js', 'offline.js', 'models.js', 'runs.js', 'posters.js', 'app.js'];
+  'touch.js', 'textview.js', 'services.js', 'offline.js', 'models.js', 'folders.js', 'runs.js', 'posters.js', 'app.js'];
 // What the first load needs, plus the blog; assets/ui-cjk.ttf is cached when fetched.
 const REQUIRED = ['./', 'index.html', ...SCRIPTS, 'shell.css', ...APP, 'attn.data', 'favicon.svg'];
 const OPTIONAL = ['blog.html'];

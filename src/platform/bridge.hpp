@@ -48,10 +48,12 @@ void bridge_report_height(float css_pixels);
 // Shows or hides the page's text view (web/textview.js). No-op natively.
 void bridge_toggle_text_view();
 
-// Opens the page's file chooser for a model's checkpoint and tokenizer
-// (web/models.js); the files arrive through attn_hook_open_model. Natively: none
-// (attn_app --model FILE --tokenizer FILE opens them).
+// Opens the page's file chooser for a model's files (llama2.c's checkpoint and
+// tokenizer, or a Hugging Face folder's files), or its folder chooser
+// (web/folders.js); the files arrive through attn_hook_open_model_files.
+// Natively: none (attn_app --model FILE --tokenizer FILE opens them).
 void bridge_open_model_files();
+void bridge_open_model_folder();
 // Stops the page's fetch of the link's model_url= and tokenizer_url= (web/models.js
 // models.stop); the page tells the app it stopped. Natively: none.
 void bridge_stop_model_fetch();

@@ -7,6 +7,8 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -15,11 +17,14 @@
 #include "imgui.h"
 #include "look/i18n.hpp"
 
+#include "base/text_util.hpp"
 #include "fonts.hpp"
 #include "frame/page_pace.hpp"
 #include "frame/page_runs.hpp"
 #include "frame/page_state.hpp"
 #include "frame/text_mirror.hpp"
+#include "llama/hf_download.hpp"
+#include "llama/hf_folder.hpp"
 #include "model/trace_json.hpp"
 #include "play/session_json.hpp"
 #include "play/training.hpp"
@@ -154,21 +159,57 @@ EMSCRIPTEN_KEEPALIVE const char* attn_hook_errors() {
     return g_buffer.c_str();
 }
 
-// The files the page's chooser read (web/models.js): a checkpoint and its
-// tokenizer in either order, each in a Module._malloc'd buffer freed here,
-// with the SHA-256 (hex) the page computed of each ("" when it could not).
+// The files the page read for one model (web/folders.js): llama2.c's checkpoint
+// and tokenizer, or a Hugging Face folder's. `n` of them, each in a
+// Module._malloc'd buffer handed over here (freed when nobody keeps it);
+// `names`: a line per file, its plain name and its SHA-256 (hex, "" when the page
+// could not compute it) with a tab between; `table`: n (pointer, size) pairs.
 // Returns "" when the model opened, else why not (the Model window shows it too).
-EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_model(const char* name_a, unsigned char* a, double size_a, const char* sha_a,
-                                                      const char* name_b, unsigned char* b, double size_b, const char* sha_b) {
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_open_model_files(const char* names, const std::uint32_t* table, int n) {
     g_buffer.clear();
-    // Handed over: the checkpoint's buffer becomes the model's weights (no copy);
-    // whatever nobody keeps is freed when these go.
-    const auto own = [](unsigned char* p) { return std::shared_ptr<unsigned char>(p, [](unsigned char* q) { std::free(q); }); };
-    const std::shared_ptr<unsigned char> own_a = own(a), own_b = own(b);
+    std::vector<attn::real_model_file> files;
+    std::string_view lines = names ? names : "";
+    for (int i = 0; i < n; ++i) {
+        const std::size_t end = std::min(lines.find('\n'), lines.size());
+        const std::string_view line = lines.substr(0, end);
+        lines.remove_prefix(std::min(end + 1, lines.size()));
+        const std::size_t tab = std::min(line.find('\t'), line.size());
+        auto* bytes = reinterpret_cast<unsigned char*>(std::uintptr_t(table[2 * i]));
+        const std::size_t size = bytes ? table[2 * i + 1] : 0;
+        // Handed over: a file's buffer may become the model's weights (no copy).
+        std::shared_ptr<unsigned char> own(bytes, [](unsigned char* q) { std::free(q); });
+        files.push_back({bytes, size, std::string(line.substr(0, tab)), std::string(line.substr(std::min(tab + 1, line.size()))),
+                         bytes ? own : nullptr});
+    }
     if (g_app)
-        g_buffer = attn::ui::app_open_model(
-            *g_app, {a, a ? std::size_t(size_a) : 0, name_a ? name_a : "", sha_a ? sha_a : "", a ? own_a : nullptr},
-            {b, b ? std::size_t(size_b) : 0, name_b ? name_b : "", sha_b ? sha_b : "", b ? own_b : nullptr});
+        g_buffer = attn::ui::app_open_model_files(*g_app, files);
+    return g_buffer.c_str();
+}
+
+// Which files a Hugging Face folder's reading needs (attn::hf_folder_files), given
+// its index's bytes (nullptr when the folder has none): {"files":[names]} or
+// {"error":why}. web/folders.js reads config.json, the index, then these.
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_model_folder_files(const unsigned char* index, double size) {
+    const attn::hf_folder_file file{attn::hf_index_file, index, index ? std::size_t(size) : 0};
+    std::vector<std::string> names;
+    if (auto why = attn::hf_folder_files(index ? &file : nullptr, names)) {
+        g_buffer = "{\"error\":" + attn::json_string(*why) + "}";
+        return g_buffer.c_str();
+    }
+    g_buffer = "{\"files\":[";
+    for (std::size_t i = 0; i < names.size(); ++i)
+        g_buffer += (i ? "," : "") + attn::json_string(names[i]);
+    g_buffer += "]}";
+    return g_buffer.c_str();
+}
+
+// How far a downloaded folder's file `name` may be read, from its first `size`
+// bytes (attn::hf_download_limit_of): {"bytes":most,"need":bytes to read first and ask again}
+// or {"error":why}.
+EMSCRIPTEN_KEEPALIVE const char* attn_hook_folder_limit(const unsigned char* head, double size, const char* name) {
+    const attn::hf_download_limit l = attn::hf_download_limit_of(name ? name : "", head, head ? std::size_t(size) : 0);
+    g_buffer = l.error.empty() ? "{\"bytes\":" + std::to_string(l.bytes) + ",\"need\":" + std::to_string(l.need) + "}"
+                               : "{\"error\":" + attn::json_string(l.error) + "}";
     return g_buffer.c_str();
 }
 
@@ -446,6 +487,13 @@ void bridge_open_model_files() {
     });
 }
 
+void bridge_open_model_folder() {
+    EM_ASM({
+        if (window.attnShell && window.attnShell.openModelFolder)
+            window.attnShell.openModelFolder();
+    });
+}
+
 void bridge_stop_model_fetch() {
     EM_ASM({
         if (window.attnShell && window.attnShell.models)
@@ -613,6 +661,7 @@ void bridge_report_training(const ui::app&) {}
 void bridge_keep_runs(const ui::app&) {}
 void bridge_toggle_text_view() {}
 void bridge_open_model_files() {}
+void bridge_open_model_folder() {}
 void bridge_stop_model_fetch() {}
 void bridge_kept_model(const char*, const std::string&) {}
 bool bridge_prefers_light() { return false; }

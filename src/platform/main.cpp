@@ -320,6 +320,9 @@ void share_service(attn::ui::app& a, int fb_w, int fb_h) {
             case ui::share_action::open_model_files:
                 platform::bridge_open_model_files();
                 break;
+            case ui::share_action::open_model_folder:
+                platform::bridge_open_model_folder();
+                break;
             case ui::share_action::stop_model_fetch:
                 platform::bridge_stop_model_fetch();
                 break;

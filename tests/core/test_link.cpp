@@ -726,6 +726,11 @@ TEST_CASE("link: model_url= and tokenizer_url= say where a host keeps the files;
           "model_url= must be an address of 1 to 2048 characters");
     CHECK(one("&model_url=a.bin") == "model_url and tokenizer_url go together: the checkpoint's address and its tokenizer's");
     CHECK(one("&model_url=a.bin&model_url=b.bin&tokenizer_url=t.bin") == "model_url is given twice");
+    // A folder's address holds its tokenizer.json (web/folders.js fetches it from there).
+    CHECK(one("&model_url=https://host/gpt2/") == "(0 errors)");
+    CHECK(one("&model_url=https%3A%2F%2Fhost%2Fgpt2%2F") == "(0 errors)");
+    CHECK(one("&model_url=models/gpt2/&tokenizer_url=t.bin") ==
+          "model_url names a folder (it ends in '/'), which holds its tokenizer.json: no tokenizer_url");
     CHECK(link_parse("v=1&text=a&model_url=a.bin&tokenizer_url=t.bin").errors ==
           std::vector<std::string>{"model_url needs model=<file name>@<16 hex digits>: the page checks the fetched file's "
                                    "SHA-256 against it"});

@@ -797,7 +797,12 @@ bool model_pair(std::string_view pair, link_view& v, model_keys_seen& seen, std:
 }
 
 void model_pairs_check(const link_view& v, const model_keys_seen& seen, std::vector<std::string>& errors) {
-    if (seen.model_url != seen.tokenizer_url)
+    // A folder's address (ending in '/', or its percent-encoded %2F) holds its tokenizer.json: it takes no tokenizer_url.
+    const std::string_view url = v.model_url;
+    const bool folder = seen.model_url && (url.ends_with("/") || url.ends_with("%2F") || url.ends_with("%2f"));
+    if (folder && seen.tokenizer_url)
+        errors.push_back("model_url names a folder (it ends in '/'), which holds its tokenizer.json: no tokenizer_url");
+    else if (!folder && seen.model_url != seen.tokenizer_url)
         errors.push_back("model_url and tokenizer_url go together: the checkpoint's address and its tokenizer's");
     else if (!v.model_url.empty() && v.model.empty())
         errors.push_back(

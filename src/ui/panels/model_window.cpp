@@ -103,7 +103,10 @@ bool fetch_progress(const app& a, frame_out& out) {
     const page_model_files::fetch_state& f = a.model_files.fetch;
     if (f.file.empty())
         return false;
-    textf(out, tr("Fetching %s from the address the link names…", "正在从链接给出的地址获取 %s…"), f.file.c_str());
+    if (a.options.model_url.empty())  // the person's own files, read from their computer
+        textf(out, tr("Reading %s…", "正在读取 %s…"), f.file.c_str());
+    else
+        textf(out, tr("Fetching %s from the address the link names…", "正在从链接给出的地址获取 %s…"), f.file.c_str());
     char said[64];
     std::snprintf(said, sizeof said, "%s / %s", megabytes(std::size_t(f.received)).c_str(),
                   f.total > 0 ? megabytes(std::size_t(f.total)).c_str() : "?");
@@ -117,9 +120,12 @@ bool fetch_progress(const app& a, frame_out& out) {
 
 void no_model(const app& a, frame_out& out) {
     text_plain(out, tr("Open a llama2.c model: its checkpoint (.bin) and its tokenizer (tokenizer.bin, or tok512.bin for "
-                       "stories260K), both at once. The files stay on this computer: nothing is uploaded or downloaded.",
+                       "stories260K), both at once; or a Hugging Face folder (GPT-2, Llama, Qwen2: config.json, "
+                       "tokenizer.json and its .safetensors files), chosen or dropped on the page. The files stay on this "
+                       "computer: nothing is uploaded or downloaded.",
                        "打开一个 llama2.c 模型：同时选择它的权重文件（.bin）和分词器（tokenizer.bin，stories260K 用 "
-                       "tok512.bin）。文件留在这台电脑上：不上传，也不下载。"));
+                       "tok512.bin）；或一个 Hugging Face 文件夹（GPT-2、Llama、Qwen2：config.json、tokenizer.json 和 "
+                       ".safetensors 文件），选择或拖到页面上。文件留在这台电脑上：不上传，也不下载。"));
     if (!fetch_progress(a, out) && !a.options.model.empty()) {  // a link that reads a model this browser does not keep
         const std::size_t at = a.options.model.rfind('@');
         textf(out,
@@ -130,9 +136,13 @@ void no_model(const app& a, frame_out& out) {
     }
     if (!a.real.error.empty())
         text_colored(out, ImVec4(0.95f, 0.45f, 0.35f, 1.0f), "%s", a.real.error.c_str());
-    if (ImGui::Button(tr("Choose the two files…", "选择这两个文件…")))
+    if (ImGui::Button(tr("Choose the files…", "选择文件…")))
         out.share.push_back(share_action::open_model_files);
     mark_widget(out, "model_choose");
+    ImGui::SameLine();
+    if (ImGui::Button(tr("Choose a folder…", "选择文件夹…")))
+        out.share.push_back(share_action::open_model_folder);
+    mark_widget(out, "model_choose_folder");
     text_disabled(out, "%s",
                   tr("stories260K (1 MB), stories15M (61 MB), stories42M, stories110M: from llama2.c's README "
                      "(Hugging Face, karpathy/tinyllamas). docs/real-models.md says more.",
@@ -720,6 +730,10 @@ void panel_model(const app& a, frame_out& out) {
     if (ImGui::Button(tr("Open other files…", "打开其他文件…")))
         out.share.push_back(share_action::open_model_files);
     mark_widget(out, "model_choose");
+    ImGui::SameLine();
+    if (ImGui::Button(tr("Open a folder…", "打开文件夹…")))
+        out.share.push_back(share_action::open_model_folder);
+    mark_widget(out, "model_choose_folder");
     text_row(a, out);
     if (!a.real.reading.ids.empty()) {
         next_tokens(a, out);

@@ -81,8 +81,9 @@ enum class share_action {
     export_svg,
     open_full,
     toggle_text_view,
-    open_model_files,  // the page's file chooser for a model and its tokenizer (the Model window)
-    stop_model_fetch   // the page stops fetching the link's model_url= / tokenizer_url=
+    open_model_files,   // the page's file chooser for a model and its tokenizer (the Model window)
+    open_model_folder,  // the page's folder chooser, for a Hugging Face folder
+    stop_model_fetch    // the page stops fetching the link's model_url= / tokenizer_url=
 };
 
 // What of an accepted link's view (link_view) app_change shows.
