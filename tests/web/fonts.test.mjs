@@ -150,6 +150,11 @@ print(json.dumps({"hanzi": sum(1 for c in cmap if 0x4E00 <= c <= 0x9FFF),
   // where the page is cross-origin isolated, attn-mt.js/.wasm/.worker.js; the
   // whole site, both builds in it, under 3.75 MB (3.64 MB once the core's text
   // rooms, spec and play, were compiled for size in the wasm, as the interface is).
+  // Reading Hugging Face folders (safetensors, config.json through nlohmann/json,
+  // tokenizer.json with its Unicode tables) added about 180 KB to each build's
+  // wasm (1.33 → 1.51 MB, the readers compiled for size): under 4.0 MB now. The
+  // issue that brought them (52) wants them out of the first load, in a module
+  // fetched when a model is opened; until then this budget says what they cost.
   let total = 0, shared = 0;
   const build = { single: 0, threads: 0 };
   const walk = (dir) => {
@@ -172,6 +177,6 @@ print(json.dumps({"hanzi": sum(1 for c in cmap if 0x4E00 <= c <= 0x9FFF),
     assert.ok(first < 800 * 1024, `the first load with the ${name} build is under 800 KB gzip: ${kb(first)}`);
   }
   t.diagnostic(`the built site: ${kb(total)}`);
-  assert.ok(total < 3.75 * 1024 * 1024, 'the built site is under 3.75 MB: ' + kb(total));
+  assert.ok(total < 4.0 * 1024 * 1024, 'the built site is under 4.0 MB: ' + kb(total));
   for (const dropped of ['vmtx', 'GSUB', 'GPOS']) assert.ok(!cover.tables.includes(dropped), dropped + ' dropped');
 });

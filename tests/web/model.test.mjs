@@ -37,7 +37,9 @@ async function revealInWindow(page, name) {
     const top = win[1] + 40, bottom = win[3] - 2;  // below the title bar; the last item ends at the padding
     if (w && w[3] > w[1] && w[1] >= top && w[3] <= bottom) return;
     await page.mouse.move(win[2] - 6, (win[1] + win[3]) / 2);  // its scrollbar: over no map
-    await page.mouse.wheel(0, !w || w[1] < top ? (w ? -120 : 120) : 120);
+    // Not drawn yet (no rectangle, or an empty one: clipped below): down; drawn above the window's top: up.
+    const drawn = w && w[3] > w[1];
+    await page.mouse.wheel(0, drawn && w[1] < top ? -120 : 120);
     await frames(page, 3);
   }
   const u = await ui(page);
@@ -352,7 +354,7 @@ test('L13 a real model: asks for one, then says its shape, GQA and the heads it 
     assert.equal(n.induction_heads, m.heads.filter((h) => h.induction >= n.induction_bar).length);
     const doc = await page.evaluate(() => window.attn.textView());
     const lines = doc.lesson.lines.join('\n');
-    assert.match(lines, /tiny\.bin: 2 layers of 4 heads/);
+    assert.match(lines, /tiny\.bin \(llama2\.c\): 2 layers of 4 heads/);
     assert.match(lines, /GQA: every 2 query heads share one K\/V head/);
     const bar = (v) => v.toFixed(2).replace('.', '\\.');
     assert.match(lines, new RegExp(n.sink_heads ? `at least ${bar(n.sink_bar)} of their weight on the first token` : `No head puts ${bar(n.sink_bar)} of its weight`));
