@@ -30,16 +30,17 @@ const untilModel = (page, ok, what) => until(page, ok, what, (u) => ': ' + JSON.
 // Turns the wheel over the Model window until widget `name` lies inside it
 // (below its title bar): the window scrolls, not the page.
 async function revealInWindow(page, name) {
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < 60; i++) {
     const u = await ui(page);
     const w = u.widgets[name], win = u.widgets.model_window;
     assert.ok(win, 'the Model window is open');
     const top = win[1] + 40, bottom = win[3] - 2;  // below the title bar; the last item ends at the padding
     if (w && w[3] > w[1] && w[1] >= top && w[3] <= bottom) return;
     await page.mouse.move(win[2] - 6, (win[1] + win[3]) / 2);  // its scrollbar: over no map
-    // Not drawn yet (no rectangle, or an empty one: clipped below): down; drawn above the window's top: up.
+    // Drawn: towards it. Not drawn (no rectangle, or an empty one: clipped above or below, which the
+    // rectangle does not say): down for 25 steps (past the window's end, the wheel does nothing), then up.
     const drawn = w && w[3] > w[1];
-    await page.mouse.wheel(0, drawn && w[1] < top ? -120 : 120);
+    await page.mouse.wheel(0, drawn ? (w[1] < top ? -120 : 120) : i < 25 ? 120 : -120);
     await frames(page, 3);
   }
   const u = await ui(page);
